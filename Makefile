@@ -1,0 +1,123 @@
+# hitchbench: one non-recursive Makefile.
+#
+#   make               build everything into build/
+#   make check         install what is missing (Debian packages), build, run every test
+#   make demo          install what is missing, build, run the default recipe, print its report
+#   make bench-self    measure the frame hook's own cost (a benchmark, not a test)
+#   make install PREFIX=/usr/local [DESTDIR=...]
+#
+# Sources are found by wildcard: a new .c file in common/, analysis/ or bench/
+# joins libhitch.a, a new tests/unit/*.c file joins the unit-test binary, and a
+# new tests/*/tNNNN-*.sh script is run by tests/run.sh. Nothing is listed twice.
+
+PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+LIBDIR   ?= $(PREFIX)/lib/hitchbench
+DATADIR  ?= $(PREFIX)/share/hitchbench
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+B        := build
+
+VERSION  := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes
+CPPFLAGS += -D_GNU_SOURCE -Icommon -Ianalysis -Ibench -MMD -MP
+ALL_CFLAGS = $(WARN) $(CFLAGS) -std=gnu11 -fPIC
+
+# pkg-config is asked when a recipe runs (recursive '='), so 'make check' on a
+# machine that lacks a -dev package can install it first and still link.
+LIBS       = $(shell pkg-config --libs inih sqlite3 nettle) -lm
+CHECK_LIBS = $(shell pkg-config --libs check)
+GL_LIBS    = $(shell pkg-config --libs x11 gl)
+
+LIB_SRC   := $(wildcard common/*.c analysis/*.c) $(filter-out bench/main.c,$(wildcard bench/*.c))
+LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
+UNIT_SRC  := $(wildcard tests/unit/*.c)
+UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
+
+PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump
+TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame
+
+all: $(PROGS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -DHB_VERSION='"$(VERSION)"' -DHB_LIBDIR='"$(LIBDIR)"' \
+		-DHB_DATADIR='"$(DATADIR)"' -c -o $@ $<
+
+$(B)/libhitch.a: $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# The database schema is a list of migrations (results/schema/NNNN-*.sql),
+# compiled into the program so a run can create or upgrade any database.
+$(B)/gen/schema.c: $(sort $(wildcard results/schema/*.sql)) scripts/embed-sql.sh
+	@mkdir -p $(@D)
+	sh scripts/embed-sql.sh $(sort $(wildcard results/schema/*.sql)) > $@.tmp && mv $@.tmp $@
+
+$(B)/gen/schema.o: $(B)/gen/schema.c
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/hitchbench: $(B)/bench/main.o $(B)/libhitch.a $(B)/gen/schema.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# The frame hook is preloaded into games: it links nothing of ours but a header.
+$(B)/hitchbench-hook.so: harness/framehook.c common/frames.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fvisibility=hidden -shared -Wl,-z,defs \
+		-o $@ $< -ldl -pthread
+
+$(B)/hitchbench-wadlump: $(B)/harness/wadlump.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/libhitch.a $(B)/gen/schema.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS)
+
+# bench-self: a program that presents as fast as it can, through a real
+# GLX window (Xvfb) or through a stub present library (the hook's cost alone).
+$(B)/tests/present: $(B)/tests/bench-self/present.o $(B)/tests/libhbstub.so
+	$(CC) $(LDFLAGS) -o $@ $(B)/tests/bench-self/present.o $(GL_LIBS) -ldl
+
+$(B)/tests/libhbstub.so: tests/bench-self/stub.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -shared -o $@ $<
+
+# A fake game for the runner's tests: presents through the stub, prints lines, exits on cue.
+$(B)/tests/fakegame: $(B)/tests/bench-self/fakegame.o $(B)/tests/libhbstub.so
+	$(CC) $(LDFLAGS) -o $@ $(B)/tests/bench-self/fakegame.o -ldl
+
+$(B)/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+deps:
+	@sh scripts/deps.sh ensure
+
+check: deps
+	@$(MAKE) --no-print-directory all tests
+	@sh tests/run.sh
+
+tests: $(TEST_PROGS)
+
+DEMO_RECIPE ?= dsda-doom
+demo: deps
+	@$(MAKE) --no-print-directory all
+	$(B)/hitchbench run $(DEMO_RECIPE)
+
+bench-self: deps
+	@$(MAKE) --no-print-directory all tests
+	@sh tests/bench-self/bench-self.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DATADIR)/recipes $(DESTDIR)$(DATADIR)/gamedb
+	install -m 755 $(B)/hitchbench $(DESTDIR)$(BINDIR)/hitchbench
+	install -m 755 $(B)/hitchbench-wadlump $(DESTDIR)$(BINDIR)/hitchbench-wadlump
+	install -m 644 $(B)/hitchbench-hook.so $(DESTDIR)$(LIBDIR)/hitchbench-hook.so
+	cp -R recipes/. $(DESTDIR)$(DATADIR)/recipes/
+	cp -R gamedb/. $(DESTDIR)$(DATADIR)/gamedb/
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all deps check tests demo bench-self install clean
+
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(B)/harness/wadlump.d

@@ -1,0 +1,233 @@
+/*
+ * The numbers users rank, computed from a run's present times (see
+ * metrics.h for the definitions). Everything a report, result.txt or the
+ * database shows comes from metrics_compute() and metrics_median(), so the
+ * definitions live in one place and print with every report.
+ *
+ * Frame times are integer nanosecond differences converted once to double
+ * milliseconds; sums of frame times are kept in integer nanoseconds so a
+ * long run does not accumulate rounding.
+ */
+#include "metrics.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PPM 1000000u
+
+const struct metric_def metric_defs[M_COUNT] = {
+	[M_FRAMES]     = { "frames",     "frames",  0, "frames whose end (the later present) is in the window" },
+	[M_WINDOW_S]   = { "window_s",   "window",  3, "window end - window start, seconds" },
+	[M_FPS]        = { "fps",        "fps",     1, "frames / window_s" },
+	[M_STEADY_FPS] = { "steady_fps", "steady",  1, "1000 / p50_ms" },
+	[M_SMOOTH_FPS] = { "smooth_fps", "smooth",  1, "frames not over the stall threshold / the seconds they took" },
+	[M_STALLS]     = { "stalls",     "stalls",  0, "frames over the stall threshold" },
+	[M_STALL_S]    = { "stall_s",    "stall_s", 2, "the seconds the frames over the stall threshold took" },
+	[M_LONGEST_MS] = { "longest_ms", "longest", 1, "the longest frame time, ms" },
+	[M_P50_MS]     = { "p50_ms",     "p50",     2, "50th percentile of frame time, ms" },
+	[M_P99_MS]     = { "p99_ms",     "p99",     2, "99th percentile of frame time, ms" },
+	[M_P999_MS]    = { "p999_ms",    "p999",    2, "99.9th percentile of frame time, ms" },
+	[M_LOW1]       = { "low1",       "low1",    1, "1000 / p99_ms (the \"1% low\")" },
+	[M_LOW01]      = { "low01",      "low01",   1, "1000 / p999_ms (the \"0.1% low\")" },
+};
+
+/* floor(a * ppm / 1e6) and its remainder, exact for any a: a is split at
+ * 1e6 so no product exceeds 64 bits (ppm <= 1e6). */
+static uint64_t mul_ppm(uint64_t a, uint32_t ppm, uint64_t *rem)
+{
+	uint64_t q = a / PPM, r = a % PPM;
+	uint64_t low = r * ppm;
+
+	*rem = low % PPM;
+	return q * ppm + low / PPM;
+}
+
+double percentile_sorted(const double *sorted, size_t n, uint32_t ppm, enum percentile_def def)
+{
+	uint64_t rank, lo, rem;
+
+	if (n == 0)
+		return NAN;
+	if (ppm > PPM)
+		ppm = PPM;
+
+	switch (def) {
+	case PCT_LINEAR:
+		/* R type 7: position h = (n-1)*p (0-based), lo = floor(h),
+		 * interpolated towards lo+1 by the fraction of h. */
+		lo = mul_ppm(n - 1, ppm, &rem);
+		if (rem == 0 || lo + 1 >= n)
+			return sorted[lo];
+		return sorted[lo] + (sorted[lo + 1] - sorted[lo]) * ((double)rem / PPM);
+	case PCT_NEAREST_RANK:
+	default:
+		/* rank = ceil(p * n), 1-based, clamped to [1, n] */
+		rank = mul_ppm(n, ppm, &rem);
+		if (rem)
+			rank++;
+		if (rank < 1)
+			rank = 1;
+		if (rank > n)
+			rank = n;
+		return sorted[rank - 1];
+	}
+}
+
+const char *percentile_def_name(enum percentile_def def)
+{
+	switch (def) {
+	case PCT_NEAREST_RANK:
+		return "nearest-rank";
+	case PCT_LINEAR:
+		return "linear";
+	}
+	return "unknown";
+}
+
+const char *percentile_def_formula(enum percentile_def def)
+{
+	switch (def) {
+	case PCT_NEAREST_RANK:
+		return "the frame time at rank ceil(p/100 * N) of the N frame times sorted ascending";
+	case PCT_LINEAR:
+		return "interpolated at position (N-1) * p/100 (0-based) between the two neighbouring "
+		       "sorted frame times (R type 7, numpy's default)";
+	}
+	return "unknown";
+}
+
+int percentile_def_parse(const char *s, enum percentile_def *out)
+{
+	if (!s)
+		return -EINVAL;
+	if (strcmp(s, "nearest-rank") == 0)
+		*out = PCT_NEAREST_RANK;
+	else if (strcmp(s, "linear") == 0)
+		*out = PCT_LINEAR;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void set(struct metrics *m, enum metric_id id, double v)
+{
+	m->v[id] = v;
+	m->have[id] = true;
+}
+
+/* 1000 / ms, left unset when ms is 0 (frames presented in the same ns). */
+static void set_rate(struct metrics *m, enum metric_id id, double ms)
+{
+	if (ms > 0)
+		set(m, id, 1000.0 / ms);
+}
+
+int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
+		    uint64_t window_end_ns, const struct metric_opts *opts,
+		    struct metrics *out)
+{
+	static const struct metric_opts defaults = METRIC_OPTS_DEFAULT;
+	struct metrics m;
+	double *ms = NULL;
+	double window_s;
+	size_t frames = 0, stalls = 0, smooth = 0;
+	uint64_t stall_ns = 0, smooth_ns = 0, longest_ns = 0;
+
+	if (!opts)
+		opts = &defaults;
+	if (!out || (n > 0 && !t_ns) || window_end_ns <= window_start_ns ||
+	    !isfinite(opts->stall_ms) || opts->stall_ms < 0)
+		return -EINVAL;
+	for (size_t i = 1; i < n; i++) {
+		if (t_ns[i] < t_ns[i - 1])
+			return -EINVAL;
+		if (t_ns[i] > window_start_ns && t_ns[i] <= window_end_ns)
+			frames++;
+	}
+
+	memset(&m, 0, sizeof(m));
+	window_s = (double)(window_end_ns - window_start_ns) / 1e9;
+	set(&m, M_FRAMES, (double)frames);
+	set(&m, M_WINDOW_S, window_s);
+	set(&m, M_FPS, (double)frames / window_s);
+	if (frames == 0)
+		goto done;
+
+	ms = zalloc(frames * sizeof(*ms));
+	frames = 0;
+	for (size_t i = 1; i < n; i++) {
+		uint64_t d;
+
+		if (t_ns[i] <= window_start_ns || t_ns[i] > window_end_ns)
+			continue;
+		d = t_ns[i] - t_ns[i - 1];
+		ms[frames] = (double)d / 1e6;
+		if (ms[frames] > opts->stall_ms) {
+			stalls++;
+			stall_ns += d;
+		} else {
+			smooth++;
+			smooth_ns += d;
+		}
+		if (d > longest_ns)
+			longest_ns = d;
+		frames++;
+	}
+	qsort(ms, frames, sizeof(*ms), cmp_double);
+
+	set(&m, M_STALLS, (double)stalls);
+	set(&m, M_STALL_S, (double)stall_ns / 1e9);
+	if (smooth_ns > 0)
+		set(&m, M_SMOOTH_FPS, (double)smooth / ((double)smooth_ns / 1e9));
+	set(&m, M_LONGEST_MS, (double)longest_ns / 1e6);
+	set(&m, M_P50_MS, percentile_sorted(ms, frames, 500000, opts->pct));
+	set(&m, M_P99_MS, percentile_sorted(ms, frames, 990000, opts->pct));
+	set(&m, M_P999_MS, percentile_sorted(ms, frames, 999000, opts->pct));
+	set_rate(&m, M_STEADY_FPS, m.v[M_P50_MS]);
+	set_rate(&m, M_LOW1, m.v[M_P99_MS]);
+	set_rate(&m, M_LOW01, m.v[M_P999_MS]);
+	free(ms);
+done:
+	*out = m;
+	return 0;
+}
+
+void metrics_median(const struct metrics *runs, size_t n, struct metrics *out)
+{
+	double *vals = zalloc((n ? n : 1) * sizeof(*vals));
+
+	memset(out, 0, sizeof(*out));
+	for (int id = 0; id < M_COUNT; id++) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (runs[i].have[id])
+				vals[k++] = runs[i].v[id];
+		if (k == 0)
+			continue;
+		qsort(vals, k, sizeof(*vals), cmp_double);
+		out->v[id] = k % 2 ? vals[k / 2] : (vals[k / 2 - 1] + vals[k / 2]) / 2;
+		out->have[id] = true;
+	}
+	free(vals);
+}
+
+int metric_lookup(const char *name)
+{
+	if (!name)
+		return -1;
+	for (int id = 0; id < M_COUNT; id++)
+		if (strcmp(metric_defs[id].name, name) == 0)
+			return id;
+	return -1;
+}

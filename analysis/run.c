@@ -1,0 +1,105 @@
+/*
+ * Loading a run directory for analysis (see run.h).
+ */
+#include "run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int get_u64(const struct run *run, const char *key, uint64_t *out)
+{
+	const char *v = kvfile_get(&run->bench, key);
+
+	return v ? safe_atou64(v, out) : -ENOENT;
+}
+
+int run_load(const char *dir, struct run *out, struct strbuf *err)
+{
+	struct run run;
+	char *path = NULL;
+	const char *fmt, *why = NULL;
+	const char *slash;
+	struct stat st;
+	int line = 0, version, r;
+
+	memset(&run, 0, sizeof(run));
+	kvfile_init(&run.bench);
+	run.dir = xstrdup(dir);
+	while (strlen(run.dir) > 1 && run.dir[strlen(run.dir) - 1] == '/')
+		run.dir[strlen(run.dir) - 1] = '\0';
+	slash = strrchr(run.dir, '/');
+	run.name = xstrdup(slash ? slash + 1 : run.dir);
+
+	path = xasprintf("%s/bench.txt", run.dir);
+	r = kvfile_read(&run.bench, path, &line);
+	if (r == -EINVAL) {
+		strbuf_addf(err, "%s:%d: not a key=value line", path, line);
+		goto fail;
+	}
+	if (r < 0) {
+		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
+		goto fail;
+	}
+	fmt = kvfile_get(&run.bench, "format");
+	if (!fmt || safe_atoi(fmt, &version) < 0) {
+		strbuf_addf(err, "%s: no format= line: not a hitchbench run directory", path);
+		r = -EINVAL;
+		goto fail;
+	}
+	if (version > HB_RUNDIR_FORMAT) {
+		strbuf_addf(err, "%s: format %d is newer than this hitchbench reads (%d)",
+			    path, version, HB_RUNDIR_FORMAT);
+		r = -EINVAL;
+		goto fail;
+	}
+	run.id = kvfile_get(&run.bench, "run_id");
+	run.game = kvfile_get(&run.bench, "game");
+	run.variant = kvfile_get(&run.bench, "variant");
+	run.status = kvfile_get(&run.bench, "status");
+	if (!run.id || !run.game || !run.variant || !run.status) {
+		strbuf_addf(err, "%s: run_id, game, variant and status are required", path);
+		r = -EINVAL;
+		goto fail;
+	}
+	run.have_window = get_u64(&run, "window_start_ns", &run.window_start_ns) == 0 &&
+			  get_u64(&run, "window_end_ns", &run.window_end_ns) == 0;
+
+	free(path);
+	path = xasprintf("%s/frames.bin", run.dir);
+	if (stat(path, &st) == 0) {
+		r = hb_frames_load(path, &run.frames, &why);
+		if (r < 0) {
+			strbuf_addf(err, "%s: %s", path, why);
+			goto fail;
+		}
+		run.have_frames = true;
+	}
+	free(path);
+	*out = run;
+	return 0;
+fail:
+	free(path);
+	run_release(&run);
+	return r;
+}
+
+void run_release(struct run *run)
+{
+	if (!run)
+		return;
+	free(run->dir);
+	free(run->name);
+	kvfile_release(&run->bench);
+	hb_frames_release(&run->frames);
+	memset(run, 0, sizeof(*run));
+}
+
+int run_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m)
+{
+	if (!run->have_window || !run->have_frames)
+		return -ENODATA;
+	return metrics_compute(run->frames.t_ns, run->frames.n, run->window_start_ns,
+			       run->window_end_ns, opts, m);
+}

@@ -1,0 +1,142 @@
+/*
+ * hitchbench db: the results database is an index of run directories.
+ * "import" (re)indexes them, idempotently; "info" says what it holds.
+ */
+#include "cmd.h"
+#include "exitcodes.h"
+#include "resultsdb.h"
+#include "run.h"
+#include "rundirs.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char db_usage[] =
+	"usage: hitchbench db import [--db PATH] [--stall-ms MS] [--percentile D] RUNDIR...\n"
+	"   or: hitchbench db info [--db PATH]\n"
+	"\n"
+	"  import   index run directories (or directories of them); importing a run\n"
+	"           again updates it in place, so the database can always be rebuilt\n"
+	"  info     the schema version and how many runs and metric values it holds\n"
+	"  --db     the database (default results/hitchbench.db)\n";
+
+static int db_import(struct resultsdb *db, char **args, int n, const struct metric_opts *mo)
+{
+	struct argv_list list;
+	struct strbuf err = STRBUF_INIT;
+	int ret = HB_EXIT_OK, done = 0;
+
+	argv_init(&list);
+	for (int i = 0; i < n; i++) {
+		if (rundirs_expand(args[i], &list) < 0) {
+			error_msg("'%s' is not a run directory nor a directory of them", args[i]);
+			ret = HB_EXIT_USAGE;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < list.n; i++) {
+		struct run run;
+		struct metrics m;
+		char *dberr = NULL;
+		bool have;
+
+		strbuf_reset(&err);
+		if (run_load(list.v[i], &run, &err) < 0) {
+			error_msg("%s", err.buf);
+			ret = HB_EXIT_FAILURE;
+			continue;
+		}
+		have = run_metrics(&run, mo, &m) == 0;
+		if (resultsdb_import(db, &run, have ? &m : NULL, mo, &dberr) < 0) {
+			error_msg("cannot import '%s': %s", run.dir, dberr);
+			free(dberr);
+			ret = HB_EXIT_FAILURE;
+		} else {
+			printf("imported %s\n", run.name);
+			done++;
+		}
+		run_release(&run);
+	}
+	printf("# %d run(s) indexed\n", done);
+out:
+	argv_release(&list);
+	strbuf_release(&err);
+	return ret;
+}
+
+static int db_info(struct resultsdb *db, const char *path)
+{
+	struct resultsdb_run *runs = NULL;
+	size_t n = 0, values = 0;
+	char *err = NULL;
+
+	if (resultsdb_list(db, NULL, NULL, &runs, &n, &err) < 0) {
+		error_msg("cannot read '%s': %s", path, err);
+		free(err);
+		return HB_EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < M_COUNT; k++)
+			values += runs[i].m.have[k];
+	printf("database=%s\nschema_version=%d\nruns=%zu\nmetric_values=%zu\n", path,
+	       resultsdb_schema_version(db), n, values);
+	resultsdb_runs_free(runs, n);
+	return HB_EXIT_OK;
+}
+
+int cmd_db(int argc, char **argv, struct context *ctx)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "stall-ms", required_argument, NULL, 's' },
+		{ "percentile", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct metric_opts mo = METRIC_OPTS_DEFAULT;
+	const char *path = ctx->default_db, *sub;
+	struct resultsdb *db = NULL;
+	char *err = NULL;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			path = optarg;
+			break;
+		case 's':
+			if (safe_atod(optarg, &mo.stall_ms) < 0 || mo.stall_ms <= 0)
+				return usage_error(db_usage, "--stall-ms wants milliseconds > 0, not '%s'", optarg);
+			break;
+		case 'p':
+			if (percentile_def_parse(optarg, &mo.pct) < 0)
+				return usage_error(db_usage, "unknown percentile definition '%s'", optarg);
+			break;
+		case 'h':
+			fputs(db_usage, stdout);
+			return HB_EXIT_OK;
+		default:
+			fputs(db_usage, stderr);
+			return HB_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		return usage_error(db_usage, "db wants a subcommand: import or info");
+	sub = argv[optind++];
+	if (strcmp(sub, "import") != 0 && strcmp(sub, "info") != 0)
+		return usage_error(db_usage, "unknown db subcommand '%s'", sub);
+	if (!strcmp(sub, "import") && optind >= argc)
+		return usage_error(db_usage, "db import wants run directories");
+	if (resultsdb_open(path, &db, &err) < 0) {
+		error_msg("cannot open the results database '%s': %s", path, err);
+		free(err);
+		return HB_EXIT_FAILURE;
+	}
+	if (!strcmp(sub, "import"))
+		ret = db_import(db, argv + optind, argc - optind, &mo);
+	else
+		ret = db_info(db, path);
+	resultsdb_close(db);
+	return ret;
+}

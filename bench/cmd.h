@@ -1,0 +1,31 @@
+/*
+ * The hitchbench command table (git's habit): one cmd_<name>() per
+ * subcommand, each in cmd-<name>.c, and the shared setup they all get.
+ */
+#ifndef HB_CMD_H
+#define HB_CMD_H
+
+#include <stdio.h>
+
+struct context {
+	char *srcdir;       /* the checkout, when running from its build/; else NULL */
+	char *exe_dir;      /* where this program is */
+	char *hook_path;    /* hitchbench-hook.so */
+	char *helper_dir;   /* hitchbench-wadlump and the other helpers */
+	char *recipe_dirs[3];
+	char *results_dir;  /* default home of runs/ and hitchbench.db */
+	char *default_db;
+};
+
+int cmd_run(int argc, char **argv, struct context *ctx);
+int cmd_report(int argc, char **argv, struct context *ctx);
+int cmd_db(int argc, char **argv, struct context *ctx);
+
+/* Messages, git-style: "hitchbench: cannot open 'x': No such file". */
+void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Every command's --help goes to stdout, a usage error to stderr (exit 2). */
+int usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

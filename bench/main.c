@@ -1,0 +1,174 @@
+/*
+ * hitchbench: the command dispatcher. Sets up what every command shares
+ * (where the hook, the recipes and the results are), runs the command,
+ * and makes sure stdout reached its destination (a full disk fails
+ * loudly, not silently).
+ */
+#include "cmd.h"
+#include "exitcodes.h"
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef HB_VERSION
+#define HB_VERSION "unknown"
+#endif
+#ifndef HB_LIBDIR
+#define HB_LIBDIR "/usr/local/lib/hitchbench"
+#endif
+#ifndef HB_DATADIR
+#define HB_DATADIR "/usr/local/share/hitchbench"
+#endif
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct context *ctx);
+	const char *summary;
+} commands[] = {
+	{ "run", cmd_run, "run a recipe's game and measure every frame" },
+	{ "report", cmd_report, "print the numbers of run directories or of the database" },
+	{ "db", cmd_db, "the results database: import run directories, show what it holds" },
+};
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "hitchbench: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void error_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void warn_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int usage_error(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s", usage);
+	return HB_EXIT_USAGE;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: hitchbench <command> [<args>]\n\ncommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(out, "   %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'hitchbench <command> --help' tells more. hitchbench %s\n", HB_VERSION);
+}
+
+static bool is_dir(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static void context_init(struct context *ctx)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *results = getenv("HITCHBENCH_RESULTS");
+	char *slash, *probe;
+
+	memset(ctx, 0, sizeof(*ctx));
+	if (n <= 0)
+		snprintf(exe, sizeof(exe), "./hitchbench");
+	else
+		exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	ctx->exe_dir = slash ? strndup(exe, (size_t)(slash - exe)) : xstrdup(".");
+	/* running from a checkout's build/? */
+	probe = xasprintf("%s/../recipes", ctx->exe_dir);
+	if (!strcmp(strrchr(ctx->exe_dir, '/') ? strrchr(ctx->exe_dir, '/') + 1 : ctx->exe_dir,
+		    "build") && is_dir(probe)) {
+		ctx->srcdir = xasprintf("%s/..", ctx->exe_dir);
+		if (realpath(ctx->srcdir, exe)) {
+			free(ctx->srcdir);
+			ctx->srcdir = xstrdup(exe);
+		}
+	}
+	free(probe);
+	if (ctx->srcdir) {
+		ctx->hook_path = xasprintf("%s/hitchbench-hook.so", ctx->exe_dir);
+		ctx->helper_dir = xstrdup(ctx->exe_dir);
+		ctx->recipe_dirs[0] = xasprintf("%s/recipes", ctx->srcdir);
+		ctx->results_dir = xasprintf("%s/results", ctx->srcdir);
+	} else {
+		ctx->hook_path = xasprintf("%s/hitchbench-hook.so", HB_LIBDIR);
+		ctx->helper_dir = xstrdup(ctx->exe_dir);
+		ctx->recipe_dirs[0] = xstrdup("recipes");
+		ctx->recipe_dirs[1] = xasprintf("%s/recipes", HB_DATADIR);
+		ctx->results_dir = xstrdup("results");
+	}
+	if (results && *results) {
+		free(ctx->results_dir);
+		ctx->results_dir = xstrdup(results);
+	}
+	ctx->default_db = xasprintf("%s/hitchbench.db", ctx->results_dir);
+}
+
+static void context_release(struct context *ctx)
+{
+	free(ctx->srcdir);
+	free(ctx->exe_dir);
+	free(ctx->hook_path);
+	free(ctx->helper_dir);
+	for (size_t i = 0; i < ARRAY_SIZE(ctx->recipe_dirs); i++)
+		free(ctx->recipe_dirs[i]);
+	free(ctx->results_dir);
+	free(ctx->default_db);
+}
+
+int main(int argc, char **argv)
+{
+	struct context ctx;
+	int r = -1;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? HB_EXIT_USAGE : HB_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("hitchbench %s\n", HB_VERSION);
+		return HB_EXIT_OK;
+	}
+	context_init(&ctx);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (strcmp(argv[1], commands[i].name) != 0)
+			continue;
+		r = commands[i].fn(argc - 1, argv + 1, &ctx);
+		break;
+	}
+	context_release(&ctx);
+	if (r < 0) {
+		error_msg("'%s' is not a hitchbench command; see 'hitchbench --help'", argv[1]);
+		return HB_EXIT_USAGE;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		error_msg("cannot write to standard output: %s", strerror(errno));
+		return HB_EXIT_FAILURE;
+	}
+	return r;
+}

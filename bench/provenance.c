@@ -1,0 +1,126 @@
+/*
+ * Gathering a run's conditions (see provenance.h).
+ */
+#include "provenance.h"
+#include "fsroot.h"
+#include "spawn.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef HB_VERSION
+#define HB_VERSION "unknown"
+#endif
+
+char *cpuinfo_model(const char *text)
+{
+	static const char *const keys[] = { "model name", "cpu" };
+
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+		for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+			const char *colon;
+			size_t klen = strlen(keys[k]);
+
+			if (strncmp(p, keys[k], klen) != 0 || (p[klen] != ' ' && p[klen] != '\t' &&
+							       p[klen] != ':'))
+				continue;
+			colon = strchr(p, ':');
+			if (!colon)
+				continue;
+			char *v = strndup(colon + 1, strcspn(colon + 1, "\n"));
+
+			if (!v)
+				abort();
+			return str_strip(v);
+		}
+	}
+	return NULL;
+}
+
+long long meminfo_total_kb(const char *text)
+{
+	const char *p = strstr(text, "MemTotal:");
+	long long kb;
+
+	if (!p || sscanf(p + 9, "%lld", &kb) != 1)
+		return -1;
+	return kb;
+}
+
+void provenance_system(struct kvfile *kf)
+{
+	struct utsname u;
+	char buf[256], *text;
+
+	if (uname(&u) == 0) {
+		kvfile_add(kf, "kernel_release", u.release);
+		kvfile_add(kf, "kernel_version", u.version);
+		kvfile_add(kf, "machine", u.machine);
+		kvfile_add(kf, "host", u.nodename);
+	}
+	if (fsroot_read_line("proc/sys/kernel/random/boot_id", buf, sizeof(buf)) == 0)
+		kvfile_add(kf, "boot_id", buf);
+	if (fsroot_read_all("proc/cpuinfo", &text) == 0) {
+		char *model = cpuinfo_model(text);
+
+		if (model)
+			kvfile_add(kf, "cpu_model", model);
+		free(model);
+		free(text);
+	}
+	kvfile_addf(kf, "cpus", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	if (fsroot_read_all("proc/meminfo", &text) == 0) {
+		if (meminfo_total_kb(text) > 0)
+			kvfile_addf(kf, "mem_total_kb", "%lld", meminfo_total_kb(text));
+		free(text);
+	}
+	kvfile_add(kf, "harness_version", HB_VERSION);
+}
+
+void provenance_packages(struct kvfile *kf, const struct argv_list *packages)
+{
+	struct argv_list argv;
+	char *out = NULL;
+	int status = 0;
+
+	if (packages->n == 0)
+		return;
+	argv_init(&argv);
+	argv_push(&argv, "dpkg-query");
+	argv_push(&argv, "-W");
+	argv_push(&argv, "-f=${Package}\\t${db:Status-Abbrev}\\t${Version}\\n");
+	for (size_t i = 0; i < packages->n; i++)
+		argv_push(&argv, packages->v[i]);
+	if (spawn_capture(argv.v, &out, &status) < 0)
+		out = NULL;
+	for (size_t i = 0; i < packages->n; i++) {
+		const char *version = out ? "not-installed" : "unknown";
+		char key[256];
+		char *line_copy = NULL;
+
+		for (char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+			size_t n = strlen(packages->v[i]);
+
+			/* "NAME\tii \tVERSION" (":arch" may follow NAME) */
+			if (strncmp(p, packages->v[i], n) != 0 || (p[n] != '\t' && p[n] != ':'))
+				continue;
+			char *tab1 = strchr(p, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+
+			if (!tab2 || tab1[1] != 'i' || tab1[2] != 'i')
+				continue;
+			line_copy = strndup(tab2 + 1, strcspn(tab2 + 1, "\n"));
+			version = line_copy;
+			break;
+		}
+		snprintf(key, sizeof(key), "package.%s", packages->v[i]);
+		kvfile_add(kf, key, version);
+		free(line_copy);
+	}
+	free(out);
+	argv_release(&argv);
+}

@@ -1,0 +1,74 @@
+/*
+ * The results database (SQLite): one row per run, one row per metric value,
+ * every bench.txt pair kept as provenance. It is an index of run
+ * directories and can always be rebuilt from them (hitchbench db import).
+ * Schema: results/schema/NNNN-*.sql, applied in order as migrations and
+ * recorded in PRAGMA user_version; documented in docs/formats.md.
+ */
+#ifndef HB_RESULTSDB_H
+#define HB_RESULTSDB_H
+
+#include <stddef.h>
+
+#include "metrics.h"
+#include "run.h"
+
+struct resultsdb;
+
+/* The migrations, generated from results/schema/ at build time. */
+struct schema_migration {
+	int version;            /* NNNN of the file name */
+	const char *name;       /* file name */
+	const char *sql;
+};
+extern const struct schema_migration schema_migrations[];
+extern const size_t schema_migration_count;
+
+/* Errors: every function taking char **err returns 0 or -errno and, on
+ * failure only, sets *err (when err is not NULL) to a message for the
+ * command layer to print, which the caller frees; SQLite's own text
+ * (sqlite3_errmsg) is part of it. Nothing is printed here.
+ *
+ * Opens (creating if needed) and migrates to the newest schema: each
+ * pending migration in its own transaction, then PRAGMA user_version = its
+ * NNNN. A database newer than this program is refused with -ENOTSUP. The
+ * journal mode is left as the file has it (rollback journal for a new
+ * database: see resultsdb.c for why not WAL). Busy databases are waited for
+ * a few seconds, then -EBUSY. */
+int resultsdb_open(const char *path, struct resultsdb **out, char **err);
+/* resultsdb_close(NULL) is safe. */
+void resultsdb_close(struct resultsdb *db);
+/* The PRAGMA user_version the database is at (the newest migration's). */
+int resultsdb_schema_version(struct resultsdb *db);
+
+/* Indexes one run, in one transaction: inserts it, or updates it in place
+ * when its run_id is already there, keeping its row id and imported_utc and
+ * replacing its metrics and provenance rows (importing twice changes
+ * nothing). Fields come from run->id/game/variant/status when set, else
+ * from run->bench; run->dir is stored resolved to an absolute path (it must
+ * exist). m may be NULL for a run without numbers; opts says how m was
+ * computed (NULL: METRIC_OPTS_DEFAULT) and is ignored without m. Only
+ * metrics with have[] set get a row. A run without run_id, format or status,
+ * or with a metric set to NaN, is refused with -EINVAL. 0 or -errno with
+ * *err. */
+int resultsdb_import(struct resultsdb *db, const struct run *run, const struct metrics *m,
+		     const struct metric_opts *opts, char **err);
+
+struct resultsdb_run {
+	char *run_id;           /* bench.txt run_id */
+	char *name;             /* the run directory's base name */
+	char *path;             /* where it was last imported from */
+	char *status;           /* "ok" or why the run failed */
+	char *game, *variant, *started_utc;   /* NULL when bench.txt had none */
+	struct metrics m;       /* have[] false for metrics without a row */
+};
+/* Runs ordered by started_utc (runs without one first), then name,
+ * optionally filtered by game and variant (NULL: any). *out (free with
+ * resultsdb_runs_free) and *n are written only on success; no run gives
+ * *out NULL and *n 0. 0 or -errno with *err. */
+int resultsdb_list(struct resultsdb *db, const char *game, const char *variant,
+		   struct resultsdb_run **out, size_t *n, char **err);
+/* resultsdb_runs_free(NULL, 0) is safe. */
+void resultsdb_runs_free(struct resultsdb_run *runs, size_t n);
+
+#endif

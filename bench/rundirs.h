@@ -1,0 +1,14 @@
+/*
+ * Command-line arguments that name run directories: a run directory itself
+ * (it has bench.txt), or a directory of them (results/runs), expanded in
+ * name order (names start with the UTC time, so that is time order).
+ */
+#ifndef HB_RUNDIRS_H
+#define HB_RUNDIRS_H
+
+#include "argv.h"
+
+/* Appends the run directories ARG names. 0, or -ENOENT when it is neither. */
+int rundirs_expand(const char *arg, struct argv_list *out);
+
+#endif

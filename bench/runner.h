@@ -1,0 +1,46 @@
+/*
+ * One run of a game, start to finish: a fresh X server, a fresh HOME, the
+ * game as the unprivileged user with the frame hook, the warm-up and the
+ * measured window, the game's whole process tree stopped and checked, and
+ * a complete run directory (written under a temporary name, renamed when
+ * done). Format of what it writes: docs/formats.md.
+ */
+#ifndef HB_RUNNER_H
+#define HB_RUNNER_H
+
+#include <stdbool.h>
+
+#include "gameuser.h"
+#include "metrics.h"
+#include "recipe.h"
+#include "util.h"
+
+struct run_request {
+	const struct recipe *recipe;
+	const struct recipe_variant *variant; /* NULL: the recipe alone */
+	const char *variant_name;
+	double warmup_s, window_s;
+	const char *out_dir;             /* run directories go here */
+	const char *display;             /* NULL: start our own Xvfb */
+	const char *hook_path;           /* hitchbench-hook.so */
+	const char *helper_dir;          /* where hitchbench-wadlump and friends are */
+	const char *harness_command;     /* how hitchbench was invoked, for bench.txt */
+	const struct game_user *user;
+	struct metric_opts metric;
+	int signal_fd;                   /* signalfd for SIGCHLD, SIGINT, SIGTERM, SIGHUP */
+	bool verbose;
+};
+
+struct run_outcome {
+	char *dir;          /* the finished run directory (NULL if none was kept) */
+	char *status;       /* "ok" or what went wrong */
+	bool interrupted;   /* SIGINT/SIGTERM/SIGHUP: nothing of the run was kept */
+};
+
+/* 0 when a run directory was completed (its status may still say the run
+ * failed), -EINTR when interrupted, other -errno when not even a run
+ * directory could be written (message in err). */
+int runner_run(const struct run_request *req, struct run_outcome *out, struct strbuf *err);
+void run_outcome_release(struct run_outcome *o);
+
+#endif

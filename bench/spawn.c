@@ -1,0 +1,172 @@
+/*
+ * Starting games and their helpers (see spawn.h).
+ */
+#include "spawn.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *env_get(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], name, n) && envp[i][n] == '=')
+			return envp[i] + n + 1;
+	return NULL;
+}
+
+char *spawn_find_program(const char *name, char *const *envp)
+{
+	const char *path = env_get(envp, "PATH");
+	char *copy, *save = NULL;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	if (!path)
+		path = "/usr/bin:/bin";
+	copy = xstrdup(path);
+	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		char *full = xasprintf("%s/%s", dir, name);
+		struct stat st;
+
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0) {
+			free(copy);
+			return full;
+		}
+		free(full);
+	}
+	free(copy);
+	return NULL;
+}
+
+/* Everything after fork: no allocation, only system calls. */
+static void child(const struct spawn_opts *o, const char *prog, int report_fd)
+{
+	sigset_t none;
+	int e, null_fd;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (int s = 1; s < NSIG; s++)
+		signal(s, SIG_DFL);
+	if (o->new_session && setsid() < 0)
+		goto fail;
+	null_fd = open("/dev/null", O_RDWR);
+	if (null_fd < 0)
+		goto fail;
+	if (dup2(o->in_fd >= 0 ? o->in_fd : null_fd, 0) < 0 ||
+	    dup2(o->out_fd >= 0 ? o->out_fd : null_fd, 1) < 0 ||
+	    dup2(o->err_fd >= 0 ? o->err_fd : null_fd, 2) < 0)
+		goto fail;
+	if (o->user) {
+		e = game_user_become(o->user);
+		if (e < 0) {
+			errno = -e;
+			goto fail;
+		}
+	}
+	/* after the user change: PR_SET_PDEATHSIG is cleared by setuid */
+	if (o->parent_death_signal && prctl(PR_SET_PDEATHSIG, o->parent_death_signal) < 0)
+		goto fail;
+	if (o->cwd && chdir(o->cwd) < 0)
+		goto fail;
+	execve(prog, o->argv, o->envp);
+fail:
+	e = errno;
+	if (write(report_fd, &e, sizeof(e)) < 0) {
+		/* nothing left to tell */
+	}
+	_exit(127);
+}
+
+int spawn_process(const struct spawn_opts *o, pid_t *pid)
+{
+	char *prog = spawn_find_program(o->argv[0], o->envp);
+	int pfd[2], e = 0, r = 0;
+	ssize_t n;
+	pid_t p;
+
+	if (!prog)
+		return -ENOENT;
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto out;
+	}
+	p = fork();
+	if (p < 0) {
+		r = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		goto out;
+	}
+	if (p == 0)
+		child(o, prog, pfd[1]);
+	close(pfd[1]);
+	do {
+		n = read(pfd[0], &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		waitpid(p, NULL, 0);
+		r = -e;
+		goto out;
+	}
+	*pid = p;
+out:
+	free(prog);
+	return r;
+}
+
+void describe_wait_status(int status, char *buf, size_t size)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, size, "exit %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, size, "status 0x%x", (unsigned)status);
+}
+
+int spawn_capture(char *const *argv, char **out, int *status)
+{
+	extern char **environ;
+	struct spawn_opts o = { .argv = argv, .envp = environ, .in_fd = -1, .err_fd = -1 };
+	struct strbuf sb = STRBUF_INIT;
+	int pfd[2], r;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	o.out_fd = pfd[1];
+	r = spawn_process(&o, &pid);
+	close(pfd[1]);
+	if (r < 0) {
+		close(pfd[0]);
+		return r;
+	}
+	for (;;) {
+		char chunk[4096];
+		ssize_t n = read(pfd[0], chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		strbuf_add(&sb, chunk, (size_t)n);
+	}
+	close(pfd[0]);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+	*out = strbuf_detach(&sb);
+	return 0;
+}

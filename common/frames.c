@@ -1,0 +1,167 @@
+/*
+ * Creating, trimming and reading frame files (format in frames.h and
+ * docs/formats.md). The writer side lives in the hook, which must not link
+ * this library.
+ */
+#include "frames.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const source_names[HB_SRC_MAX] = {
+	[HB_SRC_UNKNOWN] = "unknown",
+	[HB_SRC_GLX_SWAP_BUFFERS] = "glXSwapBuffers",
+	[HB_SRC_EGL_SWAP_BUFFERS] = "eglSwapBuffers",
+	[HB_SRC_SDL_GL_SWAP_WINDOW] = "SDL_GL_SwapWindow",
+	[HB_SRC_SDL_RENDER_PRESENT] = "SDL_RenderPresent",
+	[HB_SRC_SDL_GL_SWAP_BUFFERS] = "SDL_GL_SwapBuffers",
+};
+
+const char *hb_present_source_name(unsigned source)
+{
+	return source < HB_SRC_MAX ? source_names[source] : "unknown";
+}
+
+int hb_frames_create(const char *path, uint64_t capacity, int mode)
+{
+	struct hb_frames_header h;
+	int fd, r = 0;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, HB_FRAMES_MAGIC, 8);
+	h.version = HB_FRAMES_VERSION;
+	h.header_size = sizeof(h);
+	h.record_size = sizeof(struct hb_frame_record);
+	h.clock_id = CLOCK_MONOTONIC;
+	h.capacity = capacity;
+
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	if (pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		r = errno ? -errno : -EIO;
+	else if (ftruncate(fd, (off_t)(sizeof(h) + capacity * sizeof(struct hb_frame_record))) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r < 0)
+		unlink(path);
+	return r;
+}
+
+int hb_frames_trim(const char *path)
+{
+	struct hb_frames_header h;
+	uint64_t n;
+	int fd, r = 0;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    memcmp(h.magic, HB_FRAMES_MAGIC, 8) != 0) {
+		r = -EINVAL;
+		goto out;
+	}
+	n = h.count < h.capacity ? h.count : h.capacity;
+	if (ftruncate(fd, (off_t)(h.header_size + n * h.record_size)) < 0)
+		r = -errno;
+out:
+	close(fd);
+	return r;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const char **why)
+{
+	struct hb_frames_header h;
+	const unsigned char *p = data;
+	struct hb_frames f;
+	uint64_t n, avail;
+	bool sorted = true;
+
+	if (len < sizeof(h)) {
+		*why = "shorter than the frame file header";
+		return -EINVAL;
+	}
+	memcpy(&h, p, sizeof(h));
+	if (memcmp(h.magic, HB_FRAMES_MAGIC, 8) != 0) {
+		*why = "not a hitchbench frame file (bad magic)";
+		return -EINVAL;
+	}
+	if (h.version != HB_FRAMES_VERSION) {
+		*why = "frame file version not supported by this hitchbench";
+		return -EINVAL;
+	}
+	if (h.header_size < sizeof(h) || h.record_size < sizeof(struct hb_frame_record) ||
+	    h.header_size > len) {
+		*why = "frame file header has impossible sizes";
+		return -EINVAL;
+	}
+	memset(&f, 0, sizeof(f));
+	n = h.count < h.capacity ? h.count : h.capacity;
+	avail = (len - h.header_size) / h.record_size;
+	if (n > avail)
+		n = avail; /* a trimmed or truncated copy: read what is there */
+	f.t_ns = malloc((n ? n : 1) * sizeof(uint64_t));
+	if (!f.t_ns)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n; i++) {
+		struct hb_frame_record rec;
+
+		memcpy(&rec, p + h.header_size + i * h.record_size, sizeof(rec));
+		if (rec.t_ns == 0) {
+			f.unfinished++;
+			continue;
+		}
+		if (f.n > 0 && rec.t_ns < f.t_ns[f.n - 1])
+			sorted = false;
+		f.t_ns[f.n++] = rec.t_ns;
+		f.per_source[rec.source < HB_SRC_MAX ? rec.source : HB_SRC_UNKNOWN]++;
+	}
+	/* Two threads or processes may reserve slots in one order and stamp in
+	 * the other: order by time. */
+	if (!sorted)
+		qsort(f.t_ns, f.n, sizeof(uint64_t), cmp_u64);
+	f.dropped = h.dropped + (h.count > h.capacity ? h.count - h.capacity : 0);
+	f.cost_ns = h.cost_ns;
+	f.cost_samples = h.cost_samples;
+	f.hooked_procs = h.hooked_procs;
+	*out = f;
+	return 0;
+}
+
+int hb_frames_load(const char *path, struct hb_frames *out, const char **why)
+{
+	char *data;
+	size_t len;
+	int r = read_file(path, &data, &len);
+
+	if (r < 0) {
+		*why = "cannot read the frame file";
+		return r;
+	}
+	r = hb_frames_parse(data, len, out, why);
+	free(data);
+	return r;
+}
+
+void hb_frames_release(struct hb_frames *f)
+{
+	if (!f)
+		return;
+	free(f->t_ns);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,93 @@
+/*
+ * The frame file: hitchbench's record of every present of a run, written by
+ * the frame hook (harness/framehook.c) from inside the game and read by the
+ * analysis. Format version 1, documented in docs/formats.md.
+ *
+ * The runner creates the file (header filled, file sized sparse to
+ * HB_FRAMES_CAPACITY records) before the game starts; every process of the
+ * game that presents maps it MAP_SHARED and appends records without a system
+ * call: a slot is reserved with an atomic add on the header's count, then
+ * the record is filled. A killed game loses nothing (the pages belong to the
+ * file, not the process). After the run the runner truncates the file to the
+ * records written.
+ *
+ * All fields little-endian (the machine's; the header's magic tells).
+ * The record of an unfinished write (a game killed between reserving and
+ * filling a slot) has t_ns == 0 and is skipped by readers.
+ */
+#ifndef HB_FRAMES_H
+#define HB_FRAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HB_FRAMES_MAGIC "HBFRAMES"
+#define HB_FRAMES_VERSION 1
+#define HB_FRAMES_CAPACITY (16u * 1024 * 1024) /* records: 4.6 h at 1000 fps */
+
+/* Which function presented (the outermost hooked call of a present). */
+enum hb_present_source {
+	HB_SRC_UNKNOWN = 0,
+	HB_SRC_GLX_SWAP_BUFFERS = 1,
+	HB_SRC_EGL_SWAP_BUFFERS = 2,
+	HB_SRC_SDL_GL_SWAP_WINDOW = 3,
+	HB_SRC_SDL_RENDER_PRESENT = 4,
+	HB_SRC_SDL_GL_SWAP_BUFFERS = 5, /* SDL 1.2 */
+	HB_SRC_MAX
+};
+
+struct hb_frames_header {
+	char magic[8];          /* "HBFRAMES" */
+	uint32_t version;       /* HB_FRAMES_VERSION */
+	uint32_t header_size;   /* sizeof(struct hb_frames_header): records start here */
+	uint32_t record_size;   /* sizeof(struct hb_frame_record) */
+	uint32_t clock_id;      /* CLOCK_MONOTONIC (1): the clock of t_ns */
+	uint64_t capacity;      /* records the file has room for */
+	uint64_t count;         /* slots reserved (atomic); may exceed capacity: see dropped */
+	uint64_t dropped;       /* presents not recorded because the file was full (atomic) */
+	uint64_t cost_ns;       /* the hook's own time, summed over sampled presents (atomic) */
+	uint64_t cost_samples;  /* presents whose cost was sampled (one in HB_COST_EVERY) */
+	uint64_t hooked_procs;  /* processes that mapped the file (atomic) */
+	uint8_t reserved[56];   /* zero; room for later fields (header is 128 bytes) */
+};
+
+struct hb_frame_record {
+	uint64_t t_ns;          /* CLOCK_MONOTONIC at the present call's entry */
+	uint32_t pid;           /* process that presented */
+	uint16_t source;        /* enum hb_present_source */
+	uint16_t present_us;    /* time spent in the real present, us, saturating at 65535 */
+};
+
+#define HB_COST_EVERY 64
+
+_Static_assert(sizeof(struct hb_frames_header) == 128, "frames header is 128 bytes");
+_Static_assert(sizeof(struct hb_frame_record) == 16, "frame record is 16 bytes");
+
+#define HB_FRAMES_ENV "HITCHBENCH_FRAMES" /* the hook's one input: the file's path */
+
+const char *hb_present_source_name(unsigned source);
+
+/* A frame file loaded for analysis: the finished records' present times. */
+struct hb_frames {
+	uint64_t *t_ns;         /* present times, sorted ascending */
+	uint64_t n;
+	uint64_t dropped;       /* presents the hook could not record */
+	uint64_t unfinished;    /* reserved slots never filled (game killed mid-write) */
+	uint64_t cost_ns;
+	uint64_t cost_samples;
+	uint64_t hooked_procs;
+	uint64_t per_source[HB_SRC_MAX];
+};
+
+/* Creates an empty frame file (header written, sized for the capacity).
+ * 0 or -errno. */
+int hb_frames_create(const char *path, uint64_t capacity, int mode);
+/* Truncates a frame file to the records it holds. 0 or -errno. */
+int hb_frames_trim(const char *path);
+/* Parses a frame file's bytes. 0, -EINVAL (not a frame file, or a newer
+ * version: *why says which), or -ENOMEM. */
+int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const char **why);
+int hb_frames_load(const char *path, struct hb_frames *out, const char **why);
+void hb_frames_release(struct hb_frames *f);
+
+#endif

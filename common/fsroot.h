@@ -1,0 +1,46 @@
+/*
+ * Every read of /proc and /sys goes through one swappable root, as perf's
+ * fs.c does: HITCHBENCH_ROOT (default "/") is resolved once, and readers
+ * name files relative to it ("proc/sys/kernel/random/boot_id"). Tests point
+ * the root at a fixture tree; parsers take buffers so most tests need no
+ * tree at all.
+ */
+#ifndef HB_FSROOT_H
+#define HB_FSROOT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define HB_ROOT_ENV "HITCHBENCH_ROOT"
+
+/* The root directory in use ("/" unless HITCHBENCH_ROOT says otherwise). */
+const char *fsroot(void);
+/* Points the root elsewhere (tests); NULL goes back to the environment. */
+void fsroot_set(const char *root);
+/* Opens rel (no leading slash needed) under the root. fd or -errno. */
+int fsroot_open(const char *rel, int flags);
+/* Reads a small file under the root into buf (NUL-terminated, trailing
+ * newline kept). Bytes read or -errno; -EOVERFLOW if it did not fit. */
+ssize_t fsroot_read(const char *rel, char *buf, size_t size);
+/* Reads a whole file of any size under the root (caller frees). 0 or -errno. */
+int fsroot_read_all(const char *rel, char **out);
+/* fsroot_read of the first line, newline stripped. 0 or -errno. */
+int fsroot_read_line(const char *rel, char *buf, size_t size);
+
+/* /proc/PID/stat, parsed from a buffer (split on the last ')'). */
+struct proc_stat {
+	int pid;
+	char comm[64];
+	char state;
+	int ppid;
+	int pgrp;
+	int session;
+	unsigned long long utime, stime; /* clock ticks */
+	unsigned long long starttime;    /* clock ticks after boot */
+};
+/* 0 or -EINVAL. */
+int proc_stat_parse(const char *buf, struct proc_stat *out);
+/* Reads and parses proc/PID/stat under the root. 0 or -errno. */
+int proc_stat_read(int pid, struct proc_stat *out);
+
+#endif

@@ -1,0 +1,16 @@
+/*
+ * SHA-256 of files and buffers (nettle), as lowercase hex: what a user can
+ * check with sha256sum.
+ */
+#ifndef HB_HASH_H
+#define HB_HASH_H
+
+#include <stddef.h>
+
+#define HB_SHA256_HEX_LEN 64
+
+void sha256_hex(const void *data, size_t len, char out[HB_SHA256_HEX_LEN + 1]);
+/* 0 or -errno. */
+int sha256_file_hex(const char *path, char out[HB_SHA256_HEX_LEN + 1]);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * key=value files: the run directory's bench.txt and result.txt
+ * (docs/formats.md). One pair a line, '#' starts a comment line, keys are
+ * [A-Za-z0-9_.-]+, values run to the end of the line with '\n' and '\\'
+ * escaped. Order is kept; a key may repeat only where a format says so.
+ */
+#ifndef HB_KVFILE_H
+#define HB_KVFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct kv {
+	char *key;
+	char *value;
+	int line;
+};
+
+struct kvfile {
+	struct kv *items;
+	size_t n, alloc;
+};
+
+void kvfile_init(struct kvfile *kf);
+void kvfile_release(struct kvfile *kf);
+/* Appends a pair (copies both). */
+void kvfile_add(struct kvfile *kf, const char *key, const char *value);
+void kvfile_addf(struct kvfile *kf, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Replaces the first pair with this key, or appends. */
+void kvfile_set(struct kvfile *kf, const char *key, const char *value);
+/* The value of the first pair with this key, or NULL. */
+const char *kvfile_get(const struct kvfile *kf, const char *key);
+bool kvfile_valid_key(const char *key);
+
+/* Parses text. 0, or -EINVAL with *err_line set to the bad line. */
+int kvfile_parse(struct kvfile *kf, const char *text, int *err_line);
+/* Reads a file. 0, -errno, or -EINVAL with *err_line. */
+int kvfile_read(struct kvfile *kf, const char *path, int *err_line);
+/* Serialises into a new string (caller frees). */
+char *kvfile_format(const struct kvfile *kf);
+/* Writes atomically (tmp + fsync + rename). 0 or -errno. */
+int kvfile_write(const struct kvfile *kf, const char *path);
+
+#endif

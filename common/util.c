@@ -1,0 +1,407 @@
+/*
+ * Allocation, strict parsing, strings and file helpers shared by every
+ * hitchbench program (see util.h for the contracts).
+ */
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void *zalloc(size_t size)
+{
+	void *p = calloc(1, size ? size : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		abort();
+	return d;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return strbuf_detach(&sb);
+}
+
+static bool has_blank_edge(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n == 0 || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' ||
+	       s[n - 1] == '\t' || s[n - 1] == '\n';
+}
+
+int safe_atoi64(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || has_blank_edge(s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end != '\0')
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int safe_atoi(const char *s, int *out)
+{
+	int64_t v;
+	int r = safe_atoi64(s, &v);
+
+	if (r < 0)
+		return r;
+	if (v < INT_MIN || v > INT_MAX)
+		return -ERANGE;
+	*out = (int)v;
+	return 0;
+}
+
+int safe_atou64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || has_blank_edge(s) || s[0] == '-' || s[0] == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end != '\0')
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int safe_atod(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || has_blank_edge(s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end != '\0' || isnan(v) || isinf(v))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+bool str_startswith(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+char *str_strip(char *s)
+{
+	char *start = s;
+	size_t n;
+
+	while (*start == ' ' || *start == '\t' || *start == '\n' || *start == '\r')
+		start++;
+	n = strlen(start);
+	while (n > 0 && (start[n - 1] == ' ' || start[n - 1] == '\t' ||
+			 start[n - 1] == '\n' || start[n - 1] == '\r'))
+		n--;
+	memmove(s, start, n);
+	s[n] = '\0';
+	return s;
+}
+
+void strbuf_init(struct strbuf *sb)
+{
+	sb->buf = NULL;
+	sb->len = 0;
+	sb->alloc = 0;
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+	free(sb->buf);
+	strbuf_init(sb);
+}
+
+static void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	size_t want = sb->len + extra + 1;
+
+	if (want <= sb->alloc)
+		return;
+	sb->alloc = sb->alloc ? sb->alloc : 64;
+	while (sb->alloc < want)
+		sb->alloc *= 2;
+	sb->buf = xrealloc(sb->buf, sb->alloc);
+}
+
+void strbuf_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->buf)
+		sb->buf[0] = '\0';
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t len)
+{
+	strbuf_grow(sb, len);
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_addstr(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, char c)
+{
+	strbuf_add(sb, &c, 1);
+}
+
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		abort();
+	strbuf_grow(sb, (size_t)n);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+char *strbuf_detach(struct strbuf *sb)
+{
+	char *b;
+
+	strbuf_grow(sb, 0);
+	b = sb->buf;
+	strbuf_init(sb);
+	return b;
+}
+
+int read_file(const char *path, char **out, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char chunk[8192];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		strbuf_add(&sb, chunk, (size_t)n);
+	}
+	close(fd);
+	if (r < 0) {
+		strbuf_release(&sb);
+		return r;
+	}
+	if (len)
+		*len = sb.len;
+	*out = strbuf_detach(&sb);
+	return 0;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, int mode)
+{
+	char *tmp = xasprintf("%s.tmp", path);
+	int fd, r;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = write_all(fd, data, len);
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+out:
+	free(tmp);
+	return r;
+}
+
+int mkdir_p(const char *path, int mode)
+{
+	char *p = xstrdup(path);
+	int r = 0;
+
+	for (char *s = p + 1; ; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+
+		*s = '\0';
+		if (mkdir(p, (mode_t)mode) < 0 && errno != EEXIST) {
+			r = -errno;
+			break;
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	return r;
+}
+
+static int remove_at(int dirfd, const char *name)
+{
+	struct stat st;
+	int r = 0;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISDIR(st.st_mode)) {
+		int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d;
+		struct dirent *de;
+
+		if (fd < 0)
+			return -errno;
+		d = fdopendir(fd);
+		if (!d) {
+			close(fd);
+			return -errno;
+		}
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			int e = remove_at(fd, de->d_name);
+
+			if (e < 0 && r == 0)
+				r = e;
+		}
+		closedir(d);
+		if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && r == 0)
+			r = -errno;
+	} else if (unlinkat(dirfd, name, 0) < 0) {
+		r = -errno;
+	}
+	return r;
+}
+
+int remove_tree(const char *path)
+{
+	return remove_at(AT_FDCWD, path);
+}
+
+int copy_file(const char *from, const char *to, int mode)
+{
+	char buf[65536];
+	int in, out, r = 0;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (out < 0) {
+		r = -errno;
+		close(in);
+		return r;
+	}
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		r = write_all(out, buf, (size_t)n);
+		if (r < 0)
+			break;
+	}
+	if (close(out) < 0 && r == 0)
+		r = -errno;
+	close(in);
+	return r;
+}

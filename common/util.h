@@ -1,0 +1,62 @@
+/*
+ * Small helpers every part of hitchbench uses: allocation that aborts on
+ * out-of-memory (as libinput's zalloc), strict number parsing (no atoi on
+ * unterminated or junk-trailed input), and a growable string buffer.
+ */
+#ifndef HB_UTIL_H
+#define HB_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void *zalloc(size_t size);                 /* calloc or abort */
+void *xrealloc(void *p, size_t size);      /* realloc or abort */
+char *xstrdup(const char *s);              /* strdup or abort; xstrdup(NULL) == NULL */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Strict parsers: the whole string must be the number (surrounding blanks
+ * are not accepted), in range. Return 0, or -EINVAL / -ERANGE; *out is
+ * written only on success. */
+int safe_atoi(const char *s, int *out);
+int safe_atou64(const char *s, uint64_t *out);
+int safe_atoi64(const char *s, int64_t *out);
+int safe_atod(const char *s, double *out);
+
+bool str_startswith(const char *s, const char *prefix);
+/* Trims blanks at both ends in place and returns s. */
+char *str_strip(char *s);
+
+/* A growable, always NUL-terminated string (git's strbuf, cut down). */
+struct strbuf {
+	char *buf;
+	size_t len;
+	size_t alloc;
+};
+#define STRBUF_INIT { NULL, 0, 0 }
+void strbuf_init(struct strbuf *sb);
+void strbuf_release(struct strbuf *sb);
+void strbuf_reset(struct strbuf *sb);
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, char c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+/* Hands the buffer to the caller (never NULL) and leaves sb empty. */
+char *strbuf_detach(struct strbuf *sb);
+
+/* Reads a whole file into a NUL-terminated buffer. 0 or -errno. */
+int read_file(const char *path, char **out, size_t *len);
+/* Writes data to path through path.tmp + fsync + rename. 0 or -errno. */
+int write_file_atomic(const char *path, const void *data, size_t len, int mode);
+/* mkdir -p. 0 or -errno. */
+int mkdir_p(const char *path, int mode);
+/* rm -rf, without following symlinks. 0 or -errno. */
+int remove_tree(const char *path);
+/* Copies a regular file. 0 or -errno. */
+int copy_file(const char *from, const char *to, int mode);
+
+#endif

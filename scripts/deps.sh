@@ -1,0 +1,72 @@
+#!/bin/sh
+# What hitchbench needs from Debian, in one place. `make check`, `make demo`
+# and `make bench-self` call `deps.sh ensure`, which installs only what is
+# missing (apt-get, as root) and creates the unprivileged system user games
+# run as. `deps.sh list` prints the packages; `deps.sh missing` the ones
+# not installed (exit 1 if any).
+set -eu
+
+# build: compiler, pkg-config and the libraries the code links
+BUILD="gcc make pkg-config libinih-dev libsqlite3-dev nettle-dev check libx11-dev libgl-dev"
+# run: the X server, the default recipe's game and data, package versions (dpkg-query)
+RUN="xvfb xauth dsda-doom freedoom sqlite3"
+# fixed by the project for what comes next (input, sensors, records, plots)
+LATER="libevdev-dev libudev-dev libxtst-dev libzstd-dev gnuplot-nox evemu-tools"
+
+SYSTEM_USER=hitchbench
+
+missing() {
+	for p in $BUILD $RUN $LATER; do
+		s=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+		case "$s" in
+		ii*) ;;
+		*) echo "$p" ;;
+		esac
+	done
+}
+
+ensure_user() {
+	if ! getent passwd "$SYSTEM_USER" >/dev/null; then
+		useradd --system --home-dir /nonexistent --no-create-home \
+			--shell /usr/sbin/nologin --user-group "$SYSTEM_USER"
+		echo "deps.sh: created system user '$SYSTEM_USER' (games never run as root)"
+	fi
+	# GPU and input access on machines that have them
+	for g in video render; do
+		if getent group "$g" >/dev/null; then
+			usermod -a -G "$g" "$SYSTEM_USER" 2>/dev/null || true
+		fi
+	done
+}
+
+case "${1:-ensure}" in
+list)
+	echo $BUILD $RUN $LATER
+	;;
+missing)
+	m=$(missing)
+	[ -z "$m" ] || { echo $m; exit 1; }
+	;;
+ensure)
+	m=$(missing)
+	if [ -n "$m" ]; then
+		if [ "$(id -u)" != 0 ]; then
+			echo "deps.sh: missing Debian packages: $m" >&2
+			echo "deps.sh: run 'sudo sh scripts/deps.sh ensure' (or make as root)" >&2
+			exit 1
+		fi
+		echo "deps.sh: installing $m"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		# shellcheck disable=SC2086
+		apt-get install -y -qq --no-install-recommends $m >/dev/null
+	fi
+	if [ "$(id -u)" = 0 ]; then
+		ensure_user
+	fi
+	;;
+*)
+	echo "usage: deps.sh [ensure|missing|list]" >&2
+	exit 2
+	;;
+esac

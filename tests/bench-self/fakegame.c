@@ -1,0 +1,274 @@
+/*
+ * fakegame: a stand-in game for the runner's tests. It presents through
+ * the stub present library (SDL_GL_SwapWindow from dlsym, like an SDL
+ * game, so the frame hook sees it), and misbehaves on cue.
+ *
+ *   fakegame [--fps N] [--seconds S] [--stall-at SEC:MS]... [--print-at SEC:TEXT]...
+ *            [--exit-code C] [--ignore-term] [--fork-child]
+ *
+ * --fps N            presents per second (default 60), on absolute deadlines
+ * --seconds S        exit after S seconds (decimals allowed); 0, the default: never
+ * --stall-at SEC:MS  at SEC seconds, sleep MS ms before the next present (one long frame)
+ * --print-at SEC:TEXT print TEXT on stdout (flushed) at SEC seconds
+ * --exit-code C      the exit status after --seconds (default 0)
+ * --ignore-term      ignore SIGTERM, so only SIGKILL stops it
+ * --fork-child       leave a child process sleeping forever (it also ignores
+ *                    SIGTERM with --ignore-term)
+ *
+ * Events fire before the first present at or after their time. After a
+ * stall the schedule restarts from the present instead of catching up, as
+ * a game's frame loop does. The stub is $HB_STUB, or libhbstub.so beside
+ * this program.
+ */
+#include "exitcodes.h"
+#include "stubpath.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FAKEGAME_MAX_EVENTS 64
+#define NS_PER_SEC 1000000000ull
+
+/* A --stall-at or --print-at, at_ns after the start. */
+struct fake_event {
+	uint64_t at_ns;
+	uint64_t stall_ms;      /* stall: how long */
+	const char *text;       /* print: what (NULL for a stall) */
+	bool done;
+};
+
+struct fakegame_opts {
+	double fps;
+	uint64_t run_ns;        /* 0: forever */
+	int exit_code;
+	bool ignore_term;
+	bool fork_child;
+	struct fake_event events[FAKEGAME_MAX_EVENTS];
+	unsigned n_events;
+};
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / NS_PER_SEC), .tv_nsec = (long)(t % NS_PER_SEC) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* Seconds as a decimal number, whole string, not negative: 0 or -EINVAL. */
+static int parse_seconds(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < 0 || v > 1e9)
+		return -EINVAL;
+	*ns = (uint64_t)(v * (double)NS_PER_SEC);
+	return 0;
+}
+
+static int parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* SEC:MS or SEC:TEXT into an event. */
+static int parse_event(struct fakegame_opts *o, char *arg, bool is_print)
+{
+	struct fake_event *ev;
+	char *colon = strchr(arg, ':');
+
+	if (!colon || o->n_events == FAKEGAME_MAX_EVENTS)
+		return -EINVAL;
+	*colon = '\0';
+	ev = &o->events[o->n_events];
+	memset(ev, 0, sizeof(*ev));
+	if (parse_seconds(arg, &ev->at_ns) < 0)
+		return -EINVAL;
+	if (is_print)
+		ev->text = colon + 1;
+	else if (parse_uint(colon + 1, 3600 * 1000, &ev->stall_ms) < 0)
+		return -EINVAL;
+	o->n_events++;
+	return 0;
+}
+
+/* Runs the events due by now; a stall sleeps here. True if one stalled. */
+static bool fire_events(struct fakegame_opts *o, uint64_t elapsed)
+{
+	bool stalled = false;
+
+	for (unsigned i = 0; i < o->n_events; i++) {
+		struct fake_event *ev = &o->events[i];
+
+		if (ev->done || ev->at_ns > elapsed)
+			continue;
+		ev->done = true;
+		if (ev->text) {
+			printf("%s\n", ev->text);
+			fflush(stdout);
+		} else {
+			sleep_until(mono_now() + ev->stall_ms * 1000000u);
+			stalled = true;
+		}
+	}
+	return stalled;
+}
+
+static int run(struct fakegame_opts *o, void (*swap_window)(void *))
+{
+	uint64_t period = (uint64_t)((double)NS_PER_SEC / o->fps);
+	uint64_t start = mono_now(), deadline = start, now;
+
+	for (;;) {
+		now = mono_now();
+		if (o->run_ns && now - start >= o->run_ns)
+			break;
+		if (fire_events(o, now - start))
+			deadline = mono_now();
+		swap_window(NULL);
+		deadline += period;
+		now = mono_now();
+		if (deadline + period < now)
+			deadline = now; /* fell behind: no burst of catch-up frames */
+		sleep_until(deadline);
+	}
+	return o->exit_code;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: fakegame [--fps N] [--seconds S] [--stall-at SEC:MS]... [--print-at SEC:TEXT]...\n"
+		   "                [--exit-code C] [--ignore-term] [--fork-child]\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "fps", required_argument, NULL, 'f' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "stall-at", required_argument, NULL, 'S' },
+		{ "print-at", required_argument, NULL, 'p' },
+		{ "exit-code", required_argument, NULL, 'e' },
+		{ "ignore-term", no_argument, NULL, 'i' },
+		{ "fork-child", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static struct fakegame_opts o = { .fps = 60 };
+	void (*swap_window)(void *);
+	char path[PATH_MAX];
+	uint64_t v;
+	void *lib;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (parse_uint(optarg, 100000, &v) < 0 || v == 0) {
+				fprintf(stderr, "fakegame: --fps wants 1 to 100000, not '%s'\n", optarg);
+				return HB_EXIT_USAGE;
+			}
+			o.fps = (double)v;
+			break;
+		case 's':
+			if (parse_seconds(optarg, &o.run_ns) < 0) {
+				fprintf(stderr, "fakegame: --seconds wants a number of seconds, not '%s'\n", optarg);
+				return HB_EXIT_USAGE;
+			}
+			break;
+		case 'S':
+		case 'p':
+			if (parse_event(&o, optarg, c == 'p') < 0) {
+				fprintf(stderr, "fakegame: bad --%s '%s' (or more than %d events)\n",
+					c == 'p' ? "print-at SEC:TEXT" : "stall-at SEC:MS", optarg,
+					FAKEGAME_MAX_EVENTS);
+				return HB_EXIT_USAGE;
+			}
+			break;
+		case 'e':
+			if (parse_uint(optarg, 255, &v) < 0) {
+				fprintf(stderr, "fakegame: --exit-code wants 0 to 255, not '%s'\n", optarg);
+				return HB_EXIT_USAGE;
+			}
+			o.exit_code = (int)v;
+			break;
+		case 'i':
+			o.ignore_term = true;
+			break;
+		case 'k':
+			o.fork_child = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return HB_EXIT_OK;
+		default:
+			usage(stderr);
+			return HB_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return HB_EXIT_USAGE;
+	}
+
+	r = stub_path(path, sizeof(path));
+	if (r < 0) {
+		fprintf(stderr, "fakegame: cannot find the stub library: %s\n", strerror(-r));
+		return HB_EXIT_FAILURE;
+	}
+	lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	swap_window = lib ? (void (*)(void *))dlsym(lib, "SDL_GL_SwapWindow") : NULL;
+	if (!swap_window) {
+		fprintf(stderr, "fakegame: cannot load SDL_GL_SwapWindow from '%s': %s\n", path, dlerror());
+		return HB_EXIT_FAILURE;
+	}
+	if (o.ignore_term)
+		signal(SIGTERM, SIG_IGN);
+	if (o.fork_child) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			fprintf(stderr, "fakegame: fork: %s\n", strerror(errno));
+			return HB_EXIT_FAILURE;
+		}
+		if (pid == 0) {
+			for (;;)
+				pause();
+		}
+	}
+	return run(&o, swap_window);
+}
