@@ -1,0 +1,46 @@
+#!/bin/sh
+# The command table: help, usage errors (exit 2), unknown commands and
+# recipes, and a bad recipe refused before anything starts.
+. "$(dirname "$0")/../lib.sh"
+
+"$HB" >/dev/null 2>&1 && fail "no command should be a usage error"
+rc=0; "$HB" >/dev/null 2>&1 || rc=$?
+expect_eq "exit without a command" 2 "$rc"
+
+"$HB" --help >"$T/help" || fail "--help failed"
+for c in run report db; do
+	grep -q "^   $c " "$T/help" || fail "--help does not list '$c'"
+	"$HB" $c --help >"$T/h" || fail "$c --help failed"
+	grep -q "^usage: hitchbench $c" "$T/h" || fail "$c --help has no usage line"
+done
+
+rc=0; "$HB" frobnicate 2>"$T/err" || rc=$?
+expect_eq "unknown command" 2 "$rc"
+grep -q "'frobnicate' is not a hitchbench command" "$T/err" || fail "unknown command message"
+
+rc=0; "$HB" run no-such-game --out "$T/runs" --no-db 2>"$T/err" || rc=$?
+expect_eq "unknown recipe" 2 "$rc"
+grep -q "no recipe 'no-such-game'" "$T/err" || fail "unknown recipe message: $(cat "$T/err")"
+
+rc=0; "$HB" run --rounds 0 x 2>"$T/err" || rc=$?
+expect_eq "--rounds 0" 2 "$rc"
+
+cat >"$T/bad.ini" <<'EOF'
+[recipe]
+name = bad
+command = /bin/true
+windw = 10
+EOF
+rc=0; "$HB" run "$T/bad.ini" --out "$T/runs" --db "$T/db.sqlite" 2>"$T/err" || rc=$?
+expect_eq "bad recipe" 2 "$rc"
+expect_eq "bad recipe message" "$T/bad.ini:4: unknown key 'windw'" "$(cat "$T/err")"
+[ ! -e "$T/runs" ] || fail "a refused recipe created run directories"
+[ ! -e "$T/db.sqlite" ] || fail "a refused recipe created the database"
+
+rc=0; "$HB" run "$HB_SRCDIR/recipes/dsda-doom.ini" no-such-variant --no-db 2>"$T/err" || rc=$?
+expect_eq "unknown variant" 2 "$rc"
+grep -q "has no variant 'no-such-variant' (it has: software, gl)" "$T/err" || fail "variant message: $(cat "$T/err")"
+
+rc=0; "$HB" report "$T/nothing" 2>"$T/err" || rc=$?
+expect_eq "report of nothing" 2 "$rc"
+exit 0

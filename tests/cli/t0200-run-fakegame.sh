@@ -1,0 +1,88 @@
+#!/bin/sh
+# The runner end to end on a fake game that presents at a known rate and
+# stalls on cue (no X server needed): metrics, run directory, database,
+# how a run ends, relaunching, and the whole process tree stopped.
+. "$(dirname "$0")/../lib.sh"
+need_game_user
+fake_setup
+
+# 1. 100 fps, one 300 ms stall 2.5 s in; warm-up 1 s, window 3 s
+fake_recipe steady "--fps 100 --stall-at 2.5:300" "warmup = 1" "window = 3" "stop_grace = 1"
+hb_run "$T/steady.ini" base
+expect_eq "exit status" 0 "$rc"
+for f in bench.txt frames.bin result.txt; do
+	[ -s "$rundir/$f" ] || fail "run directory lacks $f"
+done
+[ -e "$rundir/game.log" ] || fail "run directory lacks game.log"
+expect_eq status ok "$(value status "$rundir/bench.txt")"
+expect_eq stalls 1.000000 "$(value stalls "$rundir/result.txt")"
+frames=$(value frames "$rundir/result.txt")
+frames=${frames%.*}
+# 3 s at 100 fps less the stall's 0.3 s: about 270 frames
+[ "$frames" -ge 240 ] && [ "$frames" -le 300 ] || fail "frames in window: $frames, expected about 270"
+longest=$(value longest_ms "$rundir/result.txt")
+awk "BEGIN { exit !($longest >= 300 && $longest < 400) }" || fail "longest_ms $longest"
+[ "$(value user "$rundir/bench.txt")" != root ] || fail "the game ran as root"
+grep -q "^median steady base (n=1)" "$T/out" || fail "the run's report has no median row"
+[ "$(sqlite3 "$T/db.sqlite" "select count(*) from runs")" = 1 ] || fail "not one run in the database"
+[ "$(sqlite3 "$T/db.sqlite" "select value from metrics where name='stalls'")" = 1.0 ] || fail "stalls not in the database"
+ls /dev/shm | grep -q '^hitchbench-' && fail "a staging directory was left in /dev/shm"
+no_fakegame_left
+
+# 2. a looping demo: the game exits after 1.5 s, the recipe relaunches it
+rm -rf "$T/runs"
+fake_recipe loop "--fps 100 --seconds 1.5" "warmup = 0.5" "window = 3" "relaunch = yes"
+hb_run "$T/loop.ini"
+expect_eq "relaunch exit status" 0 "$rc"
+passes=$(value passes "$rundir/bench.txt")
+[ "$passes" -ge 2 ] || fail "expected 2 or more passes, got $passes"
+[ -n "$(value pass.2.start_ns "$rundir/bench.txt")" ] || fail "pass 2 not stamped"
+no_fakegame_left
+
+# 3. the game exits early and the recipe does not relaunch: a short run, exit 1
+rm -rf "$T/runs"
+fake_recipe short "--fps 100 --seconds 2" "warmup = 0.5" "window = 5"
+hb_run "$T/short.ini"
+expect_eq "short run exit status" 1 "$rc"
+expect_eq "short status" short "$(value status "$rundir/bench.txt")"
+grep -q "^median short base (n=0)" "$T/out" || fail "a short run must not count in the median"
+
+# 4. end = exit: the game's exit ends the window, and that is fine
+rm -rf "$T/runs"
+fake_recipe byexit "--fps 100 --seconds 2" "warmup = 0.5" "window = 5" "end = exit"
+hb_run "$T/byexit.ini"
+expect_eq "end=exit exit status" 0 "$rc"
+expect_eq "end_reason" exit "$(value end_reason "$rundir/bench.txt")"
+
+# 5. end = line: a line of output ends it; the line is in game.log, stamped
+rm -rf "$T/runs"
+fake_recipe byline "--fps 100 --print-at 1.5:LEVEL-DONE" "warmup = 0.5" "window = 5" \
+	"end = line" "end_line = ^LEVEL-DONE$"
+hb_run "$T/byline.ini"
+expect_eq "end=line exit status" 0 "$rc"
+expect_eq "end_reason" line "$(value end_reason "$rundir/bench.txt")"
+grep -qE '^[0-9]+\.[0-9]{6}	LEVEL-DONE$' "$rundir/game.log" || fail "game.log lacks the stamped line"
+
+# 6. a game that ignores SIGTERM and leaves a child: killed, all of it
+rm -rf "$T/runs"
+fake_recipe stubborn "--fps 50 --ignore-term --fork-child" "warmup = 0" "window = 1" "stop_grace = 0.5"
+hb_run "$T/stubborn.ini"
+expect_eq "stubborn exit status" 0 "$rc"
+grep -q "^pass.1.end=.*tree killed" "$rundir/bench.txt" || fail "the tree was not reported killed"
+no_fakegame_left
+
+# 7. no frame at all: the load timeout fails the run, and says why
+rm -rf "$T/runs"
+cat >"$T/noframe.ini" <<EOF
+[recipe]
+name = noframe
+command = /bin/sleep 30
+load_timeout = 1
+stop_grace = 0.5
+EOF
+hb_run "$T/noframe.ini"
+expect_eq "no-frame exit status" 1 "$rc"
+expect_eq "no-frame status" failed "$(value status "$rundir/bench.txt")"
+grep -q "no frame within 1 s" "$rundir/bench.txt" || fail "no reason given"
+pgrep -f "/bin/sleep 30" >/dev/null && fail "sleep was left running"
+exit 0

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Ctrl-C in the middle of a batch: the finished run stays intact, the
+# interrupted one leaves nothing, the game and its staging are gone, and
+# hitchbench exits 130.
+. "$(dirname "$0")/../lib.sh"
+need_game_user
+fake_setup
+fake_recipe slow "--fps 60 --ignore-term" "warmup = 0" "window = 2" "stop_grace = 0.5"
+
+"$HB" run --display :99 --out "$T/runs" --db "$T/db.sqlite" --rounds 3 "$T/slow.ini" \
+	>"$T/out" 2>"$T/err" &
+pid=$!
+# wait for the first run to finish, then interrupt the second
+for i in $(seq 1 100); do
+	[ "$(ls "$T/runs" 2>/dev/null | wc -l)" -ge 1 ] && break
+	sleep 0.1
+done
+sleep 1
+kill -INT "$pid"
+rc=0; wait "$pid" || rc=$?
+expect_eq "exit status after SIGINT" 130 "$rc"
+grep -q "interrupted" "$T/err" || fail "no word about the interruption: $(cat "$T/err")"
+n=$(ls "$T/runs" | wc -l)
+expect_eq "finished runs kept" 1 "$n"
+ls -A "$T/runs" | grep -q '^\.' && fail "the interrupted run left a temporary directory"
+expect_eq "first run status" ok "$(value status "$T/runs/$(ls "$T/runs")/bench.txt")"
+[ "$(sqlite3 "$T/db.sqlite" "select count(*) from runs")" = 1 ] || fail "the finished run is not in the database"
+no_fakegame_left
+ls /dev/shm | grep -q '^hitchbench-' && fail "a staging directory was left in /dev/shm"
+exit 0

@@ -1,0 +1,77 @@
+# Shared by the tests/*/tNNNN-*.sh scripts (sourced). Each script runs in a
+# fresh $TMPDIR (tests/run.sh makes one) and exits 0 (pass), 1 (fail) or
+# 77 (skip, with the reason as its last line).
+set -u
+: "${HB:?run through tests/run.sh}"
+T=${TMPDIR:-/tmp}/t.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "$*" >&2
+	exit 77
+}
+
+# expect_eq WHAT EXPECTED ACTUAL
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
+}
+
+# value KEY FILE: the value of the first KEY= line of a key=value file
+value() {
+	sed -n "s/^$1=//p" "$2" | head -n 1
+}
+
+# The fake game runs as the unprivileged game user, who may not reach the
+# checkout (a 0700 /root) nor a 0700 mktemp directory: copies it may read.
+fake_setup() {
+	chmod 755 "$T" "${TMPDIR:-/tmp}" 2>/dev/null
+	mkdir -p "$T/game"
+	cp "$HB_BUILD/tests/fakegame" "$HB_BUILD/tests/libhbstub.so" "$T/game/"
+	chmod -R a+rX "$T/game"
+}
+
+# fake_recipe NAME "FAKEGAME ARGS" [more recipe lines...]: a recipe in $T
+fake_recipe() {
+	name=$1
+	args=$2
+	shift 2
+	{
+		echo "[recipe]"
+		echo "name = $name"
+		echo "command = $T/game/fakegame $args"
+		echo "env = HB_STUB=$T/game/libhbstub.so"
+		for line in "$@"; do
+			echo "$line"
+		done
+	} >"$T/$name.ini"
+}
+
+# hb_run ARGS...: hitchbench run with a display that needs no X server
+# (the fake game never connects), results in $T; sets $rc and $rundir
+hb_run() {
+	rc=0
+	"$HB" run --display :99 --out "$T/runs" --db "$T/db.sqlite" "$@" >"$T/out" 2>"$T/err" || rc=$?
+	rundir=$(ls -d "$T"/runs/*/ 2>/dev/null | tail -n 1)
+	rundir=${rundir%/}
+}
+
+# no process of the fake game may be left
+no_fakegame_left() {
+	if pgrep -f "$T/game/fakegame" >/dev/null; then
+		pgrep -af "$T/game/fakegame" >&2
+		pkill -9 -f "$T/game/fakegame"
+		fail "processes of the fake game were left running"
+	fi
+}
+
+need_game_user() {
+	if [ "$(id -u)" = 0 ] && ! getent passwd hitchbench >/dev/null && [ -z "${SUDO_USER:-}" ]; then
+		skip "no unprivileged game user (run 'sh scripts/deps.sh ensure' as root)"
+	fi
+}
