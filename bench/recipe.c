@@ -251,6 +251,8 @@ static int set_command(struct parser *p, const char *value)
 
 	if (e == 0 && p->r->command.n == 0)
 		return fail(p, "empty value for 'command'");
+	if (e == 0 && !p->r->command.v[0][0])
+		return fail(p, "'command' starts with an empty word");
 	return e;
 }
 
@@ -735,23 +737,25 @@ static char *read_line(char *buf, int num, void *stream)
 static int recipe_dir(const char *path, char **out)
 {
 	const char *slash = strrchr(path, '/');
-	char *dir, *cwd;
+	const char *d = path;
+	size_t n = slash ? (size_t)(slash - path) : 0;
+	char *cwd;
 
 	if (path[0] == '/') {
-		*out = slash == path ? xstrdup("/") : xasprintf("%.*s", (int)(slash - path), path);
+		*out = n == 0 ? xstrdup("/") : xasprintf("%.*s", (int)n, path);
 		return 0;
 	}
 	cwd = get_current_dir_name();
 	if (!cwd)
 		return -errno;
-	dir = slash ? xasprintf("%.*s", (int)(slash - path), path) : xstrdup(".");
-	while (!strncmp(dir, "./", 2))
-		memmove(dir, dir + 2, strlen(dir + 2) + 1);
-	if (!strcmp(dir, "."))
-		*out = xasprintf("%s", cwd);
+	while (n >= 2 && d[0] == '.' && d[1] == '/') {
+		d += 2;
+		n -= 2;
+	}
+	if (n == 0 || (n == 1 && d[0] == '.'))
+		*out = xstrdup(cwd);
 	else
-		*out = xasprintf("%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", dir);
-	free(dir);
+		*out = xasprintf("%s%s%.*s", cwd, strcmp(cwd, "/") ? "/" : "", (int)n, d);
 	free(cwd);
 	return 0;
 }
@@ -831,6 +835,8 @@ static void settings_release(struct recipe_settings *set)
 	set->n_files = 0;
 }
 
+/* Leaves r zeroed, not initialized: recipe_init would allocate again, and
+ * a recipe released at the end of its life would leak that. */
 void recipe_release(struct recipe *r)
 {
 	if (!r)
@@ -853,7 +859,7 @@ void recipe_release(struct recipe *r)
 		settings_release(&r->variants[i].set);
 	}
 	free(r->variants);
-	recipe_init(r);
+	memset(r, 0, sizeof(*r));
 }
 
 int recipe_parse_string(const char *text, const char *path, struct recipe *r, struct strbuf *err)
@@ -910,7 +916,7 @@ int recipe_parse_string(const char *text, const char *path, struct recipe *r, st
 	}
 	recipe_release(r);
 	*r = tmp;
-	recipe_init(&tmp);
+	memset(&tmp, 0, sizeof(tmp));
 out:
 	recipe_release(&tmp);
 	free(p.variant_lines);

@@ -73,18 +73,20 @@ struct recipe {
 	size_t n_variants;
 };
 
-/* recipe_init leaves an empty recipe holding the defaults; recipe_release
- * frees everything and leaves it as recipe_init does (safe on NULL). */
+/* recipe_init makes an empty recipe holding the defaults (its lists are
+ * empty, NULL-terminated). recipe_release frees everything and leaves r
+ * zeroed: releasing again is safe, as is recipe_release(NULL), and a
+ * released recipe can be loaded into. */
 void recipe_init(struct recipe *r);
 void recipe_release(struct recipe *r);
 
 /* Parses a recipe file. 0; -errno when it cannot be read; -EINVAL when it
  * is wrong, with "PATH:LINE: what is wrong" (or "PATH: what is wrong" when
- * no single line is at fault) in err. r must have been through
- * recipe_init: on success its old content is released and replaced, on
- * error it is untouched. err (may be NULL) gets the message of every
- * failure, replacing what it held. The first error wins. File sources are
- * checked (they must be readable regular files) while parsing. */
+ * no single line is at fault) in err. The first error wins. r must have
+ * been through recipe_init or recipe_release (or be zeroed): on success
+ * its old content is released and replaced, on error it is untouched. err
+ * (may be NULL) gets the message of every failure, replacing what it
+ * held. File sources are checked (readable regular files) while parsing. */
 int recipe_load(const char *path, struct recipe *r, struct strbuf *err);
 /* The same from a string; path is used for messages, for the default name
  * and to resolve file sources (it need not exist). */

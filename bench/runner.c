@@ -253,6 +253,23 @@ static int seed_files(struct runner *rn, const struct recipe_settings *set, int 
 	return 0;
 }
 
+/* Sets NAME=VALUE in the game's environment, replacing an earlier NAME:
+ * the variant's env wins over the recipe's, which wins over the runner's
+ * defaults (PATH, LANG, ...). */
+static void env_put(struct argv_list *env, const char *entry)
+{
+	size_t n = strcspn(entry, "=");
+
+	for (size_t i = 0; i < env->n; i++) {
+		if (!strncmp(env->v[i], entry, n) && env->v[i][n] == '=') {
+			free(env->v[i]);
+			env->v[i] = xstrdup(entry);
+			return;
+		}
+	}
+	argv_push(env, entry);
+}
+
 static void build_env(struct runner *rn, bool with_hook)
 {
 	const struct recipe *rc = rn->req->recipe;
@@ -298,9 +315,9 @@ static void build_env(struct runner *rn, bool with_hook)
 		free(s);
 	}
 	for (size_t i = 0; i < rc->set.env.n; i++)
-		argv_push(&rn->env, rc->set.env.v[i]);
+		env_put(&rn->env, rc->set.env.v[i]);
 	for (size_t i = 0; rn->req->variant && i < rn->req->variant->set.env.n; i++)
-		argv_push(&rn->env, rn->req->variant->set.env.v[i]);
+		env_put(&rn->env, rn->req->variant->set.env.v[i]);
 }
 
 static char *workdir(const struct runner *rn)
