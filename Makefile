@@ -12,11 +12,11 @@
 
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
-LIBDIR   ?= $(PREFIX)/lib/hitchbench
-DATADIR  ?= $(PREFIX)/share/hitchbench
+LIBDIR   := $(PREFIX)/lib/hitchbench
+DATADIR  := $(PREFIX)/share/hitchbench
 CC       ?= cc
 CFLAGS   ?= -O2 -g
-B        := build
+B        ?= build
 
 VERSION  := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes
@@ -41,8 +41,15 @@ all: $(PROGS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -DHB_VERSION='"$(VERSION)"' -DHB_LIBDIR='"$(LIBDIR)"' \
-		-DHB_DATADIR='"$(DATADIR)"' -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -I$(B)/gen -DHB_SRCDIR='"$(CURDIR)"' -c -o $@ $<
+
+# The version (git describe) goes into bench.txt: regenerated on every make,
+# rewritten only when it changed, so what depends on it rebuilds only then.
+$(B)/gen/version.h: FORCE
+	@mkdir -p $(@D)
+	@v='#define HB_VERSION "$(VERSION)"'; [ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" >$@
+
+$(B)/bench/main.o $(B)/bench/provenance.o: $(B)/gen/version.h
 
 $(B)/libhitch.a: $(LIB_OBJ)
 	@rm -f $@
@@ -118,6 +125,6 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps check tests demo bench-self install clean
+.PHONY: all deps check tests demo bench-self install clean FORCE
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(B)/harness/wadlump.d

@@ -147,7 +147,12 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	/* Everything is checked before anything starts. */
 	recipe_path = recipe_resolve(argv[optind], (const char *const *)ctx->recipe_dirs);
 	if (!recipe_path) {
-		error_msg("no recipe '%s' (looked in %s)", argv[optind], ctx->recipe_dirs[0]);
+		struct strbuf where = STRBUF_INIT;
+
+		for (size_t i = 0; i < ARRAY_SIZE(ctx->recipe_dirs) && ctx->recipe_dirs[i]; i++)
+			strbuf_addf(&where, "%s%s", i ? ", " : "", ctx->recipe_dirs[i]);
+		error_msg("no recipe '%s' (looked in %s)", argv[optind], where.buf);
+		strbuf_release(&where);
 		ret = HB_EXIT_USAGE;
 		goto out;
 	}

@@ -15,14 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef HB_VERSION
-#define HB_VERSION "unknown"
-#endif
-#ifndef HB_LIBDIR
-#define HB_LIBDIR "/usr/local/lib/hitchbench"
-#endif
-#ifndef HB_DATADIR
-#define HB_DATADIR "/usr/local/share/hitchbench"
+#include "version.h" /* generated: HB_VERSION */
+#ifndef HB_SRCDIR
+#define HB_SRCDIR "."
 #endif
 
 static const struct command {
@@ -98,11 +93,17 @@ static void context_init(struct context *ctx)
 		exe[n] = '\0';
 	slash = strrchr(exe, '/');
 	ctx->exe_dir = slash ? strndup(exe, (size_t)(slash - exe)) : xstrdup(".");
-	/* running from a checkout's build/? */
-	probe = xasprintf("%s/../recipes", ctx->exe_dir);
-	if (!strcmp(strrchr(ctx->exe_dir, '/') ? strrchr(ctx->exe_dir, '/') + 1 : ctx->exe_dir,
-		    "build") && is_dir(probe)) {
-		ctx->srcdir = xasprintf("%s/..", ctx->exe_dir);
+	/* running from a build directory (the hook beside the program)? Its
+	 * checkout is the parent, or the one it was built from. */
+	probe = xasprintf("%s/hitchbench-hook.so", ctx->exe_dir);
+	if (access(probe, F_OK) == 0) {
+		char *parent_recipes = xasprintf("%s/../recipes", ctx->exe_dir);
+
+		if (is_dir(parent_recipes))
+			ctx->srcdir = xasprintf("%s/..", ctx->exe_dir);
+		else
+			ctx->srcdir = xstrdup(HB_SRCDIR);
+		free(parent_recipes);
 		if (realpath(ctx->srcdir, exe)) {
 			free(ctx->srcdir);
 			ctx->srcdir = xstrdup(exe);
@@ -115,10 +116,12 @@ static void context_init(struct context *ctx)
 		ctx->recipe_dirs[0] = xasprintf("%s/recipes", ctx->srcdir);
 		ctx->results_dir = xasprintf("%s/results", ctx->srcdir);
 	} else {
-		ctx->hook_path = xasprintf("%s/hitchbench-hook.so", HB_LIBDIR);
+		/* installed: PREFIX/bin, PREFIX/lib/hitchbench, PREFIX/share/hitchbench,
+		 * found from where the program is, so an installed tree can move */
+		ctx->hook_path = xasprintf("%s/../lib/hitchbench/hitchbench-hook.so", ctx->exe_dir);
 		ctx->helper_dir = xstrdup(ctx->exe_dir);
 		ctx->recipe_dirs[0] = xstrdup("recipes");
-		ctx->recipe_dirs[1] = xasprintf("%s/recipes", HB_DATADIR);
+		ctx->recipe_dirs[1] = xasprintf("%s/../share/hitchbench/recipes", ctx->exe_dir);
 		ctx->results_dir = xstrdup("results");
 	}
 	if (results && *results) {

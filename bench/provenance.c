@@ -13,9 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef HB_VERSION
-#define HB_VERSION "unknown"
-#endif
+#include "version.h" /* generated: HB_VERSION */
 
 char *cpuinfo_model(const char *text)
 {

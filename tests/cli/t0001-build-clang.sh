@@ -1,0 +1,10 @@
+#!/bin/sh
+# The tree builds warning-free (-Wall -Wextra -Werror) with clang too, not
+# only with the default gcc.
+. "$(dirname "$0")/../lib.sh"
+command -v clang >/dev/null || skip "clang is not installed"
+cd "$HB_SRCDIR"
+make -s -j2 B="$T/build-clang" CC=clang all tests >"$T/log" 2>&1 || { cat "$T/log"; fail "clang build failed"; }
+[ -x "$T/build-clang/hitchbench" ] || fail "clang build made no hitchbench"
+"$T/build-clang/hitchbench" --help >/dev/null || fail "the clang build does not run"
+exit 0

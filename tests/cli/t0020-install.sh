@@ -1,0 +1,26 @@
+#!/bin/sh
+# make install into a prefix gives a working, relocatable tree: the
+# program finds its hook and recipes from where it is installed.
+. "$(dirname "$0")/../lib.sh"
+need_game_user
+cd "$HB_SRCDIR"
+make -s install PREFIX=/opt/hb DESTDIR="$T/dest" >"$T/log" 2>&1 || { cat "$T/log"; fail "make install failed"; }
+P="$T/dest/opt/hb"
+for f in bin/hitchbench bin/hitchbench-wadlump lib/hitchbench/hitchbench-hook.so \
+	share/hitchbench/recipes/dsda-doom.ini share/hitchbench/recipes/README.md share/hitchbench/gamedb/dsda-doom/README.md; do
+	[ -e "$P/$f" ] || fail "make install did not install $f"
+done
+# moved elsewhere, it still works: the recipe is found, the hook is used
+mv "$P" "$T/moved"
+cd "$T"
+"$T/moved/bin/hitchbench" run --help >/dev/null || fail "installed run --help"
+rc=0; "$T/moved/bin/hitchbench" run dsda-doom no-such-variant --no-db 2>"$T/err" || rc=$?
+expect_eq "installed recipe lookup" 2 "$rc"
+grep -q "has no variant 'no-such-variant'" "$T/err" || fail "installed program did not find its recipes: $(cat "$T/err")"
+fake_setup
+fake_recipe inst "--fps 100" "warmup = 0" "window = 1" "stop_grace = 0.5"
+"$T/moved/bin/hitchbench" run --display :99 --out "$T/runs" --no-db "$T/inst.ini" >"$T/out" 2>"$T/err" ||
+	{ cat "$T/err"; fail "installed run failed"; }
+rundir=$(ls -d "$T"/runs/*)
+[ "$(value frames_recorded "$rundir/bench.txt")" -gt 50 ] || fail "the installed hook recorded no frames"
+exit 0
