@@ -35,7 +35,8 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump
-TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame
+TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
+              $(B)/tests/mkframes
 
 all: $(PROGS)
 
@@ -86,11 +87,15 @@ $(B)/tests/present: $(B)/tests/bench-self/present.o $(B)/tests/libhbstub.so
 
 $(B)/tests/libhbstub.so: tests/bench-self/stub.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -shared -o $@ $<
+	$(CC) $(ALL_CFLAGS) -shared -o $@ $< -ldl
 
 # A fake game for the runner's tests: presents through the stub, prints lines, exits on cue.
 $(B)/tests/fakegame: $(B)/tests/bench-self/fakegame.o $(B)/tests/libhbstub.so
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/bench-self/fakegame.o -ldl
+
+# Reads and makes frame files for the hook's test and bench-self.
+$(B)/tests/mkframes: $(B)/tests/bench-self/mkframes.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^
 
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
@@ -127,4 +132,5 @@ clean:
 
 .PHONY: all deps check tests demo bench-self install clean FORCE
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(B)/harness/wadlump.d
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(B)/harness/wadlump.d \
+	$(wildcard $(B)/tests/bench-self/*.d)

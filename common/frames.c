@@ -135,7 +135,12 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 	 * the other: order by time. */
 	if (!sorted)
 		qsort(f.t_ns, f.n, sizeof(uint64_t), cmp_u64);
-	f.dropped = h.dropped + (h.count > h.capacity ? h.count - h.capacity : 0);
+	/* the hook counts each present past the capacity in dropped; a count
+	 * past the capacity says the same (e.g. a writer killed before it
+	 * counted): the larger of the two, never their sum */
+	f.dropped = h.count > h.capacity ? h.count - h.capacity : 0;
+	if (h.dropped > f.dropped)
+		f.dropped = h.dropped;
 	f.cost_ns = h.cost_ns;
 	f.cost_samples = h.cost_samples;
 	f.hooked_procs = h.hooked_procs;

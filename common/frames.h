@@ -12,8 +12,10 @@
  * records written.
  *
  * All fields little-endian (the machine's; the header's magic tells).
- * The record of an unfinished write (a game killed between reserving and
- * filling a slot) has t_ns == 0 and is skipped by readers.
+ * A record is stamped (t_ns, pid, source) before the real present is
+ * called and completed (present_us) after it returns. The record of an
+ * unfinished write (a game killed between reserving and stamping a slot)
+ * has t_ns == 0 and is skipped by readers.
  */
 #ifndef HB_FRAMES_H
 #define HB_FRAMES_H
@@ -55,7 +57,8 @@ struct hb_frame_record {
 	uint64_t t_ns;          /* CLOCK_MONOTONIC at the present call's entry */
 	uint32_t pid;           /* process that presented */
 	uint16_t source;        /* enum hb_present_source */
-	uint16_t present_us;    /* time spent in the real present, us, saturating at 65535 */
+	uint16_t present_us;    /* time spent in the real present, us, saturating at 65535;
+				 * 0 also when the game died inside the present */
 };
 
 #define HB_COST_EVERY 64

@@ -28,13 +28,12 @@
  * Without HITCHBENCH_FRAMES the hook still interposes (the game behaves the
  * same) but records nothing.
  */
-#include <stddef.h> /* frames.h uses size_t without it */
-
 #include "frames.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,8 +50,9 @@
 /*
  * dlsym must reach the real dlsym by a tail call, so that the real one sees
  * the game's return address: dlsym(RTLD_NEXT, ...) and the namespace of
- * RTLD_DEFAULT depend on who called. clang can be told; gcc does it at -O1
- * and above (the Makefile's -O2), which is checked with objdump in review.
+ * RTLD_DEFAULT depend on who called. clang is told with musttail; gcc does
+ * sibling calls from -O1 with the attribute below (from -O2 without), not
+ * at -O0. t0100-framehook.sh checks it (stub_rtld_next).
  */
 #if defined(__clang__) && defined(__has_attribute)
 #if __has_attribute(musttail)
@@ -61,6 +61,11 @@
 #endif
 #ifndef HOOK_MUSTTAIL
 #define HOOK_MUSTTAIL
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+#define HOOK_TAIL_CALLER __attribute__((optimize("optimize-sibling-calls")))
+#else
+#define HOOK_TAIL_CALLER
 #endif
 
 typedef void (*hook_proc)(void);
@@ -217,7 +222,6 @@ static inline uint64_t now_ns(void)
 struct present {
 	bool recording;         /* the outermost present, and a file is mapped */
 	bool sampled;           /* measure the hook's own cost on this one */
-	uint16_t source;
 	uint64_t slot;
 	uint64_t t_entry;       /* the record's time */
 	uint64_t t_call;        /* just before the real call (sampled only) */
@@ -226,13 +230,25 @@ struct present {
 
 static inline void present_begin(struct present *p, enum hooked which)
 {
+	struct hb_frame_record *rec;
+
 	p->recording = false;
 	if (present_depth++ > 0 || !frames_header)
 		return;
 	p->t_entry = now_ns();
 	p->recording = true;
-	p->source = (uint16_t)which;
 	p->slot = __atomic_fetch_add(&frames_header->count, 1, __ATOMIC_RELAXED);
+	if (p->slot < frames_capacity) {
+		/* The present is stamped before the real call, so a game killed
+		 * inside it (a hung swap) still leaves this frame behind. t_ns
+		 * last, released: a reader sees it only with pid and source. */
+		rec = &frames_records[p->slot];
+		rec->pid = cached_pid;
+		rec->source = (uint16_t)which;
+		__atomic_store_n(&rec->t_ns, p->t_entry, __ATOMIC_RELEASE);
+	} else {
+		__atomic_fetch_add(&frames_header->dropped, 1, __ATOMIC_RELAXED);
+	}
 	p->sampled = p->slot % HB_COST_EVERY == 0;
 	if (p->sampled)
 		p->t_call = now_ns();
@@ -240,7 +256,6 @@ static inline void present_begin(struct present *p, enum hooked which)
 
 static inline void present_end(struct present *p)
 {
-	struct hb_frame_record *rec;
 	uint64_t us;
 
 	present_depth--;
@@ -249,14 +264,7 @@ static inline void present_end(struct present *p)
 	p->t_return = now_ns();
 	if (p->slot < frames_capacity) {
 		us = (p->t_return - p->t_entry) / 1000;
-		rec = &frames_records[p->slot];
-		rec->pid = cached_pid;
-		rec->source = p->source;
-		rec->present_us = us > UINT16_MAX ? UINT16_MAX : (uint16_t)us;
-		/* Last, and released: a reader sees t_ns only with the rest. */
-		__atomic_store_n(&rec->t_ns, p->t_entry, __ATOMIC_RELEASE);
-	} else {
-		__atomic_fetch_add(&frames_header->dropped, 1, __ATOMIC_RELAXED);
+		frames_records[p->slot].present_us = us > UINT16_MAX ? UINT16_MAX : (uint16_t)us;
 	}
 	if (p->sampled) {
 		uint64_t cost = (p->t_call - p->t_entry) + (now_ns() - p->t_return);
@@ -369,21 +377,50 @@ HOOK_EXPORT hook_proc eglGetProcAddress(const char *name)
 }
 
 /*
+ * dlsym(RTLD_DEFAULT) of a present name finds our wrapper (the preloaded
+ * object comes first), and the wrapper's target would be found after this
+ * object in the global scope. But a library opened RTLD_LOCAL also sees
+ * its own dependencies, where its libGL may be: the name as the caller's
+ * object and its dependencies define it, or NULL. Not for the main
+ * program, whose scope is the global one.
+ */
+static void *caller_lookup(dlsym_fn real, const void *caller, const char *name)
+{
+	struct link_map *lm = NULL;
+	Dl_info info;
+	void *h, *fn;
+
+	if (!dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !lm->l_name || !lm->l_name[0])
+		return NULL;
+	h = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return NULL;
+	fn = real(h, name);
+	dlclose(h);
+	return fn;
+}
+
+/*
  * RTLD_NEXT asks for the definition after the caller's object: only the
  * real dlsym, reached by a tail call, knows the caller, so such lookups
  * (another interposer finding what it wraps) pass straight through, as do
  * names we do not hook.
  */
-HOOK_EXPORT void *dlsym(void *restrict handle, const char *restrict name)
+HOOK_EXPORT HOOK_TAIL_CALLER void *dlsym(void *restrict handle, const char *restrict name)
 {
 	dlsym_fn real = real_dlsym();
 	enum hooked which;
+	void *fn;
 
 	if (!real)
 		return NULL;
 	if (handle == RTLD_NEXT || (which = hooked_lookup(name)) == HOOKED_MAX)
 		HOOK_MUSTTAIL return real(handle, name);
-	return stand_in(which, real(handle, name));
+	fn = real(handle, name);
+	if (handle == RTLD_DEFAULT && fn == hooked_names[which].wrapper &&
+	    !__atomic_load_n(&real_targets[which], __ATOMIC_ACQUIRE))
+		stand_in(which, caller_lookup(real, __builtin_return_address(0), name));
+	return stand_in(which, fn);
 }
 
 /* A forked child presents under its own pid. */

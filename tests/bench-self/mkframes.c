@@ -7,8 +7,6 @@
  *   mkframes --dump FILE           every reserved slot in slot order:
  *                                  t_ns pid source present_us (t_ns 0: unfinished)
  */
-#include <stddef.h> /* frames.h uses size_t without it */
-
 #include "exitcodes.h"
 #include "frames.h"
 #include "util.h"

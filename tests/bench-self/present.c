@@ -11,11 +11,13 @@
  * interval 0 where the driver allows): the cost beside a real present.
  *
  * Prints one line on stdout:
- *   ns_per_frame=F frames=N warmup=W presents=P [stub_glx_swaps=S]
+ *   ns_per_frame=F frames=N warmup=W presents=P [stub_glx_swaps=S stub_rtld_next=R]
  * ns_per_frame is the time of the N timed presents divided by N; the W
  * warm-up presents before them are not timed (P = W + N presents in all,
  * what a hook must record). stub_glx_swaps counts the stub's nested
- * glXSwapBuffers calls, the proof that each present nested once.
+ * glXSwapBuffers calls, the proof that each present nested once;
+ * stub_rtld_next is "self" if dlsym(RTLD_NEXT) from the stub finds the
+ * stub's own functions (a broken preloaded dlsym), "ok" otherwise.
  *
  * The stub is $HB_STUB, or libhbstub.so beside this program.
  */
@@ -50,6 +52,7 @@ struct present_opts {
 struct present_result {
 	uint64_t ns;                  /* the timed presents, in all */
 	long long stub_glx_swaps;     /* -1: not the stub */
+	int stub_rtld_next_is_self;
 };
 
 static uint64_t mono_now(void)
@@ -102,6 +105,7 @@ static int run_stub(const struct present_opts *o, struct present_result *res)
 {
 	void (*swap_window)(void *);
 	unsigned long (*glx_swaps)(void);
+	int (*rtld_next_is_self)(void);
 	char path[PATH_MAX];
 	uint64_t t0;
 	void *lib;
@@ -112,14 +116,17 @@ static int run_stub(const struct present_opts *o, struct present_result *res)
 		fprintf(stderr, "present: cannot find the stub library: %s\n", strerror(-r));
 		return -1;
 	}
-	lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	/* Global, so the stub is in the list dlsym(RTLD_NEXT) walks and
+	 * hbstub_rtld_next_is_self() can tell whose return address it saw. */
+	lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
 	if (!lib) {
 		fprintf(stderr, "present: %s\n", dlerror());
 		return -1;
 	}
 	swap_window = (void (*)(void *))dlsym(lib, "SDL_GL_SwapWindow");
 	glx_swaps = (unsigned long (*)(void))dlsym(lib, "hbstub_glx_swaps");
-	if (!swap_window || !glx_swaps) {
+	rtld_next_is_self = (int (*)(void))dlsym(lib, "hbstub_rtld_next_is_self");
+	if (!swap_window || !glx_swaps || !rtld_next_is_self) {
 		fprintf(stderr, "present: '%s' is not the stub present library\n", path);
 		return -1;
 	}
@@ -130,6 +137,7 @@ static int run_stub(const struct present_opts *o, struct present_result *res)
 		swap_window(NULL);
 	res->ns = mono_now() - t0;
 	res->stub_glx_swaps = (long long)glx_swaps();
+	res->stub_rtld_next_is_self = rtld_next_is_self();
 	return 0;
 }
 
@@ -293,7 +301,8 @@ int main(int argc, char **argv)
 	printf("ns_per_frame=%.1f frames=%" PRIu64 " warmup=%" PRIu64 " presents=%" PRIu64,
 	       (double)res.ns / (double)o.frames, o.frames, o.warmup, o.frames + o.warmup);
 	if (res.stub_glx_swaps >= 0)
-		printf(" stub_glx_swaps=%lld", res.stub_glx_swaps);
+		printf(" stub_glx_swaps=%lld stub_rtld_next=%s", res.stub_glx_swaps,
+		       res.stub_rtld_next_is_self ? "self" : "ok");
 	printf("\n");
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "present: cannot write the result: %s\n", strerror(errno));

@@ -16,6 +16,7 @@ void glXSwapBuffers(void *dpy, unsigned long drawable);
 void SDL_GL_SwapWindow(void *window);
 void SDL_RenderPresent(void *renderer);
 unsigned long hbstub_glx_swaps(void);
+int hbstub_rtld_next_is_self(void);
 
 typedef void (*glx_swap_fn)(void *, unsigned long);
 
@@ -53,6 +54,25 @@ static glx_swap_fn load_glx_swap(void)
 	fn = (glx_swap_fn)dlsym(self, "glXSwapBuffers");
 	dlclose(self);
 	return fn;
+}
+
+/*
+ * Whether dlsym(RTLD_NEXT, ...) from here wrongly finds this library's own
+ * definition: it must search only the objects after this one. A preloaded
+ * dlsym that forwards the lookup without the caller's return address
+ * would search after itself, and an interposer loaded after it would
+ * find and call itself. 1 wrong, 0 right.
+ */
+int hbstub_rtld_next_is_self(void)
+{
+	void *fn = dlsym(RTLD_NEXT, "SDL_RenderPresent");
+	Dl_info self, found;
+
+	if (!fn)
+		return 0;
+	if (!dladdr((void *)load_glx_swap, &self) || !dladdr(fn, &found))
+		return 0;
+	return self.dli_fbase == found.dli_fbase;
 }
 
 void SDL_GL_SwapWindow(void *window)

@@ -1,0 +1,162 @@
+#!/bin/sh
+# bench-self: what the frame hook costs a game per present. A benchmark,
+# not a test: it prints figures and fails only if a run fails or the hook
+# recorded the wrong number of frames.
+#
+# Run by 'make bench-self' from the top of the tree, after make built
+# everything (this script builds nothing). Two loops, each timed unhooked
+# and hooked (LD_PRELOAD=hitchbench-hook.so, recording into a frame file in
+# /dev/shm), interleaved A B A B ... over ROUNDS rounds so drift hits both:
+#   stub  present --stub: SDL_GL_SwapWindow of the stub library, which calls
+#         glXSwapBuffers as SDL does; the hook's cost with nothing around it
+#   glx   present --glx: clear and glXSwapBuffers a small window on a
+#         private Xvfb (Mesa llvmpipe); skipped when Xvfb is missing
+# Figures are medians over the rounds with [min .. max]; the added time is
+# the median of the per-round differences; the hook's own figure is what it
+# measured itself (frame file header: cost_ns / cost_samples).
+#
+# Environment: HB_BUILD (default build), HB_BENCH_ROUNDS (7),
+# HB_BENCH_STUB_FRAMES (1000000), HB_BENCH_GLX_FRAMES (5000).
+
+B=${HB_BUILD:-build}
+ROUNDS=${HB_BENCH_ROUNDS:-7}
+STUB_FRAMES=${HB_BENCH_STUB_FRAMES:-1000000}
+GLX_FRAMES=${HB_BENCH_GLX_FRAMES:-5000}
+GLX_WARMUP=100
+
+die() {
+	echo "bench-self: $*" >&2
+	exit 1
+}
+
+B=$(cd "$B" 2>/dev/null && pwd) || die "no build directory (run make first)"
+HOOK=$B/hitchbench-hook.so
+PRESENT=$B/tests/present
+MKFRAMES=$B/tests/mkframes
+for f in "$HOOK" "$PRESENT" "$MKFRAMES" "$B/tests/libhbstub.so"; do
+	[ -e "$f" ] || die "'$f' is not built (make all tests)"
+done
+
+shm=/dev/shm
+[ -d "$shm" ] && [ -w "$shm" ] || shm=${TMPDIR:-/tmp}
+tmp=$(mktemp -d "$shm/hitchbench-self.XXXXXX") || die "cannot make a directory in $shm"
+xvfb_pid=
+cleanup() {
+	if [ -n "$xvfb_pid" ]; then
+		kill "$xvfb_pid" 2>/dev/null
+		wait "$xvfb_pid" 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bad=0
+
+# field TEXT KEY: the value of KEY=value in a line or lines of TEXT.
+field() {
+	printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# One unhooked and one hooked run per round; a line per round in $tmp/$1:
+#   unhooked_ns hooked_ns hook_cost_ns_per_sample
+# and a check that every hooked run recorded each present once.
+measure() { # name presents present-args...
+	name=$1
+	presents=$2
+	shift 2
+	: >"$tmp/$name"
+	r=1
+	while [ "$r" -le "$ROUNDS" ]; do
+		a=$("$PRESENT" "$@") || die "$name: present $* failed"
+		f=$tmp/$name.frames
+		rm -f "$f"
+		"$MKFRAMES" --capacity "$presents" "$f" || die "$name: cannot create '$f'"
+		b=$(env HITCHBENCH_FRAMES="$f" LD_PRELOAD="$HOOK" "$PRESENT" "$@") ||
+			die "$name: hooked present $* failed"
+		s=$("$MKFRAMES" --stat "$f") || die "$name: cannot read '$f'"
+		rec=$(field "$s" records)
+		srcs=$(printf '%s\n' "$s" | grep -c '^src_')
+		if [ "$rec" != "$presents" ] || [ "$srcs" != 1 ] || [ "$(field "$s" dropped)" != 0 ]; then
+			echo "bench-self: $name round $r: $presents presents but the hook recorded:" \
+				$(printf '%s\n' "$s" | grep -e '^records=' -e '^dropped=' -e '^src_') >&2
+			bad=1
+		fi
+		src=$(printf '%s\n' "$s" | sed -n 's/^src_\(.*\)=.*/\1/p')
+		echo "$(field "$a" ns_per_frame) $(field "$b" ns_per_frame) $(field "$s" cost_ns_per_sample)" \
+			>>"$tmp/$name"
+		r=$((r + 1))
+	done
+	echo "$src" >"$tmp/$name.src"
+}
+
+# stat FILE AWK-EXPR: "median [min .. max]" of the expression over the rounds.
+stat() {
+	awk "{ print $2 }" "$1" | sort -g | awk '
+		{ v[NR] = $1 }
+		END {
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%8.1f  [%.1f .. %.1f]", m, v[1], v[NR]
+		}'
+}
+median() {
+	awk "{ print $2 }" "$1" | sort -g | awk '
+		{ v[NR] = $1 }
+		END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+report() { # name title presents-per-run note
+	f=$tmp/$1
+	echo "$2"
+	echo "  unhooked  $(stat "$f" '$1') ns/frame"
+	echo "  hooked    $(stat "$f" '$2') ns/frame"
+	echo "  added     $(stat "$f" '$2 - $1') ns/frame   (median of the $ROUNDS per-round differences)"
+	echo "  ratio     $(awk -v a="$(median "$f" '$1')" -v b="$(median "$f" '$2')" \
+		'BEGIN { printf "%8.3f", b / a }')             (median hooked / median unhooked)"
+	echo "  hook says $(stat "$f" '$3') ns/present (its own time outside the real call, one present in 64)"
+	added=$(median "$f" '$2 - $1')
+	spread=$(awk '{ print $1 }' "$f" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print hi - lo }')
+	if awk -v a="$added" -v s="$spread" 'BEGIN { exit !((a < 0 ? -a : a) < s / 2) }'; then
+		echo "  (the added time is inside the unhooked runs' own spread, $spread ns: too small to resolve here)"
+	fi
+	if [ "$bad" = 0 ]; then
+		echo "  recorded  exactly $3 frames in each hooked run, all from $(cat "$f.src")$4"
+	fi
+}
+
+echo "hitchbench bench-self: the frame hook's cost per present"
+echo "medians over $ROUNDS interleaved rounds (unhooked, hooked, unhooked, hooked, ...), [min .. max]"
+echo "frame files in $shm; $(nproc) CPUs; $(uname -sr)"
+echo
+
+measure stub "$STUB_FRAMES" --stub --frames "$STUB_FRAMES"
+report stub "stub present ($STUB_FRAMES presents a run: SDL_GL_SwapWindow -> glXSwapBuffers via dlsym):" \
+	"$STUB_FRAMES" ": the nested glXSwapBuffers is not counted again"
+echo
+
+if ! command -v Xvfb >/dev/null 2>&1; then
+	echo "glx present: skipped: Xvfb is not installed"
+else
+	# Xvfb picks a free display and writes its number to fd 3 when ready.
+	Xvfb -displayfd 3 -nolisten tcp -screen 0 640x480x24 3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &
+	xvfb_pid=$!
+	i=0
+	while ! grep -q '^[0-9][0-9]*$' "$tmp/display" 2>/dev/null && [ $i -lt 100 ]; do
+		kill -0 "$xvfb_pid" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if ! grep -q '^[0-9][0-9]*$' "$tmp/display" 2>/dev/null; then
+		echo "glx present: skipped: Xvfb did not start: $(tail -1 "$tmp/xvfb.log")"
+	else
+		DISPLAY=:$(cat "$tmp/display")
+		export DISPLAY
+		measure glx $((GLX_FRAMES + GLX_WARMUP)) --glx --size 64x64 --frames "$GLX_FRAMES" \
+			--warmup "$GLX_WARMUP"
+		report glx "glx present on Xvfb, llvmpipe, 64x64 ($GLX_FRAMES timed presents a run after $GLX_WARMUP):" \
+			$((GLX_FRAMES + GLX_WARMUP)) " (the warm-up presents included)"
+	fi
+fi
+
+[ "$bad" = 0 ] || die "the hook did not record one frame per present (see above)"
+exit 0
