@@ -43,7 +43,7 @@ int run_load(const char *dir, struct run *out, struct strbuf *err)
 		goto fail;
 	}
 	fmt = kvfile_get(&run.bench, "format");
-	if (!fmt || safe_atoi(fmt, &version) < 0) {
+	if (!fmt || safe_atoi(fmt, &version) < 0 || version < 1) {
 		strbuf_addf(err, "%s: no format= line: not a hitchbench run directory", path);
 		r = -EINVAL;
 		goto fail;

@@ -24,11 +24,11 @@ char *cpuinfo_model(const char *text)
 			const char *colon;
 			size_t klen = strlen(keys[k]);
 
-			if (strncmp(p, keys[k], klen) != 0 || (p[klen] != ' ' && p[klen] != '\t' &&
-							       p[klen] != ':'))
+			if (strncmp(p, keys[k], klen) != 0)
 				continue;
-			colon = strchr(p, ':');
-			if (!colon)
+			/* "cpu" must be the whole key: not "cpu family", "cpu MHz" */
+			colon = p + klen + strspn(p + klen, " \t");
+			if (*colon != ':')
 				continue;
 			char *v = strndup(colon + 1, strcspn(colon + 1, "\n"));
 

@@ -102,6 +102,8 @@ static char *unescape(const char *s, size_t len, bool *ok)
 		}
 		if (s[i] == 'n')
 			strbuf_addch(&sb, '\n');
+		else if (s[i] == 'r')
+			strbuf_addch(&sb, '\r');
 		else if (s[i] == '\\')
 			strbuf_addch(&sb, '\\');
 		else
@@ -176,6 +178,8 @@ char *kvfile_format(const struct kvfile *kf)
 		for (const char *v = kf->items[i].value; *v; v++) {
 			if (*v == '\n')
 				strbuf_addstr(&sb, "\\n");
+			else if (*v == '\r')
+				strbuf_addstr(&sb, "\\r");
 			else if (*v == '\\')
 				strbuf_addstr(&sb, "\\\\");
 			else

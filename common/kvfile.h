@@ -1,8 +1,8 @@
 /*
  * key=value files: the run directory's bench.txt and result.txt
  * (docs/formats.md). One pair a line, '#' starts a comment line, keys are
- * [A-Za-z0-9_.-]+, values run to the end of the line with '\n' and '\\'
- * escaped. Order is kept; a key may repeat only where a format says so.
+ * [A-Za-z0-9_.-]+, values run to the end of the line with '\n', '\r' and
+ * '\\' escaped. Order is kept; a key may repeat only where a format says so.
  */
 #ifndef HB_KVFILE_H
 #define HB_KVFILE_H

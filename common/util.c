@@ -4,6 +4,7 @@
  */
 #include "util.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -59,8 +60,7 @@ static bool has_blank_edge(const char *s)
 {
 	size_t n = strlen(s);
 
-	return n == 0 || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' ||
-	       s[n - 1] == '\t' || s[n - 1] == '\n';
+	return n == 0 || isspace((unsigned char)s[0]) || isspace((unsigned char)s[n - 1]);
 }
 
 int safe_atoi64(const char *s, int64_t *out)
@@ -171,6 +171,7 @@ static void strbuf_grow(struct strbuf *sb, size_t extra)
 	while (sb->alloc < want)
 		sb->alloc *= 2;
 	sb->buf = xrealloc(sb->buf, sb->alloc);
+	sb->buf[sb->len] = '\0';
 }
 
 void strbuf_reset(struct strbuf *sb)
@@ -309,9 +310,13 @@ out:
 
 int mkdir_p(const char *path, int mode)
 {
-	char *p = xstrdup(path);
+	struct stat st;
+	char *p;
 	int r = 0;
 
+	if (!*path)
+		return -ENOENT;
+	p = xstrdup(path);
 	for (char *s = p + 1; ; s++) {
 		if (*s != '/' && *s != '\0')
 			continue;
@@ -327,6 +332,8 @@ int mkdir_p(const char *path, int mode)
 			break;
 	}
 	free(p);
+	if (r == 0 && stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+		r = -EEXIST; /* as mkdir -p: a file in the way is an error */
 	return r;
 }
 
