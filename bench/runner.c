@@ -621,7 +621,7 @@ static void end_pass(struct runner *rn, pid_t sid)
 	snprintf(key, sizeof(key), "pass.%d.frames", rn->pass);
 	kvfile_addf(&rn->bench, key, "%llu",
 		    (unsigned long long)(frames_count(rn) - rn->count_at_launch));
-	kvfile_addf(&rn->bench, "exit_status", "%s", desc);
+	kvfile_set(&rn->bench, "exit_status", desc); /* the last pass's */
 	if (left > 0)
 		set_status(rn, "failed", "%zu process(es) of the game could not be stopped", left);
 }
@@ -844,6 +844,9 @@ static void write_frame_facts(struct runner *rn)
 		kvfile_addf(&rn->bench, "hook_cost_ns_per_frame", "%.0f",
 			    (double)h->cost_ns / (double)samples);
 	kvfile_addf(&rn->bench, "hook_cost_samples", "%llu", (unsigned long long)samples);
+	progress(rn, "%llu frames recorded; the hook's own time %.0f ns a frame (mean of %llu timed)",
+		 (unsigned long long)frames_count(rn),
+		 samples ? (double)h->cost_ns / (double)samples : 0.0, (unsigned long long)samples);
 }
 
 static int write_result(struct runner *rn, struct strbuf *err)

@@ -61,7 +61,7 @@ struct hb_frame_record {
 				 * 0 also when the game died inside the present */
 };
 
-#define HB_COST_EVERY 64
+#define HB_COST_EVERY 64 /* the hook times one present in 64 (a moving offset: unbiased) */
 
 _Static_assert(sizeof(struct hb_frames_header) == 128, "frames header is 128 bytes");
 _Static_assert(sizeof(struct hb_frame_record) == 16, "frame record is 16 bytes");
