@@ -164,13 +164,16 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	req.recipe = &recipe;
 	req.variant_name = argc - optind == 2 ? argv[optind + 1] : recipe.default_variant;
 	req.variant = recipe_find_variant(&recipe, req.variant_name);
-	if (!req.variant && (recipe.n_variants > 0 || strcmp(req.variant_name, "base") != 0)) {
+	/* "base" is the recipe alone, unless the recipe defines a [variant base] */
+	if (!req.variant && strcmp(req.variant_name, "base") != 0) {
 		struct strbuf names = STRBUF_INIT;
 
+		strbuf_addstr(&names, "base");
 		for (size_t i = 0; i < recipe.n_variants; i++)
-			strbuf_addf(&names, "%s%s", i ? ", " : "", recipe.variants[i].name);
+			if (strcmp(recipe.variants[i].name, "base") != 0)
+				strbuf_addf(&names, ", %s", recipe.variants[i].name);
 		error_msg("recipe '%s' has no variant '%s' (it has: %s)", recipe.name,
-			  req.variant_name, names.len ? names.buf : "none");
+			  req.variant_name, names.buf);
 		strbuf_release(&names);
 		ret = HB_EXIT_USAGE;
 		goto out;

@@ -8,38 +8,36 @@
  *   -> the whole process tree stopped and checked -> Xvfb stopped ->
  *   frames, bench.txt, result.txt -> rename.
  *
- * The game's output goes through a pseudo-terminal, so that stdio in the
- * game is line-buffered and every line is stamped when it was written.
- * Everything the runner waits on (output, children, signals, the clock)
- * is served by one poll loop with 20 ms ticks.
+ * The staging directory and the game's environment are stage.c's, the
+ * game's output gameout.c's. Everything the runner waits on (output,
+ * children, signals, the clock) is served by one poll loop with 20 ms
+ * ticks; the presents are watched through a read-only mapping of the frame
+ * file, without a system call.
  */
 #include "runner.h"
 #include "frames.h"
+#include "gameout.h"
 #include "hash.h"
 #include "kvfile.h"
 #include "proctree.h"
 #include "provenance.h"
 #include "run.h"
 #include "spawn.h"
+#include "stage.h"
 #include "timeutil.h"
 #include "xserver.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <poll.h>
-#include <regex.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,23 +47,18 @@
 struct runner {
 	const struct run_request *req;
 	struct kvfile bench;
-	char *tmp_dir, *final_dir, *stage, *home, *stage_frames, *xauth, *hook;
-	int log_fd, pty_master, pty_slave;
+	char *tmp_dir, *final_dir;
+	struct stage stage;
+	struct game_output out;
+	struct hb_frames_view frames;
 	struct xserver x;
 	const char *display;
-	struct hb_frames_header *hdr;
-	struct hb_frame_record *rec;
-	size_t map_len;
 	struct argv_list cmd, env;
 	pid_t game_pid;
 	int pass;
 	uint64_t t_launch, count_at_launch;
 	bool have_first;
 	uint64_t window_start, window_end;
-	struct strbuf line;
-	regex_t end_re;
-	bool have_re, line_matched;
-	uint64_t line_t;
 	bool pass_running, game_exited, x_died, interrupted;
 	int game_status;
 	char *status, *detail, *end_reason;
@@ -102,233 +95,20 @@ static void progress(const struct runner *rn, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* ---- staging: the game's private space, owned by the game user ---- */
-
-static uid_t chown_uid;
-static gid_t chown_gid;
-
-static int chown_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static void build_env(struct runner *rn, bool with_hook)
 {
-	return lchown(path, chown_uid, chown_gid) < 0 ? -1 : 0;
-}
+	struct game_env_opts o = {
+		.stage = &rn->stage, .user = rn->req->user, .display = rn->display,
+		.run_dir = rn->tmp_dir, .recipe = rn->req->recipe, .variant = rn->req->variant,
+		.with_hook = with_hook,
+	};
 
-static int chown_tree(const char *path, const struct game_user *u)
-{
-	if (!u->switch_needed)
-		return 0;
-	chown_uid = u->uid;
-	chown_gid = u->gid;
-	return nftw(path, chown_one, 16, FTW_PHYS) == 0 ? 0 : -errno;
-}
-
-static int stage_create(struct runner *rn, struct strbuf *err)
-{
-	const char *bases[] = { "/dev/shm", getenv("TMPDIR"), "/tmp" };
-	char *bin, *dest;
-	int r;
-
-	for (size_t i = 0; i < ARRAY_SIZE(bases) && !rn->stage; i++) {
-		char *t;
-
-		if (!bases[i] || !*bases[i])
-			continue;
-		t = xasprintf("%s/hitchbench-XXXXXX", bases[i]);
-		if (mkdtemp(t))
-			rn->stage = t;
-		else
-			free(t);
-	}
-	if (!rn->stage) {
-		strbuf_addf(err, "cannot make a staging directory in /dev/shm, $TMPDIR or /tmp: %s",
-			    strerror(errno));
-		return -errno;
-	}
-	rn->home = xasprintf("%s/home", rn->stage);
-	bin = xasprintf("%s/bin", rn->stage);
-	dest = xasprintf("%s/tmp", rn->stage);
-	r = mkdir(rn->home, 0700) < 0 || mkdir(bin, 0755) < 0 || mkdir(dest, 0700) < 0 ? -errno : 0;
-	free(dest);
-	if (r == 0) {
-		/* The game user may not reach the checkout (a 0700 /root): copies. */
-		rn->hook = xasprintf("%s/hitchbench-hook.so", rn->stage);
-		r = copy_file(rn->req->hook_path, rn->hook, 0755);
-		if (r < 0)
-			strbuf_addf(err, "cannot copy the frame hook '%s': %s", rn->req->hook_path,
-				    strerror(-r));
-	}
-	if (r == 0 && rn->req->helper_dir) {
-		char *from = xasprintf("%s/hitchbench-wadlump", rn->req->helper_dir);
-
-		dest = xasprintf("%s/hitchbench-wadlump", bin);
-		if (access(from, X_OK) == 0)
-			r = copy_file(from, dest, 0755);
-		free(from);
-		free(dest);
-	}
-	free(bin);
-	if (r == 0) {
-		rn->stage_frames = xasprintf("%s/frames.bin", rn->stage);
-		r = hb_frames_create(rn->stage_frames, HB_FRAMES_CAPACITY, 0600);
-		if (r < 0)
-			strbuf_addf(err, "cannot create the frame file: %s", strerror(-r));
-	}
-	if (r == 0 && !rn->req->display) {
-		rn->xauth = xasprintf("%s/Xauthority", rn->stage);
-		r = xauth_write(rn->xauth, 0600);
-		if (r < 0)
-			strbuf_addf(err, "cannot write the X authority file: %s", strerror(-r));
-	}
-	if (r == 0 && chown_tree(rn->stage, rn->req->user) < 0) {
-		r = -errno;
-		strbuf_addf(err, "cannot give the staging directory to user '%s': %s",
-			    rn->req->user->name, strerror(errno));
-	}
-	if (r == 0 && chmod(rn->stage, 0700) < 0)
-		r = -errno;
-	if (r < 0 && !err->len)
-		strbuf_addf(err, "cannot prepare the staging directory '%s': %s", rn->stage,
-			    strerror(-r));
-	return r;
-}
-
-static int map_frames(struct runner *rn)
-{
-	int fd = open(rn->stage_frames, O_RDONLY | O_CLOEXEC);
-	void *p;
-
-	if (fd < 0)
-		return -errno;
-	rn->map_len = sizeof(struct hb_frames_header) +
-		      (size_t)HB_FRAMES_CAPACITY * sizeof(struct hb_frame_record);
-	p = mmap(NULL, rn->map_len, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return -errno;
-	rn->hdr = p;
-	rn->rec = (struct hb_frame_record *)((char *)p + sizeof(struct hb_frames_header));
-	return 0;
+	game_env_build(&rn->env, &o);
 }
 
 static uint64_t frames_count(const struct runner *rn)
 {
-	uint64_t n = __atomic_load_n(&rn->hdr->count, __ATOMIC_ACQUIRE);
-
-	return n < HB_FRAMES_CAPACITY ? n : HB_FRAMES_CAPACITY;
-}
-
-static uint64_t frame_time(const struct runner *rn, uint64_t i)
-{
-	return __atomic_load_n(&rn->rec[i].t_ns, __ATOMIC_ACQUIRE);
-}
-
-/* ---- seeding HOME and the environment ---- */
-
-static int seed_files(struct runner *rn, const struct recipe_settings *set, int *seq,
-		      struct strbuf *err)
-{
-	for (size_t i = 0; i < set->n_files; i++) {
-		const struct recipe_file *f = &set->files[i];
-		char *dest = xasprintf("%s/%s", rn->home, f->dest);
-		char *dir = xstrdup(dest);
-		char hex[HB_SHA256_HEX_LEN + 1];
-		char key[32];
-		int r;
-
-		*strrchr(dir, '/') = '\0';
-		r = mkdir_p(dir, 0755);
-		if (r == 0)
-			r = copy_file(f->src, dest, 0644);
-		if (r == 0)
-			r = sha256_file_hex(dest, hex);
-		free(dir);
-		free(dest);
-		if (r < 0) {
-			strbuf_addf(err, "cannot seed '%s' from '%s': %s", f->dest, f->src,
-				    strerror(-r));
-			return r;
-		}
-		snprintf(key, sizeof(key), "file.%d", ++*seq);
-		kvfile_addf(&rn->bench, key, "%s %s", f->dest, hex);
-	}
-	return 0;
-}
-
-/* Sets NAME=VALUE in the game's environment, replacing an earlier NAME:
- * the variant's env wins over the recipe's, which wins over the runner's
- * defaults (PATH, LANG, ...). */
-static void env_put(struct argv_list *env, const char *entry)
-{
-	size_t n = strcspn(entry, "=");
-
-	for (size_t i = 0; i < env->n; i++) {
-		if (!strncmp(env->v[i], entry, n) && env->v[i][n] == '=') {
-			free(env->v[i]);
-			env->v[i] = xstrdup(entry);
-			return;
-		}
-	}
-	argv_push(env, entry);
-}
-
-static void build_env(struct runner *rn, bool with_hook)
-{
-	const struct recipe *rc = rn->req->recipe;
-	char *s;
-
-	argv_release(&rn->env);
-	argv_init(&rn->env);
-	s = xasprintf("HOME=%s", rn->home);
-	argv_push(&rn->env, s);
-	free(s);
-	s = xasprintf("USER=%s", rn->req->user->name);
-	argv_push(&rn->env, s);
-	free(s);
-	s = xasprintf("LOGNAME=%s", rn->req->user->name);
-	argv_push(&rn->env, s);
-	free(s);
-	s = xasprintf("PATH=%s/bin:/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games",
-		      rn->stage);
-	argv_push(&rn->env, s);
-	free(s);
-	s = xasprintf("TMPDIR=%s/tmp", rn->stage);
-	argv_push(&rn->env, s);
-	free(s);
-	argv_push(&rn->env, "LANG=C.UTF-8");
-	s = xasprintf("DISPLAY=%s", rn->display);
-	argv_push(&rn->env, s);
-	free(s);
-	if (rn->xauth) {
-		s = xasprintf("XAUTHORITY=%s", rn->xauth);
-		argv_push(&rn->env, s);
-		free(s);
-	}
-	/* marks every process of this run (for observers to come) */
-	s = xasprintf("HITCHBENCH_RUN_DIR=%s", rn->tmp_dir);
-	argv_push(&rn->env, s);
-	free(s);
-	if (with_hook) {
-		s = xasprintf("LD_PRELOAD=%s", rn->hook);
-		argv_push(&rn->env, s);
-		free(s);
-		s = xasprintf("%s=%s", HB_FRAMES_ENV, rn->stage_frames);
-		argv_push(&rn->env, s);
-		free(s);
-	}
-	for (size_t i = 0; i < rc->set.env.n; i++)
-		env_put(&rn->env, rc->set.env.v[i]);
-	for (size_t i = 0; rn->req->variant && i < rn->req->variant->set.env.n; i++)
-		env_put(&rn->env, rn->req->variant->set.env.v[i]);
-}
-
-static char *workdir(const struct runner *rn)
-{
-	const char *w = rn->req->recipe->workdir;
-
-	if (!w || !*w)
-		return xstrdup(rn->home);
-	if (w[0] == '/')
-		return xstrdup(w);
-	return xasprintf("%s/%s", rn->home, w);
+	return hb_frames_view_count(&rn->frames);
 }
 
 /* ---- children, output and signals ---- */
@@ -363,77 +143,11 @@ static void handle_signals(struct runner *rn)
 	reap(rn);
 }
 
-static void output_line(struct runner *rn, const char *text, size_t len, uint64_t t)
-{
-	char stamp[32];
-	int n = snprintf(stamp, sizeof(stamp), "%llu.%06llu\t", (unsigned long long)(t / NSEC_PER_SEC),
-			 (unsigned long long)(t % NSEC_PER_SEC / 1000));
-	char *copy;
-
-	if (write(rn->log_fd, stamp, (size_t)n) < 0 || write(rn->log_fd, text, len) < 0 ||
-	    write(rn->log_fd, "\n", 1) < 0)
-		set_status(rn, "failed", "cannot write game.log: %s", strerror(errno));
-	if (!rn->have_re || rn->line_matched)
-		return;
-	copy = strndup(text, len);
-	if (copy && regexec(&rn->end_re, copy, 0, NULL, 0) == 0) {
-		rn->line_matched = true;
-		rn->line_t = t;
-	}
-	free(copy);
-}
-
-/* Reads what the game wrote; flush: also the last line without a newline. */
 static void drain_output(struct runner *rn, bool flush)
 {
-	char buf[4096];
-	uint64_t t = mono_ns();
-	ssize_t n;
-
-	while ((n = read(rn->pty_master, buf, sizeof(buf))) > 0) {
-		strbuf_add(&rn->line, buf, (size_t)n);
-		for (;;) {
-			char *nl = memchr(rn->line.buf, '\n', rn->line.len);
-			size_t len, used;
-
-			if (!nl)
-				break;
-			used = (size_t)(nl - rn->line.buf) + 1;
-			len = used - 1;
-			if (len > 0 && rn->line.buf[len - 1] == '\r')
-				len--;
-			output_line(rn, rn->line.buf, len, t);
-			memmove(rn->line.buf, rn->line.buf + used, rn->line.len - used);
-			rn->line.len -= used;
-			rn->line.buf[rn->line.len] = '\0';
-		}
-	}
-	if (flush && rn->line.len > 0) {
-		output_line(rn, rn->line.buf, rn->line.len, t);
-		strbuf_reset(&rn->line);
-	}
-}
-
-static int open_pty(struct runner *rn)
-{
-	struct termios tio;
-	char name[128];
-
-	rn->pty_master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (rn->pty_master < 0)
-		return -errno;
-	if (grantpt(rn->pty_master) < 0 || unlockpt(rn->pty_master) < 0 ||
-	    ptsname_r(rn->pty_master, name, sizeof(name)) != 0)
-		return -errno;
-	rn->pty_slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (rn->pty_slave < 0)
-		return -errno;
-	if (tcgetattr(rn->pty_slave, &tio) == 0) {
-		cfmakeraw(&tio);
-		tcsetattr(rn->pty_slave, TCSANOW, &tio);
-	}
-	fcntl(rn->pty_master, F_SETFL, O_NONBLOCK);
-	return 0;
+	game_output_drain(&rn->out, flush);
+	if (rn->out.write_error)
+		set_status(rn, "failed", "cannot write game.log: %s", strerror(rn->out.write_error));
 }
 
 /* ---- the game's process tree ---- */
@@ -457,42 +171,40 @@ static void signal_tree(struct runner *rn, pid_t sid, int sig, struct pid_list *
 		kill(l->v[i], sig);
 }
 
+/* Waits until no process of the tree is left, or the deadline. */
+static size_t wait_tree_gone(struct runner *rn, pid_t sid, uint64_t deadline, struct pid_list *l)
+{
+	while (mono_ns() < deadline) {
+		usleep(TICK_MS * 1000);
+		drain_output(rn, false);
+		reap(rn);
+		if (scan_tree(rn, sid, l) == 0)
+			return 0;
+	}
+	return l->n;
+}
+
 /* Stops every process of the game's session and every orphan the runner
  * inherited: TERM, the recipe's grace, KILL. Returns how many are left
  * (0 unless something is stuck in the kernel) and says how it went. */
 static size_t stop_tree(struct runner *rn, pid_t sid, const char **how)
 {
 	struct pid_list l = { 0 };
-	double grace = rn->req->recipe->stop_grace_s;
-	uint64_t deadline;
 	size_t left;
 
 	*how = "exited";
 	reap(rn);
-	if (scan_tree(rn, sid, &l) == 0)
-		goto out;
-	*how = "terminated";
-	signal_tree(rn, sid, SIGTERM, &l);
-	deadline = mono_ns() + (uint64_t)(grace * 1e9);
-	while (mono_ns() < deadline) {
-		usleep(TICK_MS * 1000);
-		drain_output(rn, false);
-		reap(rn);
-		if (scan_tree(rn, sid, &l) == 0)
-			goto out;
+	left = scan_tree(rn, sid, &l);
+	if (left > 0) {
+		*how = "terminated";
+		signal_tree(rn, sid, SIGTERM, &l);
+		left = wait_tree_gone(rn, sid, mono_ns() + (uint64_t)(rn->req->recipe->stop_grace_s * 1e9), &l);
 	}
-	*how = "killed";
-	signal_tree(rn, sid, SIGKILL, &l);
-	deadline = mono_ns() + 5 * NSEC_PER_SEC;
-	while (mono_ns() < deadline) {
-		usleep(TICK_MS * 1000);
-		drain_output(rn, false);
-		reap(rn);
-		if (scan_tree(rn, sid, &l) == 0)
-			goto out;
+	if (left > 0) {
+		*how = "killed";
+		signal_tree(rn, sid, SIGKILL, &l);
+		left = wait_tree_gone(rn, sid, mono_ns() + 5 * NSEC_PER_SEC, &l);
 	}
-out:
-	left = l.n;
 	if (left > 0) {
 		struct strbuf sb = STRBUF_INIT;
 
@@ -526,7 +238,7 @@ static int run_prepare(struct runner *rn, struct strbuf *err)
 		struct argv_list a;
 		const char *why = NULL;
 		struct spawn_opts o = {
-			.envp = rn->env.v, .cwd = rn->home, .in_fd = -1, .out_fd = log_fd,
+			.envp = rn->env.v, .cwd = rn->stage.home, .in_fd = -1, .out_fd = log_fd,
 			.err_fd = log_fd, .user = rn->req->user, .new_session = true,
 			.parent_death_signal = SIGKILL,
 		};
@@ -577,16 +289,15 @@ out:
 
 static int launch_pass(struct runner *rn, struct strbuf *err)
 {
-	char *cwd = workdir(rn);
+	char *cwd = stage_workdir(&rn->stage, rn->req->recipe);
 	struct spawn_opts o = {
 		.argv = rn->cmd.v, .envp = rn->env.v, .cwd = cwd, .in_fd = -1,
-		.out_fd = rn->pty_slave, .err_fd = rn->pty_slave, .user = rn->req->user,
+		.out_fd = rn->out.slave, .err_fd = rn->out.slave, .user = rn->req->user,
 		.new_session = true, .parent_death_signal = SIGKILL,
 	};
 	char key[64];
 	int r;
 
-	mkdir_p(cwd, 0755);
 	rn->pass++;
 	rn->game_exited = false;
 	rn->count_at_launch = frames_count(rn);
@@ -634,7 +345,7 @@ static void note_first_frame(struct runner *rn)
 
 	if (rn->have_first || frames_count(rn) == 0)
 		return;
-	t = frame_time(rn, 0);
+	t = hb_frames_view_time(&rn->frames, 0);
 	if (t == 0)
 		return;
 	rn->have_first = true;
@@ -643,15 +354,6 @@ static void note_first_frame(struct runner *rn)
 	kvfile_addf(&rn->bench, "first_frame_ns", "%llu", (unsigned long long)t);
 	progress(rn, "first frame %.1f s after launch; warm-up %g s, window %g s",
 		 (double)(t - rn->t_launch) / 1e9, rn->req->warmup_s, rn->req->window_s);
-}
-
-static uint64_t last_frame_time(const struct runner *rn)
-{
-	uint64_t n = frames_count(rn);
-
-	while (n > 0 && frame_time(rn, n - 1) == 0)
-		n--;
-	return n ? frame_time(rn, n - 1) : 0;
 }
 
 /* Cuts the window short at t (the game ended it early). */
@@ -669,7 +371,7 @@ static int main_loop(struct runner *rn, struct strbuf *err)
 
 	for (;;) {
 		struct pollfd p[2] = {
-			{ .fd = rn->pty_master, .events = POLLIN },
+			{ .fd = rn->out.master, .events = POLLIN },
 			{ .fd = rn->req->signal_fd, .events = POLLIN },
 		};
 		uint64_t now;
@@ -696,20 +398,20 @@ static int main_loop(struct runner *rn, struct strbuf *err)
 			rn->end_reason = xstrdup("window");
 			break;
 		}
-		if (rn->line_matched) {
+		if (rn->out.matched) {
 			rn->end_reason = xstrdup("line");
 			if (rn->have_first)
-				cut_window(rn, rn->line_t);
+				cut_window(rn, rn->out.matched_ns);
 			break;
 		}
 		if (!rn->game_exited)
 			continue;
 		/* the game's main process is gone */
 		drain_output(rn, true);
-		if (rn->line_matched) {
+		if (rn->out.matched) {
 			rn->end_reason = xstrdup("line");
 			if (rn->have_first)
-				cut_window(rn, rn->line_t);
+				cut_window(rn, rn->out.matched_ns);
 			break;
 		}
 		if (rc->end == END_EXIT || !rc->relaunch || !rn->have_first) {
@@ -721,7 +423,7 @@ static int main_loop(struct runner *rn, struct strbuf *err)
 				set_status(rn, "short", "the game exited %.1f s before the window was full "
 					   "and the recipe does not relaunch it",
 					   (double)(rn->window_end - now) / 1e9);
-			cut_window(rn, last_frame_time(rn));
+			cut_window(rn, hb_frames_view_last(&rn->frames));
 			break;
 		}
 		/* a looping demo: a new pass */
@@ -834,7 +536,7 @@ static void write_provenance(struct runner *rn, time_t start, uint64_t start_mon
 
 static void write_frame_facts(struct runner *rn)
 {
-	const struct hb_frames_header *h = rn->hdr;
+	const struct hb_frames_header *h = rn->frames.hdr;
 	uint64_t samples = __atomic_load_n(&h->cost_samples, __ATOMIC_RELAXED);
 
 	kvfile_addf(&rn->bench, "frames_recorded", "%llu", (unsigned long long)frames_count(rn));
@@ -888,13 +590,12 @@ static int finish_run_dir(struct runner *rn, struct strbuf *err)
 	char iso[32];
 	int r = 0;
 
-	if (rn->hdr) {
+	if (rn->frames.hdr) {
 		write_frame_facts(rn);
-		munmap(rn->hdr, rn->map_len);
-		rn->hdr = NULL;
-		r = hb_frames_trim(rn->stage_frames);
+		hb_frames_view_close(&rn->frames);
+		r = hb_frames_trim(rn->stage.frames);
 		if (r == 0)
-			r = copy_file(rn->stage_frames, frames, 0644);
+			r = copy_file(rn->stage.frames, frames, 0644);
 		if (r < 0) {
 			strbuf_addf(err, "cannot keep the frame file: %s", strerror(-r));
 			goto out;
@@ -960,7 +661,7 @@ static int start_x(struct runner *rn, struct strbuf *err)
 	free(log);
 	if (fd < 0)
 		return -errno;
-	r = xserver_start(&rn->x, rn->req->recipe->screen, rn->xauth, fd, 15.0, err);
+	r = xserver_start(&rn->x, rn->req->recipe->screen, rn->stage.xauth, fd, 15.0, err);
 	close(fd);
 	if (r < 0)
 		return r;
@@ -972,37 +673,53 @@ static int start_x(struct runner *rn, struct strbuf *err)
 
 static void runner_release(struct runner *rn)
 {
-	if (rn->hdr)
-		munmap(rn->hdr, rn->map_len);
+	hb_frames_view_close(&rn->frames);
 	if (rn->game_pid > 0) {
 		kill(-rn->game_pid, SIGKILL);
 		waitpid(rn->game_pid, NULL, 0);
 	}
 	xserver_stop(&rn->x);
-	if (rn->stage)
-		remove_tree(rn->stage);
-	if (rn->log_fd >= 0)
-		close(rn->log_fd);
-	if (rn->pty_master >= 0)
-		close(rn->pty_master);
-	if (rn->pty_slave >= 0)
-		close(rn->pty_slave);
-	if (rn->have_re)
-		regfree(&rn->end_re);
+	stage_release(&rn->stage);
+	game_output_close(&rn->out);
 	kvfile_release(&rn->bench);
 	argv_release(&rn->cmd);
 	argv_release(&rn->env);
-	strbuf_release(&rn->line);
 	free(rn->tmp_dir);
 	free(rn->final_dir);
-	free(rn->stage);
-	free(rn->home);
-	free(rn->stage_frames);
-	free(rn->xauth);
-	free(rn->hook);
 	free(rn->status);
 	free(rn->detail);
 	free(rn->end_reason);
+}
+
+/* Makes the run directory, the staging directory and the game's output,
+ * so that from here on every failure is the run's outcome. */
+static int prepare_run(struct runner *rn, time_t start, uint64_t start_mono, struct strbuf *err)
+{
+	const struct run_request *req = rn->req;
+	char *log;
+	int seq = 0, r;
+
+	r = make_run_dir(rn, start, err);
+	if (r < 0)
+		return r;
+	write_provenance(rn, start, start_mono);
+	log = xasprintf("%s/game.log", rn->tmp_dir);
+	r = game_output_open(&rn->out, log, req->recipe->end == END_LINE ? req->recipe->end_line : NULL);
+	free(log);
+	if (r < 0) {
+		strbuf_addf(err, "cannot set up the game's output: %s", strerror(-r));
+		return r;
+	}
+	r = stage_create(&rn->stage, req->hook_path, req->helper_dir, !req->display, req->user, err);
+	if (r == 0)
+		r = stage_seed(&rn->stage, &req->recipe->set, &rn->bench, &seq, err);
+	if (r == 0 && req->variant)
+		r = stage_seed(&rn->stage, &req->variant->set, &rn->bench, &seq, err);
+	if (r == 0)
+		r = stage_finish_home(&rn->stage, req->recipe, req->user, err);
+	if (r == 0 && (r = hb_frames_view_open(&rn->frames, rn->stage.frames)) < 0)
+		strbuf_addf(err, "cannot map the frame file: %s", strerror(-r));
+	return r;
 }
 
 int runner_run(const struct run_request *req, struct run_outcome *out, struct strbuf *err)
@@ -1010,65 +727,36 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 	struct runner rn;
 	time_t start = time(NULL);
 	uint64_t start_mono = mono_ns();
-	char *log;
-	int seq = 0, r;
+	int r;
 
 	memset(&rn, 0, sizeof(rn));
 	memset(out, 0, sizeof(*out));
 	rn.req = req;
-	rn.log_fd = rn.pty_master = rn.pty_slave = -1;
+	rn.out.master = rn.out.slave = rn.out.log_fd = -1;
 	kvfile_init(&rn.bench);
 	build_command(&rn);
 	argv_init(&rn.env);
-	if (req->recipe->end == END_LINE && req->recipe->end_line) {
-		if (regcomp(&rn.end_re, req->recipe->end_line, REG_EXTENDED | REG_NOSUB) == 0)
-			rn.have_re = true;
-	}
 
-	r = make_run_dir(&rn, start, err);
+	r = prepare_run(&rn, start, start_mono, err);
 	if (r < 0)
 		goto out;
-	write_provenance(&rn, start, start_mono);
-	log = xasprintf("%s/game.log", rn.tmp_dir);
-	rn.log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	free(log);
-	if (rn.log_fd < 0 || open_pty(&rn) < 0) {
-		r = -errno;
-		strbuf_addf(err, "cannot set up the game's output: %s", strerror(errno));
-		goto out;
-	}
-	r = stage_create(&rn, err);
-	if (r == 0)
-		r = seed_files(&rn, &req->recipe->set, &seq, err);
-	if (r == 0 && req->variant)
-		r = seed_files(&rn, &req->variant->set, &seq, err);
-	if (r == 0 && chown_tree(rn.home, req->user) < 0)
-		r = -errno;
-	if (r == 0)
-		r = map_frames(&rn);
-	if (r < 0) {
-		if (!err->len)
-			strbuf_addf(err, "cannot prepare the run: %s", strerror(-r));
-		goto out;
-	}
-	/* From here on a failure is the run's outcome: keep the directory. */
 	if (start_x(&rn, err) < 0 || run_prepare(&rn, err) < 0) {
 		set_status(&rn, "failed", "%s", err->buf);
 		strbuf_reset(err);
 	} else {
 		handle_signals(&rn);
 		build_env(&rn, true);
-		progress(&rn, "starting on %s as user %s", rn.display, req->user->name);
-		if (launch_pass(&rn, err) < 0) {
-			set_status(&rn, "failed", "%s", err->buf);
-			strbuf_reset(err);
-		} else if (main_loop(&rn, err) < 0) {
-			set_status(&rn, "failed", "%s", err->buf);
-			strbuf_reset(err);
+		if (!rn.interrupted) {
+			progress(&rn, "starting on %s as user %s", rn.display, req->user->name);
+			if (launch_pass(&rn, err) < 0 || main_loop(&rn, err) < 0) {
+				set_status(&rn, "failed", "%s", err->buf);
+				strbuf_reset(err);
+			}
 		}
 	}
 	if (xserver_stop(&rn.x) > 0)
 		kvfile_add(&rn.bench, "xserver_stop", "killed");
+	handle_signals(&rn);
 	if (rn.interrupted) {
 		r = -EINTR;
 		out->interrupted = true;

@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,18 @@ void argv_push(struct argv_list *a, const char *word)
 	}
 	a->v[a->n++] = xstrdup(word);
 	a->v[a->n] = NULL;
+}
+
+void argv_pushf(struct argv_list *a, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	argv_push(a, sb.buf ? sb.buf : "");
+	strbuf_release(&sb);
 }
 
 int argv_split(struct argv_list *a, const char *s, const char **why)

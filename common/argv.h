@@ -18,6 +18,7 @@ struct argv_list {
 void argv_init(struct argv_list *a);
 void argv_release(struct argv_list *a);
 void argv_push(struct argv_list *a, const char *word);
+void argv_pushf(struct argv_list *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends the words of s. 0, or -EINVAL (an unclosed quote, a trailing
  * backslash) with *why set. */
 int argv_split(struct argv_list *a, const char *s, const char **why);

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +27,58 @@ static const char *const source_names[HB_SRC_MAX] = {
 const char *hb_present_source_name(unsigned source)
 {
 	return source < HB_SRC_MAX ? source_names[source] : "unknown";
+}
+
+int hb_frames_view_open(struct hb_frames_view *v, const char *path)
+{
+	struct hb_frames_header h;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *p;
+
+	memset(v, 0, sizeof(*v));
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    memcmp(h.magic, HB_FRAMES_MAGIC, 8) != 0 || h.version != HB_FRAMES_VERSION) {
+		close(fd);
+		return -EINVAL;
+	}
+	v->map_len = sizeof(h) + (size_t)h.capacity * sizeof(struct hb_frame_record);
+	p = mmap(NULL, v->map_len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -errno;
+	v->hdr = p;
+	v->rec = (const struct hb_frame_record *)((const char *)p + sizeof(h));
+	return 0;
+}
+
+void hb_frames_view_close(struct hb_frames_view *v)
+{
+	if (v->hdr)
+		munmap((void *)v->hdr, v->map_len);
+	memset(v, 0, sizeof(*v));
+}
+
+uint64_t hb_frames_view_count(const struct hb_frames_view *v)
+{
+	uint64_t n = __atomic_load_n(&v->hdr->count, __ATOMIC_ACQUIRE);
+
+	return n < v->hdr->capacity ? n : v->hdr->capacity;
+}
+
+uint64_t hb_frames_view_time(const struct hb_frames_view *v, uint64_t i)
+{
+	return __atomic_load_n(&v->rec[i].t_ns, __ATOMIC_ACQUIRE);
+}
+
+uint64_t hb_frames_view_last(const struct hb_frames_view *v)
+{
+	uint64_t n = hb_frames_view_count(v);
+
+	while (n > 0 && hb_frames_view_time(v, n - 1) == 0)
+		n--;
+	return n ? hb_frames_view_time(v, n - 1) : 0;
 }
 
 int hb_frames_create(const char *path, uint64_t capacity, int mode)

@@ -70,6 +70,23 @@ _Static_assert(sizeof(struct hb_frame_record) == 16, "frame record is 16 bytes")
 
 const char *hb_present_source_name(unsigned source);
 
+/* A live, read-only view of a frame file being written (the runner
+ * watches the game's presents through it, without a system call). */
+struct hb_frames_view {
+	const struct hb_frames_header *hdr;
+	const struct hb_frame_record *rec;
+	size_t map_len;
+};
+/* 0 or -errno. */
+int hb_frames_view_open(struct hb_frames_view *v, const char *path);
+void hb_frames_view_close(struct hb_frames_view *v);
+/* Slots reserved so far (at most the capacity). */
+uint64_t hb_frames_view_count(const struct hb_frames_view *v);
+/* The present time of slot i; 0 while it is not stamped yet. */
+uint64_t hb_frames_view_time(const struct hb_frames_view *v, uint64_t i);
+/* The time of the last stamped present; 0 if none. */
+uint64_t hb_frames_view_last(const struct hb_frames_view *v);
+
 /* A frame file loaded for analysis: the finished records' present times. */
 struct hb_frames {
 	uint64_t *t_ns;         /* present times, sorted ascending */

@@ -39,7 +39,7 @@ expect_eq "bad recipe message" "$T/bad.ini:4: unknown key 'windw'" "$(cat "$T/er
 
 rc=0; "$HB" run "$HB_SRCDIR/recipes/dsda-doom.ini" no-such-variant --no-db 2>"$T/err" || rc=$?
 expect_eq "unknown variant" 2 "$rc"
-grep -q "has no variant 'no-such-variant' (it has: software, gl)" "$T/err" || fail "variant message: $(cat "$T/err")"
+grep -q "has no variant 'no-such-variant' (it has: base, software, gl)" "$T/err" || fail "variant message: $(cat "$T/err")"
 
 rc=0; "$HB" report "$T/nothing" 2>"$T/err" || rc=$?
 expect_eq "report of nothing" 2 "$rc"

@@ -85,4 +85,19 @@ expect_eq "no-frame exit status" 1 "$rc"
 expect_eq "no-frame status" failed "$(value status "$rundir/bench.txt")"
 grep -q "no frame within 1 s" "$rundir/bench.txt" || fail "no reason given"
 pgrep -f "/bin/sleep 30" >/dev/null && fail "sleep was left running"
+
+# 8. a variant: files seeded into HOME, the working directory, env
+# overrides, all seen by the game user (the prepare step checks them)
+rm -rf "$T/runs"
+echo seeded >"$T/fake.cfg"
+fake_recipe seeded "--fps 100" "warmup = 0" "window = 1" "stop_grace = 0.5" \
+	"file = .config/fake/fake.cfg fake.cfg" "workdir = run" "env = MODE=recipe" \
+	"prepare = /bin/sh -c 'test \"\$(cat .config/fake/fake.cfg)\" = seeded && test \"\$MODE\" = variant && test \"\$(id -u)\" != 0 && touch run/written'" \
+	"[variant v1]" "env = MODE=variant"
+hb_run "$T/seeded.ini" v1
+expect_eq "seeded exit status" 0 "$rc"
+expect_eq "seeded status" ok "$(value status "$rundir/bench.txt")"
+grep -q "^file.1=.config/fake/fake.cfg $(sha256sum "$T/fake.cfg" | cut -d' ' -f1)$" "$rundir/bench.txt" ||
+	fail "the seeded file's hash is not in bench.txt"
+grep -q "^env=MODE=variant$" "$rundir/bench.txt" || fail "the variant's env is not recorded"
 exit 0

@@ -1,0 +1,230 @@
+/*
+ * The game's private space and environment (see stage.h).
+ */
+#include "stage.h"
+#include "frames.h"
+#include "hash.h"
+#include "xserver.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Helpers a recipe's prepare step may call, copied into the stage's bin/. */
+static const char *const helpers[] = { "hitchbench-wadlump" };
+
+static uid_t chown_uid;
+static gid_t chown_gid;
+
+static int chown_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return lchown(path, chown_uid, chown_gid) < 0 ? -1 : 0;
+}
+
+static int give_tree(const char *path, const struct game_user *u)
+{
+	if (!u->switch_needed)
+		return 0;
+	chown_uid = u->uid;
+	chown_gid = u->gid;
+	return nftw(path, chown_one, 16, FTW_PHYS) == 0 ? 0 : -errno;
+}
+
+static int make_dir(struct stage *st)
+{
+	const char *bases[] = { "/dev/shm", getenv("TMPDIR"), "/tmp" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(bases); i++) {
+		char *t;
+
+		if (!bases[i] || !*bases[i])
+			continue;
+		t = xasprintf("%s/hitchbench-XXXXXX", bases[i]);
+		if (mkdtemp(t)) {
+			st->dir = t;
+			return 0;
+		}
+		free(t);
+	}
+	return -errno;
+}
+
+static int copy_helpers(const struct stage *st, const char *helper_dir)
+{
+	char *bin = xasprintf("%s/bin", st->dir);
+	int r = mkdir(bin, 0755) < 0 ? -errno : 0;
+
+	for (size_t i = 0; r == 0 && helper_dir && i < ARRAY_SIZE(helpers); i++) {
+		char *from = xasprintf("%s/%s", helper_dir, helpers[i]);
+		char *to = xasprintf("%s/%s", bin, helpers[i]);
+
+		if (access(from, X_OK) == 0)
+			r = copy_file(from, to, 0755);
+		free(from);
+		free(to);
+	}
+	free(bin);
+	return r;
+}
+
+int stage_create(struct stage *st, const char *hook_src, const char *helper_dir,
+		 bool want_xauth, const struct game_user *u, struct strbuf *err)
+{
+	char *tmp;
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	r = make_dir(st);
+	if (r < 0) {
+		strbuf_addf(err, "cannot make a staging directory in /dev/shm, $TMPDIR or /tmp: %s",
+			    strerror(-r));
+		return r;
+	}
+	st->home = xasprintf("%s/home", st->dir);
+	st->hook = xasprintf("%s/hitchbench-hook.so", st->dir);
+	st->frames = xasprintf("%s/frames.bin", st->dir);
+	tmp = xasprintf("%s/tmp", st->dir);
+	r = mkdir(st->home, 0700) < 0 || mkdir(tmp, 0700) < 0 ? -errno : 0;
+	free(tmp);
+	if (r == 0) {
+		r = copy_file(hook_src, st->hook, 0755);
+		if (r < 0)
+			strbuf_addf(err, "cannot copy the frame hook '%s': %s", hook_src, strerror(-r));
+	}
+	if (r == 0)
+		r = copy_helpers(st, helper_dir);
+	if (r == 0) {
+		r = hb_frames_create(st->frames, HB_FRAMES_CAPACITY, 0600);
+		if (r < 0)
+			strbuf_addf(err, "cannot create the frame file: %s", strerror(-r));
+	}
+	if (r == 0 && want_xauth) {
+		st->xauth = xasprintf("%s/Xauthority", st->dir);
+		r = xauth_write(st->xauth, 0600);
+		if (r < 0)
+			strbuf_addf(err, "cannot write the X authority file: %s", strerror(-r));
+	}
+	if (r == 0 && (r = give_tree(st->dir, u)) < 0)
+		strbuf_addf(err, "cannot give the staging directory to user '%s': %s", u->name,
+			    strerror(-r));
+	if (r == 0 && chmod(st->dir, 0700) < 0)
+		r = -errno;
+	if (r < 0 && !err->len)
+		strbuf_addf(err, "cannot prepare the staging directory '%s': %s", st->dir,
+			    strerror(-r));
+	return r;
+}
+
+int stage_seed(struct stage *st, const struct recipe_settings *set, struct kvfile *bench,
+	       int *seq, struct strbuf *err)
+{
+	for (size_t i = 0; i < set->n_files; i++) {
+		const struct recipe_file *f = &set->files[i];
+		char *dest = xasprintf("%s/%s", st->home, f->dest);
+		char *dir = xstrdup(dest);
+		char hex[HB_SHA256_HEX_LEN + 1];
+		char key[32];
+		int r;
+
+		*strrchr(dir, '/') = '\0';
+		r = mkdir_p(dir, 0755);
+		if (r == 0)
+			r = copy_file(f->src, dest, 0644);
+		if (r == 0)
+			r = sha256_file_hex(dest, hex);
+		free(dir);
+		free(dest);
+		if (r < 0) {
+			strbuf_addf(err, "cannot seed '%s' from '%s': %s", f->dest, f->src,
+				    strerror(-r));
+			return r;
+		}
+		snprintf(key, sizeof(key), "file.%d", ++*seq);
+		kvfile_addf(bench, key, "%s %s", f->dest, hex);
+	}
+	return 0;
+}
+
+int stage_finish_home(struct stage *st, const struct recipe *r, const struct game_user *u,
+		      struct strbuf *err)
+{
+	char *wd = stage_workdir(st, r);
+	int e = 0;
+
+	if (str_startswith(wd, st->home))
+		e = mkdir_p(wd, 0755);
+	if (e < 0)
+		strbuf_addf(err, "cannot make the working directory '%s': %s", wd, strerror(-e));
+	else if ((e = give_tree(st->home, u)) < 0)
+		strbuf_addf(err, "cannot give '%s' to user '%s': %s", st->home, u->name,
+			    strerror(-e));
+	free(wd);
+	return e;
+}
+
+void stage_release(struct stage *st)
+{
+	if (st->dir)
+		remove_tree(st->dir);
+	free(st->dir);
+	free(st->home);
+	free(st->frames);
+	free(st->xauth);
+	free(st->hook);
+	memset(st, 0, sizeof(*st));
+}
+
+/* Sets NAME=VALUE, replacing an earlier NAME. */
+static void env_put(struct argv_list *env, const char *entry)
+{
+	size_t n = strcspn(entry, "=");
+
+	for (size_t i = 0; i < env->n; i++) {
+		if (!strncmp(env->v[i], entry, n) && env->v[i][n] == '=') {
+			free(env->v[i]);
+			env->v[i] = xstrdup(entry);
+			return;
+		}
+	}
+	argv_push(env, entry);
+}
+
+void game_env_build(struct argv_list *env, const struct game_env_opts *o)
+{
+	const struct stage *st = o->stage;
+
+	argv_release(env);
+	argv_init(env);
+	argv_pushf(env, "HOME=%s", st->home);
+	argv_pushf(env, "USER=%s", o->user->name);
+	argv_pushf(env, "LOGNAME=%s", o->user->name);
+	argv_pushf(env, "PATH=%s/bin:/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games",
+		   st->dir);
+	argv_pushf(env, "TMPDIR=%s/tmp", st->dir);
+	argv_push(env, "LANG=C.UTF-8");
+	argv_pushf(env, "DISPLAY=%s", o->display);
+	if (st->xauth)
+		argv_pushf(env, "XAUTHORITY=%s", st->xauth);
+	argv_pushf(env, "HITCHBENCH_RUN_DIR=%s", o->run_dir);
+	if (o->with_hook) {
+		argv_pushf(env, "LD_PRELOAD=%s", st->hook);
+		argv_pushf(env, "%s=%s", HB_FRAMES_ENV, st->frames);
+	}
+	for (size_t i = 0; i < o->recipe->set.env.n; i++)
+		env_put(env, o->recipe->set.env.v[i]);
+	for (size_t i = 0; o->variant && i < o->variant->set.env.n; i++)
+		env_put(env, o->variant->set.env.v[i]);
+}
+
+char *stage_workdir(const struct stage *st, const struct recipe *r)
+{
+	if (!r->workdir || !*r->workdir)
+		return xstrdup(st->home);
+	if (r->workdir[0] == '/')
+		return xstrdup(r->workdir);
+	return xasprintf("%s/%s", st->home, r->workdir);
+}

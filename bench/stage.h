@@ -1,0 +1,62 @@
+/*
+ * The game's private space for one run, in /dev/shm (tmpfs: the frame
+ * file's pages are never written back to a disk during the run), owned by
+ * the game user and mode 0700: a fresh HOME seeded with the recipe's files,
+ * TMPDIR, the frame file, the X authority file, and copies of the frame
+ * hook and the helpers (the game user may not reach the checkout, say a
+ * 0700 /root). Removed whole when the run ends.
+ */
+#ifndef HB_STAGE_H
+#define HB_STAGE_H
+
+#include <stdbool.h>
+
+#include "argv.h"
+#include "gameuser.h"
+#include "kvfile.h"
+#include "recipe.h"
+#include "util.h"
+
+struct stage {
+	char *dir;      /* /dev/shm/hitchbench-XXXXXX */
+	char *home;     /* dir/home: the game's HOME */
+	char *frames;   /* dir/frames.bin */
+	char *xauth;    /* dir/Xauthority, or NULL with an existing display */
+	char *hook;     /* dir/hitchbench-hook.so */
+};
+
+/* Makes it: hook copied from hook_src, helpers from helper_dir (may be
+ * NULL), an empty frame file, an X authority file when want_xauth, all
+ * given to the user. 0, or -errno with a message in err. */
+int stage_create(struct stage *st, const char *hook_src, const char *helper_dir,
+		 bool want_xauth, const struct game_user *u, struct strbuf *err);
+/* Copies the files of a recipe or variant into HOME, recording
+ * file.N=DEST SHA256 in bench. 0 or -errno with err. */
+int stage_seed(struct stage *st, const struct recipe_settings *set, struct kvfile *bench,
+	       int *seq, struct strbuf *err);
+/* Makes the recipe's working directory and gives HOME, with all that was
+ * seeded, to the user. 0 or -errno with err. */
+int stage_finish_home(struct stage *st, const struct recipe *r, const struct game_user *u,
+		      struct strbuf *err);
+/* Removes it and frees the names. */
+void stage_release(struct stage *st);
+
+/* What the game's environment holds: nothing of the invoking user's. */
+struct game_env_opts {
+	const struct stage *stage;
+	const struct game_user *user;
+	const char *display;
+	const char *run_dir;                  /* HITCHBENCH_RUN_DIR: marks the run's processes */
+	const struct recipe *recipe;
+	const struct recipe_variant *variant; /* may be NULL */
+	bool with_hook;                       /* LD_PRELOAD and the frame file (not for prepare) */
+};
+/* Fills env (NAME=VALUE words): the runner's defaults, then the recipe's
+ * env, then the variant's, a later NAME replacing an earlier one. */
+void game_env_build(struct argv_list *env, const struct game_env_opts *o);
+
+/* The game's working directory: the recipe's workdir under HOME (or
+ * absolute), HOME by default. A new string. */
+char *stage_workdir(const struct stage *st, const struct recipe *r);
+
+#endif
