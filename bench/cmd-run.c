@@ -47,6 +47,11 @@ static int positive_double(const char *s, bool allow_zero, double *out)
 	return 0;
 }
 
+static void print_progress(const char *line)
+{
+	fprintf(stderr, "hitchbench: %s\n", line);
+}
+
 static int setup_signals(void)
 {
 	sigset_t set;
@@ -80,7 +85,9 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_request req = { .metric = METRIC_OPTS_DEFAULT, .signal_fd = -1 };
+	struct run_request req = {
+		.metric = METRIC_OPTS_DEFAULT, .signal_fd = -1, .progress = print_progress,
+	};
 	const char *db_path = ctx->default_db, *out_dir = NULL, *display = NULL;
 	double warmup = -1, window = -1;
 	int rounds = 1, c, ret = HB_EXIT_OK, failures = 0;

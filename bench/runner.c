@@ -84,15 +84,20 @@ static void set_status(struct runner *rn, const char *status, const char *fmt, .
 static void progress(const struct runner *rn, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Tells the caller how the run goes (the runner itself never prints). */
 static void progress(const struct runner *rn, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
-	fprintf(stderr, "hitchbench: %s %s: ", rn->req->recipe->name, rn->req->variant_name);
+	if (!rn->req->progress)
+		return;
+	strbuf_addf(&sb, "%s %s: ", rn->req->recipe->name, rn->req->variant_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	rn->req->progress(sb.buf);
+	strbuf_release(&sb);
 }
 
 static void build_env(struct runner *rn, bool with_hook)

@@ -28,7 +28,8 @@ struct run_request {
 	const struct game_user *user;
 	struct metric_opts metric;
 	int signal_fd;                   /* signalfd for SIGCHLD, SIGINT, SIGTERM, SIGHUP */
-	bool verbose;
+	bool verbose;                    /* also report each pass */
+	void (*progress)(const char *line); /* how the run goes, a line at a time; may be NULL */
 };
 
 struct run_outcome {
