@@ -71,10 +71,31 @@ static int copy_helpers(const struct stage *st, const char *helper_dir)
 	return r;
 }
 
+/* With an existing display (--display), the game needs the cookie of
+ * whoever runs hitchbench: a copy of their authority file, if they have
+ * one (a server without access control needs none). */
+static int copy_caller_xauth(struct stage *st, struct strbuf *err)
+{
+	const char *from = getenv("XAUTHORITY"), *home = getenv("HOME");
+	char *fallback = NULL;
+	int r = 0;
+
+	if ((!from || !*from) && home && *home)
+		from = fallback = xasprintf("%s/.Xauthority", home);
+	if (from && access(from, R_OK) == 0) {
+		st->xauth = xasprintf("%s/Xauthority", st->dir);
+		r = copy_file(from, st->xauth, 0600);
+		if (r < 0)
+			strbuf_addf(err, "cannot copy the X authority file '%s': %s", from, strerror(-r));
+	}
+	free(fallback);
+	return r;
+}
+
 int stage_create(struct stage *st, const char *hook_src, const char *helper_dir,
 		 bool want_xauth, const struct game_user *u, struct strbuf *err)
 {
-	char *tmp;
+	char *tmp, *run;
 	int r;
 
 	memset(st, 0, sizeof(*st));
@@ -88,8 +109,10 @@ int stage_create(struct stage *st, const char *hook_src, const char *helper_dir,
 	st->hook = xasprintf("%s/hitchbench-hook.so", st->dir);
 	st->frames = xasprintf("%s/frames.bin", st->dir);
 	tmp = xasprintf("%s/tmp", st->dir);
-	r = mkdir(st->home, 0700) < 0 || mkdir(tmp, 0700) < 0 ? -errno : 0;
+	run = xasprintf("%s/run", st->dir);
+	r = mkdir(st->home, 0700) < 0 || mkdir(tmp, 0700) < 0 || mkdir(run, 0700) < 0 ? -errno : 0;
 	free(tmp);
+	free(run);
 	if (r == 0) {
 		r = copy_file(hook_src, st->hook, 0755);
 		if (r < 0)
@@ -107,6 +130,8 @@ int stage_create(struct stage *st, const char *hook_src, const char *helper_dir,
 		r = xauth_write(st->xauth, 0600);
 		if (r < 0)
 			strbuf_addf(err, "cannot write the X authority file: %s", strerror(-r));
+	} else if (r == 0) {
+		r = copy_caller_xauth(st, err);
 	}
 	if (r == 0 && (r = give_tree(st->dir, u)) < 0)
 		strbuf_addf(err, "cannot give the staging directory to user '%s': %s", u->name,
@@ -205,7 +230,12 @@ void game_env_build(struct argv_list *env, const struct game_env_opts *o)
 	argv_pushf(env, "PATH=%s/bin:/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games",
 		   st->dir);
 	argv_pushf(env, "TMPDIR=%s/tmp", st->dir);
+	argv_pushf(env, "XDG_RUNTIME_DIR=%s/run", st->dir);
 	argv_push(env, "LANG=C.UTF-8");
+	/* SDL without an X server falls back to an offscreen driver and keeps
+	 * presenting: frames that were never shown. Held to X, the game fails
+	 * instead (a recipe may say otherwise). */
+	argv_push(env, "SDL_VIDEODRIVER=x11");
 	argv_pushf(env, "DISPLAY=%s", o->display);
 	if (st->xauth)
 		argv_pushf(env, "XAUTHORITY=%s", st->xauth);

@@ -2,7 +2,7 @@
  * The game's private space for one run, in /dev/shm (tmpfs: the frame
  * file's pages are never written back to a disk during the run), owned by
  * the game user and mode 0700: a fresh HOME seeded with the recipe's files,
- * TMPDIR, the frame file, the X authority file, and copies of the frame
+ * TMPDIR, XDG_RUNTIME_DIR, the frame file, the X authority file, and copies of the frame
  * hook and the helpers (the game user may not reach the checkout, say a
  * 0700 /root). Removed whole when the run ends.
  */
@@ -21,13 +21,15 @@ struct stage {
 	char *dir;      /* /dev/shm/hitchbench-XXXXXX */
 	char *home;     /* dir/home: the game's HOME */
 	char *frames;   /* dir/frames.bin */
-	char *xauth;    /* dir/Xauthority, or NULL with an existing display */
+	char *xauth;    /* dir/Xauthority, or NULL (an existing display without a cookie) */
 	char *hook;     /* dir/hitchbench-hook.so */
 };
 
 /* Makes it: hook copied from hook_src, helpers from helper_dir (may be
- * NULL), an empty frame file, an X authority file when want_xauth, all
- * given to the user. 0, or -errno with a message in err. */
+ * NULL), an empty frame file, a new X authority file when want_xauth (the
+ * run's own Xvfb), else a copy of the caller's ($XAUTHORITY or
+ * ~/.Xauthority) if there is one, all given to the user. 0, or -errno with
+ * a message in err. */
 int stage_create(struct stage *st, const char *hook_src, const char *helper_dir,
 		 bool want_xauth, const struct game_user *u, struct strbuf *err);
 /* Copies the files of a recipe or variant into HOME, recording

@@ -56,6 +56,8 @@ START_TEST(env_order_and_override)
 	ck_assert_str_eq(env_get(&env, "DISPLAY"), ":7");
 	ck_assert_str_eq(env_get(&env, "XAUTHORITY"), "/dev/shm/hb-x/Xauthority");
 	ck_assert_str_eq(env_get(&env, "TMPDIR"), "/dev/shm/hb-x/tmp");
+	ck_assert_str_eq(env_get(&env, "XDG_RUNTIME_DIR"), "/dev/shm/hb-x/run");
+	ck_assert_str_eq(env_get(&env, "SDL_VIDEODRIVER"), "x11");
 	ck_assert_str_eq(env_get(&env, "HITCHBENCH_RUN_DIR"), "/r/.x.tmp");
 	ck_assert(str_startswith(env_get(&env, "PATH"), "/dev/shm/hb-x/bin:"));
 	ck_assert_str_eq(env_get(&env, "LANG"), "de_DE.UTF-8");       /* recipe over default */
