@@ -11,6 +11,7 @@
 #include "resultsdb.h"
 #include "run.h"
 #include "runner.h"
+#include "stage.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -203,6 +204,8 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 		ret = HB_EXIT_FAILURE;
 		goto out;
 	}
+	if (stage_sweep() > 0)
+		warn_msg("removed the staging directories of runners that were killed");
 	req.signal_fd = setup_signals();
 	if (req.signal_fd < 0) {
 		error_msg("cannot set up signal handling: %s", strerror(-req.signal_fd));

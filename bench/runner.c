@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -368,10 +369,30 @@ static void cut_window(struct runner *rn, uint64_t t)
 		rn->window_end = t;
 }
 
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* The runner watches the game too: it says what that cost. */
+static void note_own_cost(struct runner *rn, double cpu0, uint64_t t0)
+{
+	double cpu = cpu_seconds() - cpu0, wall = (double)(mono_ns() - t0) / 1e9;
+
+	kvfile_addf(&rn->bench, "runner_cpu_s", "%.3f", cpu);
+	kvfile_addf(&rn->bench, "runner_cpu_ms_per_s", "%.3f", wall > 0 ? cpu * 1000 / wall : 0);
+}
+
 static int main_loop(struct runner *rn, struct strbuf *err)
 {
 	const struct recipe *rc = rn->req->recipe;
 	pid_t sid = rn->game_pid;
+	double cpu0 = cpu_seconds();
+	uint64_t t0 = mono_ns();
 	int r = 0;
 
 	for (;;) {
@@ -442,6 +463,7 @@ static int main_loop(struct runner *rn, struct strbuf *err)
 		if (rn->req->verbose)
 			progress(rn, "pass %d", rn->pass);
 	}
+	note_own_cost(rn, cpu0, t0);
 	if (rn->pass_running)
 		end_pass(rn, sid);
 	drain_output(rn, true);

@@ -6,8 +6,10 @@
 #include "hash.h"
 #include "xserver.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,23 +36,70 @@ static int give_tree(const char *path, const struct game_user *u)
 	return nftw(path, chown_one, 16, FTW_PHYS) == 0 ? 0 : -errno;
 }
 
-static int make_dir(struct stage *st)
+static const char *base_dir(size_t i)
 {
 	const char *bases[] = { "/dev/shm", getenv("TMPDIR"), "/tmp" };
 
-	for (size_t i = 0; i < ARRAY_SIZE(bases); i++) {
-		char *t;
+	return i < ARRAY_SIZE(bases) ? bases[i] : NULL;
+}
 
-		if (!bases[i] || !*bases[i])
+#define N_BASES 3
+
+/* Makes the directory and writes runner.pid in it, so that a later runner
+ * can tell a stage whose runner died (stage_sweep). */
+static int make_dir(struct stage *st)
+{
+	for (size_t i = 0; i < N_BASES; i++) {
+		const char *base = base_dir(i);
+		char *t, *pidfile, pid[32];
+		int r;
+
+		if (!base || !*base)
 			continue;
-		t = xasprintf("%s/hitchbench-XXXXXX", bases[i]);
-		if (mkdtemp(t)) {
-			st->dir = t;
-			return 0;
+		t = xasprintf("%s/hitchbench-XXXXXX", base);
+		if (!mkdtemp(t)) {
+			free(t);
+			continue;
 		}
-		free(t);
+		st->dir = t;
+		pidfile = xasprintf("%s/runner.pid", t);
+		snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+		r = write_file_atomic(pidfile, pid, strlen(pid), 0644);
+		free(pidfile);
+		return r;
 	}
 	return -errno;
+}
+
+int stage_sweep(void)
+{
+	int swept = 0;
+
+	for (size_t i = 0; i < N_BASES; i++) {
+		const char *base = base_dir(i);
+		struct dirent *de;
+		DIR *d;
+
+		if (!base || !*base || !(d = opendir(base)))
+			continue;
+		while ((de = readdir(d))) {
+			char *path, *pidfile, *text = NULL;
+			int pid;
+
+			if (!str_startswith(de->d_name, "hitchbench-"))
+				continue;
+			path = xasprintf("%s/%s", base, de->d_name);
+			pidfile = xasprintf("%s/runner.pid", path);
+			if (read_file(pidfile, &text, NULL) == 0 && safe_atoi(str_strip(text), &pid) == 0 &&
+			    pid > 0 && kill(pid, 0) < 0 && errno == ESRCH && remove_tree(path) == 0)
+				swept++;
+			free(text);
+			free(pidfile);
+			free(path);
+		}
+		closedir(d);
+	}
+	return swept;
 }
 
 static int copy_helpers(const struct stage *st, const char *helper_dir)

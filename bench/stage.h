@@ -42,6 +42,9 @@ int stage_finish_home(struct stage *st, const struct recipe *r, const struct gam
 		      struct strbuf *err);
 /* Removes it and frees the names. */
 void stage_release(struct stage *st);
+/* Removes the staging directories that a runner killed with SIGKILL left
+ * behind (their runner.pid names no live process). Returns how many. */
+int stage_sweep(void);
 
 /* What the game's environment holds: nothing of the invoking user's. */
 struct game_env_opts {

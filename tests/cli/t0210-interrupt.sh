@@ -27,4 +27,26 @@ expect_eq "first run status" ok "$(value status "$T/runs/$(ls "$T/runs")/bench.t
 [ "$(sqlite3 "$T/db.sqlite" "select count(*) from runs")" = 1 ] || fail "the finished run is not in the database"
 no_fakegame_left
 ls /dev/shm | grep -q '^hitchbench-' && fail "a staging directory was left in /dev/shm"
+
+# kill -9 of the runner: the game dies with it (its parent-death signal);
+# the staging directory it left is swept by the next run
+rm -rf "$T/runs"
+"$HB" run --display :99 --out "$T/runs" --no-db "$T/slow.ini" >"$T/out" 2>"$T/err" &
+pid=$!
+for i in $(seq 1 100); do
+	pgrep -f "$T/game/fakegame" >/dev/null && break
+	sleep 0.1
+done
+sleep 0.5
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+sleep 0.5
+no_fakegame_left
+ls /dev/shm | grep -q '^hitchbench-' || fail "expected the killed runner's staging directory to be left"
+ls -A "$T/runs" | grep -q '^\..*\.tmp$' || fail "expected the killed run's temporary directory"
+fake_recipe quick "--fps 60" "warmup = 0" "window = 0.5" "stop_grace = 0.5"
+"$HB" run --display :99 --out "$T/runs" --no-db "$T/quick.ini" >"$T/out" 2>"$T/err" || fail "the next run failed"
+grep -q "removed the staging directories of runners that were killed" "$T/err" || fail "no word of the sweep: $(cat "$T/err")"
+ls /dev/shm | grep -q '^hitchbench-' && fail "the next run did not sweep the dead runner's staging directory"
+"$HB" report "$T/runs" >/dev/null || fail "report trips over the killed run's temporary directory"
 exit 0
