@@ -1,0 +1,26 @@
+#!/bin/sh
+# The frame hook makes no system call per frame: under strace, a program
+# presenting 1000 times and one presenting 20000 times through the hook
+# make the same number of system calls (setting up and tearing down cost
+# the same; presenting costs none).
+. "$(dirname "$0")/../lib.sh"
+command -v strace >/dev/null || skip "strace is not installed (sh scripts/deps.sh ensure)"
+strace -f -c -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace not allowed)"
+HOOK=$HB_BUILD/hitchbench-hook.so
+
+syscalls() {
+	f=$T/frames.$1
+	rm -f "$f"
+	"$HB_BUILD/tests/mkframes" --capacity 100000 "$f" || fail "mkframes"
+	env HITCHBENCH_FRAMES="$f" LD_PRELOAD="$HOOK" strace -f -c -o "$T/strace.$1" \
+		"$HB_BUILD/tests/present" --stub --frames "$1" >"$T/out.$1" || fail "present --stub --frames $1"
+	"$HB_BUILD/tests/mkframes" --stat "$f" >"$T/stat.$1"
+	expect_eq "frames recorded of $1" "$1" "$(value records "$T/stat.$1")"
+	awk '$NF == "total" { print $(NF - 2) }' "$T/strace.$1"
+}
+few=$(syscalls 1000)
+many=$(syscalls 20000)
+[ -n "$few" ] && [ -n "$many" ] || fail "no strace summary: $(cat "$T/strace.1000")"
+# the program prints one line at the end either way; nothing may grow with frames
+expect_eq "system calls for 20000 presents (those for 1000: $few)" "$few" "$many"
+exit 0
