@@ -26,6 +26,10 @@ struct report_row {
 	struct metrics m;
 };
 
+/* The window note of numbers computed from run directories. */
+#define REPORT_WINDOW_RUNDIR "frames ending in each run's measured window " \
+	"(after the warm-up, from bench.txt window_start_ns/window_end_ns)"
+
 struct report_opts {
 	enum report_format format;
 	struct metric_opts metric;  /* printed in the notes: threshold, percentile definition */

@@ -112,9 +112,7 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_opts ro = {
-		.format = REPORT_TABLE, .metric = METRIC_OPTS_DEFAULT,
-		.window_note = "frames ending in each run's measured window "
-			       "(after the warm-up, from bench.txt window_start_ns/window_end_ns)",
+		.format = REPORT_TABLE, .metric = METRIC_OPTS_DEFAULT, .window_note = REPORT_WINDOW_RUNDIR,
 	};
 	const char *db = NULL, *game = NULL, *variant = NULL;
 	int c;

@@ -225,6 +225,7 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	runs = zalloc(sizeof(*runs) * (size_t)rounds);
 	for (int round = 1; round <= rounds; round++) {
 		struct run_outcome o;
+		bool have;
 		int r;
 
 		fprintf(stderr, "hitchbench: round %d/%d: %s %s\n", round, rounds, recipe.name,
@@ -253,8 +254,8 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 			row->game = run->game;
 			row->variant = run->variant;
 			row->status = run->status;
-			run_metrics(run, &req.metric, &row->m);
-			if (db && resultsdb_import(db, run, &row->m, &req.metric, &dberr) < 0) {
+			have = run_metrics(run, &req.metric, &row->m) == 0;
+			if (db && resultsdb_import(db, run, have ? &row->m : NULL, &req.metric, &dberr) < 0) {
 				error_msg("cannot store '%s' in '%s': %s", run->dir, db_path, dberr);
 				free(dberr);
 				dberr = NULL;
@@ -269,9 +270,7 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	}
 	if (n_rows > 0) {
 		struct report_opts ro = {
-			.format = REPORT_TABLE, .metric = req.metric,
-			.window_note = "frames ending in each run's measured window "
-				       "(after the warm-up, from bench.txt window_start_ns/window_end_ns)",
+			.format = REPORT_TABLE, .metric = req.metric, .window_note = REPORT_WINDOW_RUNDIR,
 		};
 
 		putchar('\n');
