@@ -2,6 +2,7 @@
 #
 #   make               build everything into build/
 #   make check         install what is missing (Debian packages), build, run every test
+#   make check-sanitize  the same tests on an AddressSanitizer/UBSan build
 #   make demo          install what is missing, build, run the default recipe, print its report
 #   make bench-self    measure the frame hook's own cost (a benchmark, not a test)
 #   make install PREFIX=/usr/local [DESTDIR=...]
@@ -110,6 +111,19 @@ check: deps
 
 tests: $(TEST_PROGS)
 
+# The same tests with hitchbench and the unit tests built with AddressSanitizer
+# and UBSan (leaks included). What is preloaded into games (the hook) and the
+# fake games stay plain builds: a sanitizer runtime cannot be preloaded.
+SAN_B      := $(B)/sanitize
+SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -Wno-format-truncation
+check-sanitize: deps
+	@$(MAKE) --no-print-directory all tests
+	@$(MAKE) --no-print-directory B=$(SAN_B) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
+		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes
+	@cp $(B)/hitchbench-hook.so $(SAN_B)/
+	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(SAN_B)/tests/
+	@HB_BUILD=$(CURDIR)/$(SAN_B) UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh
+
 DEMO_RECIPE ?= dsda-doom
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -130,7 +144,7 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps check tests demo bench-self install clean FORCE
+.PHONY: all deps check check-sanitize tests demo bench-self install clean FORCE
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(B)/harness/wadlump.d \
 	$(wildcard $(B)/tests/bench-self/*.d)

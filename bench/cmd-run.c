@@ -101,7 +101,6 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	char *recipe_path = NULL, *default_out = NULL, *dberr = NULL, *cmdline = NULL;
 	size_t n_rows = 0;
 
-	recipe_init(&recipe);
 	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
@@ -151,6 +150,7 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	}
 	if (optind >= argc || argc - optind > 2)
 		return usage_error(run_usage, "run wants a recipe and at most one variant");
+	recipe_init(&recipe);
 
 	/* Everything is checked before anything starts. */
 	recipe_path = recipe_resolve(argv[optind], (const char *const *)ctx->recipe_dirs);

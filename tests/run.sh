@@ -9,8 +9,8 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 SRCDIR=$(pwd)
 export HB_SRCDIR="$SRCDIR"
-export HB_BUILD="$SRCDIR/build"
-export HB="$SRCDIR/build/hitchbench"
+export HB_BUILD="${HB_BUILD:-$SRCDIR/build}"
+export HB="$HB_BUILD/hitchbench"
 export HB_FIXTURES="$SRCDIR/tests/fixtures"
 export HB_TESTDATA="${HB_TESTDATA:-$SRCDIR/../shared/testdata}"
 pattern=${1:-}

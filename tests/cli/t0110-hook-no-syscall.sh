@@ -1,8 +1,8 @@
 #!/bin/sh
 # The frame hook makes no system call per frame: under strace, a program
 # presenting 1000 times and one presenting 20000 times through the hook
-# make the same number of system calls (setting up and tearing down cost
-# the same; presenting costs none).
+# make the same number of system calls, give or take a stray one (setting
+# up and tearing down cost the same; presenting costs none).
 . "$(dirname "$0")/../lib.sh"
 command -v strace >/dev/null || skip "strace is not installed (sh scripts/deps.sh ensure)"
 strace -f -c -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace not allowed)"
@@ -21,6 +21,8 @@ syscalls() {
 few=$(syscalls 1000)
 many=$(syscalls 20000)
 [ -n "$few" ] && [ -n "$many" ] || fail "no strace summary: $(cat "$T/strace.1000")"
-# the program prints one line at the end either way; nothing may grow with frames
-expect_eq "system calls for 20000 presents (those for 1000: $few)" "$few" "$many"
+# nothing may grow with frames: 19000 more presents, at most a stray call or
+# two more (the allocator or the dynamic loader may differ run to run)
+[ "$many" -le $((few + 2)) ] ||
+	fail "system calls grow with presents: $few for 1000, $many for 20000"
 exit 0
