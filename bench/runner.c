@@ -739,6 +739,9 @@ static int prepare_run(struct runner *rn, time_t start, uint64_t start_mono, str
 	}
 	r = stage_create(&rn->stage, req->hook_path, req->helper_dir, !req->display, req->user, err);
 	if (r == 0)
+		kvfile_addf(&rn->bench, "staging", "%.*s", (int)(strrchr(rn->stage.dir, '/') - rn->stage.dir),
+			    rn->stage.dir);
+	if (r == 0)
 		r = stage_seed(&rn->stage, &req->recipe->set, &rn->bench, &seq, err);
 	if (r == 0 && req->variant)
 		r = stage_seed(&rn->stage, &req->variant->set, &rn->bench, &seq, err);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 /* Helpers a recipe's prepare step may call, copied into the stage's bin/. */
@@ -36,25 +37,37 @@ static int give_tree(const char *path, const struct game_user *u)
 	return nftw(path, chown_one, 16, FTW_PHYS) == 0 ? 0 : -errno;
 }
 
+/* Where a stage may go, best first: tmpfs in /dev/shm keeps the frame
+ * file off the disks being measured. */
 static const char *base_dir(size_t i)
 {
-	const char *bases[] = { "/dev/shm", getenv("TMPDIR"), "/tmp" };
+	const char *bases[] = { "/dev/shm", getenv("TMPDIR"), "/tmp", "/var/tmp" };
 
 	return i < ARRAY_SIZE(bases) ? bases[i] : NULL;
 }
 
-#define N_BASES 3
+#define N_BASES 4
+
+/* The hook and the helpers are executed from the stage: a noexec mount
+ * (a hardened /dev/shm) cannot hold it. */
+static bool can_exec_from(const char *dir)
+{
+	struct statvfs sv;
+
+	return statvfs(dir, &sv) == 0 && !(sv.f_flag & ST_NOEXEC);
+}
 
 /* Makes the directory and writes runner.pid in it, so that a later runner
  * can tell a stage whose runner died (stage_sweep). */
 static int make_dir(struct stage *st)
 {
+	errno = 0;
 	for (size_t i = 0; i < N_BASES; i++) {
 		const char *base = base_dir(i);
 		char *t, *pidfile, pid[32];
 		int r;
 
-		if (!base || !*base)
+		if (!base || !*base || !can_exec_from(base))
 			continue;
 		t = xasprintf("%s/hitchbench-XXXXXX", base);
 		if (!mkdtemp(t)) {
@@ -68,7 +81,7 @@ static int make_dir(struct stage *st)
 		free(pidfile);
 		return r;
 	}
-	return -errno;
+	return errno ? -errno : -ENOENT;
 }
 
 int stage_sweep(void)
@@ -150,8 +163,8 @@ int stage_create(struct stage *st, const char *hook_src, const char *helper_dir,
 	memset(st, 0, sizeof(*st));
 	r = make_dir(st);
 	if (r < 0) {
-		strbuf_addf(err, "cannot make a staging directory in /dev/shm, $TMPDIR or /tmp: %s",
-			    strerror(-r));
+		strbuf_addf(err, "cannot make a staging directory in /dev/shm, $TMPDIR, /tmp or /var/tmp "
+			    "(a place that allows exec): %s", strerror(-r));
 		return r;
 	}
 	st->home = xasprintf("%s/home", st->dir);

@@ -100,4 +100,22 @@ expect_eq "seeded status" ok "$(value status "$rundir/bench.txt")"
 grep -q "^file.1=.config/fake/fake.cfg $(sha256sum "$T/fake.cfg" | cut -d' ' -f1)$" "$rundir/bench.txt" ||
 	fail "the seeded file's hash is not in bench.txt"
 grep -q "^env=MODE=variant$" "$rundir/bench.txt" || fail "the variant's env is not recorded"
+expect_eq "staging" /dev/shm "$(value staging "$rundir/bench.txt")"
+
+# 9. a noexec /dev/shm (hardened machines) cannot hold the hook: the stage
+# goes to $TMPDIR instead (in a mount namespace of its own, so nothing else
+# on this machine sees the remount)
+if unshare -m true 2>/dev/null; then
+	rm -rf "$T/runs"
+	rc=0
+	unshare -m sh -c 'mount -o remount,noexec /dev/shm && exec "$@"' sh \
+		"$HB" run --display :99 --out "$T/runs" --no-db "$T/steady.ini" >"$T/out" 2>"$T/err" || rc=$?
+	rundir=$(ls -d "$T"/runs/*/ 2>/dev/null | tail -n 1)
+	rundir=${rundir%/}
+	expect_eq "noexec /dev/shm exit status" 0 "$rc"
+	expect_eq "staging with a noexec /dev/shm" "$TMPDIR" "$(value staging "$rundir/bench.txt")"
+	[ "$(value frames_recorded "$rundir/bench.txt")" -gt 100 ] || fail "no frames with the stage in \$TMPDIR"
+else
+	echo "note: cannot make a mount namespace here: the noexec /dev/shm case is not tested" >&2
+fi
 exit 0
