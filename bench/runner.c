@@ -610,6 +610,24 @@ static int write_result(struct runner *rn, struct strbuf *err)
 	return r;
 }
 
+#define KEEP_HOME_MAX_FILE (16LL << 20)
+
+/* The game's HOME as it left it, into the run directory's home/. */
+static int keep_home(struct runner *rn, struct strbuf *err)
+{
+	struct strbuf skipped = STRBUF_INIT;
+	char *dest = xasprintf("%s/home", rn->tmp_dir);
+	int r = stage_keep_home(&rn->stage, dest, KEEP_HOME_MAX_FILE, &skipped);
+
+	if (r < 0)
+		strbuf_addf(err, "cannot keep the game's HOME in '%s': %s", dest, strerror(-r));
+	else if (skipped.len)
+		kvfile_add(&rn->bench, "home_skipped", skipped.buf);
+	strbuf_release(&skipped);
+	free(dest);
+	return r;
+}
+
 static int finish_run_dir(struct runner *rn, struct strbuf *err)
 {
 	char *frames = xasprintf("%s/frames.bin", rn->tmp_dir);
@@ -617,6 +635,9 @@ static int finish_run_dir(struct runner *rn, struct strbuf *err)
 	char iso[32];
 	int r = 0;
 
+	r = keep_home(rn, err);
+	if (r < 0)
+		goto out;
 	if (rn->frames.hdr) {
 		write_frame_facts(rn);
 		hb_frames_view_close(&rn->frames);

@@ -253,6 +253,70 @@ int stage_finish_home(struct stage *st, const struct recipe *r, const struct gam
 	return e;
 }
 
+/* Copies the directory from/rel into to/rel, recursively (see
+ * stage_keep_home). */
+static int keep_dir(const char *from, const char *to, const char *rel, long long max_bytes,
+		    struct strbuf *skipped)
+{
+	char *src = xasprintf("%s%s%s", from, *rel ? "/" : "", rel);
+	char *dst = xasprintf("%s%s%s", to, *rel ? "/" : "", rel);
+	struct dirent **list = NULL;
+	int n, r = 0;
+
+	if (mkdir(dst, 0755) < 0 && errno != EEXIST) {
+		r = -errno;
+		goto out;
+	}
+	n = scandir(src, &list, NULL, alphasort);
+	if (n < 0) {
+		r = -errno;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = list[i]->d_name;
+		char *sub = xasprintf("%s%s%s", rel, *rel ? "/" : "", name);
+		char *s_path = xasprintf("%s/%s", from, sub), *d_path = xasprintf("%s/%s", to, sub);
+		struct stat st;
+		int e = 0;
+
+		if (!strcmp(name, ".") || !strcmp(name, "..") || (!*rel && !strcmp(name, ".cache")) ||
+		    lstat(s_path, &st) < 0) {
+			/* not copied */
+		} else if (S_ISDIR(st.st_mode)) {
+			e = keep_dir(from, to, sub, max_bytes, skipped);
+		} else if (S_ISLNK(st.st_mode)) {
+			char target[4096];
+			ssize_t len = readlink(s_path, target, sizeof(target) - 1);
+
+			if (len >= 0) {
+				target[len] = '\0';
+				e = symlink(target, d_path) < 0 ? -errno : 0;
+			}
+		} else if (S_ISREG(st.st_mode) && st.st_size > max_bytes) {
+			strbuf_addf(skipped, "%s%s", skipped->len ? " " : "", sub);
+		} else if (S_ISREG(st.st_mode)) {
+			e = copy_file(s_path, d_path, 0644);
+		}
+		if (e < 0 && r == 0)
+			r = e;
+		free(sub);
+		free(s_path);
+		free(d_path);
+		free(list[i]);
+	}
+	free(list);
+out:
+	free(src);
+	free(dst);
+	return r;
+}
+
+int stage_keep_home(const struct stage *st, const char *dest, long long max_bytes,
+		    struct strbuf *skipped)
+{
+	return keep_dir(st->home, dest, "", max_bytes, skipped);
+}
+
 void stage_release(struct stage *st)
 {
 	if (st->dir)

@@ -40,6 +40,13 @@ int stage_seed(struct stage *st, const struct recipe_settings *set, struct kvfil
  * seeded, to the user. 0 or -errno with err. */
 int stage_finish_home(struct stage *st, const struct recipe *r, const struct game_user *u,
 		      struct strbuf *err);
+/* Copies HOME as the game left it into dest (the run directory's home/),
+ * so its configs and logs stay with the run: every directory, regular file
+ * and symlink, except HOME/.cache (shader and texture caches) and files
+ * over max_bytes, which are named in skipped (space-separated, relative
+ * paths). 0 or -errno. */
+int stage_keep_home(const struct stage *st, const char *dest, long long max_bytes,
+		    struct strbuf *skipped);
 /* Removes it and frees the names. */
 void stage_release(struct stage *st);
 /* Removes the staging directories that a runner killed with SIGKILL left

@@ -92,7 +92,7 @@ rm -rf "$T/runs"
 echo seeded >"$T/fake.cfg"
 fake_recipe seeded "--fps 100" "warmup = 0" "window = 1" "stop_grace = 0.5" \
 	"file = .config/fake/fake.cfg fake.cfg" "workdir = run" "env = MODE=recipe" \
-	"prepare = /bin/sh -c 'test \"\$(cat .config/fake/fake.cfg)\" = seeded && test \"\$MODE\" = variant && test \"\$(id -u)\" != 0 && touch run/written'" \
+	"prepare = /bin/sh -c 'test \"\$(cat .config/fake/fake.cfg)\" = seeded && test \"\$MODE\" = variant && test \"\$(id -u)\" != 0 && touch run/written && mkdir .cache && touch .cache/shaders && head -c 17000000 /dev/zero >big.bin'" \
 	"[variant v1]" "env = MODE=variant"
 hb_run "$T/seeded.ini" v1
 expect_eq "seeded exit status" 0 "$rc"
@@ -101,6 +101,12 @@ grep -q "^file.1=.config/fake/fake.cfg $(sha256sum "$T/fake.cfg" | cut -d' ' -f1
 	fail "the seeded file's hash is not in bench.txt"
 grep -q "^env=MODE=variant$" "$rundir/bench.txt" || fail "the variant's env is not recorded"
 expect_eq "staging" /dev/shm "$(value staging "$rundir/bench.txt")"
+# HOME as the game left it, without caches and files over 16 MiB
+[ -f "$rundir/home/.config/fake/fake.cfg" ] && [ -f "$rundir/home/run/written" ] ||
+	fail "the game's HOME was not kept in the run directory"
+[ ! -e "$rundir/home/.cache" ] || fail "HOME/.cache was kept"
+[ ! -e "$rundir/home/big.bin" ] || fail "a file over 16 MiB was kept"
+expect_eq "home_skipped" big.bin "$(value home_skipped "$rundir/bench.txt")"
 
 # 9. a noexec /dev/shm (hardened machines) cannot hold the hook: the stage
 # goes to $TMPDIR instead (in a mount namespace of its own, so nothing else
