@@ -452,7 +452,15 @@ static int main_loop(struct runner *rn, struct strbuf *err)
 			cut_window(rn, hb_frames_view_last(&rn->frames));
 			break;
 		}
-		/* a looping demo: a new pass */
+		/* a looping demo: a new pass, unless this one showed nothing (a
+		 * game that fails at once would otherwise be started over and
+		 * over until the window ends) */
+		if (frames_count(rn) == rn->count_at_launch) {
+			rn->end_reason = xstrdup("exit");
+			set_status(rn, "failed", "pass %d exited without a frame (see game.log)", rn->pass);
+			cut_window(rn, hb_frames_view_last(&rn->frames));
+			break;
+		}
 		end_pass(rn, sid);
 		if (rn->status)
 			break;

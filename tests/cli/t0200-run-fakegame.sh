@@ -108,7 +108,19 @@ expect_eq "staging" /dev/shm "$(value staging "$rundir/bench.txt")"
 [ ! -e "$rundir/home/big.bin" ] || fail "a file over 16 MiB was kept"
 expect_eq "home_skipped" big.bin "$(value home_skipped "$rundir/bench.txt")"
 
-# 9. a noexec /dev/shm (hardened machines) cannot hold the hook: the stage
+# 9. a looping game whose second pass dies at once must not be started
+# over and over: it fails, naming the pass (the fake game presents only on
+# its first launch: a marker file in HOME says it already ran)
+rm -rf "$T/runs"
+fake_recipe crashloop "--fps 100 --seconds 1" "warmup = 0" "window = 5" "relaunch = yes" "stop_grace = 0.5"
+sed -i "s|^command = .*|command = /bin/sh -c 'if [ -e ran ]; then exit 3; fi; touch ran; exec $T/game/fakegame --fps 100 --seconds 1'|" "$T/crashloop.ini"
+hb_run "$T/crashloop.ini"
+expect_eq "crash loop exit status" 1 "$rc"
+expect_eq "crash loop status" failed "$(value status "$rundir/bench.txt")"
+grep -q "^status_detail=pass 2 exited without a frame" "$rundir/bench.txt" || fail "crash loop: $(value status_detail "$rundir/bench.txt")"
+expect_eq "crash loop passes" 2 "$(value passes "$rundir/bench.txt")"
+
+# 10. a noexec /dev/shm (hardened machines) cannot hold the hook: the stage
 # goes to $TMPDIR instead (in a mount namespace of its own, so nothing else
 # on this machine sees the remount)
 if unshare -m true 2>/dev/null; then
