@@ -575,6 +575,8 @@ static void write_frame_facts(struct runner *rn)
 	uint64_t samples = __atomic_load_n(&h->cost_samples, __ATOMIC_RELAXED);
 
 	kvfile_addf(&rn->bench, "frames_recorded", "%llu", (unsigned long long)frames_count(rn));
+	kvfile_addf(&rn->bench, "last_present_ns", "%llu",
+		    (unsigned long long)hb_frames_view_last(&rn->frames));
 	kvfile_addf(&rn->bench, "frames_dropped", "%llu", (unsigned long long)h->dropped);
 	kvfile_addf(&rn->bench, "hook_processes", "%llu", (unsigned long long)h->hooked_procs);
 	if (samples)
