@@ -53,6 +53,8 @@ static int report_dirs(char **dirs, int n, struct report_opts *ro)
 		rows[n_rows].variant = runs[n_rows].variant;
 		rows[n_rows].status = runs[n_rows].status;
 		run_metrics(&runs[n_rows], &ro->metric, &rows[n_rows].m);
+		/* the numbers are taken: a long run's frames need not stay */
+		hb_frames_release(&runs[n_rows].frames);
 		n_rows++;
 	}
 	if (report_print(stdout, rows, n_rows, ro) < 0)

@@ -261,6 +261,7 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 				dberr = NULL;
 				ret = HB_EXIT_FAILURE;
 			}
+			hb_frames_release(&run->frames); /* the numbers are taken */
 			n_rows++;
 		} else {
 			error_msg("%s", err.buf);
