@@ -10,9 +10,9 @@
  *
  * The staging directory and the game's environment are stage.c's, the
  * game's output gameout.c's. Everything the runner waits on (output,
- * children, signals, the clock) is served by one poll loop with 20 ms
- * ticks; the presents are watched through a read-only mapping of the frame
- * file, without a system call.
+ * children, signals, the clock) is served by one poll loop that sleeps
+ * until the next deadline; the presents are watched through a read-only
+ * mapping of the frame file, without a system call.
  */
 #include "runner.h"
 #include "frames.h"
@@ -387,6 +387,25 @@ static void note_own_cost(struct runner *rn, double cpu0, uint64_t t0)
 	kvfile_addf(&rn->bench, "runner_cpu_ms_per_s", "%.3f", wall > 0 ? cpu * 1000 / wall : 0);
 }
 
+/*
+ * How long the loop may sleep: until the next deadline (the window's end,
+ * the current pass's load timeout), at most a second. Output and children
+ * wake it anyway. The runner is an observer too, and its wakeups are kept
+ * rare in the measured window; nothing it measures depends on when it
+ * wakes (window and frames come from the presents' own stamps).
+ */
+static int poll_timeout_ms(const struct runner *rn)
+{
+	uint64_t now = mono_ns(), until = now + NSEC_PER_SEC;
+	uint64_t load_end = rn->t_launch + (uint64_t)(rn->req->recipe->load_timeout_s * 1e9);
+
+	if (frames_count(rn) == rn->count_at_launch && load_end < until)
+		until = load_end;
+	if (rn->have_first && rn->window_end < until)
+		until = rn->window_end;
+	return until > now ? (int)((until - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
+}
+
 static int main_loop(struct runner *rn, struct strbuf *err)
 {
 	const struct recipe *rc = rn->req->recipe;
@@ -402,7 +421,7 @@ static int main_loop(struct runner *rn, struct strbuf *err)
 		};
 		uint64_t now;
 
-		poll(p, 2, TICK_MS);
+		poll(p, 2, poll_timeout_ms(rn));
 		drain_output(rn, false);
 		handle_signals(rn);
 		now = mono_ns();
