@@ -158,5 +158,28 @@ else
 	fi
 fi
 
+# The runner is an observer too: its own CPU time while it watches a game
+# (bench.txt runner_cpu_ms_per_s), on the fake game for a 10 s window.
+echo
+if [ "$(id -u)" = 0 ] && ! getent passwd hitchbench >/dev/null && [ -z "${SUDO_USER:-}" ]; then
+	echo "runner: skipped: no unprivileged game user (sh scripts/deps.sh ensure)"
+else
+	mkdir -p "$tmp/game" && chmod 755 "$tmp" "$tmp/game"
+	cp "$B/tests/fakegame" "$B/tests/libhbstub.so" "$tmp/game/"
+	chmod -R a+rX "$tmp/game"
+	printf '[recipe]\nname = fake\ncommand = %s/game/fakegame --fps 100\nenv = HB_STUB=%s/game/libhbstub.so\nwarmup = 1\nwindow = 10\nstop_grace = 0.5\n' \
+		"$tmp" "$tmp" >"$tmp/fake.ini"
+	if "$B/hitchbench" run --display :99 --no-db --out "$tmp/runs" "$tmp/fake.ini" >/dev/null 2>&1; then
+		b=$(ls -d "$tmp"/runs/*)/bench.txt
+		echo "runner watching a 100 fps game for a 10 s window (one run):"
+		printf '  runner      %s ms of CPU a second (%s s in all)\n' \
+			"$(sed -n 's/^runner_cpu_ms_per_s=//p' "$b")" "$(sed -n 's/^runner_cpu_s=//p' "$b")"
+		printf '  hook says   %s ns a frame (mean of %s timed presents)\n' \
+			"$(sed -n 's/^hook_cost_ns_per_frame=//p' "$b")" "$(sed -n 's/^hook_cost_samples=//p' "$b")"
+	else
+		echo "runner: the fake game's run failed"
+	fi
+fi
+
 [ "$bad" = 0 ] || die "the hook did not record one frame per present (see above)"
 exit 0
