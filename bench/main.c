@@ -28,6 +28,7 @@ static const struct command {
 	{ "run", cmd_run, "run a recipe's game and measure every frame" },
 	{ "report", cmd_report, "print the numbers of run directories or of the database" },
 	{ "db", cmd_db, "the results database: import run directories, show what it holds" },
+	{ "frames", cmd_frames, "print a run's frames as text, for plots and checks" },
 };
 
 static void vmsg(const char *prefix, const char *fmt, va_list ap)

@@ -42,6 +42,21 @@ for dir in "$R"/*/; do
 	expect_eq "$name: frames longest p99 stalls" "$want" "$got"
 done
 
+# hitchbench frames prints the same frames: the window's count and longest
+for dir in "$R"/*/; do
+	dir=${dir%/}
+	name=${dir##*/}
+	"$HB" frames --window "$dir" >"$T/frames" || fail "frames --window $name"
+	head -n 1 "$T/frames" | grep -q "^# hitchbench frames 1: $name$" || fail "frames header: $(head -n 1 "$T/frames")"
+	got=$(awk -F'\t' '!/^#/ && $1 != "t_s" { n++; if ($2 > m) m = $2; if ($3 != 1) bad = 1 }
+		END { printf "%d %.1f %d\n", n, m, bad }' "$T/frames")
+	row=$(grep "^$name," "$T/csv")
+	want="$(echo "$row" | cut -d, -f"$(col frames)") $(echo "$row" | cut -d, -f"$(col longest_ms)") 0"
+	expect_eq "$name: frames --window count, longest, all in window" "$want" "$got"
+	all=$("$HB" frames "$dir" | grep -vc '^#\|^t_s')
+	expect_eq "$name: frames prints every frame" "$(($(value frames_recorded "$dir/bench.txt") - 1))" "$all"
+done
+
 # the database rebuilt from the directories holds the same numbers
 "$HB" db import --db "$T/db.sqlite" "$R" >/dev/null || fail "db import failed"
 "$HB" report --db "$T/db.sqlite" | grep -v '^#' >"$T/dbrows"

@@ -1,0 +1,78 @@
+/*
+ * hitchbench frames: a run's frames as text, one per line, for plotting
+ * (gnuplot, a spreadsheet) or for checking a number by hand.
+ *
+ *   # hitchbench frames 1: RUN
+ *   # t_s: seconds from the run's first present to the frame's end;
+ *   # frame_ms: the frame (interval between consecutive presents);
+ *   # in_window: 1 when the frame's end is in (window_start, window_end]
+ *   t_s	frame_ms	in_window
+ *   0.013702	13.702	0
+ */
+#include "cmd.h"
+#include "exitcodes.h"
+#include "run.h"
+
+#include <getopt.h>
+#include <stdio.h>
+
+static const char frames_usage[] =
+	"usage: hitchbench frames [--window] RUNDIR\n"
+	"\n"
+	"  prints every frame of a run (tab-separated, with a header saying what\n"
+	"  each column is); --window: only the frames of the measured window\n";
+
+int cmd_frames(int argc, char **argv, struct context *ctx)
+{
+	static const struct option opts[] = {
+		{ "window", no_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct strbuf err = STRBUF_INIT;
+	bool only_window = false;
+	struct run run;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			only_window = true;
+			break;
+		case 'h':
+			fputs(frames_usage, stdout);
+			return HB_EXIT_OK;
+		default:
+			fputs(frames_usage, stderr);
+			return HB_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error(frames_usage, "frames wants one run directory");
+	if (run_load(argv[optind], &run, &err) < 0) {
+		error_msg("%s", err.buf);
+		strbuf_release(&err);
+		return HB_EXIT_FAILURE;
+	}
+	if (!run.have_frames) {
+		error_msg("'%s' has no frames.bin", run.dir);
+		run_release(&run);
+		return HB_EXIT_FAILURE;
+	}
+	printf("# hitchbench frames 1: %s\n", run.name);
+	printf("# t_s: seconds from the run's first present to the frame's end;\n"
+	       "# frame_ms: the frame (interval between consecutive presents);\n"
+	       "# in_window: 1 when the frame's end is in (window_start, window_end]\n");
+	printf("t_s\tframe_ms\tin_window\n");
+	for (uint64_t i = 1; i < run.frames.n; i++) {
+		uint64_t end = run.frames.t_ns[i];
+		bool in = run.have_window && end > run.window_start_ns && end <= run.window_end_ns;
+
+		if (only_window && !in)
+			continue;
+		printf("%.6f\t%.3f\t%d\n", (double)(end - run.frames.t_ns[0]) / 1e9,
+		       (double)(end - run.frames.t_ns[i - 1]) / 1e6, in);
+	}
+	run_release(&run);
+	return HB_EXIT_OK;
+}
