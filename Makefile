@@ -83,16 +83,16 @@ $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/libhitch.a $(B)/gen/schema.o
 
 # bench-self: a program that presents as fast as it can, through a real
 # GLX window (Xvfb) or through a stub present library (the hook's cost alone).
-$(B)/tests/present: $(B)/tests/tools/present.o $(B)/tests/libhbstub.so
-	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/present.o $(GL_LIBS) -ldl
+$(B)/tests/present: $(B)/tests/tools/present.o $(B)/libhitch.a $(B)/tests/libhbstub.so
+	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/present.o $(B)/libhitch.a $(GL_LIBS) -ldl
 
 $(B)/tests/libhbstub.so: tests/tools/stub.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -shared -o $@ $< -ldl
 
 # A fake game for the runner's tests: presents through the stub, prints lines, exits on cue.
-$(B)/tests/fakegame: $(B)/tests/tools/fakegame.o $(B)/tests/libhbstub.so
-	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/fakegame.o -ldl
+$(B)/tests/fakegame: $(B)/tests/tools/fakegame.o $(B)/libhitch.a $(B)/tests/libhbstub.so
+	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/fakegame.o $(B)/libhitch.a -ldl
 
 # Reads and makes frame files for the hook's test and bench-self.
 $(B)/tests/mkframes: $(B)/tests/tools/mkframes.o $(B)/libhitch.a

@@ -21,13 +21,14 @@
  * this program.
  */
 #include "exitcodes.h"
+#include "timeutil.h"
+#include "util.h"
 #include "stubpath.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,7 +39,6 @@
 #include <unistd.h>
 
 #define FAKEGAME_MAX_EVENTS 64
-#define NS_PER_SEC 1000000000ull
 
 /* A --stall-at or --print-at, at_ns after the start. */
 struct fake_event {
@@ -58,17 +58,9 @@ struct fakegame_opts {
 	unsigned n_events;
 };
 
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 static void sleep_until(uint64_t t)
 {
-	struct timespec ts = { .tv_sec = (time_t)(t / NS_PER_SEC), .tv_nsec = (long)(t % NS_PER_SEC) };
+	struct timespec ts = { .tv_sec = (time_t)(t / NSEC_PER_SEC), .tv_nsec = (long)(t % NSEC_PER_SEC) };
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
@@ -77,29 +69,20 @@ static void sleep_until(uint64_t t)
 /* Seconds as a decimal number, whole string, not negative: 0 or -EINVAL. */
 static int parse_seconds(const char *s, uint64_t *ns)
 {
-	char *end;
 	double v;
 
-	if (!s || !*s || *s == ' ')
+	if (safe_atod(s, &v) < 0 || v < 0 || v > 1e9)
 		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v < 0 || v > 1e9)
-		return -EINVAL;
-	*ns = (uint64_t)(v * (double)NS_PER_SEC);
+	*ns = (uint64_t)(v * (double)NSEC_PER_SEC);
 	return 0;
 }
 
+/* A whole decimal number up to max: 0 or -EINVAL. */
 static int parse_uint(const char *s, uint64_t max, uint64_t *out)
 {
-	unsigned long long v;
-	char *end;
+	uint64_t v;
 
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
+	if (safe_atou64(s, &v) < 0 || v > max)
 		return -EINVAL;
 	*out = v;
 	return 0;
@@ -141,7 +124,7 @@ static bool fire_events(struct fakegame_opts *o, uint64_t elapsed)
 			printf("%s\n", ev->text);
 			fflush(stdout);
 		} else {
-			sleep_until(mono_now() + ev->stall_ms * 1000000u);
+			sleep_until(mono_ns() + ev->stall_ms * 1000000u);
 			stalled = true;
 		}
 	}
@@ -150,18 +133,18 @@ static bool fire_events(struct fakegame_opts *o, uint64_t elapsed)
 
 static int run(struct fakegame_opts *o, void (*swap_window)(void *))
 {
-	uint64_t period = (uint64_t)((double)NS_PER_SEC / o->fps);
-	uint64_t start = mono_now(), deadline = start, now;
+	uint64_t period = (uint64_t)((double)NSEC_PER_SEC / o->fps);
+	uint64_t start = mono_ns(), deadline = start, now;
 
 	for (;;) {
-		now = mono_now();
+		now = mono_ns();
 		if (o->run_ns && now - start >= o->run_ns)
 			break;
 		if (fire_events(o, now - start))
-			deadline = mono_now();
+			deadline = mono_ns();
 		swap_window(NULL);
 		deadline += period;
-		now = mono_now();
+		now = mono_ns();
 		if (deadline + period < now)
 			deadline = now; /* fell behind: no burst of catch-up frames */
 		sleep_until(deadline);

@@ -23,6 +23,8 @@
  */
 #include "exitcodes.h"
 #include "stubpath.h"
+#include "timeutil.h"
+#include "util.h"
 
 #include <GL/gl.h>
 #include <GL/glx.h>
@@ -55,32 +57,6 @@ struct present_result {
 	int stub_rtld_next_is_self;
 };
 
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* A whole decimal number, nothing before or after it. */
-static int parse_u64(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -errno;
-	if (*end)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static int parse_size(const char *s, unsigned *w, unsigned *h)
 {
 	uint64_t a, b;
@@ -93,7 +69,7 @@ static int parse_size(const char *s, unsigned *w, unsigned *h)
 	if (!x)
 		return -EINVAL;
 	*x = '\0';
-	if (parse_u64(buf, &a) < 0 || parse_u64(x + 1, &b) < 0 ||
+	if (safe_atou64(buf, &a) < 0 || safe_atou64(x + 1, &b) < 0 ||
 	    a == 0 || b == 0 || a > 16384 || b > 16384)
 		return -EINVAL;
 	*w = (unsigned)a;
@@ -132,10 +108,10 @@ static int run_stub(const struct present_opts *o, struct present_result *res)
 	}
 	for (uint64_t i = 0; i < o->warmup; i++)
 		swap_window(NULL);
-	t0 = mono_now();
+	t0 = mono_ns();
 	for (uint64_t i = 0; i < o->frames; i++)
 		swap_window(NULL);
-	res->ns = mono_now() - t0;
+	res->ns = mono_ns() - t0;
 	res->stub_glx_swaps = (long long)glx_swaps();
 	res->stub_rtld_next_is_self = rtld_next_is_self();
 	return 0;
@@ -212,11 +188,11 @@ static int run_glx(const struct present_opts *o, struct present_result *res)
 	for (uint64_t i = 0; i < o->warmup; i++)
 		glx_frame(dpy, win, i);
 	glFinish();
-	t0 = mono_now();
+	t0 = mono_ns();
 	for (uint64_t i = 0; i < o->frames; i++)
 		glx_frame(dpy, win, i);
 	glFinish();
-	res->ns = mono_now() - t0;
+	res->ns = mono_ns() - t0;
 	res->stub_glx_swaps = -1;
 	r = 0;
 out:
@@ -262,14 +238,14 @@ int main(int argc, char **argv)
 			o.mode = MODE_GLX;
 			break;
 		case 'n':
-			if (parse_u64(optarg, &o.frames) < 0 || o.frames == 0) {
+			if (safe_atou64(optarg, &o.frames) < 0 || o.frames == 0) {
 				fprintf(stderr, "present: --frames wants a positive number, not '%s'\n", optarg);
 				return HB_EXIT_USAGE;
 			}
 			frames_given = true;
 			break;
 		case 'w':
-			if (parse_u64(optarg, &o.warmup) < 0) {
+			if (safe_atou64(optarg, &o.warmup) < 0) {
 				fprintf(stderr, "present: --warmup wants a number, not '%s'\n", optarg);
 				return HB_EXIT_USAGE;
 			}
