@@ -103,3 +103,13 @@ int run_metrics(const struct run *run, const struct metric_opts *opts, struct me
 	return metrics_compute(run->frames.t_ns, run->frames.n, run->window_start_ns,
 			       run->window_end_ns, opts, m);
 }
+
+bool run_report_row(const struct run *run, const struct metric_opts *opts, struct report_row *row)
+{
+	memset(row, 0, sizeof(*row));
+	row->run = run->name;
+	row->game = run->game;
+	row->variant = run->variant;
+	row->status = run->status;
+	return run_metrics(run, opts, &row->m) == 0;
+}

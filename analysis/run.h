@@ -13,6 +13,7 @@
 #include "frames.h"
 #include "kvfile.h"
 #include "metrics.h"
+#include "report.h"
 #include "util.h"
 
 #define HB_RUNDIR_FORMAT 1 /* bench.txt "format=" this hitchbench writes and reads */
@@ -38,5 +39,9 @@ void run_release(struct run *run);
 /* The run's metrics over its window. 0, or -ENODATA when the run has no
  * window or no frames (a failed run). */
 int run_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m);
+
+/* A report row for the run: its names (pointing into run) and its
+ * metrics. Returns whether the run had numbers (run_metrics() == 0). */
+bool run_report_row(const struct run *run, const struct metric_opts *opts, struct report_row *row);
 
 #endif

@@ -48,11 +48,7 @@ static int report_dirs(char **dirs, int n, struct report_opts *ro)
 			ret = HB_EXIT_FAILURE;
 			continue;
 		}
-		rows[n_rows].run = runs[n_rows].name;
-		rows[n_rows].game = runs[n_rows].game;
-		rows[n_rows].variant = runs[n_rows].variant;
-		rows[n_rows].status = runs[n_rows].status;
-		run_metrics(&runs[n_rows], &ro->metric, &rows[n_rows].m);
+		run_report_row(&runs[n_rows], &ro->metric, &rows[n_rows]);
 		/* the numbers are taken: a long run's frames need not stay */
 		hb_frames_release(&runs[n_rows].frames);
 		n_rows++;

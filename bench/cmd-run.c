@@ -250,11 +250,7 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 			struct report_row *row = &rows[n_rows];
 			struct run *run = &runs[n_rows];
 
-			row->run = run->name;
-			row->game = run->game;
-			row->variant = run->variant;
-			row->status = run->status;
-			have = run_metrics(run, &req.metric, &row->m) == 0;
+			have = run_report_row(run, &req.metric, row);
 			if (db && resultsdb_import(db, run, have ? &row->m : NULL, &req.metric, &dberr) < 0) {
 				error_msg("cannot store '%s' in '%s': %s", run->dir, db_path, dberr);
 				free(dberr);
