@@ -109,7 +109,14 @@ bool run_report_row(const struct run *run, const struct metric_opts *opts, struc
 	memset(row, 0, sizeof(*row));
 	row->run = run->name;
 	row->game = run->game;
-	row->variant = run->variant;
+	/* runs are compared by variant and switches: "software@rec10" */
+	row->variant = kvfile_get(&run->bench, "run_name");
+	if (!row->variant)
+		row->variant = run->variant;
 	row->status = run->status;
+	/* an observer said the run was disturbed: never counted */
+	if (strcmp(run->status, "ok") == 0 && kvfile_get(&run->bench, "invalid") &&
+	    strcmp(kvfile_get(&run->bench, "invalid"), "1") == 0)
+		row->status = "invalid";
 	return run_metrics(run, opts, &row->m) == 0;
 }

@@ -40,8 +40,11 @@ void run_release(struct run *run);
  * window or no frames (a failed run). */
 int run_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m);
 
-/* A report row for the run: its names (pointing into run) and its
- * metrics. Returns whether the run had numbers (run_metrics() == 0). */
+/* A report row for the run: its names (pointing into run; the variant is
+ * bench.txt's run_name, "variant@switches", when it has one) and its
+ * metrics. An ok run that an observer marked invalid gets the status
+ * "invalid", which keeps it out of medians. Returns whether the run had
+ * numbers (run_metrics() == 0). */
 bool run_report_row(const struct run *run, const struct metric_opts *opts, struct report_row *row);
 
 #endif

@@ -8,9 +8,11 @@
 #include "run.h"
 #include "rundirs.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char db_usage[] =
 	"usage: hitchbench db import [--db PATH] [--stall-ms MS] [--percentile D] RUNDIR...\n"
@@ -20,6 +22,51 @@ static const char db_usage[] =
 	"           again updates it in place, so the database can always be rebuilt\n"
 	"  info     the schema version and how many runs and metric values it holds\n"
 	"  --db     the database (default results/hitchbench.db)\n";
+
+/* The batches the runs belong to (their parent directories with a
+ * batch.txt), each imported once. */
+static int import_batches(struct resultsdb *db, const struct argv_list *runs)
+{
+	struct argv_list seen;
+	int ret = 0;
+
+	argv_init(&seen);
+	for (size_t i = 0; i < runs->n; i++) {
+		char *dir = xstrdup(runs->v[i]), *slash = strrchr(dir, '/'), *info;
+		struct kvfile kf;
+		char *dberr = NULL;
+		bool dup = false;
+		int line = 0;
+
+		if (!slash) {
+			free(dir);
+			continue;
+		}
+		*slash = '\0';
+		for (size_t k = 0; k < seen.n && !dup; k++)
+			dup = strcmp(seen.v[k], dir) == 0;
+		info = xasprintf("%s/batch.txt", dir);
+		kvfile_init(&kf);
+		if (!dup && access(info, F_OK) == 0) {
+			argv_push(&seen, dir);
+			if (kvfile_read(&kf, info, &line) < 0) {
+				error_msg("cannot read '%s' (line %d)", info, line);
+				ret = -EINVAL;
+			} else if (resultsdb_import_batch(db, &kf, dir, &dberr) < 0) {
+				error_msg("%s", dberr);
+				free(dberr);
+				ret = -EIO;
+			} else {
+				printf("imported batch %s\n", kvfile_get(&kf, "batch_id"));
+			}
+		}
+		kvfile_release(&kf);
+		free(info);
+		free(dir);
+	}
+	argv_release(&seen);
+	return ret;
+}
 
 static int db_import(struct resultsdb *db, char **args, int n, const struct metric_opts *mo)
 {
@@ -59,6 +106,8 @@ static int db_import(struct resultsdb *db, char **args, int n, const struct metr
 		run_release(&run);
 	}
 	printf("# %d run(s) indexed\n", done);
+	if (import_batches(db, &list) < 0)
+		ret = HB_EXIT_FAILURE;
 out:
 	argv_release(&list);
 	strbuf_release(&err);

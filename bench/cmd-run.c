@@ -1,10 +1,15 @@
 /*
- * hitchbench run: runs a recipe's game ROUNDS times, prints the report of
- * those runs and indexes them in the results database.
+ * hitchbench run: a batch. Every variant with every switch token once per
+ * round, the order balanced across rounds, in one boot; or --resume of a
+ * batch that was interrupted. Everything is checked before the first run
+ * starts; then batchrun.c runs the plan.
  */
 #include "argv.h"
+#include "batch.h"
+#include "batchrun.h"
 #include "cmd.h"
 #include "exitcodes.h"
+#include "fsroot.h"
 #include "gameuser.h"
 #include "recipe.h"
 #include "report.h"
@@ -12,6 +17,7 @@
 #include "run.h"
 #include "runner.h"
 #include "stage.h"
+#include "switch.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -19,24 +25,48 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char run_usage[] =
-	"usage: hitchbench run RECIPE [VARIANT] [--rounds N] [--warmup S] [--window S]\n"
-	"                      [--db PATH | --no-db] [--out DIR] [--display :N]\n"
-	"                      [--stall-ms MS] [--percentile nearest-rank|linear] [-v]\n"
+	"usage: hitchbench run RECIPE [\"VARIANT...\" [ROUNDS]] [--switches \"TOKEN...\"] [options]\n"
+	"       hitchbench run --resume BATCH [--db PATH | --no-db] [--display :N] [--quiet] [-v]\n"
 	"\n"
-	"  RECIPE          a name in recipes/ (dsda-doom) or a path to a recipe file\n"
-	"  VARIANT         a [variant NAME] of the recipe (default: its default_variant)\n"
-	"  --rounds N      run it N times (default 1)\n"
-	"  --warmup S      seconds after the first frame before the window (default: the recipe's)\n"
-	"  --window S      seconds measured (default: the recipe's)\n"
-	"  --db PATH       results database (default results/hitchbench.db); --no-db: none\n"
-	"  --out DIR       put run directories under DIR (default results/runs)\n"
-	"  --display :N    use this running X server instead of starting Xvfb\n"
-	"  --stall-ms MS   a frame over MS is a stall (default 100)\n"
-	"  --percentile D  percentile definition for p50/p99/p99.9 (default nearest-rank)\n";
+	"Each round runs every variant with every switch token once; the order inside a\n"
+	"round moves from round to round so that no run always comes first.\n"
+	"\n"
+	"  RECIPE            a name in recipes/ (dsda-doom) or a path to a recipe file\n"
+	"  VARIANT...        variants of the recipe, in one argument (default: its\n"
+	"                    default_variant; \"base\" is the recipe alone)\n"
+	"  ROUNDS            rounds (default 1; also --rounds N)\n"
+	"  --switches TOKENS switch tokens, '-' for none, else NAME=VALUE terms joined\n"
+	"                    by '+' (default: $ENVS, else '-'); the switches are below\n"
+	"  --order rotate|shuffle  how rounds are ordered (default rotate); --seed N\n"
+	"                    for shuffle (default: random, recorded in batch.txt)\n"
+	"  --rerun-invalid   run a run that an observer marked invalid once more, at\n"
+	"                    once (also RERUN_INTERFERED=1)\n"
+	"  --resume BATCH    finish an interrupted batch (its directory or id)\n"
+	"  --warmup S        seconds after the first frame before the window (default: the recipe's)\n"
+	"  --window S        seconds measured (default: the recipe's)\n"
+	"  --db PATH         results database (default results/hitchbench.db); --no-db: none\n"
+	"  --out DIR         batches go under DIR (default results/runs)\n"
+	"  --display :N      use this running X server instead of starting Xvfb\n"
+	"  --stall-ms MS     a frame over MS is a stall (default 100)\n"
+	"  --percentile D    percentile definition for p50/p99/p99.9 (default nearest-rank)\n"
+	"  --quiet           no progress lines (the report and errors only)\n"
+	"\n"
+	"switches:\n";
+
+struct run_args {
+	const char *recipe, *variants, *tokens, *resume, *db_path, *out_dir, *display, *order;
+	double warmup, window;
+	int rounds;
+	bool have_seed, rerun, silent, verbose, have_metric_opts;
+	uint64_t seed;
+	struct metric_opts metric;
+};
 
 static int positive_double(const char *s, bool allow_zero, double *out)
 {
@@ -50,7 +80,15 @@ static int positive_double(const char *s, bool allow_zero, double *out)
 
 static void print_progress(const char *line)
 {
-	fprintf(stderr, "hitchbench: %s\n", line);
+	fprintf(stderr, "hitchbench:   %s\n", line);
+}
+
+static int usage_with_switches(const char *fmt, const char *arg)
+{
+	error_msg(fmt, arg);
+	fputs(run_usage, stderr);
+	switch_help(stderr);
+	return HB_EXIT_USAGE;
 }
 
 static int setup_signals(void)
@@ -70,10 +108,15 @@ static int setup_signals(void)
 	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
-int cmd_run(int argc, char **argv, struct context *ctx)
+static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	static const struct option opts[] = {
 		{ "rounds", required_argument, NULL, 'r' },
+		{ "switches", required_argument, NULL, 'S' },
+		{ "order", required_argument, NULL, 'O' },
+		{ "seed", required_argument, NULL, 'e' },
+		{ "rerun-invalid", no_argument, NULL, 'R' },
+		{ "resume", required_argument, NULL, 'u' },
 		{ "warmup", required_argument, NULL, 'W' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "db", required_argument, NULL, 'd' },
@@ -82,112 +125,267 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 		{ "display", required_argument, NULL, 'D' },
 		{ "stall-ms", required_argument, NULL, 's' },
 		{ "percentile", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_request req = {
-		.metric = METRIC_OPTS_DEFAULT, .signal_fd = -1, .progress = print_progress,
-	};
-	const char *db_path = ctx->default_db, *out_dir = NULL, *display = NULL;
-	double warmup = -1, window = -1;
-	int rounds = 1, c, ret = HB_EXIT_OK, failures = 0;
-	struct recipe recipe;
-	struct game_user user = { 0 };
-	struct resultsdb *db = NULL;
-	struct strbuf err = STRBUF_INIT;
-	struct report_row *rows = NULL;
-	struct run *runs = NULL;
-	char *recipe_path = NULL, *default_out = NULL, *dberr = NULL, *cmdline = NULL;
-	size_t n_rows = 0;
+	const char *env;
+	int c, rounds = 0;
 
-	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
-			if (safe_atoi(optarg, &rounds) < 0 || rounds < 1)
+			if (safe_atoi(optarg, &a->rounds) < 0 || a->rounds < 1)
 				return usage_error(run_usage, "--rounds wants a count of 1 or more, not '%s'", optarg);
 			break;
+		case 'S':
+			a->tokens = optarg;
+			break;
+		case 'O':
+			a->order = optarg;
+			break;
+		case 'e':
+			if (safe_atou64(optarg, &a->seed) < 0)
+				return usage_error(run_usage, "--seed wants a number, not '%s'", optarg);
+			a->have_seed = true;
+			break;
+		case 'R':
+			a->rerun = true;
+			break;
+		case 'u':
+			a->resume = optarg;
+			break;
 		case 'W':
-			if (positive_double(optarg, true, &warmup) < 0)
+			if (positive_double(optarg, true, &a->warmup) < 0)
 				return usage_error(run_usage, "--warmup wants seconds >= 0, not '%s'", optarg);
+			a->have_metric_opts = true;
 			break;
 		case 'w':
-			if (positive_double(optarg, false, &window) < 0)
+			if (positive_double(optarg, false, &a->window) < 0)
 				return usage_error(run_usage, "--window wants seconds > 0, not '%s'", optarg);
+			a->have_metric_opts = true;
 			break;
 		case 'd':
-			db_path = optarg;
+			a->db_path = optarg;
 			break;
 		case 'N':
-			db_path = NULL;
+			a->db_path = NULL;
 			break;
 		case 'o':
-			out_dir = optarg;
+			a->out_dir = optarg;
 			break;
 		case 'D':
 			if (optarg[0] != ':' && !strchr(optarg, ':'))
 				return usage_error(run_usage, "--display wants an X display like ':0', not '%s'", optarg);
-			display = optarg;
+			a->display = optarg;
 			break;
 		case 's':
-			if (positive_double(optarg, false, &req.metric.stall_ms) < 0)
+			if (positive_double(optarg, false, &a->metric.stall_ms) < 0)
 				return usage_error(run_usage, "--stall-ms wants milliseconds > 0, not '%s'", optarg);
+			a->have_metric_opts = true;
 			break;
 		case 'p':
-			if (percentile_def_parse(optarg, &req.metric.pct) < 0)
+			if (percentile_def_parse(optarg, &a->metric.pct) < 0)
 				return usage_error(run_usage, "unknown percentile definition '%s'", optarg);
+			a->have_metric_opts = true;
+			break;
+		case 'q':
+			a->silent = true;
 			break;
 		case 'v':
-			req.verbose = true;
+			a->verbose = true;
 			break;
 		case 'h':
 			fputs(run_usage, stdout);
-			return HB_EXIT_OK;
+			switch_help(stdout);
+			return -1;
 		default:
 			fputs(run_usage, stderr);
 			return HB_EXIT_USAGE;
 		}
 	}
-	if (optind >= argc || argc - optind > 2)
-		return usage_error(run_usage, "run wants a recipe and at most one variant");
-	recipe_init(&recipe);
+	if (a->resume) {
+		if (optind < argc || a->tokens || a->order || a->have_seed || a->rounds || a->have_metric_opts)
+			return usage_error(run_usage, "--resume runs the batch as it was planned: "
+					   "no recipe, variants, rounds, switches, order or windows with it");
+		return 0;
+	}
+	if (optind >= argc || argc - optind > 3)
+		return usage_error(run_usage, "run wants a recipe, then at most the variants and the rounds");
+	a->recipe = argv[optind];
+	if (argc - optind >= 2)
+		a->variants = argv[optind + 1];
+	if (argc - optind == 3) {
+		if (safe_atoi(argv[optind + 2], &rounds) < 0 || rounds < 1)
+			return usage_error(run_usage, "ROUNDS wants a count of 1 or more, not '%s'", argv[optind + 2]);
+		if (a->rounds && a->rounds != rounds)
+			return usage_error(run_usage, "ROUNDS %d and --rounds %d disagree", rounds, a->rounds);
+		a->rounds = rounds;
+	}
+	if (!a->rounds)
+		a->rounds = 1;
+	env = getenv("ENVS");
+	if (env && a->tokens && strcmp(env, a->tokens) != 0)
+		return usage_error(run_usage, "ENVS='%s' and --switches '%s' disagree", env, a->tokens);
+	if (!a->tokens)
+		a->tokens = env;
+	env = getenv("RERUN_INTERFERED");
+	if (env && strcmp(env, "1") == 0)
+		a->rerun = true;
+	return 0;
+}
 
-	/* Everything is checked before anything starts. */
-	recipe_path = recipe_resolve(argv[optind], (const char *const *)ctx->recipe_dirs);
-	if (!recipe_path) {
+/* The settings a resumed batch must run with, kept in batch.txt. */
+static void options_record(struct kvfile *kf, const struct run_args *a, const char *recipe_path,
+			   double warmup, double window)
+{
+	kvfile_add(kf, "recipe", recipe_path);
+	kvfile_addf(kf, "warmup_s", "%g", warmup);
+	kvfile_addf(kf, "window_s", "%g", window);
+	kvfile_addf(kf, "stall_ms", "%g", a->metric.stall_ms);
+	kvfile_add(kf, "percentile", percentile_def_name(a->metric.pct));
+	kvfile_add(kf, "rerun_invalid", a->rerun ? "1" : "0");
+}
+
+/* Reads those settings back from a batch being resumed. */
+static int options_read(const struct batch *b, struct run_args *a, struct strbuf *err)
+{
+	const char *v;
+
+	a->recipe = kvfile_get(&b->info, "recipe");
+	if (!a->recipe ||
+	    !(v = kvfile_get(&b->info, "warmup_s")) || safe_atod(v, &a->warmup) < 0 ||
+	    !(v = kvfile_get(&b->info, "window_s")) || safe_atod(v, &a->window) < 0 ||
+	    !(v = kvfile_get(&b->info, "stall_ms")) || safe_atod(v, &a->metric.stall_ms) < 0 ||
+	    !(v = kvfile_get(&b->info, "percentile")) || percentile_def_parse(v, &a->metric.pct) < 0) {
+		strbuf_addf(err, "%s/batch.txt: recipe, warmup_s, window_s, stall_ms or percentile "
+			    "missing or bad", b->dir);
+		return -EINVAL;
+	}
+	v = kvfile_get(&b->info, "rerun_invalid");
+	a->rerun = v && strcmp(v, "1") == 0;
+	return 0;
+}
+
+static int check_variants(const struct recipe *rc, const struct argv_list *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		struct strbuf names = STRBUF_INIT;
+
+		/* "base" is the recipe alone, unless the recipe defines a [variant base] */
+		if (recipe_find_variant(rc, v->v[i]) || strcmp(v->v[i], "base") == 0)
+			continue;
+		strbuf_addstr(&names, "base");
+		for (size_t k = 0; k < rc->n_variants; k++)
+			if (strcmp(rc->variants[k].name, "base") != 0)
+				strbuf_addf(&names, ", %s", rc->variants[k].name);
+		error_msg("recipe '%s' has no variant '%s' (it has: %s)", rc->name, v->v[i], names.buf);
+		strbuf_release(&names);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < v->n; i++)
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(v->v[i], v->v[k]) == 0) {
+				error_msg("variant '%s' is named twice", v->v[i]);
+				return -EINVAL;
+			}
+	return 0;
+}
+
+static int load_recipe(const char *arg, struct context *ctx, struct recipe *recipe, char **path)
+{
+	struct strbuf err = STRBUF_INIT;
+	int r = 0;
+
+	*path = recipe_resolve(arg, (const char *const *)ctx->recipe_dirs);
+	if (!*path) {
 		struct strbuf where = STRBUF_INIT;
 
 		for (size_t i = 0; i < ARRAY_SIZE(ctx->recipe_dirs) && ctx->recipe_dirs[i]; i++)
 			strbuf_addf(&where, "%s%s", i ? ", " : "", ctx->recipe_dirs[i]);
-		error_msg("no recipe '%s' (looked in %s)", argv[optind], where.buf);
+		error_msg("no recipe '%s' (looked in %s)", arg, where.buf);
 		strbuf_release(&where);
-		ret = HB_EXIT_USAGE;
-		goto out;
+		return -ENOENT;
 	}
-	if (recipe_load(recipe_path, &recipe, &err) < 0) {
+	if (recipe_load(*path, recipe, &err) < 0) {
 		fprintf(stderr, "%s\n", err.buf);
-		ret = HB_EXIT_USAGE;
-		goto out;
+		r = -EINVAL;
 	}
-	req.recipe = &recipe;
-	req.variant_name = argc - optind == 2 ? argv[optind + 1] : recipe.default_variant;
-	req.variant = recipe_find_variant(&recipe, req.variant_name);
-	/* "base" is the recipe alone, unless the recipe defines a [variant base] */
-	if (!req.variant && strcmp(req.variant_name, "base") != 0) {
-		struct strbuf names = STRBUF_INIT;
+	strbuf_release(&err);
+	return r;
+}
 
-		strbuf_addstr(&names, "base");
-		for (size_t i = 0; i < recipe.n_variants; i++)
-			if (strcmp(recipe.variants[i].name, "base") != 0)
-				strbuf_addf(&names, ", %s", recipe.variants[i].name);
-		error_msg("recipe '%s' has no variant '%s' (it has: %s)", recipe.name,
-			  req.variant_name, names.buf);
-		strbuf_release(&names);
+int cmd_run(int argc, char **argv, struct context *ctx)
+{
+	struct run_args a = { .metric = METRIC_OPTS_DEFAULT, .warmup = -1, .window = -1,
+			      .db_path = ctx->default_db };
+	struct batch_run br = { 0 };
+	struct batch batch;
+	struct recipe recipe;
+	struct game_user user = { 0 };
+	struct resultsdb *db = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct switch_set *sets = NULL;
+	struct argv_list variants;
+	char *recipe_path = NULL, *default_out = NULL, *dberr = NULL, *cmdline = NULL;
+	const char *why = NULL;
+	size_t n_sets = 0;
+	int ret = HB_EXIT_OK, r, signal_fd = -1;
+
+	batch_init(&batch);
+	recipe_init(&recipe);
+	argv_init(&variants);
+	r = parse_args(argc, argv, &a);
+	if (r != 0) {
+		ret = r < 0 ? HB_EXIT_OK : r;
+		goto out;
+	}
+	default_out = xasprintf("%s/runs", ctx->results_dir);
+
+	/* Everything is checked before anything starts. */
+	if (a.resume) {
+		if (batch_open(&batch, a.resume, a.out_dir ? a.out_dir : default_out, &err) < 0 ||
+		    options_read(&batch, &a, &err) < 0) {
+			error_msg("cannot resume '%s': %s", a.resume, err.buf);
+			ret = HB_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (load_recipe(a.recipe, ctx, &recipe, &recipe_path) < 0) {
 		ret = HB_EXIT_USAGE;
 		goto out;
 	}
-	req.warmup_s = warmup >= 0 ? warmup : recipe.warmup_s;
-	req.window_s = window > 0 ? window : recipe.window_s;
+	if (a.resume) {
+		for (size_t i = 0; i < batch.variants.n; i++)
+			argv_push(&variants, batch.variants.v[i]);
+	} else if (argv_split(&variants, a.variants ? a.variants : recipe.default_variant, &why) < 0 ||
+		   variants.n == 0) {
+		ret = usage_error(run_usage, "variants '%s': %s", a.variants, why ? why : "none named");
+		goto out;
+	}
+	if (check_variants(&recipe, &variants) < 0) {
+		ret = HB_EXIT_USAGE;
+		goto out;
+	}
+	if (a.resume) {
+		struct strbuf list = STRBUF_INIT;
+
+		for (size_t i = 0; i < batch.tokens.n; i++)
+			strbuf_addf(&list, "%s%s", i ? " " : "", batch.tokens.v[i]);
+		r = switch_tokens_parse(list.buf, &sets, &n_sets, &err);
+		strbuf_release(&list);
+	} else {
+		r = switch_tokens_parse(a.tokens, &sets, &n_sets, &err);
+	}
+	if (r < 0) {
+		ret = usage_with_switches("%s", err.buf);
+		goto out;
+	}
+	if (!a.resume && a.order && batch_order_parse(a.order, &(enum batch_order){ 0 }) < 0) {
+		ret = usage_error(run_usage, "--order wants rotate or shuffle, not '%s'", a.order);
+		goto out;
+	}
 	if (access(ctx->hook_path, R_OK) < 0) {
 		error_msg("cannot find the frame hook '%s': build it with 'make'", ctx->hook_path);
 		ret = HB_EXIT_FAILURE;
@@ -199,92 +397,113 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 		goto out;
 	}
 	/* the database is opened first, so a bad path fails now, not after an hour */
-	if (db_path && resultsdb_open(db_path, &db, &dberr) < 0) {
-		error_msg("cannot open the results database '%s': %s", db_path, dberr);
+	if (a.db_path && resultsdb_open(a.db_path, &db, &dberr) < 0) {
+		error_msg("cannot open the results database '%s': %s", a.db_path, dberr);
 		ret = HB_EXIT_FAILURE;
 		goto out;
 	}
 	if (stage_sweep() > 0)
 		warn_msg("removed the staging directories of runners that were killed");
-	req.signal_fd = setup_signals();
-	if (req.signal_fd < 0) {
-		error_msg("cannot set up signal handling: %s", strerror(-req.signal_fd));
+	signal_fd = setup_signals();
+	if (signal_fd < 0) {
+		error_msg("cannot set up signal handling: %s", strerror(-signal_fd));
 		ret = HB_EXIT_FAILURE;
 		goto out;
 	}
-	default_out = xasprintf("%s/runs", ctx->results_dir);
-	req.out_dir = out_dir ? out_dir : default_out;
-	req.display = display;
-	req.hook_path = ctx->hook_path;
-	req.helper_dir = ctx->helper_dir;
-	req.user = &user;
-	cmdline = argv_join(argv - 1); /* main's argv: the whole command */
-	req.harness_command = cmdline;
 
-	rows = zalloc(sizeof(*rows) * (size_t)rounds);
-	runs = zalloc(sizeof(*runs) * (size_t)rounds);
-	for (int round = 1; round <= rounds; round++) {
-		struct run_outcome o;
-		bool have;
-		int r;
+	if (!a.resume) {
+		struct kvfile options;
+		struct argv_list tokens;
+		struct batch_spec spec = {
+			.game = recipe.name, .variants = &variants, .tokens = &tokens,
+			.rounds = a.rounds, .options = &options,
+		};
 
-		fprintf(stderr, "hitchbench: round %d/%d: %s %s\n", round, rounds, recipe.name,
-			req.variant_name);
-		strbuf_reset(&err);
-		r = runner_run(&req, &o, &err);
-		if (r == -EINTR) {
-			error_msg("interrupted: the game and its X server are stopped; "
-				  "%zu finished run(s) kept", n_rows);
-			ret = HB_EXIT_INTERRUPTED;
-			break;
-		}
+		if (a.order)
+			batch_order_parse(a.order, &spec.order);
+		spec.seed = a.seed;
+		if (!a.have_seed && getrandom(&spec.seed, sizeof(spec.seed), 0) != sizeof(spec.seed))
+			spec.seed = (uint64_t)getpid() * 2654435761u ^ (uint64_t)time(NULL);
+		if (a.warmup < 0)
+			a.warmup = recipe.warmup_s;
+		if (a.window <= 0)
+			a.window = recipe.window_s;
+		argv_init(&tokens);
+		for (size_t i = 0; i < n_sets; i++)
+			argv_push(&tokens, sets[i].token);
+		kvfile_init(&options);
+		options_record(&options, &a, recipe_path, a.warmup, a.window);
+		cmdline = argv_join(argv - 1); /* main's argv: the whole command */
+		kvfile_add(&options, "harness_command", cmdline);
+		r = batch_create(&batch, a.out_dir ? a.out_dir : default_out, &spec, &err);
+		kvfile_release(&options);
+		argv_release(&tokens);
 		if (r < 0) {
 			error_msg("%s", err.buf);
 			ret = HB_EXIT_FAILURE;
-			break;
+			goto out;
 		}
-		fprintf(stderr, "hitchbench: %s: %s\n", o.dir, o.status);
-		if (strncmp(o.status, "ok", 2) != 0)
-			failures++;
-		if (run_load(o.dir, &runs[n_rows], &err) == 0) {
-			struct report_row *row = &rows[n_rows];
-			struct run *run = &runs[n_rows];
+	} else {
+		const char *boot = kvfile_get(&batch.info, "boot_id");
+		char now[64];
 
-			have = run_report_row(run, &req.metric, row);
-			if (db && resultsdb_import(db, run, have ? &row->m : NULL, &req.metric, &dberr) < 0) {
-				error_msg("cannot store '%s' in '%s': %s", run->dir, db_path, dberr);
-				free(dberr);
-				dberr = NULL;
-				ret = HB_EXIT_FAILURE;
-			}
-			hb_frames_release(&run->frames); /* the numbers are taken */
-			n_rows++;
-		} else {
-			error_msg("%s", err.buf);
-			ret = HB_EXIT_FAILURE;
-		}
-		run_outcome_release(&o);
+		if (boot && fsroot_read_line("proc/sys/kernel/random/boot_id", now, sizeof(now)) == 0 &&
+		    strcmp(boot, now) != 0)
+			warn_msg("batch '%s' started in another boot (%s): its runs from before and after "
+				 "this resume are not same-boot comparisons", batch.id, boot);
+		cmdline = argv_join(argv - 1);
 	}
-	if (n_rows > 0) {
-		struct report_opts ro = {
-			.format = REPORT_TABLE, .metric = req.metric, .window_note = REPORT_WINDOW_RUNDIR,
-		};
+	if (!a.silent)
+		fprintf(stderr, "hitchbench: batch %s: %zu variant(s) x %zu switch token(s) x %d round(s), "
+			"%zu run(s) to go, order %s (seed %llu)\n", batch.id, batch.variants.n,
+			batch.tokens.n, batch.rounds, batch_pending(&batch), batch_order_name(batch.order),
+			(unsigned long long)batch.seed);
 
+	br.batch = &batch;
+	br.recipe = &recipe;
+	br.sets = sets;
+	br.db = db;
+	br.db_path = a.db_path;
+	br.rerun_invalid = a.rerun;
+	br.silent = a.silent;
+	br.req = (struct run_request){
+		.recipe = &recipe, .warmup_s = a.warmup, .window_s = a.window, .out_dir = batch.dir,
+		.display = a.display, .hook_path = ctx->hook_path, .helper_dir = ctx->helper_dir,
+		.harness_command = cmdline, .user = &user, .metric = a.metric, .signal_fd = signal_fd,
+		.verbose = a.verbose, .progress = a.silent ? NULL : print_progress,
+	};
+	strbuf_reset(&err);
+	r = batch_run_pending(&br, &err);
+	if (r == -EINTR) {
+		error_msg("interrupted: the game and its helpers are stopped; %zu finished run(s) kept; "
+			  "'hitchbench run --resume %s' finishes the batch", br.runs_done, batch.dir);
+		ret = HB_EXIT_INTERRUPTED;
+	} else if (r < 0) {
+		error_msg("%s", err.buf);
+		ret = HB_EXIT_FAILURE;
+	}
+	batch_finish(&batch, r == -EINTR ? "interrupted" : r < 0 ? "failed" :
+			     batch_pending(&batch) ? "incomplete" : "complete");
+	if (db && resultsdb_import_batch(db, &batch.info, batch.dir, &dberr) < 0) {
+		error_msg("cannot store batch '%s' in '%s': %s", batch.id, a.db_path, dberr);
+		ret = HB_EXIT_FAILURE;
+	}
+	if (br.runs_done + (batch.n_slots - batch_pending(&batch)) > 0) {
 		putchar('\n');
-		report_print(stdout, rows, n_rows, &ro);
+		printf("# batch %s (%s)\n", batch.id, batch.dir);
+		batch_print_report(&batch, &a.metric, stdout);
 		if (db)
-			printf("# stored in %s\n", db_path);
+			printf("# stored in %s\n", a.db_path);
 	}
-	if (ret == HB_EXIT_OK && failures > 0)
+	if (ret == HB_EXIT_OK && br.runs_failed > 0)
 		ret = HB_EXIT_FAILURE;
 out:
 	free(cmdline);
-	for (size_t i = 0; runs && i < n_rows; i++)
-		run_release(&runs[i]);
-	free(runs);
-	free(rows);
-	if (req.signal_fd >= 0)
-		close(req.signal_fd);
+	if (signal_fd >= 0)
+		close(signal_fd);
+	switch_sets_free(sets, n_sets);
+	argv_release(&variants);
+	batch_release(&batch);
 	resultsdb_close(db);
 	game_user_release(&user);
 	recipe_release(&recipe);

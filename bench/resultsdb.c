@@ -304,6 +304,112 @@ static const char upsert_run_sql[] =
 	" host = excluded.host, harness_version = excluded.harness_version,"
 	" stall_ms = excluded.stall_ms, percentile = excluded.percentile";
 
+/* Binds text, or NULL for an absent value. */
+static int bind_texts(sqlite3_stmt *st, const char *const *v, int n)
+{
+	int rc = SQLITE_OK;
+
+	for (int i = 0; rc == SQLITE_OK && i < n; i++)
+		rc = sqlite3_bind_text(st, i + 1, v[i], -1, SQLITE_STATIC);
+	return rc;
+}
+
+/* The columns schema 2 added: the run's batch (a row for it is made if the
+ * batch itself was not imported yet), round, position, name, switches. */
+static int set_batch_columns(struct resultsdb *db, sqlite3_int64 id, const struct kvfile *kf,
+			     char **err, const char *what)
+{
+	const char *v[] = {
+		kvfile_get(kf, "batch_id"), kvfile_get(kf, "batch_round"),
+		kvfile_get(kf, "batch_position"), kvfile_get(kf, "run_name"),
+		kvfile_get(kf, "switches"), kvfile_get(kf, "invalid"),
+	};
+	sqlite3_stmt *st = NULL;
+	int rc, ret = 0;
+	char now[32];
+
+	utc_iso8601(time(NULL), now, sizeof(now));
+	if (v[0]) {
+		ret = prepare(db, "INSERT OR IGNORE INTO batches (batch_uuid, imported_utc) VALUES (?1, ?2)",
+			      &st, err, what);
+		if (ret < 0)
+			return ret;
+		rc = sqlite3_bind_text(st, 1, v[0], -1, SQLITE_STATIC);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
+		ret = rc == SQLITE_OK ? step_done(db, st, err, what) : fail(db, rc, err, what);
+		sqlite3_finalize(st);
+		st = NULL;
+		if (ret < 0)
+			return ret;
+	}
+	ret = prepare(db, "UPDATE runs SET batch_uuid = ?1, batch_round = CAST(?2 AS INTEGER),"
+		      " batch_position = CAST(?3 AS INTEGER), run_name = ?4, switches = ?5,"
+		      " invalid = CAST(?6 AS INTEGER) WHERE id = ?7", &st, err, what);
+	if (ret < 0)
+		return ret;
+	rc = bind_texts(st, v, (int)ARRAY_SIZE(v));
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 7, id);
+	ret = rc == SQLITE_OK ? step_done(db, st, err, what) : fail(db, rc, err, what);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static const char upsert_batch_sql[] =
+	"INSERT INTO batches (batch_uuid, path, game, variants, tokens, rounds, order_kind, seed,"
+	" status, started_utc, ended_utc, boot_id, host, kernel_release, kernel_version,"
+	" harness_version, harness_command, imported_utc)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, CAST(?6 AS INTEGER), ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+	" ?15, ?16, ?17, ?18)"
+	" ON CONFLICT (batch_uuid) DO UPDATE SET path = excluded.path, game = excluded.game,"
+	" variants = excluded.variants, tokens = excluded.tokens, rounds = excluded.rounds,"
+	" order_kind = excluded.order_kind, seed = excluded.seed, status = excluded.status,"
+	" started_utc = excluded.started_utc, ended_utc = excluded.ended_utc,"
+	" boot_id = excluded.boot_id, host = excluded.host,"
+	" kernel_release = excluded.kernel_release, kernel_version = excluded.kernel_version,"
+	" harness_version = excluded.harness_version, harness_command = excluded.harness_command";
+
+int resultsdb_import_batch(struct resultsdb *db, const struct kvfile *info, const char *dir,
+			   char **err)
+{
+	static const char *const keys[] = {
+		"batch_id", NULL, "game", "variants", "tokens", "rounds", "order", "seed", "status",
+		"started_utc", "ended_utc", "boot_id", "host", "kernel_release", "kernel_version",
+		"harness_version", "harness_command",
+	};
+	const char *v[ARRAY_SIZE(keys) + 1];
+	sqlite3_stmt *st = NULL;
+	char *path = realpath(dir, NULL), *what = NULL, now[32];
+	int rc, ret;
+
+	if (!path) {
+		ret = -errno;
+		set_err(err, "cannot resolve '%s': %s", dir, strerror(-ret));
+		return ret;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		v[i] = keys[i] ? kvfile_get(info, keys[i]) : path;
+	utc_iso8601(time(NULL), now, sizeof(now));
+	v[ARRAY_SIZE(keys)] = now;
+	what = xasprintf("cannot import batch '%s' into", v[0] ? v[0] : dir);
+	if (!v[0]) {
+		set_err(err, "%s/batch.txt: no batch_id", dir);
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = prepare(db, upsert_batch_sql, &st, err, what);
+	if (ret < 0)
+		goto out;
+	rc = bind_texts(st, v, (int)ARRAY_SIZE(v));
+	ret = rc == SQLITE_OK ? step_done(db, st, err, what) : fail(db, rc, err, what);
+out:
+	sqlite3_finalize(st);
+	free(what);
+	free(path);
+	return ret;
+}
+
 /* Checks what the schema requires before a transaction is opened. */
 static int check_run(const struct run *run, const struct metrics *m, const char *name,
 		     int *format, char **err)
@@ -535,6 +641,9 @@ int resultsdb_import(struct resultsdb *db, const struct run *run, const struct m
 	if (ret < 0)
 		goto out;
 	ret = replace_provenance(db, id, &run->bench, err, what);
+	if (ret < 0)
+		goto out;
+	ret = set_batch_columns(db, id, &run->bench, err, what);
 	if (ret < 0)
 		goto out;
 	ret = exec(db, "COMMIT", err, what);

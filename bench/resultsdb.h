@@ -54,6 +54,12 @@ int resultsdb_schema_version(struct resultsdb *db);
 int resultsdb_import(struct resultsdb *db, const struct run *run, const struct metrics *m,
 		     const struct metric_opts *opts, char **err);
 
+/* Imports (or updates) a batch from its batch.txt pairs; dir is stored
+ * resolved. Runs of the batch may be imported before or after it. 0 or
+ * -errno with *err set. */
+int resultsdb_import_batch(struct resultsdb *db, const struct kvfile *info, const char *dir,
+			   char **err);
+
 struct resultsdb_run {
 	char *run_id;           /* bench.txt run_id */
 	char *name;             /* the run directory's base name */

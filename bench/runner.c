@@ -55,6 +55,9 @@ struct runner {
 	struct xserver x;
 	const char *display;
 	struct argv_list cmd, env;
+	struct switch_ctx sw;
+	cpu_set_t game_cpus;
+	bool pin_game;
 	pid_t game_pid;
 	int pass;
 	uint64_t t_launch, count_at_launch;
@@ -82,6 +85,11 @@ static void set_status(struct runner *rn, const char *status, const char *fmt, .
 	rn->detail = strbuf_detach(&sb);
 }
 
+static const char *run_label(const struct runner *rn)
+{
+	return rn->req->run_name ? rn->req->run_name : rn->req->variant_name;
+}
+
 static void progress(const struct runner *rn, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -93,7 +101,7 @@ static void progress(const struct runner *rn, const char *fmt, ...)
 
 	if (!rn->req->progress)
 		return;
-	strbuf_addf(&sb, "%s %s: ", rn->req->recipe->name, rn->req->variant_name);
+	strbuf_addf(&sb, "%s %s: ", rn->req->recipe->name, run_label(rn));
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
@@ -132,6 +140,8 @@ static void reap(struct runner *rn)
 		} else if (p == rn->x.pid) {
 			rn->x_died = true;
 			rn->x.pid = 0;
+		} else {
+			switch_ctx_reaped(&rn->sw, p, st);
 		}
 	}
 }
@@ -300,7 +310,9 @@ static int launch_pass(struct runner *rn, struct strbuf *err)
 		.argv = rn->cmd.v, .envp = rn->env.v, .cwd = cwd, .in_fd = -1,
 		.out_fd = rn->out.slave, .err_fd = rn->out.slave, .user = rn->req->user,
 		.new_session = true, .parent_death_signal = SIGKILL,
+		.cpus = rn->pin_game ? &rn->game_cpus : NULL,
 	};
+	const struct switch_set *set = rn->req->switches;
 	char key[64];
 	int r;
 
@@ -318,6 +330,9 @@ static int launch_pass(struct runner *rn, struct strbuf *err)
 	rn->pass_running = true;
 	snprintf(key, sizeof(key), "pass.%d.start_ns", rn->pass);
 	kvfile_addf(&rn->bench, key, "%llu", (unsigned long long)rn->t_launch);
+	for (size_t i = 0; set && i < set->n; i++)
+		if (set->on[i].def->pass)
+			set->on[i].def->pass(&set->on[i], &rn->sw, rn->game_pid);
 	return 0;
 }
 
@@ -528,10 +543,9 @@ static int make_run_dir(struct runner *rn, time_t start, struct strbuf *err)
 		return r;
 	}
 	for (int i = 1; i < 100; i++) {
-		char *name = i == 1 ? xasprintf("%s-%s-%s", stamp, rn->req->recipe->name,
-						rn->req->variant_name)
+		char *name = i == 1 ? xasprintf("%s-%s-%s", stamp, rn->req->recipe->name, run_label(rn))
 				    : xasprintf("%s-%s-%s-%d", stamp, rn->req->recipe->name,
-						rn->req->variant_name, i);
+						run_label(rn), i);
 
 		free(rn->final_dir);
 		free(rn->tmp_dir);
@@ -551,6 +565,30 @@ static int make_run_dir(struct runner *rn, time_t start, struct strbuf *err)
 	return -EEXIST;
 }
 
+/* The switches as the token set them, and every value in effect. */
+static void write_switches(struct runner *rn)
+{
+	const struct switch_set *set = rn->req->switches;
+
+	if (!set)
+		return;
+	kvfile_add(&rn->bench, "switches", set->token);
+	kvfile_add(&rn->bench, "switch_label", set->label);
+	for (size_t i = 0; i < set->n; i++) {
+		const struct switch_on *on = &set->on[i];
+		char key[96];
+
+		snprintf(key, sizeof(key), "switch.%s", on->def->name);
+		kvfile_addf(&rn->bench, key, "%s%s", on->value, on->explicit ? "" : " (default)");
+		for (int k = 0; k < SWITCH_MAX_PARAMS && on->def->params[k].name; k++) {
+			if (!on->params[k])
+				continue;
+			snprintf(key, sizeof(key), "switch.%s", on->def->params[k].name);
+			kvfile_add(&rn->bench, key, on->params[k]);
+		}
+	}
+}
+
 static void write_provenance(struct runner *rn, time_t start, uint64_t start_mono)
 {
 	const struct recipe *rc = rn->req->recipe;
@@ -563,6 +601,8 @@ static void write_provenance(struct runner *rn, time_t start, uint64_t start_mon
 	kvfile_add(&rn->bench, "run_id", id);
 	kvfile_add(&rn->bench, "game", rc->name);
 	kvfile_add(&rn->bench, "variant", rn->req->variant_name);
+	kvfile_add(&rn->bench, "run_name", run_label(rn));
+	write_switches(rn);
 	kvfile_add(&rn->bench, "recipe", rc->path);
 	if (sha256_file_hex(rc->path, hex) == 0)
 		kvfile_add(&rn->bench, "recipe_sha256", hex);
@@ -586,6 +626,8 @@ static void write_provenance(struct runner *rn, time_t start, uint64_t start_mon
 		kvfile_add(&rn->bench, "env", rc->set.env.v[i]);
 	for (size_t i = 0; rn->req->variant && i < rn->req->variant->set.env.n; i++)
 		kvfile_add(&rn->bench, "env", rn->req->variant->set.env.v[i]);
+	for (size_t i = 0; rn->req->extra && i < rn->req->extra->n; i++)
+		kvfile_add(&rn->bench, rn->req->extra->items[i].key, rn->req->extra->items[i].value);
 }
 
 static void write_frame_facts(struct runner *rn)
@@ -748,6 +790,56 @@ static int start_x(struct runner *rn, struct strbuf *err)
 	return 0;
 }
 
+/* ---- switches ---- */
+
+#define HELPER_GRACE_S 3.0
+
+/* What the token turned on: the game's environment and CPUs, then what
+ * runs beside it, started just before the game. */
+static int switches_start(struct runner *rn, struct strbuf *err)
+{
+	const struct switch_set *set = rn->req->switches;
+	struct switch_ctx *c = &rn->sw;
+	int r = 0;
+
+	c->run_dir = rn->tmp_dir;
+	c->stage_dir = rn->stage.dir;
+	c->helper_dir = rn->req->helper_dir;
+	c->user = rn->req->user;
+	c->display = rn->display;
+	c->frames_path = rn->stage.frames;
+	c->game_env = &rn->env;
+	c->game_cpus = &rn->game_cpus;
+	c->pin_game = &rn->pin_game;
+	c->bench = &rn->bench;
+	for (size_t i = 0; set && i < set->n && r == 0; i++)
+		if (set->on[i].def->prepare)
+			r = set->on[i].def->prepare(&set->on[i], c, err);
+	for (size_t i = 0; set && i < set->n && r == 0; i++)
+		if (set->on[i].def->start)
+			r = set->on[i].def->start(&set->on[i], c, err);
+	return r;
+}
+
+/* After the game: the helpers stopped, what they left collected, and the
+ * run marked invalid if one of them says so. */
+static void switches_finish(struct runner *rn)
+{
+	const struct switch_set *set = rn->req->switches;
+
+	if (!set)
+		return;
+	switch_ctx_stop_helpers(&rn->sw, HELPER_GRACE_S);
+	for (size_t i = 0; i < set->n; i++)
+		if (set->on[i].def->finish)
+			set->on[i].def->finish(&set->on[i], &rn->sw);
+	kvfile_add(&rn->bench, "invalid", rn->sw.invalid ? "1" : "0");
+	if (rn->sw.invalid) {
+		kvfile_add(&rn->bench, "invalid_reason", rn->sw.invalid);
+		progress(rn, "!! INVALID: %s", rn->sw.invalid);
+	}
+}
+
 static void runner_release(struct runner *rn)
 {
 	hb_frames_view_close(&rn->frames);
@@ -755,6 +847,7 @@ static void runner_release(struct runner *rn)
 		kill(-rn->game_pid, SIGKILL);
 		waitpid(rn->game_pid, NULL, 0);
 	}
+	switch_ctx_release(&rn->sw);
 	xserver_stop(&rn->x);
 	stage_release(&rn->stage);
 	game_output_close(&rn->out);
@@ -828,11 +921,13 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 		build_env(&rn, true);
 		if (!rn.interrupted) {
 			progress(&rn, "starting on %s as user %s", rn.display, req->user->name);
-			if (launch_pass(&rn, err) < 0 || main_loop(&rn, err) < 0) {
+			if (switches_start(&rn, err) < 0 || launch_pass(&rn, err) < 0 ||
+			    main_loop(&rn, err) < 0) {
 				set_status(&rn, "failed", "%s", err->buf);
 				strbuf_reset(err);
 			}
 		}
+		switches_finish(&rn);
 	}
 	if (xserver_stop(&rn.x) > 0)
 		kvfile_add(&rn.bench, "xserver_stop", "killed");
@@ -846,6 +941,7 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 	if (r < 0)
 		goto out;
 	out->dir = xstrdup(rn.final_dir);
+	out->invalid = xstrdup(rn.sw.invalid);
 	out->status = xasprintf("%s%s%s", rn.status, rn.detail && *rn.detail ? ": " : "",
 				rn.detail ? rn.detail : "");
 out:
@@ -857,6 +953,7 @@ out:
 
 void run_outcome_release(struct run_outcome *o)
 {
+	free(o->invalid);
 	free(o->dir);
 	free(o->status);
 	memset(o, 0, sizeof(*o));

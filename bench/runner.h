@@ -12,13 +12,18 @@
 
 #include "gameuser.h"
 #include "metrics.h"
+#include "kvfile.h"
 #include "recipe.h"
+#include "switch.h"
 #include "util.h"
 
 struct run_request {
 	const struct recipe *recipe;
 	const struct recipe_variant *variant; /* NULL: the recipe alone */
 	const char *variant_name;
+	const struct switch_set *switches; /* NULL: none (not even the default observers) */
+	const char *run_name;            /* "variant@label"; NULL: the variant's name */
+	const struct kvfile *extra;      /* more bench.txt pairs (batch, quieting); may be NULL */
 	double warmup_s, window_s;
 	const char *out_dir;             /* run directories go here */
 	const char *display;             /* NULL: start our own Xvfb */
@@ -36,6 +41,7 @@ struct run_outcome {
 	char *dir;          /* the finished run directory (NULL if none was kept) */
 	char *status;       /* "ok" or what went wrong */
 	bool interrupted;   /* SIGINT/SIGTERM/SIGHUP: nothing of the run was kept */
+	char *invalid;      /* why an observer marked the run invalid, or NULL */
 };
 
 /* 0 when a run directory was completed (its status may still say the run

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,11 @@ static void child(const struct spawn_opts *o, const char *prog, int report_fd)
 	if (dup2(o->in_fd >= 0 ? o->in_fd : null_fd, 0) < 0 ||
 	    dup2(o->out_fd >= 0 ? o->out_fd : null_fd, 1) < 0 ||
 	    dup2(o->err_fd >= 0 ? o->err_fd : null_fd, 2) < 0)
+		goto fail;
+	if (o->cpus && sched_setaffinity(0, sizeof(*o->cpus), o->cpus) < 0)
+		goto fail;
+	errno = 0;
+	if (o->nice && nice(o->nice) == -1 && errno != 0)
 		goto fail;
 	if (o->user) {
 		e = game_user_become(o->user);

@@ -7,6 +7,7 @@
 #ifndef HB_SPAWN_H
 #define HB_SPAWN_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -22,6 +23,8 @@ struct spawn_opts {
 	const struct game_user *user;   /* NULL: stay who we are */
 	bool new_session;
 	int parent_death_signal;        /* 0: none */
+	const cpu_set_t *cpus;          /* NULL: inherit the runner's CPUs */
+	int nice;                       /* added to the niceness (0: none) */
 };
 
 /* Finds argv[0] in the PATH of envp when it has no '/'. Returns a new

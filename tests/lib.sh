@@ -52,13 +52,24 @@ fake_recipe() {
 	} >"$T/$name.ini"
 }
 
+# run_dirs DIR: the run directories of the batches under DIR (DIR/BATCH/RUN),
+# one a line, in name (time) order
+run_dirs() {
+	for d in "$1"/*/*/; do
+		[ -f "$d/bench.txt" ] && echo "${d%/}"
+	done
+	return 0
+}
+
 # hb_run ARGS...: hitchbench run with a display that needs no X server
 # (the fake game never connects), results in $T; sets $rc and $rundir
+# (the last run directory) and $batchdir (the last batch)
 hb_run() {
 	rc=0
 	"$HB" run --display :99 --out "$T/runs" --db "$T/db.sqlite" "$@" >"$T/out" 2>"$T/err" || rc=$?
-	rundir=$(ls -d "$T"/runs/*/ 2>/dev/null | tail -n 1)
-	rundir=${rundir%/}
+	rundir=$(run_dirs "$T/runs" | tail -n 1)
+	batchdir=$(ls -d "$T"/runs/*/ 2>/dev/null | tail -n 1)
+	batchdir=${batchdir%/}
 }
 
 # no process of the fake game may be left

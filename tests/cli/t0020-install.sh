@@ -21,6 +21,6 @@ fake_setup
 fake_recipe inst "--fps 100" "warmup = 0" "window = 1" "stop_grace = 0.5"
 "$T/moved/bin/hitchbench" run --display :99 --out "$T/runs" --no-db "$T/inst.ini" >"$T/out" 2>"$T/err" ||
 	{ cat "$T/err"; fail "installed run failed"; }
-rundir=$(ls -d "$T"/runs/*)
+rundir=$(run_dirs "$T/runs" | tail -n 1)
 [ "$(value frames_recorded "$rundir/bench.txt")" -gt 50 ] || fail "the installed hook recorded no frames"
 exit 0

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Ctrl-C in the middle of a batch: the finished run stays intact, the
-# interrupted one leaves nothing, the game and its staging are gone, and
-# hitchbench exits 130.
+# interrupted one leaves nothing but an "aborted" line in runs.txt, the game
+# and its staging are gone, hitchbench exits 130, and --resume finishes the
+# batch without redoing the finished run.
 . "$(dirname "$0")/../lib.sh"
 need_game_user
 fake_setup
@@ -12,7 +13,7 @@ fake_recipe slow "--fps 60 --ignore-term" "warmup = 0" "window = 2" "stop_grace 
 pid=$!
 # wait for the first run to finish, then interrupt the second
 for i in $(seq 1 100); do
-	[ "$(ls "$T/runs" 2>/dev/null | wc -l)" -ge 1 ] && break
+	[ "$(run_dirs "$T/runs" | wc -l)" -ge 1 ] && break
 	sleep 0.1
 done
 sleep 1
@@ -20,13 +21,35 @@ kill -INT "$pid"
 rc=0; wait "$pid" || rc=$?
 expect_eq "exit status after SIGINT" 130 "$rc"
 grep -q "interrupted" "$T/err" || fail "no word about the interruption: $(cat "$T/err")"
-n=$(ls "$T/runs" | wc -l)
+n=$(run_dirs "$T/runs" | wc -l)
 expect_eq "finished runs kept" 1 "$n"
-ls -A "$T/runs" | grep -q '^\.' && fail "the interrupted run left a temporary directory"
-expect_eq "first run status" ok "$(value status "$T/runs/$(ls "$T/runs")/bench.txt")"
+batch=$(ls -d "$T"/runs/*/)
+batch=${batch%/}
+ls -A "$batch" | grep -q '^\.' && fail "the interrupted run left a temporary directory"
+expect_eq "first run status" ok "$(value status "$(run_dirs "$T/runs")/bench.txt")"
 [ "$(sqlite3 "$T/db.sqlite" "select count(*) from runs")" = 1 ] || fail "the finished run is not in the database"
+grep -q '^2 aborted' "$batch/runs.txt" || fail "the interrupted run is not marked aborted: $(cat "$batch/runs.txt")"
+expect_eq "batch status" interrupted "$(value status "$batch/batch.txt")"
+[ "$(sqlite3 "$T/db.sqlite" "select status from batches")" = interrupted ] || fail "the batch is not in the database"
 no_fakegame_left
 ls /dev/shm | grep -q '^hitchbench-' && fail "a staging directory was left in /dev/shm"
+grep -q -- "--resume" "$T/err" || fail "no word of how to resume: $(cat "$T/err")"
+
+# --resume: the two runs left, not the finished one; then the batch is complete
+first=$(run_dirs "$T/runs")
+rc=0; "$HB" run --display :99 --db "$T/db.sqlite" --resume "$batch" >"$T/out" 2>"$T/err" || rc=$?
+expect_eq "resume exit status" 0 "$rc"
+expect_eq "runs after the resume" 3 "$(run_dirs "$T/runs" | wc -l)"
+run_dirs "$T/runs" | grep -qx "$first" || fail "the finished run was redone"
+expect_eq "resumed batch status" complete "$(value status "$batch/batch.txt")"
+grep -q "2 run(s) to go" "$T/err" || fail "resume planned the wrong runs: $(cat "$T/err")"
+[ "$(sqlite3 "$T/db.sqlite" "select count(*) from runs where batch_uuid = '$(basename "$batch")'")" = 3 ] ||
+	fail "the database does not hold the batch's three runs"
+rc=0; "$HB" run --display :99 --no-db --resume "$batch" >"$T/out" 2>"$T/err" || rc=$?
+expect_eq "resume of a complete batch" 0 "$rc"
+grep -q "0 run(s) to go" "$T/err" || fail "a complete batch ran again: $(cat "$T/err")"
+rc=0; "$HB" run --resume "$batch" --rounds 2 >"$T/out" 2>"$T/err" || rc=$?
+expect_eq "--resume with a plan change" 2 "$rc"
 
 # kill -9 of the runner: the game dies with it (its parent-death signal);
 # the staging directory it left is swept by the next run
@@ -43,7 +66,7 @@ wait "$pid" 2>/dev/null
 sleep 0.5
 no_fakegame_left
 ls /dev/shm | grep -q '^hitchbench-' || fail "expected the killed runner's staging directory to be left"
-ls -A "$T/runs" | grep -q '^\..*\.tmp$' || fail "expected the killed run's temporary directory"
+ls -A "$T"/runs/*/ | grep -q '^\..*\.tmp$' || fail "expected the killed run's temporary directory"
 fake_recipe quick "--fps 60" "warmup = 0" "window = 0.5" "stop_grace = 0.5"
 "$HB" run --display :99 --out "$T/runs" --no-db "$T/quick.ini" >"$T/out" 2>"$T/err" || fail "the next run failed"
 grep -q "removed the staging directories of runners that were killed" "$T/err" || fail "no word of the sweep: $(cat "$T/err")"

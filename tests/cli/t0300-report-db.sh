@@ -8,7 +8,7 @@ fake_setup
 fake_recipe two "--fps 100 --stall-at 1.5:250" "warmup = 0.5" "window = 2" "stop_grace = 0.5"
 hb_run "$T/two.ini" --rounds 2
 expect_eq "two rounds" 0 "$rc"
-[ "$(ls "$T/runs" | wc -l)" = 2 ] || fail "expected two run directories"
+[ "$(run_dirs "$T/runs" | wc -l)" = 2 ] || fail "expected two run directories"
 
 # the table: two runs, a median row, the notes that say how
 "$HB" report "$T/runs" >"$T/table" || fail "report failed"
@@ -49,7 +49,7 @@ sqlite3 "$T/rebuilt.sqlite" .dump >"$T/dump2"
 cmp -s "$T/dump1" "$T/dump2" || fail "importing twice changed the database"
 "$HB" db info --db "$T/rebuilt.sqlite" >"$T/info" || fail "db info failed"
 grep -q '^runs=2$' "$T/info" || fail "db info: $(cat "$T/info")"
-grep -q '^schema_version=1$' "$T/info" || fail "db info schema: $(cat "$T/info")"
+grep -q '^schema_version=2$' "$T/info" || fail "db info schema: $(cat "$T/info")"
 
 # a broken run directory is refused with file:line
 mkdir -p "$T/broken"

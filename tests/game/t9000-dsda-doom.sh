@@ -13,7 +13,7 @@ rc=0
 "$HB" run dsda-doom --warmup 2 --window 8 --out "$T/runs" --db "$T/db.sqlite" >"$T/out" 2>"$T/err" || rc=$?
 cat "$T/err" "$T/out"
 expect_eq "exit status" 0 "$rc"
-rundir=$(ls -d "$T"/runs/*-dsda-doom-software)
+rundir=$(ls -d "$T"/runs/*/*-dsda-doom-software)
 for f in bench.txt frames.bin game.log result.txt prepare.log xserver.log; do
 	[ -e "$rundir/$f" ] || fail "run directory lacks $f"
 done

@@ -26,7 +26,7 @@ xauth -q -f "$XAUTHORITY" add ":$n" . "$(xauth -f "$XAUTHORITY" list | head -n 1
 rc=0
 "$HB" run dsda-doom --display ":$n" --warmup 1 --window 3 --out "$T/runs" --no-db >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "run on an existing display" 0 "$rc"
-rundir=$(ls -d "$T"/runs/*)
+rundir=$(run_dirs "$T/runs" | tail -n 1)
 grep -q "^display=:$n (existing)$" "$rundir/bench.txt" || fail "bench.txt does not name the display"
 [ -z "$(value screen "$rundir/bench.txt")" ] || fail "a screen was recorded for a server the run did not start"
 awk "BEGIN { exit !($(value fps "$rundir/result.txt") > 5) }" || fail "no frames on the existing display"

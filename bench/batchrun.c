@@ -1,0 +1,220 @@
+/*
+ * Running a batch's pending slots (see batchrun.h).
+ */
+#include "batchrun.h"
+#include "run.h"
+#include "timeutil.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+/* Seconds a run takes besides its warm-up and window (X, prepare, load,
+ * stop, writing): only the guess before the first run of this invocation
+ * has ended. */
+#define RUN_OVERHEAD_GUESS_S 15.0
+
+static void say(const struct batch_run *br, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(const struct batch_run *br, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (br->silent)
+		return;
+	va_start(ap, fmt);
+	fputs("hitchbench: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void time_left(double s, char *buf, size_t size)
+{
+	if (s < 90)
+		snprintf(buf, size, "%.0f s", s);
+	else if (s < 90 * 60)
+		snprintf(buf, size, "%.0f min", s / 60);
+	else
+		snprintf(buf, size, "%.1f h", s / 3600);
+}
+
+/* A SIGINT/SIGTERM/SIGHUP waiting between runs (the runner reads the rest). */
+static bool signal_pending(const struct batch_run *br)
+{
+	struct signalfd_siginfo si;
+	bool stop = false;
+
+	while (read(br->req.signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		if (si.ssi_signo != SIGCHLD)
+			stop = true;
+	return stop;
+}
+
+/* The numbers a person looks at first, each saying what it is. */
+static void headline(const struct report_row *row, bool have, double stall_ms, struct strbuf *sb)
+{
+	const struct metrics *m = &row->m;
+
+	if (!have || strcmp(row->status, "ok") != 0)
+		return;
+	strbuf_addf(sb, ": %.1f fps", m->v[M_FPS]);
+	if (m->have[M_STALLS])
+		strbuf_addf(sb, ", %.0f stalls >%g ms (%.2f s)", m->v[M_STALLS], stall_ms,
+			    m->have[M_STALL_S] ? m->v[M_STALL_S] : 0.0);
+	if (m->have[M_LONGEST_MS])
+		strbuf_addf(sb, ", longest %.0f ms", m->v[M_LONGEST_MS]);
+	if (m->have[M_LOW1])
+		strbuf_addf(sb, ", 1%% low %.1f fps", m->v[M_LOW1]);
+	strbuf_addstr(sb, " (measured window)");
+}
+
+/* Loads a finished run, indexes it, and says how it went. */
+static int take_run(struct batch_run *br, const struct run_outcome *o, const char *prefix,
+		    struct strbuf *err)
+{
+	struct strbuf line = STRBUF_INIT;
+	struct report_row row;
+	struct run run;
+	char *dberr = NULL;
+	bool have;
+	int r;
+
+	r = run_load(o->dir, &run, err);
+	if (r < 0)
+		return r;
+	have = run_report_row(&run, &br->req.metric, &row);
+	if (br->db && resultsdb_import(br->db, &run, have ? &row.m : NULL, &br->req.metric, &dberr) < 0) {
+		strbuf_addf(err, "cannot store '%s' in '%s': %s", run.dir, br->db_path, dberr);
+		free(dberr);
+		r = -EIO;
+	}
+	strbuf_addf(&line, "%s %s", prefix, o->status);
+	headline(&row, have, br->req.metric.stall_ms, &line);
+	say(br, "%s", line.buf);
+	if (o->invalid)
+		fprintf(stderr, "hitchbench: !! %s: %s: THIS RUN IS INVALID\n", run.name, o->invalid);
+	strbuf_release(&line);
+	run_release(&run);
+	return r;
+}
+
+int batch_run_pending(struct batch_run *br, struct strbuf *err)
+{
+	struct batch *b = br->batch;
+	size_t total = b->n_slots, m = total / (size_t)b->rounds;
+	double per_run = br->req.warmup_s + br->req.window_s + RUN_OVERHEAD_GUESS_S, spent = 0;
+	size_t timed = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < total && r == 0; i++) {
+		const struct batch_slot *s = &b->slots[i];
+		const struct switch_set *set = &br->sets[s->token];
+		const char *variant = b->variants.v[s->variant];
+		char *name, *prefix, left[32];
+		struct run_request req = br->req;
+		struct run_outcome o;
+		struct kvfile extra;
+		uint64_t t0;
+
+		if (b->state[i] == SLOT_DONE)
+			continue;
+		if (signal_pending(br)) {
+			r = -EINTR;
+			break;
+		}
+		name = run_name(variant, set->label);
+		prefix = xasprintf("[round %d/%d, run %zu/%zu] %s %s", s->round, b->rounds,
+				   (size_t)s->position, m, br->recipe->name, name);
+		time_left(per_run * (double)batch_pending(b), left, sizeof(left));
+		say(br, "%s: starting (about %s left in the batch)", prefix, left);
+
+		kvfile_init(&extra);
+		kvfile_add(&extra, "batch_id", b->id);
+		kvfile_addf(&extra, "batch_round", "%d", s->round);
+		kvfile_addf(&extra, "batch_rounds", "%d", b->rounds);
+		kvfile_addf(&extra, "batch_position", "%d", s->position);
+		kvfile_addf(&extra, "batch_index", "%d", s->index);
+		kvfile_addf(&extra, "batch_runs", "%zu", total);
+		kvfile_addf(&extra, "batch_attempt", "%d", b->attempts[i] + 1);
+		batch_note(b, i, "started", NULL, NULL);
+		t0 = mono_ns();
+		/* QUIET-HOOK */
+		req.variant_name = variant;
+		req.variant = recipe_find_variant(br->recipe, variant);
+		req.switches = set;
+		req.run_name = name;
+		req.extra = &extra;
+		r = runner_run(&req, &o, err);
+		if (r < 0) {
+			batch_note(b, i, "aborted", NULL, r == -EINTR ? "interrupted" : err->buf);
+			goto next;
+		}
+		spent += (double)(mono_ns() - t0) / 1e9;
+		per_run = spent / (double)++timed;
+		if (strncmp(o.status, "ok", 2) != 0)
+			br->runs_failed++;
+		br->runs_done++;
+		r = take_run(br, &o, prefix, err);
+		if (o.invalid) {
+			br->runs_invalid++;
+			batch_note(b, i, "invalid", o.dir, o.invalid);
+			if (br->rerun_invalid && b->attempts[i] < 2) {
+				batch_note(b, i, "rerun", NULL, "invalid: run once more");
+				say(br, "%s: invalid, run once more now", prefix);
+				i--; /* the same slot again, at once */
+			}
+		} else {
+			batch_note(b, i, "done", o.dir, o.status);
+		}
+		run_outcome_release(&o);
+next:
+		kvfile_release(&extra);
+		free(name);
+		free(prefix);
+	}
+	if (r == -EINTR)
+		br->interrupted = true;
+	return r;
+}
+
+int batch_print_report(const struct batch *b, const struct metric_opts *metric, FILE *out)
+{
+	struct report_opts ro = { .format = REPORT_TABLE, .metric = *metric,
+				  .window_note = REPORT_WINDOW_RUNDIR };
+	struct report_row *rows = zalloc(sizeof(*rows) * (b->n_slots + 1));
+	struct run *runs = zalloc(sizeof(*runs) * (b->n_slots + 1));
+	struct strbuf err = STRBUF_INIT;
+	size_t n = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < b->n_slots; i++) {
+		char *dir;
+
+		if (!b->run_dir[i])
+			continue;
+		dir = xasprintf("%s/%s", b->dir, b->run_dir[i]);
+		strbuf_reset(&err);
+		if (run_load(dir, &runs[n], &err) == 0) {
+			run_report_row(&runs[n], metric, &rows[n]);
+			hb_frames_release(&runs[n].frames); /* the numbers are taken */
+			n++;
+		} else {
+			fprintf(stderr, "hitchbench: %s\n", err.buf);
+		}
+		free(dir);
+	}
+	if (n > 0)
+		r = report_print(out, rows, n, &ro);
+	for (size_t i = 0; i < n; i++)
+		run_release(&runs[i]);
+	free(rows);
+	free(runs);
+	strbuf_release(&err);
+	return r;
+}

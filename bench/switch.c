@@ -1,0 +1,511 @@
+/*
+ * The switch registry and the token grammar (see switch.h), and what the
+ * runner offers every switch: helpers it starts and stops, the invalid
+ * mark. A new switch is a file of its own and one line in registry[].
+ */
+#include "switch.h"
+#include "fsroot.h"
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "timeutil.h"
+
+extern const struct switch_def switch_gameenv, switch_gamecpu;
+
+static const struct switch_def *const registry[] = {
+	&switch_gameenv,
+	&switch_gamecpu,
+};
+
+const struct switch_def *const *switch_registry(size_t *n)
+{
+	*n = ARRAY_SIZE(registry);
+	return registry;
+}
+
+static const struct switch_def *find_switch(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(registry); i++)
+		if (strcmp(registry[i]->name, name) == 0)
+			return registry[i];
+	return NULL;
+}
+
+/* The switch whose parameter name is, and the parameter's index. */
+static const struct switch_def *find_param(const char *name, int *idx)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(registry); i++)
+		for (int k = 0; k < SWITCH_MAX_PARAMS && registry[i]->params[k].name; k++)
+			if (strcmp(registry[i]->params[k].name, name) == 0) {
+				*idx = k;
+				return registry[i];
+			}
+	return NULL;
+}
+
+static struct switch_on *set_find(struct switch_set *set, const struct switch_def *def)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->on[i].def == def)
+			return &set->on[i];
+	return NULL;
+}
+
+static bool valid_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/* Checks one value with a checker, prefixing the term to the reason. */
+static int check_value(int (*check)(const char *, struct strbuf *), const char *name,
+		       const char *value, const char *token, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	int r = 0;
+
+	if (check && check(value, &why) < 0) {
+		strbuf_addf(err, "switch token '%s': %s=%s: %s", token, name, value,
+			    why.len ? why.buf : "bad value");
+		r = -EINVAL;
+	}
+	strbuf_release(&why);
+	return r;
+}
+
+static int parse_term(struct switch_set *set, char *term, const char *token, struct strbuf *err)
+{
+	char *eq = strchr(term, '=');
+	const struct switch_def *def;
+	struct switch_on *on;
+	int idx;
+
+	if (!eq || eq == term) {
+		strbuf_addf(err, "switch token '%s': '%s' is not NAME=VALUE", token, term);
+		return -EINVAL;
+	}
+	*eq = '\0';
+	if (!valid_name(term)) {
+		strbuf_addf(err, "switch token '%s': '%s' is not a switch name (A-Z, 0-9, _)", token, term);
+		return -EINVAL;
+	}
+	def = find_switch(term);
+	if (def) {
+		on = set_find(set, def);
+		if (on && on->value) {
+			strbuf_addf(err, "switch token '%s': %s is set twice", token, term);
+			return -EINVAL;
+		}
+		if (!on) {
+			if (set->n == SWITCH_MAX_ON) {
+				strbuf_addf(err, "switch token '%s': too many switches", token);
+				return -EINVAL;
+			}
+			on = &set->on[set->n++];
+			on->def = def;
+		}
+		on->value = eq + 1;
+		on->explicit = true;
+		return check_value(def->check, term, on->value, token, err);
+	}
+	def = find_param(term, &idx);
+	if (!def) {
+		strbuf_addf(err, "switch token '%s': no switch or parameter '%s' "
+			    "('hitchbench run --help' lists them)", token, term);
+		return -EINVAL;
+	}
+	on = set_find(set, def);
+	if (!on) {
+		if (set->n == SWITCH_MAX_ON) {
+			strbuf_addf(err, "switch token '%s': too many switches", token);
+			return -EINVAL;
+		}
+		on = &set->on[set->n++];
+		on->def = def; /* its own term must follow or precede: checked below */
+	}
+	if (on->params[idx]) {
+		strbuf_addf(err, "switch token '%s': %s is set twice", token, term);
+		return -EINVAL;
+	}
+	on->params[idx] = eq + 1;
+	return check_value(def->params[idx].check, term, eq + 1, token, err);
+}
+
+static void make_label(struct switch_set *set)
+{
+	struct strbuf sb = STRBUF_INIT, one = STRBUF_INIT;
+
+	for (size_t i = 0; i < set->n; i++) {
+		const struct switch_on *on = &set->on[i];
+
+		if (!on->explicit)
+			continue;
+		/* an observer at its default changes nothing in the name */
+		if (on->def->default_value && strcmp(on->value, on->def->default_value) == 0)
+			continue;
+		strbuf_reset(&one);
+		if (on->def->off_value && strcmp(on->value, on->def->off_value) == 0)
+			strbuf_addf(&one, "no%s", on->def->name);
+		else if (on->def->label)
+			on->def->label(on, &one);
+		else
+			strbuf_addf(&one, "%s%s", on->def->name, on->value);
+		for (char *c = one.buf; c && *c; c++)
+			if (*c >= 'A' && *c <= 'Z')
+				*c = (char)(*c - 'A' + 'a');
+		if (one.len)
+			strbuf_addf(&sb, "%s%s", sb.len ? "+" : "", one.buf);
+	}
+	strbuf_release(&one);
+	set->label = strbuf_detach(&sb);
+}
+
+int switch_set_parse(const char *token, struct switch_set *set, struct strbuf *err)
+{
+	char *save = NULL;
+	int r = 0;
+
+	memset(set, 0, sizeof(*set));
+	set->token = xstrdup(token);
+	set->buf = xstrdup(token);
+	if (strcmp(token, "-") != 0) {
+		if (!*token || token[0] == '+' || token[strlen(token) - 1] == '+' || strstr(token, "++")) {
+			strbuf_addf(err, "switch token '%s': empty term (terms are joined by one '+')", token);
+			return -EINVAL;
+		}
+		for (char *t = strtok_r(set->buf, "+", &save); t && r == 0; t = strtok_r(NULL, "+", &save))
+			r = parse_term(set, t, token, err);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < set->n; i++)
+		if (!set->on[i].value) {
+			strbuf_addf(err, "switch token '%s': a parameter of %s without %s=VALUE itself",
+				    token, set->on[i].def->name, set->on[i].def->name);
+			return -EINVAL;
+		}
+	/* observers that run with every run, unless the token set them */
+	for (size_t i = 0; i < ARRAY_SIZE(registry); i++) {
+		if (!registry[i]->default_value || set_find(set, registry[i]))
+			continue;
+		if (set->n == SWITCH_MAX_ON) {
+			strbuf_addf(err, "switch token '%s': too many switches", token);
+			return -EINVAL;
+		}
+		set->on[set->n].def = registry[i];
+		set->on[set->n++].value = registry[i]->default_value;
+	}
+	for (size_t i = 0; i < set->n; i++)
+		for (int k = 0; k < SWITCH_MAX_PARAMS && set->on[i].def->params[k].name; k++)
+			if (!set->on[i].params[k])
+				set->on[i].params[k] = set->on[i].def->params[k].default_value;
+	make_label(set);
+	return 0;
+}
+
+void switch_set_release(struct switch_set *set)
+{
+	free(set->token);
+	free(set->label);
+	free(set->buf);
+	memset(set, 0, sizeof(*set));
+}
+
+int switch_tokens_parse(const char *list, struct switch_set **sets, size_t *n, struct strbuf *err)
+{
+	struct argv_list words;
+	struct switch_set *v;
+	const char *why = NULL;
+	size_t count;
+	int r = 0;
+
+	argv_init(&words);
+	if (argv_split(&words, list ? list : "", &why) < 0) {
+		strbuf_addf(err, "switch tokens '%s': %s", list, why);
+		argv_release(&words);
+		return -EINVAL;
+	}
+	if (words.n == 0)
+		argv_push(&words, "-");
+	count = words.n;
+	v = zalloc(sizeof(*v) * count);
+	for (size_t i = 0; i < count && r == 0; i++) {
+		r = switch_set_parse(words.v[i], &v[i], err);
+		for (size_t j = 0; j < i && r == 0; j++)
+			if (strcmp(v[i].label, v[j].label) == 0) {
+				strbuf_addf(err, "switch tokens '%s' and '%s' name the same runs ('%s')",
+					    v[j].token, v[i].token, *v[i].label ? v[i].label : "-");
+				r = -EINVAL;
+			}
+	}
+	argv_release(&words);
+	if (r < 0) {
+		switch_sets_free(v, count);
+		return r;
+	}
+	*sets = v;
+	*n = count;
+	return 0;
+}
+
+void switch_sets_free(struct switch_set *sets, size_t n)
+{
+	for (size_t i = 0; sets && i < n; i++)
+		switch_set_release(&sets[i]);
+	free(sets);
+}
+
+const char *switch_param(const struct switch_on *on, const char *name)
+{
+	for (int k = 0; k < SWITCH_MAX_PARAMS && on->def->params[k].name; k++)
+		if (strcmp(on->def->params[k].name, name) == 0)
+			return on->params[k];
+	return NULL;
+}
+
+void switch_help(FILE *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(registry); i++) {
+		const struct switch_def *d = registry[i];
+
+		fprintf(out, "  %-14s %s%s%s%s\n", d->name, d->help, d->default_value ? " (on by default: " : "",
+			d->default_value ? d->name : "", d->default_value ? "=0 turns it off)" : "");
+		for (int k = 0; k < SWITCH_MAX_PARAMS && d->params[k].name; k++)
+			fprintf(out, "    %-12s %s%s%s%s\n", d->params[k].name, d->params[k].help,
+				d->params[k].default_value ? " (default " : "",
+				d->params[k].default_value ? d->params[k].default_value : "",
+				d->params[k].default_value ? ")" : "");
+	}
+}
+
+/* ---- what the runner offers ---- */
+
+int switch_ctx_spawn(struct switch_ctx *ctx, const char *name, char *const *argv,
+		     bool as_game_user, const char *log_path, struct strbuf *err)
+{
+	extern char **environ;
+	struct switch_helper *h;
+	char *prog = NULL;
+	char **args = NULL;
+	int log_fd = -1, r;
+	size_t n = 0;
+	pid_t pid;
+
+	if (ctx->n_helpers == ARRAY_SIZE(ctx->helpers)) {
+		strbuf_addf(err, "too many helpers");
+		return -ENOSPC;
+	}
+	while (argv[n])
+		n++;
+	args = zalloc(sizeof(*args) * (n + 1));
+	memcpy(args, argv, sizeof(*args) * n);
+	if (!strchr(argv[0], '/')) {
+		prog = xasprintf("%s/%s", ctx->helper_dir, argv[0]);
+		args[0] = prog;
+	}
+	if (log_path) {
+		log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (log_fd < 0) {
+			r = -errno;
+			strbuf_addf(err, "cannot create '%s': %s", log_path, strerror(errno));
+			goto out;
+		}
+	}
+	{
+		struct spawn_opts o = {
+			.argv = args, .envp = environ, .in_fd = -1, .out_fd = log_fd, .err_fd = log_fd,
+			.user = as_game_user ? ctx->user : NULL, .new_session = true,
+			.parent_death_signal = SIGKILL,
+		};
+
+		r = spawn_process(&o, &pid);
+	}
+	if (r < 0) {
+		strbuf_addf(err, "cannot start %s ('%s'): %s", name, args[0], strerror(-r));
+		goto out;
+	}
+	h = &ctx->helpers[ctx->n_helpers++];
+	memset(h, 0, sizeof(*h));
+	h->name = xstrdup(name);
+	h->pid = pid;
+out:
+	if (log_fd >= 0)
+		close(log_fd);
+	free(prog);
+	free(args);
+	return r;
+}
+
+void switch_ctx_invalid(struct switch_ctx *ctx, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (ctx->invalid)
+		strbuf_release(&sb);
+	else
+		ctx->invalid = strbuf_detach(&sb);
+}
+
+struct switch_helper *switch_ctx_helper(struct switch_ctx *ctx, const char *name)
+{
+	for (size_t i = 0; i < ctx->n_helpers; i++)
+		if (strcmp(ctx->helpers[i].name, name) == 0)
+			return &ctx->helpers[i];
+	return NULL;
+}
+
+bool switch_ctx_reaped(struct switch_ctx *ctx, pid_t pid, int status)
+{
+	for (size_t i = 0; i < ctx->n_helpers; i++)
+		if (ctx->helpers[i].pid == pid && !ctx->helpers[i].exited) {
+			ctx->helpers[i].exited = true;
+			ctx->helpers[i].status = status;
+			return true;
+		}
+	return false;
+}
+
+static bool reap_helpers(struct switch_ctx *ctx)
+{
+	bool all = true;
+
+	for (size_t i = 0; i < ctx->n_helpers; i++) {
+		struct switch_helper *h = &ctx->helpers[i];
+		int st;
+
+		if (!h->exited && waitpid(h->pid, &st, WNOHANG) == h->pid) {
+			h->exited = true;
+			h->status = st;
+		}
+		all = all && h->exited;
+	}
+	return all;
+}
+
+void switch_ctx_stop_helpers(struct switch_ctx *ctx, double grace_s)
+{
+	uint64_t deadline = mono_ns() + (uint64_t)(grace_s * 1e9);
+	bool killed = false;
+
+	for (size_t i = 0; i < ctx->n_helpers; i++)
+		if (!ctx->helpers[i].exited)
+			kill(ctx->helpers[i].pid, SIGTERM);
+	while (!reap_helpers(ctx)) {
+		if (!killed && mono_ns() > deadline) {
+			for (size_t i = 0; i < ctx->n_helpers; i++)
+				if (!ctx->helpers[i].exited)
+					kill(-ctx->helpers[i].pid, SIGKILL);
+			killed = true;
+		}
+		usleep(5 * 1000);
+	}
+	for (size_t i = 0; i < ctx->n_helpers; i++) {
+		char key[96], desc[64];
+
+		describe_wait_status(ctx->helpers[i].status, desc, sizeof(desc));
+		snprintf(key, sizeof(key), "helper.%s", ctx->helpers[i].name);
+		kvfile_set(ctx->bench, key, desc);
+	}
+}
+
+void switch_ctx_release(struct switch_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->n_helpers; i++) {
+		if (!ctx->helpers[i].exited) {
+			kill(-ctx->helpers[i].pid, SIGKILL);
+			waitpid(ctx->helpers[i].pid, NULL, 0);
+		}
+		free(ctx->helpers[i].name);
+	}
+	ctx->n_helpers = 0;
+	free(ctx->invalid);
+	ctx->invalid = NULL;
+}
+
+/* ---- checkers ---- */
+
+int switch_check_bool(const char *value, struct strbuf *why)
+{
+	if (strcmp(value, "0") == 0 || strcmp(value, "1") == 0)
+		return 0;
+	strbuf_addstr(why, "wants 0 or 1");
+	return -EINVAL;
+}
+
+int switch_check_ms(const char *value, struct strbuf *why)
+{
+	int v;
+
+	if (safe_atoi(value, &v) == 0 && v >= 1 && v <= 60000)
+		return 0;
+	strbuf_addstr(why, "wants milliseconds from 1 to 60000");
+	return -EINVAL;
+}
+
+int cpu_list_parse(const char *s, cpu_set_t *set)
+{
+	char *copy = xstrdup(s), *save = NULL, *str = str_strip(copy);
+	int r = 0;
+
+	CPU_ZERO(set);
+	if (!*str)
+		r = -EINVAL;
+	for (char *t = strtok_r(str, ",", &save); t && r == 0; t = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(t, '-');
+		int a, b;
+
+		if (dash)
+			*dash = '\0';
+		if (safe_atoi(t, &a) < 0 || (dash && safe_atoi(dash + 1, &b) < 0)) {
+			r = -EINVAL;
+			break;
+		}
+		if (!dash)
+			b = a;
+		if (a < 0 || b < a || b >= CPU_SETSIZE) {
+			r = -EINVAL;
+			break;
+		}
+		for (int c = a; c <= b; c++)
+			CPU_SET(c, set);
+	}
+	free(copy);
+	return r;
+}
+
+int switch_check_cpus(const char *value, struct strbuf *why)
+{
+	cpu_set_t want, online;
+	char buf[256];
+
+	if (cpu_list_parse(value, &want) < 0) {
+		strbuf_addstr(why, "wants a CPU list such as 0, 1-3 or 0,2");
+		return -EINVAL;
+	}
+	if (fsroot_read_line("sys/devices/system/cpu/online", buf, sizeof(buf)) < 0 ||
+	    cpu_list_parse(buf, &online) < 0)
+		return 0; /* cannot tell which are online: let the kernel say */
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &want) && !CPU_ISSET(c, &online)) {
+			strbuf_addf(why, "CPU %d is not online (online: %s)", c, buf);
+			return -EINVAL;
+		}
+	return 0;
+}
