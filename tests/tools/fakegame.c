@@ -14,6 +14,8 @@
  * --ignore-term      ignore SIGTERM, so only SIGKILL stops it
  * --fork-child       leave a child process sleeping forever (it also ignores
  *                    SIGTERM with --ignore-term)
+ * --show-env NAME    print "env NAME=VALUE" (or "env NAME unset") at the start
+ * --show-cpus        print "cpus N,N,..." (the CPUs it may run on) at the start
  *
  * Events fire before the first present at or after their time. After a
  * stall the schedule restarts from the present instead of catching up, as
@@ -29,6 +31,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -152,10 +155,28 @@ static int run(struct fakegame_opts *o, void (*swap_window)(void *))
 	return o->exit_code;
 }
 
+static void show_cpus(void)
+{
+	cpu_set_t set;
+	const char *sep = "";
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return;
+	printf("cpus ");
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set)) {
+			printf("%s%d", sep, c);
+			sep = ",";
+		}
+	printf("\n");
+	fflush(stdout);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: fakegame [--fps N] [--seconds S] [--stall-at SEC:MS]... [--print-at SEC:TEXT]...\n"
-		   "                [--exit-code C] [--ignore-term] [--fork-child]\n");
+		   "                [--exit-code C] [--ignore-term] [--fork-child] [--show-env NAME]\n"
+		   "                [--show-cpus]\n");
 }
 
 int main(int argc, char **argv)
@@ -168,6 +189,8 @@ int main(int argc, char **argv)
 		{ "exit-code", required_argument, NULL, 'e' },
 		{ "ignore-term", no_argument, NULL, 'i' },
 		{ "fork-child", no_argument, NULL, 'k' },
+		{ "show-env", required_argument, NULL, 'E' },
+		{ "show-cpus", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -214,6 +237,16 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			o.fork_child = true;
+			break;
+		case 'E':
+			if (getenv(optarg))
+				printf("env %s=%s\n", optarg, getenv(optarg));
+			else
+				printf("env %s unset\n", optarg);
+			fflush(stdout);
+			break;
+		case 'C':
+			show_cpus();
 			break;
 		case 'h':
 			usage(stdout);
