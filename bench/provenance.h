@@ -9,6 +9,8 @@
 #include "argv.h"
 #include "kvfile.h"
 
+struct game_user;
+
 /*
  * The keys are listed in docs/formats.md. A file that is not there is
  * normal (another kernel, another architecture, a container): its key is
@@ -33,8 +35,27 @@ void provenance_memory(struct kvfile *kf);
  * does not know it, "unknown" without dpkg-query). */
 void provenance_packages(struct kvfile *kf, const struct argv_list *packages);
 
+/*
+ * The GL stack the game will get, asked of the X server it will use: runs
+ * `GLXINFO -B` (glxinfo is the full path; mesa-utils) as user (NULL: as
+ * ourselves) with envp (DISPLAY, XAUTHORITY, HOME... as the game gets
+ * them, without the frame hook), killing it after timeout_s. Adds
+ * gl_vendor, gl_renderer, gl_version, gl_core_version, gl_es_version,
+ * mesa_version, gl_direct as glxinfo_parse() finds them. On failure adds
+ * gl_probe=failed: WHY and returns -errno: that of the spawn, -ETIMEDOUT,
+ * -EIO (glxinfo failed) or -ENODATA (no renderer in its output). Called by
+ * the runner once the display is up and before the game starts; a failure
+ * is recorded, not fatal.
+ */
+int provenance_gl(struct kvfile *kf, const char *glxinfo, char *const *envp,
+		  const struct game_user *user, double timeout_s);
+
 /* Parsers on buffers, for the functions above and the tests. */
 
+/* Parses `glxinfo -B` output. Adds the gl_* keys and mesa_version found
+ * and returns 0, or adds nothing and returns -ENODATA when there is no
+ * "OpenGL renderer string:". */
+int glxinfo_parse(const char *text, struct kvfile *kf);
 /* /proc/cpuinfo text: the first "model name" (or "cpu" on powerpc);
  * the first "microcode" (x86 only). A new string or NULL. */
 char *cpuinfo_model(const char *text);
