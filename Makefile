@@ -37,7 +37,7 @@ UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
-              $(B)/tests/mkframes
+              $(B)/tests/mkframes $(B)/tests/glxparse
 
 all: $(PROGS)
 
@@ -98,6 +98,10 @@ $(B)/tests/fakegame: $(B)/tests/tools/fakegame.o $(B)/libhitch.a $(B)/tests/libh
 $(B)/tests/mkframes: $(B)/tests/tools/mkframes.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^
 
+# Parses glxinfo -B output (and runs the probe) for t0500.
+$(B)/tests/glxparse: $(B)/tests/tools/glxparse.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^
+
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
@@ -119,7 +123,8 @@ SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -Wno-f
 check-sanitize: deps
 	@$(MAKE) --no-print-directory all tests
 	@$(MAKE) --no-print-directory B=$(SAN_B) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
-		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes
+		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes \
+		$(SAN_B)/tests/glxparse
 	@cp $(B)/hitchbench-hook.so $(SAN_B)/
 	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(SAN_B)/tests/
 	@HB_BUILD=$(CURDIR)/$(SAN_B) UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh

@@ -15,39 +15,69 @@
 
 #include "version.h" /* generated: HB_VERSION */
 
-char *cpuinfo_model(const char *text)
+/* The value of the first line of cpuinfo text whose key is exactly key
+ * (blanks may pad it before the colon: "cpu\t\t: ..."), or NULL. */
+static char *cpuinfo_field(const char *text, const char *key)
 {
-	static const char *const keys[] = { "model name", "cpu" };
+	size_t klen = strlen(key);
 
-	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
-		for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
-			const char *colon;
-			size_t klen = strlen(keys[k]);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		const char *colon;
 
-			if (strncmp(p, keys[k], klen) != 0)
-				continue;
-			/* "cpu" must be the whole key: not "cpu family", "cpu MHz" */
-			colon = p + klen + strspn(p + klen, " \t");
-			if (*colon != ':')
-				continue;
-			char *v = strndup(colon + 1, strcspn(colon + 1, "\n"));
+		if (strncmp(p, key, klen) != 0)
+			continue;
+		/* "cpu" must be the whole key: not "cpu family", "cpu MHz" */
+		colon = p + klen + strspn(p + klen, " \t");
+		if (*colon != ':')
+			continue;
+		char *v = strndup(colon + 1, strcspn(colon + 1, "\n"));
 
-			if (!v)
-				abort();
-			return str_strip(v);
-		}
+		if (!v)
+			abort();
+		return str_strip(v);
 	}
 	return NULL;
 }
 
+char *cpuinfo_model(const char *text)
+{
+	char *v = cpuinfo_field(text, "model name");
+
+	return v ? v : cpuinfo_field(text, "cpu");
+}
+
+char *cpuinfo_microcode(const char *text)
+{
+	return cpuinfo_field(text, "microcode");
+}
+
+long long meminfo_kb(const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		long long kb;
+
+		if (strncmp(p, key, klen) != 0 || p[klen] != ':')
+			continue;
+		if (sscanf(p + klen + 1, "%lld", &kb) != 1 || kb < 0)
+			return -1;
+		return kb;
+	}
+	return -1;
+}
+
 long long meminfo_total_kb(const char *text)
 {
-	const char *p = strstr(text, "MemTotal:");
-	long long kb;
+	return meminfo_kb(text, "MemTotal");
+}
 
-	if (!p || sscanf(p + 9, "%lld", &kb) != 1)
-		return -1;
-	return kb;
+static void add_meminfo(struct kvfile *kf, const char *text, const char *key, const char *field)
+{
+	long long kb = meminfo_kb(text, field);
+
+	if (kb >= 0)
+		kvfile_addf(kf, key, "%lld", kb);
 }
 
 void provenance_system(struct kvfile *kf)
@@ -63,20 +93,29 @@ void provenance_system(struct kvfile *kf)
 	}
 	if (fsroot_read_line("proc/sys/kernel/random/boot_id", buf, sizeof(buf)) == 0)
 		kvfile_add(kf, "boot_id", buf);
+	provenance_kernel(kf);
 	if (fsroot_read_all("proc/cpuinfo", &text) == 0) {
-		char *model = cpuinfo_model(text);
+		char *model = cpuinfo_model(text), *microcode = cpuinfo_microcode(text);
 
 		if (model)
 			kvfile_add(kf, "cpu_model", model);
+		if (microcode)
+			kvfile_add(kf, "cpu_microcode", microcode);
 		free(model);
+		free(microcode);
 		free(text);
 	}
 	kvfile_addf(kf, "cpus", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	provenance_cpu(kf);
 	if (fsroot_read_all("proc/meminfo", &text) == 0) {
 		if (meminfo_total_kb(text) > 0)
 			kvfile_addf(kf, "mem_total_kb", "%lld", meminfo_total_kb(text));
+		add_meminfo(kf, text, "mem_available_kb", "MemAvailable");
+		add_meminfo(kf, text, "swap_total_kb", "SwapTotal");
+		add_meminfo(kf, text, "swap_free_kb", "SwapFree");
 		free(text);
 	}
+	provenance_memory(kf);
 	kvfile_add(kf, "harness_version", HB_VERSION);
 }
 

@@ -9,16 +9,71 @@
 #include "argv.h"
 #include "kvfile.h"
 
-/* Adds kernel_release, kernel_version, machine, host, boot_id, cpu_model,
- * cpus, mem_total_kb, harness_version (reading proc/ under the root). */
+struct game_user;
+
+/*
+ * The keys are listed in docs/formats.md. A file that is not there is
+ * normal (another kernel, another architecture, a container): its key is
+ * left out, except where a key says "none" by definition (cpu_governor
+ * without cpufreq, swaps without swap, psi=no).
+ */
+
+/* Adds kernel_release, kernel_version, machine, host, boot_id, what
+ * provenance_kernel() adds, cpu_model, cpu_microcode, cpus, what
+ * provenance_cpu() adds, mem_total_kb, mem_available_kb, swap_total_kb,
+ * swap_free_kb, what provenance_memory() adds, and harness_version. Reads
+ * proc/ and sys/ under the root. */
 void provenance_system(struct kvfile *kf);
+/* kernel_cmdline, cpu_vulnerability.NAME (one per file, sorted by name),
+ * clocksource, delayacct, psi. */
+void provenance_kernel(struct kvfile *kf);
+/* cpu_online, cpu_governor. */
+void provenance_cpu(struct kvfile *kf);
+/* swappiness, swaps, thp_enabled, thp_defrag. */
+void provenance_memory(struct kvfile *kf);
 /* Adds package.NAME=VERSION for each package ("not-installed" when dpkg
  * does not know it, "unknown" without dpkg-query). */
 void provenance_packages(struct kvfile *kf, const struct argv_list *packages);
-/* Parses /proc/cpuinfo text for the first "model name" (or "cpu" on
- * powerpc). Returns a new string or NULL. */
+
+/*
+ * The GL stack the game will get, asked of the X server it will use: runs
+ * `GLXINFO -B` (glxinfo is the full path; mesa-utils) as user (NULL: as
+ * ourselves) with envp (DISPLAY, XAUTHORITY, HOME... as the game gets
+ * them, without the frame hook), killing it after timeout_s. Adds
+ * gl_vendor, gl_renderer, gl_version, gl_core_version, gl_es_version,
+ * mesa_version, gl_direct as glxinfo_parse() finds them. On failure adds
+ * gl_probe=failed: WHY and returns -errno: that of the spawn, -ETIMEDOUT,
+ * -EIO (glxinfo failed) or -ENODATA (no renderer in its output). Called by
+ * the runner once the display is up and before the game starts; a failure
+ * is recorded, not fatal.
+ */
+int provenance_gl(struct kvfile *kf, const char *glxinfo, char *const *envp,
+		  const struct game_user *user, double timeout_s);
+
+/* Parsers on buffers, for the functions above and the tests. */
+
+/* Parses `glxinfo -B` output. Adds the gl_* keys and mesa_version found
+ * and returns 0, or adds nothing and returns -ENODATA when there is no
+ * "OpenGL renderer string:". */
+int glxinfo_parse(const char *text, struct kvfile *kf);
+/* /proc/cpuinfo text: the first "model name" (or "cpu" on powerpc);
+ * the first "microcode" (x86 only). A new string or NULL. */
 char *cpuinfo_model(const char *text);
-/* The "MemTotal:" of /proc/meminfo text in kB; -1 if absent. */
+char *cpuinfo_microcode(const char *text);
+/* The "KEY:" line of /proc/meminfo text in kB ("MemTotal"); -1 if absent. */
+long long meminfo_kb(const char *text, const char *key);
 long long meminfo_total_kb(const char *text);
+/* The devices of /proc/swaps text as "NAME TYPE SIZEkB prio N" joined by
+ * "; ", or "none" with no device. A new string; NULL if the header line
+ * is not there. */
+char *swaps_describe(const char *text);
+/* The [bracketed] choice of a sysfs multiple-choice file ("always
+ * [madvise] never" -> "madvise"). A new string or NULL. */
+char *sysfs_choice(const char *text);
+/* The scaling governors of n CPUs (cpus[] ascending; governors[i] NULL
+ * where CPU cpus[i] has no cpufreq): "performance" when all agree,
+ * "powersave (cpu0-3), performance (cpu4-7)" when not, "none (no
+ * cpufreq)" when none has one. A new string; NULL when n is 0. */
+char *cpu_governors_describe(const int *cpus, const char *const *governors, size_t n);
 
 #endif
