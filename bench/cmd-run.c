@@ -56,6 +56,7 @@ static const char run_usage[] =
 	"  --stall-ms MS     a frame over MS is a stall (default 100)\n"
 	"  --percentile D    percentile definition for p50/p99/p99.9 (default nearest-rank)\n"
 	"  --quiet           no progress lines (the report and errors only)\n"
+	"  --plan            print the order the batch would run in, and run nothing\n"
 	"\n"
 	"switches:\n";
 
@@ -63,7 +64,7 @@ struct run_args {
 	const char *recipe, *variants, *tokens, *resume, *db_path, *out_dir, *display, *order;
 	double warmup, window;
 	int rounds;
-	bool have_seed, rerun, silent, verbose, have_metric_opts;
+	bool have_seed, rerun, silent, verbose, have_metric_opts, plan_only;
 	uint64_t seed;
 	struct metric_opts metric;
 };
@@ -86,7 +87,7 @@ static void print_progress(const char *line)
 static int usage_with_switches(const char *fmt, const char *arg)
 {
 	error_msg(fmt, arg);
-	fputs(run_usage, stderr);
+	fputs("hitchbench: the switches are:\n", stderr);
 	switch_help(stderr);
 	return HB_EXIT_USAGE;
 }
@@ -126,6 +127,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "stall-ms", required_argument, NULL, 's' },
 		{ "percentile", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "plan", no_argument, NULL, 'P' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -193,6 +195,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 'q':
 			a->silent = true;
 			break;
+		case 'P':
+			a->plan_only = true;
+			break;
 		case 'v':
 			a->verbose = true;
 			break;
@@ -205,6 +210,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			return HB_EXIT_USAGE;
 		}
 	}
+	if (a->resume && a->plan_only)
+		return usage_error(run_usage, "--plan is for a new batch; a batch's plan is in its batch.txt");
 	if (a->resume) {
 		if (optind < argc || a->tokens || a->order || a->have_seed || a->rounds || a->have_metric_opts)
 			return usage_error(run_usage, "--resume runs the batch as it was planned: "
@@ -316,6 +323,33 @@ static int load_recipe(const char *arg, struct context *ctx, struct recipe *reci
 	return r;
 }
 
+/* --plan: the order a batch would run in (with --seed, exactly). */
+static int print_plan(const struct run_args *a, const struct recipe *rc,
+		      const struct argv_list *variants, const struct switch_set *sets, size_t n_sets)
+{
+	size_t n = (size_t)a->rounds * variants->n * n_sets;
+	struct batch_slot *slots = zalloc(sizeof(*slots) * n);
+	enum batch_order order = BATCH_ROTATE;
+
+	if (a->order)
+		batch_order_parse(a->order, &order);
+	if (order == BATCH_SHUFFLE && !a->have_seed)
+		fprintf(stderr, "hitchbench: note: without --seed a shuffled batch gets its own order\n");
+	batch_plan(variants->n, n_sets, a->rounds, order, a->seed, slots);
+	printf("# %s: %zu run(s), order %s%s\n", rc->name, n, batch_order_name(order),
+	       order == BATCH_SHUFFLE && a->have_seed ? " (this seed)" : "");
+	printf("# index round position run token\n");
+	for (size_t i = 0; i < n; i++) {
+		char *name = run_name(variants->v[slots[i].variant], sets[slots[i].token].label);
+
+		printf("%d %d %d %s %s\n", slots[i].index, slots[i].round, slots[i].position, name,
+		       sets[slots[i].token].token);
+		free(name);
+	}
+	free(slots);
+	return HB_EXIT_OK;
+}
+
 int cmd_run(int argc, char **argv, struct context *ctx)
 {
 	struct run_args a = { .metric = METRIC_OPTS_DEFAULT, .warmup = -1, .window = -1,
@@ -384,6 +418,10 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	}
 	if (!a.resume && a.order && batch_order_parse(a.order, &(enum batch_order){ 0 }) < 0) {
 		ret = usage_error(run_usage, "--order wants rotate or shuffle, not '%s'", a.order);
+		goto out;
+	}
+	if (a.plan_only) {
+		ret = print_plan(&a, &recipe, &variants, sets, n_sets);
 		goto out;
 	}
 	if (access(ctx->hook_path, R_OK) < 0) {

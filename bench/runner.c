@@ -790,6 +790,22 @@ static int start_x(struct runner *rn, struct strbuf *err)
 	return 0;
 }
 
+/* What the game will draw with: the GL stack as the game user sees it on
+ * the run's display, probed without the frame hook (it would count the
+ * probe as a hooked process). A failure is recorded, not fatal. */
+static void probe_gl(struct runner *rn)
+{
+	char *glxinfo;
+
+	build_env(rn, false);
+	glxinfo = spawn_find_program("glxinfo", rn->env.v);
+	if (glxinfo)
+		provenance_gl(&rn->bench, glxinfo, rn->env.v, rn->req->user, 10.0);
+	else
+		kvfile_add(&rn->bench, "gl_probe", "failed: glxinfo not installed (mesa-utils)");
+	free(glxinfo);
+}
+
 /* ---- switches ---- */
 
 #define HELPER_GRACE_S 3.0
@@ -918,6 +934,7 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 		strbuf_reset(err);
 	} else {
 		handle_signals(&rn);
+		probe_gl(&rn);
 		build_env(&rn, true);
 		if (!rn.interrupted) {
 			progress(&rn, "starting on %s as user %s", rn.display, req->user->name);

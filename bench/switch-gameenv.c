@@ -65,7 +65,7 @@ static void label(const struct switch_on *on, struct strbuf *out)
 		return;
 	}
 	for (const char *c = on->value; *c; c++)
-		if (isalnum((unsigned char)*c) || *c == '.' || *c == '-')
+		if (isalnum((unsigned char)*c) || *c == '.' || *c == '-' || *c == '_')
 			strbuf_addch(out, *c);
 }
 

@@ -465,9 +465,9 @@ int cpu_list_parse(const char *s, cpu_set_t *set)
 	int r = 0;
 
 	CPU_ZERO(set);
-	if (!*str)
+	if (!*str || *str == ',' || str[strlen(str) - 1] == ',' || strstr(str, ",,"))
 		r = -EINVAL;
-	for (char *t = strtok_r(str, ",", &save); t && r == 0; t = strtok_r(NULL, ",", &save)) {
+	for (char *t = r ? NULL : strtok_r(str, ",", &save); t && r == 0; t = strtok_r(NULL, ",", &save)) {
 		char *dash = strchr(t, '-');
 		int a, b;
 

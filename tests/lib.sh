@@ -86,3 +86,22 @@ need_game_user() {
 		skip "no unprivileged game user (run 'sh scripts/deps.sh ensure' as root)"
 	fi
 }
+
+# staging_of PID: the staging directories runner PID made (other tests may
+# be running on this machine: only this test's runner counts)
+staging_of() {
+	for d in /dev/shm/hitchbench-* "${TMPDIR:-/tmp}"/hitchbench-*; do
+		[ -f "$d/runner.pid" ] && [ "$(head -n 1 "$d/runner.pid")" = "$1" ] && echo "$d"
+	done
+	return 0
+}
+
+# dead_staging: staging directories whose runner is gone (what a finished
+# run must never leave; runs of other tests still going are alive)
+dead_staging() {
+	for d in /dev/shm/hitchbench-* "${TMPDIR:-/tmp}"/hitchbench-*; do
+		[ -f "$d/runner.pid" ] || continue
+		kill -0 "$(head -n 1 "$d/runner.pid")" 2>/dev/null || echo "$d"
+	done
+	return 0
+}

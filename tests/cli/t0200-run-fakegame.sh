@@ -26,7 +26,7 @@ awk "BEGIN { exit !($longest >= 300 && $longest < 400) }" || fail "longest_ms $l
 grep -q "^median steady base (n=1)" "$T/out" || fail "the run's report has no median row"
 [ "$(sqlite3 "$T/db.sqlite" "select count(*) from runs")" = 1 ] || fail "not one run in the database"
 [ "$(sqlite3 "$T/db.sqlite" "select value from metrics where name='stalls'")" = 1.0 ] || fail "stalls not in the database"
-ls /dev/shm | grep -q '^hitchbench-' && fail "a staging directory was left in /dev/shm"
+[ -z "$(dead_staging)" ] || fail "a staging directory was left: $(dead_staging)"
 no_fakegame_left
 
 # 2. a looping demo: the game exits after 1.5 s, the recipe relaunches it

@@ -32,7 +32,7 @@ grep -q '^2 aborted' "$batch/runs.txt" || fail "the interrupted run is not marke
 expect_eq "batch status" interrupted "$(value status "$batch/batch.txt")"
 [ "$(sqlite3 "$T/db.sqlite" "select status from batches")" = interrupted ] || fail "the batch is not in the database"
 no_fakegame_left
-ls /dev/shm | grep -q '^hitchbench-' && fail "a staging directory was left in /dev/shm"
+[ -z "$(staging_of "$pid")" ] || fail "a staging directory was left: $(staging_of "$pid")"
 grep -q -- "--resume" "$T/err" || fail "no word of how to resume: $(cat "$T/err")"
 
 # --resume: the two runs left, not the finished one; then the batch is complete
@@ -65,11 +65,11 @@ kill -9 "$pid"
 wait "$pid" 2>/dev/null
 sleep 0.5
 no_fakegame_left
-ls /dev/shm | grep -q '^hitchbench-' || fail "expected the killed runner's staging directory to be left"
+[ -n "$(staging_of "$pid")" ] || fail "expected the killed runner's staging directory to be left"
 ls -A "$T"/runs/*/ | grep -q '^\..*\.tmp$' || fail "expected the killed run's temporary directory"
 fake_recipe quick "--fps 60" "warmup = 0" "window = 0.5" "stop_grace = 0.5"
 "$HB" run --display :99 --out "$T/runs" --no-db "$T/quick.ini" >"$T/out" 2>"$T/err" || fail "the next run failed"
 grep -q "removed the staging directories of runners that were killed" "$T/err" || fail "no word of the sweep: $(cat "$T/err")"
-ls /dev/shm | grep -q '^hitchbench-' && fail "the next run did not sweep the dead runner's staging directory"
+[ -z "$(staging_of "$pid")" ] || fail "the next run did not sweep the dead runner's staging directory"
 "$HB" report "$T/runs" >/dev/null || fail "report trips over the killed run's temporary directory"
 exit 0

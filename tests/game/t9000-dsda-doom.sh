@@ -30,5 +30,5 @@ grep -q "^median dsda-doom software (n=1)" "$T/out" || fail "no report printed"
 	fail "the run's fps is not in the database"
 pgrep -x dsda-doom >/dev/null && pgrep -u "$(value user "$rundir/bench.txt")" >/dev/null &&
 	fail "a process of the game's user is left running"
-ls /dev/shm | grep -q '^hitchbench-' && fail "a staging directory was left in /dev/shm"
+[ -z "$(dead_staging)" ] || fail "a staging directory was left: $(dead_staging)"
 exit 0

@@ -1,0 +1,208 @@
+/*
+ * bench/switch.c: the token grammar ("-", NAME=VALUE terms joined by '+'),
+ * what it refuses before a batch starts, the labels runs are named by, and
+ * what the switches of this issue do to the game (environment, CPUs).
+ */
+#include "fsroot.h"
+#include "switch.h"
+#include "test.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parses token; returns the error text ("" when it parsed). */
+static char *parse(const char *token, struct switch_set *set)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (switch_set_parse(token, set, &err) == 0)
+		ck_assert_uint_eq(err.len, 0);
+	else
+		ck_assert_uint_gt(err.len, 0);
+	return strbuf_detach(&err);
+}
+
+static void refused(const char *token, const char *why)
+{
+	struct switch_set set;
+	char *e = parse(token, &set);
+
+	if (!strstr(e, why))
+		ck_abort_msg("token '%s': expected '%s' in '%s'", token, why, e);
+	free(e);
+	switch_set_release(&set);
+}
+
+START_TEST(none)
+{
+	struct switch_set set;
+	char *e = parse("-", &set);
+
+	ck_assert_str_eq(e, "");
+	ck_assert_str_eq(set.token, "-");
+	ck_assert_str_eq(set.label, "");
+	for (size_t i = 0; i < set.n; i++)
+		ck_assert(!set.on[i].explicit); /* only observers on by default */
+	free(e);
+	switch_set_release(&set);
+}
+END_TEST
+
+START_TEST(terms_and_labels)
+{
+	struct switch_set set;
+	char *e = parse("GAMECPU=1+GAMEENV=MESA_NO_ERROR=1", &set);
+
+	ck_assert_str_eq(e, "");
+	ck_assert_uint_ge(set.n, 2);
+	ck_assert_str_eq(set.on[0].def->name, "GAMECPU");
+	ck_assert_str_eq(set.on[0].value, "1");
+	ck_assert_str_eq(set.on[1].def->name, "GAMEENV");
+	ck_assert_str_eq(set.on[1].value, "MESA_NO_ERROR=1");
+	ck_assert_str_eq(set.label, "cpu1+mesa_no_error1");
+	free(e);
+	switch_set_release(&set);
+
+	/* a parameter, before or after its switch, names the label */
+	e = parse("GAMEENV_LABEL=noerr+GAMEENV=MESA_NO_ERROR=1", &set);
+	ck_assert_str_eq(e, "");
+	ck_assert_str_eq(set.label, "noerr");
+	ck_assert_str_eq(switch_param(&set.on[0], "GAMEENV_LABEL"), "noerr");
+	free(e);
+	switch_set_release(&set);
+
+	e = parse("GAMECPU=0,1", &set);
+	ck_assert_str_eq(set.label, "cpu0.1");
+	free(e);
+	switch_set_release(&set);
+}
+END_TEST
+
+START_TEST(refusals)
+{
+	refused("", "empty term");
+	refused("GAMECPU=1+", "empty term");
+	refused("+GAMECPU=1", "empty term");
+	refused("GAMECPU=1++GAMEENV=A=1", "empty term");
+	refused("NOSUCH=1", "no switch or parameter 'NOSUCH'");
+	refused("GAMECPU", "is not NAME=VALUE");
+	refused("=1", "is not NAME=VALUE");
+	refused("gamecpu=1", "not a switch name");
+	refused("GAMECPU=1+GAMECPU=0", "GAMECPU is set twice");
+	refused("GAMEENV_LABEL=x", "without GAMEENV=VALUE");
+	refused("GAMECPU=x", "CPU list");
+	refused("GAMECPU=3-1", "CPU list");
+	refused("GAMEENV=LD_PRELOAD=/x.so", "set by the harness");
+	refused("GAMEENV=HITCHBENCH_ROOT=/", "harness's");
+	refused("GAMEENV=NOVALUE", "NAME=VALUE");
+	refused("GAMEENV=A-B=1", "not a variable name");
+	refused("GAMEENV=A=1+GAMEENV_LABEL=a/b", "short name");
+}
+END_TEST
+
+/* A CPU that is not online is refused (under the swappable root). */
+START_TEST(cpus_online)
+{
+	char *root = test_tmpdir(), *d = xasprintf("%s/sys/devices/system/cpu", root);
+	char *f = xasprintf("%s/online", d);
+	struct switch_set set;
+	cpu_set_t cs;
+	char *e;
+
+	ck_assert_int_eq(mkdir_p(d, 0755), 0);
+	ck_assert_int_eq(write_file_atomic(f, "0-1\n", 4, 0644), 0);
+	fsroot_set(root);
+	refused("GAMECPU=2", "CPU 2 is not online (online: 0-1)");
+	e = parse("GAMECPU=0-1", &set);
+	ck_assert_str_eq(e, "");
+	free(e);
+	switch_set_release(&set);
+	fsroot_set(NULL);
+	ck_assert_int_eq(cpu_list_parse("0,2-3", &cs), 0);
+	ck_assert(CPU_ISSET(0, &cs) && !CPU_ISSET(1, &cs) && CPU_ISSET(2, &cs) && CPU_ISSET(3, &cs));
+	ck_assert_int_eq(CPU_COUNT(&cs), 3);
+	ck_assert_int_lt(cpu_list_parse("1,", &cs), 0);
+	ck_assert_int_lt(cpu_list_parse("", &cs), 0);
+	remove_tree(root);
+	free(root);
+	free(d);
+	free(f);
+}
+END_TEST
+
+START_TEST(token_lists)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct switch_set *sets = NULL;
+	size_t n = 0;
+
+	ck_assert_int_eq(switch_tokens_parse("- GAMECPU=0 GAMECPU=0+GAMEENV=A=1", &sets, &n, &err), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(sets[0].label, "");
+	ck_assert_str_eq(sets[1].label, "cpu0");
+	ck_assert_str_eq(sets[2].label, "cpu0+a1");
+	switch_sets_free(sets, n);
+	/* nothing at all is one token: none */
+	ck_assert_int_eq(switch_tokens_parse(NULL, &sets, &n, &err), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(sets[0].token, "-");
+	switch_sets_free(sets, n);
+	/* two tokens that would give runs the same name */
+	ck_assert_int_eq(switch_tokens_parse("GAMECPU=0 GAMECPU=0", &sets, &n, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.buf, "name the same runs"));
+	strbuf_release(&err);
+}
+END_TEST
+
+/* GAMEENV replaces a variable the game already has, GAMECPU restricts it. */
+START_TEST(prepare_hooks)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct switch_set set;
+	struct argv_list env;
+	struct kvfile bench;
+	cpu_set_t cpus;
+	bool pin = false;
+	struct switch_ctx ctx = { .game_env = &env, .game_cpus = &cpus, .pin_game = &pin,
+				  .bench = &bench };
+	char *e;
+
+	argv_init(&env);
+	kvfile_init(&bench);
+	argv_push(&env, "MESA_NO_ERROR=0");
+	argv_push(&env, "HOME=/h");
+	e = parse("GAMEENV=MESA_NO_ERROR=1+GAMECPU=0", &set);
+	ck_assert_str_eq(e, "");
+	for (size_t i = 0; i < set.n; i++)
+		if (set.on[i].def->prepare)
+			ck_assert_int_eq(set.on[i].def->prepare(&set.on[i], &ctx, &err), 0);
+	ck_assert_uint_eq(env.n, 2);
+	ck_assert_str_eq(env.v[0], "MESA_NO_ERROR=1");
+	ck_assert(pin);
+	ck_assert(CPU_ISSET(0, &cpus));
+	ck_assert_int_eq(CPU_COUNT(&cpus), 1);
+	ck_assert_str_eq(kvfile_get(&bench, "game_cpus"), "0");
+	free(e);
+	switch_set_release(&set);
+	argv_release(&env);
+	kvfile_release(&bench);
+	strbuf_release(&err);
+}
+END_TEST
+
+TEST_SUITE(switch_suite)
+{
+	Suite *s = suite_create("switch");
+	TCase *tc = tcase_create("switch");
+
+	tcase_add_test(tc, none);
+	tcase_add_test(tc, terms_and_labels);
+	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, cpus_online);
+	tcase_add_test(tc, token_lists);
+	tcase_add_test(tc, prepare_hooks);
+	suite_add_tcase(s, tc);
+	return s;
+}
