@@ -26,7 +26,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -std=gnu11 -fPIC
 
 # pkg-config is asked when a recipe runs (recursive '='), so 'make check' on a
 # machine that lacks a -dev package can install it first and still link.
-LIBS       = $(shell pkg-config --libs inih sqlite3 nettle) -lm
+LIBS       = $(shell pkg-config --libs inih sqlite3 nettle libzstd) -lm
 CHECK_LIBS = $(shell pkg-config --libs check)
 GL_LIBS    = $(shell pkg-config --libs x11 gl)
 
@@ -35,7 +35,7 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 
-PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump
+PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse
 
@@ -77,6 +77,10 @@ $(B)/hitchbench-hook.so: harness/framehook.c common/frames.h
 
 $(B)/hitchbench-wadlump: $(B)/harness/wadlump.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^
+
+# The sensor sampler runs beside every run (nice 10), writing sensors.tsv.zst.
+$(B)/hitchbench-sampler: $(B)/harness/sampler.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/libhitch.a $(B)/gen/schema.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS)
@@ -142,6 +146,7 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DATADIR)/recipes $(DESTDIR)$(DATADIR)/gamedb
 	install -m 755 $(B)/hitchbench $(DESTDIR)$(BINDIR)/hitchbench
 	install -m 755 $(B)/hitchbench-wadlump $(DESTDIR)$(BINDIR)/hitchbench-wadlump
+	install -m 755 $(B)/hitchbench-sampler $(DESTDIR)$(BINDIR)/hitchbench-sampler
 	install -m 644 $(B)/hitchbench-hook.so $(DESTDIR)$(LIBDIR)/hitchbench-hook.so
 	cp -R recipes/. $(DESTDIR)$(DATADIR)/recipes/
 	cp -R gamedb/. $(DESTDIR)$(DATADIR)/gamedb/
@@ -151,5 +156,5 @@ clean:
 
 .PHONY: all deps check check-sanitize tests demo bench-self install clean FORCE
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(B)/harness/wadlump.d \
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(B)/harness/wadlump.d $(B)/harness/sampler.d \
 	$(wildcard $(B)/tests/tools/*.d)

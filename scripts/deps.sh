@@ -8,14 +8,15 @@ set -eu
 
 # build: compilers (the tree must build warning-free with gcc and clang),
 # pkg-config and the libraries the code links
-BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check libx11-dev libgl-dev"
+BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check libx11-dev libgl-dev libzstd-dev"
 # run: the X server and xauth, the default recipe's game and data; tests
 # also use sqlite3 (to look into databases) and strace (the hook's syscalls);
 # mesa-utils for glxinfo, which asks the game's X server which GL stack
-# (vendor, renderer, Mesa version) the run drew with, for bench.txt
-RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils"
-# The libraries fixed for later work (libevdev, libudev, Xtst, zstd,
-# gnuplot, evemu) join these lists with the issues that use them.
+# (vendor, renderer, Mesa version) the run drew with, for bench.txt;
+# zstd (zstdcat) reads the sensor sampler's files
+RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd"
+# The libraries fixed for later work (libevdev, libudev, Xtst, gnuplot,
+# evemu) join these lists with the issues that use them.
 
 SYSTEM_USER=hitchbench
 

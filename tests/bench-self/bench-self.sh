@@ -15,14 +15,22 @@
 # the median of the per-round differences; the hook's own figure is what it
 # measured itself (frame file header: cost_ns / cost_samples).
 #
+# The sensor sampler is an observer too: its own CPU time per sample, from
+# the trailer of its file, at the real 500 ms period and at 10 ms (enough
+# samples for a steady figure), on this machine's root and on the
+# node_exporter fixture root (many sensors: a desktop's worth).
+#
 # Environment: HB_BUILD (default build), HB_BENCH_ROUNDS (7),
-# HB_BENCH_STUB_FRAMES (1000000), HB_BENCH_GLX_FRAMES (5000).
+# HB_BENCH_STUB_FRAMES (1000000), HB_BENCH_GLX_FRAMES (5000),
+# HB_BENCH_SAMPLER_ROUNDS (3), HB_TESTDATA (../shared/testdata).
 
 B=${HB_BUILD:-build}
 ROUNDS=${HB_BENCH_ROUNDS:-7}
 STUB_FRAMES=${HB_BENCH_STUB_FRAMES:-1000000}
 GLX_FRAMES=${HB_BENCH_GLX_FRAMES:-5000}
 GLX_WARMUP=100
+SAMPLER_ROUNDS=${HB_BENCH_SAMPLER_ROUNDS:-3}
+TESTDATA=${HB_TESTDATA:-../shared/testdata}
 
 die() {
 	echo "bench-self: $*" >&2
@@ -178,6 +186,49 @@ else
 			"$(sed -n 's/^hook_cost_ns_per_frame=//p' "$b")" "$(sed -n 's/^hook_cost_samples=//p' "$b")"
 	else
 		echo "runner: the fake game's run failed"
+	fi
+fi
+
+# The sensor sampler: median over the rounds of the trailer's us_per_sample.
+sampler_round() { # root period-ms seconds -> us_per_sample
+	HITCHBENCH_ROOT=$1 "$B/hitchbench-sampler" --out "$tmp/s.zst" --period-ms "$2" --duration "$3" \
+		2>/dev/null || return 1
+	zstdcat "$tmp/s.zst" | tail -n 1 | tr ' ' '\n' | sed -n 's/^us_per_sample=//p'
+}
+sampler_bench() { # title root
+	echo "$1"
+	for spec in "500 3" "10 2"; do
+		set -- "$1" "$2" $spec
+		: >"$tmp/sampler"
+		r=1
+		while [ "$r" -le "$SAMPLER_ROUNDS" ]; do
+			sampler_round "$2" "$3" "$4" >>"$tmp/sampler" || { echo "  the sampler failed"; return; }
+			r=$((r + 1))
+		done
+		printf '  every %3s ms: %s us of CPU a sample  (median of %s runs of %s s, [min .. max] %s)\n' \
+			"$3" "$(median "$tmp/sampler" '$1')" "$SAMPLER_ROUNDS" "$4" \
+			"$(sort -g "$tmp/sampler" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print "[" lo " .. " hi "]" }')"
+	done
+}
+echo
+if [ ! -x "$B/hitchbench-sampler" ] || ! command -v zstdcat >/dev/null 2>&1; then
+	echo "sampler: skipped: hitchbench-sampler or zstdcat is missing"
+else
+	n=$(HITCHBENCH_ROOT=/ "$B/hitchbench-sampler" --once --period-ms 10 | grep -vc '^#')
+	sampler_bench "sensor sampler on this machine's root ($n columns), its own thread CPU time:" /
+	if [ -d "$TESTDATA/sysfs/node_exporter/sys" ]; then
+		# the fixture's symlinks are stored as small files naming the target
+		mkdir -p "$tmp/root"
+		cp -R "$TESTDATA/sysfs/node_exporter/sys" "$TESTDATA/procfs/node_exporter/proc" "$tmp/root/"
+		chmod -R u+w "$tmp/root"
+		find "$tmp/root/sys" -type f -size -300c | while read -r f; do
+			t=$(cat "$f")
+			case $t in ../*) [ "$(wc -l <"$f")" = 0 ] && rm "$f" && ln -s "$t" "$f" ;; esac
+		done
+		n=$(HITCHBENCH_ROOT=$tmp/root "$B/hitchbench-sampler" --once --period-ms 10 | grep -vc '^#')
+		sampler_bench "sensor sampler on the node_exporter fixture root ($n columns):" "$tmp/root"
+	else
+		echo "sampler on the fixture root: skipped: no $TESTDATA/sysfs/node_exporter"
 	fi
 fi
 

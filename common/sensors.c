@@ -1,0 +1,711 @@
+/*
+ * Sensor discovery and sampling (sensors.h). Discovery walks the sysfs and
+ * procfs directories under the root once and opens one file per source;
+ * sampling only preads. The column naming rules are in docs/formats.md.
+ */
+#include "sensors.h"
+#include "fsroot.h"
+#include "timeutil.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum source_type {
+	SRC_VALUE,   /* one integer, times scale */
+	SRC_STAT,    /* proc/stat: field 0 busy %, 1 iowait % */
+	SRC_MEMINFO, /* proc/meminfo: field 0 available MiB, 1 swap used MiB */
+	SRC_PSI,     /* proc/pressure/X: field 0 some %, 1 full % */
+};
+
+struct sensor_source {
+	int fd;
+	enum source_type type;
+	double scale;
+	size_t ch0, nch; /* its channels, contiguous in s->ch */
+	bool have_prev;
+	struct cpu_ticks prev_ticks;
+	struct psi_totals prev_psi;
+};
+
+const char *sensor_kind_name(enum sensor_kind kind)
+{
+	static const char *const names[] = { "temp", "fan", "freq", "throttle", "cpu", "mem", "psi" };
+
+	return (size_t)kind < ARRAY_SIZE(names) ? names[kind] : "?";
+}
+
+/* ---- the parse layer ---- */
+
+int sensor_parse_int(const char *buf, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!(isdigit((unsigned char)buf[0]) || (buf[0] == '-' && isdigit((unsigned char)buf[1]))))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(buf, &end, 10);
+	if (errno)
+		return -EINVAL;
+	while (*end == '\n' || *end == ' ' || *end == '\t')
+		end++;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* The line starting with key (at the start of buf or after a newline), or NULL. */
+static const char *find_line(const char *buf, const char *key)
+{
+	size_t len = strlen(key);
+
+	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, len))
+			return p + len;
+	return NULL;
+}
+
+int sensor_parse_stat(const char *buf, struct cpu_ticks *out)
+{
+	const char *p = find_line(buf, "cpu ");
+	uint64_t f[8] = { 0 };
+	int n = 0;
+
+	if (!p)
+		return -ENOENT;
+	while (n < 8) {
+		char *end;
+
+		while (*p == ' ')
+			p++;
+		if (*p == '\n' || *p == '\0')
+			break;
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		errno = 0;
+		f[n++] = strtoull(p, &end, 10);
+		if (errno || (*end != ' ' && *end != '\n' && *end != '\0'))
+			return -EINVAL;
+		p = end;
+	}
+	if (n < 4) /* user nice system idle; iowait and later came with 2.5/2.6 */
+		return -EINVAL;
+	out->total = 0;
+	for (int i = 0; i < 8; i++)
+		out->total += f[i];
+	out->idle = f[3] + f[4];
+	out->iowait = f[4];
+	return 0;
+}
+
+/* "Key:   1234 kB" -> 1234; -ENOENT without the line. */
+static int meminfo_field(const char *buf, const char *key, int64_t *out)
+{
+	const char *p = find_line(buf, key);
+	char *end;
+	long long v;
+
+	if (!p)
+		return -ENOENT;
+	while (*p == ' ')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(p, &end, 10);
+	if (errno || (*end != ' ' && *end != '\n' && *end != '\0'))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int sensor_parse_meminfo(const char *buf, struct mem_kb *out)
+{
+	static const char *const keys[] = { "MemAvailable:", "SwapTotal:", "SwapFree:" };
+	int64_t v[3];
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		int r = meminfo_field(buf, keys[i], &v[i]);
+
+		if (r == -ENOENT)
+			v[i] = -1;
+		else if (r < 0)
+			return r;
+	}
+	out->available = v[0];
+	out->swap_total = v[1];
+	out->swap_free = v[2];
+	return 0;
+}
+
+/* The total= of the line starting with key: -1 without the line. */
+static int psi_total(const char *buf, const char *key, int64_t *out)
+{
+	const char *p = find_line(buf, key);
+	const char *eol;
+	char *end;
+	long long v;
+
+	if (!p) {
+		*out = -1;
+		return 0;
+	}
+	eol = strchr(p, '\n');
+	p = strstr(p, "total=");
+	if (!p || (eol && p > eol))
+		return -EINVAL;
+	p += strlen("total=");
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(p, &end, 10);
+	if (errno || (*end != ' ' && *end != '\n' && *end != '\0'))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int sensor_parse_psi(const char *buf, struct psi_totals *out)
+{
+	int64_t some, full;
+
+	if (psi_total(buf, "some ", &some) < 0 || psi_total(buf, "full ", &full) < 0)
+		return -EINVAL;
+	if (some < 0 && full < 0)
+		return -ENOENT;
+	out->some_us = some;
+	out->full_us = full;
+	return 0;
+}
+
+char *sensor_name_part(char *s)
+{
+	size_t j = 0;
+	bool gap = false;
+
+	for (size_t i = 0; s[i]; i++) {
+		char c = (char)tolower((unsigned char)s[i]);
+
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_') {
+			if (gap && j > 0)
+				s[j++] = '_';
+			gap = false;
+			s[j++] = c;
+		} else {
+			gap = true;
+		}
+	}
+	while (j > 0 && s[j - 1] == '_')
+		j--;
+	s[j] = '\0';
+	if (s[0] == '_') {
+		size_t k = strspn(s, "_");
+
+		memmove(s, s + k, j - k + 1);
+	}
+	return s;
+}
+
+/* ---- discovery ---- */
+
+static bool fits(int n, size_t size)
+{
+	return n >= 0 && (size_t)n < size;
+}
+
+/* Copies src into dst, cut short where it does not fit. */
+static void copy_part(char *dst, size_t size, const char *src)
+{
+	size_t len = strnlen(src, size - 1);
+
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+/* name is prefix, a decimal number, then exactly suffix: 1 and *idx, else 0. */
+static int indexed_name(const char *name, const char *prefix, const char *suffix, unsigned *idx)
+{
+	size_t plen = strlen(prefix);
+	char *end;
+	unsigned long v;
+
+	if (strncmp(name, prefix, plen) || !isdigit((unsigned char)name[plen]))
+		return 0;
+	errno = 0;
+	v = strtoul(name + plen, &end, 10);
+	if (errno || v > UINT_MAX || strcmp(end, suffix))
+		return 0;
+	*idx = (unsigned)v;
+	return 1;
+}
+
+/* The entries of a directory under the root in version order ("hwmon2"
+ * before "hwmon10"); 0 entries when it cannot be listed. Caller frees. */
+static int list_dir(const char *rel, struct dirent ***list)
+{
+	char *path = xasprintf("%s/%s", fsroot(), rel);
+	int n = scandir(path, list, NULL, versionsort);
+
+	free(path);
+	if (n < 0) {
+		*list = NULL;
+		return 0;
+	}
+	return n;
+}
+
+static void free_list(struct dirent **list, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+/* Opens rel under the root and checks that it parses as type: the source's
+ * index, or -1 (left out). */
+static int add_source(struct sensors *s, const char *rel, enum source_type type, double scale)
+{
+	struct sensor_source *src;
+	int fd = fsroot_open(rel, O_RDONLY);
+	ssize_t n;
+	int ok = 0;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, s->buf, sizeof(s->buf) - 1, 0);
+	if (n >= 0) {
+		int64_t v;
+		struct cpu_ticks t;
+		struct mem_kb m;
+		struct psi_totals p;
+
+		s->buf[n] = '\0';
+		switch (type) {
+		case SRC_VALUE: ok = sensor_parse_int(s->buf, &v) == 0; break;
+		case SRC_STAT: ok = sensor_parse_stat(s->buf, &t) == 0; break;
+		case SRC_MEMINFO: ok = sensor_parse_meminfo(s->buf, &m) == 0; break;
+		case SRC_PSI: ok = sensor_parse_psi(s->buf, &p) == 0; break;
+		}
+	}
+	if (!ok) {
+		close(fd);
+		return -1;
+	}
+	if (s->nsrc == s->src_alloc) {
+		s->src_alloc = s->src_alloc ? 2 * s->src_alloc : 16;
+		s->src = xrealloc(s->src, s->src_alloc * sizeof(*s->src));
+	}
+	src = &s->src[s->nsrc];
+	memset(src, 0, sizeof(*src));
+	src->fd = fd;
+	src->type = type;
+	src->scale = scale;
+	src->ch0 = s->n;
+	return (int)s->nsrc++;
+}
+
+/* Appends a channel of source src (which must be the last source added). */
+static void add_channel(struct sensors *s, int src, int field, enum sensor_kind kind,
+			const char *unit, const char *rel, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+static void add_channel(struct sensors *s, int src, int field, enum sensor_kind kind,
+			const char *unit, const char *rel, const char *fmt, ...)
+{
+	struct sensor_channel *c;
+	va_list ap;
+
+	if (s->n == s->alloc) {
+		s->alloc = s->alloc ? 2 * s->alloc : 32;
+		s->ch = xrealloc(s->ch, s->alloc * sizeof(*s->ch));
+	}
+	c = &s->ch[s->n++];
+	memset(c, 0, sizeof(*c));
+	va_start(ap, fmt);
+	vsnprintf(c->name, sizeof(c->name), fmt, ap);
+	va_end(ap);
+	snprintf(c->source, sizeof(c->source), "%s", rel);
+	c->unit = unit;
+	c->kind = kind;
+	c->src = src;
+	c->field = field;
+	s->src[src].nch++;
+}
+
+/* A one-value file as a channel of its own. */
+static void add_value(struct sensors *s, const char *rel, double scale, enum sensor_kind kind,
+		      const char *unit, const char *name)
+{
+	int src = add_source(s, rel, SRC_VALUE, scale);
+
+	if (src >= 0)
+		add_channel(s, src, 0, kind, unit, rel, "%s", name);
+}
+
+static void discover_thermal(struct sensors *s)
+{
+	struct dirent **list;
+	int n = list_dir("sys/class/thermal", &list);
+
+	for (int i = 0; i < n; i++) {
+		char rel[SENSOR_PATH_MAX], type[64], name[SENSOR_NAME_MAX];
+		unsigned zone;
+
+		if (!indexed_name(list[i]->d_name, "thermal_zone", "", &zone))
+			continue;
+		/* the zone number is its name: thermal_zoneN is all d_name holds */
+		snprintf(rel, sizeof(rel), "sys/class/thermal/thermal_zone%u/type", zone);
+		if (fsroot_read_line(rel, type, sizeof(type)) < 0)
+			type[0] = '\0';
+		sensor_name_part(type);
+		snprintf(name, sizeof(name), "temp.zone%u%s%s", zone, *type ? "." : "", type);
+		snprintf(rel, sizeof(rel), "sys/class/thermal/thermal_zone%u/temp", zone);
+		add_value(s, rel, 0.001, SENSOR_TEMP, "C", name);
+	}
+	free_list(list, n);
+}
+
+struct chip {
+	char dir[64];    /* sys/class/hwmon/hwmonN */
+	char name[48];   /* its name part, before any instance number */
+	char *real;      /* the resolved directory: orders chips of the same name */
+	unsigned inst;   /* instance among chips of the same name */
+	bool shared;     /* another chip has the same name */
+};
+
+static int chip_cmp(const void *a, const void *b)
+{
+	const struct chip *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+
+	return r ? r : strcmp(x->real, y->real);
+}
+
+/* The chip's name: its `name` file; without one, the bus and device its
+ * `device` link points to ("platform_applesmc_768"); without that, its
+ * directory ("hwmon4"). The resolved path of the chip directory is kept in
+ * c->real. 0, or -1 when the entry is no directory. */
+static int chip_identify(struct chip *c, const char *entry)
+{
+	char *path, *dev;
+	char rel[128], buf[128];
+
+	if (!fits(snprintf(c->dir, sizeof(c->dir), "sys/class/hwmon/%s", entry), sizeof(c->dir)))
+		return -1;
+	path = xasprintf("%s/%s", fsroot(), c->dir);
+	c->real = realpath(path, NULL);
+	free(path);
+	if (!c->real)
+		return -1;
+	{
+		DIR *d = opendir(c->real);
+
+		if (!d)
+			return -1;
+		closedir(d);
+	}
+	snprintf(rel, sizeof(rel), "%s/name", c->dir);
+	if (fsroot_read_line(rel, buf, sizeof(buf)) == 0 && *sensor_name_part(buf)) {
+		copy_part(c->name, sizeof(c->name), buf);
+		return 0;
+	}
+	path = xasprintf("%s/device", c->real);
+	dev = realpath(path, NULL);
+	free(path);
+	if (dev) {
+		char *base = strrchr(dev, '/');
+
+		if (base && base != dev) {
+			char *bus;
+
+			*base++ = '\0';
+			bus = strrchr(dev, '/');
+			snprintf(buf, sizeof(buf), "%s_%s", bus ? bus + 1 : dev, base);
+			if (*sensor_name_part(buf)) {
+				copy_part(c->name, sizeof(c->name), buf);
+				free(dev);
+				return 0;
+			}
+		}
+		free(dev);
+	}
+	copy_part(c->name, sizeof(c->name), strrchr(c->real, '/') + 1);
+	sensor_name_part(c->name);
+	return 0;
+}
+
+/* The temp*_input or fan*_input of one chip, labelled by their *_label;
+ * a label two inputs share gets the input's own name appended. */
+static void discover_chip_inputs(struct sensors *s, const struct chip *c, const char *chipname,
+				 struct dirent **list, int n, const char *what, enum sensor_kind kind,
+				 const char *unit, double scale)
+{
+	char (*labels)[48] = zalloc((size_t)n * sizeof(*labels));
+	unsigned *idx = zalloc((size_t)n * sizeof(*idx));
+	int m = 0;
+
+	for (int i = 0; i < n; i++) {
+		char rel[SENSOR_PATH_MAX];
+
+		if (!indexed_name(list[i]->d_name, what, "_input", &idx[m]))
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s%u_label", c->dir, what, idx[m]);
+		if (fsroot_read_line(rel, labels[m], sizeof(labels[m])) < 0)
+			labels[m][0] = '\0';
+		sensor_name_part(labels[m]);
+		if (!labels[m][0])
+			snprintf(labels[m], sizeof(labels[m]), "%s%u", what, idx[m]);
+		m++;
+	}
+	for (int i = 0; i < m; i++) {
+		char rel[SENSOR_PATH_MAX], name[SENSOR_NAME_MAX];
+		bool dup = false;
+
+		for (int j = 0; j < m; j++)
+			dup |= j != i && !strcmp(labels[i], labels[j]);
+		snprintf(rel, sizeof(rel), "%s/%s%u_input", c->dir, what, idx[i]);
+		if (dup)
+			snprintf(name, sizeof(name), "%s.%s.%s_%s%u", sensor_kind_name(kind), chipname,
+				 labels[i], what, idx[i]);
+		else
+			snprintf(name, sizeof(name), "%s.%s.%s", sensor_kind_name(kind), chipname,
+				 labels[i]);
+		add_value(s, rel, scale, kind, unit, name);
+	}
+	free(labels);
+	free(idx);
+}
+
+static void discover_hwmon(struct sensors *s)
+{
+	struct dirent **list;
+	int n = list_dir("sys/class/hwmon", &list);
+	struct chip *chips = zalloc((size_t)(n ? n : 1) * sizeof(*chips));
+	int m = 0;
+
+	for (int i = 0; i < n; i++) {
+		unsigned k;
+
+		if (!indexed_name(list[i]->d_name, "hwmon", "", &k))
+			continue;
+		if (chip_identify(&chips[m], list[i]->d_name) == 0)
+			m++;
+		else
+			free(chips[m].real);
+	}
+	free_list(list, n);
+	/* hwmonN numbers follow module load order; name and device path do not */
+	qsort(chips, (size_t)m, sizeof(*chips), chip_cmp);
+	for (int i = 0; i < m; i++) {
+		bool prev = i > 0 && !strcmp(chips[i - 1].name, chips[i].name);
+		bool next = i + 1 < m && !strcmp(chips[i + 1].name, chips[i].name);
+
+		chips[i].shared = prev || next;
+		chips[i].inst = prev ? chips[i - 1].inst + 1 : 0;
+	}
+	for (int i = 0; i < m; i++) {
+		struct dirent **files;
+		int nf = list_dir(chips[i].dir, &files);
+		char chipname[64];
+
+		if (chips[i].shared)
+			snprintf(chipname, sizeof(chipname), "%s%u", chips[i].name, chips[i].inst);
+		else
+			snprintf(chipname, sizeof(chipname), "%s", chips[i].name);
+		discover_chip_inputs(s, &chips[i], chipname, files, nf, "temp", SENSOR_TEMP, "C", 0.001);
+		discover_chip_inputs(s, &chips[i], chipname, files, nf, "fan", SENSOR_FAN, "rpm", 1);
+		free_list(files, nf);
+		free(chips[i].real);
+	}
+	free(chips);
+}
+
+static void discover_cpus(struct sensors *s)
+{
+	static const char *const throttles[] = { "core", "package" };
+	struct dirent **list;
+	int n = list_dir("sys/devices/system/cpu", &list);
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < n; i++) {
+			char rel[SENSOR_PATH_MAX], name[SENSOR_NAME_MAX];
+			unsigned cpu;
+
+			if (!indexed_name(list[i]->d_name, "cpu", "", &cpu))
+				continue;
+			if (pass == 0) {
+				snprintf(rel, sizeof(rel),
+					 "sys/devices/system/cpu/cpu%u/cpufreq/scaling_cur_freq", cpu);
+				snprintf(name, sizeof(name), "freq.cpu%u_mhz", cpu);
+				add_value(s, rel, 0.001, SENSOR_FREQ, "MHz", name);
+				continue;
+			}
+			for (size_t t = 0; t < ARRAY_SIZE(throttles); t++) {
+				snprintf(rel, sizeof(rel),
+					 "sys/devices/system/cpu/cpu%u/thermal_throttle/%s_throttle_count",
+					 cpu, throttles[t]);
+				snprintf(name, sizeof(name), "throttle.cpu%u.%s", cpu, throttles[t]);
+				add_value(s, rel, 1, SENSOR_THROTTLE, "count", name);
+			}
+		}
+	}
+	free_list(list, n);
+}
+
+static void discover_proc(struct sensors *s)
+{
+	static const char *const psi[] = { "cpu", "io", "memory" };
+	int src = add_source(s, "proc/stat", SRC_STAT, 1);
+
+	if (src >= 0) {
+		add_channel(s, src, 0, SENSOR_CPU, "%", "proc/stat", "cpu.busy_pct");
+		add_channel(s, src, 1, SENSOR_CPU, "%", "proc/stat", "cpu.iowait_pct");
+	}
+	src = add_source(s, "proc/meminfo", SRC_MEMINFO, 1);
+	if (src >= 0) {
+		struct mem_kb m;
+
+		/* add_source left the file in s->buf, and it parsed */
+		sensor_parse_meminfo(s->buf, &m);
+		if (m.available >= 0)
+			add_channel(s, src, 0, SENSOR_MEM, "MiB", "proc/meminfo", "mem.avail_mib");
+		if (m.swap_total >= 0 && m.swap_free >= 0)
+			add_channel(s, src, 1, SENSOR_MEM, "MiB", "proc/meminfo", "swap.used_mib");
+		if (!s->src[src].nch) {
+			close(s->src[src].fd);
+			s->nsrc--;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(psi); i++) {
+		char rel[64];
+		struct psi_totals p;
+
+		snprintf(rel, sizeof(rel), "proc/pressure/%s", psi[i]);
+		src = add_source(s, rel, SRC_PSI, 1);
+		if (src < 0)
+			continue;
+		sensor_parse_psi(s->buf, &p);
+		if (p.some_us >= 0)
+			add_channel(s, src, 0, SENSOR_PSI, "%", rel, "psi.%s.some_pct", psi[i]);
+		if (!s->src[src].nch) {
+			close(s->src[src].fd);
+			s->nsrc--;
+		}
+	}
+}
+
+int sensors_open(struct sensors *s)
+{
+	memset(s, 0, sizeof(*s));
+	discover_thermal(s);
+	discover_hwmon(s);
+	discover_cpus(s);
+	discover_proc(s);
+	return 0;
+}
+
+void sensors_release(struct sensors *s)
+{
+	for (size_t i = 0; i < s->nsrc; i++)
+		close(s->src[i].fd);
+	free(s->src);
+	free(s->ch);
+	memset(s, 0, sizeof(*s));
+}
+
+int sensors_find(const struct sensors *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->ch[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* ---- sampling ---- */
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : NAN;
+}
+
+static void sample_source(struct sensors *s, struct sensor_source *src, double *values)
+{
+	ssize_t n = pread(src->fd, s->buf, sizeof(s->buf) - 1, 0);
+	double v[2] = { NAN, NAN };
+	double dt_us = (double)(s->t_ns - s->prev_t_ns) / 1000.0;
+	int64_t i64;
+	struct cpu_ticks t;
+	struct mem_kb m;
+	struct psi_totals p;
+
+	s->buf[n < 0 ? 0 : n] = '\0';
+	switch (src->type) {
+	case SRC_VALUE:
+		if (n > 0 && sensor_parse_int(s->buf, &i64) == 0)
+			v[0] = (double)i64 * src->scale;
+		break;
+	case SRC_STAT:
+		if (n <= 0 || sensor_parse_stat(s->buf, &t) < 0) {
+			src->have_prev = false;
+			break;
+		}
+		if (src->have_prev && t.total > src->prev_ticks.total && t.idle >= src->prev_ticks.idle &&
+		    t.iowait >= src->prev_ticks.iowait) {
+			uint64_t dt = t.total - src->prev_ticks.total;
+			uint64_t didle = t.idle - src->prev_ticks.idle;
+
+			v[0] = didle <= dt ? pct(dt - didle, dt) : NAN;
+			v[1] = pct(t.iowait - src->prev_ticks.iowait, dt);
+		}
+		src->prev_ticks = t;
+		src->have_prev = true;
+		break;
+	case SRC_MEMINFO:
+		if (n <= 0 || sensor_parse_meminfo(s->buf, &m) < 0)
+			break;
+		if (m.available >= 0)
+			v[0] = (double)m.available / 1024.0;
+		if (m.swap_total >= 0 && m.swap_free >= 0)
+			v[1] = (double)(m.swap_total - m.swap_free) / 1024.0;
+		break;
+	case SRC_PSI:
+		if (n <= 0 || sensor_parse_psi(s->buf, &p) < 0) {
+			src->have_prev = false;
+			break;
+		}
+		if (src->have_prev && s->prev_t_ns && dt_us > 0) {
+			if (p.some_us >= src->prev_psi.some_us && src->prev_psi.some_us >= 0)
+				v[0] = 100.0 * (double)(p.some_us - src->prev_psi.some_us) / dt_us;
+			if (p.full_us >= src->prev_psi.full_us && src->prev_psi.full_us >= 0)
+				v[1] = 100.0 * (double)(p.full_us - src->prev_psi.full_us) / dt_us;
+		}
+		src->prev_psi = p;
+		src->have_prev = true;
+		break;
+	}
+	for (size_t c = src->ch0; c < src->ch0 + src->nch; c++)
+		values[c] = v[s->ch[c].field];
+}
+
+int sensors_sample(struct sensors *s, double *values)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return -errno;
+	s->prev_t_ns = s->t_ns;
+	s->t_ns = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+	for (size_t i = 0; i < s->nsrc; i++)
+		sample_source(s, &s->src[i], values);
+	return 0;
+}
