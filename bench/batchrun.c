@@ -3,6 +3,7 @@
  */
 #include "batchrun.h"
 #include "run.h"
+#include "rundirs.h"
 #include "timeutil.h"
 
 #include <errno.h>
@@ -187,27 +188,27 @@ int batch_print_report(const struct batch *b, const struct metric_opts *metric, 
 {
 	struct report_opts ro = { .format = REPORT_TABLE, .metric = *metric,
 				  .window_note = REPORT_WINDOW_RUNDIR };
-	struct report_row *rows = zalloc(sizeof(*rows) * (b->n_slots + 1));
-	struct run *runs = zalloc(sizeof(*runs) * (b->n_slots + 1));
 	struct strbuf err = STRBUF_INIT;
+	struct argv_list dirs;
+	struct report_row *rows;
+	struct run *runs;
 	size_t n = 0;
 	int r = 0;
 
-	for (size_t i = 0; i < b->n_slots; i++) {
-		char *dir;
-
-		if (!b->run_dir[i])
-			continue;
-		dir = xasprintf("%s/%s", b->dir, b->run_dir[i]);
+	/* every run of the batch, invalid ones too (listed, never counted) */
+	argv_init(&dirs);
+	rundirs_expand(b->dir, &dirs);
+	rows = zalloc(sizeof(*rows) * (dirs.n + 1));
+	runs = zalloc(sizeof(*runs) * (dirs.n + 1));
+	for (size_t i = 0; i < dirs.n; i++) {
 		strbuf_reset(&err);
-		if (run_load(dir, &runs[n], &err) == 0) {
+		if (run_load(dirs.v[i], &runs[n], &err) == 0) {
 			run_report_row(&runs[n], metric, &rows[n]);
 			hb_frames_release(&runs[n].frames); /* the numbers are taken */
 			n++;
 		} else {
 			fprintf(stderr, "hitchbench: %s\n", err.buf);
 		}
-		free(dir);
 	}
 	if (n > 0)
 		r = report_print(out, rows, n, &ro);
@@ -215,6 +216,7 @@ int batch_print_report(const struct batch *b, const struct metric_opts *metric, 
 		run_release(&runs[i]);
 	free(rows);
 	free(runs);
+	argv_release(&dirs);
 	strbuf_release(&err);
 	return r;
 }

@@ -39,8 +39,8 @@ struct batch_run {
  * (message in err). */
 int batch_run_pending(struct batch_run *br, struct strbuf *err);
 
-/* Prints the report of every finished run of the batch (its slots' last
- * run directories, in plan order). */
+/* Prints the report of every finished run of the batch in the order they
+ * ran, invalid runs too (listed, never counted in a median). */
 int batch_print_report(const struct batch *b, const struct metric_opts *metric, FILE *out);
 
 #endif

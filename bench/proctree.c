@@ -33,9 +33,23 @@ int pid_list_has(const struct pid_list *l, pid_t pid)
 	return 0;
 }
 
-int proctree_scan(pid_t sid, pid_t reaper, const struct pid_list *exclude, struct pid_list *out)
+/* proc/PID/stat under root. */
+static int read_stat(const char *root, int pid, struct proc_stat *st)
 {
-	char *dir = xasprintf("%s/proc", fsroot());
+	char *path = xasprintf("%s/proc/%d/stat", root, pid), *text = NULL;
+	int r = read_file(path, &text, NULL);
+
+	if (r == 0)
+		r = proc_stat_parse(text, st);
+	free(text);
+	free(path);
+	return r;
+}
+
+int proctree_scan(const char *root, pid_t sid, pid_t reaper, const struct pid_list *exclude,
+		  struct pid_list *out)
+{
+	char *dir = xasprintf("%s/proc", root);
 	DIR *d = opendir(dir);
 	struct dirent *de;
 
@@ -48,7 +62,7 @@ int proctree_scan(pid_t sid, pid_t reaper, const struct pid_list *exclude, struc
 
 		if (safe_atoi(de->d_name, &pid) < 0 || pid <= 0)
 			continue;
-		if (proc_stat_read(pid, &st) < 0)
+		if (read_stat(root, pid, &st) < 0)
 			continue; /* gone meanwhile, or not a process */
 		if (st.session != sid && st.ppid != reaper)
 			continue;

@@ -175,7 +175,7 @@ static size_t scan_tree(struct runner *rn, pid_t sid, struct pid_list *out)
 	if (rn->x.pid > 0)
 		pid_list_add(&exclude, rn->x.pid);
 	out->n = 0;
-	proctree_scan(sid, getpid(), &exclude, out);
+	proctree_scan("/", sid, getpid(), &exclude, out);
 	pid_list_release(&exclude);
 	return out->n;
 }

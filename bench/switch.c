@@ -19,11 +19,12 @@
 
 #include "timeutil.h"
 
-extern const struct switch_def switch_gameenv, switch_gamecpu;
+extern const struct switch_def switch_gameenv, switch_gamecpu, switch_sensors;
 
 static const struct switch_def *const registry[] = {
 	&switch_gameenv,
 	&switch_gamecpu,
+	&switch_sensors,
 };
 
 const struct switch_def *const *switch_registry(size_t *n)
@@ -141,6 +142,7 @@ static int parse_term(struct switch_set *set, char *term, const char *token, str
 		return -EINVAL;
 	}
 	on->params[idx] = eq + 1;
+	on->params_explicit = true;
 	return check_value(def->params[idx].check, term, eq + 1, token, err);
 }
 
@@ -154,7 +156,8 @@ static void make_label(struct switch_set *set)
 		if (!on->explicit)
 			continue;
 		/* an observer at its default changes nothing in the name */
-		if (on->def->default_value && strcmp(on->value, on->def->default_value) == 0)
+		if (on->def->default_value && strcmp(on->value, on->def->default_value) == 0 &&
+		    !on->params_explicit)
 			continue;
 		strbuf_reset(&one);
 		if (on->def->off_value && strcmp(on->value, on->def->off_value) == 0)

@@ -69,6 +69,7 @@ struct switch_on {
 	const char *value;
 	const char *params[SWITCH_MAX_PARAMS];  /* by def->params index; default or NULL */
 	bool explicit;                          /* named in the token (not a default) */
+	bool params_explicit;                   /* a parameter was named in the token */
 };
 
 /* What a token turns on: every named switch, then every default one. */

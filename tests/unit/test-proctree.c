@@ -91,7 +91,7 @@ START_TEST(scan_session_and_orphans)
 	struct pid_list exclude = { 0 };
 
 	/* everything of the run: the helper is the runner's child too */
-	ck_assert_int_eq(proctree_scan(GAME, REAPER, NULL, &out), 0);
+	ck_assert_int_eq(proctree_scan(fsroot(), GAME, REAPER, NULL, &out), 0);
 	expect_pids(&out, session_and_orphans, ARRAY_SIZE(session_and_orphans), HELPER);
 	ck_assert(!pid_list_has(&out, REAPER));
 	ck_assert(!pid_list_has(&out, UNRELATED));
@@ -101,13 +101,13 @@ START_TEST(scan_session_and_orphans)
 
 	/* the runner excludes what it started itself */
 	pid_list_add(&exclude, HELPER);
-	ck_assert_int_eq(proctree_scan(GAME, REAPER, &exclude, &out), 0);
+	ck_assert_int_eq(proctree_scan(fsroot(), GAME, REAPER, &exclude, &out), 0);
 	expect_pids(&out, session_and_orphans, ARRAY_SIZE(session_and_orphans), 0);
 	pid_list_release(&out);
 
 	/* exclude applies to session members as well */
 	pid_list_add(&exclude, GAME);
-	ck_assert_int_eq(proctree_scan(GAME, REAPER, &exclude, &out), 0);
+	ck_assert_int_eq(proctree_scan(fsroot(), GAME, REAPER, &exclude, &out), 0);
 	ck_assert_uint_eq(out.n, ARRAY_SIZE(session_and_orphans) - 1);
 	ck_assert(!pid_list_has(&out, GAME));
 	ck_assert(pid_list_has(&out, DAEMON));
@@ -122,7 +122,7 @@ START_TEST(scan_appends)
 
 	pid_list_add(&out, 99999);
 	/* the session alone (no reaper matches): no daemon, no helper */
-	ck_assert_int_eq(proctree_scan(GAME, 424242, NULL, &out), 0);
+	ck_assert_int_eq(proctree_scan(fsroot(), GAME, 424242, NULL, &out), 0);
 	ck_assert_uint_eq(out.n, 6);
 	ck_assert(pid_list_has(&out, 99999));
 	ck_assert(pid_list_has(&out, ZOMBIE));
@@ -131,7 +131,7 @@ START_TEST(scan_appends)
 	pid_list_release(&out);
 
 	/* a session nobody is in */
-	ck_assert_int_eq(proctree_scan(424242, 424243, NULL, &out), 0);
+	ck_assert_int_eq(proctree_scan(fsroot(), 424242, 424243, NULL, &out), 0);
 	ck_assert_uint_eq(out.n, 0);
 	pid_list_release(&out);
 }
@@ -167,7 +167,7 @@ START_TEST(scan_skips_what_is_not_a_process)
 	free(text);
 
 	fsroot_set(root);
-	ck_assert_int_eq(proctree_scan(GAME, REAPER, NULL, &out), 0);
+	ck_assert_int_eq(proctree_scan(fsroot(), GAME, REAPER, NULL, &out), 0);
 	ck_assert_uint_eq(out.n, 1);
 	ck_assert_int_eq(out.v[0], CHILD1);
 	pid_list_release(&out);
@@ -182,7 +182,7 @@ START_TEST(scan_without_proc)
 	struct pid_list out = { 0 };
 
 	fsroot_set(root);
-	ck_assert_int_eq(proctree_scan(GAME, REAPER, NULL, &out), -ENOENT);
+	ck_assert_int_eq(proctree_scan(fsroot(), GAME, REAPER, NULL, &out), -ENOENT);
 	ck_assert_uint_eq(out.n, 0);
 	remove_tree(root);
 	free(root);
