@@ -64,6 +64,7 @@ struct runner {
 	bool have_first;
 	uint64_t window_start, window_end;
 	bool pass_running, game_exited, x_died, interrupted;
+	int interrupts;     /* a second one means: no grace, stop everything now */
 	int game_status;
 	char *status, *detail, *end_reason;
 };
@@ -151,10 +152,12 @@ static void handle_signals(struct runner *rn)
 	struct signalfd_siginfo si;
 
 	while (read(rn->req->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD)
+		if (si.ssi_signo == SIGCHLD) {
 			reap(rn);
-		else
+		} else {
 			rn->interrupted = true;
+			rn->interrupts++;
+		}
 	}
 	reap(rn);
 }
@@ -193,9 +196,11 @@ static size_t wait_tree_gone(struct runner *rn, pid_t sid, uint64_t deadline, st
 	while (mono_ns() < deadline) {
 		usleep(TICK_MS * 1000);
 		drain_output(rn, false);
-		reap(rn);
+		handle_signals(rn);
 		if (scan_tree(rn, sid, l) == 0)
 			return 0;
+		if (rn->interrupts >= 2)
+			break; /* the user will not wait for the grace */
 	}
 	return l->n;
 }
@@ -845,7 +850,8 @@ static void switches_finish(struct runner *rn)
 
 	if (!set)
 		return;
-	switch_ctx_stop_helpers(&rn->sw, HELPER_GRACE_S);
+	handle_signals(rn);
+	switch_ctx_stop_helpers(&rn->sw, rn->interrupts >= 2 ? 0 : HELPER_GRACE_S);
 	for (size_t i = 0; i < set->n; i++)
 		if (set->on[i].def->finish)
 			set->on[i].def->finish(&set->on[i], &rn->sw);

@@ -51,6 +51,28 @@ grep -q "0 run(s) to go" "$T/err" || fail "a complete batch ran again: $(cat "$T
 rc=0; "$HB" run --resume "$batch" --rounds 2 >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "--resume with a plan change" 2 "$rc"
 
+# a second Ctrl-C does not wait for the recipe's 30 s grace: the game that
+# ignores SIGTERM is killed at once, and the batch still ends properly
+fake_recipe stubborn "--fps 60 --ignore-term" "warmup = 0" "window = 60" "stop_grace = 30"
+rm -rf "$T/runs"
+"$HB" run --display :99 --out "$T/runs" --no-db "$T/stubborn.ini" >"$T/out" 2>"$T/err" &
+pid=$!
+for i in $(seq 1 100); do
+	pgrep -f "$T/game/fakegame" >/dev/null && break
+	sleep 0.1
+done
+sleep 0.5
+t0=$(date +%s)
+kill -INT "$pid"
+sleep 0.5
+kill -INT "$pid"
+rc=0; wait "$pid" || rc=$?
+t1=$(date +%s)
+expect_eq "exit status after two SIGINTs" 130 "$rc"
+[ $((t1 - t0)) -lt 10 ] || fail "the second Ctrl-C waited $((t1 - t0)) s"
+no_fakegame_left
+expect_eq "batch after two SIGINTs" interrupted "$(value status "$(ls -d "$T"/runs/*/)/batch.txt")"
+
 # kill -9 of the runner: the game dies with it (its parent-death signal);
 # the staging directory it left is swept by the next run
 rm -rf "$T/runs"
