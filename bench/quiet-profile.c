@@ -9,6 +9,7 @@
  * The first error wins; the profile is handed over only when whole.
  */
 #include "quiet.h"
+#include "recipe.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -451,4 +452,22 @@ int quiet_profile_load(const char *path, struct quiet_profile *p, struct strbuf 
 	r = quiet_profile_parse(text, path, p, err);
 	free(text);
 	return r;
+}
+
+char *quiet_profile_find(const char *arg, char *const *recipe_dirs, size_t n)
+{
+	const char *dirs[8] = { NULL };
+	char *owned[8] = { NULL };
+	size_t k = 0;
+	char *found;
+
+	for (size_t i = 0; i < n && recipe_dirs[i] && k + 1 < ARRAY_SIZE(dirs); i++) {
+		owned[k] = xasprintf("%s/quiet", recipe_dirs[i]);
+		dirs[k] = owned[k];
+		k++;
+	}
+	found = recipe_resolve(arg, dirs);
+	for (size_t i = 0; i < k; i++)
+		free(owned[i]);
+	return found;
 }

@@ -54,6 +54,10 @@ void quiet_profile_release(struct quiet_profile *p);
 int quiet_profile_load(const char *path, struct quiet_profile *p, struct strbuf *err);
 int quiet_profile_parse(const char *text, const char *path, struct quiet_profile *p,
 			struct strbuf *err);
+/* "--profile NAME|PATH": a path (has a '/' or ends in .ini) as it is, a
+ * NAME as quiet/NAME.ini in the first recipe directory that has it
+ * (recipe_dirs NULL-terminated or n entries). A new string or NULL. */
+char *quiet_profile_find(const char *arg, char *const *recipe_dirs, size_t n);
 
 /* ---- idle ---- */
 
