@@ -8,7 +8,7 @@ rc=0; "$HB" >/dev/null 2>&1 || rc=$?
 expect_eq "exit without a command" 2 "$rc"
 
 "$HB" --help >"$T/help" || fail "--help failed"
-for c in run report db frames; do
+for c in run report db frames quiet thaw; do
 	grep -q "^   $c " "$T/help" || fail "--help does not list '$c'"
 	"$HB" $c --help >"$T/h" || fail "$c --help failed"
 	grep -q "^usage: hitchbench $c" "$T/h" || fail "$c --help has no usage line"

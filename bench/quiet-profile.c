@@ -1,0 +1,473 @@
+/*
+ * Reading quiet profiles (recipes/quiet/NAME.ini; keys in recipes/README.md).
+ *
+ * As for recipes (bench/recipe.c), inih reads through our own line reader,
+ * because Debian's inih tells the handler neither the line nor about
+ * sections without keys: the reader counts lines and handles "[section]"
+ * lines itself. Profiles have no long values (a long 'services' list is
+ * written over several lines), so a line too long for inih is an error.
+ * The first error wins; the profile is handed over only when whole.
+ */
+#include "quiet.h"
+#include "recipe.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum section {
+	S_NONE,
+	S_QUIET,
+	S_IDLE,
+	S_THERMAL,
+	S_SAMPLER,
+	N_SECTIONS
+};
+
+static const char *const section_names[N_SECTIONS] = {
+	[S_QUIET] = "quiet", [S_IDLE] = "idle", [S_THERMAL] = "thermal", [S_SAMPLER] = "sampler",
+};
+
+struct parser {
+	struct quiet_profile *p;
+	const char *text;
+	int line;
+	enum section section;
+	int section_line[N_SECTIONS];
+	int seen[64];
+	bool failed;
+	int err_line;
+	struct strbuf msg;
+};
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct parser *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ps->failed)
+		return -EINVAL;
+	ps->failed = true;
+	ps->err_line = ps->line;
+	va_start(ap, fmt);
+	strbuf_vaddf(&ps->msg, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int parse_bool(struct parser *ps, const char *key, const char *v, bool *out)
+{
+	if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1"))
+		*out = true;
+	else if (!strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcmp(v, "0"))
+		*out = false;
+	else
+		return fail(ps, "'%s' wants yes or no, not '%s'", key, v);
+	return 0;
+}
+
+static int parse_int(struct parser *ps, const char *key, const char *v, int min, int max, int *out)
+{
+	int n;
+
+	if (safe_atoi(v, &n) < 0 || n < min || n > max)
+		return fail(ps, "'%s' wants a whole number from %d to %d, not '%s'", key, min, max, v);
+	*out = n;
+	return 0;
+}
+
+/* A plain decimal number in [min, max]; empty means "not checked" (-1)
+ * where empty_off. */
+static int parse_num(struct parser *ps, const char *key, const char *v, double min, double max,
+		     bool empty_off, double *out)
+{
+	double d;
+	const char *c = v;
+
+	if (!*v && empty_off) {
+		*out = -1;
+		return 0;
+	}
+	while (isdigit((unsigned char)*c) || *c == '.')
+		c++;
+	if (!*v || *c || safe_atod(v, &d) < 0 || d < min || d > max)
+		return fail(ps, "'%s' wants a number from %g to %g%s, not '%s'", key, min, max,
+			    empty_off ? " (or nothing: not checked)" : "", v);
+	*out = d;
+	return 0;
+}
+
+static bool valid_unit(const char *s)
+{
+	if (!*s || *s == '-')
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("@._-:\\", *s))
+			return false;
+	return true;
+}
+
+static int set_services(struct parser *ps, const char *v)
+{
+	struct argv_list words;
+	const char *why;
+	int r = 0;
+
+	argv_init(&words);
+	if (argv_split(&words, v, &why) < 0) {
+		r = fail(ps, "cannot split 'services': %s", why);
+		goto out;
+	}
+	for (size_t i = 0; i < words.n; i++) {
+		if (!valid_unit(words.v[i])) {
+			r = fail(ps, "bad unit name '%s'", words.v[i]);
+			goto out;
+		}
+		argv_push(&ps->p->services, words.v[i]);
+	}
+out:
+	argv_release(&words);
+	return r;
+}
+
+static int set_governor(struct parser *ps, const char *v)
+{
+	free(ps->p->governor);
+	ps->p->governor = NULL;
+	if (!*v)
+		return 0;
+	for (const char *c = v; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+			return fail(ps, "bad governor name '%s'", v);
+	ps->p->governor = xstrdup(v);
+	return 0;
+}
+
+static int set_sensors(struct parser *ps, const char *v)
+{
+	regex_t re;
+
+	free(ps->p->thermal_sensors);
+	ps->p->thermal_sensors = NULL;
+	if (!*v)
+		return 0;
+	if (regcomp(&re, v, REG_EXTENDED | REG_NOSUB) != 0)
+		return fail(ps, "'sensors' is not a POSIX extended regular expression: '%s'", v);
+	regfree(&re);
+	ps->p->thermal_sensors = xstrdup(v);
+	return 0;
+}
+
+enum key_flags {
+	KEY_REPEAT = 1 << 0,
+	KEY_EMPTY_OK = 1 << 1,
+};
+
+struct key_def {
+	enum section section;
+	const char *name;
+	unsigned flags;
+};
+
+static const struct key_def keys[] = {
+	{ S_QUIET, "services", KEY_REPEAT | KEY_EMPTY_OK },
+	{ S_QUIET, "sync", 0 },
+	{ S_QUIET, "drop_caches", 0 },
+	{ S_QUIET, "compact_memory", 0 },
+	{ S_QUIET, "governor", KEY_EMPTY_OK },
+	{ S_QUIET, "delayacct", 0 },
+	{ S_QUIET, "banner_vt", 0 },
+	{ S_IDLE, "psi_cpu_some_avg10", KEY_EMPTY_OK },
+	{ S_IDLE, "psi_io_some_avg10", KEY_EMPTY_OK },
+	{ S_IDLE, "cpu_busy_pct", KEY_EMPTY_OK },
+	{ S_IDLE, "load1", KEY_EMPTY_OK },
+	{ S_IDLE, "settle_s", 0 },
+	{ S_IDLE, "timeout_s", 0 },
+	{ S_THERMAL, "sensors", KEY_EMPTY_OK },
+	{ S_THERMAL, "max_c", 0 },
+	{ S_THERMAL, "timeout_s", 0 },
+	{ S_SAMPLER, "period_ms", 0 },
+	{ S_SAMPLER, "invalid_on_throttle", 0 },
+};
+
+#define DAY_S 86400.0
+
+static int set_key(struct parser *ps, const struct key_def *k, const char *v)
+{
+	struct quiet_profile *p = ps->p;
+	const char *n = k->name;
+
+	switch (k->section) {
+	case S_QUIET:
+		if (!strcmp(n, "services"))
+			return set_services(ps, v);
+		if (!strcmp(n, "sync"))
+			return parse_bool(ps, n, v, &p->sync);
+		if (!strcmp(n, "drop_caches"))
+			return parse_int(ps, n, v, 0, 3, &p->drop_caches);
+		if (!strcmp(n, "compact_memory"))
+			return parse_bool(ps, n, v, &p->compact_memory);
+		if (!strcmp(n, "governor"))
+			return set_governor(ps, v);
+		if (!strcmp(n, "delayacct"))
+			return parse_bool(ps, n, v, &p->delayacct);
+		return parse_int(ps, n, v, 0, 63, &p->banner_vt);
+	case S_IDLE:
+		if (!strcmp(n, "psi_cpu_some_avg10"))
+			return parse_num(ps, n, v, 0, 100, true, &p->idle.psi_cpu_some_avg10);
+		if (!strcmp(n, "psi_io_some_avg10"))
+			return parse_num(ps, n, v, 0, 100, true, &p->idle.psi_io_some_avg10);
+		if (!strcmp(n, "cpu_busy_pct"))
+			return parse_num(ps, n, v, 0, 100, true, &p->idle.cpu_busy_pct);
+		if (!strcmp(n, "load1"))
+			return parse_num(ps, n, v, 0, 1024, true, &p->idle.load1);
+		if (!strcmp(n, "settle_s"))
+			return parse_num(ps, n, v, 0, DAY_S, false, &p->idle.settle_s);
+		return parse_num(ps, n, v, 0, DAY_S, false, &p->idle.timeout_s);
+	case S_THERMAL:
+		if (!strcmp(n, "sensors"))
+			return set_sensors(ps, v);
+		if (!strcmp(n, "max_c"))
+			return parse_num(ps, n, v, 0, 200, false, &p->thermal_max_c);
+		return parse_num(ps, n, v, 0, DAY_S, false, &p->thermal_timeout_s);
+	case S_SAMPLER:
+		if (!strcmp(n, "period_ms"))
+			return parse_int(ps, n, v, 10, 60000, &p->sampler_period_ms);
+		return parse_bool(ps, n, v, &p->sampler_invalid_on_throttle);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct parser *ps = user;
+	size_t id;
+
+	if (ps->failed)
+		return 0;
+	if (!value || !*name) {
+		fail(ps, "expected 'key = value' or '[section]'");
+		return 0;
+	}
+	if (ps->section == S_NONE) {
+		fail(ps, "key '%s' outside any section", name);
+		return 0;
+	}
+	for (id = 0; id < ARRAY_SIZE(keys); id++)
+		if (keys[id].section == ps->section && !strcmp(keys[id].name, name))
+			break;
+	if (id == ARRAY_SIZE(keys)) {
+		fail(ps, "unknown key '%s' in [%s]", name, section_names[ps->section]);
+		return 0;
+	}
+	if (ps->seen[id] && !(keys[id].flags & KEY_REPEAT)) {
+		fail(ps, "duplicate key '%s' (first set on line %d)", name, ps->seen[id]);
+		return 0;
+	}
+	if (!*value && !(keys[id].flags & KEY_EMPTY_OK)) {
+		fail(ps, "empty value for '%s'", name);
+		return 0;
+	}
+	/* the first 'services' line replaces the default list, later ones add */
+	if (!ps->seen[id] && !strcmp(name, "services")) {
+		argv_release(&ps->p->services);
+		argv_init(&ps->p->services);
+	}
+	if (!ps->seen[id])
+		ps->seen[id] = ps->line;
+	return set_key(ps, &keys[id], value) == 0;
+}
+
+static void begin_section(struct parser *ps, const char *s, size_t len)
+{
+	const char *close = memchr(s, ']', len), *rest;
+	char *name;
+	int i;
+
+	if (!close) {
+		fail(ps, "missing ']' in section header");
+		return;
+	}
+	for (rest = close + 1; rest < s + len && isspace((unsigned char)*rest); rest++)
+		;
+	if (rest < s + len && *rest != ';' && *rest != '#') {
+		fail(ps, "unexpected text after section header");
+		return;
+	}
+	name = xasprintf("%.*s", (int)(close - s - 1), s + 1);
+	str_strip(name);
+	for (i = 1; i < N_SECTIONS; i++)
+		if (!strcmp(name, section_names[i]))
+			break;
+	if (i == N_SECTIONS)
+		fail(ps, "unknown section '[%s]'", name);
+	else if (ps->section_line[i])
+		fail(ps, "duplicate section '[%s]' (first on line %d)", name, ps->section_line[i]);
+	else {
+		ps->section = (enum section)i;
+		ps->section_line[i] = ps->line;
+	}
+	free(name);
+}
+
+/* inih's reader: one line per call, comment and section lines handled
+ * here (inih sees an empty line instead). */
+static char *read_line(char *buf, int num, void *stream)
+{
+	struct parser *ps = stream;
+	const char *s = ps->text, *end;
+	size_t len;
+
+	if (ps->failed || !*s)
+		return NULL;
+	end = strchrnul(s, '\n');
+	ps->text = *end ? end + 1 : end;
+	ps->line++;
+	if (ps->line == 1 && !strncmp(s, "\xef\xbb\xbf", 3))
+		s += 3;
+	while (s < end && isspace((unsigned char)*s))
+		s++;
+	len = (size_t)(end - s);
+	if (len > 0 && *s == '[')
+		begin_section(ps, s, len);
+	if (len == 0 || *s == '#' || *s == ';' || *s == '[') {
+		memcpy(buf, "\n", 2);
+		return buf;
+	}
+	if (len + 2 >= (size_t)num) {
+		fail(ps, "line too long (at most %d characters; a long 'services' list can be "
+		     "split over several 'services =' lines)", num - 3);
+		return NULL;
+	}
+	memcpy(buf, s, len);
+	memcpy(buf + len, "\n", 2);
+	return buf;
+}
+
+void quiet_profile_init(struct quiet_profile *p)
+{
+	static const char *const services[] = {
+		"display-manager.service", "apt-daily.timer", "apt-daily.service",
+		"apt-daily-upgrade.timer", "apt-daily-upgrade.service", "man-db.timer",
+		"man-db.service", "packagekit.service", "fstrim.timer", "e2scrub_all.timer",
+		"plocate-updatedb.timer",
+	};
+
+	memset(p, 0, sizeof(*p));
+	argv_init(&p->services);
+	for (size_t i = 0; i < ARRAY_SIZE(services); i++)
+		argv_push(&p->services, services[i]);
+	p->sync = true;
+	p->drop_caches = 3;
+	p->compact_memory = true;
+	p->governor = xstrdup("performance");
+	p->delayacct = true;
+	p->idle.psi_cpu_some_avg10 = 1.0;
+	p->idle.psi_io_some_avg10 = 1.0;
+	p->idle.cpu_busy_pct = 5.0;
+	p->idle.load1 = -1;
+	p->idle.settle_s = 5;
+	p->idle.timeout_s = 120;
+	p->thermal_timeout_s = 300;
+	p->sampler_period_ms = 500;
+}
+
+void quiet_profile_release(struct quiet_profile *p)
+{
+	if (!p)
+		return;
+	free(p->path);
+	argv_release(&p->services);
+	free(p->governor);
+	free(p->thermal_sensors);
+	memset(p, 0, sizeof(*p));
+}
+
+int quiet_profile_parse(const char *text, const char *path, struct quiet_profile *p,
+			struct strbuf *err)
+{
+	struct parser ps;
+	struct quiet_profile tmp;
+	int bad_line, r = 0;
+
+	quiet_profile_init(&tmp);
+	tmp.path = xstrdup(path);
+	memset(&ps, 0, sizeof(ps));
+	ps.p = &tmp;
+	ps.text = text;
+	strbuf_init(&ps.msg);
+	bad_line = ini_parse_stream(read_line, &ps, on_key, &ps);
+	if (bad_line == -2) {
+		strbuf_addf(err, "%s: %s", path, strerror(ENOMEM));
+		r = -ENOMEM;
+		goto out;
+	}
+	/* lines without '=' inih reports itself; an earlier one wins */
+	if (bad_line > 0 && (!ps.failed || bad_line < ps.err_line)) {
+		strbuf_reset(&ps.msg);
+		ps.failed = true;
+		ps.err_line = bad_line;
+		strbuf_addstr(&ps.msg, "expected 'key = value' or '[section]'");
+	}
+	if (ps.failed) {
+		strbuf_addf(err, "%s:%d: %s", path, ps.err_line, ps.msg.buf);
+		r = -EINVAL;
+		goto out;
+	}
+	quiet_profile_release(p);
+	*p = tmp;
+	memset(&tmp, 0, sizeof(tmp));
+out:
+	quiet_profile_release(&tmp);
+	strbuf_release(&ps.msg);
+	return r;
+}
+
+int quiet_profile_load(const char *path, struct quiet_profile *p, struct strbuf *err)
+{
+	char *text = NULL;
+	size_t len;
+	int r = read_file(path, &text, &len);
+
+	if (r < 0) {
+		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
+		return r;
+	}
+	if (strlen(text) != len) {
+		int line = 1;
+
+		for (const char *c = text; *c; c++)
+			line += *c == '\n';
+		strbuf_addf(err, "%s:%d: NUL byte in a profile", path, line);
+		free(text);
+		return -EINVAL;
+	}
+	r = quiet_profile_parse(text, path, p, err);
+	free(text);
+	return r;
+}
+
+char *quiet_profile_find(const char *arg, char *const *recipe_dirs, size_t n)
+{
+	const char *dirs[8] = { NULL };
+	char *owned[8] = { NULL };
+	size_t k = 0;
+	char *found;
+
+	for (size_t i = 0; i < n && recipe_dirs[i] && k + 1 < ARRAY_SIZE(dirs); i++) {
+		owned[k] = xasprintf("%s/quiet", recipe_dirs[i]);
+		dirs[k] = owned[k];
+		k++;
+	}
+	found = recipe_resolve(arg, dirs);
+	for (size_t i = 0; i < k; i++)
+		free(owned[i]);
+	return found;
+}

@@ -1,0 +1,296 @@
+/*
+ * bench/quiet-profile.c and bench/idle.c: profiles good and bad (each bad
+ * one with its file:line), the PSI, loadavg and /proc/stat parsers on
+ * real files (../shared/testdata/procfs), the settle logic on made-up
+ * sample sequences, and one real wait on a fixture tree.
+ */
+#include "fsroot.h"
+#include "quiet.h"
+#include "test.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+START_TEST(profile_defaults_file)
+{
+	struct quiet_profile def, p;
+	struct strbuf err = STRBUF_INIT;
+
+	/* recipes/quiet/default.ini says what the built-in defaults are */
+	quiet_profile_init(&def);
+	quiet_profile_init(&p);
+	ck_assert_msg(quiet_profile_load(srcdir_path("recipes/quiet/default.ini"), &p, &err) == 0,
+		      "%s", err.buf);
+	ck_assert_uint_eq(p.services.n, def.services.n);
+	for (size_t i = 0; i < p.services.n; i++)
+		ck_assert_str_eq(p.services.v[i], def.services.v[i]);
+	ck_assert(p.sync && p.compact_memory && p.delayacct);
+	ck_assert_int_eq(p.drop_caches, 3);
+	ck_assert_str_eq(p.governor, "performance");
+	ck_assert_int_eq(p.banner_vt, 0);
+	ck_assert(p.idle.psi_cpu_some_avg10 == def.idle.psi_cpu_some_avg10);
+	ck_assert(p.idle.cpu_busy_pct == def.idle.cpu_busy_pct);
+	ck_assert(p.idle.load1 < 0 && def.idle.load1 < 0);
+	ck_assert(p.idle.settle_s == def.idle.settle_s && p.idle.timeout_s == def.idle.timeout_s);
+	ck_assert_str_eq(p.thermal_sensors, "temp.*");
+	ck_assert(p.thermal_max_c == 0 && p.thermal_timeout_s == 300);
+	ck_assert_int_eq(p.sampler_period_ms, 500);
+	ck_assert(!p.sampler_invalid_on_throttle);
+	quiet_profile_release(&p);
+	quiet_profile_release(&def);
+	strbuf_release(&err);
+}
+END_TEST
+
+START_TEST(profile_values)
+{
+	struct quiet_profile p;
+	struct strbuf err = STRBUF_INIT;
+	const char *text =
+		"; a comment\n"
+		"[quiet]\n"
+		"services = a.service\n"
+		"  services = b.timer c@1.service ; two more\n"
+		"governor =\n"
+		"drop_caches = 0\n"
+		"banner_vt = 8\n"
+		"[idle]\n"
+		"load1 = 0.5\n"
+		"psi_io_some_avg10 =\n"
+		"[thermal]\n"
+		"max_c = 85\n"
+		"[sampler]\n"
+		"period_ms = 250\n"
+		"invalid_on_throttle = yes\n";
+
+	quiet_profile_init(&p);
+	ck_assert_msg(quiet_profile_parse(text, "t.ini", &p, &err) == 0, "%s", err.buf);
+	ck_assert_uint_eq(p.services.n, 3);
+	ck_assert_str_eq(p.services.v[2], "c@1.service");
+	ck_assert_ptr_null(p.governor);
+	ck_assert_int_eq(p.drop_caches, 0);
+	ck_assert_int_eq(p.banner_vt, 8);
+	ck_assert(p.idle.load1 == 0.5);
+	ck_assert(p.idle.psi_io_some_avg10 < 0);
+	ck_assert(p.thermal_max_c == 85);
+	ck_assert_int_eq(p.sampler_period_ms, 250);
+	ck_assert(p.sampler_invalid_on_throttle);
+	/* one empty services line: none */
+	ck_assert_int_eq(quiet_profile_parse("[quiet]\nservices =\n", "t.ini", &p, &err), 0);
+	ck_assert_uint_eq(p.services.n, 0);
+	quiet_profile_release(&p);
+	strbuf_release(&err);
+}
+END_TEST
+
+START_TEST(profile_errors)
+{
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{ "sync = yes\n", "t.ini:1: key 'sync' outside any section" },
+		{ "[quiet]\n\nsyn = yes\n", "t.ini:3: unknown key 'syn' in [quiet]" },
+		{ "[quiet]\n[loud]\n", "t.ini:2: unknown section '[loud]'" },
+		{ "[quiet]\n[quiet]\n", "t.ini:2: duplicate section '[quiet]' (first on line 1)" },
+		{ "[quiet]\nsync = yes\nsync = no\n", "t.ini:3: duplicate key 'sync' (first set on line 2)" },
+		{ "[quiet]\nsync = maybe\n", "t.ini:2: 'sync' wants yes or no, not 'maybe'" },
+		{ "[quiet]\nsync =\n", "t.ini:2: empty value for 'sync'" },
+		{ "[quiet]\ndrop_caches = 4\n", "t.ini:2: 'drop_caches' wants a whole number from 0 to 3, not '4'" },
+		{ "[quiet]\ngovernor = per/formance\n", "t.ini:2: bad governor name 'per/formance'" },
+		{ "[quiet]\nservices = ok.service -bad\n", "t.ini:2: bad unit name '-bad'" },
+		{ "[idle]\ntimeout_s = -1\n", "t.ini:2: 'timeout_s' wants a number from 0 to 86400, not '-1'" },
+		{ "[idle]\nload1 = 1e3\n", "t.ini:2: 'load1' wants a number from 0 to 1024 (or nothing: not checked), not '1e3'" },
+		{ "[thermal]\nsensors = temp(\n", "t.ini:2: 'sensors' is not a POSIX extended regular expression: 'temp('" },
+		{ "[sampler]\nperiod_ms = 5\n", "t.ini:2: 'period_ms' wants a whole number from 10 to 60000, not '5'" },
+		{ "[quiet]\njust words\n", "t.ini:2: expected 'key = value' or '[section]'" },
+		{ "[quiet\n", "t.ini:1: missing ']' in section header" },
+		{ "[idle] x\n", "t.ini:1: unexpected text after section header" },
+	};
+	struct quiet_profile p;
+	struct strbuf err = STRBUF_INIT, longline = STRBUF_INIT;
+
+	quiet_profile_init(&p);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		strbuf_reset(&err);
+		ck_assert_int_eq(quiet_profile_parse(bad[i].text, "t.ini", &p, &err), -EINVAL);
+		ck_assert_str_eq(err.buf, bad[i].msg);
+	}
+	/* a failed parse leaves the profile as it was */
+	ck_assert_int_eq(p.drop_caches, 3);
+	strbuf_addstr(&longline, "[quiet]\nservices =");
+	for (int i = 0; i < 40; i++)
+		strbuf_addstr(&longline, " x.service");
+	strbuf_addch(&longline, '\n');
+	strbuf_reset(&err);
+	ck_assert_int_eq(quiet_profile_parse(longline.buf, "t.ini", &p, &err), -EINVAL);
+	ck_assert(str_startswith(err.buf, "t.ini:2: line too long"));
+	strbuf_reset(&err);
+	ck_assert_int_eq(quiet_profile_load("/nonexistent/p.ini", &p, &err), -ENOENT);
+	ck_assert_str_eq(err.buf, "cannot read '/nonexistent/p.ini': No such file or directory");
+	quiet_profile_release(&p);
+	strbuf_release(&err);
+	strbuf_release(&longline);
+}
+END_TEST
+
+static char *slurp(const char *rel)
+{
+	char *text;
+
+	ck_assert_int_eq(read_file(testdata_path(rel), &text, NULL), 0);
+	return text;
+}
+
+START_TEST(parse_proc_files)
+{
+	struct cpu_ticks a, b;
+	char *t;
+	double v;
+
+	/* values read off the files by eye */
+	t = slurp("procfs/node_exporter/proc/pressure/io");
+	ck_assert_int_eq(psi_some_avg10(t, &v), 0);
+	ck_assert_double_eq_tol(v, 0.18, 1e-9);
+	free(t);
+	t = slurp("procfs/prometheus_procfs/proc/pressure/cpu");
+	ck_assert_int_eq(psi_some_avg10(t, &v), 0);
+	ck_assert_double_eq_tol(v, 0.10, 1e-9);
+	free(t);
+	/* irq has only a "full" line */
+	t = slurp("procfs/node_exporter/proc/pressure/irq");
+	ck_assert_int_eq(psi_some_avg10(t, &v), -EINVAL);
+	free(t);
+	t = slurp("procfs/sysstat/root1/proc/loadavg");
+	ck_assert_int_eq(loadavg_load1(t, &v), 0);
+	ck_assert_double_eq_tol(v, 3.16, 1e-9);
+	free(t);
+	ck_assert_int_eq(loadavg_load1("x 1 2", &v), -EINVAL);
+
+	/* two snapshots of one machine, 31 s apart; the busy share
+	 * recomputed by hand from the "cpu" lines' deltas */
+	t = slurp("procfs/sysstat/root1/proc/stat");
+	ck_assert_int_eq(cpu_ticks_parse(t, &a), 0);
+	free(t);
+	t = slurp("procfs/sysstat/root2/proc/stat");
+	ck_assert_int_eq(cpu_ticks_parse(t, &b), 0);
+	free(t);
+	ck_assert_uint_eq(a.total, 96005ULL + 2578701 + 53845 + 3617879 + 60648 + 27891 + 25853);
+	ck_assert_uint_eq(a.busy, a.total - 3617879 - 60648);
+	v = cpu_busy_pct(&a, &b);
+	ck_assert(v >= 0 && v <= 100);
+	ck_assert_double_eq_tol(v, 100.0 * (double)(b.busy - a.busy) / (double)(b.total - a.total), 1e-9);
+	ck_assert(cpu_busy_pct(&a, &a) < 0);
+	ck_assert_int_eq(cpu_ticks_parse("cpu0 1 2 3 4\n", &a), -EINVAL);
+}
+END_TEST
+
+START_TEST(settle_logic)
+{
+	struct idle_limits l = { .psi_cpu_some_avg10 = 1, .psi_io_some_avg10 = 1,
+				 .cpu_busy_pct = 5, .load1 = -1, .settle_s = 3, .timeout_s = 60 };
+	struct idle_sample quiet = { .have_psi = true, .psi_cpu = 0.5, .psi_io = 0, .busy_pct = 2,
+				     .load1 = 1.9 };
+	struct idle_sample busy = quiet, nopsi = quiet, unknown = quiet;
+	struct idle_state st;
+
+	busy.busy_pct = 40;
+	nopsi.have_psi = false;
+	nopsi.psi_cpu = 99;
+	unknown.busy_pct = -1;
+	ck_assert(idle_sample_quiet(&l, &quiet));
+	ck_assert(!idle_sample_quiet(&l, &busy));
+	ck_assert(idle_sample_quiet(&l, &nopsi)); /* no PSI: only the busy share counts */
+	ck_assert(!idle_sample_quiet(&l, &unknown));
+	/* load1 1.9 counts only when asked for */
+	l.load1 = 0.5;
+	ck_assert(!idle_sample_quiet(&l, &quiet));
+	l.load1 = -1;
+
+	idle_state_init(&st);
+	ck_assert_int_eq(idle_step(&st, &l, &quiet, 1), 0);
+	ck_assert_int_eq(idle_step(&st, &l, &quiet, 2), 0);
+	ck_assert_int_eq(idle_step(&st, &l, &busy, 3), 0);  /* a busy sample starts over */
+	ck_assert_int_eq(idle_step(&st, &l, &quiet, 4), 0);
+	ck_assert_int_eq(idle_step(&st, &l, &quiet, 6), 0);
+	ck_assert_int_eq(idle_step(&st, &l, &quiet, 7), 1);
+	l.settle_s = 0;
+	idle_state_init(&st);
+	ck_assert_int_eq(idle_step(&st, &l, &quiet, 1), 1);
+}
+END_TEST
+
+static char *root;
+
+static void put(const char *rel, const char *text)
+{
+	char *path = xasprintf("%s/%s", root, rel);
+	char *dir = xstrdup(path);
+
+	*strrchr(dir, '/') = '\0';
+	ck_assert_int_eq(mkdir_p(dir, 0755), 0);
+	ck_assert_int_eq(write_file_atomic(path, text, strlen(text), 0644), 0);
+	free(path);
+	free(dir);
+}
+
+START_TEST(wait_on_tree)
+{
+	struct idle_limits l = { .psi_cpu_some_avg10 = 1, .psi_io_some_avg10 = 1,
+				 .cpu_busy_pct = -1, .load1 = 1, .settle_s = 0.02, .timeout_s = 2 };
+	struct idle_result res;
+	struct strbuf sb = STRBUF_INIT;
+
+	root = test_tmpdir();
+	put("proc/pressure/cpu", "some avg10=0.00 avg60=0.00 avg300=0.00 total=1\n"
+				 "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+	put("proc/pressure/io", "some avg10=0.30 avg60=0.00 avg300=0.00 total=1\n");
+	put("proc/loadavg", "0.50 0.20 0.10 1/100 42\n");
+	put("proc/stat", "cpu  1 0 1 100 0 0 0 0 0 0\n");
+	fsroot_set(root);
+	ck_assert_int_eq(quiet_wait_idle(&l, 0.01, -1, &res), 0);
+	ck_assert(res.reached);
+	idle_describe(&l, &res, &sb);
+	ck_assert_msg(str_startswith(sb.buf, "reached after 0.0"), "%s", sb.buf);
+	ck_assert(strstr(sb.buf, "(psi cpu 0.00 io 0.30, load1 0.50)"));
+
+	/* io pressure too high: the timeout is a result, not an error */
+	put("proc/pressure/io", "some avg10=7.50 avg60=0.00 avg300=0.00 total=1\n");
+	l.timeout_s = 0.05;
+	ck_assert_int_eq(quiet_wait_idle(&l, 0.01, -1, &res), 0);
+	ck_assert(!res.reached);
+	ck_assert(res.waited_s >= 0.05);
+	strbuf_reset(&sb);
+	idle_describe(&l, &res, &sb);
+	ck_assert_msg(str_startswith(sb.buf, "timeout after 0 s (psi cpu 0.00 io 7.50"), "%s", sb.buf);
+
+	/* no PSI in this kernel: recorded as such, the rest still decides */
+	remove_tree(root);
+	put("proc/loadavg", "0.10 0.20 0.10 1/100 42\n");
+	l.timeout_s = 2;
+	ck_assert_int_eq(quiet_wait_idle(&l, 0.01, -1, &res), 0);
+	ck_assert(res.reached && !res.last.have_psi);
+	fsroot_set(NULL);
+	remove_tree(root);
+	free(root);
+	strbuf_release(&sb);
+}
+END_TEST
+
+TEST_SUITE(quiet_suite)
+{
+	Suite *s = suite_create("quiet");
+	TCase *prof = tcase_create("profile");
+	TCase *idle = tcase_create("idle");
+
+	tcase_add_test(prof, profile_defaults_file);
+	tcase_add_test(prof, profile_values);
+	tcase_add_test(prof, profile_errors);
+	suite_add_tcase(s, prof);
+	tcase_add_test(idle, parse_proc_files);
+	tcase_add_test(idle, settle_logic);
+	tcase_add_test(idle, wait_on_tree);
+	suite_add_tcase(s, idle);
+	return s;
+}
