@@ -2,6 +2,7 @@
  * Running a batch's pending slots (see batchrun.h).
  */
 #include "batchrun.h"
+#include "quietrun.h"
 #include "run.h"
 #include "rundirs.h"
 #include "timeutil.h"
@@ -145,7 +146,19 @@ int batch_run_pending(struct batch_run *br, struct strbuf *err)
 		kvfile_addf(&extra, "batch_attempt", "%d", b->attempts[i] + 1);
 		batch_note(b, i, "started", NULL, NULL);
 		t0 = mono_ns();
-		/* QUIET-HOOK */
+		if (br->quiet) {
+			char *what = xasprintf("%s %s, round %d/%d, run %d/%zu", br->recipe->name, name,
+					       s->round, b->rounds, s->position, m);
+
+			r = quiet_session_before_run(br->quiet, what, &extra, br->stop_fd, err);
+			free(what);
+			if (r < 0) {
+				batch_note(b, i, "aborted", NULL, r == -EINTR ? "interrupted" : err->buf);
+				goto next;
+			}
+			if (kvfile_get(&extra, "quiet.idle"))
+				say(br, "%s: quiet: idle %s", prefix, kvfile_get(&extra, "quiet.idle"));
+		}
 		req.variant_name = variant;
 		req.variant = recipe_find_variant(br->recipe, variant);
 		req.switches = set;

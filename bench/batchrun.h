@@ -28,6 +28,7 @@ struct batch_run {
 	bool rerun_invalid;
 	bool silent;                    /* --quiet: no progress lines */
 	struct quiet_session *quiet;    /* NULL: the machine is not quieted */
+	int stop_fd;                    /* readable on SIGINT/SIGTERM/SIGHUP (never read) */
 
 	/* out */
 	size_t runs_done, runs_failed, runs_invalid;

@@ -11,6 +11,7 @@
 #include "exitcodes.h"
 #include "fsroot.h"
 #include "gameuser.h"
+#include "quietrun.h"
 #include "recipe.h"
 #include "report.h"
 #include "resultsdb.h"
@@ -32,7 +33,8 @@
 
 static const char run_usage[] =
 	"usage: hitchbench run RECIPE [\"VARIANT...\" [ROUNDS]] [--switches \"TOKEN...\"] [options]\n"
-	"       hitchbench run --resume BATCH [--db PATH | --no-db] [--display :N] [--quiet] [-v]\n"
+	"       hitchbench run --resume BATCH [--db PATH | --no-db] [--display :N]\n"
+	"                      [--profile P | --no-quieting] [--quiet] [-v]\n"
 	"\n"
 	"Each round runs every variant with every switch token once; the order inside a\n"
 	"round moves from round to round so that no run always comes first.\n"
@@ -57,14 +59,19 @@ static const char run_usage[] =
 	"  --percentile D    percentile definition for p50/p99/p99.9 (default nearest-rank)\n"
 	"  --quiet           no progress lines (the report and errors only)\n"
 	"  --plan            print the order the batch would run in, and run nothing\n"
+	"  --profile P       quiet the machine before each run by profile P, a name in\n"
+	"                    recipes/quiet/ or a path (default: default); the machine is\n"
+	"                    thawed when the batch ends, however it ends\n"
+	"  --no-quieting     leave the machine as it is\n"
 	"\n"
 	"switches:\n";
 
 struct run_args {
 	const char *recipe, *variants, *tokens, *resume, *db_path, *out_dir, *display, *order;
+	const char *profile;       /* the quiet profile; NULL: --no-quieting */
 	double warmup, window;
 	int rounds;
-	bool have_seed, rerun, silent, verbose, have_metric_opts, plan_only;
+	bool have_seed, rerun, silent, verbose, have_metric_opts, plan_only, profile_given;
 	uint64_t seed;
 	struct metric_opts metric;
 };
@@ -109,6 +116,20 @@ static int setup_signals(void)
 	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
+/* A second view of the pending signals without SIGCHLD, for waits that
+ * only look (poll) and must not wake for every child that exits: the
+ * signal stays pending for the runner's signalfd to read. */
+static int stop_signal_fd(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	static const struct option opts[] = {
@@ -128,6 +149,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "percentile", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "plan", no_argument, NULL, 'P' },
+		{ "profile", required_argument, NULL, 'Q' },
+		{ "no-quieting", no_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -198,6 +221,14 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 'P':
 			a->plan_only = true;
 			break;
+		case 'Q':
+			a->profile = optarg;
+			a->profile_given = true;
+			break;
+		case 'n':
+			a->profile = NULL;
+			a->profile_given = true;
+			break;
 		case 'v':
 			a->verbose = true;
 			break;
@@ -253,6 +284,7 @@ static void options_record(struct kvfile *kf, const struct run_args *a, const ch
 	kvfile_addf(kf, "stall_ms", "%g", a->metric.stall_ms);
 	kvfile_add(kf, "percentile", percentile_def_name(a->metric.pct));
 	kvfile_add(kf, "rerun_invalid", a->rerun ? "1" : "0");
+	kvfile_add(kf, "quiet_profile", a->profile ? a->profile : "none");
 }
 
 /* Reads those settings back from a batch being resumed. */
@@ -272,6 +304,9 @@ static int options_read(const struct batch *b, struct run_args *a, struct strbuf
 	}
 	v = kvfile_get(&b->info, "rerun_invalid");
 	a->rerun = v && strcmp(v, "1") == 0;
+	v = kvfile_get(&b->info, "quiet_profile");
+	if (!a->profile_given) /* quieted as before, unless told otherwise */
+		a->profile = v && strcmp(v, "none") != 0 ? v : NULL;
 	return 0;
 }
 
@@ -353,7 +388,9 @@ static int print_plan(const struct run_args *a, const struct recipe *rc,
 int cmd_run(int argc, char **argv, struct context *ctx)
 {
 	struct run_args a = { .metric = METRIC_OPTS_DEFAULT, .warmup = -1, .window = -1,
-			      .db_path = ctx->default_db };
+			      .db_path = ctx->default_db, .profile = "default" };
+	struct quiet_session quiet = { 0 };
+	struct strbuf notes = STRBUF_INIT;
 	struct batch_run br = { 0 };
 	struct batch batch;
 	struct recipe recipe;
@@ -365,7 +402,7 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	char *recipe_path = NULL, *default_out = NULL, *dberr = NULL, *cmdline = NULL;
 	const char *why = NULL;
 	size_t n_sets = 0;
-	int ret = HB_EXIT_OK, r, signal_fd = -1;
+	int ret = HB_EXIT_OK, r, signal_fd = -1, stop_fd = -1;
 
 	batch_init(&batch);
 	recipe_init(&recipe);
@@ -443,12 +480,32 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	if (stage_sweep() > 0)
 		warn_msg("removed the staging directories of runners that were killed");
 	signal_fd = setup_signals();
+	if (signal_fd >= 0) {
+		stop_fd = stop_signal_fd();
+		if (stop_fd < 0) {
+			close(signal_fd);
+			signal_fd = stop_fd;
+		}
+	}
 	if (signal_fd < 0) {
 		error_msg("cannot set up signal handling: %s", strerror(-signal_fd));
 		ret = HB_EXIT_FAILURE;
 		goto out;
 	}
 
+	/* the journal first: what a killed runner left is restored before anything */
+	if (a.profile) {
+		r = quiet_session_start(&quiet, a.profile, ctx->recipe_dirs, ARRAY_SIZE(ctx->recipe_dirs),
+					&notes, &err);
+		if (notes.len)
+			fprintf(stderr, "hitchbench: thaw: %s", notes.buf);
+		if (r < 0) {
+			error_msg("cannot quiet the machine: %s", err.buf);
+			ret = r == -EINVAL ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
+			goto out;
+		}
+		strbuf_reset(&err);
+	}
 	if (!a.resume) {
 		struct kvfile options;
 		struct argv_list tokens;
@@ -504,6 +561,8 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	br.db_path = a.db_path;
 	br.rerun_invalid = a.rerun;
 	br.silent = a.silent;
+	br.quiet = a.profile ? &quiet : NULL;
+	br.stop_fd = stop_fd;
 	br.req = (struct run_request){
 		.recipe = &recipe, .warmup_s = a.warmup, .window_s = a.window, .out_dir = batch.dir,
 		.display = a.display, .hook_path = ctx->hook_path, .helper_dir = ctx->helper_dir,
@@ -519,6 +578,15 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	} else if (r < 0) {
 		error_msg("%s", err.buf);
 		ret = HB_EXIT_FAILURE;
+	}
+	/* thawed however the batch ended; signals stay blocked, so a second
+	 * Ctrl-C cannot cut the thaw short */
+	strbuf_reset(&notes);
+	if (quiet_session_end(&quiet, &notes) < 0) {
+		error_msg("the machine is not fully thawed ('hitchbench thaw' tries again):\n%s", notes.buf);
+		ret = HB_EXIT_FAILURE;
+	} else if (notes.len && !a.silent) {
+		fprintf(stderr, "hitchbench: thawed:\n%s", notes.buf);
 	}
 	batch_finish(&batch, r == -EINTR ? "interrupted" : r < 0 ? "failed" :
 			     batch_pending(&batch) ? "incomplete" : "complete");
@@ -536,9 +604,13 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	if (ret == HB_EXIT_OK && br.runs_failed > 0)
 		ret = HB_EXIT_FAILURE;
 out:
+	quiet_session_end(&quiet, &notes);
+	strbuf_release(&notes);
 	free(cmdline);
 	if (signal_fd >= 0)
 		close(signal_fd);
+	if (stop_fd >= 0)
+		close(stop_fd);
 	switch_sets_free(sets, n_sets);
 	argv_release(&variants);
 	batch_release(&batch);

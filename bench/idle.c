@@ -59,29 +59,13 @@ int loadavg_load1(const char *text, double *out)
 	return safe_atod(num, out);
 }
 
-int cpu_ticks_parse(const char *text, struct cpu_ticks *out)
-{
-	unsigned long long v[10] = { 0 };
-	int n;
-
-	if (!str_startswith(text, "cpu "))
-		return -EINVAL;
-	/* user nice system idle iowait irq softirq steal guest guest_nice;
-	 * guest time is already in user and nice: not added twice */
-	n = sscanf(text + 4, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-		   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
-	if (n < 4)
-		return -EINVAL;
-	out->total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
-	out->busy = out->total - v[3] - v[4];
-	return 0;
-}
-
 double cpu_busy_pct(const struct cpu_ticks *before, const struct cpu_ticks *after)
 {
-	if (after->total <= before->total || after->busy < before->busy)
+	uint64_t busy0 = before->total - before->idle, busy1 = after->total - after->idle;
+
+	if (after->total <= before->total || busy1 < busy0)
 		return -1;
-	return 100.0 * (double)(after->busy - before->busy) / (double)(after->total - before->total);
+	return 100.0 * (double)(busy1 - busy0) / (double)(after->total - before->total);
 }
 
 void idle_state_init(struct idle_state *st)
@@ -130,7 +114,7 @@ static int read_ticks(struct cpu_ticks *t)
 	if (n < 0)
 		return -EIO;
 	buf[n] = '\0';
-	return cpu_ticks_parse(buf, t);
+	return sensor_parse_stat(buf, t);
 }
 
 static void take_sample(struct idle_sample *s, struct cpu_ticks *prev, bool *have_prev)

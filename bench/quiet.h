@@ -12,6 +12,7 @@
 
 #include "argv.h"
 #include "kvfile.h"
+#include "sensors.h"
 #include "thaw.h"
 #include "util.h"
 
@@ -61,10 +62,6 @@ char *quiet_profile_find(const char *arg, char *const *recipe_dirs, size_t n);
 
 /* ---- idle ---- */
 
-struct cpu_ticks {
-	unsigned long long busy, total;
-};
-
 struct idle_sample {
 	bool have_psi;
 	double psi_cpu, psi_io;
@@ -75,8 +72,8 @@ struct idle_sample {
 /* Parsers of the files' text. 0 or -EINVAL. */
 int psi_some_avg10(const char *text, double *out);
 int loadavg_load1(const char *text, double *out);
-int cpu_ticks_parse(const char *text, struct cpu_ticks *out);
-/* Busy percent between two readings; -1 when no time passed. */
+/* Busy percent between two readings of /proc/stat (sensor_parse_stat());
+ * -1 when no time passed. */
 double cpu_busy_pct(const struct cpu_ticks *before, const struct cpu_ticks *after);
 
 /* The settle logic, apart from clocks and files: feed it samples with the

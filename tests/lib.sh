@@ -66,7 +66,7 @@ run_dirs() {
 # (the last run directory) and $batchdir (the last batch)
 hb_run() {
 	rc=0
-	"$HB" run --display :99 --out "$T/runs" --db "$T/db.sqlite" "$@" >"$T/out" 2>"$T/err" || rc=$?
+	"$HB" run --no-quieting --display :99 --out "$T/runs" --db "$T/db.sqlite" "$@" >"$T/out" 2>"$T/err" || rc=$?
 	rundir=$(run_dirs "$T/runs" | tail -n 1)
 	batchdir=$(ls -d "$T"/runs/*/ 2>/dev/null | tail -n 1)
 	batchdir=${batchdir%/}

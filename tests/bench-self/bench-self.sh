@@ -177,7 +177,7 @@ else
 	chmod -R a+rX "$tmp/game"
 	printf '[recipe]\nname = fake\ncommand = %s/game/fakegame --fps 100\nenv = HB_STUB=%s/game/libhbstub.so\nwarmup = 1\nwindow = 10\nstop_grace = 0.5\n' \
 		"$tmp" "$tmp" >"$tmp/fake.ini"
-	if "$B/hitchbench" run --display :99 --no-db --out "$tmp/runs" "$tmp/fake.ini" >/dev/null 2>&1; then
+	if "$B/hitchbench" run --no-quieting --display :99 --no-db --out "$tmp/runs" "$tmp/fake.ini" >/dev/null 2>&1; then
 		b=$(ls -d "$tmp"/runs/*/*/)bench.txt
 		echo "runner watching a 100 fps game for a 10 s window (one run):"
 		printf '  runner      %s ms of CPU a second (%s s in all)\n' \

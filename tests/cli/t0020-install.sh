@@ -14,12 +14,12 @@ done
 mv "$P" "$T/moved"
 cd "$T"
 "$T/moved/bin/hitchbench" run --help >/dev/null || fail "installed run --help"
-rc=0; "$T/moved/bin/hitchbench" run dsda-doom no-such-variant --no-db 2>"$T/err" || rc=$?
+rc=0; "$T/moved/bin/hitchbench" run --no-quieting dsda-doom no-such-variant --no-db 2>"$T/err" || rc=$?
 expect_eq "installed recipe lookup" 2 "$rc"
 grep -q "has no variant 'no-such-variant'" "$T/err" || fail "installed program did not find its recipes: $(cat "$T/err")"
 fake_setup
 fake_recipe inst "--fps 100" "warmup = 0" "window = 1" "stop_grace = 0.5"
-"$T/moved/bin/hitchbench" run --display :99 --out "$T/runs" --no-db "$T/inst.ini" >"$T/out" 2>"$T/err" ||
+"$T/moved/bin/hitchbench" run --no-quieting --display :99 --out "$T/runs" --no-db "$T/inst.ini" >"$T/out" 2>"$T/err" ||
 	{ cat "$T/err"; fail "installed run failed"; }
 rundir=$(run_dirs "$T/runs" | tail -n 1)
 [ "$(value frames_recorded "$rundir/bench.txt")" -gt 50 ] || fail "the installed hook recorded no frames"

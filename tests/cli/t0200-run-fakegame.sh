@@ -127,7 +127,7 @@ if unshare -m true 2>/dev/null; then
 	rm -rf "$T/runs"
 	rc=0
 	unshare -m sh -c 'mount -o remount,noexec /dev/shm && exec "$@"' sh \
-		"$HB" run --display :99 --out "$T/runs" --no-db "$T/steady.ini" >"$T/out" 2>"$T/err" || rc=$?
+		"$HB" run --no-quieting --display :99 --out "$T/runs" --no-db "$T/steady.ini" >"$T/out" 2>"$T/err" || rc=$?
 	rundir=$(run_dirs "$T/runs" | tail -n 1)
 	rundir=${rundir%/}
 	expect_eq "noexec /dev/shm exit status" 0 "$rc"

@@ -8,7 +8,7 @@ need_game_user
 fake_setup
 fake_recipe slow "--fps 60 --ignore-term" "warmup = 0" "window = 2" "stop_grace = 0.5"
 
-"$HB" run --display :99 --out "$T/runs" --db "$T/db.sqlite" --rounds 3 "$T/slow.ini" \
+"$HB" run --no-quieting --display :99 --out "$T/runs" --db "$T/db.sqlite" --rounds 3 "$T/slow.ini" \
 	>"$T/out" 2>"$T/err" &
 pid=$!
 # wait for the first run to finish, then interrupt the second
@@ -37,7 +37,7 @@ grep -q -- "--resume" "$T/err" || fail "no word of how to resume: $(cat "$T/err"
 
 # --resume: the two runs left, not the finished one; then the batch is complete
 first=$(run_dirs "$T/runs")
-rc=0; "$HB" run --display :99 --db "$T/db.sqlite" --resume "$batch" >"$T/out" 2>"$T/err" || rc=$?
+rc=0; "$HB" run --no-quieting --display :99 --db "$T/db.sqlite" --resume "$batch" >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "resume exit status" 0 "$rc"
 expect_eq "runs after the resume" 3 "$(run_dirs "$T/runs" | wc -l)"
 run_dirs "$T/runs" | grep -qx "$first" || fail "the finished run was redone"
@@ -45,17 +45,17 @@ expect_eq "resumed batch status" complete "$(value status "$batch/batch.txt")"
 grep -q "2 run(s) to go" "$T/err" || fail "resume planned the wrong runs: $(cat "$T/err")"
 [ "$(sqlite3 "$T/db.sqlite" "select count(*) from runs where batch_uuid = '$(basename "$batch")'")" = 3 ] ||
 	fail "the database does not hold the batch's three runs"
-rc=0; "$HB" run --display :99 --no-db --resume "$batch" >"$T/out" 2>"$T/err" || rc=$?
+rc=0; "$HB" run --no-quieting --display :99 --no-db --resume "$batch" >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "resume of a complete batch" 0 "$rc"
 grep -q "0 run(s) to go" "$T/err" || fail "a complete batch ran again: $(cat "$T/err")"
-rc=0; "$HB" run --resume "$batch" --rounds 2 >"$T/out" 2>"$T/err" || rc=$?
+rc=0; "$HB" run --no-quieting --resume "$batch" --rounds 2 >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "--resume with a plan change" 2 "$rc"
 
 # a second Ctrl-C does not wait for the recipe's 30 s grace: the game that
 # ignores SIGTERM is killed at once, and the batch still ends properly
 fake_recipe stubborn "--fps 60 --ignore-term" "warmup = 0" "window = 60" "stop_grace = 30"
 rm -rf "$T/runs"
-"$HB" run --display :99 --out "$T/runs" --no-db "$T/stubborn.ini" >"$T/out" 2>"$T/err" &
+"$HB" run --no-quieting --display :99 --out "$T/runs" --no-db "$T/stubborn.ini" >"$T/out" 2>"$T/err" &
 pid=$!
 for i in $(seq 1 100); do
 	pgrep -f "$T/game/fakegame" >/dev/null && break
@@ -76,7 +76,7 @@ expect_eq "batch after two SIGINTs" interrupted "$(value status "$(ls -d "$T"/ru
 # kill -9 of the runner: the game dies with it (its parent-death signal);
 # the staging directory it left is swept by the next run
 rm -rf "$T/runs"
-"$HB" run --display :99 --out "$T/runs" --no-db "$T/slow.ini" >"$T/out" 2>"$T/err" &
+"$HB" run --no-quieting --display :99 --out "$T/runs" --no-db "$T/slow.ini" >"$T/out" 2>"$T/err" &
 pid=$!
 for i in $(seq 1 100); do
 	pgrep -f "$T/game/fakegame" >/dev/null && break
@@ -90,7 +90,7 @@ no_fakegame_left
 [ -n "$(staging_of "$pid")" ] || fail "expected the killed runner's staging directory to be left"
 ls -A "$T"/runs/*/ | grep -q '^\..*\.tmp$' || fail "expected the killed run's temporary directory"
 fake_recipe quick "--fps 60" "warmup = 0" "window = 0.5" "stop_grace = 0.5"
-"$HB" run --display :99 --out "$T/runs" --no-db "$T/quick.ini" >"$T/out" 2>"$T/err" || fail "the next run failed"
+"$HB" run --no-quieting --display :99 --out "$T/runs" --no-db "$T/quick.ini" >"$T/out" 2>"$T/err" || fail "the next run failed"
 grep -q "removed the staging directories of runners that were killed" "$T/err" || fail "no word of the sweep: $(cat "$T/err")"
 [ -z "$(staging_of "$pid")" ] || fail "the next run did not sweep the dead runner's staging directory"
 "$HB" report "$T/runs" >/dev/null || fail "report trips over the killed run's temporary directory"

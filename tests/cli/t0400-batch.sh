@@ -13,13 +13,13 @@ tokens="- GAMEENV=HB_PROBE=yes+GAMECPU=0"
 
 # refused before a batch directory exists
 for bad in "NOSUCH=1" "GAMECPU=x" "GAMEENV_LABEL=x" "GAMECPU=0+GAMECPU=1" "- -"; do
-	rc=0; "$HB" run --display :99 --out "$T/runs" --no-db "$T/ab.ini" "a b" 1 --switches "$bad" \
+	rc=0; "$HB" run --no-quieting --display :99 --out "$T/runs" --no-db "$T/ab.ini" "a b" 1 --switches "$bad" \
 		>"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "exit status for token '$bad'" 2 "$rc"
 	grep -q "switch token\|name the same runs" "$T/err" || fail "no reason for '$bad': $(cat "$T/err")"
 done
 [ ! -e "$T/runs" ] || fail "a refused batch left a directory"
-rc=0; "$HB" run --out "$T/runs" --no-db "$T/ab.ini" "a nosuch" 1 >"$T/out" 2>"$T/err" || rc=$?
+rc=0; "$HB" run --no-quieting --out "$T/runs" --no-db "$T/ab.ini" "a nosuch" 1 >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "unknown variant" 2 "$rc"
 
 # the plan, and the ENVS form meaning the same

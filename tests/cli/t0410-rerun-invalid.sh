@@ -18,7 +18,7 @@ start=$(cat "$counter")
 (sleep 1.5; echo $((start + 3)) >"$counter") &
 bump=$!
 rc=0
-RERUN_INTERFERED=1 HITCHBENCH_ROOT="$T/root" "$HB" run --display :99 --out "$T/runs" \
+RERUN_INTERFERED=1 HITCHBENCH_ROOT="$T/root" "$HB" run --no-quieting --display :99 --out "$T/runs" \
 	--db "$T/db.sqlite" "$T/hot.ini" base 1 --switches "$token" >"$T/out" 2>"$T/err" || rc=$?
 wait "$bump"
 expect_eq "exit status" 0 "$rc"
@@ -50,7 +50,7 @@ rm -rf "$T/runs"
 (sleep 1.5; echo $((start + 9)) >"$counter") &
 bump=$!
 rc=0
-HITCHBENCH_ROOT="$T/root" "$HB" run --display :99 --out "$T/runs" --no-db "$T/hot.ini" base 1 \
+HITCHBENCH_ROOT="$T/root" "$HB" run --no-quieting --display :99 --out "$T/runs" --no-db "$T/hot.ini" base 1 \
 	--switches "$token" >"$T/out" 2>"$T/err" || rc=$?
 wait "$bump"
 expect_eq "exit status without rerun" 0 "$rc"

@@ -10,7 +10,7 @@ command -v Xvfb >/dev/null || skip "Xvfb is not installed (sh scripts/deps.sh en
 [ -r /usr/share/games/doom/freedoom2.wad ] || skip "freedoom is not installed (sh scripts/deps.sh ensure)"
 
 rc=0
-"$HB" run dsda-doom --warmup 2 --window 8 --out "$T/runs" --db "$T/db.sqlite" >"$T/out" 2>"$T/err" || rc=$?
+"$HB" run --no-quieting dsda-doom --warmup 2 --window 8 --out "$T/runs" --db "$T/db.sqlite" >"$T/out" 2>"$T/err" || rc=$?
 cat "$T/err" "$T/out"
 expect_eq "exit status" 0 "$rc"
 rundir=$(ls -d "$T"/runs/*/*-dsda-doom-software)

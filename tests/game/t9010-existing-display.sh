@@ -24,7 +24,7 @@ n=$(head -n 1 "$T/displayfd")
 xauth -q -f "$XAUTHORITY" add ":$n" . "$(xauth -f "$XAUTHORITY" list | head -n 1 | awk '{print $3}')"
 
 rc=0
-"$HB" run dsda-doom --display ":$n" --warmup 1 --window 3 --out "$T/runs" --no-db >"$T/out" 2>"$T/err" || rc=$?
+"$HB" run --no-quieting dsda-doom --display ":$n" --warmup 1 --window 3 --out "$T/runs" --no-db >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "run on an existing display" 0 "$rc"
 rundir=$(run_dirs "$T/runs" | tail -n 1)
 grep -q "^display=:$n (existing)$" "$rundir/bench.txt" || fail "bench.txt does not name the display"
@@ -35,7 +35,7 @@ kill -0 "$xpid" || fail "the runner stopped an X server it did not start"
 # without the cookie the game cannot draw there, and the run must say so
 # (not measure a game that fell back to drawing nowhere)
 rc=0
-XAUTHORITY=/nonexistent HOME=/nonexistent "$HB" run dsda-doom --display ":$n" --warmup 1 --window 3 \
+XAUTHORITY=/nonexistent HOME=/nonexistent "$HB" run --no-quieting dsda-doom --display ":$n" --warmup 1 --window 3 \
 	--out "$T/runs-nocookie" --no-db >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "run without the cookie" 1 "$rc"
 rundir=$(ls -d "$T"/runs-nocookie/*)
