@@ -26,13 +26,29 @@ enum section {
 	S_QUIET,
 	S_IDLE,
 	S_THERMAL,
-	S_SAMPLER,
 	N_SECTIONS
 };
 
 static const char *const section_names[N_SECTIONS] = {
-	[S_QUIET] = "quiet", [S_IDLE] = "idle", [S_THERMAL] = "thermal", [S_SAMPLER] = "sampler",
+	[S_QUIET] = "quiet", [S_IDLE] = "idle", [S_THERMAL] = "thermal",
 };
+
+/* Sections profiles used to have: each gets its own error, so that an old
+ * profile says where its settings went rather than "unknown section". */
+static const struct {
+	const char *name, *why;
+} gone_sections[] = {
+	{ "sampler", "the sampler's settings are the SENSORS switch's parameters "
+		     "(SENSORS_MS, SENSORS_THROTTLE)" },
+};
+
+static const char *section_gone(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(gone_sections); i++)
+		if (!strcmp(name, gone_sections[i].name))
+			return gone_sections[i].why;
+	return NULL;
+}
 
 struct parser {
 	struct quiet_profile *p;
@@ -192,8 +208,6 @@ static const struct key_def keys[] = {
 	{ S_THERMAL, "sensors", KEY_EMPTY_OK },
 	{ S_THERMAL, "max_c", 0 },
 	{ S_THERMAL, "timeout_s", 0 },
-	{ S_SAMPLER, "period_ms", 0 },
-	{ S_SAMPLER, "invalid_on_throttle", 0 },
 };
 
 #define DAY_S 86400.0
@@ -236,10 +250,6 @@ static int set_key(struct parser *ps, const struct key_def *k, const char *v)
 		if (!strcmp(n, "max_c"))
 			return parse_num(ps, n, v, 0, 200, false, &p->thermal_max_c);
 		return parse_num(ps, n, v, 0, DAY_S, false, &p->thermal_timeout_s);
-	case S_SAMPLER:
-		if (!strcmp(n, "period_ms"))
-			return parse_int(ps, n, v, 10, 60000, &p->sampler_period_ms);
-		return parse_bool(ps, n, v, &p->sampler_invalid_on_throttle);
 	default:
 		return -EINVAL;
 	}
@@ -287,7 +297,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 
 static void begin_section(struct parser *ps, const char *s, size_t len)
 {
-	const char *close = memchr(s, ']', len), *rest;
+	const char *close = memchr(s, ']', len), *rest, *gone;
 	char *name;
 	int i;
 
@@ -306,7 +316,9 @@ static void begin_section(struct parser *ps, const char *s, size_t len)
 	for (i = 1; i < N_SECTIONS; i++)
 		if (!strcmp(name, section_names[i]))
 			break;
-	if (i == N_SECTIONS)
+	if (i == N_SECTIONS && (gone = section_gone(name)))
+		fail(ps, "[%s] is gone: %s", name, gone);
+	else if (i == N_SECTIONS)
 		fail(ps, "unknown section '[%s]'", name);
 	else if (ps->section_line[i])
 		fail(ps, "duplicate section '[%s]' (first on line %d)", name, ps->section_line[i]);
@@ -376,7 +388,6 @@ void quiet_profile_init(struct quiet_profile *p)
 	p->idle.settle_s = 5;
 	p->idle.timeout_s = 120;
 	p->thermal_timeout_s = 300;
-	p->sampler_period_ms = 500;
 }
 
 void quiet_profile_release(struct quiet_profile *p)

@@ -41,9 +41,8 @@ struct quiet_profile {
 	char *thermal_sensors;     /* POSIX extended regex on sensor names; NULL: all */
 	double thermal_max_c;      /* 0: off */
 	double thermal_timeout_s;
-	/* [sampler]: parsed here, used by the sampler */
-	int sampler_period_ms;
-	bool sampler_invalid_on_throttle;
+	/* No [sampler]: the sampler's settings are the SENSORS switch's
+	 * parameters (docs/switches.md); a profile with one is an error. */
 };
 
 /* The defaults (those of recipes/quiet/default.ini). */

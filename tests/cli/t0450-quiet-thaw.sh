@@ -188,6 +188,14 @@ expect_eq "bad profile exit" 2 "$rc"
 grep -q "^$T/bad.ini:2: 'drop_caches' wants a whole number from 0 to 3, not '4'" "$T/err" ||
 	fail "bad profile message: $(cat "$T/err")"
 all_back "after a bad profile"
+# a profile written before [sampler] moved to the SENSORS switch says where it went
+printf '[quiet]\nsync = yes\n[sampler]\nperiod_ms = 500\n' >"$T/old.ini"
+rc=0
+"$HB" quiet --profile "$T/old.ini" >/dev/null 2>"$T/err" || rc=$?
+expect_eq "[sampler] profile exit" 2 "$rc"
+grep -qF "$T/old.ini:3: [sampler] is gone: the sampler's settings are the SENSORS switch's parameters (SENSORS_MS, SENSORS_THROTTLE)" "$T/err" ||
+	fail "[sampler] profile message: $(cat "$T/err")"
+all_back "after a [sampler] profile"
 
 # --- the machine's own systemctl is never used on a test root
 if [ -x /usr/bin/systemctl ] || [ -x /bin/systemctl ]; then

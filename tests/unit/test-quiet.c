@@ -36,8 +36,6 @@ START_TEST(profile_defaults_file)
 	ck_assert(p.idle.settle_s == def.idle.settle_s && p.idle.timeout_s == def.idle.timeout_s);
 	ck_assert_str_eq(p.thermal_sensors, "temp.*");
 	ck_assert(p.thermal_max_c == 0 && p.thermal_timeout_s == 300);
-	ck_assert_int_eq(p.sampler_period_ms, 500);
-	ck_assert(!p.sampler_invalid_on_throttle);
 	quiet_profile_release(&p);
 	quiet_profile_release(&def);
 	strbuf_release(&err);
@@ -60,10 +58,7 @@ START_TEST(profile_values)
 		"load1 = 0.5\n"
 		"psi_io_some_avg10 =\n"
 		"[thermal]\n"
-		"max_c = 85\n"
-		"[sampler]\n"
-		"period_ms = 250\n"
-		"invalid_on_throttle = yes\n";
+		"max_c = 85\n";
 
 	quiet_profile_init(&p);
 	ck_assert_msg(quiet_profile_parse(text, "t.ini", &p, &err) == 0, "%s", err.buf);
@@ -75,8 +70,6 @@ START_TEST(profile_values)
 	ck_assert(p.idle.load1 == 0.5);
 	ck_assert(p.idle.psi_io_some_avg10 < 0);
 	ck_assert(p.thermal_max_c == 85);
-	ck_assert_int_eq(p.sampler_period_ms, 250);
-	ck_assert(p.sampler_invalid_on_throttle);
 	/* one empty services line: none */
 	ck_assert_int_eq(quiet_profile_parse("[quiet]\nservices =\n", "t.ini", &p, &err), 0);
 	ck_assert_uint_eq(p.services.n, 0);
@@ -103,7 +96,10 @@ START_TEST(profile_errors)
 		{ "[idle]\ntimeout_s = -1\n", "t.ini:2: 'timeout_s' wants a number from 0 to 86400, not '-1'" },
 		{ "[idle]\nload1 = 1e3\n", "t.ini:2: 'load1' wants a number from 0 to 1024 (or nothing: not checked), not '1e3'" },
 		{ "[thermal]\nsensors = temp(\n", "t.ini:2: 'sensors' is not a POSIX extended regular expression: 'temp('" },
-		{ "[sampler]\nperiod_ms = 5\n", "t.ini:2: 'period_ms' wants a whole number from 10 to 60000, not '5'" },
+		/* a section that profiles no longer have says where it went, at its header */
+		{ "[quiet]\nsync = yes\n[sampler]\nperiod_ms = 500\n",
+		  "t.ini:3: [sampler] is gone: the sampler's settings are the SENSORS switch's "
+		  "parameters (SENSORS_MS, SENSORS_THROTTLE)" },
 		{ "[quiet]\njust words\n", "t.ini:2: expected 'key = value' or '[section]'" },
 		{ "[quiet\n", "t.ini:1: missing ']' in section header" },
 		{ "[idle] x\n", "t.ini:1: unexpected text after section header" },
