@@ -14,7 +14,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,17 +164,72 @@ static int set_governor(struct parser *ps, const char *v)
 	return 0;
 }
 
+/* A character of a sensor column name (docs/formats.md, "Sensor samples"):
+ * parts of [a-z0-9_-] joined by dots. */
+static bool column_char(char c)
+{
+	return islower((unsigned char)c) || isdigit((unsigned char)c) || (c && strchr("_-.", c));
+}
+
+enum sensors_glob {
+	GLOB_OK,
+	GLOB_BAD,            /* not made of column characters, * ? and [set] */
+	GLOB_NO_TEMPERATURE, /* cannot match a name that starts with "temp." */
+};
+
+/* The thermal guard fnmatch()es [thermal] sensors against temperature
+ * column names, all "temp.<...>". A regex ('\\', '(', '+'), capitals, or a
+ * fixed start other than "temp." would match nothing, and the guard would
+ * silently watch no sensor: refuse those here. */
+static enum sensors_glob sensors_glob_check(const char *v)
+{
+	static const char temp[] = "temp.";
+	const size_t temp_len = sizeof(temp) - 1;
+	size_t fixed = strcspn(v, "*?[");
+	const char *c = v;
+
+	while (*c) {
+		if (*c != '[') {
+			if (!column_char(*c) && *c != '*' && *c != '?')
+				return GLOB_BAD;
+			c++;
+			continue;
+		}
+		/* [set], [!set], [^set]: not empty, closed */
+		c++;
+		if (*c == '!' || *c == '^')
+			c++;
+		if (*c == ']')
+			return GLOB_BAD;
+		while (*c && *c != ']')
+			if (!column_char(*c++))
+				return GLOB_BAD;
+		if (!*c++)
+			return GLOB_BAD;
+	}
+	if (strncmp(v, temp, fixed < temp_len ? fixed : temp_len) != 0)
+		return GLOB_NO_TEMPERATURE;
+	if (!v[fixed] && fixed <= temp_len) /* "temp", "temp.": no column is named that */
+		return GLOB_NO_TEMPERATURE;
+	return GLOB_OK;
+}
+
 static int set_sensors(struct parser *ps, const char *v)
 {
-	regex_t re;
-
 	free(ps->p->thermal_sensors);
 	ps->p->thermal_sensors = NULL;
 	if (!*v)
 		return 0;
-	if (regcomp(&re, v, REG_EXTENDED | REG_NOSUB) != 0)
-		return fail(ps, "'sensors' is not a POSIX extended regular expression: '%s'", v);
-	regfree(&re);
+	switch (sensors_glob_check(v)) {
+	case GLOB_BAD:
+		return fail(ps, "'sensors' wants a glob on column names such as 'temp.*' or "
+			    "'temp.coretemp0.*' (a-z 0-9 _ - . and * ? [...]), not '%s'", v);
+	case GLOB_NO_TEMPERATURE:
+		return fail(ps, "'sensors' = '%s' matches no temperature: their column names "
+			    "start with 'temp.'", v);
+	case GLOB_OK:
+		break;
+	}
 	ps->p->thermal_sensors = xstrdup(v);
 	return 0;
 }
@@ -387,6 +441,7 @@ void quiet_profile_init(struct quiet_profile *p)
 	p->idle.load1 = -1;
 	p->idle.settle_s = 5;
 	p->idle.timeout_s = 120;
+	p->thermal_sensors = xstrdup("temp.*");
 	p->thermal_timeout_s = 300;
 }
 
