@@ -14,7 +14,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,13 +25,29 @@ enum section {
 	S_QUIET,
 	S_IDLE,
 	S_THERMAL,
-	S_SAMPLER,
 	N_SECTIONS
 };
 
 static const char *const section_names[N_SECTIONS] = {
-	[S_QUIET] = "quiet", [S_IDLE] = "idle", [S_THERMAL] = "thermal", [S_SAMPLER] = "sampler",
+	[S_QUIET] = "quiet", [S_IDLE] = "idle", [S_THERMAL] = "thermal",
 };
+
+/* Sections profiles used to have: each gets its own error, so that an old
+ * profile says where its settings went rather than "unknown section". */
+static const struct {
+	const char *name, *why;
+} gone_sections[] = {
+	{ "sampler", "the sampler's settings are the SENSORS switch's parameters "
+		     "(SENSORS_MS, SENSORS_THROTTLE)" },
+};
+
+static const char *section_gone(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(gone_sections); i++)
+		if (!strcmp(name, gone_sections[i].name))
+			return gone_sections[i].why;
+	return NULL;
+}
 
 struct parser {
 	struct quiet_profile *p;
@@ -149,17 +164,72 @@ static int set_governor(struct parser *ps, const char *v)
 	return 0;
 }
 
+/* A character of a sensor column name (docs/formats.md, "Sensor samples"):
+ * parts of [a-z0-9_-] joined by dots. */
+static bool column_char(char c)
+{
+	return islower((unsigned char)c) || isdigit((unsigned char)c) || (c && strchr("_-.", c));
+}
+
+enum sensors_glob {
+	GLOB_OK,
+	GLOB_BAD,            /* not made of column characters, * ? and [set] */
+	GLOB_NO_TEMPERATURE, /* cannot match a name that starts with "temp." */
+};
+
+/* The thermal guard fnmatch()es [thermal] sensors against temperature
+ * column names, all "temp.<...>". A regex ('\\', '(', '+'), capitals, or a
+ * fixed start other than "temp." would match nothing, and the guard would
+ * silently watch no sensor: refuse those here. */
+static enum sensors_glob sensors_glob_check(const char *v)
+{
+	static const char temp[] = "temp.";
+	const size_t temp_len = sizeof(temp) - 1;
+	size_t fixed = strcspn(v, "*?[");
+	const char *c = v;
+
+	while (*c) {
+		if (*c != '[') {
+			if (!column_char(*c) && *c != '*' && *c != '?')
+				return GLOB_BAD;
+			c++;
+			continue;
+		}
+		/* [set], [!set], [^set]: not empty, closed */
+		c++;
+		if (*c == '!' || *c == '^')
+			c++;
+		if (*c == ']')
+			return GLOB_BAD;
+		while (*c && *c != ']')
+			if (!column_char(*c++))
+				return GLOB_BAD;
+		if (!*c++)
+			return GLOB_BAD;
+	}
+	if (strncmp(v, temp, fixed < temp_len ? fixed : temp_len) != 0)
+		return GLOB_NO_TEMPERATURE;
+	if (!v[fixed] && fixed <= temp_len) /* "temp", "temp.": no column is named that */
+		return GLOB_NO_TEMPERATURE;
+	return GLOB_OK;
+}
+
 static int set_sensors(struct parser *ps, const char *v)
 {
-	regex_t re;
-
 	free(ps->p->thermal_sensors);
 	ps->p->thermal_sensors = NULL;
 	if (!*v)
 		return 0;
-	if (regcomp(&re, v, REG_EXTENDED | REG_NOSUB) != 0)
-		return fail(ps, "'sensors' is not a POSIX extended regular expression: '%s'", v);
-	regfree(&re);
+	switch (sensors_glob_check(v)) {
+	case GLOB_BAD:
+		return fail(ps, "'sensors' wants a glob on column names such as 'temp.*' or "
+			    "'temp.coretemp0.*' (a-z 0-9 _ - . and * ? [...]), not '%s'", v);
+	case GLOB_NO_TEMPERATURE:
+		return fail(ps, "'sensors' = '%s' matches no temperature: their column names "
+			    "start with 'temp.'", v);
+	case GLOB_OK:
+		break;
+	}
 	ps->p->thermal_sensors = xstrdup(v);
 	return 0;
 }
@@ -192,8 +262,6 @@ static const struct key_def keys[] = {
 	{ S_THERMAL, "sensors", KEY_EMPTY_OK },
 	{ S_THERMAL, "max_c", 0 },
 	{ S_THERMAL, "timeout_s", 0 },
-	{ S_SAMPLER, "period_ms", 0 },
-	{ S_SAMPLER, "invalid_on_throttle", 0 },
 };
 
 #define DAY_S 86400.0
@@ -236,10 +304,6 @@ static int set_key(struct parser *ps, const struct key_def *k, const char *v)
 		if (!strcmp(n, "max_c"))
 			return parse_num(ps, n, v, 0, 200, false, &p->thermal_max_c);
 		return parse_num(ps, n, v, 0, DAY_S, false, &p->thermal_timeout_s);
-	case S_SAMPLER:
-		if (!strcmp(n, "period_ms"))
-			return parse_int(ps, n, v, 10, 60000, &p->sampler_period_ms);
-		return parse_bool(ps, n, v, &p->sampler_invalid_on_throttle);
 	default:
 		return -EINVAL;
 	}
@@ -287,7 +351,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 
 static void begin_section(struct parser *ps, const char *s, size_t len)
 {
-	const char *close = memchr(s, ']', len), *rest;
+	const char *close = memchr(s, ']', len), *rest, *gone;
 	char *name;
 	int i;
 
@@ -306,7 +370,9 @@ static void begin_section(struct parser *ps, const char *s, size_t len)
 	for (i = 1; i < N_SECTIONS; i++)
 		if (!strcmp(name, section_names[i]))
 			break;
-	if (i == N_SECTIONS)
+	if (i == N_SECTIONS && (gone = section_gone(name)))
+		fail(ps, "[%s] is gone: %s", name, gone);
+	else if (i == N_SECTIONS)
 		fail(ps, "unknown section '[%s]'", name);
 	else if (ps->section_line[i])
 		fail(ps, "duplicate section '[%s]' (first on line %d)", name, ps->section_line[i]);
@@ -375,8 +441,8 @@ void quiet_profile_init(struct quiet_profile *p)
 	p->idle.load1 = -1;
 	p->idle.settle_s = 5;
 	p->idle.timeout_s = 120;
+	p->thermal_sensors = xstrdup("temp.*");
 	p->thermal_timeout_s = 300;
-	p->sampler_period_ms = 500;
 }
 
 void quiet_profile_release(struct quiet_profile *p)

@@ -38,13 +38,17 @@ struct quiet_profile {
 	int banner_vt;             /* 0: no banner */
 	/* [idle] */
 	struct idle_limits idle;
-	/* [thermal]: parsed here, used by the thermal guard */
-	char *thermal_sensors;     /* POSIX extended regex on sensor names; NULL: all */
+	/* [thermal]: parsed here, used by the thermal guard (thermalguard.h):
+	 * before each run, wait until every matching temperature is at or
+	 * under max_c, at most timeout_s; the outcome is quiet.thermal. */
+	char *thermal_sensors;     /* fnmatch(3) glob on temperature column names
+				    * (docs/formats.md, "Sensor samples"), checked to
+				    * be able to match one: "temp.*", "temp.coretemp0.*".
+				    * NULL: all temperatures (the guard wants "temp.*") */
 	double thermal_max_c;      /* 0: off */
 	double thermal_timeout_s;
-	/* [sampler]: parsed here, used by the sampler */
-	int sampler_period_ms;
-	bool sampler_invalid_on_throttle;
+	/* No [sampler]: the sampler's settings are the SENSORS switch's
+	 * parameters (docs/switches.md); a profile with one is an error. */
 };
 
 /* The defaults (those of recipes/quiet/default.ini). */

@@ -181,13 +181,21 @@ if command -v flock >/dev/null; then
 fi
 
 # --- a bad profile: file:line, exit 2, nothing changed
-printf '[quiet]\ndrop_caches = 4\n' >"$T/bad.ini"
-rc=0
-"$HB" quiet --profile "$T/bad.ini" >/dev/null 2>"$T/err" || rc=$?
-expect_eq "bad profile exit" 2 "$rc"
-grep -q "^$T/bad.ini:2: 'drop_caches' wants a whole number from 0 to 3, not '4'" "$T/err" ||
-	fail "bad profile message: $(cat "$T/err")"
-all_back "after a bad profile"
+# refused_profile WHAT TEXT MESSAGE: the profile TEXT is refused with
+# "FILE:MESSAGE" as the only line on stderr
+refused_profile() {
+	printf '%b' "$2" >"$T/bad.ini"
+	rc=0
+	"$HB" quiet --profile "$T/bad.ini" >/dev/null 2>"$T/err" || rc=$?
+	expect_eq "$1: exit" 2 "$rc"
+	grep -qxF "$T/bad.ini:$3" "$T/err" || fail "$1: message: $(cat "$T/err")"
+	all_back "after $1"
+}
+refused_profile "a bad profile" '[quiet]\ndrop_caches = 4\n' \
+	"2: 'drop_caches' wants a whole number from 0 to 3, not '4'"
+# one written before [sampler] moved to the SENSORS switch says where it went
+refused_profile "a [sampler] profile" '[quiet]\nsync = yes\n[sampler]\nperiod_ms = 500\n' \
+	"3: [sampler] is gone: the sampler's settings are the SENSORS switch's parameters (SENSORS_MS, SENSORS_THROTTLE)"
 
 # --- the machine's own systemctl is never used on a test root
 if [ -x /usr/bin/systemctl ] || [ -x /bin/systemctl ]; then

@@ -10,6 +10,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,9 +36,8 @@ START_TEST(profile_defaults_file)
 	ck_assert(p.idle.load1 < 0 && def.idle.load1 < 0);
 	ck_assert(p.idle.settle_s == def.idle.settle_s && p.idle.timeout_s == def.idle.timeout_s);
 	ck_assert_str_eq(p.thermal_sensors, "temp.*");
+	ck_assert_str_eq(def.thermal_sensors, "temp.*");
 	ck_assert(p.thermal_max_c == 0 && p.thermal_timeout_s == 300);
-	ck_assert_int_eq(p.sampler_period_ms, 500);
-	ck_assert(!p.sampler_invalid_on_throttle);
 	quiet_profile_release(&p);
 	quiet_profile_release(&def);
 	strbuf_release(&err);
@@ -60,10 +60,8 @@ START_TEST(profile_values)
 		"load1 = 0.5\n"
 		"psi_io_some_avg10 =\n"
 		"[thermal]\n"
-		"max_c = 85\n"
-		"[sampler]\n"
-		"period_ms = 250\n"
-		"invalid_on_throttle = yes\n";
+		"sensors = temp.coretemp0.*\n"
+		"max_c = 85\n";
 
 	quiet_profile_init(&p);
 	ck_assert_msg(quiet_profile_parse(text, "t.ini", &p, &err) == 0, "%s", err.buf);
@@ -74,9 +72,8 @@ START_TEST(profile_values)
 	ck_assert_int_eq(p.banner_vt, 8);
 	ck_assert(p.idle.load1 == 0.5);
 	ck_assert(p.idle.psi_io_some_avg10 < 0);
+	ck_assert_str_eq(p.thermal_sensors, "temp.coretemp0.*");
 	ck_assert(p.thermal_max_c == 85);
-	ck_assert_int_eq(p.sampler_period_ms, 250);
-	ck_assert(p.sampler_invalid_on_throttle);
 	/* one empty services line: none */
 	ck_assert_int_eq(quiet_profile_parse("[quiet]\nservices =\n", "t.ini", &p, &err), 0);
 	ck_assert_uint_eq(p.services.n, 0);
@@ -84,6 +81,45 @@ START_TEST(profile_values)
 	strbuf_release(&err);
 }
 END_TEST
+
+START_TEST(profile_sensors_globs)
+{
+	/* globs the guard can use, each with a column name it matches */
+	static const struct {
+		const char *glob, *column;
+	} good[] = {
+		{ "temp.*", "temp.zone0.x86_pkg_temp" },
+		{ "temp.coretemp0.*", "temp.coretemp0.package_id_0" },
+		{ "temp.zone[0-9].*", "temp.zone3.acpitz" },
+		{ "temp.[!z]*", "temp.nvme0.composite" },
+		{ "temp.k10temp?.tctl", "temp.k10temp1.tctl" },
+		{ "*", "temp.zone0.acpitz" },
+		{ "t*pkg*", "temp.zone0.x86_pkg_temp" },
+		{ "temp.amdgpu.edge", "temp.amdgpu.edge" },
+	};
+	struct quiet_profile p;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+
+	quiet_profile_init(&p);
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		strbuf_reset(&text);
+		strbuf_addf(&text, "[thermal]\nsensors = %s\n", good[i].glob);
+		ck_assert_msg(quiet_profile_parse(text.buf, "t.ini", &p, &err) == 0, "%s", err.buf);
+		ck_assert_str_eq(p.thermal_sensors, good[i].glob);
+		ck_assert_int_eq(fnmatch(p.thermal_sensors, good[i].column, 0), 0);
+	}
+	/* nothing: all temperatures */
+	ck_assert_int_eq(quiet_profile_parse("[thermal]\nsensors =\n", "t.ini", &p, &err), 0);
+	ck_assert_ptr_null(p.thermal_sensors);
+	quiet_profile_release(&p);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+END_TEST
+
+/* the message for a [thermal] sensors that is no glob on column names */
+#define NOT_A_GLOB(v) "t.ini:2: 'sensors' wants a glob on column names such as 'temp.*' or " \
+	"'temp.coretemp0.*' (a-z 0-9 _ - . and * ? [...]), not '" v "'"
 
 START_TEST(profile_errors)
 {
@@ -102,8 +138,20 @@ START_TEST(profile_errors)
 		{ "[quiet]\nservices = ok.service -bad\n", "t.ini:2: bad unit name '-bad'" },
 		{ "[idle]\ntimeout_s = -1\n", "t.ini:2: 'timeout_s' wants a number from 0 to 86400, not '-1'" },
 		{ "[idle]\nload1 = 1e3\n", "t.ini:2: 'load1' wants a number from 0 to 1024 (or nothing: not checked), not '1e3'" },
-		{ "[thermal]\nsensors = temp(\n", "t.ini:2: 'sensors' is not a POSIX extended regular expression: 'temp('" },
-		{ "[sampler]\nperiod_ms = 5\n", "t.ini:2: 'period_ms' wants a whole number from 10 to 60000, not '5'" },
+		/* sensors is a glob on column names: a regex, capitals, an open [ */
+		{ "[thermal]\nsensors = temp\\..*\n", NOT_A_GLOB("temp\\..*") },
+		{ "[thermal]\nsensors = temp.(core|zone).*\n", NOT_A_GLOB("temp.(core|zone).*") },
+		{ "[thermal]\nsensors = Temp.*\n", NOT_A_GLOB("Temp.*") },
+		{ "[thermal]\nsensors = temp.zone[0-9\n", NOT_A_GLOB("temp.zone[0-9") },
+		{ "[thermal]\nsensors = temp.[!]x\n", NOT_A_GLOB("temp.[!]x") },
+		/* ... and one that cannot match a temperature column */
+		{ "[thermal]\nsensors = coretemp*\n", "t.ini:2: 'sensors' = 'coretemp*' matches no temperature: their column names start with 'temp.'" },
+		{ "[thermal]\nsensors = fan.*\n", "t.ini:2: 'sensors' = 'fan.*' matches no temperature: their column names start with 'temp.'" },
+		{ "[thermal]\nsensors = temp\n", "t.ini:2: 'sensors' = 'temp' matches no temperature: their column names start with 'temp.'" },
+		/* a section that profiles no longer have says where it went, at its header */
+		{ "[quiet]\nsync = yes\n[sampler]\nperiod_ms = 500\n",
+		  "t.ini:3: [sampler] is gone: the sampler's settings are the SENSORS switch's "
+		  "parameters (SENSORS_MS, SENSORS_THROTTLE)" },
 		{ "[quiet]\njust words\n", "t.ini:2: expected 'key = value' or '[section]'" },
 		{ "[quiet\n", "t.ini:1: missing ']' in section header" },
 		{ "[idle] x\n", "t.ini:1: unexpected text after section header" },
@@ -288,6 +336,7 @@ TEST_SUITE(quiet_suite)
 	tcase_add_test(prof, profile_defaults_file);
 	tcase_add_test(prof, profile_values);
 	tcase_add_test(prof, profile_errors);
+	tcase_add_test(prof, profile_sensors_globs);
 	suite_add_tcase(s, prof);
 	tcase_add_test(idle, parse_proc_files);
 	tcase_add_test(idle, settle_logic);

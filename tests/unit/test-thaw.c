@@ -1,9 +1,9 @@
 /*
- * bench/thaw.c: the journal's text round-trips (escapes included) and bad
- * journals are refused with their line; restoring goes in reverse order
- * on a tree in a temporary directory, reads back, reports a mismatch and
- * keeps the journal then; journals of dead owners, live owners, manual
- * sessions and other boots are told apart.
+ * bench/thaw-journal.c: the journal's text round-trips (escapes included)
+ * and bad journals are refused with their line. bench/thaw.c: restoring
+ * goes in reverse order on a tree in a temporary directory, reads back,
+ * reports a mismatch and keeps the journal then; journals of dead owners,
+ * live owners, manual sessions and other boots are told apart.
  */
 #include "fsroot.h"
 #include "test.h"
