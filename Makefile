@@ -5,6 +5,7 @@
 #   make check-sanitize  the same tests on an AddressSanitizer/UBSan build
 #   make demo          install what is missing, build, run the default recipe, print its report
 #   make bench-self    measure the frame hook's own cost (a benchmark, not a test)
+#   make bench-quiet   quieted runs against plain ones: how much they vary
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #
 # Sources are found by wildcard: a new .c file in common/, analysis/ or bench/
@@ -142,6 +143,12 @@ bench-self: deps
 	@$(MAKE) --no-print-directory all tests
 	@sh tests/bench-self/bench-self.sh
 
+# Quieted runs against plain ones, interleaved: the coefficient of variation
+# of steady fps on each side (several minutes; changes and restores settings).
+bench-quiet: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/bench-self/quiet-cv.sh
+
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DATADIR)/recipes $(DESTDIR)$(DATADIR)/gamedb
 	install -m 755 $(B)/hitchbench $(DESTDIR)$(BINDIR)/hitchbench
@@ -154,7 +161,7 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps check check-sanitize tests demo bench-self install clean FORCE
+.PHONY: all deps check check-sanitize tests demo bench-self bench-quiet install clean FORCE
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(B)/harness/wadlump.d $(B)/harness/sampler.d \
 	$(wildcard $(B)/tests/tools/*.d)

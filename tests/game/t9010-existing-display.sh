@@ -38,7 +38,7 @@ rc=0
 XAUTHORITY=/nonexistent HOME=/nonexistent "$HB" run --no-quieting dsda-doom --display ":$n" --warmup 1 --window 3 \
 	--out "$T/runs-nocookie" --no-db >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "run without the cookie" 1 "$rc"
-rundir=$(ls -d "$T"/runs-nocookie/*)
+rundir=$(run_dirs "$T/runs-nocookie" | tail -n 1)
 expect_eq "status without the cookie" failed "$(value status "$rundir/bench.txt")"
 grep -q "Authorization required" "$rundir/game.log" || fail "game.log does not show why"
 exit 0
