@@ -5,7 +5,8 @@
 # interleaved A B A B so that drift hits both, each run a batch of its own
 # (quieting is per batch). Prints, for each side, the steady fps (1000 /
 # median frame time over the measured window) of every run, their mean,
-# standard deviation (n-1) and coefficient of variation (sd / mean).
+# standard deviation (n-1) and coefficient of variation (sd / mean), and
+# the per-round differences.
 #
 # Run by 'make bench-quiet' as root (quieting writes /proc/sys) after make
 # built everything. It changes the machine while it runs and gives every
@@ -45,7 +46,7 @@ stats() { # SIDE
 		m = s / NR; for (i = 1; i <= NR; i++) q += (v[i] - m) ^ 2
 		sd = NR > 1 ? sqrt(q / (NR - 1)) : 0
 		printf "%-8s n=%d  steady fps mean %.2f  sd %.2f  CV %.2f %%  [", side, NR, m, sd, 100 * sd / m
-		for (i = 1; i <= NR; i++) printf "%s%.1f", i > 1 ? " " : "", v[i]
+		for (i = 1; i <= NR; i++) printf "%s%.1f", (i > 1 ? " " : ""), v[i]
 		printf "]\n"
 	}' "$tmp/$1.fps"
 }
@@ -58,3 +59,11 @@ done
 echo "steady fps = 1000 / median frame time (nearest-rank) over each run's measured window"
 stats quiet
 stats plain
+# the machine drifts between rounds (both sides with it): the per-round
+# difference says what quieting changed, apart from the drift
+paste "$tmp/quiet.fps" "$tmp/plain.fps" | awk '{ d[NR] = $1 - $2; s += d[NR] } END {
+	m = s / NR; for (i = 1; i <= NR; i++) q += (d[i] - m) ^ 2
+	printf "quiet - plain, per round: mean %+.2f fps, sd %.2f  [", m, (NR > 1 ? sqrt(q / (NR - 1)) : 0)
+	for (i = 1; i <= NR; i++) printf "%s%+.1f", (i > 1 ? " " : ""), d[i]
+	printf "]\n"
+}'

@@ -120,4 +120,26 @@ kill -INT "$pid"
 rc=0; wait "$pid" || rc=$?
 expect_eq "exit after Ctrl-C" 130 "$rc"
 all_back "after Ctrl-C"
+
+# 5. the thermal guard: a zone at 70 C over a 50 C limit is waited for,
+# up to the timeout, and recorded; a machine without sensors is not
+fresh
+cat "$T/profile.ini" >"$T/hot.ini"
+printf '[thermal]\nmax_c = 50\ntimeout_s = 1\n' >>"$T/hot.ini"
+hb_run --profile "$T/hot.ini" "$T/q.ini"
+expect_eq "no sensors: exit" 0 "$rc"
+value quiet.thermal "$rundir/bench.txt" | grep -q "^no sensor matches 'temp\.\*'" ||
+	fail "no sensors: quiet.thermal '$(value quiet.thermal "$rundir/bench.txt")'"
+fresh
+mkdir -p "$T/root/sys/class/thermal/thermal_zone0"
+echo 70000 >"$T/root/sys/class/thermal/thermal_zone0/temp"
+echo x86_pkg_temp >"$T/root/sys/class/thermal/thermal_zone0/type"
+hb_run --profile "$T/hot.ini" "$T/q.ini"
+expect_eq "hot: exit" 0 "$rc"
+value quiet.thermal "$rundir/bench.txt" | grep -q "^timeout after 1\.[0-9] s (hottest temp.zone0.x86_pkg_temp 70.0 C, limit 50 C)" ||
+	fail "hot: quiet.thermal '$(value quiet.thermal "$rundir/bench.txt")'"
+echo 40000 >"$T/root/sys/class/thermal/thermal_zone0/temp"
+hb_run --profile "$T/hot.ini" "$T/q.ini"
+value quiet.thermal "$rundir/bench.txt" | grep -q "^reached after 0\.[0-9] s" ||
+	fail "cool: quiet.thermal '$(value quiet.thermal "$rundir/bench.txt")'"
 exit 0
