@@ -14,24 +14,6 @@
 #include <unistd.h>
 #include <zstd.h>
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Feeds the pending text to zstd and writes what comes out; mode says
  * whether zstd may keep some back (continue), or must emit it all (flush,
  * end). */

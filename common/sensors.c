@@ -109,17 +109,12 @@ int sensor_parse_stat(const char *buf, struct cpu_ticks *out)
 	return 0;
 }
 
-/* "Key:   1234 kB" -> 1234; -ENOENT without the line. */
-static int meminfo_field(const char *buf, const char *key, int64_t *out)
+/* A count of digits at p, ending at a blank, a newline or the end. */
+static int parse_count(const char *p, int64_t *out)
 {
-	const char *p = find_line(buf, key);
 	char *end;
 	long long v;
 
-	if (!p)
-		return -ENOENT;
-	while (*p == ' ')
-		p++;
 	if (!isdigit((unsigned char)*p))
 		return -EINVAL;
 	errno = 0;
@@ -128,6 +123,18 @@ static int meminfo_field(const char *buf, const char *key, int64_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+/* "Key:   1234 kB" -> 1234; -ENOENT without the line. */
+static int meminfo_field(const char *buf, const char *key, int64_t *out)
+{
+	const char *p = find_line(buf, key);
+
+	if (!p)
+		return -ENOENT;
+	while (*p == ' ')
+		p++;
+	return parse_count(p, out);
 }
 
 int sensor_parse_meminfo(const char *buf, struct mem_kb *out)
@@ -154,8 +161,6 @@ static int psi_total(const char *buf, const char *key, int64_t *out)
 {
 	const char *p = find_line(buf, key);
 	const char *eol;
-	char *end;
-	long long v;
 
 	if (!p) {
 		*out = -1;
@@ -166,14 +171,7 @@ static int psi_total(const char *buf, const char *key, int64_t *out)
 	if (!p || (eol && p > eol))
 		return -EINVAL;
 	p += strlen("total=");
-	if (!isdigit((unsigned char)*p))
-		return -EINVAL;
-	errno = 0;
-	v = strtoll(p, &end, 10);
-	if (errno || (*end != ' ' && *end != '\n' && *end != '\0'))
-		return -EINVAL;
-	*out = v;
-	return 0;
+	return parse_count(p, out);
 }
 
 int sensor_parse_psi(const char *buf, struct psi_totals *out)

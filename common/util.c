@@ -266,7 +266,7 @@ int read_file(const char *path, char **out, size_t *len)
 	return 0;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 

@@ -105,3 +105,29 @@ dead_staging() {
 	done
 	return 0
 }
+
+# hb_run_bg ARGS...: hitchbench run (no database, fake display) in the
+# background, output in $T/out and $T/err; sets $pid and returns once the
+# fake game is up (fails if it never comes)
+hb_run_bg() {
+	"$HB" run --display :99 --out "$T/runs" --no-db "$@" >"$T/out" 2>"$T/err" &
+	pid=$!
+	for i in $(seq 1 100); do
+		pgrep -f "$T/game/fakegame" >/dev/null && return 0
+		sleep 0.1
+	done
+	fail "the game never started: $(cat "$T/err")"
+}
+
+# quiet_root: the machine for quiet and thaw tests, all of it in $T: a
+# copy of tests/fixtures/quiet-root (HITCHBENCH_ROOT, made by fresh_root),
+# the thaw journal's directory, and a fake systemctl first in PATH whose
+# units are files in $T/units
+quiet_root() {
+	FIX="$HB_SRCDIR/tests/fixtures/quiet-root"
+	export HITCHBENCH_ROOT="$T/root" HITCHBENCH_STATE_DIR="$T/state" FAKE_SYSTEMD_DIR="$T/units"
+	mkdir -p "$T/bin"
+	ln -sf "$HB_SRCDIR/tests/tools/fake-systemctl" "$T/bin/systemctl"
+	PATH="$T/bin:$PATH"
+	J="$T/state/thaw.state"
+}

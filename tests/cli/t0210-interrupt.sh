@@ -55,12 +55,7 @@ expect_eq "--resume with a plan change" 2 "$rc"
 # ignores SIGTERM is killed at once, and the batch still ends properly
 fake_recipe stubborn "--fps 60 --ignore-term" "warmup = 0" "window = 60" "stop_grace = 30"
 rm -rf "$T/runs"
-"$HB" run --no-quieting --display :99 --out "$T/runs" --no-db "$T/stubborn.ini" >"$T/out" 2>"$T/err" &
-pid=$!
-for i in $(seq 1 100); do
-	pgrep -f "$T/game/fakegame" >/dev/null && break
-	sleep 0.1
-done
+hb_run_bg --no-quieting "$T/stubborn.ini"
 sleep 0.5
 t0=$(date +%s)
 kill -INT "$pid"
@@ -76,12 +71,7 @@ expect_eq "batch after two SIGINTs" interrupted "$(value status "$(ls -d "$T"/ru
 # kill -9 of the runner: the game dies with it (its parent-death signal);
 # the staging directory it left is swept by the next run
 rm -rf "$T/runs"
-"$HB" run --no-quieting --display :99 --out "$T/runs" --no-db "$T/slow.ini" >"$T/out" 2>"$T/err" &
-pid=$!
-for i in $(seq 1 100); do
-	pgrep -f "$T/game/fakegame" >/dev/null && break
-	sleep 0.1
-done
+hb_run_bg --no-quieting "$T/slow.ini"
 sleep 0.5
 kill -9 "$pid"
 wait "$pid" 2>/dev/null

@@ -8,12 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (quiet skips the systemd steps for other users)"
 
-FIX="$HB_SRCDIR/tests/fixtures/quiet-root"
-export HITCHBENCH_ROOT="$T/root" HITCHBENCH_STATE_DIR="$T/state" FAKE_SYSTEMD_DIR="$T/units"
-mkdir -p "$T/bin"
-ln -s "$HB_SRCDIR/tests/tools/fake-systemctl" "$T/bin/systemctl"
-PATH="$T/bin:$PATH"
-J="$T/state/thaw.state"
+quiet_root
 GOV0=sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
 GOV1=sys/devices/system/cpu/cpu1/cpufreq/scaling_governor
 

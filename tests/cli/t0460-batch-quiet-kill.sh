@@ -13,12 +13,7 @@ fake_setup
 fake_recipe q "--fps 100" "warmup = 0" "window = 1" "stop_grace = 0.5"
 fake_recipe long "--fps 100" "warmup = 0" "window = 60" "stop_grace = 0.5"
 
-FIX="$HB_SRCDIR/tests/fixtures/quiet-root"
-export HITCHBENCH_ROOT="$T/root" HITCHBENCH_STATE_DIR="$T/state" FAKE_SYSTEMD_DIR="$T/units"
-mkdir -p "$T/bin"
-ln -s "$HB_SRCDIR/tests/tools/fake-systemctl" "$T/bin/systemctl"
-PATH="$T/bin:$PATH"
-J="$T/state/thaw.state"
+quiet_root
 GOV0=sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
 
 cat >"$T/profile.ini" <<'EOP'
@@ -65,14 +60,7 @@ all_back "after the batch"
 # 2. SIGKILL in the middle of a run: the settings stay changed, the journal
 # stays; "hitchbench thaw" gives everything back
 fresh
-"$HB" run --display :99 --out "$T/runs" --no-db --profile "$T/profile.ini" "$T/long.ini" \
-	>"$T/out" 2>"$T/err" &
-pid=$!
-for i in $(seq 1 100); do
-	pgrep -f "$T/game/fakegame" >/dev/null && break
-	sleep 0.1
-done
-pgrep -f "$T/game/fakegame" >/dev/null || fail "the game never started: $(cat "$T/err")"
+hb_run_bg --profile "$T/profile.ini" "$T/long.ini"
 expect_eq "governor while quiet" performance "$(cat "$T/root/$GOV0")"
 expect_eq "display manager while quiet" inactive "$(cat "$T/units/display-manager.service")"
 kill -9 "$pid"
@@ -89,13 +77,7 @@ all_back "after hitchbench thaw"
 # 3. killed again; this time the next batch restores first, then runs and
 # thaws its own changes
 fresh
-"$HB" run --display :99 --out "$T/runs" --no-db --profile "$T/profile.ini" "$T/long.ini" \
-	>"$T/out" 2>"$T/err" &
-pid=$!
-for i in $(seq 1 100); do
-	pgrep -f "$T/game/fakegame" >/dev/null && break
-	sleep 0.1
-done
+hb_run_bg --profile "$T/profile.ini" "$T/long.ini"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
 sleep 0.5
@@ -109,13 +91,7 @@ all_back "after the next batch"
 
 # 4. Ctrl-C during a run: thawed on the way out
 fresh
-"$HB" run --display :99 --out "$T/runs" --no-db --profile "$T/profile.ini" "$T/long.ini" \
-	>"$T/out" 2>"$T/err" &
-pid=$!
-for i in $(seq 1 100); do
-	pgrep -f "$T/game/fakegame" >/dev/null && break
-	sleep 0.1
-done
+hb_run_bg --profile "$T/profile.ini" "$T/long.ini"
 kill -INT "$pid"
 rc=0; wait "$pid" || rc=$?
 expect_eq "exit after Ctrl-C" 130 "$rc"
