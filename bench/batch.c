@@ -111,7 +111,8 @@ void batch_release(struct batch *b)
 	argv_release(&b->tokens);
 	if (b->runs_fd >= 0)
 		close(b->runs_fd);
-	batch_init(b);
+	memset(b, 0, sizeof(*b));
+	b->runs_fd = -1;
 }
 
 static void alloc_slots(struct batch *b)

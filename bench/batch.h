@@ -82,6 +82,7 @@ struct batch_spec {
 };
 
 void batch_init(struct batch *b);
+/* Frees everything (batch_init() again before reusing b). */
 void batch_release(struct batch *b);
 /* Creates parent/ID/ with batch.txt and an empty runs.txt. 0 or -errno. */
 int batch_create(struct batch *b, const char *parent, const struct batch_spec *spec,

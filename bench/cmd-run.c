@@ -466,6 +466,11 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 		ret = HB_EXIT_FAILURE;
 		goto out;
 	}
+	if (switch_sets_ready(sets, n_sets, ctx->helper_dir, &err) < 0) {
+		error_msg("%s", err.buf);
+		ret = HB_EXIT_FAILURE;
+		goto out;
+	}
 	if (game_user_resolve(&user, &err) < 0) {
 		error_msg("%s", err.buf);
 		ret = HB_EXIT_FAILURE;

@@ -184,7 +184,8 @@ static int list_dir(const char *rel, char ***names, size_t *n)
 		v[len++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(v, len, sizeof(*v), cmp_name);
+	if (len > 1)
+		qsort(v, len, sizeof(*v), cmp_name);
 	*names = v;
 	*n = len;
 	return 0;

@@ -107,6 +107,7 @@ const struct switch_def switch_sensors = {
 	.help = "1: the sensor sampler beside the game (temperatures, clocks, throttling, load, PSI)",
 	.default_value = "1",
 	.off_value = "0",
+	.program = SAMPLER,
 	.check = switch_check_bool,
 	.params = {
 		{ "SENSORS_MS", "500", "sampling period in ms", switch_check_ms },

@@ -271,6 +271,31 @@ void switch_sets_free(struct switch_set *sets, size_t n)
 	free(sets);
 }
 
+int switch_sets_ready(const struct switch_set *sets, size_t n, const char *helper_dir,
+		      struct strbuf *err)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sets[i].n; k++) {
+			const struct switch_on *on = &sets[i].on[k];
+			char *path;
+			bool ok;
+
+			if (!on->def->program ||
+			    (on->def->off_value && strcmp(on->value, on->def->off_value) == 0))
+				continue;
+			path = xasprintf("%s/%s", helper_dir, on->def->program);
+			ok = access(path, X_OK) == 0;
+			if (!ok)
+				strbuf_addf(err, "switch %s needs '%s', which is not there (build it with "
+					    "'make', or turn the switch off with %s=%s)", on->def->name, path,
+					    on->def->name, on->def->off_value ? on->def->off_value : "0");
+			free(path);
+			if (!ok)
+				return -ENOENT;
+		}
+	return 0;
+}
+
 const char *switch_param(const struct switch_on *on, const char *name)
 {
 	for (int k = 0; k < SWITCH_MAX_PARAMS && on->def->params[k].name; k++)

@@ -51,6 +51,7 @@ struct switch_def {
 	const char *name;           /* "STALLS": also the term that sets it */
 	const char *help;           /* one line for --help */
 	const char *default_value;  /* non-NULL: on in every run unless a token sets it */
+	const char *program;        /* the helper program it starts (checked before a batch); NULL: none */
 	const char *off_value;      /* the value that turns it off ("0"); NULL: none */
 	int (*check)(const char *value, struct strbuf *why);
 	const struct switch_param params[SWITCH_MAX_PARAMS];
@@ -118,6 +119,11 @@ void switch_sets_free(struct switch_set *sets, size_t n);
 
 /* The value of a parameter of on (by name), or NULL. */
 const char *switch_param(const struct switch_on *on, const char *name);
+
+/* Checks that the helper program of every switch the sets turn on (not
+ * off) is in helper_dir. 0, or -ENOENT with what is missing in err. */
+int switch_sets_ready(const struct switch_set *sets, size_t n, const char *helper_dir,
+		      struct strbuf *err);
 
 /* The registry, for --help and the docs. */
 const struct switch_def *const *switch_registry(size_t *n);

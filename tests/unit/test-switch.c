@@ -192,6 +192,36 @@ START_TEST(prepare_hooks)
 }
 END_TEST
 
+/* A helper program a switch needs is looked for before a batch starts. */
+START_TEST(helpers_ready)
+{
+	char *dir = test_tmpdir(), *prog = xasprintf("%s/hitchbench-sampler", dir);
+	struct strbuf err = STRBUF_INIT;
+	struct switch_set *sets = NULL;
+	size_t n = 0;
+
+	ck_assert_int_eq(switch_tokens_parse("- GAMECPU=0", &sets, &n, &err), 0);
+	ck_assert_int_eq(switch_sets_ready(sets, n, dir, &err), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err.buf, "switch SENSORS needs"));
+	ck_assert_ptr_nonnull(strstr(err.buf, "SENSORS=0"));
+	switch_sets_free(sets, n);
+	strbuf_reset(&err);
+	/* turned off in every token: not needed */
+	ck_assert_int_eq(switch_tokens_parse("SENSORS=0 SENSORS=0+GAMECPU=0", &sets, &n, &err), 0);
+	ck_assert_int_eq(switch_sets_ready(sets, n, dir, &err), 0);
+	switch_sets_free(sets, n);
+	/* there and executable */
+	ck_assert_int_eq(write_file_atomic(prog, "#!/bin/sh\n", 10, 0755), 0);
+	ck_assert_int_eq(switch_tokens_parse("-", &sets, &n, &err), 0);
+	ck_assert_int_eq(switch_sets_ready(sets, n, dir, &err), 0);
+	switch_sets_free(sets, n);
+	strbuf_release(&err);
+	remove_tree(dir);
+	free(dir);
+	free(prog);
+}
+END_TEST
+
 TEST_SUITE(switch_suite)
 {
 	Suite *s = suite_create("switch");
@@ -203,6 +233,7 @@ TEST_SUITE(switch_suite)
 	tcase_add_test(tc, cpus_online);
 	tcase_add_test(tc, token_lists);
 	tcase_add_test(tc, prepare_hooks);
+	tcase_add_test(tc, helpers_ready);
 	suite_add_tcase(s, tc);
 	return s;
 }
