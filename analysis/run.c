@@ -3,10 +3,15 @@
  */
 #include "run.h"
 
+#include "timeutil.h"
+
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int get_u64(const struct run *run, const char *key, uint64_t *out)
 {
@@ -119,4 +124,59 @@ bool run_report_row(const struct run *run, const struct metric_opts *opts, struc
 	    strcmp(kvfile_get(&run->bench, "invalid"), "1") == 0)
 		row->status = "invalid";
 	return run_metrics(run, opts, &row->m) == 0;
+}
+
+void run_make_id(char out[33])
+{
+	unsigned char b[16];
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		uint64_t t = real_ns() ^ ((uint64_t)getpid() << 32);
+
+		memcpy(b, &t, 8);
+		t = mono_ns();
+		memcpy(b + 8, &t, 8);
+	}
+	for (int i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+int run_write_result(const char *dir, const char *status, const struct metric_opts *opts,
+		     struct strbuf *err)
+{
+	struct kvfile res;
+	struct run run;
+	struct metrics m;
+	char *path = xasprintf("%s/result.txt", dir);
+	const char *kind;
+	int r;
+
+	kvfile_init(&res);
+	kvfile_addf(&res, "format", "%d", HB_RUNDIR_FORMAT);
+	kvfile_add(&res, "status", status);
+	kvfile_add(&res, "window", "frames whose end is in (window_start_ns, window_end_ns]");
+	r = run_load(dir, &run, err);
+	if (r < 0)
+		goto out;
+	kind = kvfile_get(&run.bench, "frame_source_kind");
+	if (kind && strcmp(kind, "interval") == 0)
+		kvfile_add(&res, "frame_time", "a logged sample's frame time (an interval log: "
+			   "every metric is over samples, not frames)");
+	else
+		kvfile_add(&res, "frame_time", "interval between consecutive presents");
+	kvfile_addf(&res, "stall_ms", "%g", opts->stall_ms);
+	kvfile_add(&res, "percentile", percentile_def_name(opts->pct));
+	if (run_metrics(&run, opts, &m) == 0) {
+		for (int i = 0; i < M_COUNT; i++)
+			if (m.have[i])
+				kvfile_addf(&res, metric_defs[i].name, "%.6f", m.v[i]);
+	}
+	run_release(&run);
+	r = kvfile_write(&res, path);
+	if (r < 0)
+		strbuf_addf(err, "cannot write '%s': %s", path, strerror(-r));
+out:
+	kvfile_release(&res);
+	free(path);
+	return r;
 }

@@ -47,4 +47,16 @@ int run_metrics(const struct run *run, const struct metric_opts *opts, struct me
  * numbers (run_metrics() == 0). */
 bool run_report_row(const struct run *run, const struct metric_opts *opts, struct report_row *row);
 
+/* A new run_id: 32 random hex digits (getrandom, or the clocks and pid
+ * when it fails). */
+void run_make_id(char out[33]);
+
+/* Writes DIR/result.txt (key=value, docs/formats.md) for the run directory
+ * DIR, whose bench.txt and frames.bin are written: the status, how the
+ * numbers were computed, and the metrics over its window when it has one.
+ * The runner and `hitchbench import` both end with it. 0, or -errno with a
+ * message in err. */
+int run_write_result(const char *dir, const char *status, const struct metric_opts *opts,
+		     struct strbuf *err);
+
 #endif

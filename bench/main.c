@@ -28,6 +28,7 @@ static const struct command {
 	{ "run", cmd_run, "run a recipe's game and measure every frame" },
 	{ "report", cmd_report, "print the numbers of run directories or of the database" },
 	{ "db", cmd_db, "the results database: import run directories, show what it holds" },
+	{ "import", cmd_import, "make another tool's frame log (MangoHud, PresentMon, ...) a run directory" },
 	{ "frames", cmd_frames, "print a run's frames as text, for plots and checks" },
 	{ "quiet", cmd_quiet, "quiet the machine for a manual session (stop services, governor, ...)" },
 	{ "thaw", cmd_thaw, "give the machine back: restore what quiet or a killed batch changed" },

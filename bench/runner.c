@@ -521,21 +521,6 @@ static int main_loop(struct runner *rn, struct strbuf *err)
 
 /* ---- the run directory ---- */
 
-static void make_run_id(char out[33])
-{
-	unsigned char b[16];
-
-	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
-		uint64_t t = real_ns() ^ ((uint64_t)getpid() << 32);
-
-		memcpy(b, &t, 8);
-		t = mono_ns();
-		memcpy(b + 8, &t, 8);
-	}
-	for (int i = 0; i < 16; i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
-}
-
 static int make_run_dir(struct runner *rn, time_t start, struct strbuf *err)
 {
 	char stamp[32];
@@ -600,7 +585,7 @@ static void write_provenance(struct runner *rn, time_t start, uint64_t start_mon
 	char id[33], iso[32], hex[HB_SHA256_HEX_LEN + 1];
 	char *s;
 
-	make_run_id(id);
+	run_make_id(id);
 	utc_iso8601(start, iso, sizeof(iso));
 	kvfile_addf(&rn->bench, "format", "%d", HB_RUNDIR_FORMAT);
 	kvfile_add(&rn->bench, "run_id", id);
@@ -652,38 +637,6 @@ static void write_frame_facts(struct runner *rn)
 	progress(rn, "%llu frames recorded; the hook's own time %.0f ns a frame (mean of %llu timed)",
 		 (unsigned long long)frames_count(rn),
 		 samples ? (double)h->cost_ns / (double)samples : 0.0, (unsigned long long)samples);
-}
-
-static int write_result(struct runner *rn, struct strbuf *err)
-{
-	struct kvfile res;
-	struct run run;
-	struct metrics m;
-	char *path = xasprintf("%s/result.txt", rn->tmp_dir);
-	int r;
-
-	kvfile_init(&res);
-	kvfile_addf(&res, "format", "%d", HB_RUNDIR_FORMAT);
-	kvfile_add(&res, "status", rn->status);
-	kvfile_add(&res, "window", "frames whose end is in (window_start_ns, window_end_ns]");
-	kvfile_add(&res, "frame_time", "interval between consecutive presents");
-	kvfile_addf(&res, "stall_ms", "%g", rn->req->metric.stall_ms);
-	kvfile_add(&res, "percentile", percentile_def_name(rn->req->metric.pct));
-	r = run_load(rn->tmp_dir, &run, err);
-	if (r == 0) {
-		if (run_metrics(&run, &rn->req->metric, &m) == 0) {
-			for (int i = 0; i < M_COUNT; i++)
-				if (m.have[i])
-					kvfile_addf(&res, metric_defs[i].name, "%.6f", m.v[i]);
-		}
-		run_release(&run);
-		r = kvfile_write(&res, path);
-		if (r < 0)
-			strbuf_addf(err, "cannot write '%s': %s", path, strerror(-r));
-	}
-	kvfile_release(&res);
-	free(path);
-	return r;
 }
 
 #define KEEP_HOME_MAX_FILE (16LL << 20)
@@ -743,7 +696,7 @@ static int finish_run_dir(struct runner *rn, struct strbuf *err)
 		strbuf_addf(err, "cannot write '%s': %s", bench, strerror(-r));
 		goto out;
 	}
-	r = write_result(rn, err);
+	r = run_write_result(rn->tmp_dir, rn->status, &rn->req->metric, err);
 	if (r < 0)
 		goto out;
 	if (rename(rn->tmp_dir, rn->final_dir) < 0) {

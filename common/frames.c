@@ -22,6 +22,9 @@ static const char *const source_names[HB_SRC_MAX] = {
 	[HB_SRC_SDL_GL_SWAP_WINDOW] = "SDL_GL_SwapWindow",
 	[HB_SRC_SDL_RENDER_PRESENT] = "SDL_RenderPresent",
 	[HB_SRC_SDL_GL_SWAP_BUFFERS] = "SDL_GL_SwapBuffers",
+	[HB_SRC_MANGOHUD] = "mangohud",
+	[HB_SRC_GALLIUM_HUD] = "gallium-hud",
+	[HB_SRC_PRESENTMON] = "presentmon",
 };
 
 const char *hb_present_source_name(unsigned source)
@@ -105,6 +108,29 @@ int hb_frames_create(const char *path, uint64_t capacity, int mode)
 		r = -errno;
 	if (r < 0)
 		unlink(path);
+	return r;
+}
+
+int hb_frames_write(const char *path, const uint64_t *t_ns, size_t n, unsigned source, int mode)
+{
+	size_t len = sizeof(struct hb_frames_header) + n * sizeof(struct hb_frame_record);
+	unsigned char *buf = zalloc(len);
+	struct hb_frames_header *h = (struct hb_frames_header *)buf;
+	struct hb_frame_record *rec = (struct hb_frame_record *)(buf + sizeof(*h));
+	int r;
+
+	memcpy(h->magic, HB_FRAMES_MAGIC, 8);
+	h->version = HB_FRAMES_VERSION;
+	h->header_size = sizeof(*h);
+	h->record_size = sizeof(*rec);
+	h->clock_id = CLOCK_MONOTONIC;
+	h->capacity = h->count = n;
+	for (size_t i = 0; i < n; i++) {
+		rec[i].t_ns = t_ns[i];
+		rec[i].source = (uint16_t)source;
+	}
+	r = write_file_atomic(path, buf, len, mode);
+	free(buf);
 	return r;
 }
 

@@ -35,6 +35,11 @@ enum hb_present_source {
 	HB_SRC_SDL_GL_SWAP_WINDOW = 3,
 	HB_SRC_SDL_RENDER_PRESENT = 4,
 	HB_SRC_SDL_GL_SWAP_BUFFERS = 5, /* SDL 1.2 */
+	/* frames read from another tool's log (hitchbench import, or a recipe's
+	 * frames = mangohud): present times summed from its frame times */
+	HB_SRC_MANGOHUD = 6,
+	HB_SRC_GALLIUM_HUD = 7,
+	HB_SRC_PRESENTMON = 8,
 	HB_SRC_MAX
 };
 
@@ -102,6 +107,10 @@ struct hb_frames {
 /* Creates an empty frame file (header written, sized for the capacity).
  * 0 or -errno. */
 int hb_frames_create(const char *path, uint64_t capacity, int mode);
+/* Writes a finished frame file of n presents (t_ns ascending, none 0),
+ * every record with this source and pid 0, through a temporary file and a
+ * rename. 0 or -errno. */
+int hb_frames_write(const char *path, const uint64_t *t_ns, size_t n, unsigned source, int mode);
 /* Truncates a frame file to the records it holds. 0 or -errno. */
 int hb_frames_trim(const char *path);
 /* Parses a frame file's bytes. 0, -EINVAL (not a frame file, or a newer

@@ -1,0 +1,94 @@
+/*
+ * Frame logs written by other tools, read into a frame series the way
+ * hitchbench's own frame file is read: present times in ns, ascending.
+ * `hitchbench import` turns one into a run directory and the runner reads
+ * a game's MangoHud or Gallium HUD log with the same parsers when a recipe
+ * says `frames = mangohud` (bench/framesource.c). Formats and their quirks:
+ * docs/formats.md "Imported frame logs".
+ *
+ * The parsers take a buffer (a whole file) and its path for messages; they
+ * never print. A file they cannot read is refused with -EINVAL and a
+ * message "PATH:LINE: expected ..., found ..." in err.
+ *
+ * Present times: the logs give frame times (MangoHud `frametime`,
+ * PresentMon `MsBetweenPresents`, Gallium `frametime_(ms)`), which is what
+ * those tools compute their own numbers from, so the series is their
+ * running sum: present 0 at IMPORT_T0_NS, present i+1 = present i + frame
+ * time of row i. n rows give n frames (n + 1 presents), each frame time
+ * exactly as logged (to the ns).
+ */
+#ifndef HB_IMPORT_H
+#define HB_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvfile.h"
+#include "util.h"
+
+#define IMPORT_T0_NS 1000000000ull /* the first synthesized present: 1 s (0 means "unfinished") */
+
+enum import_format {
+	IMPORT_MANGOHUD,
+	IMPORT_GALLIUM_HUD,
+	IMPORT_PRESENTMON, /* and NVIDIA FrameView, which writes PresentMon's columns */
+	IMPORT_HOOK,       /* hitchbench's own frame file (frames.bin) */
+	IMPORT_FORMAT_COUNT
+};
+
+/* "mangohud", "gallium-hud", "presentmon", "hook". */
+const char *import_format_name(enum import_format f);
+/* 0, or -EINVAL for an unknown name. */
+int import_format_parse(const char *name, enum import_format *out);
+
+struct import_opts {
+	const char *process;     /* presentmon: Application name or ProcessID to keep;
+	                          * NULL: the process with the most frames */
+	double gallium_period_s; /* gallium-hud: the GALLIUM_HUD_PERIOD the log was made
+	                          * with; 0 = a value per frame, > 0 = per-period samples */
+};
+#define IMPORT_OPTS_DEFAULT { NULL, 0.5 }
+
+struct import_series {
+	uint64_t *t_ns;         /* n_presents present times, ascending */
+	size_t n_presents;      /* frames + 1, or 0 for a log without rows */
+	size_t rows;            /* data rows read from the log */
+	size_t rows_kept;       /* rows that became frames (the others: other
+	                         * processes, `NA` frame times) */
+	bool interval;          /* rows are periodic samples, not every frame */
+	const char *format;     /* import_format_name() */
+	/* What the log says about itself and what the parser inferred, as
+	 * bench.txt keys without the "log." prefix: version, cpu, gpu,
+	 * kernel, driver, application, process_id, ... in the order found. */
+	struct kvfile info;
+	/* internal: frame times while parsing */
+	uint64_t *ft_ns;
+	size_t n_ft, alloc_ft;
+};
+
+void import_series_init(struct import_series *s);
+void import_series_release(struct import_series *s);
+
+/* One MangoHud CSV log (any version since 0.4; several appended logs in
+ * one file are read one after the other). */
+int import_mangohud_parse(const char *text, size_t len, const char *path,
+			  struct import_series *out, struct strbuf *err);
+/* A PresentMon 1.x/2.x or FrameView CSV, filtered to one process and, in
+ * it, its swap chain with the most presents. */
+int import_presentmon_parse(const char *text, size_t len, const char *path,
+			    const struct import_opts *o, struct import_series *out,
+			    struct strbuf *err);
+/* A Gallium HUD dump file of frame times (`frametime_(ms)`), one value a line. */
+int import_gallium_parse(const char *text, size_t len, const char *path,
+			 const struct import_opts *o, struct import_series *out,
+			 struct strbuf *err);
+
+/* Reads PATH in format f: a file, or for gallium-hud also the
+ * GALLIUM_HUD_DUMP_DIR directory (its `frametime_(ms)` file is read).
+ * *source is set to the file actually read (caller frees). 0, -EINVAL
+ * (bad file, message in err) or -errno (message in err). */
+int import_read(enum import_format f, const char *path, const struct import_opts *o,
+		struct import_series *out, char **source, struct strbuf *err);
+
+#endif

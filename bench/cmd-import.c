@@ -1,0 +1,353 @@
+/*
+ * hitchbench import: another tool's frame log (MangoHud, Gallium HUD,
+ * PresentMon/FrameView) or a loose hook frame file, made into a run
+ * directory like the runner's, so report, frames and the database treat
+ * it as any run. The log is kept by its path and SHA-256 and what it says
+ * about its machine goes into bench.txt as log.* keys; nothing of the
+ * importing machine is recorded as the run's. Formats: docs/formats.md
+ * "Imported frame logs".
+ */
+#include "cmd.h"
+#include "exitcodes.h"
+#include "frames.h"
+#include "hash.h"
+#include "import.h"
+#include "resultsdb.h"
+#include "run.h"
+#include "timeutil.h"
+#include "util.h"
+#include "argv.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char import_usage[] =
+	"usage: hitchbench import --format FORMAT [options] FILE...\n"
+	"\n"
+	"  makes each FILE, a frame log of another tool, into a run directory\n"
+	"  (bench.txt, frames.bin, result.txt), indexes it in the database and\n"
+	"  prints its path. FORMAT is one of:\n"
+	"    mangohud     a MangoHud CSV log, any version (per-frame or log_interval)\n"
+	"    gallium-hud  a Mesa GALLIUM_HUD_DUMP_DIR directory, or its frametime_(ms) file\n"
+	"    presentmon   a PresentMon 1.x/2.x or NVIDIA FrameView CSV\n"
+	"    hook         a hitchbench frame file (frames.bin)\n"
+	"\n"
+	"  --game G         the game's name (default: the log's file name up to its\n"
+	"                   date, the PresentMon process, else 'imported')\n"
+	"  --variant V      the variant (default: base)\n"
+	"  --out DIR        where the run directory goes (default: results/runs/imported)\n"
+	"  --process NAME   presentmon: the process to keep, by Application or ProcessID\n"
+	"                   (default: the one with the most presents)\n"
+	"  --hud-period S   gallium-hud: the GALLIUM_HUD_PERIOD of the log (default 0.5;\n"
+	"                   0: a value per frame, else the rows are samples)\n"
+	"  --warmup S       leave the first S seconds out of the measured window (default 0)\n"
+	"  --db PATH        the database (default: results/hitchbench.db); --no-db: none\n"
+	"\n"
+	"  Frame times become present times by summing them from 1 s; an interval\n"
+	"  log (rows are periodic samples) is marked frame_source_kind=interval and\n"
+	"  its metrics are over samples, not frames. A file that is not in FORMAT\n"
+	"  is refused with FILE:LINE and what was expected (exit 2).\n";
+
+struct import_args {
+	enum import_format format;
+	bool have_format;
+	const char *game, *variant, *out_dir, *db_path;
+	bool no_db;
+	double warmup_s;
+	struct import_opts opts;
+};
+
+static const unsigned format_source[IMPORT_FORMAT_COUNT] = {
+	[IMPORT_MANGOHUD] = HB_SRC_MANGOHUD,
+	[IMPORT_GALLIUM_HUD] = HB_SRC_GALLIUM_HUD,
+	[IMPORT_PRESENTMON] = HB_SRC_PRESENTMON,
+	[IMPORT_HOOK] = HB_SRC_UNKNOWN,
+};
+
+/* "dsda-doom_2026-11-30_10-02-37.csv" -> "dsda-doom" (MangoHud names its
+ * logs PROGRAM_DATE_TIME.csv); names not like that lose their extension. */
+static char *game_from_file(const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *name = xstrdup(base), *p;
+
+	for (p = name; *p; p++) {
+		if (*p == '_' && p[1] >= '0' && p[1] <= '9' && strlen(p) >= 11 && p[5] == '-' &&
+		    p[8] == '-') {
+			*p = '\0';
+			break;
+		}
+	}
+	if ((p = strrchr(name, '.')) && p != name)
+		*p = '\0';
+	/* names are parts of directory names and report columns */
+	for (p = name; *p; p++)
+		if (*p == '/' || *p == ' ' || *p == ',')
+			*p = '-';
+	if (!*name) {
+		free(name);
+		name = xstrdup("imported");
+	}
+	return name;
+}
+
+static int make_dir(const char *out_dir, const char *game, const char *variant, char **final,
+		    char **tmp)
+{
+	char stamp[32];
+	int r = mkdir_p(out_dir, 0755);
+
+	if (r < 0)
+		return r;
+	utc_compact(time(NULL), stamp, sizeof(stamp));
+	for (int i = 1; i < 100; i++) {
+		char *name = i == 1 ? xasprintf("%s-%s-%s", stamp, game, variant)
+				    : xasprintf("%s-%s-%s-%d", stamp, game, variant, i);
+
+		free(*final);
+		free(*tmp);
+		*final = xasprintf("%s/%s", out_dir, name);
+		*tmp = xasprintf("%s/.%s.tmp", out_dir, name);
+		free(name);
+		if (access(*final, F_OK) == 0)
+			continue;
+		if (mkdir(*tmp, 0755) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+static void write_bench(struct kvfile *kf, const struct import_args *a, const char *game,
+			const char *source, const struct import_series *s, const char *cmdline)
+{
+	char id[33], iso[32], hex[HB_SHA256_HEX_LEN + 1], abs[PATH_MAX];
+	uint64_t start = s->t_ns[0] + (uint64_t)(a->warmup_s * 1e9);
+
+	run_make_id(id);
+	kvfile_addf(kf, "format", "%d", HB_RUNDIR_FORMAT);
+	kvfile_add(kf, "run_id", id);
+	kvfile_add(kf, "game", game);
+	kvfile_add(kf, "variant", a->variant);
+	kvfile_add(kf, "run_name", a->variant);
+	kvfile_add(kf, "harness_command", cmdline);
+	kvfile_add(kf, "frame_source", s->format);
+	kvfile_add(kf, "frame_source_kind", s->interval ? "interval" : "frames");
+	kvfile_add(kf, "source_file", realpath(source, abs) ? abs : source);
+	if (sha256_file_hex(source, hex) == 0)
+		kvfile_add(kf, "source_sha256", hex);
+	for (size_t i = 0; i < s->info.n; i++) {
+		char *key = xasprintf("log.%s", s->info.items[i].key);
+
+		if (kvfile_valid_key(key))
+			kvfile_add(kf, key, s->info.items[i].value);
+		free(key);
+	}
+	kvfile_addf(kf, "log_rows", "%zu", s->rows);
+	kvfile_addf(kf, "frames_recorded", "%zu", s->n_presents);
+	kvfile_add(kf, "frames_clock", s->format && strcmp(s->format, "hook") == 0
+					       ? "the hook's CLOCK_MONOTONIC stamps"
+					       : "the log's frame times summed from 1 s");
+	utc_iso8601(time(NULL), iso, sizeof(iso));
+	kvfile_add(kf, "imported_utc", iso);
+	kvfile_addf(kf, "warmup_s", "%g", a->warmup_s);
+	kvfile_addf(kf, "window_start_ns", "%llu", (unsigned long long)start);
+	kvfile_addf(kf, "window_end_ns", "%llu", (unsigned long long)s->t_ns[s->n_presents - 1]);
+	kvfile_add(kf, "status", "ok");
+}
+
+static int index_run(const struct import_args *a, const char *db_path, const char *dir)
+{
+	struct metric_opts mo = METRIC_OPTS_DEFAULT;
+	struct strbuf err = STRBUF_INIT;
+	struct resultsdb *db = NULL;
+	struct metrics m;
+	struct run run;
+	char *dberr = NULL;
+	int r;
+
+	if ((r = resultsdb_open(db_path, &db, &dberr)) < 0) {
+		error_msg("cannot open the database '%s': %s", db_path, dberr);
+		goto out;
+	}
+	if ((r = run_load(dir, &run, &err)) < 0) {
+		error_msg("%s", err.buf);
+		goto out;
+	}
+	r = resultsdb_import(db, &run, run_metrics(&run, &mo, &m) == 0 ? &m : NULL, &mo, &dberr);
+	if (r < 0)
+		error_msg("cannot index '%s': %s", dir, dberr);
+	run_release(&run);
+out:
+	free(dberr);
+	strbuf_release(&err);
+	resultsdb_close(db);
+	return r;
+}
+
+static int import_one(const struct import_args *a, const char *file, const char *out_dir,
+		      const char *db_path, const char *cmdline)
+{
+	struct metric_opts mo = METRIC_OPTS_DEFAULT;
+	struct strbuf err = STRBUF_INIT;
+	struct import_series s;
+	struct kvfile bench;
+	char *source = NULL, *game = NULL, *final = NULL, *tmp = NULL, *path = NULL;
+	int ret = HB_EXIT_FAILURE, r;
+
+	import_series_init(&s);
+	kvfile_init(&bench);
+	r = import_read(a->format, file, &a->opts, &s, &source, &err);
+	if (r < 0) {
+		error_msg("%s", err.buf);
+		ret = r == -EINVAL ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
+		goto out;
+	}
+	if (s.n_presents < 2) {
+		error_msg("%s: no frames to import (%zu rows read)", source, s.rows);
+		ret = HB_EXIT_USAGE;
+		goto out;
+	}
+	if (a->game)
+		game = xstrdup(a->game);
+	else if (a->format == IMPORT_PRESENTMON && kvfile_get(&s.info, "application"))
+		game = game_from_file(kvfile_get(&s.info, "application"));
+	else
+		game = game_from_file(a->format == IMPORT_GALLIUM_HUD ? file : source);
+	if ((r = make_dir(out_dir, game, a->variant, &final, &tmp)) < 0) {
+		error_msg("cannot create a run directory in '%s': %s", out_dir, strerror(-r));
+		goto out;
+	}
+	path = xasprintf("%s/frames.bin", tmp);
+	r = hb_frames_write(path, s.t_ns, s.n_presents, format_source[a->format], 0644);
+	if (r < 0) {
+		error_msg("cannot write '%s': %s", path, strerror(-r));
+		goto out;
+	}
+	free(path);
+	path = xasprintf("%s/bench.txt", tmp);
+	write_bench(&bench, a, game, source, &s, cmdline);
+	if ((r = kvfile_write(&bench, path)) < 0) {
+		error_msg("cannot write '%s': %s", path, strerror(-r));
+		goto out;
+	}
+	if (run_write_result(tmp, "ok", &mo, &err) < 0) {
+		error_msg("%s", err.buf);
+		goto out;
+	}
+	if (rename(tmp, final) < 0) {
+		error_msg("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+	if (db_path && index_run(a, db_path, final) < 0)
+		goto out;
+	printf("%s\n", final);
+	ret = HB_EXIT_OK;
+out:
+	if (tmp)
+		remove_tree(tmp);
+	free(path);
+	free(tmp);
+	free(final);
+	free(game);
+	free(source);
+	kvfile_release(&bench);
+	import_series_release(&s);
+	strbuf_release(&err);
+	return ret;
+}
+
+int cmd_import(int argc, char **argv, struct context *ctx)
+{
+	enum { O_FORMAT = 256, O_GAME, O_VARIANT, O_OUT, O_PROCESS, O_PERIOD, O_WARMUP, O_DB, O_NODB };
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "game", required_argument, NULL, O_GAME },
+		{ "variant", required_argument, NULL, O_VARIANT },
+		{ "out", required_argument, NULL, O_OUT },
+		{ "process", required_argument, NULL, O_PROCESS },
+		{ "hud-period", required_argument, NULL, O_PERIOD },
+		{ "warmup", required_argument, NULL, O_WARMUP },
+		{ "db", required_argument, NULL, O_DB },
+		{ "no-db", no_argument, NULL, O_NODB },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct import_args a = { .variant = "base", .opts = IMPORT_OPTS_DEFAULT };
+	char *out_dir = NULL, *cmdline;
+	int c, ret = HB_EXIT_OK;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_FORMAT:
+			if (import_format_parse(optarg, &a.format) < 0)
+				return usage_error(import_usage, "unknown format '%s'", optarg);
+			a.have_format = true;
+			break;
+		case O_GAME:
+			a.game = optarg;
+			break;
+		case O_VARIANT:
+			a.variant = optarg;
+			break;
+		case O_OUT:
+			a.out_dir = optarg;
+			break;
+		case O_PROCESS:
+			a.opts.process = optarg;
+			break;
+		case O_PERIOD:
+			if (safe_atod(optarg, &a.opts.gallium_period_s) < 0 || a.opts.gallium_period_s < 0)
+				return usage_error(import_usage, "--hud-period wants seconds, not '%s'", optarg);
+			break;
+		case O_WARMUP:
+			if (safe_atod(optarg, &a.warmup_s) < 0 || a.warmup_s < 0)
+				return usage_error(import_usage, "--warmup wants seconds, not '%s'", optarg);
+			break;
+		case O_DB:
+			a.db_path = optarg;
+			break;
+		case O_NODB:
+			a.no_db = true;
+			break;
+		case 'h':
+			fputs(import_usage, stdout);
+			return HB_EXIT_OK;
+		default:
+			fputs(import_usage, stderr);
+			return HB_EXIT_USAGE;
+		}
+	}
+	if (!a.have_format)
+		return usage_error(import_usage, "import wants --format");
+	if (optind >= argc)
+		return usage_error(import_usage, "import wants at least one FILE");
+	for (const char *p = a.game; p && *p; p++)
+		if (*p == '/')
+			return usage_error(import_usage, "--game cannot hold '/'");
+	for (const char *p = a.variant; *p; p++)
+		if (*p == '/' || *p == '@')
+			return usage_error(import_usage, "--variant cannot hold '/' or '@'");
+	out_dir = a.out_dir ? xstrdup(a.out_dir) : xasprintf("%s/runs/imported", ctx->results_dir);
+	cmdline = argv_join(argv - 1);
+	for (int i = optind; i < argc; i++) {
+		int r = import_one(&a, argv[i], out_dir, a.no_db ? NULL : a.db_path ? a.db_path : ctx->default_db,
+				   cmdline);
+
+		if (r != HB_EXIT_OK && (ret == HB_EXIT_OK || r == HB_EXIT_USAGE))
+			ret = r;
+	}
+	free(cmdline);
+	free(out_dir);
+	return ret;
+}
