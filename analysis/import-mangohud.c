@@ -38,6 +38,7 @@ struct block {
 	int i_fps, i_ft, i_elapsed;
 	bool newer_cols;        /* columns of 0.7+ (swap_used, process_rss, cpu_power, cpu_mhz) */
 	bool gpu_power;         /* 0.6.5+ */
+	bool headerless;        /* rows without a column header: 0.4 */
 	double *fps, *ft, *elapsed;
 	size_t n, alloc;
 };
@@ -103,7 +104,7 @@ static void block_flush(struct mparser *p)
 	p->blocks++;
 	if (b->i_ft < 0) {
 		/* before 0.6: fps averaged over the log interval, no frame times */
-		ver = xstrdup(b->ncols ? "0.5 (columns without frametime)" : "0.4 or older (no column header)");
+		ver = xstrdup(!b->headerless ? "0.5 (columns without frametime)" : "0.4 or older (no column header)");
 		interval = true;
 		scale_ms = 0;
 	} else if (b->version) {
@@ -227,6 +228,7 @@ static int data_row(struct mparser *p, char *line, int no)
 		if (b->first_line == 0)
 			block_start(p, no);
 		b->ncols = 4;
+		b->headerless = true;
 		b->i_fps = 0;
 		b->i_elapsed = 3;
 	}
