@@ -29,6 +29,7 @@ static const struct command {
 	{ "report", cmd_report, "print the numbers of run directories or of the database" },
 	{ "db", cmd_db, "the results database: import run directories, show what it holds" },
 	{ "frames", cmd_frames, "print a run's frames as text, for plots and checks" },
+	{ "plot", cmd_plot, "draw PNG and SVG pictures: frames, percentiles, a matrix, a kernel trend" },
 	{ "quiet", cmd_quiet, "quiet the machine for a manual session (stop services, governor, ...)" },
 	{ "thaw", cmd_thaw, "give the machine back: restore what quiet or a killed batch changed" },
 };
