@@ -8,6 +8,7 @@
 #include "exitcodes.h"
 #include "plot.h"
 #include "run.h"
+#include "rundirs.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -208,20 +209,30 @@ static int plot_percentiles_cmd(struct plot_args *a)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct plot_out out = { .dir = a->out_dir, .name = a->name ? a->name : "percentiles" };
+	struct argv_list dirs;
 	struct plot_series *series;
 	struct run *runs;
-	int loaded = 0, rc = HB_EXIT_FAILURE;
+	size_t n = 0;
+	int rc = HB_EXIT_FAILURE;
 
 	if (a->n_inputs < 1)
 		return usage_error(plot_usage, "plot percentiles wants run directories");
-	runs = zalloc((size_t)a->n_inputs * sizeof(*runs));
-	series = zalloc((size_t)a->n_inputs * sizeof(*series));
-	for (; loaded < a->n_inputs; loaded++) {
-		struct run *run = &runs[loaded];
+	argv_init(&dirs);
+	for (int i = 0; i < a->n_inputs; i++) {
+		if (rundirs_expand(a->inputs[i], &dirs) < 0) {
+			error_msg("'%s' is not a run directory nor a directory of them", a->inputs[i]);
+			argv_release(&dirs);
+			return HB_EXIT_USAGE;
+		}
+	}
+	runs = zalloc((dirs.n + 1) * sizeof(*runs));
+	series = zalloc((dirs.n + 1) * sizeof(*series));
+	for (size_t d = 0; d < dirs.n; d++) {
+		struct run *run = &runs[n];
 		double *ms;
-		size_t n = 0;
+		size_t k = 0;
 
-		if (load(a->inputs[loaded], run) < 0)
+		if (load(dirs.v[d], run) < 0)
 			goto out;
 		ms = zalloc(run->frames.n * sizeof(*ms));
 		/* the measured window's frames (docs/metrics.md), all of them
@@ -231,26 +242,27 @@ static int plot_percentiles_cmd(struct plot_args *a)
 
 			if (run->have_window && (end <= run->window_start_ns || end > run->window_end_ns))
 				continue;
-			ms[n++] = (double)(end - run->frames.t_ns[i - 1]) / 1e6;
+			ms[k++] = (double)(end - run->frames.t_ns[i - 1]) / 1e6;
 		}
-		if (n == 0) {
-			error_msg("'%s' has no frames in its window", run->dir);
+		if (k == 0) {
+			warn_msg("'%s' has no frames in its window: left out", run->dir);
 			free(ms);
 			run_release(run);
-			goto out;
+			continue;
 		}
-		series[loaded] = (struct plot_series){ run->name, ms, n };
+		series[n++] = (struct plot_series){ run->name, ms, k };
 	}
 	rc = report(&out, plot_percentiles(&out, a->title ? a->title :
 					    "frame-time percentiles of each run's measured window",
-					    series, (size_t)a->n_inputs, &err), &err);
+					    series, n, &err), &err);
 out:
-	for (int i = 0; i < loaded; i++) {
+	for (size_t i = 0; i < n; i++) {
 		free((double *)series[i].ms);
 		run_release(&runs[i]);
 	}
 	free(runs);
 	free(series);
+	argv_release(&dirs);
 	strbuf_release(&err);
 	return rc;
 }

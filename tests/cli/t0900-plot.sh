@@ -36,6 +36,10 @@ check_pictures percentiles "frame-time percentiles of each run's measured window
 grep -qF "20261130T120715Z-dsda-doom-gl (335 frames)" "$T/out/percentiles.svg" ||
 	fail "the percentile legend does not name the gl run"
 
+# a directory of runs is every run in it
+"$HB" plot percentiles "$R" --out "$T/out" --name all >"$T/stdout" || fail "plot percentiles DIR failed"
+expect_eq "runs in the legend" 3 "$(grep -c ' frames)<' "$T/out/all.svg")"
+
 "$HB" plot matrix "$P/p99_ms.csv" --out "$T/out" >"$T/stdout" || fail "plot matrix failed"
 check_pictures matrix-p99_ms "p99_ms: median of each cell's runs"
 
