@@ -696,8 +696,7 @@ int plot_trend(const struct plot_out *out, const char *metric,
 
 /* ---- reading the inputs ---- */
 
-/* The metric a file is about: its base name without the extension. */
-static char *metric_of(const char *path, const char *ext)
+char *plot_metric_of(const char *path, const char *ext)
 {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
@@ -705,7 +704,7 @@ static char *metric_of(const char *path, const char *ext)
 
 	if (len > el && !strcmp(base + len - el, ext))
 		len -= el;
-	return strndup(base, len);
+	return xasprintf("%.*s", (int)len, base);
 }
 
 /* Splits one CSV line (no line break) into fields, in place: RFC 4180
@@ -783,7 +782,7 @@ int plot_matrix_parse(const char *path, const char *buf, struct plot_matrix *out
 	int lineno = 0, nf, r = -EINVAL;
 
 	memset(&m, 0, sizeof(m));
-	m.metric = metric_of(path, ".csv");
+	m.metric = plot_metric_of(path, ".csv");
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		size_t len = strlen(line);
 
@@ -816,7 +815,7 @@ int plot_matrix_parse(const char *path, const char *buf, struct plot_matrix *out
 						    lineno, 3 + 4 * c, h);
 					goto out;
 				}
-				m.cols[c] = strndup(h, hl - pl);
+				m.cols[c] = xasprintf("%.*s", (int)(hl - pl), h);
 				for (int k = 1; k < 4; k++) {
 					char *want = xasprintf("%s%s", m.cols[c], cell_parts[k]);
 					bool ok = !strcmp(f[2 + 4 * c + k], want);

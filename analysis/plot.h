@@ -91,6 +91,10 @@ struct plot_trend_point {
  * "" when unknown. */
 const char *plot_metric_unit(const char *metric);
 
+/* The metric a file is about: its base name without ext ("results/matrix/
+ * p99_ms.csv", ".csv" -> "p99_ms"). The caller frees it. */
+char *plot_metric_of(const char *path, const char *ext);
+
 int plot_frames(const struct plot_out *out, const struct plot_frames *f, struct strbuf *err);
 int plot_percentiles(const struct plot_out *out, const char *title,
 		     const struct plot_series *series, size_t n, struct strbuf *err);

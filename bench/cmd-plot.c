@@ -315,7 +315,6 @@ static int plot_trend_cmd(struct plot_args *a)
 	struct plot_out out = { .dir = a->out_dir };
 	struct plot_trend_point *pts;
 	char *buf = NULL, *name, *metric;
-	const char *slash;
 	size_t n;
 	int rc;
 
@@ -330,14 +329,7 @@ static int plot_trend_cmd(struct plot_args *a)
 		return HB_EXIT_USAGE;
 	}
 	free(buf);
-	if (a->metric) {
-		metric = xstrdup(a->metric);
-	} else {
-		slash = strrchr(a->inputs[0], '/');
-		metric = xstrdup(slash ? slash + 1 : a->inputs[0]);
-		if (strlen(metric) > 4 && !strcmp(metric + strlen(metric) - 4, ".tsv"))
-			metric[strlen(metric) - 4] = '\0';
-	}
+	metric = a->metric ? xstrdup(a->metric) : plot_metric_of(a->inputs[0], ".tsv");
 	name = a->name ? xstrdup(a->name) : xasprintf("trend-%s", metric);
 	out.name = name;
 	rc = report(&out, plot_trend(&out, metric, pts, n, &err), &err);
