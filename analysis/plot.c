@@ -156,7 +156,8 @@ static void y_axis(struct strbuf *gp, const char *label, bool log)
 		strbuf_addf(gp, "set ylabel '%s, log scale'\nset logscale y\nset yrange [*:*]\n", label);
 		strbuf_addstr(gp, "set grid ytics mytics lc rgb '#dddddd'\n");
 	} else {
-		strbuf_addf(gp, "set ylabel '%s'\nset yrange [0:*]\n", label);
+		/* headroom: a threshold line at the top is not lost in the border */
+		strbuf_addf(gp, "set ylabel '%s'\nset yrange [0:*]\nset offsets 0, 0, graph 0.05, 0\n", label);
 	}
 }
 
