@@ -30,6 +30,7 @@ static const struct command {
 	{ "db", cmd_db, "the results database: import run directories, show what it holds" },
 	{ "import", cmd_import, "make another tool's frame log (MangoHud, PresentMon, ...) a run directory" },
 	{ "frames", cmd_frames, "print a run's frames as text, for plots and checks" },
+	{ "plot", cmd_plot, "draw PNG and SVG pictures: frames, percentiles, a matrix, a kernel trend" },
 	{ "quiet", cmd_quiet, "quiet the machine for a manual session (stop services, governor, ...)" },
 	{ "thaw", cmd_thaw, "give the machine back: restore what quiet or a killed batch changed" },
 };

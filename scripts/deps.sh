@@ -13,10 +13,11 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # also use sqlite3 (to look into databases) and strace (the hook's syscalls);
 # mesa-utils for glxinfo, which asks the game's X server which GL stack
 # (vendor, renderer, Mesa version) the run drew with, for bench.txt;
-# zstd (zstdcat) reads the sensor sampler's files
-RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd"
-# The libraries fixed for later work (libevdev, libudev, Xtst, gnuplot,
-# evemu) join these lists with the issues that use them.
+# zstd (zstdcat) reads the sensor sampler's files;
+# gnuplot-nox draws `hitchbench plot`'s PNG (pngcairo) and SVG pictures
+RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox"
+# The libraries fixed for later work (libevdev, libudev, Xtst, evemu) join
+# these lists with the issues that use them.
 
 SYSTEM_USER=hitchbench
 

@@ -1,0 +1,989 @@
+/*
+ * Pictures drawn by gnuplot (see plot.h): a script and data files in a
+ * temporary directory, gnuplot run there as a child, a PNG and an SVG out.
+ * gnuplot draws; everything computed (percentile curves, stall marks,
+ * positions of count labels) is computed here, where tests reach it.
+ */
+#include "plot.h"
+#include "metrics.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define WIDTH 1200
+#define HEIGHT 675
+#define FONT "DejaVu Sans,11"
+
+/* The percentile chart's x axis: x = -log10(1 - p/100), so 90, 99, 99.9
+ * and 99.99 are equally far apart and the tail gets most of the width. */
+#define PCT_X_MAX 4.0
+#define PCT_X_STEP 0.005
+
+const char *plot_metric_unit(const char *metric)
+{
+	size_t len = strlen(metric);
+
+	if (len > 3 && !strcmp(metric + len - 3, "_ms"))
+		return "ms";
+	if (len > 2 && !strcmp(metric + len - 2, "_s"))
+		return "s";
+	if (strstr(metric, "fps") || str_startswith(metric, "low"))
+		return "frames/s";
+	if (!strcmp(metric, "frames") || !strcmp(metric, "stalls"))
+		return "count";
+	return "";
+}
+
+/* A gnuplot double-quoted string ("\n" is a line break in it). */
+static void add_str(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			strbuf_addch(sb, '\\');
+		if (*s == '\n') {
+			strbuf_addstr(sb, "\\n");
+			continue;
+		}
+		strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '"');
+}
+
+/* A string field of a data file: double-quoted, no quote or line break
+ * inside (gnuplot's data files have no escapes). */
+static void add_field(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '"');
+	for (; *s; s++)
+		strbuf_addch(sb, *s == '"' ? '\'' : (*s == '\n' || *s == '\t') ? ' ' : *s);
+	strbuf_addch(sb, '"');
+}
+
+static char *axis_label(const char *metric)
+{
+	const char *unit = plot_metric_unit(metric);
+
+	return *unit ? xasprintf("%s (%s)", metric, unit) : xstrdup(metric);
+}
+
+static int write_text(const char *dir, const char *name, const char *suffix, const struct strbuf *sb)
+{
+	char *path = xasprintf("%s/%s%s", dir, name, suffix);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int r;
+
+	free(path);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, sb->buf ? sb->buf : "", sb->len);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+/* Opens the script: the PNG terminal and what every picture shares. */
+static void script_begin(struct strbuf *gp, const struct plot_out *out)
+{
+	strbuf_addf(gp, "# hitchbench plot: %s (gnuplot 5)\n", out->name);
+	strbuf_addstr(gp, "set encoding utf8\n");
+	strbuf_addf(gp, "set terminal pngcairo size %d,%d font '%s' noenhanced\n", WIDTH, HEIGHT, FONT);
+	strbuf_addstr(gp, "set output ");
+	{
+		char *png = xasprintf("%s/%s.png", out->dir, out->name);
+
+		add_str(gp, png);
+		free(png);
+	}
+	strbuf_addstr(gp, "\nset grid ytics lc rgb '#dddddd'\n"
+			  "set border 3\nset tics nomirror\n"
+			  "set key opaque box lc rgb '#bbbbbb' Left reverse\n");
+}
+
+/* Closes the script: the same picture again as SVG. */
+static void script_end(struct strbuf *gp, const struct plot_out *out)
+{
+	char *svg = xasprintf("%s/%s.svg", out->dir, out->name);
+
+	strbuf_addf(gp, "set terminal svg size %d,%d font '%s' noenhanced background '#ffffff'\n",
+		    WIDTH, HEIGHT, FONT);
+	strbuf_addstr(gp, "set output ");
+	add_str(gp, svg);
+	strbuf_addstr(gp, "\nreplot\nset output\n");
+	free(svg);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Whether frame times span so much (the longest over 20 times the
+ * median, a stall among smooth frames) that a linear axis would flatten
+ * every ordinary frame: then the axis is logarithmic. */
+#define LOG_AXIS_RATIO 20.0
+static bool wide_range(const double *all, size_t n_all, const double *typical, size_t n_typical)
+{
+	double max = 0, median;
+	double *s;
+
+	for (size_t i = 0; i < n_all; i++)
+		if (all[i] > max)
+			max = all[i];
+	if (n_typical == 0)
+		return false;
+	s = zalloc(n_typical * sizeof(*s));
+	memcpy(s, typical, n_typical * sizeof(*s));
+	qsort(s, n_typical, sizeof(*s), cmp_double);
+	median = s[(n_typical - 1) / 2];
+	free(s);
+	return median > 0 && max > LOG_AXIS_RATIO * median;
+}
+
+static void y_axis(struct strbuf *gp, const char *label, bool log)
+{
+	if (log) {
+		strbuf_addf(gp, "set ylabel '%s, log scale'\nset logscale y\nset yrange [*:*]\n", label);
+		strbuf_addstr(gp, "set grid ytics mytics lc rgb '#dddddd'\n");
+	} else {
+		/* headroom: a threshold line at the top is not lost in the border */
+		strbuf_addf(gp, "set ylabel '%s'\nset yrange [0:*]\nset offsets 0, 0, graph 0.05, 0\n", label);
+	}
+}
+
+/* ---- frames over time ---- */
+
+static const struct segment_style {
+	const char *kind;
+	const char *colour;
+} segment_styles[] = {
+	{ "warm-up", "#b0b0b0" },
+	{ "reload", "#ff9f40" },
+	{ "after window", "#c9b3e6" },
+};
+static const char *const other_colours[] = { "#8fd18f", "#f0a0c0", "#a0d8e8" };
+
+static const char *segment_colour(const char *kind, const char **seen, size_t *n_seen)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(segment_styles); i++)
+		if (!strcmp(kind, segment_styles[i].kind))
+			return segment_styles[i].colour;
+	for (i = 0; i < *n_seen; i++)
+		if (!strcmp(kind, seen[i]))
+			break;
+	if (i == *n_seen)
+		seen[(*n_seen)++] = kind;
+	return other_colours[i % ARRAY_SIZE(other_colours)];
+}
+
+int plot_frames_write(const struct plot_out *out, const char *workdir, const struct plot_frames *f)
+{
+	struct strbuf gp = STRBUF_INIT, dat = STRBUF_INIT, st = STRBUF_INIT;
+	const char **kinds = NULL, **others = NULL;
+	size_t n_kinds = 0, n_others = 0, stalls = 0, i, k;
+	double t_max = 0;
+	int r;
+
+	if (f->n == 0)
+		return -EINVAL;
+	strbuf_addstr(&dat, "# t_s\tframe_ms\n");
+	strbuf_addstr(&st, "# t_s\tframe_ms (frames over the stall threshold)\n");
+	for (i = 0; i < f->n; i++) {
+		strbuf_addf(&dat, "%.6f\t%.3f\n", f->t_s[i], f->ms[i]);
+		if (f->stall_ms > 0 && f->ms[i] > f->stall_ms) {
+			strbuf_addf(&st, "%.6f\t%.3f\n", f->t_s[i], f->ms[i]);
+			stalls++;
+		}
+		if (f->t_s[i] > t_max)
+			t_max = f->t_s[i];
+	}
+
+	script_begin(&gp, out);
+	strbuf_addstr(&gp, "set title ");
+	add_str(&gp, f->title);
+	strbuf_addstr(&gp, "\nset xlabel 'time since the first frame (s)'\n");
+	y_axis(&gp, "frame time (ms)", wide_range(f->ms, f->n, f->ms, f->n));
+	strbuf_addf(&gp, "set xrange [0:%.6f]\n", t_max > 0 ? t_max : 1.0);
+	kinds = zalloc((f->n_segments + 1) * sizeof(*kinds));
+	others = zalloc((f->n_segments + 1) * sizeof(*others));
+	for (i = 0; i < f->n_segments; i++) {
+		const struct plot_segment *s = &f->segments[i];
+
+		strbuf_addf(&gp, "set object %zu rectangle from %.6f, graph 0 to %.6f, graph 1 behind "
+			    "fillcolor rgb '%s' fillstyle solid 0.45 noborder\n",
+			    i + 1, s->t0_s, s->t1_s, segment_colour(s->kind, others, &n_others));
+		for (k = 0; k < n_kinds; k++)
+			if (!strcmp(kinds[k], s->kind))
+				break;
+		if (k == n_kinds)
+			kinds[n_kinds++] = s->kind;
+	}
+	/* the legend under the x axis label: three entries a row */
+	strbuf_addf(&gp, "set key outside bottom center horizontal maxcols 3\nset bmargin %zu\n",
+		    5 + (1 + !!stalls + (f->stall_ms > 0) + n_kinds + 2) / 3);
+	/* a frame ends at its t and began one frame time before: fsteps
+	 * holds each frame's time over the span it took */
+	strbuf_addf(&gp, "plot '%s-frames.dat' using 1:2 with fsteps lw 1 lc rgb '#1f5fa8' "
+		    "title 'frame time'", out->name);
+	if (stalls)
+		strbuf_addf(&gp, ", \\\n     '%s-stalls.dat' using 1:2 with points pt 7 ps 1.2 "
+			    "lc rgb '#d62728' title 'stall (frame over %g ms): %zu'",
+			    out->name, f->stall_ms, stalls);
+	if (f->stall_ms > 0)
+		strbuf_addf(&gp, ", \\\n     %g with lines dt 2 lw 1.5 lc rgb '#d62728' "
+			    "title 'stall threshold %g ms%s'",
+			    f->stall_ms, f->stall_ms, stalls ? "" : " (no stalls)");
+	for (k = 0; k < n_kinds; k++) {
+		strbuf_addf(&gp, ", \\\n     keyentry with boxes fillstyle solid 0.45 noborder "
+			    "fillcolor rgb '%s' title ",
+			    segment_colour(kinds[k], others, &n_others));
+		add_str(&gp, kinds[k]);
+	}
+	strbuf_addch(&gp, '\n');
+	script_end(&gp, out);
+
+	r = write_text(workdir, out->name, ".gp", &gp);
+	if (r == 0)
+		r = write_text(workdir, out->name, "-frames.dat", &dat);
+	if (r == 0)
+		r = write_text(workdir, out->name, "-stalls.dat", &st);
+	free(kinds);
+	free(others);
+	strbuf_release(&gp);
+	strbuf_release(&dat);
+	strbuf_release(&st);
+	return r;
+}
+
+/* ---- percentile curves ---- */
+
+int plot_percentiles_write(const struct plot_out *out, const char *workdir, const char *title,
+			   const struct plot_series *series, size_t n)
+{
+	struct strbuf gp = STRBUF_INIT, dat = STRBUF_INIT;
+	static const char *const colours[] = { "#1f5fa8", "#d62728", "#2ca02c", "#ff7f0e",
+					       "#9467bd", "#8c564b", "#e377c2", "#17becf" };
+	bool wide = false;
+	int r;
+
+	if (n == 0)
+		return -EINVAL;
+	for (size_t s = 0; s < n; s++) {
+		double *sorted;
+		size_t steps = (size_t)lround(PCT_X_MAX / PCT_X_STEP);
+
+		if (series[s].n == 0) {
+			strbuf_release(&dat);
+			return -EINVAL;
+		}
+		sorted = zalloc(series[s].n * sizeof(*sorted));
+		memcpy(sorted, series[s].ms, series[s].n * sizeof(*sorted));
+		qsort(sorted, series[s].n, sizeof(*sorted), cmp_double);
+		strbuf_addf(&dat, "# %s: %zu frames; x = -log10(1 - p/100), p, frame_ms (nearest rank)\n",
+			    series[s].label, series[s].n);
+		for (size_t i = 0; i <= steps; i++) {
+			double x = (double)i * PCT_X_STEP;
+			double p = 100.0 * (1.0 - pow(10.0, -x));
+			uint32_t ppm = (uint32_t)llround(p * 10000.0);
+
+			strbuf_addf(&dat, "%.3f\t%.5f\t%.3f\n", x, p,
+				    percentile_sorted(sorted, series[s].n, ppm, PCT_NEAREST_RANK));
+		}
+		strbuf_addstr(&dat, "\n\n");
+		if (sorted[(series[s].n - 1) / 2] > 0 &&
+		    sorted[series[s].n - 1] > LOG_AXIS_RATIO * sorted[(series[s].n - 1) / 2])
+			wide = true;
+		free(sorted);
+	}
+
+	script_begin(&gp, out);
+	strbuf_addstr(&gp, "set title ");
+	add_str(&gp, title && *title ? title : "frame-time percentiles");
+	strbuf_addstr(&gp, "\nset xlabel 'percentile of frame times (nearest rank; the axis stretches the tail)'\n");
+	strbuf_addf(&gp, "set xrange [0:%g]\n", PCT_X_MAX);
+	y_axis(&gp, "frame time (ms)", wide);
+	strbuf_addstr(&gp, "set xtics ('0' 0, '50' log10(2), '75' log10(4), '90' 1, '99' 2, '99.9' 3, '99.99' 4)\n"
+			   "set grid xtics ytics lc rgb '#dddddd'\n"
+			   "set key top left\n");
+	strbuf_addstr(&gp, "plot ");
+	for (size_t s = 0; s < n; s++) {
+		char *t = xasprintf("%s (%zu frames)", series[s].label, series[s].n);
+
+		strbuf_addf(&gp, "%s'%s-pct.dat' index %zu using 1:3 with lines lw 2 lc rgb '%s' title ",
+			    s ? ", \\\n     " : "", out->name, s, colours[s % ARRAY_SIZE(colours)]);
+		add_str(&gp, t);
+		free(t);
+	}
+	strbuf_addch(&gp, '\n');
+	script_end(&gp, out);
+	r = write_text(workdir, out->name, ".gp", &gp);
+	if (r == 0)
+		r = write_text(workdir, out->name, "-pct.dat", &dat);
+	strbuf_release(&gp);
+	strbuf_release(&dat);
+	return r;
+}
+
+/* ---- a metric's matrix ---- */
+
+#define MATRIX_GAP 1 /* gnuplot's histogram gap, in bar widths */
+
+int plot_matrix_write(const struct plot_out *out, const char *workdir, const struct plot_matrix *m)
+{
+	struct strbuf gp = STRBUF_INIT, dat = STRBUF_INIT, lab = STRBUF_INIT;
+	static const char *const colours[] = { "#4c8bd0", "#e8804a", "#5fb35f", "#c36bc3",
+					       "#d4b340", "#5ec4c4", "#a0a0a0", "#e06060" };
+	double width = 1.0 / (double)(m->n_cols + MATRIX_GAP);
+	char *ylabel;
+	int r;
+
+	if (m->n_rows == 0 || m->n_cols == 0)
+		return -EINVAL;
+	strbuf_addstr(&dat, "# row");
+	for (size_t c = 0; c < m->n_cols; c++)
+		strbuf_addf(&dat, "\t%s: median min max n", m->cols[c]);
+	strbuf_addstr(&dat, "\n");
+	strbuf_addstr(&lab, "# x\ty (the max)\tn\n");
+	for (size_t i = 0; i < m->n_rows; i++) {
+		char *row = xasprintf("%s / %s", m->games[i], m->runs[i]);
+
+		add_field(&dat, row);
+		free(row);
+		for (size_t c = 0; c < m->n_cols; c++) {
+			const struct plot_matrix_cell *cell = &m->cells[i * m->n_cols + c];
+			/* gnuplot centres row i's cluster on x = i, its bars
+			 * 1/(cols + gap) wide side by side */
+			double x = (double)i + ((double)c - (double)(m->n_cols - 1) / 2.0) * width;
+
+			if (cell->n == 0) {
+				strbuf_addstr(&dat, "\t?\t?\t?\t0");
+				strbuf_addf(&lab, "%.4f\t0\t\"no runs\"\n", x);
+				continue;
+			}
+			strbuf_addf(&dat, "\t%.6g\t%.6g\t%.6g\t%d", cell->median, cell->min, cell->max, cell->n);
+			strbuf_addf(&lab, "%.4f\t%.6g\t\"n=%d\"\n", x, cell->max, cell->n);
+		}
+		strbuf_addch(&dat, '\n');
+	}
+
+	ylabel = axis_label(m->metric);
+	script_begin(&gp, out);
+	strbuf_addstr(&gp, "set title ");
+	{
+		char *t = xasprintf("%s: median of each cell's runs, whiskers from min to max, n = runs",
+				    m->metric);
+
+		add_str(&gp, t);
+		free(t);
+	}
+	strbuf_addstr(&gp, "\nset ylabel ");
+	add_str(&gp, ylabel);
+	strbuf_addstr(&gp, "\nset xlabel 'game / run'\n"
+			   "set style data histograms\n");
+	strbuf_addf(&gp, "set style histogram errorbars gap %d lw 1.5\n", MATRIX_GAP);
+	strbuf_addstr(&gp, "set style fill solid 0.8 border -1\n"
+			   "set datafile missing '?'\n"
+			   "set yrange [0:*]\n"
+			   "set offsets 0, 0, graph 0.08, 0\n"
+			   "set key outside bottom center horizontal title 'column (batch or kernel)'\n");
+	strbuf_addf(&gp, "set xrange [-0.5:%zu.5]\n", m->n_rows - 1);
+	if (m->n_rows > 4)
+		strbuf_addstr(&gp, "set xtics rotate by -25\n");
+	/* room under the axis label for the legend (and turned tic labels) */
+	strbuf_addf(&gp, "set bmargin %zu\n", (m->n_rows > 4 ? 9 : 6) + (m->n_cols + 2) / 3);
+	strbuf_addstr(&gp, "plot ");
+	for (size_t c = 0; c < m->n_cols; c++) {
+		strbuf_addf(&gp, "%s'%s-matrix.dat' using %zu:%zu:%zu%s lc rgb '%s' title ",
+			    c ? ", \\\n     " : "", out->name, 2 + 4 * c, 3 + 4 * c, 4 + 4 * c,
+			    c ? "" : ":xtic(1)", colours[c % ARRAY_SIZE(colours)]);
+		add_str(&gp, m->cols[c]);
+	}
+	strbuf_addf(&gp, ", \\\n     '%s-labels.dat' using 1:2:3 with labels offset 0,0.7 "
+		    "font ',9' notitle\n", out->name);
+	script_end(&gp, out);
+	r = write_text(workdir, out->name, ".gp", &gp);
+	if (r == 0)
+		r = write_text(workdir, out->name, "-matrix.dat", &dat);
+	if (r == 0)
+		r = write_text(workdir, out->name, "-labels.dat", &lab);
+	free(ylabel);
+	strbuf_release(&gp);
+	strbuf_release(&dat);
+	strbuf_release(&lab);
+	return r;
+}
+
+/* ---- a metric over kernel versions ---- */
+
+int plot_trend_write(const struct plot_out *out, const char *workdir, const char *metric,
+		     const struct plot_trend_point *pts, size_t n)
+{
+	struct strbuf gp = STRBUF_INIT, dat = STRBUF_INIT;
+	const char *unit = plot_metric_unit(metric);
+	char *ylabel;
+	size_t changes = 0;
+	int r;
+
+	if (n == 0)
+		return -EINVAL;
+	strbuf_addstr(&dat, "# i\tkernel\tmedian\tmin\tmax\tn\n");
+	for (size_t i = 0; i < n; i++) {
+		strbuf_addf(&dat, "%zu\t", i);
+		add_field(&dat, pts[i].kernel);
+		strbuf_addf(&dat, "\t%.6g\t%.6g\t%.6g\t%d\n", pts[i].median, pts[i].min, pts[i].max,
+			    pts[i].n);
+	}
+
+	ylabel = axis_label(metric);
+	script_begin(&gp, out);
+	strbuf_addstr(&gp, "set title ");
+	{
+		char *t = xasprintf("%s over kernel versions: median of the runs, bars from min to max",
+				    metric);
+
+		add_str(&gp, t);
+		free(t);
+	}
+	strbuf_addstr(&gp, "\nset ylabel ");
+	add_str(&gp, ylabel);
+	strbuf_addstr(&gp, "\nset xlabel 'kernel (in the order given)'\n");
+	strbuf_addf(&gp, "set xrange [-0.5:%zu.5]\n", n - 1);
+	strbuf_addstr(&gp, "set offsets 0, 0, graph 0.2, graph 0.05\n"
+			   "set key outside bottom center horizontal\n");
+	if (n > 5)
+		strbuf_addstr(&gp, "set xtics rotate by -25\n");
+	strbuf_addf(&gp, "set bmargin %d\nset rmargin %d\n", n > 5 ? 9 : 6, n > 5 ? 8 : 4);
+	for (size_t i = 0; i < n; i++) {
+		char *text;
+
+		if (!pts[i].change || i == 0)
+			continue;
+		changes++;
+		/* the change happened between the previous kernel and this one */
+		strbuf_addf(&gp, "set arrow %zu from %zu.5, graph 0 to %zu.5, graph 1 nohead "
+			    "dt 2 lw 2 lc rgb '#d62728' front\n", changes, i - 1, i - 1);
+		text = xasprintf("%+.3g%s%s\np = %.2g", pts[i].magnitude, *unit ? " " : "", unit, pts[i].p);
+		strbuf_addf(&gp, "set label %zu ", changes);
+		add_str(&gp, text);
+		strbuf_addf(&gp, " at %zu.5, graph 0.97 left offset 0.5,0 tc rgb '#d62728' front\n", i - 1);
+		free(text);
+	}
+	strbuf_addf(&gp, "plot '%s-trend.dat' using 1:3:4:5:xtic(2) with yerrorbars pt 7 ps 1.3 lw 1.5 "
+		    "lc rgb '#1f5fa8' title 'median (bars: min to max)', \\\n"
+		    "     '' using 1:3 with lines lw 1 lc rgb '#1f5fa8' notitle, \\\n"
+		    "     '' using 1:5:(sprintf('n=%%d', $6)) with labels offset 0,0.8 font ',9' notitle",
+		    out->name);
+	if (changes)
+		strbuf_addstr(&gp, ", \\\n     keyentry with lines dt 2 lw 2 lc rgb '#d62728' "
+				   "title 'change point (change of the median, p-value)'");
+	strbuf_addch(&gp, '\n');
+	script_end(&gp, out);
+	r = write_text(workdir, out->name, ".gp", &gp);
+	if (r == 0)
+		r = write_text(workdir, out->name, "-trend.dat", &dat);
+	free(ylabel);
+	strbuf_release(&gp);
+	strbuf_release(&dat);
+	return r;
+}
+
+/* ---- running gnuplot ---- */
+
+/* Runs GNUPLOT NAME.gp in workdir, its output into workdir/gnuplot.log.
+ * 0, or -errno of the exec (-ENOENT: no gnuplot), or -EIO when it failed
+ * (its log in err). */
+static int run_gnuplot(const struct plot_out *out, const char *workdir, struct strbuf *err)
+{
+	const char *prog = out->gnuplot;
+	char *script = xasprintf("%s.gp", out->name);
+	char *log = xasprintf("%s/gnuplot.log", workdir);
+	int pfd[2], status, e = 0, r = 0;
+	ssize_t got;
+	pid_t pid;
+
+	if (!prog)
+		prog = getenv("HITCHBENCH_GNUPLOT");
+	if (!prog || !*prog)
+		prog = "gnuplot";
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		goto out;
+	}
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int null = open("/dev/null", O_RDONLY);
+
+		if (fd < 0 || null < 0 || chdir(workdir) < 0 || dup2(null, 0) < 0 ||
+		    dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			e = errno;
+		else
+			execlp(prog, prog, script, (char *)NULL);
+		if (!e)
+			e = errno;
+		if (write(pfd[1], &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(pfd[1]);
+	do {
+		got = read(pfd[0], &e, sizeof(e));
+	} while (got < 0 && errno == EINTR);
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got == (ssize_t)sizeof(e)) {
+		strbuf_addf(err, "cannot run '%s': %s", prog, strerror(e));
+		r = -e;
+		goto out;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		char *text = NULL;
+		size_t len;
+
+		strbuf_addf(err, "'%s' failed on %s", prog, script);
+		if (read_file(log, &text, &len) == 0 && len)
+			strbuf_addf(err, ":\n%s", str_strip(text));
+		free(text);
+		r = -EIO;
+	}
+out:
+	free(script);
+	free(log);
+	return r;
+}
+
+static bool nonempty(const char *dir, const char *name, const char *ext)
+{
+	char *path = xasprintf("%s/%s.%s", dir, name, ext);
+	struct stat st;
+	bool ok = stat(path, &st) == 0 && st.st_size > 0;
+
+	free(path);
+	return ok;
+}
+
+typedef int (*plot_writer)(const struct plot_out *out, const char *workdir, const void *arg);
+
+/* Makes the output directory and a work directory, writes, draws, and
+ * checks that both pictures came out. */
+static int plot_draw(const struct plot_out *given, plot_writer write, const void *arg, struct strbuf *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char abs[PATH_MAX];
+	char *work = xasprintf("%s/hitchbench-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	struct plot_out out = *given;
+	int r;
+
+	if (!out.name || !*out.name || strchr(out.name, '/')) {
+		strbuf_addf(err, "bad picture name '%s'", out.name ? out.name : "");
+		free(work);
+		return -EINVAL;
+	}
+	r = mkdir_p(out.dir, 0755);
+	if (r < 0) {
+		strbuf_addf(err, "cannot create '%s': %s", out.dir, strerror(-r));
+		free(work);
+		return r;
+	}
+	if (!realpath(out.dir, abs)) {
+		r = -errno;
+		strbuf_addf(err, "cannot resolve '%s': %s", out.dir, strerror(errno));
+		free(work);
+		return r;
+	}
+	out.dir = abs;
+	if (!mkdtemp(work)) {
+		r = -errno;
+		strbuf_addf(err, "cannot create a work directory '%s': %s", work, strerror(errno));
+		free(work);
+		return r;
+	}
+	r = write(&out, work, arg);
+	if (r == -EINVAL)
+		strbuf_addstr(err, "nothing to plot");
+	else if (r < 0)
+		strbuf_addf(err, "cannot write the gnuplot script in '%s': %s", work, strerror(-r));
+	if (r == 0)
+		r = run_gnuplot(&out, work, err);
+	if (r == 0 && (!nonempty(abs, out.name, "png") || !nonempty(abs, out.name, "svg"))) {
+		strbuf_addf(err, "gnuplot wrote no %s/%s.png or .svg", abs, out.name);
+		r = -EIO;
+	}
+	remove_tree(work);
+	free(work);
+	return r;
+}
+
+static int write_frames_cb(const struct plot_out *out, const char *workdir, const void *arg)
+{
+	return plot_frames_write(out, workdir, arg);
+}
+
+int plot_frames(const struct plot_out *out, const struct plot_frames *f, struct strbuf *err)
+{
+	return plot_draw(out, write_frames_cb, f, err);
+}
+
+struct pct_args {
+	const char *title;
+	const struct plot_series *series;
+	size_t n;
+};
+
+static int write_pct_cb(const struct plot_out *out, const char *workdir, const void *arg)
+{
+	const struct pct_args *a = arg;
+
+	return plot_percentiles_write(out, workdir, a->title, a->series, a->n);
+}
+
+int plot_percentiles(const struct plot_out *out, const char *title,
+		     const struct plot_series *series, size_t n, struct strbuf *err)
+{
+	struct pct_args a = { title, series, n };
+
+	return plot_draw(out, write_pct_cb, &a, err);
+}
+
+static int write_matrix_cb(const struct plot_out *out, const char *workdir, const void *arg)
+{
+	return plot_matrix_write(out, workdir, arg);
+}
+
+int plot_matrix(const struct plot_out *out, const struct plot_matrix *m, struct strbuf *err)
+{
+	return plot_draw(out, write_matrix_cb, m, err);
+}
+
+struct trend_args {
+	const char *metric;
+	const struct plot_trend_point *pts;
+	size_t n;
+};
+
+static int write_trend_cb(const struct plot_out *out, const char *workdir, const void *arg)
+{
+	const struct trend_args *a = arg;
+
+	return plot_trend_write(out, workdir, a->metric, a->pts, a->n);
+}
+
+int plot_trend(const struct plot_out *out, const char *metric,
+	       const struct plot_trend_point *pts, size_t n, struct strbuf *err)
+{
+	struct trend_args a = { metric, pts, n };
+
+	return plot_draw(out, write_trend_cb, &a, err);
+}
+
+/* ---- reading the inputs ---- */
+
+char *plot_metric_of(const char *path, const char *ext)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t len = strlen(base), el = strlen(ext);
+
+	if (len > el && !strcmp(base + len - el, ext))
+		len -= el;
+	return xasprintf("%.*s", (int)len, base);
+}
+
+/* Splits one CSV line (no line break) into fields, in place: RFC 4180
+ * quotes ("a,b", "say ""x""") are undone. Returns the count, or -1 for an
+ * unterminated quote. */
+static int csv_split(char *line, char ***fields)
+{
+	size_t n = 0, alloc = 8;
+	char **f = zalloc(alloc * sizeof(*f));
+	char *r = line, *w = line;
+
+	for (;;) {
+		char *start = w;
+
+		if (*r == '"') {
+			r++;
+			for (;;) {
+				if (!*r) {
+					free(f);
+					return -1;
+				}
+				if (*r == '"' && r[1] == '"') {
+					*w++ = '"';
+					r += 2;
+				} else if (*r == '"') {
+					r++;
+					break;
+				} else {
+					*w++ = *r++;
+				}
+			}
+		}
+		while (*r && *r != ',')
+			*w++ = *r++;
+		if (n == alloc) {
+			alloc *= 2;
+			f = xrealloc(f, alloc * sizeof(*f));
+		}
+		f[n++] = start;
+		if (!*r) {
+			*w = '\0';
+			break;
+		}
+		r++;
+		*w++ = '\0';
+		w = r;
+	}
+	*fields = f;
+	return (int)n;
+}
+
+static const char *const cell_parts[4] = { ".median", ".min", ".max", ".n" };
+
+static int parse_cell(char **f, struct plot_matrix_cell *cell)
+{
+	int empty = 0;
+
+	for (int k = 0; k < 4; k++)
+		empty += !*f[k];
+	if (empty == 4) {
+		memset(cell, 0, sizeof(*cell));
+		return 0;
+	}
+	if (empty || safe_atod(f[0], &cell->median) < 0 || safe_atod(f[1], &cell->min) < 0 ||
+	    safe_atod(f[2], &cell->max) < 0 || safe_atoi(f[3], &cell->n) < 0 || cell->n < 1)
+		return -EINVAL;
+	return 0;
+}
+
+int plot_matrix_parse(const char *path, const char *buf, struct plot_matrix *out, struct strbuf *err)
+{
+	struct plot_matrix m;
+	char *copy = xstrdup(buf), *line, *save = NULL;
+	char **f = NULL;
+	int lineno = 0, nf, r = -EINVAL;
+
+	memset(&m, 0, sizeof(m));
+	m.metric = plot_metric_of(path, ".csv");
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t len = strlen(line);
+
+		lineno++;
+		if (len && line[len - 1] == '\r')
+			line[len - 1] = '\0';
+		if (!*line)
+			continue;
+		free(f);
+		f = NULL;
+		nf = csv_split(line, &f);
+		if (nf < 0) {
+			strbuf_addf(err, "%s:%d: a quote is not closed", path, lineno);
+			goto out;
+		}
+		if (!m.cols) {
+			if (nf < 6 || (nf - 2) % 4 || strcmp(f[0], "game") || strcmp(f[1], "run")) {
+				strbuf_addf(err, "%s:%d: the header is not game,run,<col>.median,<col>.min,"
+					    "<col>.max,<col>.n,...", path, lineno);
+				goto out;
+			}
+			m.n_cols = (size_t)(nf - 2) / 4;
+			m.cols = zalloc(m.n_cols * sizeof(*m.cols));
+			for (size_t c = 0; c < m.n_cols; c++) {
+				const char *h = f[2 + 4 * c];
+				size_t hl = strlen(h), pl = strlen(cell_parts[0]);
+
+				if (hl <= pl || strcmp(h + hl - pl, cell_parts[0])) {
+					strbuf_addf(err, "%s:%d: column %zu is '%s', not <col>.median", path,
+						    lineno, 3 + 4 * c, h);
+					goto out;
+				}
+				m.cols[c] = xasprintf("%.*s", (int)(hl - pl), h);
+				for (int k = 1; k < 4; k++) {
+					char *want = xasprintf("%s%s", m.cols[c], cell_parts[k]);
+					bool ok = !strcmp(f[2 + 4 * c + k], want);
+
+					free(want);
+					if (!ok) {
+						strbuf_addf(err, "%s:%d: column %zu is '%s', not '%s%s'", path,
+							    lineno, 3 + 4 * c + k, f[2 + 4 * c + k],
+							    m.cols[c], cell_parts[k]);
+						goto out;
+					}
+				}
+			}
+			continue;
+		}
+		if ((size_t)nf != 2 + 4 * m.n_cols) {
+			strbuf_addf(err, "%s:%d: %d fields, the header has %zu", path, lineno, nf,
+				    2 + 4 * m.n_cols);
+			goto out;
+		}
+		m.games = xrealloc(m.games, (m.n_rows + 1) * sizeof(*m.games));
+		m.runs = xrealloc(m.runs, (m.n_rows + 1) * sizeof(*m.runs));
+		m.cells = xrealloc(m.cells, (m.n_rows + 1) * m.n_cols * sizeof(*m.cells));
+		m.games[m.n_rows] = xstrdup(f[0]);
+		m.runs[m.n_rows] = xstrdup(f[1]);
+		m.n_rows++;
+		for (size_t c = 0; c < m.n_cols; c++) {
+			if (parse_cell(f + 2 + 4 * c, &m.cells[(m.n_rows - 1) * m.n_cols + c]) < 0) {
+				strbuf_addf(err, "%s:%d: column '%s' is not a number, min, max and count "
+					    "(or four empty fields)", path, lineno, m.cols[c]);
+				goto out;
+			}
+		}
+	}
+	if (!m.cols) {
+		strbuf_addf(err, "%s: empty: no header", path);
+		goto out;
+	}
+	if (!m.n_rows) {
+		strbuf_addf(err, "%s: no rows under the header", path);
+		goto out;
+	}
+	r = 0;
+	*out = m;
+out:
+	free(f);
+	free(copy);
+	if (r < 0)
+		plot_matrix_release(&m);
+	return r;
+}
+
+void plot_matrix_release(struct plot_matrix *m)
+{
+	if (!m)
+		return;
+	for (size_t c = 0; c < m->n_cols && m->cols; c++)
+		free(m->cols[c]);
+	for (size_t i = 0; i < m->n_rows; i++) {
+		free(m->games[i]);
+		free(m->runs[i]);
+	}
+	free(m->metric);
+	free(m->cols);
+	free(m->games);
+	free(m->runs);
+	free(m->cells);
+	memset(m, 0, sizeof(*m));
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+	if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "true"))
+		*out = true;
+	else if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "false"))
+		*out = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* p and magnitude: a number, or "-"/"" (NAN) where no change is. */
+static int parse_opt_num(const char *s, double *out)
+{
+	if (!s || !*s || !strcmp(s, "-")) {
+		*out = NAN;
+		return 0;
+	}
+	return safe_atod(s, out);
+}
+
+int plot_trend_parse(const char *path, const char *buf, struct plot_trend_point **out,
+		     size_t *n_out, struct strbuf *err)
+{
+	struct plot_trend_point *pts = NULL;
+	char *copy = xstrdup(buf), *line, *save = NULL;
+	size_t n = 0;
+	int lineno = 0;
+	bool first = true;
+
+	/* split on '\n' by hand: strtok_r would skip empty lines and lose the count */
+	for (line = copy; line; line = save) {
+		char *f[9], *fs = NULL, *tok;
+		int nf = 0;
+		struct plot_trend_point p;
+
+		save = strchr(line, '\n');
+		if (save)
+			*save++ = '\0';
+		lineno++;
+		for (tok = strtok_r(line, " \t\r", &fs); tok && nf < 9; tok = strtok_r(NULL, " \t\r", &fs))
+			f[nf++] = tok;
+		if (nf == 0 || f[0][0] == '#')
+			continue;
+		if (first && !strcmp(f[0], "kernel")) {
+			first = false;
+			continue;
+		}
+		first = false;
+		memset(&p, 0, sizeof(p));
+		if (nf < 6 || nf > 8) {
+			strbuf_addf(err, "%s:%d: want 'kernel median min max n change p magnitude', "
+				    "got %d field%s", path, lineno, nf, nf == 1 ? "" : "s");
+			goto fail;
+		}
+		if (safe_atod(f[1], &p.median) < 0 || safe_atod(f[2], &p.min) < 0 ||
+		    safe_atod(f[3], &p.max) < 0) {
+			strbuf_addf(err, "%s:%d: median, min and max must be numbers", path, lineno);
+			goto fail;
+		}
+		if (safe_atoi(f[4], &p.n) < 0 || p.n < 0) {
+			strbuf_addf(err, "%s:%d: n '%s' is not a count", path, lineno, f[4]);
+			goto fail;
+		}
+		if (parse_bool(f[5], &p.change) < 0) {
+			strbuf_addf(err, "%s:%d: change '%s' is not 0/1, yes/no or true/false", path,
+				    lineno, f[5]);
+			goto fail;
+		}
+		if (parse_opt_num(nf > 6 ? f[6] : NULL, &p.p) < 0 ||
+		    parse_opt_num(nf > 7 ? f[7] : NULL, &p.magnitude) < 0 ||
+		    (p.change && (isnan(p.p) || isnan(p.magnitude)))) {
+			strbuf_addf(err, "%s:%d: p and magnitude must be numbers%s", path, lineno,
+				    p.change ? " at a change point" : " or '-'");
+			goto fail;
+		}
+		p.kernel = xstrdup(f[0]);
+		pts = xrealloc(pts, (n + 1) * sizeof(*pts));
+		pts[n++] = p;
+	}
+	if (!n) {
+		strbuf_addf(err, "%s: no kernels in it", path);
+		goto fail;
+	}
+	free(copy);
+	*out = pts;
+	*n_out = n;
+	return 0;
+fail:
+	free(copy);
+	plot_trend_release(pts, n);
+	return -EINVAL;
+}
+
+void plot_trend_release(struct plot_trend_point *pts, size_t n)
+{
+	for (size_t i = 0; i < n && pts; i++)
+		free((char *)pts[i].kernel);
+	free(pts);
+}

@@ -1,0 +1,130 @@
+/*
+ * Pictures of results, drawn by gnuplot: each plot function takes plain
+ * data (so any part of hitchbench can feed it), writes a gnuplot script and
+ * its data files into a temporary directory, runs gnuplot there and leaves
+ * OUT_DIR/NAME.png (pngcairo) and OUT_DIR/NAME.svg. Nothing is printed:
+ * errors come back as -errno with a message in err (gnuplot's own
+ * complaint when it failed). What each picture shows: docs/plots.md.
+ *
+ * The plot_*_write() halves write only the script and data (into a
+ * directory the caller made), so tests can check them without gnuplot.
+ */
+#ifndef HB_PLOT_H
+#define HB_PLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+struct plot_out {
+	const char *dir;      /* where NAME.png and NAME.svg go (made if missing) */
+	const char *name;     /* base name of the pictures, no '/' */
+	const char *gnuplot;  /* program; NULL: $HITCHBENCH_GNUPLOT, else "gnuplot" from PATH */
+};
+
+/*
+ * A stretch of a run drawn as a shaded band over the frame times. kind
+ * says what it is and picks the colour and the legend entry: "warm-up"
+ * (before the measured window), "reload" (the game was loading: a level,
+ * a save), "after window"; any other word gets a colour of its own.
+ * Bands of one kind share one legend entry. Times are seconds from the
+ * run's first present, t0_s < t1_s.
+ */
+struct plot_segment {
+	double t0_s, t1_s;
+	const char *kind;
+};
+
+/* A run's frames: frame i ended t_s[i] seconds after the run's first
+ * present and took ms[i] milliseconds. */
+struct plot_frames {
+	const char *title;                 /* e.g. "dsda-doom software: RUN" */
+	const double *t_s, *ms;
+	size_t n;
+	double stall_ms;                   /* frames over it are marked; <= 0: none */
+	const struct plot_segment *segments;
+	size_t n_segments;
+};
+
+/* One curve of the percentile chart: a run's (or a variant's pooled)
+ * frame times in milliseconds, in any order. */
+struct plot_series {
+	const char *label;
+	const double *ms;
+	size_t n;
+};
+
+/* A metric's matrix (results/matrix/<metric>.csv, docs/formats.md): rows
+ * are game and run (variant), columns batches or kernels; a cell is the
+ * median, min and max of its runs' values and their count, n == 0 where
+ * no run was. */
+struct plot_matrix_cell {
+	double median, min, max;
+	int n;
+};
+
+struct plot_matrix {
+	char *metric;                      /* from the file name: "p99_ms" */
+	size_t n_cols, n_rows;
+	char **cols;                       /* [n_cols] */
+	char **games, **runs;              /* [n_rows] */
+	struct plot_matrix_cell *cells;    /* [n_rows * n_cols], row-major */
+};
+
+/* One kernel of a metric's trend (what `hitchbench regress --format tsv`
+ * prints: kernel median min max n change p magnitude). change: a change
+ * point is at this kernel (its runs differ from the previous kernel's);
+ * p: the test's p-value; magnitude: the change of the median, in the
+ * metric's unit (signed). p and magnitude mean something only where
+ * change is set. */
+struct plot_trend_point {
+	const char *kernel;
+	double median, min, max;
+	int n;
+	bool change;
+	double p, magnitude;
+};
+
+/* A metric's unit for axis labels, from its name: "_ms" -> "ms", "_s" ->
+ * "s", "fps" and the lows -> "frames/s", "frames"/"stalls" -> "count";
+ * "" when unknown. */
+const char *plot_metric_unit(const char *metric);
+
+/* The metric a file is about: its base name without ext ("results/matrix/
+ * p99_ms.csv", ".csv" -> "p99_ms"). The caller frees it. */
+char *plot_metric_of(const char *path, const char *ext);
+
+int plot_frames(const struct plot_out *out, const struct plot_frames *f, struct strbuf *err);
+int plot_percentiles(const struct plot_out *out, const char *title,
+		     const struct plot_series *series, size_t n, struct strbuf *err);
+int plot_matrix(const struct plot_out *out, const struct plot_matrix *m, struct strbuf *err);
+int plot_trend(const struct plot_out *out, const char *metric,
+	       const struct plot_trend_point *pts, size_t n, struct strbuf *err);
+
+/* The script (workdir/NAME.gp) and its data files (workdir/NAME-*.dat),
+ * drawing into out->dir; 0 or -errno (-EINVAL for no data). */
+int plot_frames_write(const struct plot_out *out, const char *workdir, const struct plot_frames *f);
+int plot_percentiles_write(const struct plot_out *out, const char *workdir, const char *title,
+			   const struct plot_series *series, size_t n);
+int plot_matrix_write(const struct plot_out *out, const char *workdir, const struct plot_matrix *m);
+int plot_trend_write(const struct plot_out *out, const char *workdir, const char *metric,
+		     const struct plot_trend_point *pts, size_t n);
+
+/* Parses a matrix CSV (text buf, read from path, which names errors and
+ * gives the metric: its base name without ".csv"). 0, or -EINVAL with
+ * "path:line: what is wrong" in err. */
+int plot_matrix_parse(const char *path, const char *buf, struct plot_matrix *m, struct strbuf *err);
+void plot_matrix_release(struct plot_matrix *m);
+
+/* Parses a trend TSV: an optional header line starting with "kernel",
+ * '#' comments, then "kernel median min max n change p magnitude" rows
+ * (tab- or blank-separated; change is 0/1, yes/no or true/false; p and
+ * magnitude may be "-" or empty where change is 0). *pts (kernel strings
+ * inside it) is freed with plot_trend_release(). 0, or -EINVAL with
+ * "path:line: what is wrong" in err. */
+int plot_trend_parse(const char *path, const char *buf, struct plot_trend_point **pts,
+		     size_t *n, struct strbuf *err);
+void plot_trend_release(struct plot_trend_point *pts, size_t n);
+
+#endif
