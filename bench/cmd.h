@@ -23,6 +23,8 @@ int cmd_db(int argc, char **argv, struct context *ctx);
 int cmd_frames(int argc, char **argv, struct context *ctx);
 int cmd_quiet(int argc, char **argv, struct context *ctx);
 int cmd_thaw(int argc, char **argv, struct context *ctx);
+int cmd_compare(int argc, char **argv, struct context *ctx);
+int cmd_regress(int argc, char **argv, struct context *ctx);
 
 /* Messages, git-style: "hitchbench: cannot open 'x': No such file". */
 void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

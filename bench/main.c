@@ -28,6 +28,8 @@ static const struct command {
 	{ "run", cmd_run, "run a recipe's game and measure every frame" },
 	{ "report", cmd_report, "print the numbers of run directories or of the database" },
 	{ "db", cmd_db, "the results database: import run directories, show what it holds" },
+	{ "compare", cmd_compare, "do two sets of runs differ? SAME, DIFFERENT or UNKNOWN (exit 0, 3, 4)" },
+	{ "regress", cmd_regress, "a metric across kernel versions, with its change points" },
 	{ "frames", cmd_frames, "print a run's frames as text, for plots and checks" },
 	{ "quiet", cmd_quiet, "quiet the machine for a manual session (stop services, governor, ...)" },
 	{ "thaw", cmd_thaw, "give the machine back: restore what quiet or a killed batch changed" },
