@@ -38,8 +38,11 @@ struct kernel_row {
 static int cmp_kernel(const void *x, const void *y)
 {
 	const struct resultsdb_value *a = x, *b = y;
-	int c = stats_version_cmp(a->kernel_release, b->kernel_release);
+	int c;
 
+	if (!a->kernel_release || !b->kernel_release)
+		return !!b->kernel_release - !!a->kernel_release;   /* NULL last */
+	c = stats_version_cmp(a->kernel_release, b->kernel_release);
 	if (c)
 		return c;
 	/* start order within a kernel (NULL first, as the query has it) */
@@ -107,7 +110,7 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 	struct kernel_row *rows = NULL;
 	struct resultsdb *db = NULL;
 	const char *path = ctx->default_db;
-	size_t n = 0, nrows = 0, ncps = 0, skipped = 0;
+	size_t n = 0, nused = 0, nrows = 0, ncps = 0, skipped = 0;
 	bool tsv = false, *may_split = NULL;
 	double *x = NULL;
 	char *err = NULL;
@@ -153,34 +156,24 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 		free(err);
 		goto out;
 	}
-	/* runs that do not say their kernel cannot be placed */
-	for (size_t i = 0; i < n;) {
-		if (v[i].kernel_release) {
-			i++;
-			continue;
-		}
-		free(v[i].run_id);
-		free(v[i].batch);
-		free(v[i].boot_id);
-		free(v[i].started_utc);
-		memmove(&v[i], &v[i + 1], sizeof(*v) * (n - i - 1));
-		n--;
-		skipped++;
-	}
-	if (n == 0) {
+	/* runs that do not say their kernel cannot be placed: sorted last, left out */
+	qsort(v, n, sizeof(*v), cmp_kernel);
+	while (nused < n && v[nused].kernel_release)
+		nused++;
+	skipped = n - nused;
+	if (nused == 0) {
 		error_msg("no valid runs of %s '%s' with %s and a kernel release in '%s'", q.game,
 			  q.run_name, q.metric, path);
 		goto out;
 	}
-	if (n > CHANGEPOINT_MAX_VALUES) {
-		error_msg("%zu runs: change points are looked for in at most %d", n, CHANGEPOINT_MAX_VALUES);
+	if (nused > CHANGEPOINT_MAX_VALUES) {
+		error_msg("%zu runs: change points are looked for in at most %d", nused, CHANGEPOINT_MAX_VALUES);
 		goto out;
 	}
-	qsort(v, n, sizeof(*v), cmp_kernel);
-	x = zalloc(sizeof(*x) * n);
-	may_split = zalloc(sizeof(*may_split) * n);
-	rows = zalloc(sizeof(*rows) * n);
-	for (size_t i = 0; i < n; i++) {
+	x = zalloc(sizeof(*x) * nused);
+	may_split = zalloc(sizeof(*may_split) * nused);
+	rows = zalloc(sizeof(*rows) * nused);
+	for (size_t i = 0; i < nused; i++) {
 		x[i] = v[i].value;
 		if (i == 0 || strcmp(v[i].kernel_release, v[i - 1].kernel_release) != 0) {
 			may_split[i] = true;
@@ -198,8 +191,8 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 			k->max = fmax(k->max, x[i]);
 		}
 	}
-	if (changepoint_edivisive(x, n, may_split, &co, &cps, &ncps) < 0) {
-		error_msg("cannot look for change points in %zu runs", n);
+	if (changepoint_edivisive(x, nused, may_split, &co, &cps, &ncps) < 0) {
+		error_msg("cannot look for change points in %zu runs", nused);
 		goto out;
 	}
 	for (size_t i = 0; i < ncps; i++)
@@ -209,7 +202,7 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 	if (tsv)
 		print_tsv(rows, nrows);
 	else
-		print_table(q.game, q.run_name, q.metric, metric_defs[metric].decimals, rows, nrows, n,
+		print_table(q.game, q.run_name, q.metric, metric_defs[metric].decimals, rows, nrows, nused,
 			    skipped, &co);
 	ret = ncps ? HB_EXIT_REGRESSION : HB_EXIT_OK;
 out:
