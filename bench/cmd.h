@@ -25,6 +25,8 @@ int cmd_plot(int argc, char **argv, struct context *ctx);
 int cmd_quiet(int argc, char **argv, struct context *ctx);
 int cmd_thaw(int argc, char **argv, struct context *ctx);
 int cmd_import(int argc, char **argv, struct context *ctx);
+int cmd_compare(int argc, char **argv, struct context *ctx);
+int cmd_regress(int argc, char **argv, struct context *ctx);
 
 /* Messages, git-style: "hitchbench: cannot open 'x': No such file". */
 void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -14,6 +14,7 @@
  * persistent and is not touched here.
  */
 #include "resultsdb.h"
+#include "resultsdb-internal.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -749,4 +750,11 @@ void resultsdb_runs_free(struct resultsdb_run *runs, size_t n)
 		free(runs[i].started_utc);
 	}
 	free(runs);
+}
+
+/* For bench/resultsdb-query.c, the read-only queries of compare and
+ * regress, kept in a file of their own: the connection. */
+sqlite3 *resultsdb_sqlite(struct resultsdb *db)
+{
+	return db->sql;
 }

@@ -9,7 +9,9 @@ enum hb_exit {
 	HB_EXIT_OK = 0,           /* done, and what was asked for happened */
 	HB_EXIT_FAILURE = 1,      /* something failed while running (a game, a file, the database) */
 	HB_EXIT_USAGE = 2,        /* bad command line or bad input file: nothing was started */
-	HB_EXIT_REGRESSION = 3,   /* a comparison found a regression (commands that decide one) */
+	HB_EXIT_REGRESSION = 3,   /* a comparison found a regression (commands that decide one):
+				   * compare's DIFFERENT, regress's change point, either direction */
+	HB_EXIT_UNDECIDED = 4,    /* compare: UNKNOWN, more rounds are needed to decide */
 	HB_EXIT_SKIP = 77,        /* tests only: this test cannot run on this machine */
 	HB_EXIT_INTERRUPTED = 130 /* stopped by SIGINT/SIGTERM; the machine was restored */
 };

@@ -1,0 +1,227 @@
+/*
+ * hitchbench compare: do two sets of runs differ? Medians, their ratio, a
+ * bootstrap interval of the difference, Mann-Whitney and
+ * Kolmogorov-Smirnov, and Pinpoint's verdict (analysis/stats.h), from the
+ * results database. The exit code is the verdict, so a script can gate on
+ * it: 0 SAME, 3 DIFFERENT, 4 UNKNOWN.
+ */
+#include "cmd.h"
+#include "exitcodes.h"
+#include "metrics.h"
+#include "resultsdb-query.h"
+#include "stats.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char compare_usage[] =
+	"usage: hitchbench compare [--db PATH] [--metric M] [--batch ID] [--cross-boot]\n"
+	"                          [--magnitude IQR] [--seed N] GAME A B\n"
+	"\n"
+	"  A, B            run names: variant@switches, or the variant for runs without switches\n"
+	"  --metric M      the metric compared (default fps; names as in 'hitchbench report')\n"
+	"  --batch ID      only runs of this batch (batch_id)\n"
+	"  --cross-boot    allow runs from different boots (refused otherwise: a reboot\n"
+	"                  changes enough to make a difference of its own)\n"
+	"  --magnitude X   the smallest difference worth finding, in interquartile ranges\n"
+	"                  (default 1.0): SAME means a difference this large is unlikely\n"
+	"  --seed N        seed of the bootstrap and the threshold simulation\n"
+	"\n"
+	"exit status: 0 SAME, 3 DIFFERENT, 4 UNKNOWN (more rounds needed), 1 failure, 2 usage\n";
+
+struct side {
+	const char *name;
+	struct resultsdb_value *v;
+	size_t n;
+	double *x;
+};
+
+static int load_side(struct resultsdb *db, struct resultsdb_query *q, struct side *s)
+{
+	char *err = NULL;
+
+	q->run_name = s->name;
+	if (resultsdb_metric_values(db, q, &s->v, &s->n, &err) < 0) {
+		error_msg("%s", err);
+		free(err);
+		return -1;
+	}
+	s->x = zalloc(sizeof(double) * (s->n ? s->n : 1));
+	for (size_t i = 0; i < s->n; i++)
+		s->x[i] = s->v[i].value;
+	return 0;
+}
+
+/* The boots the runs of both sides come from; a run that does not say
+ * counts as a boot of its own ("unknown"). */
+static size_t count_boots(const struct side *sides, size_t nsides, const char **first,
+			  const char **other)
+{
+	const char *seen[2] = { NULL, NULL };
+	size_t n = 0;
+
+	for (size_t s = 0; s < nsides; s++)
+		for (size_t i = 0; i < sides[s].n; i++) {
+			const char *b = sides[s].v[i].boot_id ? sides[s].v[i].boot_id : "unknown";
+
+			if (n == 0)
+				seen[n++] = b;
+			else if (strcmp(seen[0], b) != 0 && (n < 2 || strcmp(seen[1], b) != 0)) {
+				if (n < 2)
+					seen[1] = b;
+				n++;
+			}
+		}
+	*first = seen[0];
+	*other = seen[1];
+	return n;
+}
+
+static const char *rounds_text(size_t r, char *buf, size_t size, size_t max)
+{
+	if (r == SIZE_MAX)
+		snprintf(buf, size, "over %zu", max);
+	else
+		snprintf(buf, size, "%zu", r);
+	return buf;
+}
+
+static void print_comparison(const char *game, const char *metric, const char *batch,
+			     const struct side *a, const struct side *b,
+			     const struct stats_compare_opts *o, const struct stats_comparison *c,
+			     int decimals)
+{
+	const int d = decimals + 1;
+	char r1[32], r2[32], r3[32];
+
+	printf("compare %s %s: A = %s, B = %s%s%s\n", game, metric, a->name, b->name,
+	       batch ? ", batch " : "", batch ? batch : "");
+	printf("%-20s %14s %14s   %s\n", "", "A", "B", "how");
+	printf("%-20s %14zu %14zu   valid runs: status ok, not marked invalid\n", "runs", c->na, c->nb);
+	printf("%-20s %14.*f %14.*f   the middle value (mean of the two middle ones)\n", "median", d,
+	       c->median_a, d, c->median_b);
+	printf("%-20s %14s %14.4f   median B / median A\n", "ratio", "", c->ratio);
+	printf("%-20s %14s %14.*f   median B - median A\n", "difference", "", d, c->median_b - c->median_a);
+	printf("%-20s %14.*f %14.*f   %.0f%% percentile bootstrap, %u resamples of each side, seed %llu\n",
+	       "difference interval", d, c->ci_lo, d, c->ci_hi, o->bootstrap.confidence * 100.0,
+	       o->bootstrap.resamples, (unsigned long long)o->bootstrap.seed);
+	printf("%-20s U=%-12.1f p=%-12.4g   Mann-Whitney U of A, two-sided, %s%s\n", "Mann-Whitney",
+	       c->mwu.statistic, c->mwu.p, stats_pmethod_name(c->mwu.method),
+	       c->mwu.method == STATS_EXACT ? " (no ties)" : " normal approximation, tie and continuity corrected");
+	printf("%-20s D=%-12.4f p=%-12.4g   two-sample, two-sided, %s\n", "Kolmogorov-Smirnov",
+	       c->ks.statistic, c->ks.p, stats_pmethod_name(c->ks.method));
+	printf("%-20s %-29.4g   the smaller of the two (Pinpoint)\n", "p", c->p);
+	printf("%-20s low %-8.4g high %-9.4g  DIFFERENT at p <= low; SAME at p > high: 99%% of samples of %zu\n"
+	       "%-20s %-29s   %.2f IQR apart have p under it (%u simulations, seed %llu)\n",
+	       "thresholds", c->low_threshold, c->high_threshold, c->n, "", "", o->magnitude,
+	       o->simulations, (unsigned long long)o->seed);
+	printf("%-20s %s\n", "verdict", stats_verdict_name(c->verdict));
+	if (c->verdict == VERDICT_UNKNOWN)
+		printf("%-20s about %s more of each   the smaller of: the observed effect significant at %.2g\n"
+		       "%-20s %-29s   with 80%% power (Noether 1987): %s; the high threshold reaching the\n"
+		       "%-20s %-29s   low one: %s\n", "rounds needed",
+		       rounds_text(c->rounds_needed, r1, sizeof(r1), o->max_rounds), STATS_LOW_THRESHOLD, "", "",
+		       rounds_text(c->rounds_noether, r2, sizeof(r2), o->max_rounds), "", "",
+		       rounds_text(c->rounds_crossing, r3, sizeof(r3), o->max_rounds));
+}
+
+int cmd_compare(int argc, char **argv, struct context *ctx)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "cross-boot", no_argument, NULL, 'x' },
+		{ "magnitude", required_argument, NULL, 'M' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stats_compare_opts so = STATS_COMPARE_DEFAULT;
+	struct resultsdb_query q = { .metric = "fps" };
+	struct side sides[2] = { { 0 }, { 0 } };
+	struct stats_comparison cmp;
+	struct resultsdb *db = NULL;
+	const char *path = ctx->default_db, *boot1, *boot2;
+	bool cross_boot = false;
+	char *err = NULL;
+	int c, metric, ret = HB_EXIT_FAILURE;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			path = optarg;
+			break;
+		case 'm':
+			q.metric = optarg;
+			break;
+		case 'b':
+			q.batch = optarg;
+			break;
+		case 'x':
+			cross_boot = true;
+			break;
+		case 'M':
+			if (safe_atod(optarg, &so.magnitude) < 0 || !(so.magnitude > 0))
+				return usage_error(compare_usage, "--magnitude wants a number > 0, not '%s'", optarg);
+			break;
+		case 's':
+			if (safe_atou64(optarg, &so.seed) < 0)
+				return usage_error(compare_usage, "--seed wants a whole number, not '%s'", optarg);
+			so.bootstrap.seed = so.seed;
+			break;
+		case 'h':
+			fputs(compare_usage, stdout);
+			return HB_EXIT_OK;
+		default:
+			fputs(compare_usage, stderr);
+			return HB_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 3)
+		return usage_error(compare_usage, "compare wants GAME A B");
+	metric = metric_lookup(q.metric);
+	if (metric < 0)
+		return usage_error(compare_usage, "unknown metric '%s'", q.metric);
+	q.game = argv[optind];
+	sides[0].name = argv[optind + 1];
+	sides[1].name = argv[optind + 2];
+	if (resultsdb_open(path, &db, &err) < 0) {
+		error_msg("cannot open the results database '%s': %s", path, err);
+		free(err);
+		return HB_EXIT_FAILURE;
+	}
+	if (load_side(db, &q, &sides[0]) < 0 || load_side(db, &q, &sides[1]) < 0)
+		goto out;
+	for (int i = 0; i < 2; i++)
+		if (sides[i].n == 0) {
+			error_msg("no valid runs of %s '%s' with %s%s%s in '%s'", q.game, sides[i].name,
+				  q.metric, q.batch ? " in batch " : "", q.batch ? q.batch : "", path);
+			goto out;
+		}
+	if (count_boots(sides, 2, &boot1, &boot2) > 1 && !cross_boot) {
+		error_msg("the runs come from different boots (%s and %s): a reboot can make a "
+			  "difference of its own; --cross-boot compares them anyway", boot1, boot2);
+		ret = HB_EXIT_USAGE;
+		goto out;
+	}
+	if (stats_compare(sides[0].x, sides[0].n, sides[1].x, sides[1].n, &so, &cmp) < 0) {
+		error_msg("cannot compare: bad options");
+		goto out;
+	}
+	print_comparison(q.game, q.metric, q.batch, &sides[0], &sides[1], &so, &cmp,
+			 metric_defs[metric].decimals);
+	ret = cmp.verdict == VERDICT_SAME ? HB_EXIT_OK :
+	      cmp.verdict == VERDICT_DIFFERENT ? HB_EXIT_REGRESSION : HB_EXIT_UNDECIDED;
+out:
+	for (int i = 0; i < 2; i++) {
+		resultsdb_values_free(sides[i].v, sides[i].n);
+		free(sides[i].x);
+	}
+	resultsdb_close(db);
+	return ret;
+}

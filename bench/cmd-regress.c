@@ -1,0 +1,216 @@
+/*
+ * hitchbench regress: a metric of one run name across kernel versions,
+ * in version order, with the change points E-divisive finds
+ * (analysis/changepoint.h). Exit 3 when there is a change point (in either
+ * direction), 0 when there is none.
+ */
+#include "changepoint.h"
+#include "cmd.h"
+#include "exitcodes.h"
+#include "metrics.h"
+#include "resultsdb-query.h"
+#include "stats.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char regress_usage[] =
+	"usage: hitchbench regress [--db PATH] --metric M [--format table|tsv] [--seed N] GAME RUN_NAME\n"
+	"\n"
+	"  RUN_NAME        variant@switches, or the variant for runs without switches\n"
+	"  --metric M      the metric followed (names as in 'hitchbench report')\n"
+	"  --format tsv    columns: kernel median min max n change p magnitude\n"
+	"\n"
+	"exit status: 0 no change point, 3 a change point, 1 failure, 2 usage\n";
+
+/* The runs of one kernel release: values[from, to) once sorted. */
+struct kernel_row {
+	const char *kernel;
+	size_t from, to;
+	double median, min, max;
+	const struct changepoint *change;    /* the change that starts here, if any */
+};
+
+static int cmp_kernel(const void *x, const void *y)
+{
+	const struct resultsdb_value *a = x, *b = y;
+	int c;
+
+	if (!a->kernel_release || !b->kernel_release)
+		return !!b->kernel_release - !!a->kernel_release;   /* NULL last */
+	c = stats_version_cmp(a->kernel_release, b->kernel_release);
+	if (c)
+		return c;
+	/* start order within a kernel (NULL first, as the query has it) */
+	if (!a->started_utc || !b->started_utc)
+		return !!a->started_utc - !!b->started_utc;
+	return strcmp(a->started_utc, b->started_utc);
+}
+
+static void print_table(const char *game, const char *name, const char *metric, int decimals,
+			const struct kernel_row *rows, size_t nrows, size_t nvalues, size_t skipped,
+			const struct changepoint_opts *o)
+{
+	const int d = decimals + 1;
+
+	printf("regress %s %s %s: %zu valid runs on %zu kernels, in version order\n", game, name, metric,
+	       nvalues, nrows);
+	if (skipped)
+		printf("(%zu runs without a kernel release left out)\n", skipped);
+	printf("%-24s %12s %12s %12s %5s  %s\n", "kernel", "median", "min", "max", "n", "change");
+	for (size_t i = 0; i < nrows; i++) {
+		printf("%-24s %12.*f %12.*f %12.*f %5zu", rows[i].kernel, d, rows[i].median, d, rows[i].min,
+		       d, rows[i].max, rows[i].to - rows[i].from);
+		if (rows[i].change)
+			printf("  here: %+.*f (%+.2f%%), p=%.3g", d, rows[i].change->magnitude,
+			       rows[i].change->median_before != 0.0 ?
+				       100.0 * rows[i].change->magnitude / rows[i].change->median_before : NAN,
+			       rows[i].change->p);
+		putchar('\n');
+	}
+	printf("\nmedian, min, max, n: of the valid runs (status ok, not marked invalid) of each kernel\n"
+	       "change: E-divisive (Matteson and James 2014) over every run in kernel order, splits only\n"
+	       "        between kernels; exponent %.1f, minimum segment %zu runs, permutation test of %u\n"
+	       "        shuffles (seed %llu), significant at p <= %.2f; the change is the median of the runs\n"
+	       "        from here to the next change minus the median from the previous one to here\n",
+	       o->exponent, o->min_size, o->permutations, (unsigned long long)o->seed, o->sig_level);
+}
+
+static void print_tsv(const struct kernel_row *rows, size_t nrows)
+{
+	printf("kernel\tmedian\tmin\tmax\tn\tchange\tp\tmagnitude\n");
+	for (size_t i = 0; i < nrows; i++) {
+		printf("%s\t%.17g\t%.17g\t%.17g\t%zu\t%d\t", rows[i].kernel, rows[i].median, rows[i].min,
+		       rows[i].max, rows[i].to - rows[i].from, rows[i].change ? 1 : 0);
+		if (rows[i].change)
+			printf("%.17g\t%.17g\n", rows[i].change->p, rows[i].change->magnitude);
+		else
+			printf("-\t-\n");
+	}
+}
+
+int cmd_regress(int argc, char **argv, struct context *ctx)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct changepoint_opts co = CHANGEPOINT_OPTS_DEFAULT;
+	struct resultsdb_query q = { 0 };
+	struct resultsdb_value *v = NULL;
+	struct changepoint *cps = NULL;
+	struct kernel_row *rows = NULL;
+	struct resultsdb *db = NULL;
+	const char *path = ctx->default_db;
+	size_t n = 0, nused = 0, nrows = 0, ncps = 0, skipped = 0;
+	bool tsv = false, *may_split = NULL;
+	double *x = NULL;
+	char *err = NULL;
+	int c, metric, ret = HB_EXIT_FAILURE;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			path = optarg;
+			break;
+		case 'm':
+			q.metric = optarg;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "tsv"))
+				tsv = true;
+			else if (strcmp(optarg, "table") != 0)
+				return usage_error(regress_usage, "unknown format '%s'", optarg);
+			break;
+		case 's':
+			if (safe_atou64(optarg, &co.seed) < 0)
+				return usage_error(regress_usage, "--seed wants a whole number, not '%s'", optarg);
+			break;
+		case 'h':
+			fputs(regress_usage, stdout);
+			return HB_EXIT_OK;
+		default:
+			fputs(regress_usage, stderr);
+			return HB_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2)
+		return usage_error(regress_usage, "regress wants GAME RUN_NAME");
+	if (!q.metric)
+		return usage_error(regress_usage, "regress wants --metric");
+	metric = metric_lookup(q.metric);
+	if (metric < 0)
+		return usage_error(regress_usage, "unknown metric '%s'", q.metric);
+	q.game = argv[optind];
+	q.run_name = argv[optind + 1];
+	if (resultsdb_open(path, &db, &err) < 0 || resultsdb_metric_values(db, &q, &v, &n, &err) < 0) {
+		error_msg("cannot read the results database '%s': %s", path, err);
+		free(err);
+		goto out;
+	}
+	/* runs that do not say their kernel cannot be placed: sorted last, left out */
+	qsort(v, n, sizeof(*v), cmp_kernel);
+	while (nused < n && v[nused].kernel_release)
+		nused++;
+	skipped = n - nused;
+	if (nused == 0) {
+		error_msg("no valid runs of %s '%s' with %s and a kernel release in '%s'", q.game,
+			  q.run_name, q.metric, path);
+		goto out;
+	}
+	if (nused > CHANGEPOINT_MAX_VALUES) {
+		error_msg("%zu runs: change points are looked for in at most %d", nused, CHANGEPOINT_MAX_VALUES);
+		goto out;
+	}
+	x = zalloc(sizeof(*x) * nused);
+	may_split = zalloc(sizeof(*may_split) * nused);
+	rows = zalloc(sizeof(*rows) * nused);
+	for (size_t i = 0; i < nused; i++) {
+		x[i] = v[i].value;
+		if (i == 0 || strcmp(v[i].kernel_release, v[i - 1].kernel_release) != 0) {
+			may_split[i] = true;
+			rows[nrows++] = (struct kernel_row){ .kernel = v[i].kernel_release, .from = i };
+		}
+		rows[nrows - 1].to = i + 1;
+	}
+	for (size_t r = 0; r < nrows; r++) {
+		struct kernel_row *k = &rows[r];
+
+		k->median = stats_median(x + k->from, k->to - k->from);
+		k->min = k->max = x[k->from];
+		for (size_t i = k->from; i < k->to; i++) {
+			k->min = fmin(k->min, x[i]);
+			k->max = fmax(k->max, x[i]);
+		}
+	}
+	if (changepoint_edivisive(x, nused, may_split, &co, &cps, &ncps) < 0) {
+		error_msg("cannot look for change points in %zu runs", nused);
+		goto out;
+	}
+	for (size_t i = 0; i < ncps; i++)
+		for (size_t r = 0; r < nrows; r++)
+			if (rows[r].from == cps[i].index)
+				rows[r].change = &cps[i];
+	if (tsv)
+		print_tsv(rows, nrows);
+	else
+		print_table(q.game, q.run_name, q.metric, metric_defs[metric].decimals, rows, nrows, nused,
+			    skipped, &co);
+	ret = ncps ? HB_EXIT_REGRESSION : HB_EXIT_OK;
+out:
+	resultsdb_values_free(v, n);
+	resultsdb_close(db);
+	free(cps);
+	free(rows);
+	free(x);
+	free(may_split);
+	return ret;
+}

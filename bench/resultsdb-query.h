@@ -1,0 +1,38 @@
+/*
+ * Read-only queries over the results database for the commands that
+ * decide (compare, regress): one metric's values of the valid runs of a
+ * game's run name. Beside resultsdb.h, which keeps importing and listing.
+ */
+#ifndef HB_RESULTSDB_QUERY_H
+#define HB_RESULTSDB_QUERY_H
+
+#include <stddef.h>
+
+#include "resultsdb.h"
+
+struct resultsdb_query {
+	const char *game;
+	const char *run_name;     /* variant@switches, or the variant alone for runs without switches */
+	const char *metric;       /* metric_defs[].name */
+	const char *batch;        /* batch_uuid, or NULL for any batch (and none) */
+};
+
+struct resultsdb_value {
+	double value;
+	char *run_id;             /* bench.txt run_id */
+	/* NULL when bench.txt did not say */
+	char *batch, *boot_id, *kernel_release, *started_utc;
+};
+
+/* The metric's values of the runs that count: status "ok" and not marked
+ * invalid (invalid NULL or 0), of the game whose run_name (the variant for
+ * runs made before run names existed) is q->run_name, in start order.
+ * Runs without a row for the metric are left out. *out (free with
+ * resultsdb_values_free) and *n written only on success; none gives NULL
+ * and 0. 0 or -errno with *err (see resultsdb.h). */
+int resultsdb_metric_values(struct resultsdb *db, const struct resultsdb_query *q,
+			    struct resultsdb_value **out, size_t *n, char **err);
+/* resultsdb_values_free(NULL, 0) is safe. */
+void resultsdb_values_free(struct resultsdb_value *v, size_t n);
+
+#endif
