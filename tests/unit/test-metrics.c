@@ -71,7 +71,7 @@ END_TEST
 START_TEST(one_hitch_linear)
 {
 	uint64_t *t = hitchy(1000, 1);
-	struct metric_opts opts = { 100.0, PCT_LINEAR };
+	struct metric_opts opts = { .stall_ms = 100.0, .pct = PCT_LINEAR };
 	struct metrics m;
 
 	ck_assert_int_eq(metrics_compute(t, 1001, t[0], t[1000], &opts, &m), 0);
