@@ -219,13 +219,6 @@ static void warm_metrics(const struct run *run, const struct metric_opts *opts, 
 		set(m, M_LONGEST_WARM, w.v[M_LONGEST_MS]);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Whether frame (a, b] overlaps a segment (segments widened to whole
  * frames, so overlap means the frame is one of them). */
 static bool in_reload(const struct run_reload *rr, uint64_t a, uint64_t b)
@@ -240,15 +233,12 @@ static bool in_reload(const struct run_reload *rr, uint64_t a, uint64_t b)
 static void play_metrics(const struct run *run, const struct run_reload *rr,
 			 const struct metric_opts *opts, struct metrics *m)
 {
-	static const struct metric_opts defaults = METRIC_OPTS_DEFAULT;
 	const uint64_t *t = run->frames.t_ns;
 	uint64_t ws = run->window_start_ns, we = run->window_end_ns;
-	uint64_t reload_ns = 0, covered = ws, stall_ns = 0, longest_ns = 0;
-	size_t n = 0, stalls = 0, segs = 0;
-	double *ms;
+	uint64_t reload_ns = 0, covered = ws, *p;
+	size_t n = 0, segs = 0;
+	struct metrics play;
 
-	if (!opts)
-		opts = &defaults;
 	/* the window's time inside segments, each second counted once */
 	for (size_t k = 0; k < rr->n_segments; k++) {
 		uint64_t s = rr->segments[k].start_ns, e = rr->segments[k].end_ns;
@@ -269,34 +259,26 @@ static void play_metrics(const struct run *run, const struct run_reload *rr,
 	set(m, M_RELOAD_S, (double)reload_ns / 1e9);
 	set(m, M_WIN_PLAY, (double)(we - ws - reload_ns) / 1e9);
 
-	ms = zalloc((run->frames.n ? run->frames.n : 1) * sizeof(*ms));
+	/* the play frames laid end to end: metrics_compute() over them gives
+	 * the window's definitions (threshold, percentile) unchanged */
+	p = zalloc((run->frames.n ? run->frames.n : 1) * sizeof(*p));
 	for (size_t i = 1; i < run->frames.n; i++) {
-		uint64_t d;
-
 		if (t[i] <= ws || t[i] > we || in_reload(rr, t[i - 1], t[i]))
 			continue;
-		d = t[i] - t[i - 1];
-		ms[n] = (double)d / 1e6;
-		if (ms[n] > opts->stall_ms) {
-			stalls++;
-			stall_ns += d;
-		}
-		if (d > longest_ns)
-			longest_ns = d;
+		p[n + 1] = p[n] + (t[i] - t[i - 1]);
 		n++;
 	}
-	if (n > 0) {
-		double p99;
+	if (n > 0 && p[n] > 0 && metrics_compute(p, n + 1, 0, p[n], opts, &play) == 0) {
+		static const enum metric_id from[][2] = {
+			{ M_STALLS, M_STALLS_PLAY }, { M_STALL_S, M_STALL_PLAY_S },
+			{ M_LONGEST_MS, M_LONGEST_PLAY }, { M_LOW1, M_LOW1_PLAY },
+		};
 
-		qsort(ms, n, sizeof(*ms), cmp_double);
-		p99 = percentile_sorted(ms, n, 990000, opts->pct);
-		set(m, M_STALLS_PLAY, (double)stalls);
-		set(m, M_STALL_PLAY_S, (double)stall_ns / 1e9);
-		set(m, M_LONGEST_PLAY, (double)longest_ns / 1e6);
-		if (p99 > 0)
-			set(m, M_LOW1_PLAY, 1000.0 / p99);
+		for (size_t k = 0; k < sizeof(from) / sizeof(from[0]); k++)
+			if (play.have[from[k][0]])
+				set(m, from[k][1], play.v[from[k][0]]);
 	}
-	free(ms);
+	free(p);
 }
 
 void run_window_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m)
