@@ -32,6 +32,16 @@ const struct metric_def metric_defs[M_COUNT] = {
 	[M_P999_MS]    = { "p999_ms",    "p999",    2, "99.9th percentile of frame time, ms" },
 	[M_LOW1]       = { "low1",       "low1",    1, "1000 / p99_ms (the \"1% low\")" },
 	[M_LOW01]      = { "low01",      "low01",   1, "1000 / p999_ms (the \"0.1% low\")" },
+	[M_STALLS_WARM]  = { "stalls_warm",  "st_warm",  0, "frames over the stall threshold in the warm-up (first present to window start)" },
+	[M_STALL_WARM_S] = { "stall_warm_s", "stw_s",    2, "the seconds the warm-up's frames over the stall threshold took" },
+	[M_LONGEST_WARM] = { "longest_warm", "lg_warm",  1, "the longest frame of the warm-up, ms" },
+	[M_STALLS_PLAY]  = { "stalls_play",  "st_play",  0, "frames over the stall threshold in the window, reload segments left out" },
+	[M_STALL_PLAY_S] = { "stall_play_s", "stp_s",    2, "the seconds the play frames over the stall threshold took" },
+	[M_LONGEST_PLAY] = { "longest_play", "lg_play",  1, "the longest play frame (window less reload segments), ms" },
+	[M_LOW1_PLAY]    = { "low1_play",    "low1_pl",  1, "1000 / p99 of the play frames (window less reload segments)" },
+	[M_WIN_PLAY]     = { "win_play",     "win_pl",   3, "seconds of the window outside reload segments" },
+	[M_RELOAD_S]     = { "reload_s",     "rel_s",    3, "seconds of the window inside reload segments" },
+	[M_RELOAD_N]     = { "reload_n",     "rel_n",    0, "reload segments that overlap the window" },
 };
 
 /* floor(a * ppm / 1e6) and its remainder, exact for any a: a is split at

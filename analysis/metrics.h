@@ -15,6 +15,11 @@
  *   longest_ms   the longest frame
  *   p50_ms, p99_ms, p999_ms   percentiles of frame time
  *   low1, low01  1000 / p99_ms and 1000 / p999_ms ("1% low", "0.1% low")
+ *   stalls_warm, stall_warm_s, longest_warm   the same over the warm-up
+ *   stalls_play, stall_play_s, longest_play, low1_play   over the window's
+ *                frames less those in reload segments (reload.h)
+ *   win_play     seconds of the window outside reload segments
+ *   reload_s, reload_n   seconds and segments of reload in the window
  *
  * Percentiles use one definition at a time (enum percentile_def); the
  * default is nearest-rank: the value at rank ceil(p/100 * N) of the frame
@@ -49,6 +54,18 @@ enum metric_id {
 	M_P999_MS,
 	M_LOW1,
 	M_LOW01,
+	/* the warm-up (first present to window start) and the play window (the
+	 * window less its reload segments): analysis/windows.c, reload.h */
+	M_STALLS_WARM,
+	M_STALL_WARM_S,
+	M_LONGEST_WARM,
+	M_STALLS_PLAY,
+	M_STALL_PLAY_S,
+	M_LONGEST_PLAY,
+	M_LOW1_PLAY,
+	M_WIN_PLAY,
+	M_RELOAD_S,
+	M_RELOAD_N,
 	M_COUNT
 };
 
@@ -64,8 +81,11 @@ extern const struct metric_def metric_defs[M_COUNT];
 struct metric_opts {
 	double stall_ms;               /* a frame over this is a stall; default 100 */
 	enum percentile_def pct;       /* default PCT_NEAREST_RANK */
+	/* where gamedb/<game>/analysis.ini (the reload rule) is looked for
+	 * first, NULL-terminated; NULL: only next to the run's recipe */
+	const char *const *gamedb_dirs;
 };
-#define METRIC_OPTS_DEFAULT { 100.0, PCT_NEAREST_RANK }
+#define METRIC_OPTS_DEFAULT { 100.0, PCT_NEAREST_RANK, NULL }
 
 struct metrics {
 	double v[M_COUNT];

@@ -103,10 +103,15 @@ void run_release(struct run *run)
 
 int run_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m)
 {
+	int r;
+
 	if (!run->have_window || !run->have_frames)
 		return -ENODATA;
-	return metrics_compute(run->frames.t_ns, run->frames.n, run->window_start_ns,
-			       run->window_end_ns, opts, m);
+	r = metrics_compute(run->frames.t_ns, run->frames.n, run->window_start_ns,
+			    run->window_end_ns, opts, m);
+	if (r == 0)
+		run_window_metrics(run, opts, m);
+	return r;
 }
 
 bool run_report_row(const struct run *run, const struct metric_opts *opts, struct report_row *row)

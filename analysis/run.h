@@ -13,6 +13,7 @@
 #include "frames.h"
 #include "kvfile.h"
 #include "metrics.h"
+#include "reload.h"
 #include "report.h"
 #include "util.h"
 
@@ -39,6 +40,34 @@ void run_release(struct run *run);
 /* The run's metrics over its window. 0, or -ENODATA when the run has no
  * window or no frames (a failed run). */
 int run_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m);
+
+/* The reload split of a run (reload.h): the rule that applies and the
+ * segments it gives. */
+struct run_reload {
+	struct reload_rule rule;         /* kind RELOAD_NONE when no rule exists */
+	char *note;                      /* where the rule came from, in words */
+	bool split;                      /* false: a pass lacks the rule's line (no play numbers) */
+	struct reload_segment *segments; /* in pass order */
+	size_t n_segments;
+};
+
+/* Finds the run's reload rule and its segments. The rule is, first, the
+ * [reload] section of the recipe bench.txt names (re-read; the note says
+ * when it is gone or changed since the run), else DIR/GAME/analysis.ini in
+ * each of gamedb_dirs (NULL-terminated, may be NULL), else the gamedb
+ * directory beside the recipe's directory (RECIPEDIR/../gamedb), else none.
+ * 0; -EINVAL with "PATH:LINE: ..." in err for a bad analysis.ini or an
+ * unreadable game.log; -ENODATA for a run without frames or window. A
+ * missing line is not an error: split is false. */
+int run_reload_find(const struct run *run, const char *const *gamedb_dirs, struct run_reload *out,
+		    struct strbuf *err);
+void run_reload_release(struct run_reload *rr);
+
+/* Adds the warm-up and play metrics (M_STALLS_WARM .. M_RELOAD_N) to m,
+ * which run_metrics() filled over the window; called by run_metrics(). A
+ * metric that cannot be computed stays unset: warm-up ones without a
+ * warm-up, play ones without a split (a missing line, a bad analysis.ini). */
+void run_window_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m);
 
 /* A report row for the run: its names (pointing into run; the variant is
  * bench.txt's run_name, "variant@switches", when it has one) and its

@@ -149,6 +149,8 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 	char *err = NULL;
 	int c, ret;
 
+	mo.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
+
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':

@@ -22,6 +22,19 @@ static const char report_usage[] =
 	"  RUNDIR          a run directory, or a directory of them (results/runs)\n"
 	"  --db PATH       report what the database holds instead (as computed when stored)\n";
 
+/* A bad analysis.ini (or game.log) is the user's to fix, not a run
+ * without play numbers: refused with its file and line. */
+static int report_check_reload(const struct run *run, const struct report_opts *ro,
+			       struct strbuf *err)
+{
+	struct run_reload rr;
+	int e = run_reload_find(run, ro->metric.gamedb_dirs, &rr, err);
+
+	if (e == 0)
+		run_reload_release(&rr);
+	return e == -EINVAL ? e : 0;
+}
+
 static int report_dirs(char **dirs, int n, struct report_opts *ro)
 {
 	struct argv_list list;
@@ -48,12 +61,18 @@ static int report_dirs(char **dirs, int n, struct report_opts *ro)
 			ret = HB_EXIT_FAILURE;
 			continue;
 		}
+		if (report_check_reload(&runs[n_rows], ro, &err) < 0) {
+			error_msg("%s", err.buf);
+			run_release(&runs[n_rows]);
+			ret = HB_EXIT_USAGE;
+			break;
+		}
 		run_report_row(&runs[n_rows], &ro->metric, &rows[n_rows]);
 		/* the numbers are taken: a long run's frames need not stay */
 		hb_frames_release(&runs[n_rows].frames);
 		n_rows++;
 	}
-	if (report_print(stdout, rows, n_rows, ro) < 0)
+	if (ret != HB_EXIT_USAGE && report_print(stdout, rows, n_rows, ro) < 0)
 		ret = HB_EXIT_FAILURE;
 	for (size_t i = 0; i < n_rows; i++)
 		run_release(&runs[i]);
@@ -114,6 +133,8 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 	};
 	const char *db = NULL, *game = NULL, *variant = NULL;
 	int c;
+
+	ro.metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {

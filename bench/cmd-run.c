@@ -404,6 +404,7 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	size_t n_sets = 0;
 	int ret = HB_EXIT_OK, r, signal_fd = -1, stop_fd = -1;
 
+	a.metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
 	batch_init(&batch);
 	recipe_init(&recipe);
 	argv_init(&variants);

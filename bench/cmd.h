@@ -13,6 +13,7 @@ struct context {
 	char *hook_path;    /* hitchbench-hook.so */
 	char *helper_dir;   /* hitchbench-wadlump and the other helpers */
 	char *recipe_dirs[3];
+	char *gamedb_dirs[3];  /* beside each recipe directory: gamedb/<game>/analysis.ini */
 	char *results_dir;  /* default home of runs/ and hitchbench.db */
 	char *default_db;
 };

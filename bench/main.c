@@ -121,6 +121,7 @@ static void context_init(struct context *ctx)
 		ctx->hook_path = xasprintf("%s/hitchbench-hook.so", ctx->exe_dir);
 		ctx->helper_dir = xstrdup(ctx->exe_dir);
 		ctx->recipe_dirs[0] = xasprintf("%s/recipes", ctx->srcdir);
+		ctx->gamedb_dirs[0] = xasprintf("%s/gamedb", ctx->srcdir);
 		ctx->results_dir = xasprintf("%s/results", ctx->srcdir);
 	} else {
 		/* installed: PREFIX/bin, PREFIX/lib/hitchbench, PREFIX/share/hitchbench,
@@ -129,6 +130,8 @@ static void context_init(struct context *ctx)
 		ctx->helper_dir = xstrdup(ctx->exe_dir);
 		ctx->recipe_dirs[0] = xstrdup("recipes");
 		ctx->recipe_dirs[1] = xasprintf("%s/../share/hitchbench/recipes", ctx->exe_dir);
+		ctx->gamedb_dirs[0] = xstrdup("gamedb");
+		ctx->gamedb_dirs[1] = xasprintf("%s/../share/hitchbench/gamedb", ctx->exe_dir);
 		ctx->results_dir = xstrdup("results");
 	}
 	if (results && *results) {
@@ -146,6 +149,8 @@ static void context_release(struct context *ctx)
 	free(ctx->helper_dir);
 	for (size_t i = 0; i < ARRAY_SIZE(ctx->recipe_dirs); i++)
 		free(ctx->recipe_dirs[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(ctx->gamedb_dirs); i++)
+		free(ctx->gamedb_dirs[i]);
 	free(ctx->results_dir);
 	free(ctx->default_db);
 }

@@ -68,6 +68,7 @@ enum section_kind {
 	SECTION_NONE,
 	SECTION_RECIPE,
 	SECTION_VARIANT,
+	SECTION_RELOAD,             /* the analysis's reload rule (analysis/reload.h) */
 };
 
 struct parser {
@@ -79,6 +80,7 @@ struct parser {
 	size_t variant;             /* r->variants index in SECTION_VARIANT */
 	int recipe_line;            /* where [recipe] was, 0 before */
 	int *variant_lines;         /* where each [variant] was */
+	int reload_line;            /* where [reload] was, 0 before */
 	int recipe_seen[N_KEYS];    /* line where a [recipe] key was first set */
 	int variant_seen[N_KEYS];   /* the same for the current [variant] */
 	char *long_value;           /* this line's value, when inih got "key =" */
@@ -532,6 +534,22 @@ static const struct key_def keys[N_KEYS] = {
 	[K_FILE] =            { "file", KEY_VARIANT | KEY_REPEAT, set_file },
 };
 
+/* A key of [reload]: the analysis's own keys (analysis/reload.c). */
+static int on_reload_key(struct parser *p, const char *name, const char *value)
+{
+	struct strbuf msg = STRBUF_INIT;
+	int e = reload_rule_set(&p->r->reload, name, value, &msg);
+
+	if (e == -ENOENT)
+		fail(p, "unknown key '%s' in [reload]", name);
+	else if (e == -EEXIST)
+		fail(p, "duplicate key '%s' in [reload]", name);
+	else if (e < 0)
+		fail(p, "%s", msg.buf);
+	strbuf_release(&msg);
+	return e == 0;
+}
+
 /* inih's handler, once per "key = value" line. The section inih passes is
  * not used: sections are tracked by read_line (inih never sees them). */
 static int on_key(void *user, const char *section, const char *name, const char *value)
@@ -557,6 +575,8 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		fail(p, "key '%s' outside any section (expected [recipe] first)", name);
 		return 0;
 	}
+	if (p->section == SECTION_RELOAD)
+		return on_reload_key(p, name, value);
 	for (id = 0; id < N_KEYS; id++) {
 		if (!strcmp(keys[id].name, name)) {
 			k = &keys[id];
@@ -619,6 +639,13 @@ static void begin_section(struct parser *p, const char *s, size_t len)
 			fail(p, "duplicate section '[recipe]' (first on line %d)", p->recipe_line);
 		p->recipe_line = p->line;
 		p->section = SECTION_RECIPE;
+		goto out;
+	}
+	if (!strcmp(inner, "reload")) {
+		if (p->reload_line)
+			fail(p, "duplicate section '[reload]' (first on line %d)", p->reload_line);
+		p->reload_line = p->line;
+		p->section = SECTION_RELOAD;
 		goto out;
 	}
 	if (strncmp(inner, "variant", 7) || (inner[7] && !is_blank(inner[7]))) {
@@ -799,6 +826,16 @@ static void finish(struct parser *p)
 			return;
 		}
 	}
+	if (p->reload_line) {
+		struct strbuf msg = STRBUF_INIT;
+
+		if (reload_rule_check(&r->reload, &msg) < 0)
+			fail_at(p, p->reload_line, "%s", msg.buf);
+		strbuf_release(&msg);
+		if (p->failed)
+			return;
+		r->reload.source = xasprintf("%s:%d", r->path, p->reload_line);
+	}
 	if (!r->screen)
 		r->screen = xstrdup("1280x720x24");
 	if (!r->default_variant)
@@ -859,6 +896,7 @@ void recipe_release(struct recipe *r)
 		settings_release(&r->variants[i].set);
 	}
 	free(r->variants);
+	reload_rule_release(&r->reload);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "argv.h"
+#include "reload.h"
 #include "util.h"
 
 /* The recipe format this parser reads (recipes/README.md). Unknown keys
@@ -71,6 +72,8 @@ struct recipe {
 	struct recipe_settings set; /* [recipe]-level args/env/files, before the variant's */
 	struct recipe_variant *variants;
 	size_t n_variants;
+	struct reload_rule reload;  /* [reload]: wins over gamedb/<game>/analysis.ini
+	                             * when analysing; kind RELOAD_UNSET without one */
 };
 
 /* recipe_init makes an empty recipe holding the defaults (its lists are

@@ -25,8 +25,9 @@ static struct metrics metrics_of(const double *v)
 {
 	struct metrics m;
 
+	/* the warm-up and play metrics (after low01) are not in these rows */
 	for (int id = 0; id < M_COUNT; id++) {
-		m.have[id] = !isnan(v[id]);
+		m.have[id] = id < M_STALLS_WARM && !isnan(v[id]);
 		m.v[id] = m.have[id] ? v[id] : 0;
 	}
 	return m;
@@ -191,8 +192,8 @@ START_TEST(csv_quoting)
 	struct report_opts opts = opts_for(REPORT_CSV);
 	char *out = render(&row, 1, &opts);
 
-	ck_assert_ptr_nonnull(strstr(out, "\nr1,\"doom, \"\"ultimate\"\"\",\"a\nb\",ok,,,,,,,,,,,,,,\n"));
-	ck_assert_ptr_nonnull(strstr(out, "\nmedian,\"doom, \"\"ultimate\"\"\",\"a\nb\",,1,,,,,,,,,,,,,\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\nr1,\"doom, \"\"ultimate\"\"\",\"a\nb\",ok,,,,,,,,,,,,,,,,,,,,,,,,\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\nmedian,\"doom, \"\"ultimate\"\"\",\"a\nb\",,1,,,,,,,,,,,,,,,,,,,,,,,\n"));
 	free(out);
 }
 END_TEST
