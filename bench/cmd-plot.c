@@ -43,10 +43,12 @@ struct plot_args {
 	double stall_ms;
 	char **inputs;
 	int n_inputs;
+	const char *const *gamedb_dirs;
 };
 
 static int parse_args(int argc, char **argv, struct context *ctx, struct plot_args *a)
 {
+	a->gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' },
 		{ "name", required_argument, NULL, 'n' },
@@ -136,11 +138,12 @@ static double since_first(const struct run *run, uint64_t ns)
 
 /*
  * The warm-up (from the first frame to the window's start; bench.txt's
- * first_frame_ns and window_start_ns) and what came after the window, as
- * shaded segments. Reload segments (analysis of the game's loading) are
- * to join this list when that analysis exists; until then none are drawn.
+ * first_frame_ns and window_start_ns), what came after the window, and
+ * each pass's reload segment (the game's reload rule, analysis/reload.h),
+ * as shaded segments. seg has room for 2 + the reload segments.
  */
-static size_t run_segments(const struct run *run, struct plot_segment *seg)
+static size_t run_segments(const struct run *run, const struct run_reload *rr,
+			   struct plot_segment *seg)
 {
 	const uint64_t *t = run->frames.t_ns;
 	uint64_t first = t[0], last = t[run->frames.n - 1];
@@ -157,6 +160,9 @@ static size_t run_segments(const struct run *run, struct plot_segment *seg)
 	if (last > run->window_end_ns)
 		seg[n++] = (struct plot_segment){ since_first(run, run->window_end_ns),
 						  since_first(run, last), "after window" };
+	for (size_t i = 0; rr && i < rr->n_segments; i++)
+		seg[n++] = (struct plot_segment){ since_first(run, rr->segments[i].start_ns),
+						  since_first(run, rr->segments[i].end_ns), "reload" };
 	return n;
 }
 
@@ -170,7 +176,9 @@ static const char *run_label(const struct run *run)
 static int plot_frames_cmd(struct plot_args *a)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct plot_segment seg[2];
+	struct plot_segment *seg;
+	struct run_reload rr;
+	bool have_rr;
 	struct plot_frames f;
 	struct plot_out out = { .dir = a->out_dir };
 	char *name = NULL, *title = NULL;
@@ -190,12 +198,19 @@ static int plot_frames_cmd(struct plot_args *a)
 	}
 	title = a->title ? xstrdup(a->title)
 			 : xasprintf("%s %s: %s", run.game, run_label(&run), run.name);
+	/* the reload segments when the game has a rule (a bad rule: none drawn) */
+	have_rr = run_reload_find(&run, a->gamedb_dirs, &rr, &err) == 0;
+	strbuf_reset(&err);
+	seg = zalloc(sizeof(*seg) * (2 + (have_rr ? rr.n_segments : 0)));
 	f = (struct plot_frames){ .title = title, .t_s = t, .ms = ms, .n = run.frames.n - 1,
 				  .stall_ms = a->stall_ms, .segments = seg,
-				  .n_segments = run_segments(&run, seg) };
+				  .n_segments = run_segments(&run, have_rr ? &rr : NULL, seg) };
 	name = a->name ? xstrdup(a->name) : xasprintf("frames-%s", run.name);
 	out.name = name;
 	rc = report(&out, plot_frames(&out, &f, &err), &err);
+	if (have_rr)
+		run_reload_release(&rr);
+	free(seg);
 	free(t);
 	free(ms);
 	free(name);
