@@ -4,7 +4,7 @@
 #   make check         install what is missing (Debian packages), build, run every test
 #   make check-sanitize  the same tests on an AddressSanitizer/UBSan build
 #   make demo          install what is missing, build, run the default recipe, print its report
-#   make bench-self    measure the frame hook's own cost (a benchmark, not a test)
+#   make bench-self    the observers' own cost, and report against pandas (a benchmark, not a test)
 #   make bench-quiet   quieted runs against plain ones: how much they vary
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #
@@ -101,7 +101,7 @@ $(B)/tests/fakegame: $(B)/tests/tools/fakegame.o $(B)/libhitch.a $(B)/tests/libh
 
 # Reads and makes frame files for the hook's test and bench-self.
 $(B)/tests/mkframes: $(B)/tests/tools/mkframes.o $(B)/libhitch.a
-	$(CC) $(LDFLAGS) -o $@ $^
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 # Parses glxinfo -B output (and runs the probe) for t0500.
 $(B)/tests/glxparse: $(B)/tests/tools/glxparse.o $(B)/libhitch.a
@@ -139,7 +139,8 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	$(B)/hitchbench run $(DEMO_RECIPE)
 
-bench-self: deps
+bench-self:
+	@sh scripts/deps.sh ensure bench
 	@$(MAKE) --no-print-directory all tests
 	@sh tests/bench-self/bench-self.sh
 

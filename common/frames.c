@@ -4,6 +4,7 @@
  * this library.
  */
 #include "frames.h"
+#include "sort.h"
 #include "util.h"
 
 #include <errno.h>
@@ -156,13 +157,6 @@ out:
 	return r;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const char **why)
 {
 	struct hb_frames_header h;
@@ -213,7 +207,7 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 	/* Two threads or processes may reserve slots in one order and stamp in
 	 * the other: order by time. */
 	if (!sorted)
-		qsort(f.t_ns, f.n, sizeof(uint64_t), cmp_u64);
+		sort_u64(f.t_ns, f.n);
 	/* the hook counts each present past the capacity in dropped; a count
 	 * past the capacity says the same (e.g. a writer killed before it
 	 * counted): the larger of the two, never their sum */
@@ -229,10 +223,31 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 
 int hb_frames_load(const char *path, struct hb_frames *out, const char **why)
 {
+	struct stat st;
 	char *data;
+	void *map;
 	size_t len;
-	int r = read_file(path, &data, &len);
+	int fd, r;
 
+	/* A regular file is mapped, not copied (a long run's file is tens of
+	 * MB): readers load finished files (trimmed, or copied into a run
+	 * directory), which nobody truncates under them. */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = "cannot read the frame file";
+		return -errno;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		if (map != MAP_FAILED) {
+			close(fd);
+			r = hb_frames_parse(map, (size_t)st.st_size, out, why);
+			munmap(map, (size_t)st.st_size);
+			return r;
+		}
+	}
+	close(fd);
+	r = read_file(path, &data, &len);
 	if (r < 0) {
 		*why = "cannot read the frame file";
 		return r;

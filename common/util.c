@@ -236,15 +236,22 @@ char *strbuf_detach(struct strbuf *sb)
 int read_file(const char *path, char **out, size_t *len)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char chunk[8192];
+	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	int r = 0;
 
 	if (fd < 0)
 		return -errno;
+	/* a regular file's size up front: one allocation and large reads
+	 * (a long run's frame file is tens of MB); /proc files say 0 */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		strbuf_grow(&sb, (size_t)st.st_size);
 	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
+		ssize_t n;
 
+		if (sb.len + 1 >= sb.alloc)
+			strbuf_grow(&sb, 8192);
+		n = read(fd, sb.buf + sb.len, sb.alloc - sb.len - 1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -253,7 +260,8 @@ int read_file(const char *path, char **out, size_t *len)
 		}
 		if (n == 0)
 			break;
-		strbuf_add(&sb, chunk, (size_t)n);
+		sb.len += (size_t)n;
+		sb.buf[sb.len] = '\0';
 	}
 	close(fd);
 	if (r < 0) {

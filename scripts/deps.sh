@@ -3,7 +3,8 @@
 # and `make bench-self` call `deps.sh ensure`, which installs only what is
 # missing (apt-get, as root) and creates the unprivileged system user games
 # run as. `deps.sh list` prints the packages; `deps.sh missing` the ones
-# not installed (exit 1 if any).
+# not installed (exit 1 if any). A second argument `bench` adds the BENCH
+# list: only `make bench-self` asks for it (`deps.sh ensure bench`).
 set -eu
 
 # build: compilers (the tree must build warning-free with gcc and clang),
@@ -16,13 +17,27 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # zstd (zstdcat) reads the sensor sampler's files;
 # gnuplot-nox draws `hitchbench plot`'s PNG (pngcairo) and SVG pictures
 RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox"
+# bench: what bench-self compares hitchbench report with (an equivalent
+# pandas script) and measures both with (GNU time's peak RSS)
+BENCH="python3-pandas time"
 # The libraries fixed for later work (libevdev, libudev, Xtst, evemu) join
 # these lists with the issues that use them.
 
 SYSTEM_USER=hitchbench
 
+# the lists asked for: BUILD and RUN, and BENCH after `bench`
+PACKAGES="$BUILD $RUN"
+case "${2:-}" in
+"") ;;
+bench) PACKAGES="$PACKAGES $BENCH" ;;
+*)
+	echo "deps.sh: unknown package list '$2' (only 'bench')" >&2
+	exit 2
+	;;
+esac
+
 missing() {
-	for p in $BUILD $RUN; do
+	for p in $PACKAGES; do
 		s=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
 		case "$s" in
 		ii*) ;;
@@ -47,7 +62,7 @@ ensure_user() {
 
 case "${1:-ensure}" in
 list)
-	echo $BUILD $RUN
+	echo $PACKAGES
 	;;
 missing)
 	m=$(missing)
@@ -72,7 +87,7 @@ ensure)
 	fi
 	;;
 *)
-	echo "usage: deps.sh [ensure|missing|list]" >&2
+	echo "usage: deps.sh [ensure|missing|list] [bench]" >&2
 	exit 2
 	;;
 esac

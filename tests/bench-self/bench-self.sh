@@ -20,9 +20,20 @@
 # samples for a steady figure), on this machine's root and on the
 # node_exporter fixture root (many sensors: a desktop's worth).
 #
+# The analysis: `hitchbench report` over a made-up run of a million frames
+# (mkframes --synth, a fixed seed) against tests/bench-self/report-pandas.py,
+# the same numbers computed with pandas from the same present times as CSV.
+# Each is timed from the shell starting it to its exit (reading its file
+# included, as a user waits for it), interleaved hitchbench, pandas, ... over
+# the rounds; peak RSS is GNU time's %M. Both must print the same numbers to
+# hitchbench's digits, or bench-self fails.
+#
 # Environment: HB_BUILD (default build), HB_BENCH_ROUNDS (7),
 # HB_BENCH_STUB_FRAMES (1000000), HB_BENCH_GLX_FRAMES (5000),
-# HB_BENCH_SAMPLER_ROUNDS (3), HB_TESTDATA (../shared/testdata).
+# HB_BENCH_SAMPLER_ROUNDS (3), HB_BENCH_REPORT_FRAMES (1000000),
+# HB_BENCH_REPORT_ROUNDS (HB_BENCH_ROUNDS), HB_PYTHON (/usr/bin/python3: the
+# Debian interpreter python3-pandas is installed for), HB_TESTDATA
+# (../shared/testdata).
 
 B=${HB_BUILD:-build}
 ROUNDS=${HB_BENCH_ROUNDS:-7}
@@ -30,6 +41,10 @@ STUB_FRAMES=${HB_BENCH_STUB_FRAMES:-1000000}
 GLX_FRAMES=${HB_BENCH_GLX_FRAMES:-5000}
 GLX_WARMUP=100
 SAMPLER_ROUNDS=${HB_BENCH_SAMPLER_ROUNDS:-3}
+REPORT_FRAMES=${HB_BENCH_REPORT_FRAMES:-1000000}
+REPORT_ROUNDS=${HB_BENCH_REPORT_ROUNDS:-$ROUNDS}
+PYTHON=${HB_PYTHON:-/usr/bin/python3}
+REPORT_GOAL=10
 TESTDATA=${HB_TESTDATA:-../shared/testdata}
 
 die() {
@@ -230,6 +245,75 @@ else
 	else
 		echo "sampler on the fixture root: skipped: no $TESTDATA/sysfs/node_exporter"
 	fi
+fi
+
+# hitchbench report against pandas on a million frames.
+# timed OUT RSS CMD...: runs CMD with stdout to OUT and GNU time's peak RSS
+# (KB) in RSS; prints the wall time in ms, from the shell forking it to its
+# exit (the fork and exec of /usr/bin/time, about a millisecond, in both).
+timed() {
+	out=$1
+	rss=$2
+	shift 2
+	t0=$(date +%s%N)
+	/usr/bin/time -f %M -o "$rss" "$@" >"$out" || return 1
+	t1=$(date +%s%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", (b - a) / 1e6 }'
+}
+# hitchbench's CSV row of the run as name=value lines, the metrics only
+# (the columns after run,game,variant,status,n).
+csv_metrics() {
+	awk -F, -v run="$2" 'NR == 1 { for (i = 6; i <= NF; i++) h[i] = $i }
+		$1 == run { for (i = 6; i <= NF; i++) print h[i] "=" $i }' "$1"
+}
+report_bench() {
+	rd=$tmp/report/synthetic
+	mkdir -p "$rd"
+	"$MKFRAMES" --synth $((REPORT_FRAMES + 1)) --seed 1 --csv "$tmp/report/frames.csv" "$rd/frames.bin" ||
+		die "report: mkframes --synth failed"
+	s=$("$MKFRAMES" --stat "$rd/frames.bin") || die "report: cannot read '$rd/frames.bin'"
+	# the window covers every frame: from the first present to the last
+	printf 'format=1\nrun_id=bench-self-report\ngame=synthetic\nvariant=seed1\nstatus=ok\nwindow_start_ns=%s\nwindow_end_ns=%s\n' \
+		"$(field "$s" first_ns)" "$(field "$s" last_ns)" >"$rd/bench.txt"
+	: >"$tmp/report.rounds"
+	r=1
+	while [ "$r" -le "$REPORT_ROUNDS" ]; do
+		a=$(timed "$tmp/hb.csv" "$tmp/hb.rss" "$B/hitchbench" report --format csv "$rd") ||
+			die "report: hitchbench report failed"
+		b=$(timed "$tmp/pd.out" "$tmp/pd.rss" "$PYTHON" tests/bench-self/report-pandas.py \
+			"$rd/bench.txt" "$tmp/report/frames.csv") || die "report: report-pandas.py failed"
+		csv_metrics "$tmp/hb.csv" synthetic >"$tmp/hb.out"
+		[ -s "$tmp/hb.out" ] || die "report: no row for the run in hitchbench's CSV"
+		if ! cmp -s "$tmp/hb.out" "$tmp/pd.out"; then
+			echo "report: hitchbench and pandas differ (round $r):" >&2
+			paste "$tmp/hb.out" "$tmp/pd.out" >&2
+			die "report: the two computed different numbers"
+		fi
+		echo "$a $b $(tail -n 1 "$tmp/hb.rss") $(tail -n 1 "$tmp/pd.rss")" >>"$tmp/report.rounds"
+		r=$((r + 1))
+	done
+	f=$tmp/report.rounds
+	ratio=$(awk -v a="$(median "$f" '$1')" -v b="$(median "$f" '$2')" 'BEGIN { printf "%.1f", b / a }')
+	echo "report over $REPORT_FRAMES frames: hitchbench report --format csv against pandas (report-pandas.py):"
+	echo "  (a made-up run, mkframes --synth seed 1: about 60 fps, 1 frame in 500 a 30-80 ms hitch,"
+	echo "  1 in 20000 a 100-600 ms stall; frames.bin and the same present times as CSV, both in $shm)"
+	echo "  hitchbench $(stat "$f" '$1') ms   wall time, process start to exit (reading the file included)"
+	echo "  pandas     $(stat "$f" '$2') ms   the same from its CSV"
+	echo "  ratio      $(printf '%8s' "$ratio")x  (median pandas / median hitchbench; per round $(stat "$f" '$2 / $1' |
+		sed 's/^ *[^ ]* *//'); goal >= ${REPORT_GOAL}x:" \
+		"$(awk -v r="$ratio" -v g="$REPORT_GOAL" 'BEGIN { print (r >= g ? "met" : "NOT met") }'))"
+	echo "  hitchbench $(stat "$f" '$3 / 1024') MiB  peak RSS (GNU time %M: the largest resident set)"
+	echo "  pandas     $(stat "$f" '$4 / 1024') MiB"
+	echo "  the same numbers in every round, to hitchbench's digits (metric  hitchbench  pandas):"
+	paste -d= "$tmp/hb.out" "$tmp/pd.out" | awk -F= '{ printf "    %-11s %12s %12s\n", $1, $2, $4 }'
+}
+echo
+if [ ! -x /usr/bin/time ]; then
+	echo "report against pandas: skipped: no /usr/bin/time (sh scripts/deps.sh ensure bench)"
+elif ! "$PYTHON" -c 'import numpy, pandas' 2>/dev/null; then
+	echo "report against pandas: skipped: $PYTHON cannot import pandas (sh scripts/deps.sh ensure bench)"
+else
+	report_bench
 fi
 
 [ "$bad" = 0 ] || die "the hook did not record one frame per present (see above)"

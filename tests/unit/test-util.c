@@ -317,6 +317,36 @@ START_TEST(file_empty)
 }
 END_TEST
 
+/* read_file sizes its buffer from fstat: sizes at and around powers of
+ * two, and a /proc file, which says 0 and has content */
+START_TEST(file_sizes)
+{
+	static const size_t sizes[] = { 1, 63, 64, 65, 4095, 4096, 4097, 8191, 8192, 8193, 300000 };
+	char *path = tmp_path("sized");
+	char *data = zalloc(300000);
+	char *back;
+	size_t len;
+
+	for (size_t i = 0; i < 300000; i++)
+		data[i] = (char)('a' + i % 26);
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		ck_assert_int_eq(write_file_atomic(path, data, sizes[i], 0644), 0);
+		ck_assert_int_eq(read_file(path, &back, &len), 0);
+		ck_assert_uint_eq(len, sizes[i]);
+		ck_assert_int_eq(memcmp(back, data, len), 0);
+		ck_assert_int_eq(back[len], '\0');
+		free(back);
+	}
+	ck_assert_int_eq(read_file("/proc/self/status", &back, &len), 0);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_uint_eq(strlen(back), len);
+	ck_assert_ptr_nonnull(strstr(back, "VmHWM"));
+	free(back);
+	free(data);
+	free(path);
+}
+END_TEST
+
 START_TEST(file_errors)
 {
 	char *missing = tmp_path("no/such/file");
@@ -471,6 +501,7 @@ TEST_SUITE(util_suite)
 	tcase_add_checked_fixture(files, setup, teardown);
 	tcase_add_test(files, file_round_trip);
 	tcase_add_test(files, file_empty);
+	tcase_add_test(files, file_sizes);
 	tcase_add_test(files, file_errors);
 	tcase_add_test(files, mkdir_nested);
 	tcase_add_test(files, mkdir_file_in_the_way);
