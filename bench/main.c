@@ -27,6 +27,7 @@ static const struct command {
 } commands[] = {
 	{ "run", cmd_run, "run a recipe's game and measure every frame" },
 	{ "report", cmd_report, "print the numbers of run directories or of the database" },
+	{ "matrix", cmd_matrix, "each game and variant@switches against each batch or kernel, as CSV" },
 	{ "db", cmd_db, "the results database: import run directories, show what it holds" },
 	{ "frames", cmd_frames, "print a run's frames as text, for plots and checks" },
 	{ "quiet", cmd_quiet, "quiet the machine for a manual session (stop services, governor, ...)" },
