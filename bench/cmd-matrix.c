@@ -131,16 +131,10 @@ int cmd_matrix(int argc, char **argv, struct context *ctx)
 			if (matrix_by_parse(optarg, &by) < 0)
 				return usage_error(matrix_usage, "--by wants batch or kernel, not '%s'", optarg);
 			break;
-		case 'm': {
-			int id = metric_lookup(optarg);
-
-			if (id < 0)
+		case 'm':
+			if (metric_list_add(ids, &n_ids, optarg) < 0)
 				return usage_error(matrix_usage, "unknown metric '%s'", optarg);
-			if (n_ids == ARRAY_SIZE(ids))
-				return usage_error(matrix_usage, "too many --metric");
-			ids[n_ids++] = (enum metric_id)id;
 			break;
-		}
 		case 'o':
 			free(out_dir);
 			out_dir = xstrdup(optarg);

@@ -78,16 +78,10 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 		case 'V':
 			variant = optarg;
 			break;
-		case 'm': {
-			int id = metric_lookup(optarg);
-
-			if (id < 0)
+		case 'm':
+			if (metric_list_add(cols, &n_cols, optarg) < 0)
 				return usage_error(report_usage, "unknown metric '%s'", optarg);
-			if (n_cols == ARRAY_SIZE(cols))
-				return usage_error(report_usage, "too many --metric");
-			cols[n_cols++] = (enum metric_id)id;
 			break;
-		}
 		case 'i':
 			interfered_path = optarg;
 			break;

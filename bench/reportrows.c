@@ -96,3 +96,16 @@ void report_rows_release(struct report_rows *rr)
 	free(rr->rows);
 	memset(rr, 0, sizeof(*rr));
 }
+
+int metric_list_add(enum metric_id *ids, size_t *n, const char *name)
+{
+	int id = metric_lookup(name);
+
+	if (id < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < *n; i++)
+		if ((int)ids[i] == id)
+			return 0;
+	ids[(*n)++] = (enum metric_id)id;
+	return 0;
+}
