@@ -6,6 +6,7 @@
 #   make demo          install what is missing, build, run the default recipe, print its report
 #   make bench-self    the observers' own cost, and report against pandas (a benchmark, not a test)
 #   make bench-quiet   quieted runs against plain ones: how much they vary
+#   make bench-matrix  the batches of recipes/matrix.ini, then results/matrix/*.csv (QUICK=1: a short check)
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #
 # Sources are found by wildcard: a new .c file in common/, analysis/ or bench/
@@ -18,6 +19,7 @@ LIBDIR   := $(PREFIX)/lib/hitchbench
 DATADIR  := $(PREFIX)/share/hitchbench
 CC       ?= cc
 CFLAGS   ?= -O2 -g
+QUICK    ?= 0
 B        ?= build
 
 VERSION  := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
@@ -150,6 +152,12 @@ bench-quiet: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/bench-self/quiet-cv.sh
 
+# Every game x variant x switch token x round of recipes/matrix.ini (hours;
+# QUICK=1: one round of short windows), then hitchbench matrix.
+bench-matrix: deps
+	@$(MAKE) --no-print-directory all
+	@HB=$(B)/hitchbench QUICK=$(QUICK) sh scripts/bench-matrix.sh
+
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DATADIR)/recipes $(DESTDIR)$(DATADIR)/gamedb
 	install -m 755 $(B)/hitchbench $(DESTDIR)$(BINDIR)/hitchbench
@@ -162,7 +170,7 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps check check-sanitize tests demo bench-self bench-quiet install clean FORCE
+.PHONY: all deps check check-sanitize tests demo bench-self bench-quiet bench-matrix install clean FORCE
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(B)/harness/wadlump.d $(B)/harness/sampler.d \
 	$(wildcard $(B)/tests/tools/*.d)

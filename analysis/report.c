@@ -1,35 +1,47 @@
 /*
- * Printing runs and their medians as a table (for people), CSV (for
+ * Printing runs and their groups as a table (for people), CSV (for
  * spreadsheets) or JSON (for programs), from one list of rows, so the three
  * always show the same numbers. Called by the runner's report command after
- * it has loaded the runs and computed their metrics.
+ * it has loaded the runs and computed their metrics, and by a batch's end.
  *
  * Shared by all three forms:
  *  - a row whose status is not "ok" shows no numbers, even if the caller
  *    left some set: a failed run is not evidence;
- *  - after the runs, one median row per (game, variant), in order of first
- *    appearance, over that pair's "ok" rows (n may be 0: no numbers then).
+ *  - a group is a (game, variant) pair, in order of first appearance; its
+ *    median, min and max are over its counted rows (valid ones, plus the
+ *    disturbed ones with include_interfered); n may be 0 (no numbers then);
+ *  - a row that is not counted is listed after the groups with why.
  *
- * Table: the run column is as wide as the longest label, every number
- * column as wide as its heading or widest value, numbers right-aligned with
- * the metric's decimals, "-" where a value is missing; a failed run's status
- * follows its row. '#' lines at the end say how the numbers were computed.
+ * Table: the counted runs, then per group the rows "median GAME VARIANT
+ * (n=N)", "min GAME VARIANT", "max GAME VARIANT", then one line
+ * "excluded RUN: WHY" per run left out. The run column is as wide as the
+ * longest label, every number column as wide as its heading or widest
+ * value, numbers right-aligned with the metric's decimals, "-" where a
+ * value is missing. '#' lines at the end say how the numbers were computed.
  *
  * CSV (RFC 4180 quoting; lines end in "\n", not CRLF):
- *   run,game,variant,status,n,frames,window_s,...,low01
- * a run row has its run directory's name and status and an empty n; a
- * median row has run "median", an empty status and n, the number of runs it
- * is the median of. Values use the metric's decimals; a missing value is an
- * empty field.
+ *   run,game,variant,status,n,frames,window_s,...,low01,excluded
+ * a run row (every run, counted or not) has its run directory's name, its
+ * status, an empty n and, when it is not counted, why in "excluded"; a group
+ * row has run "median", "min" or "max", an empty status and n, the number
+ * of runs it is over. Values use the metric's decimals; a missing value is
+ * an empty field.
  *
- * JSON (format 1): {"format":1,"definitions":{...},"runs":[...],
- * "medians":[...]}. Numbers are printed with the fewest significant digits
+ * JSON (format 2): {"format":2,"definitions":{...},"include_interfered":B,
+ * "runs":[{"run","dir","run_id","game","run_name","status","excluded",
+ * "provenance":{KEY:VALUE...},"metrics":{...}}...],
+ * "groups":[{"game","run_name","n","median":{...},"min":{...},"max":{...}}...],
+ * "excluded":[{"run","why"}...]}. "run_name" is the row's variant
+ * (variant@switches, or the variant); provenance holds every bench.txt pair in file order
+ * (a key that repeats has an array of its values); "excluded" is null for
+ * a counted run. Numbers are printed with the fewest significant digits
  * (15 to 17) that read back as the same double, so no precision is lost and
  * 8 ms prints as 8; a missing or non-finite value is null. Strings are
  * escaped (quote, backslash, control characters as \u00XX) and bytes that
  * are not valid UTF-8 become U+FFFD, so the output is always valid JSON.
  */
 #include "report.h"
+#include "kvfile.h"
 #include "util.h"
 
 #include <errno.h>
@@ -38,21 +50,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The table's number columns; CSV and JSON carry every metric. */
-static const enum metric_id table_metrics[] = {
+/* The table's number columns unless the caller chose; CSV and JSON carry
+ * every metric. */
+static const enum metric_id headline_metrics[] = {
 	M_FRAMES, M_FPS, M_STEADY_FPS, M_STALLS, M_STALL_S, M_LONGEST_MS, M_LOW1,
 };
 
-#define MEDIAN_DEFINITION \
-	"middle value over runs with status ok (mean of the two middle values for an even count)"
+#define GROUP_DEFINITION \
+	"over each group's valid runs (status ok, not marked disturbed); median: the middle " \
+	"value, the mean of the two middle values for an even count"
+#define GROUP_DEFINITION_ALL \
+	"over each group's runs with status ok, those marked disturbed included " \
+	"(--include-interfered); median: the middle value, the mean of the two middle values " \
+	"for an even count"
 #define FRAME_DEFINITION "interval between consecutive presents"
-
-struct median_row {
-	const char *game;
-	const char *variant;
-	size_t n;               /* "ok" runs the median is over */
-	struct metrics m;
-};
 
 int report_format_parse(const char *s, enum report_format *out)
 {
@@ -81,41 +92,65 @@ static bool row_ok(const struct report_row *row)
 	return row->status && strcmp(row->status, "ok") == 0;
 }
 
-static bool row_has(const struct report_row *row, enum metric_id id)
+const char *report_row_excluded(const struct report_row *row, bool include_interfered)
 {
-	return row_ok(row) && row->m.have[id] && isfinite(row->m.v[id]);
+	if (!row_ok(row))
+		return row->status ? row->status : "no status";
+	if (row->disturbed && !include_interfered)
+		return row->disturbed;
+	return NULL;
 }
 
-/* The median rows of rows[0..n), in order of first appearance; returns how
- * many (the caller frees *out). */
-static size_t collect_medians(const struct report_row *rows, size_t n, struct median_row **out)
+void run_stats_compute(const struct metrics *runs, size_t n, struct run_stats *out)
 {
-	struct median_row *med = zalloc((n ? n : 1) * sizeof(*med));
-	struct metrics *ok = zalloc((n ? n : 1) * sizeof(*ok));
-	size_t n_med = 0;
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	metrics_median(runs, n, &out->median);
+	for (size_t i = 0; i < n; i++) {
+		for (int id = 0; id < M_COUNT; id++) {
+			double v = runs[i].v[id];
+
+			if (!runs[i].have[id])
+				continue;
+			if (!out->n_metric[id] || v < out->min.v[id])
+				out->min.v[id] = v;
+			if (!out->n_metric[id] || v > out->max.v[id])
+				out->max.v[id] = v;
+			out->min.have[id] = out->max.have[id] = true;
+			out->n_metric[id]++;
+		}
+	}
+}
+
+size_t report_groups(const struct report_row *rows, size_t n, bool include_interfered,
+		     struct report_group **out)
+{
+	struct report_group *grp = zalloc((n ? n : 1) * sizeof(*grp));
+	struct metrics *counted = zalloc((n ? n : 1) * sizeof(*counted));
+	size_t n_grp = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		size_t g;
+		size_t g, k = 0;
 
-		for (g = 0; g < n_med; g++)
-			if (str_eq(med[g].game, rows[i].game) && str_eq(med[g].variant, rows[i].variant))
+		for (g = 0; g < n_grp; g++)
+			if (str_eq(grp[g].game, rows[i].game) && str_eq(grp[g].run_name, rows[i].variant))
 				break;
-		if (g < n_med)
+		if (g < n_grp)
 			continue;
-		med[n_med].game = rows[i].game;
-		med[n_med].variant = rows[i].variant;
+		grp[n_grp].game = rows[i].game;
+		grp[n_grp].run_name = rows[i].variant;
 		for (size_t j = i; j < n; j++) {
-			if (!row_ok(&rows[j]) || !str_eq(rows[j].game, rows[i].game) ||
-			    !str_eq(rows[j].variant, rows[i].variant))
+			if (report_row_excluded(&rows[j], include_interfered) ||
+			    !str_eq(rows[j].game, rows[i].game) || !str_eq(rows[j].variant, rows[i].variant))
 				continue;
-			ok[med[n_med].n++] = rows[j].m;
+			counted[k++] = rows[j].m;
 		}
-		metrics_median(ok, med[n_med].n, &med[n_med].m);
-		n_med++;
+		run_stats_compute(counted, k, &grp[n_grp].s);
+		n_grp++;
 	}
-	free(ok);
-	*out = med;
-	return n_med;
+	free(counted);
+	*out = grp;
+	return n_grp;
 }
 
 /* The shortest "%.*g" (15 to 17 digits) that reads back as v. */
@@ -128,80 +163,112 @@ static void format_exact(char *buf, size_t size, double v)
 	}
 }
 
-/* ---- table ---- */
-
-static int cell_width(bool have, double v, int decimals)
+static bool has(const struct metrics *m, enum metric_id id)
 {
-	return have ? snprintf(NULL, 0, "%.*f", decimals, v) : 1;
+	return m->have[id] && isfinite(m->v[id]);
 }
 
-static void table_cells(FILE *out, const struct metrics *m, bool ok, const int *width)
-{
-	for (size_t c = 0; c < ARRAY_SIZE(table_metrics); c++) {
-		enum metric_id id = table_metrics[c];
+/* ---- table ---- */
 
-		if (ok && m->have[id] && isfinite(m->v[id]))
-			fprintf(out, "  %*.*f", width[c], metric_defs[id].decimals, m->v[id]);
-		else
-			fprintf(out, "  %*s", width[c], "-");
+struct table {
+	const enum metric_id *col;
+	size_t n_col;
+	int *width;
+	int label_width;
+};
+
+static void table_widen(struct table *t, const char *label, const struct metrics *m)
+{
+	if ((int)strlen(label) > t->label_width)
+		t->label_width = (int)strlen(label);
+	for (size_t c = 0; c < t->n_col; c++) {
+		enum metric_id id = t->col[c];
+		int w = has(m, id) ? snprintf(NULL, 0, "%.*f", metric_defs[id].decimals, m->v[id]) : 1;
+
+		if (w > t->width[c])
+			t->width[c] = w;
 	}
+}
+
+static void table_line(FILE *out, const struct table *t, const char *label, const struct metrics *m)
+{
+	fprintf(out, "%-*s", t->label_width, label);
+	for (size_t c = 0; c < t->n_col; c++) {
+		enum metric_id id = t->col[c];
+
+		if (has(m, id))
+			fprintf(out, "  %*.*f", t->width[c], metric_defs[id].decimals, m->v[id]);
+		else
+			fprintf(out, "  %*s", t->width[c], "-");
+	}
+	fputc('\n', out);
+}
+
+static const char *stat_name[] = { "median", "min", "max" };
+
+static const struct metrics *group_stat(const struct report_group *g, int k)
+{
+	return k == 0 ? &g->s.median : k == 1 ? &g->s.min : &g->s.max;
+}
+
+static char *group_label(const struct report_group *g, int k)
+{
+	const char *game = g->game ? g->game : "-", *name = g->run_name ? g->run_name : "-";
+
+	if (k == 0)
+		return xasprintf("median %s %s (n=%zu)", game, name, g->s.n);
+	return xasprintf("%s %s %s", stat_name[k], game, name);
 }
 
 static void print_table(FILE *out, const struct report_row *rows, size_t n,
-			const struct median_row *med, char **labels, size_t n_med,
+			const struct report_group *grp, size_t n_grp,
 			const struct report_opts *opts)
 {
-	int width[ARRAY_SIZE(table_metrics)];
-	int run_width = (int)strlen("run");
+	struct table t = { opts->table_metrics, opts->n_table_metrics, NULL, (int)strlen("run") };
+	bool inc = opts->include_interfered;
 	char threshold[32];
 
-	for (size_t i = 0; i < n; i++) {
-		int w = (int)strlen(rows[i].run ? rows[i].run : "-");
-
-		if (w > run_width)
-			run_width = w;
+	if (!t.col) {
+		t.col = headline_metrics;
+		t.n_col = ARRAY_SIZE(headline_metrics);
 	}
-	for (size_t g = 0; g < n_med; g++)
-		if ((int)strlen(labels[g]) > run_width)
-			run_width = (int)strlen(labels[g]);
+	t.width = zalloc((t.n_col ? t.n_col : 1) * sizeof(*t.width));
+	for (size_t c = 0; c < t.n_col; c++)
+		t.width[c] = (int)strlen(metric_defs[t.col[c]].column);
+	for (size_t i = 0; i < n; i++)
+		if (!report_row_excluded(&rows[i], inc))
+			table_widen(&t, rows[i].run ? rows[i].run : "-", &rows[i].m);
+	for (size_t g = 0; g < n_grp; g++) {
+		for (int k = 0; k < 3; k++) {
+			char *label = group_label(&grp[g], k);
 
-	for (size_t c = 0; c < ARRAY_SIZE(table_metrics); c++) {
-		enum metric_id id = table_metrics[c];
-		int dec = metric_defs[id].decimals;
-
-		width[c] = (int)strlen(metric_defs[id].column);
-		for (size_t i = 0; i < n; i++) {
-			int w = cell_width(row_has(&rows[i], id), rows[i].m.v[id], dec);
-
-			if (w > width[c])
-				width[c] = w;
-		}
-		for (size_t g = 0; g < n_med; g++) {
-			int w = cell_width(med[g].m.have[id] && isfinite(med[g].m.v[id]),
-					   med[g].m.v[id], dec);
-
-			if (w > width[c])
-				width[c] = w;
+			table_widen(&t, label, group_stat(&grp[g], k));
+			free(label);
 		}
 	}
 
-	fprintf(out, "%-*s", run_width, "run");
-	for (size_t c = 0; c < ARRAY_SIZE(table_metrics); c++)
-		fprintf(out, "  %*s", width[c], metric_defs[table_metrics[c]].column);
+	fprintf(out, "%-*s", t.label_width, "run");
+	for (size_t c = 0; c < t.n_col; c++)
+		fprintf(out, "  %*s", t.width[c], metric_defs[t.col[c]].column);
 	fputc('\n', out);
+	for (size_t i = 0; i < n; i++)
+		if (!report_row_excluded(&rows[i], inc))
+			table_line(out, &t, rows[i].run ? rows[i].run : "-", &rows[i].m);
+	for (size_t g = 0; g < n_grp; g++) {
+		for (int k = 0; k < 3; k++) {
+			char *label = group_label(&grp[g], k);
 
+			table_line(out, &t, label, group_stat(&grp[g], k));
+			free(label);
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "%-*s", run_width, rows[i].run ? rows[i].run : "-");
-		table_cells(out, &rows[i].m, row_ok(&rows[i]), width);
-		if (!row_ok(&rows[i]))
-			fprintf(out, "  %s", rows[i].status ? rows[i].status : "no status");
-		fputc('\n', out);
+		const char *why = report_row_excluded(&rows[i], inc);
+
+		if (why)
+			fprintf(out, "excluded %s: %s\n", rows[i].run ? rows[i].run : "-", why);
 	}
-	for (size_t g = 0; g < n_med; g++) {
-		fprintf(out, "%-*s", run_width, labels[g]);
-		table_cells(out, &med[g].m, true, width);
-		fputc('\n', out);
-	}
+	free(t.width);
 
 	format_exact(threshold, sizeof(threshold), opts->metric.stall_ms);
 	if (opts->window_note)
@@ -214,12 +281,15 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 		percentile_def_formula(opts->metric.pct));
 	fprintf(out, "# steady = 1000 / p50 frame time\n");
 	fprintf(out, "# low1 = 1000 / p99 frame time\n");
-	fprintf(out, "# median = " MEDIAN_DEFINITION "\n");
+	fprintf(out, "# median, min, max = %s\n", inc ? GROUP_DEFINITION_ALL : GROUP_DEFINITION);
+	fprintf(out, "# excluded = not in the groups: the run failed%s\n",
+		inc ? "" : ", or was marked disturbed (bench.txt invalid=1 or interfered=1, "
+			   "or listed in the interfered file)");
 }
 
 /* ---- CSV ---- */
 
-static void csv_field(FILE *out, const char *s)
+void report_csv_field(FILE *out, const char *s)
 {
 	if (!s)
 		return;
@@ -240,38 +310,43 @@ static void csv_values(FILE *out, const struct metrics *m, bool ok)
 {
 	for (int id = 0; id < M_COUNT; id++) {
 		fputc(',', out);
-		if (ok && m->have[id] && isfinite(m->v[id]))
+		if (ok && has(m, id))
 			fprintf(out, "%.*f", metric_defs[id].decimals, m->v[id]);
 	}
-	fputc('\n', out);
+	fputc(',', out);
 }
 
 static void print_csv(FILE *out, const struct report_row *rows, size_t n,
-		      const struct median_row *med, size_t n_med)
+		      const struct report_group *grp, size_t n_grp, bool inc)
 {
 	fputs("run,game,variant,status,n", out);
 	for (int id = 0; id < M_COUNT; id++)
 		fprintf(out, ",%s", metric_defs[id].name);
-	fputc('\n', out);
+	fputs(",excluded\n", out);
 
 	for (size_t i = 0; i < n; i++) {
-		csv_field(out, rows[i].run);
+		report_csv_field(out, rows[i].run);
 		fputc(',', out);
-		csv_field(out, rows[i].game);
+		report_csv_field(out, rows[i].game);
 		fputc(',', out);
-		csv_field(out, rows[i].variant);
+		report_csv_field(out, rows[i].variant);
 		fputc(',', out);
-		csv_field(out, rows[i].status);
+		report_csv_field(out, rows[i].status);
 		fputc(',', out);
 		csv_values(out, &rows[i].m, row_ok(&rows[i]));
+		report_csv_field(out, report_row_excluded(&rows[i], inc));
+		fputc('\n', out);
 	}
-	for (size_t g = 0; g < n_med; g++) {
-		fputs("median,", out);
-		csv_field(out, med[g].game);
-		fputc(',', out);
-		csv_field(out, med[g].variant);
-		fprintf(out, ",,%zu", med[g].n);
-		csv_values(out, &med[g].m, true);
+	for (size_t g = 0; g < n_grp; g++) {
+		for (int k = 0; k < 3; k++) {
+			fprintf(out, "%s,", stat_name[k]);
+			report_csv_field(out, grp[g].game);
+			fputc(',', out);
+			report_csv_field(out, grp[g].run_name);
+			fprintf(out, ",,%zu", grp[g].s.n);
+			csv_values(out, group_stat(&grp[g], k), true);
+			fputc('\n', out);
+		}
 	}
 }
 
@@ -352,9 +427,9 @@ static void json_number(FILE *out, bool have, double v)
 	fputs(buf, out);
 }
 
-static void json_metrics(FILE *out, const struct metrics *m, bool ok)
+static void json_metrics(FILE *out, const char *name, const struct metrics *m, bool ok)
 {
-	fputs("\"metrics\": {", out);
+	fprintf(out, "\"%s\": {", name);
 	for (int id = 0; id < M_COUNT; id++) {
 		fprintf(out, "%s\"%s\": ", id ? ", " : "", metric_defs[id].name);
 		json_number(out, ok && m->have[id], m->v[id]);
@@ -362,11 +437,57 @@ static void json_metrics(FILE *out, const struct metrics *m, bool ok)
 	fputc('}', out);
 }
 
+/* Every pair in file order; a key that repeats: an array of its values, at
+ * its first place. */
+static void json_provenance(FILE *out, const struct kvfile *kf)
+{
+	bool first = true;
+
+	fputs("\"provenance\": ", out);
+	if (!kf) {
+		fputs("null", out);
+		return;
+	}
+	fputc('{', out);
+	for (size_t i = 0; i < kf->n; i++) {
+		size_t count = 0;
+		bool seen = false;
+
+		for (size_t j = 0; j < kf->n; j++) {
+			if (strcmp(kf->items[j].key, kf->items[i].key) != 0)
+				continue;
+			seen |= j < i;
+			count++;
+		}
+		if (seen)
+			continue;
+		fputs(first ? "" : ", ", out);
+		first = false;
+		json_string(out, kf->items[i].key);
+		fputs(": ", out);
+		if (count == 1) {
+			json_string(out, kf->items[i].value ? kf->items[i].value : "");
+			continue;
+		}
+		fputc('[', out);
+		for (size_t j = i, k = 0; j < kf->n; j++) {
+			if (strcmp(kf->items[j].key, kf->items[i].key) != 0)
+				continue;
+			fputs(k++ ? ", " : "", out);
+			json_string(out, kf->items[j].value ? kf->items[j].value : "");
+		}
+		fputc(']', out);
+	}
+	fputc('}', out);
+}
+
 static void print_json(FILE *out, const struct report_row *rows, size_t n,
-		       const struct median_row *med, size_t n_med,
+		       const struct report_group *grp, size_t n_grp,
 		       const struct report_opts *opts)
 {
-	fputs("{\n  \"format\": 1,\n  \"definitions\": {\n", out);
+	bool inc = opts->include_interfered, any = false;
+
+	fputs("{\n  \"format\": 2,\n  \"definitions\": {\n", out);
 	if (opts->window_note) {
 		fputs("    \"window\": ", out);
 		json_string(out, opts->window_note);
@@ -384,71 +505,93 @@ static void print_json(FILE *out, const struct report_row *rows, size_t n,
 	json_string(out, percentile_def_formula(opts->metric.pct));
 	fputs(",\n    \"stall_ms\": ", out);
 	json_number(out, true, opts->metric.stall_ms);
-	fputs(",\n    \"median\": \"" MEDIAN_DEFINITION "\"\n  },\n", out);
+	fprintf(out, ",\n    \"groups\": \"median, min and max %s\"\n  },\n",
+		inc ? GROUP_DEFINITION_ALL : GROUP_DEFINITION);
+	fprintf(out, "  \"include_interfered\": %s,\n", inc ? "true" : "false");
 
 	fputs("  \"runs\": [", out);
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ",\n    {\"run\": " : "\n    {\"run\": ", out);
 		json_string(out, rows[i].run);
+		fputs(", \"dir\": ", out);
+		json_string(out, rows[i].dir);
+		fputs(", \"run_id\": ", out);
+		json_string(out, rows[i].run_id);
 		fputs(", \"game\": ", out);
 		json_string(out, rows[i].game);
-		fputs(", \"variant\": ", out);
+		fputs(", \"run_name\": ", out);
 		json_string(out, rows[i].variant);
 		fputs(", \"status\": ", out);
 		json_string(out, rows[i].status);
+		fputs(", \"excluded\": ", out);
+		json_string(out, report_row_excluded(&rows[i], inc));
 		fputs(", ", out);
-		json_metrics(out, &rows[i].m, row_ok(&rows[i]));
+		json_provenance(out, rows[i].provenance);
+		fputs(", ", out);
+		json_metrics(out, "metrics", &rows[i].m, row_ok(&rows[i]));
 		fputc('}', out);
 	}
 	fputs(n ? "\n  ],\n" : "],\n", out);
 
-	fputs("  \"medians\": [", out);
-	for (size_t g = 0; g < n_med; g++) {
+	fputs("  \"groups\": [", out);
+	for (size_t g = 0; g < n_grp; g++) {
 		fputs(g ? ",\n    {\"game\": " : "\n    {\"game\": ", out);
-		json_string(out, med[g].game);
-		fputs(", \"variant\": ", out);
-		json_string(out, med[g].variant);
-		fprintf(out, ", \"n\": %zu, ", med[g].n);
-		json_metrics(out, &med[g].m, true);
+		json_string(out, grp[g].game);
+		fputs(", \"run_name\": ", out);
+		json_string(out, grp[g].run_name);
+		fprintf(out, ", \"n\": %zu", grp[g].s.n);
+		for (int k = 0; k < 3; k++) {
+			fputs(", ", out);
+			json_metrics(out, stat_name[k], group_stat(&grp[g], k), true);
+		}
 		fputc('}', out);
 	}
-	fputs(n_med ? "\n  ]\n}\n" : "]\n}\n", out);
+	fputs(n_grp ? "\n  ],\n" : "],\n", out);
+
+	fputs("  \"excluded\": [", out);
+	for (size_t i = 0; i < n; i++) {
+		const char *why = report_row_excluded(&rows[i], inc);
+
+		if (!why)
+			continue;
+		fputs(any ? ",\n    {\"run\": " : "\n    {\"run\": ", out);
+		any = true;
+		json_string(out, rows[i].run);
+		fputs(", \"why\": ", out);
+		json_string(out, why);
+		fputc('}', out);
+	}
+	fputs(any ? "\n  ]\n}\n" : "]\n}\n", out);
 }
 
 int report_print(FILE *out, const struct report_row *rows, size_t n,
 		 const struct report_opts *opts)
 {
-	struct median_row *med;
-	char **labels = NULL;
-	size_t n_med;
+	struct report_group *grp;
+	size_t n_grp;
 
 	if (!out || !opts || (n > 0 && !rows))
 		return -EINVAL;
 	if (opts->format != REPORT_TABLE && opts->format != REPORT_CSV &&
 	    opts->format != REPORT_JSON)
 		return -EINVAL;
+	for (size_t c = 0; opts->table_metrics && c < opts->n_table_metrics; c++)
+		if ((int)opts->table_metrics[c] < 0 || opts->table_metrics[c] >= M_COUNT)
+			return -EINVAL;
 
-	n_med = collect_medians(rows, n, &med);
+	n_grp = report_groups(rows, n, opts->include_interfered, &grp);
 	switch (opts->format) {
 	case REPORT_TABLE:
-		labels = zalloc((n_med ? n_med : 1) * sizeof(*labels));
-		for (size_t g = 0; g < n_med; g++)
-			labels[g] = xasprintf("median %s %s (n=%zu)",
-					      med[g].game ? med[g].game : "-",
-					      med[g].variant ? med[g].variant : "-", med[g].n);
-		print_table(out, rows, n, med, labels, n_med, opts);
-		for (size_t g = 0; g < n_med; g++)
-			free(labels[g]);
-		free(labels);
+		print_table(out, rows, n, grp, n_grp, opts);
 		break;
 	case REPORT_CSV:
-		print_csv(out, rows, n, med, n_med);
+		print_csv(out, rows, n, grp, n_grp, opts->include_interfered);
 		break;
 	case REPORT_JSON:
-		print_json(out, rows, n, med, n_med, opts);
+		print_json(out, rows, n, grp, n_grp, opts);
 		break;
 	}
-	free(med);
+	free(grp);
 
 	if (fflush(out) != 0)
 		return errno ? -errno : -EIO;

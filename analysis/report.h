@@ -1,13 +1,21 @@
 /*
  * One result model, several outputs (table, CSV, JSON), as
- * redis-benchmark and hyperfine do: a row per run, then the median of each
- * metric per game and variant. The table ends with '#' lines saying how
- * every number was computed; CSV has a header row; JSON carries the
- * definitions in a "definitions" object.
+ * redis-benchmark and hyperfine do: a row per run, then per group of runs
+ * (game and run name, "variant@switches") the median, min and max of each
+ * metric over its valid runs and their count n, then the runs left out and
+ * why. The table ends with '#' lines saying how every number was computed;
+ * CSV has a header row; JSON carries the definitions in a "definitions"
+ * object.
+ *
+ * A run is valid when its status is "ok" and nothing marked it disturbed
+ * (bench.txt invalid=1 or interfered=1, or results/interfered.txt: the
+ * row's disturbed). Only valid runs are counted, unless include_interfered
+ * counts disturbed ones too; a run that failed is never counted.
  */
 #ifndef HB_REPORT_H
 #define HB_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "metrics.h"
@@ -18,12 +26,36 @@ enum report_format {
 	REPORT_JSON,
 };
 
+struct kvfile;
+
 struct report_row {
 	const char *run;        /* the run directory's name */
 	const char *game;
-	const char *variant;
+	const char *variant;    /* the run name: "variant@switches" (or the variant) */
 	const char *status;     /* "ok", or why the run has no numbers */
 	struct metrics m;
+	/* The rest may be NULL (unknown). */
+	const char *disturbed;  /* why the run is taken as disturbed; NULL: it is not */
+	const char *run_id;     /* bench.txt run_id */
+	const char *dir;        /* the run directory as given or stored */
+	const struct kvfile *provenance;   /* every bench.txt pair (JSON "provenance") */
+	const char *batch;      /* bench.txt batch_id */
+	const char *kernel;     /* bench.txt kernel_release */
+	const char *started_utc;
+};
+
+/* Median, min and max of each metric over some runs. */
+struct run_stats {
+	size_t n;                   /* runs */
+	size_t n_metric[M_COUNT];   /* of them, those that have the metric */
+	struct metrics median, min, max;
+};
+
+/* A group: the runs of one game with one run name. */
+struct report_group {
+	const char *game;
+	const char *run_name;
+	struct run_stats s;         /* over the group's counted runs */
 };
 
 /* The window note of numbers computed from run directories. */
@@ -34,19 +66,41 @@ struct report_opts {
 	enum report_format format;
 	struct metric_opts metric;  /* printed in the notes: threshold, percentile definition */
 	const char *window_note;    /* e.g. "frames ending in each run's measured window" */
+	bool include_interfered;    /* count disturbed runs in the groups (never failed ones) */
+	/* The table's number columns, in order; NULL: the headline ones
+	 * (frames fps steady stalls stall_s longest low1). CSV and JSON
+	 * carry every metric. */
+	const enum metric_id *table_metrics;
+	size_t n_table_metrics;
 };
 
 /* "table" / "csv" / "json". 0 or -EINVAL. */
 int report_format_parse(const char *s, enum report_format *out);
 
-/* Prints rows (in the order given) and then, per (game, variant) in order of
- * first appearance, the median row "median GAME VARIANT (n=N)" over the rows
- * whose status is "ok". A row whose status is not "ok" prints no numbers
- * (whatever its have[] says), only its status. The exact CSV and JSON
- * layouts are documented at the top of report.c. Returns 0, -EINVAL for
- * bad arguments, or -errno of the stream (-EIO when ferror is set without
- * an errno). */
+/* Why the row is not counted (its status, or why it is disturbed), or
+ * NULL when it is. */
+const char *report_row_excluded(const struct report_row *row, bool include_interfered);
+
+/* Median, min and max of every metric over runs[0..n) (only the values
+ * that are set; have[] false where none is). */
+void run_stats_compute(const struct metrics *runs, size_t n, struct run_stats *out);
+
+/* The groups of rows[0..n) by (game, variant), in order of first
+ * appearance, each over its counted rows (a group may have n 0). Returns
+ * how many; *out is the caller's to free. */
+size_t report_groups(const struct report_row *rows, size_t n, bool include_interfered,
+		     struct report_group **out);
+
+/* Prints the counted rows (in the order given), then the groups
+ * ("median/min/max GAME VARIANT"), then the rows left out and why. A row
+ * whose status is not "ok" prints no numbers (whatever its have[] says).
+ * The exact table, CSV and JSON layouts are documented at the top of
+ * report.c. Returns 0, -EINVAL for bad arguments, or -errno of the stream
+ * (-EIO when ferror is set without an errno). */
 int report_print(FILE *out, const struct report_row *rows, size_t n,
 		 const struct report_opts *opts);
+
+/* One CSV field, quoted as RFC 4180 wants when it must be (NULL: empty). */
+void report_csv_field(FILE *out, const char *s);
 
 #endif

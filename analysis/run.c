@@ -20,6 +20,24 @@ static int get_u64(const struct run *run, const char *key, uint64_t *out)
 	return v ? safe_atou64(v, out) : -ENOENT;
 }
 
+/* Observers mark a disturbed run in bench.txt: invalid=1 (the sensor
+ * sampler, the thermal guard) or interfered=1 (the interference watcher),
+ * each with a _reason. */
+static char *run_disturbed(const struct kvfile *bench)
+{
+	static const char *const marks[] = { "invalid", "interfered" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(marks); i++) {
+		char *key = xasprintf("%s_reason", marks[i]);
+		const char *v = kvfile_get(bench, marks[i]), *why = kvfile_get(bench, key);
+
+		free(key);
+		if (v && strcmp(v, "1") == 0)
+			return why ? xasprintf("%s=1 (%s)", marks[i], why) : xasprintf("%s=1", marks[i]);
+	}
+	return NULL;
+}
+
 int run_load(const char *dir, struct run *out, struct strbuf *err)
 {
 	struct run run;
@@ -68,6 +86,7 @@ int run_load(const char *dir, struct run *out, struct strbuf *err)
 		r = -EINVAL;
 		goto fail;
 	}
+	run.disturbed = run_disturbed(&run.bench);
 	run.have_window = get_u64(&run, "window_start_ns", &run.window_start_ns) == 0 &&
 			  get_u64(&run, "window_end_ns", &run.window_end_ns) == 0;
 
@@ -96,6 +115,7 @@ void run_release(struct run *run)
 		return;
 	free(run->dir);
 	free(run->name);
+	free(run->disturbed);
 	kvfile_release(&run->bench);
 	hb_frames_release(&run->frames);
 	memset(run, 0, sizeof(*run));
@@ -124,10 +144,14 @@ bool run_report_row(const struct run *run, const struct metric_opts *opts, struc
 	if (!row->variant)
 		row->variant = run->variant;
 	row->status = run->status;
-	/* an observer said the run was disturbed: never counted */
-	if (strcmp(run->status, "ok") == 0 && kvfile_get(&run->bench, "invalid") &&
-	    strcmp(kvfile_get(&run->bench, "invalid"), "1") == 0)
-		row->status = "invalid";
+	/* an observer said the run was disturbed: not counted */
+	row->disturbed = run->disturbed;
+	row->run_id = run->id;
+	row->dir = run->dir;
+	row->provenance = &run->bench;
+	row->batch = kvfile_get(&run->bench, "batch_id");
+	row->kernel = kvfile_get(&run->bench, "kernel_release");
+	row->started_utc = kvfile_get(&run->bench, "started_utc");
 	return run_metrics(run, opts, &row->m) == 0;
 }
 

@@ -31,6 +31,7 @@ struct run {
 	uint64_t window_start_ns, window_end_ns;
 	bool have_frames;
 	struct hb_frames frames;
+	char *disturbed;        /* "invalid=1 (REASON)", "interfered=1 (REASON)" or NULL */
 };
 
 /* Loads DIR/bench.txt and, when present, DIR/frames.bin. 0, or -errno with
@@ -69,11 +70,12 @@ void run_reload_release(struct run_reload *rr);
  * warm-up, play ones without a split (a missing line, a bad analysis.ini). */
 void run_window_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m);
 
-/* A report row for the run: its names (pointing into run; the variant is
- * bench.txt's run_name, "variant@switches", when it has one) and its
- * metrics. An ok run that an observer marked invalid gets the status
- * "invalid", which keeps it out of medians. Returns whether the run had
- * numbers (run_metrics() == 0). */
+/* A report row for the run: its names, provenance, batch and kernel
+ * (pointing into run; the variant is bench.txt's run_name,
+ * "variant@switches", when it has one) and its metrics. A run that an
+ * observer marked (bench.txt invalid=1 or interfered=1: both mean
+ * disturbed) gets row->disturbed, which keeps it out of the groups.
+ * Returns whether the run had numbers (run_metrics() == 0). */
 bool run_report_row(const struct run *run, const struct metric_opts *opts, struct report_row *row);
 
 /* A new run_id: 32 random hex digits (getrandom, or the clocks and pid

@@ -63,7 +63,8 @@ static void headline(const struct report_row *row, bool have, double stall_ms, s
 {
 	const struct metrics *m = &row->m;
 
-	if (!have || strcmp(row->status, "ok") != 0)
+	/* a disturbed run's numbers are no evidence: its line says invalid */
+	if (!have || strcmp(row->status, "ok") != 0 || row->disturbed)
 		return;
 	strbuf_addf(sb, ": %.1f fps", m->v[M_FPS]);
 	if (m->have[M_STALLS])

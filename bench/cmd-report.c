@@ -4,10 +4,9 @@
  */
 #include "cmd.h"
 #include "exitcodes.h"
+#include "interfered.h"
 #include "report.h"
-#include "resultsdb.h"
-#include "run.h"
-#include "rundirs.h"
+#include "reportrows.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -16,105 +15,20 @@
 
 static const char report_usage[] =
 	"usage: hitchbench report [--format table|csv|json] [--stall-ms MS]\n"
-	"                         [--percentile nearest-rank|linear] RUNDIR...\n"
+	"                         [--percentile nearest-rank|linear] [--metric M]...\n"
+	"                         [--interfered FILE] [--include-interfered] RUNDIR...\n"
 	"   or: hitchbench report [--format ...] --db PATH [--game G] [--variant V]\n"
 	"\n"
 	"  RUNDIR          a run directory, or a directory of them (results/runs)\n"
-	"  --db PATH       report what the database holds instead (as computed when stored)\n";
-
-/* A bad analysis.ini (or game.log) is the user's to fix, not a run
- * without play numbers: refused with its file and line. */
-static int report_check_reload(const struct run *run, const struct report_opts *ro,
-			       struct strbuf *err)
-{
-	struct run_reload rr;
-	int e = run_reload_find(run, ro->metric.gamedb_dirs, &rr, err);
-
-	if (e == 0)
-		run_reload_release(&rr);
-	return e == -EINVAL ? e : 0;
-}
-
-static int report_dirs(char **dirs, int n, struct report_opts *ro)
-{
-	struct argv_list list;
-	struct strbuf err = STRBUF_INIT;
-	struct report_row *rows;
-	struct run *runs;
-	size_t n_rows = 0;
-	int ret = HB_EXIT_OK;
-
-	argv_init(&list);
-	for (int i = 0; i < n; i++) {
-		if (rundirs_expand(dirs[i], &list) < 0) {
-			error_msg("'%s' is not a run directory nor a directory of them", dirs[i]);
-			argv_release(&list);
-			return HB_EXIT_USAGE;
-		}
-	}
-	rows = zalloc(sizeof(*rows) * list.n);
-	runs = zalloc(sizeof(*runs) * list.n);
-	for (size_t i = 0; i < list.n; i++) {
-		strbuf_reset(&err);
-		if (run_load(list.v[i], &runs[n_rows], &err) < 0) {
-			error_msg("%s", err.buf);
-			ret = HB_EXIT_FAILURE;
-			continue;
-		}
-		if (report_check_reload(&runs[n_rows], ro, &err) < 0) {
-			error_msg("%s", err.buf);
-			run_release(&runs[n_rows]);
-			ret = HB_EXIT_USAGE;
-			break;
-		}
-		run_report_row(&runs[n_rows], &ro->metric, &rows[n_rows]);
-		/* the numbers are taken: a long run's frames need not stay */
-		hb_frames_release(&runs[n_rows].frames);
-		n_rows++;
-	}
-	if (ret != HB_EXIT_USAGE && report_print(stdout, rows, n_rows, ro) < 0)
-		ret = HB_EXIT_FAILURE;
-	for (size_t i = 0; i < n_rows; i++)
-		run_release(&runs[i]);
-	free(runs);
-	free(rows);
-	argv_release(&list);
-	strbuf_release(&err);
-	return ret;
-}
-
-static int report_db(const char *path, const char *game, const char *variant,
-		     struct report_opts *ro)
-{
-	struct resultsdb *db = NULL;
-	struct resultsdb_run *runs = NULL;
-	struct report_row *rows;
-	size_t n = 0;
-	char *err = NULL;
-	int ret = HB_EXIT_OK;
-
-	if (resultsdb_open(path, &db, &err) < 0 || resultsdb_list(db, game, variant, &runs, &n, &err) < 0) {
-		error_msg("cannot read the results database '%s': %s", path, err);
-		free(err);
-		resultsdb_close(db);
-		return HB_EXIT_FAILURE;
-	}
-	rows = zalloc(sizeof(*rows) * (n ? n : 1));
-	for (size_t i = 0; i < n; i++) {
-		rows[i].run = runs[i].name;
-		rows[i].game = runs[i].game;
-		rows[i].variant = runs[i].variant;
-		rows[i].status = runs[i].status;
-		rows[i].m = runs[i].m;
-	}
-	ro->window_note = "as stored: frames ending in each run's measured window";
-	if (report_print(stdout, rows, n, ro) < 0)
-		ret = HB_EXIT_FAILURE;
-	free(rows);
-	resultsdb_runs_free(runs, n);
-	resultsdb_close(db);
-	return ret;
-}
+	"  --db PATH       report what the database holds instead (as computed when stored)\n"
+	"  --metric M      a table column (repeatable; default: frames fps steady_fps\n"
+	"                  stalls stall_s longest_ms low1); CSV and JSON carry every metric\n"
+	"  --interfered FILE  runs known to be disturbed (default results/interfered.txt)\n"
+	"  --include-interfered  count runs marked disturbed in the groups (failed runs never)\n"
+	"\n"
+	"Runs are grouped by game and run name (variant@switches): median, min and max\n"
+	"over each group's valid runs and their count n; runs left out are listed after\n"
+	"the groups with why.\n";
 
 int cmd_report(int argc, char **argv, struct context *ctx)
 {
@@ -125,14 +39,21 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 		{ "db", required_argument, NULL, 'd' },
 		{ "game", required_argument, NULL, 'g' },
 		{ "variant", required_argument, NULL, 'V' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "interfered", required_argument, NULL, 'i' },
+		{ "include-interfered", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_opts ro = {
 		.format = REPORT_TABLE, .metric = METRIC_OPTS_DEFAULT, .window_note = REPORT_WINDOW_RUNDIR,
 	};
-	const char *db = NULL, *game = NULL, *variant = NULL;
-	int c;
+	const char *db = NULL, *game = NULL, *variant = NULL, *interfered_path = NULL;
+	struct interfered_list interfered;
+	struct report_rows rr;
+	enum metric_id cols[M_COUNT];
+	size_t n_cols = 0;
+	int c, ret;
 
 	ro.metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
 
@@ -159,6 +80,16 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 		case 'V':
 			variant = optarg;
 			break;
+		case 'm':
+			if (metric_list_add(cols, &n_cols, optarg) < 0)
+				return usage_error(report_usage, "unknown metric '%s'", optarg);
+			break;
+		case 'i':
+			interfered_path = optarg;
+			break;
+		case 'I':
+			ro.include_interfered = true;
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			return HB_EXIT_OK;
@@ -167,14 +98,33 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 			return HB_EXIT_USAGE;
 		}
 	}
-	if (db) {
-		if (optind < argc)
-			return usage_error(report_usage, "give run directories or --db, not both");
-		return report_db(db, game, variant, &ro);
+	if (n_cols) {
+		ro.table_metrics = cols;
+		ro.n_table_metrics = n_cols;
 	}
-	if (game || variant)
+	if (db && optind < argc)
+		return usage_error(report_usage, "give run directories or --db, not both");
+	if (!db && (game || variant))
 		return usage_error(report_usage, "--game and --variant filter the database (--db)");
-	if (optind >= argc)
+	if (!db && optind >= argc)
 		return usage_error(report_usage, "report wants run directories (or --db PATH)");
-	return report_dirs(argv + optind, argc - optind, &ro);
+
+	interfered_init(&interfered);
+	ret = load_interfered(ctx, interfered_path, &interfered);
+	if (ret != HB_EXIT_OK)
+		return ret;
+	if (db) {
+		ret = report_rows_from_db(&rr, db, game, variant, ro.format == REPORT_JSON);
+		ro.window_note = "as stored: frames ending in each run's measured window";
+	} else {
+		ret = report_rows_from_dirs(&rr, argv + optind, argc - optind, &ro.metric);
+	}
+	if (ret != HB_EXIT_USAGE && !(db && ret != HB_EXIT_OK)) {
+		interfered_mark(&interfered, rr.rows, rr.n);
+		if (report_print(stdout, rr.rows, rr.n, &ro) < 0)
+			ret = HB_EXIT_FAILURE;
+	}
+	report_rows_release(&rr);
+	interfered_release(&interfered);
+	return ret;
 }

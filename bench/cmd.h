@@ -28,6 +28,13 @@ int cmd_thaw(int argc, char **argv, struct context *ctx);
 int cmd_import(int argc, char **argv, struct context *ctx);
 int cmd_compare(int argc, char **argv, struct context *ctx);
 int cmd_regress(int argc, char **argv, struct context *ctx);
+int cmd_matrix(int argc, char **argv, struct context *ctx);
+
+/* The runs known to be disturbed: --interfered PATH (which must exist) or,
+ * when path is NULL, results/interfered.txt (which need not). HB_EXIT_OK,
+ * or the exit code after saying what is wrong (a bad line: usage, 2). */
+struct interfered_list;
+int load_interfered(const struct context *ctx, const char *path, struct interfered_list *list);
 
 /* Messages, git-style: "hitchbench: cannot open 'x': No such file". */
 void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -27,6 +27,7 @@ static const struct command {
 } commands[] = {
 	{ "run", cmd_run, "run a recipe's game and measure every frame" },
 	{ "report", cmd_report, "print the numbers of run directories or of the database" },
+	{ "matrix", cmd_matrix, "each game and variant@switches against each batch or kernel, as CSV" },
 	{ "db", cmd_db, "the results database: import run directories, show what it holds" },
 	{ "import", cmd_import, "make another tool's frame log (MangoHud, PresentMon, ...) a run directory" },
 	{ "compare", cmd_compare, "do two sets of runs differ? SAME, DIFFERENT or UNKNOWN (exit 0, 3, 4)" },

@@ -659,9 +659,14 @@ out:
 
 /* Runs and their metrics, one row per metric (or one row with NULL metric
  * columns for a run without any), the rows of one run together. */
+#define PROVENANCE_OF(key) \
+	" (SELECT value FROM provenance AS p WHERE p.run_id = r.id AND p.key = '" key "'" \
+	" ORDER BY seq LIMIT 1)"
 static const char list_sql[] =
 	"SELECT r.id, r.run_uuid, r.name, r.path, r.status, r.game, r.variant,"
-	" r.started_utc, m.name, m.value"
+	" r.started_utc, m.name, m.value, r.run_name, r.batch_uuid, r.kernel_release,"
+	" r.invalid," PROVENANCE_OF("invalid_reason") "," PROVENANCE_OF("interfered") ","
+	PROVENANCE_OF("interfered_reason")
 	" FROM runs AS r LEFT JOIN metrics AS m ON m.run_id = r.id"
 	" WHERE (?1 IS NULL OR r.game = ?1) AND (?2 IS NULL OR r.variant = ?2)"
 	" ORDER BY r.started_utc, r.name, r.id";
@@ -669,6 +674,25 @@ static const char list_sql[] =
 static char *column_strdup(sqlite3_stmt *st, int col)
 {
 	return xstrdup((const char *)sqlite3_column_text(st, col));
+}
+
+/* As run.c says it of a run directory: invalid=1 or interfered=1, from the
+ * invalid column, the invalid_reason, interfered, interfered_reason
+ * provenance columns starting at col. */
+static char *row_disturbed(sqlite3_stmt *st, int col)
+{
+	const char *interfered = (const char *)sqlite3_column_text(st, col + 2);
+	const char *why;
+
+	if (sqlite3_column_type(st, col) != SQLITE_NULL && sqlite3_column_int(st, col) == 1) {
+		why = (const char *)sqlite3_column_text(st, col + 1);
+		return why ? xasprintf("invalid=1 (%s)", why) : xstrdup("invalid=1");
+	}
+	if (interfered && strcmp(interfered, "1") == 0) {
+		why = (const char *)sqlite3_column_text(st, col + 3);
+		return why ? xasprintf("interfered=1 (%s)", why) : xstrdup("interfered=1");
+	}
+	return NULL;
 }
 
 int resultsdb_list(struct resultsdb *db, const char *game, const char *variant,
@@ -710,6 +734,11 @@ int resultsdb_list(struct resultsdb *db, const char *game, const char *variant,
 			r->game = column_strdup(st, 5);
 			r->variant = column_strdup(st, 6);
 			r->started_utc = column_strdup(st, 7);
+			r->run_name = column_strdup(st, 10);
+			r->batch_id = column_strdup(st, 11);
+			r->kernel_release = column_strdup(st, 12);
+			r->disturbed = row_disturbed(st, 13);
+			kvfile_init(&r->provenance);
 			last_id = id;
 		}
 		r = &runs[nruns - 1];
@@ -748,6 +777,11 @@ void resultsdb_runs_free(struct resultsdb_run *runs, size_t n)
 		free(runs[i].game);
 		free(runs[i].variant);
 		free(runs[i].started_utc);
+		free(runs[i].run_name);
+		free(runs[i].batch_id);
+		free(runs[i].kernel_release);
+		free(runs[i].disturbed);
+		kvfile_release(&runs[i].provenance);
 	}
 	free(runs);
 }
@@ -757,4 +791,50 @@ void resultsdb_runs_free(struct resultsdb_run *runs, size_t n)
 sqlite3 *resultsdb_sqlite(struct resultsdb *db)
 {
 	return db->sql;
+}
+
+int resultsdb_load_provenance(struct resultsdb *db, struct resultsdb_run *runs, size_t n,
+			      char **err)
+{
+	static const char what[] = "cannot read provenance in";
+	sqlite3_stmt *st = NULL;
+	int rc, ret;
+
+	ret = prepare(db, "SELECT p.key, p.value FROM provenance AS p JOIN runs AS r"
+		      " ON p.run_id = r.id WHERE r.run_uuid = ?1 ORDER BY p.seq", &st, err, what);
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		kvfile_release(&runs[i].provenance);
+		kvfile_init(&runs[i].provenance);
+		sqlite3_reset(st);
+		rc = sqlite3_bind_text(st, 1, runs[i].run_id, -1, SQLITE_STATIC);
+		if (rc == SQLITE_OK)
+			while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+				kvfile_add(&runs[i].provenance, (const char *)sqlite3_column_text(st, 0),
+					   (const char *)sqlite3_column_text(st, 1));
+		if (rc != SQLITE_DONE) {
+			ret = fail(db, rc, err, what);
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+void resultsdb_run_report_row(const struct resultsdb_run *run, struct report_row *row)
+{
+	memset(row, 0, sizeof(*row));
+	row->run = run->name;
+	row->game = run->game;
+	row->variant = run->run_name ? run->run_name : run->variant;
+	row->status = run->status;
+	row->m = run->m;
+	row->disturbed = run->disturbed;
+	row->run_id = run->run_id;
+	row->dir = run->path;
+	row->provenance = run->provenance.n ? &run->provenance : NULL;
+	row->batch = run->batch_id;
+	row->kernel = run->kernel_release;
+	row->started_utc = run->started_utc;
 }

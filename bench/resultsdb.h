@@ -67,6 +67,12 @@ struct resultsdb_run {
 	char *status;           /* "ok" or why the run failed */
 	char *game, *variant, *started_utc;   /* NULL when bench.txt had none */
 	struct metrics m;       /* have[] false for metrics without a row */
+	/* schema 2 and provenance; NULL when bench.txt had none */
+	char *run_name;         /* "variant@switches" */
+	char *batch_id;
+	char *kernel_release;
+	char *disturbed;        /* "invalid=1 (REASON)", "interfered=1 (REASON)" */
+	struct kvfile provenance;   /* empty until resultsdb_load_provenance() */
 };
 /* Runs ordered by started_utc (runs without one first), then name,
  * optionally filtered by game and variant (NULL: any). *out (free with
@@ -74,6 +80,13 @@ struct resultsdb_run {
  * *out NULL and *n 0. 0 or -errno with *err. */
 int resultsdb_list(struct resultsdb *db, const char *game, const char *variant,
 		   struct resultsdb_run **out, size_t *n, char **err);
+/* Fills each run's provenance (every bench.txt pair, in order). 0 or
+ * -errno with *err. */
+int resultsdb_load_provenance(struct resultsdb *db, struct resultsdb_run *runs, size_t n,
+			      char **err);
+/* A report row pointing into run (as run_report_row() makes from a run
+ * directory): the variant is the run name when the run has one. */
+void resultsdb_run_report_row(const struct resultsdb_run *run, struct report_row *row);
 /* resultsdb_runs_free(NULL, 0) is safe. */
 void resultsdb_runs_free(struct resultsdb_run *runs, size_t n);
 

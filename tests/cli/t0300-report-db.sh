@@ -10,17 +10,18 @@ hb_run "$T/two.ini" --rounds 2
 expect_eq "two rounds" 0 "$rc"
 [ "$(run_dirs "$T/runs" | wc -l)" = 2 ] || fail "expected two run directories"
 
-# the table: two runs, a median row, the notes that say how
+# the table: two runs, the group's median, min and max rows, the notes that say how
 "$HB" report "$T/runs" >"$T/table" || fail "report failed"
 [ "$(grep -c -- '-two-base ' "$T/table")" = 2 ] || fail "table lacks the two runs: $(cat "$T/table")"
 grep -q '^median two base (n=2) ' "$T/table" || fail "table lacks the median row"
+grep -q '^min two base ' "$T/table" && grep -q '^max two base ' "$T/table" || fail "table lacks min and max"
 grep -q '^# percentiles: nearest-rank' "$T/table" || fail "table does not say the percentile definition"
 grep -q '^# stall = a frame over 100 ms' "$T/table" || fail "table does not say the stall threshold"
 
-# CSV: a header, the runs, the median; the same stalls as result.txt
+# CSV: a header, the runs, the median, min and max; the same stalls as result.txt
 "$HB" report --format csv "$T/runs" >"$T/csv" || fail "csv report failed"
 head -n 1 "$T/csv" | grep -q '^run,game,variant,status,n,frames,window_s,fps,' || fail "csv header: $(head -n 1 "$T/csv")"
-[ "$(wc -l <"$T/csv")" = 4 ] || fail "csv rows: $(cat "$T/csv")"
+[ "$(wc -l <"$T/csv")" = 6 ] || fail "csv rows: $(cat "$T/csv")"
 col=$(head -n 1 "$T/csv" | tr ',' '\n' | grep -n '^stalls$' | cut -d: -f1)
 expect_eq "csv stalls of run 1" 1 "$(sed -n 2p "$T/csv" | cut -d, -f"$col")"
 
@@ -31,7 +32,7 @@ expect_eq "stalls over 300 ms" 0 "$(sed -n 2p "$T/csv300" | cut -d, -f"$col")"
 # JSON parses and holds both runs
 "$HB" report --format json "$T/runs" >"$T/json" || fail "json report failed"
 if command -v python3 >/dev/null; then
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["runs"])==2, d; assert d["medians"][0]["n"]==2' "$T/json" ||
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["runs"])==2, d; assert d["groups"][0]["n"]==2; assert d["runs"][0]["provenance"]["run_id"]==d["runs"][0]["run_id"]' "$T/json" ||
 		fail "json report is not what it should be"
 fi
 

@@ -33,22 +33,29 @@ static struct metrics metrics_of(const double *v)
 	return m;
 }
 
-/* Five runs: two ok and one crashed of dsda-doom base, one of another
- * variant, and a game with no ok run at all. */
+static struct report_row mkrow(const char *run, const char *game, const char *variant,
+			       const char *status, const double *v)
+{
+	return (struct report_row){ .run = run, .game = game, .variant = variant, .status = status,
+				    .m = metrics_of(v) };
+}
+
+/* Six runs: two ok, one crashed and one marked disturbed of dsda-doom
+ * base, one of another variant, and a game with no ok run at all. */
+#define N_FIXED 6
 static size_t fixed_rows(struct report_row *rows)
 {
-	rows[0] = (struct report_row){ "20261130T100000Z-dsda-doom-base", "dsda-doom", "base", "ok",
-				       metrics_of(run_a) };
-	rows[1] = (struct report_row){ "20261130T101000Z-dsda-doom-base", "dsda-doom", "base", "ok",
-				       metrics_of(run_b) };
+	rows[0] = mkrow("20261130T100000Z-dsda-doom-base", "dsda-doom", "base", "ok", run_a);
+	rows[1] = mkrow("20261130T101000Z-dsda-doom-base", "dsda-doom", "base", "ok", run_b);
 	/* numbers of a failed run are never shown, even when set */
-	rows[2] = (struct report_row){ "20261130T102000Z-dsda-doom-base", "dsda-doom", "base",
-				       "crashed (signal 11)", metrics_of(crashed) };
-	rows[3] = (struct report_row){ "20261130T103000Z-dsda-doom-vsync", "dsda-doom", "vsync", "ok",
-				       metrics_of(run_v) };
-	rows[4] = (struct report_row){ "20261130T104000Z-quake-base", "quake", "base", "timeout",
-				       metrics_of(none) };
-	return 5;
+	rows[2] = mkrow("20261130T102000Z-dsda-doom-base", "dsda-doom", "base",
+			"crashed (signal 11)", crashed);
+	rows[3] = mkrow("20261130T103000Z-dsda-doom-vsync", "dsda-doom", "vsync", "ok", run_v);
+	rows[4] = mkrow("20261130T104000Z-quake-base", "quake", "base", "timeout", none);
+	/* a disturbed run has numbers, but is not counted */
+	rows[5] = mkrow("20261130T105000Z-dsda-doom-base", "dsda-doom", "base", "ok", run_v);
+	rows[5].disturbed = "interfered=1 (a backup ran)";
+	return N_FIXED;
 }
 
 static struct report_opts opts_for(enum report_format format)
@@ -79,7 +86,13 @@ static void assert_fixture(const char *got, const char *name)
 {
 	char *want = NULL;
 	size_t len;
-	int r = read_file(fixture_path(name), &want, &len);
+	int r;
+
+	/* HB_UPDATE_FIXTURES=1: write what the code prints now (then review
+	 * the diff: only intended changes may go in) */
+	if (getenv("HB_UPDATE_FIXTURES"))
+		ck_assert_int_eq(write_file_atomic(fixture_path(name), got, strlen(got), 0644), 0);
+	r = read_file(fixture_path(name), &want, &len);
 
 	ck_assert_msg(r == 0, "cannot read fixture '%s': %s", fixture_path(name), strerror(-r));
 	if (strcmp(got, want) != 0)
@@ -89,7 +102,7 @@ static void assert_fixture(const char *got, const char *name)
 
 START_TEST(table)
 {
-	struct report_row rows[5];
+	struct report_row rows[N_FIXED];
 	size_t n = fixed_rows(rows);
 	struct report_opts opts = opts_for(REPORT_TABLE);
 	char *out = render(rows, n, &opts);
@@ -101,7 +114,7 @@ END_TEST
 
 START_TEST(csv)
 {
-	struct report_row rows[5];
+	struct report_row rows[N_FIXED];
 	size_t n = fixed_rows(rows);
 	struct report_opts opts = opts_for(REPORT_CSV);
 	char *out = render(rows, n, &opts);
@@ -113,7 +126,7 @@ END_TEST
 
 START_TEST(json)
 {
-	struct report_row rows[5];
+	struct report_row rows[N_FIXED];
 	size_t n = fixed_rows(rows);
 	struct report_opts opts = opts_for(REPORT_JSON);
 	char *out = render(rows, n, &opts);
@@ -141,8 +154,10 @@ START_TEST(table_notes_follow_options)
 		"the two neighbouring sorted frame times (R type 7, numpy's default)\n"
 		"# steady = 1000 / p50 frame time\n"
 		"# low1 = 1000 / p99 frame time\n"
-		"# median = middle value over runs with status ok (mean of the two middle values "
-		"for an even count)\n");
+		"# median, min, max = over each group's valid runs (status ok, not marked disturbed); "
+		"median: the middle value, the mean of the two middle values for an even count\n"
+		"# excluded = not in the groups: the run failed, or was marked disturbed (bench.txt "
+		"invalid=1 or interfered=1, or listed in the interfered file)\n");
 	free(out);
 }
 END_TEST
@@ -151,19 +166,20 @@ START_TEST(json_escaping)
 {
 	/* quote, backslash, newline, a control character, a byte that is not
 	 * UTF-8, and an é that is */
-	struct report_row row = { "r\t1", "say \"hi\"\\\n\x01\xff\xc3\xa9", "v", "ok",
-				  metrics_of(run_a) };
+	struct report_row row = mkrow("r\t1", "say \"hi\"\\\n\x01\xff\xc3\xa9", "v", "ok", run_a);
 	struct report_opts opts = opts_for(REPORT_JSON);
 	char *out;
 
 	out = render(&row, 1, &opts);
 	ck_assert_ptr_nonnull(strstr(out,
-		"{\"run\": \"r\\u00091\", \"game\": \"say \\\"hi\\\"\\\\\\u000a\\u0001\\ufffd\xc3\xa9\", "
-		"\"variant\": \"v\", \"status\": \"ok\", \"metrics\": {\"frames\": 1380, "
+		"{\"run\": \"r\\u00091\", \"dir\": null, \"run_id\": null, "
+		"\"game\": \"say \\\"hi\\\"\\\\\\u000a\\u0001\\ufffd\xc3\xa9\", "
+		"\"run_name\": \"v\", \"status\": \"ok\", \"excluded\": null, \"provenance\": null, "
+		"\"metrics\": {\"frames\": 1380, "
 		"\"window_s\": 20, \"fps\": 69, "));
 	ck_assert_ptr_nonnull(strstr(out,
-		"\"medians\": [\n    {\"game\": \"say \\\"hi\\\"\\\\\\u000a\\u0001\\ufffd\xc3\xa9\", "
-		"\"variant\": \"v\", \"n\": 1, "));
+		"\"groups\": [\n    {\"game\": \"say \\\"hi\\\"\\\\\\u000a\\u0001\\ufffd\xc3\xa9\", "
+		"\"run_name\": \"v\", \"n\": 1, "));
 	free(out);
 
 	/* truncated and overlong sequences, a surrogate */
@@ -181,19 +197,31 @@ START_TEST(json_empty)
 	struct report_opts opts = opts_for(REPORT_JSON);
 	char *out = render(NULL, 0, &opts);
 
-	ck_assert_ptr_nonnull(strstr(out, "\n  \"runs\": [],\n  \"medians\": []\n}\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\n  \"runs\": [],\n  \"groups\": [],\n  \"excluded\": []\n}\n"));
 	free(out);
 }
 END_TEST
 
 START_TEST(csv_quoting)
 {
-	struct report_row row = { "r1", "doom, \"ultimate\"", "a\nb", "ok", metrics_of(none) };
+	struct report_row row = mkrow("r1", "doom, \"ultimate\"", "a\nb", "ok", none);
 	struct report_opts opts = opts_for(REPORT_CSV);
 	char *out = render(&row, 1, &opts);
+	struct strbuf run = STRBUF_INIT, median = STRBUF_INIT;
 
-	ck_assert_ptr_nonnull(strstr(out, "\nr1,\"doom, \"\"ultimate\"\"\",\"a\nb\",ok,,,,,,,,,,,,,,,,,,,,,,,,\n"));
-	ck_assert_ptr_nonnull(strstr(out, "\nmedian,\"doom, \"\"ultimate\"\"\",\"a\nb\",,1,,,,,,,,,,,,,,,,,,,,,,,\n"));
+	/* quoted names, then empty cells: n, every metric, excluded */
+	strbuf_addstr(&run, "\nr1,\"doom, \"\"ultimate\"\"\",\"a\nb\",ok,");
+	strbuf_addstr(&median, "\nmedian,\"doom, \"\"ultimate\"\"\",\"a\nb\",,1");
+	for (int i = 0; i < M_COUNT + 1; i++) {
+		strbuf_addch(&run, ',');
+		strbuf_addch(&median, ',');
+	}
+	strbuf_addch(&run, '\n');
+	strbuf_addch(&median, '\n');
+	ck_assert_ptr_nonnull(strstr(out, run.buf));
+	ck_assert_ptr_nonnull(strstr(out, median.buf));
+	strbuf_release(&run);
+	strbuf_release(&median);
 	free(out);
 }
 END_TEST
@@ -231,7 +259,7 @@ START_TEST(stream_error)
 {
 	/* /dev/full fails every write with ENOSPC: a full disk must not
 	 * pass for a printed report */
-	struct report_row rows[5];
+	struct report_row rows[N_FIXED];
 	size_t n = fixed_rows(rows);
 	struct report_opts opts = opts_for(REPORT_JSON);
 	FILE *f = fopen("/dev/full", "w");

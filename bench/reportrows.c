@@ -1,0 +1,129 @@
+/*
+ * Loading the rows of report and matrix (see reportrows.h).
+ */
+#include "reportrows.h"
+#include "cmd.h"
+#include "exitcodes.h"
+#include "rundirs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A bad analysis.ini (or game.log) is the user's to fix, not a run
+ * without play numbers: refused with its file and line. */
+static int check_reload(const struct run *run, const struct metric_opts *opts, struct strbuf *err)
+{
+	struct run_reload rr;
+	int e = run_reload_find(run, opts->gamedb_dirs, &rr, err);
+
+	if (e == 0)
+		run_reload_release(&rr);
+	return e == -EINVAL ? e : 0;
+}
+
+int report_rows_from_dirs(struct report_rows *rr, char **dirs, int n,
+			  const struct metric_opts *opts)
+{
+	struct argv_list list;
+	struct strbuf err = STRBUF_INIT;
+	int ret = HB_EXIT_OK;
+
+	memset(rr, 0, sizeof(*rr));
+	argv_init(&list);
+	for (int i = 0; i < n; i++) {
+		if (rundirs_expand(dirs[i], &list) < 0) {
+			error_msg("'%s' is not a run directory nor a directory of them", dirs[i]);
+			argv_release(&list);
+			return HB_EXIT_USAGE;
+		}
+	}
+	rr->rows = zalloc(sizeof(*rr->rows) * (list.n ? list.n : 1));
+	rr->runs = zalloc(sizeof(*rr->runs) * (list.n ? list.n : 1));
+	for (size_t i = 0; i < list.n; i++) {
+		strbuf_reset(&err);
+		if (run_load(list.v[i], &rr->runs[rr->n], &err) < 0) {
+			error_msg("%s", err.buf);
+			ret = HB_EXIT_FAILURE;
+			continue;
+		}
+		if (check_reload(&rr->runs[rr->n], opts, &err) < 0) {
+			error_msg("%s", err.buf);
+			run_release(&rr->runs[rr->n]);
+			ret = HB_EXIT_USAGE;
+			break;
+		}
+		run_report_row(&rr->runs[rr->n], opts, &rr->rows[rr->n]);
+		/* the numbers are taken: a long run's frames need not stay */
+		hb_frames_release(&rr->runs[rr->n].frames);
+		rr->n++;
+	}
+	argv_release(&list);
+	strbuf_release(&err);
+	return ret;
+}
+
+int report_rows_from_db(struct report_rows *rr, const char *path, const char *game,
+			const char *variant, int with_provenance)
+{
+	struct resultsdb *db = NULL;
+	char *err = NULL;
+	int ret = HB_EXIT_OK;
+
+	memset(rr, 0, sizeof(*rr));
+	if (resultsdb_open(path, &db, &err) < 0 ||
+	    resultsdb_list(db, game, variant, &rr->db_runs, &rr->n_db_runs, &err) < 0 ||
+	    (with_provenance && resultsdb_load_provenance(db, rr->db_runs, rr->n_db_runs, &err) < 0)) {
+		error_msg("cannot read the results database '%s': %s", path, err);
+		free(err);
+		ret = HB_EXIT_FAILURE;
+		goto out;
+	}
+	rr->rows = zalloc(sizeof(*rr->rows) * (rr->n_db_runs ? rr->n_db_runs : 1));
+	for (size_t i = 0; i < rr->n_db_runs; i++)
+		resultsdb_run_report_row(&rr->db_runs[i], &rr->rows[i]);
+	rr->n = rr->n_db_runs;
+out:
+	resultsdb_close(db);
+	return ret;
+}
+
+int load_interfered(const struct context *ctx, const char *path, struct interfered_list *list)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *def = xasprintf("%s/interfered.txt", ctx->results_dir);
+	int r = interfered_read(list, path ? path : def, !path, &err);
+
+	if (r < 0)
+		error_msg("%s", err.buf);
+	strbuf_release(&err);
+	free(def);
+	if (r < 0)
+		interfered_release(list);
+	return r == -EINVAL ? HB_EXIT_USAGE : r < 0 ? HB_EXIT_FAILURE : HB_EXIT_OK;
+}
+
+void report_rows_release(struct report_rows *rr)
+{
+	if (!rr)
+		return;
+	for (size_t i = 0; rr->runs && i < rr->n; i++)
+		run_release(&rr->runs[i]);
+	free(rr->runs);
+	resultsdb_runs_free(rr->db_runs, rr->n_db_runs);
+	free(rr->rows);
+	memset(rr, 0, sizeof(*rr));
+}
+
+int metric_list_add(enum metric_id *ids, size_t *n, const char *name)
+{
+	int id = metric_lookup(name);
+
+	if (id < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < *n; i++)
+		if ((int)ids[i] == id)
+			return 0;
+	ids[(*n)++] = (enum metric_id)id;
+	return 0;
+}

@@ -1,0 +1,40 @@
+/*
+ * The rows report and matrix work on, from run directories (their metrics
+ * computed afresh) or from the results database (as stored), with the
+ * interference list applied. Command-layer code: it says what went wrong
+ * through error_msg() and returns an exit code.
+ */
+#ifndef HB_REPORTROWS_H
+#define HB_REPORTROWS_H
+
+#include <stddef.h>
+
+#include "interfered.h"
+#include "report.h"
+#include "resultsdb.h"
+#include "run.h"
+
+struct report_rows {
+	struct report_row *rows;    /* point into runs or db_runs */
+	size_t n;
+	struct run *runs;           /* from run directories */
+	struct resultsdb_run *db_runs;
+	size_t n_db_runs;
+};
+
+/* RUNDIR arguments (run, batch or results directories). A directory that
+ * is none of them is a usage error (2); a run that does not load is said
+ * and left out, and makes the exit code 1; else HB_EXIT_OK. */
+int report_rows_from_dirs(struct report_rows *rr, char **dirs, int n,
+			  const struct metric_opts *opts);
+/* The database's runs of game and variant (NULL: any), with their
+ * provenance when with_provenance. HB_EXIT_OK or HB_EXIT_FAILURE. */
+int report_rows_from_db(struct report_rows *rr, const char *path, const char *game,
+			const char *variant, int with_provenance);
+void report_rows_release(struct report_rows *rr);
+
+/* --metric NAME: appends the metric to ids[0..M_COUNT), once (a repeated
+ * name is not added twice). 0, or -EINVAL for a name no metric has. */
+int metric_list_add(enum metric_id *ids, size_t *n, const char *name);
+
+#endif
