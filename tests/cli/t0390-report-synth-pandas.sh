@@ -32,4 +32,7 @@ expect_eq "frames" 20000 "$(value frames "$T/hb.out")"
 	skip "mkframes and report checked; $PYTHON cannot import pandas (sh scripts/deps.sh ensure bench)"
 "$PYTHON" "$HB_SRCDIR/tests/bench-self/report-pandas.py" "$T/a/synthetic/bench.txt" "$T/a/frames.csv" \
 	>"$T/pd.out" || fail "report-pandas.py failed"
+# the metrics the pandas script computes (hitchbench has more)
+awk -F= 'NR == FNR { want[$1] = 1; next } ($1 in want)' "$T/pd.out" "$T/hb.out" >"$T/hb.cmp"
+mv "$T/hb.cmp" "$T/hb.out"
 cmp -s "$T/hb.out" "$T/pd.out" || fail "hitchbench and pandas differ: $(paste "$T/hb.out" "$T/pd.out")"
