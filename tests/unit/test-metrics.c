@@ -71,7 +71,7 @@ END_TEST
 START_TEST(one_hitch_linear)
 {
 	uint64_t *t = hitchy(1000, 1);
-	struct metric_opts opts = { 100.0, PCT_LINEAR };
+	struct metric_opts opts = { 100.0, PCT_LINEAR, MH_068 };
 	struct metrics m;
 
 	ck_assert_int_eq(metrics_compute(t, 1001, t[0], t[1000], &opts, &m), 0);
@@ -342,6 +342,8 @@ START_TEST(lookup)
 	static const char *const names[M_COUNT] = {
 		"frames", "window_s", "fps", "steady_fps", "smooth_fps", "stalls", "stall_s",
 		"longest_ms", "p50_ms", "p99_ms", "p999_ms", "low1", "low01",
+		"low1_avg", "low01_avg", "low1_integral", "stutter_pct",
+		"mangohud_low01", "mangohud_low1", "mangohud_p97", "mangohud_avg",
 	};
 
 	for (int id = 0; id < M_COUNT; id++) {
