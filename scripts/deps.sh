@@ -13,8 +13,9 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # also use sqlite3 (to look into databases) and strace (the hook's syscalls);
 # mesa-utils for glxinfo, which asks the game's X server which GL stack
 # (vendor, renderer, Mesa version) the run drew with, for bench.txt;
-# zstd (zstdcat) reads the sensor sampler's files
-RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd"
+# zstd (zstdcat) reads the sensor sampler's files; mangohud (Debian 12: 0.6.8)
+# writes the log and summary t9040 compares MangoHud's summary numbers with
+RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd mangohud"
 # The libraries fixed for later work (libevdev, libudev, Xtst, gnuplot,
 # evemu) join these lists with the issues that use them.
 

@@ -14,6 +14,7 @@
 #include "mangohud-summary.h"
 #include "metrics.h"
 #include "util.h"
+#include "../tools/mhlog.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,44 +23,6 @@
 #include <string.h>
 
 #define MS 1000000ull
-
-/* ---- a test-only reader of MangoHud 0.6.8 logs: the frametime column ---- */
-
-/* Frame times (ns) of the rows after the "fps,..." header of a MangoHud log,
- * from its `frametime` column (whole microseconds in 0.6.x). */
-static uint64_t *mangohud_frametimes(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "r");
-	char line[4096];
-	int col = -1;
-	size_t cap = 1024;
-	uint64_t *ns = zalloc(cap * sizeof(*ns));
-
-	ck_assert_msg(f != NULL, "cannot open '%s'", path);
-	*n = 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *save = NULL, *tok;
-		int i = 0;
-
-		if (strncmp(line, "fps,", 4) == 0) {
-			for (tok = strtok_r(line, ",\r\n", &save); tok; tok = strtok_r(NULL, ",\r\n", &save), i++)
-				if (strcmp(tok, "frametime") == 0)
-					col = i;
-			ck_assert_msg(col >= 0, "%s: no frametime column", path);
-			continue;
-		}
-		if (col < 0)
-			continue;
-		for (tok = strtok_r(line, ",\r\n", &save); tok && i < col; tok = strtok_r(NULL, ",\r\n", &save))
-			i++;
-		ck_assert_msg(tok != NULL, "%s: short row", path);
-		if (*n == cap)
-			ns = realloc(ns, (cap *= 2) * sizeof(*ns));
-		ns[(*n)++] = strtoull(tok, NULL, 10) * 1000;
-	}
-	fclose(f);
-	return ns;
-}
 
 /* The first four fields of the values line of a _summary.csv. */
 static void mangohud_printed(const char *path, char fields[4][32])
@@ -92,10 +55,13 @@ START_TEST(mangohud_068_real_logs)
 	struct mangohud_summary s;
 	uint64_t *ns;
 	size_t n;
+	int columns;
 
 	snprintf(path, sizeof(path), "mangohud-0.6.8-here/%s.csv", logs_068[_i]);
-	ns = mangohud_frametimes(testdata_path(path), &n);
+	ns = mhlog_frametimes(testdata_path(path), 1000, &n, &columns);  /* 0.6.8: whole us */
+	ck_assert_msg(ns != NULL, "cannot read %s", path);
 	ck_assert_uint_gt(n, 0);
+	ck_assert_int_eq(columns, 12);
 	snprintf(path, sizeof(path), "mangohud-0.6.8-here/%s_summary.csv", logs_068[_i]);
 	mangohud_printed(testdata_path(path), want);
 
