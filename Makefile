@@ -40,7 +40,7 @@ UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
-              $(B)/tests/mkframes $(B)/tests/glxparse
+              $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary
 
 all: $(PROGS)
 
@@ -108,6 +108,10 @@ $(B)/tests/mkframes: $(B)/tests/tools/mkframes.o $(B)/libhitch.a
 # Parses glxinfo -B output (and runs the probe) for t0500.
 $(B)/tests/glxparse: $(B)/tests/tools/glxparse.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^
+
+# MangoHud's summary from a MangoHud log, for t9040.
+$(B)/tests/mhsummary: $(B)/tests/tools/mhsummary.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)

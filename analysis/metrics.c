@@ -13,6 +13,7 @@
  */
 #include "metrics.h"
 #include "sort.h"
+#include "lows.h"
 #include "util.h"
 
 #include <errno.h>
@@ -36,6 +37,27 @@ const struct metric_def metric_defs[M_COUNT] = {
 	[M_P999_MS]    = { "p999_ms",    "p999",    2, "99.9th percentile of frame time, ms" },
 	[M_LOW1]       = { "low1",       "low1",    1, "1000 / p99_ms (the \"1% low\")" },
 	[M_LOW01]      = { "low01",      "low01",   1, "1000 / p999_ms (the \"0.1% low\")" },
+	[M_LOW1_AVG]   = { "low1_avg",   "low1avg", 1,
+			   "1000 / mean of the frame times at or above their R-8 99th percentile "
+			   "(CapFrameX \"1% low average\")" },
+	[M_LOW01_AVG]  = { "low01_avg",  "low01avg", 1,
+			   "1000 / mean of the frame times at or above their R-8 99.9th percentile "
+			   "(CapFrameX \"0.1% low average\")" },
+	[M_LOW1_INTEGRAL] = { "low1_integral", "low1int", 1,
+			   "1000 / the frame time at which the longest frames first add up to 1% of "
+			   "the time (MSI Afterburner / CapFrameX \"1% low integral\")" },
+	[M_STUTTER_PCT] = { "stutter_pct", "stutter", 2,
+			   "% of the time in frames over 2.5 x the trailing 500 ms moving average "
+			   "(CapFrameX \"stuttering time\")" },
+	[M_MANGOHUD_LOW01] = { "mangohud_low01", "mh01", 1,
+			   "MangoHud's \"0.1% Min FPS\" by the formula of the MangoHud version named "
+			   "in the notes (0.6.8 unless imported from a newer log)" },
+	[M_MANGOHUD_LOW1] = { "mangohud_low1", "mh1", 1,
+			   "MangoHud's \"1% Min FPS\", same formula version" },
+	[M_MANGOHUD_P97] = { "mangohud_p97", "mh97", 1,
+			   "MangoHud's \"97% Percentile FPS\" (fast frames), same formula version" },
+	[M_MANGOHUD_AVG] = { "mangohud_avg", "mhavg", 1,
+			   "MangoHud's \"Average FPS\", same formula version" },
 	[M_STALLS_WARM]  = { "stalls_warm",  "st_warm",  0, "frames over the stall threshold in the warm-up (first present to window start)" },
 	[M_STALL_WARM_S] = { "stall_warm_s", "stw_s",    2, "the seconds the warm-up's frames over the stall threshold took" },
 	[M_LONGEST_WARM] = { "longest_warm", "lg_warm",  1, "the longest frame of the warm-up, ms" },
@@ -154,6 +176,7 @@ int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
 	struct metrics m;
 	uint64_t *ns = NULL;
 	double *ms = NULL;
+	uint64_t *frame_ns = NULL;
 	double window_s;
 	size_t frames = 0, stalls = 0, smooth = 0;
 	uint64_t stall_ns = 0, smooth_ns = 0, longest_ns = 0;
@@ -179,6 +202,7 @@ int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
 		goto done;
 
 	ns = zalloc(frames * sizeof(*ns));
+	frame_ns = zalloc(frames * sizeof(*frame_ns));
 	frames = 0;
 	for (size_t i = 1; i < n; i++) {
 		uint64_t d;
@@ -186,7 +210,7 @@ int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
 		if (t_ns[i] <= window_start_ns || t_ns[i] > window_end_ns)
 			continue;
 		d = t_ns[i] - t_ns[i - 1];
-		ns[frames] = d;
+		frame_ns[frames] = d;
 		if ((double)d / 1e6 > opts->stall_ms) {
 			stalls++;
 			stall_ns += d;
@@ -198,6 +222,8 @@ int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
 			longest_ns = d;
 		frames++;
 	}
+	/* frame_ns stays in order (stutter needs it); ns is sorted */
+	memcpy(ns, frame_ns, frames * sizeof(*ns));
 	sort_u64(ns, frames);
 	ms = zalloc(frames * sizeof(*ms));
 	for (size_t i = 0; i < frames; i++)
@@ -215,6 +241,8 @@ int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
 	set_rate(&m, M_STEADY_FPS, m.v[M_P50_MS]);
 	set_rate(&m, M_LOW1, m.v[M_P99_MS]);
 	set_rate(&m, M_LOW01, m.v[M_P999_MS]);
+	lows_compute(frame_ns, ms, frames, opts, &m);
+	free(frame_ns);
 	free(ms);
 done:
 	*out = m;

@@ -15,6 +15,8 @@
  *   longest_ms   the longest frame
  *   p50_ms, p99_ms, p999_ms   percentiles of frame time
  *   low1, low01  1000 / p99_ms and 1000 / p999_ms ("1% low", "0.1% low")
+ *   low1_avg .. mangohud_avg   other tools' 1% lows, stutter share and
+ *                MangoHud's summary, each named after its tool (lows.h)
  *   stalls_warm, stall_warm_s, longest_warm   the same over the warm-up
  *   stalls_play, stall_play_s, longest_play, low1_play   over the window's
  *                frames less those in reload segments (reload.h)
@@ -24,11 +26,12 @@
  * Percentiles use one definition at a time (enum percentile_def); the
  * default is nearest-rank: the value at rank ceil(p/100 * N) of the frame
  * times sorted ascending (1-based), an actual frame's time, never an
- * interpolation. More definitions (and the analysis issue's 1% lows of
- * other tools) extend the enum and the metric table.
+ * interpolation. More definitions extend the enum and the metric table.
  */
 #ifndef HB_METRICS_H
 #define HB_METRICS_H
+
+#include "mangohud-summary.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,6 +57,15 @@ enum metric_id {
 	M_P999_MS,
 	M_LOW1,
 	M_LOW01,
+	/* other tools' definitions (lows.h), one block */
+	M_LOW1_AVG,
+	M_LOW01_AVG,
+	M_LOW1_INTEGRAL,
+	M_STUTTER_PCT,
+	M_MANGOHUD_LOW01,
+	M_MANGOHUD_LOW1,
+	M_MANGOHUD_P97,
+	M_MANGOHUD_AVG,
 	/* the warm-up (first present to window start) and the play window (the
 	 * window less its reload segments): analysis/windows.c, reload.h */
 	M_STALLS_WARM,
@@ -84,8 +96,9 @@ struct metric_opts {
 	/* where gamedb/<game>/analysis.ini (the reload rule) is looked for
 	 * first, NULL-terminated; NULL: only next to the run's recipe */
 	const char *const *gamedb_dirs;
+	enum mangohud_formula mangohud; /* whose summary mangohud_* reproduce; default MH_068 (Debian 12) */
 };
-#define METRIC_OPTS_DEFAULT { 100.0, PCT_NEAREST_RANK, NULL }
+#define METRIC_OPTS_DEFAULT { 100.0, PCT_NEAREST_RANK, NULL, MH_068 }
 
 struct metrics {
 	double v[M_COUNT];

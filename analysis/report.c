@@ -503,6 +503,8 @@ static void print_json(FILE *out, const struct report_row *rows, size_t n,
 	json_string(out, percentile_def_name(opts->metric.pct));
 	fputs(",\n    \"percentile_formula\": ", out);
 	json_string(out, percentile_def_formula(opts->metric.pct));
+	fputs(",\n    \"mangohud_formula\": ", out);
+	json_string(out, mangohud_formula_note(opts->metric.mangohud));
 	fputs(",\n    \"stall_ms\": ", out);
 	json_number(out, true, opts->metric.stall_ms);
 	fprintf(out, ",\n    \"groups\": \"median, min and max %s\"\n  },\n",

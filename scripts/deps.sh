@@ -14,9 +14,10 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # also use sqlite3 (to look into databases) and strace (the hook's syscalls);
 # mesa-utils for glxinfo, which asks the game's X server which GL stack
 # (vendor, renderer, Mesa version) the run drew with, for bench.txt;
-# zstd (zstdcat) reads the sensor sampler's files;
+# zstd (zstdcat) reads the sensor sampler's files; mangohud (Debian 12: 0.6.8)
+# writes the logs the mangohud frame source and t9040 read;
 # gnuplot-nox draws `hitchbench plot`'s PNG (pngcairo) and SVG pictures
-RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox"
+RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox mangohud"
 # bench: what bench-self compares hitchbench report with (an equivalent
 # pandas script) and measures both with (GNU time's peak RSS)
 BENCH="python3-pandas time"

@@ -73,7 +73,7 @@ END_TEST
 START_TEST(one_hitch_linear)
 {
 	uint64_t *t = hitchy(1000, 1);
-	struct metric_opts opts = { .stall_ms = 100.0, .pct = PCT_LINEAR };
+	struct metric_opts opts = { .stall_ms = 100.0, .pct = PCT_LINEAR, .mangohud = MH_068 };
 	struct metrics m;
 
 	ck_assert_int_eq(metrics_compute(t, 1001, t[0], t[1000], &opts, &m), 0);
@@ -344,6 +344,8 @@ START_TEST(lookup)
 	static const char *const names[M_COUNT] = {
 		"frames", "window_s", "fps", "steady_fps", "smooth_fps", "stalls", "stall_s",
 		"longest_ms", "p50_ms", "p99_ms", "p999_ms", "low1", "low01",
+		"low1_avg", "low01_avg", "low1_integral", "stutter_pct",
+		"mangohud_low01", "mangohud_low1", "mangohud_p97", "mangohud_avg",
 		"stalls_warm", "stall_warm_s", "longest_warm", "stalls_play", "stall_play_s",
 		"longest_play", "low1_play", "win_play", "reload_s", "reload_n",
 	};

@@ -1,0 +1,158 @@
+/*
+ * MangoHud's summary numbers from frame times (see mangohud-summary.h).
+ *
+ * Where the formulas come from: flightlessmango/MangoHud, src/logging.cpp
+ * (writeSummary, Logger::try_log) at the 0.6.8 era and src/fps_metrics.h
+ * (fpsMetrics::calculate) with src/logging.cpp at 0.8. Only the arithmetic
+ * was taken from there, restated here; checked against the summaries real
+ * MangoHud 0.6.8 wrote (tests/unit/test-lows.c, tests/game/t9040).
+ *
+ * MangoHud does this in `float`; so does this file, in the same order (sums
+ * run over the sorted values), since the last printed digit can depend on
+ * it. x86-64 evaluates float in float (FLT_EVAL_METHOD 0).
+ */
+#include "mangohud-summary.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_float_asc(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_float_desc(const void *a, const void *b)
+{
+	return cmp_float_asc(b, a);
+}
+
+/* 0.6.8: mean of the lowest ceil(N * p) fps values (p in float, as there). */
+static float mean_of_lowest(const float *fps_asc, size_t n, float p)
+{
+	size_t k = (size_t)ceilf((float)n * p);
+	float total = 0.0f;
+
+	for (size_t i = 0; i < k; i++)
+		total = total + fps_asc[i];
+	return total / (float)k;
+}
+
+static void summary_068(const uint64_t *frame_ns, size_t n, struct mangohud_summary *out)
+{
+	float *fps = zalloc(n * sizeof(*fps));
+	float total = 0.0f;
+
+	/* The logger keeps whole microseconds and derives fps from them. */
+	for (size_t i = 0; i < n; i++)
+		fps[i] = 1000.0f / ((float)(frame_ns[i] / 1000) / 1000.0f);
+	qsort(fps, n, sizeof(*fps), cmp_float_asc);
+
+	out->low01 = mean_of_lowest(fps, n, 0.001f);
+	out->low1 = mean_of_lowest(fps, n, 0.01f);
+	out->p97 = fps[(size_t)floor(0.97 * (double)(n - 1))];
+	for (size_t i = 0; i < n; i++)
+		total = total + fps[i];
+	out->avg = total / (float)n;
+	free(fps);
+}
+
+/* 0.8: 1000 / the frame time at index (uint64_t)(p * N - 1) of the frame
+ * times sorted longest first; an index below 0 truncates to 0. MangoHud
+ * leaves the value at 0 when the index falls past the end. */
+static float order_statistic_fps(const float *ft_desc, size_t n, float p)
+{
+	float x = p * (float)n - 1.0f;
+	uint64_t idx = x < 1.0f ? 0 : (uint64_t)x;
+
+	if (idx >= n)
+		return 0.0f;
+	return 1000.0f / ft_desc[idx];
+}
+
+static void summary_08(const uint64_t *frame_ns, size_t n, struct mangohud_summary *out)
+{
+	float *ft = zalloc(n * sizeof(*ft));
+	float total = 0.0f;
+
+	for (size_t i = 0; i < n; i++)
+		ft[i] = (float)((double)frame_ns[i] / 1e6);
+	qsort(ft, n, sizeof(*ft), cmp_float_desc);
+
+	out->low01 = order_statistic_fps(ft, n, 0.001f);
+	out->low1 = order_statistic_fps(ft, n, 0.01f);
+	out->p97 = order_statistic_fps(ft, n, 0.97f);
+	for (size_t i = 0; i < n; i++)
+		total += ft[i];
+	out->avg = 1000.0f / (total / (float)n);
+	free(ft);
+}
+
+int mangohud_summary_compute(const uint64_t *frame_ns, size_t n, enum mangohud_formula f,
+			     struct mangohud_summary *out)
+{
+	struct mangohud_summary s;
+
+	if (!frame_ns || n == 0 || !out)
+		return -EINVAL;
+	switch (f) {
+	case MH_068:
+		summary_068(frame_ns, n, &s);
+		break;
+	case MH_08:
+		summary_08(frame_ns, n, &s);
+		break;
+	default:
+		return -EINVAL;
+	}
+	*out = s;
+	return 0;
+}
+
+enum mangohud_formula mangohud_formula_for_version(const char *version)
+{
+	unsigned long major, minor;
+	char *end;
+
+	if (!version)
+		return MH_068;
+	if (*version == 'v' || *version == 'V')
+		version++;
+	if (*version < '0' || *version > '9')
+		return MH_068;
+	major = strtoul(version, &end, 10);
+	if (*end != '.' || end[1] < '0' || end[1] > '9')
+		return MH_068;
+	minor = strtoul(end + 1, &end, 10);
+	return (major > 0 || minor >= 7) ? MH_08 : MH_068;
+}
+
+const char *mangohud_formula_name(enum mangohud_formula f)
+{
+	switch (f) {
+	case MH_068:
+		return "0.6.8";
+	case MH_08:
+		return "0.8";
+	}
+	return "unknown";
+}
+
+const char *mangohud_formula_note(enum mangohud_formula f)
+{
+	switch (f) {
+	case MH_068:
+		return "MangoHud 0.6.8's summary: 0.1%/1% Min = mean of the lowest ceil(N*p) per-frame fps "
+		       "values (fps = 1000 / whole-microsecond frame time), 97% = fps at index "
+		       "floor(0.97*(N-1)) ascending, Average = mean fps; single precision";
+	case MH_08:
+		return "MangoHud 0.8's summary: 0.1%/1%/97% = 1000 / the frame time at index "
+		       "(uint64)(p*N-1) of the frame times sorted longest first, Average = 1000 / mean "
+		       "frame time; single precision";
+	}
+	return "unknown";
+}
