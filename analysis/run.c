@@ -123,12 +123,20 @@ void run_release(struct run *run)
 
 int run_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m)
 {
+	static const struct metric_opts defaults = METRIC_OPTS_DEFAULT;
+	const char *source = kvfile_get(&run->bench, "frame_source");
+	const char *version = kvfile_get(&run->bench, "log.version");
+	struct metric_opts o = opts ? *opts : defaults;
 	int r;
 
 	if (!run->have_window || !run->have_frames)
 		return -ENODATA;
+	/* a MangoHud log: its summary numbers as the version that wrote it
+	 * printed them (the importer's log.version; the first of several) */
+	if (source && strcmp(source, "mangohud") == 0 && version)
+		o.mangohud = mangohud_formula_for_version(version);
 	r = metrics_compute(run->frames.t_ns, run->frames.n, run->window_start_ns,
-			    run->window_end_ns, opts, m);
+			    run->window_end_ns, &o, m);
 	if (r == 0)
 		run_window_metrics(run, opts, m);
 	return r;
