@@ -370,9 +370,19 @@ int framesource_collect(enum frame_source f, const char *home, const char *run_d
 	}
 	rel = xasprintf("home/%s", source + strlen(home) + 1);
 	kept = xasprintf("%s/%s", run_dir, rel);
-	if (access(kept, F_OK) < 0 && (r = copy_file(source, kept, 0644)) < 0) {
-		strbuf_addf(err, "cannot keep the %s log as '%s': %s", name, kept, strerror(-r));
-		goto out;
+	if (access(kept, F_OK) < 0) {
+		/* the runner's copy of HOME skips big files */
+		char *parent = xstrdup(kept);
+
+		*strrchr(parent, '/') = '\0';
+		r = mkdir_p(parent, 0755);
+		free(parent);
+		if (r == 0)
+			r = copy_file(source, kept, 0644);
+		if (r < 0) {
+			strbuf_addf(err, "cannot keep the %s log as '%s': %s", name, kept, strerror(-r));
+			goto out;
+		}
 	}
 	if (rename(frames, hook_frames) < 0) {
 		r = -errno;
