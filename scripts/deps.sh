@@ -13,8 +13,10 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # also use sqlite3 (to look into databases) and strace (the hook's syscalls);
 # mesa-utils for glxinfo, which asks the game's X server which GL stack
 # (vendor, renderer, Mesa version) the run drew with, for bench.txt;
-# zstd (zstdcat) reads the sensor sampler's files
-RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd"
+# zstd (zstdcat) reads the sensor sampler's files; mangohud is the frame
+# source of recipes that say `frames = mangohud` (its log becomes the run's
+# frames; t9030 runs one), the Gallium HUD being part of Mesa already
+RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd mangohud"
 # The libraries fixed for later work (libevdev, libudev, Xtst, gnuplot,
 # evemu) join these lists with the issues that use them.
 
