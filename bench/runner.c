@@ -4,9 +4,10 @@
  *   run directory (temporary name) -> staging directory in /dev/shm (the
  *   game's HOME, its frame file, the hook, owned by the game user) -> Xvfb
  *   -> prepare commands -> pass 1 of the game -> [first frame: warm-up,
- *   then the measured window] -> the end (window full, game exit, a line)
- *   -> the whole process tree stopped and checked -> Xvfb stopped ->
- *   frames, bench.txt, result.txt -> rename.
+ *   then the measured window] -> the end (window full, game exit, a line;
+ *   a frame source's log waited for) -> the whole process tree stopped and
+ *   checked -> Xvfb stopped -> frames (a source's log made frames.bin:
+ *   framesource.c), bench.txt, result.txt -> rename.
  *
  * The staging directory and the game's environment are stage.c's, the
  * game's output gameout.c's. Everything the runner waits on (output,
