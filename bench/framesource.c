@@ -5,7 +5,6 @@
  */
 #include "framesource.h"
 #include "frames.h"
-#include "hash.h"
 #include "import.h"
 #include "timeutil.h"
 
@@ -246,21 +245,7 @@ static uint64_t present_at(const uint64_t *t, size_t n, uint64_t at)
 static void record(struct kvfile *bench, enum frame_source f, const struct import_series *s,
 		   const char *rel, const char *abs_log, size_t n_logs, const struct framesource_align *a)
 {
-	char hex[HB_SHA256_HEX_LEN + 1];
-
-	kvfile_set(bench, "frame_source", frame_source_name(f));
-	kvfile_set(bench, "frame_source_kind", s->interval ? "interval" : "frames");
-	kvfile_set(bench, "source_file", rel);
-	if (sha256_file_hex(abs_log, hex) == 0)
-		kvfile_set(bench, "source_sha256", hex);
-	for (size_t i = 0; i < s->info.n; i++) {
-		char *key = xasprintf("log.%s", s->info.items[i].key);
-
-		if (kvfile_valid_key(key))
-			kvfile_set(bench, key, s->info.items[i].value);
-		free(key);
-	}
-	kvfile_addf(bench, "log_rows", "%zu", s->rows);
+	import_series_describe(s, abs_log, rel, bench);
 	if (f == FRAMES_MANGOHUD)
 		kvfile_addf(bench, "log_files", "%zu", n_logs);
 	kvfile_addf(bench, "log_presents", "%zu", s->n_presents);
