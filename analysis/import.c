@@ -8,9 +8,11 @@
 #include "import-internal.h"
 
 #include "frames.h"
+#include "hash.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -222,4 +224,25 @@ out:
 	else
 		free(file);
 	return r;
+}
+
+void import_series_describe(const struct import_series *s, const char *path,
+			    const char *source_file, struct kvfile *bench)
+{
+	char hex[HB_SHA256_HEX_LEN + 1], rows[32];
+
+	kvfile_set(bench, "frame_source", s->format);
+	kvfile_set(bench, "frame_source_kind", s->interval ? "interval" : "frames");
+	kvfile_set(bench, "source_file", source_file);
+	if (sha256_file_hex(path, hex) == 0)
+		kvfile_set(bench, "source_sha256", hex);
+	for (size_t i = 0; i < s->info.n; i++) {
+		char *key = xasprintf("log.%s", s->info.items[i].key);
+
+		if (kvfile_valid_key(key))
+			kvfile_set(bench, key, s->info.items[i].value);
+		free(key);
+	}
+	snprintf(rows, sizeof(rows), "%zu", s->rows);
+	kvfile_set(bench, "log_rows", rows);
 }

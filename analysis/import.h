@@ -91,4 +91,12 @@ int import_gallium_parse(const char *text, size_t len, const char *path,
 int import_read(enum import_format f, const char *path, const struct import_opts *o,
 		struct import_series *out, char **source, struct strbuf *err);
 
+/* What a run directory's bench.txt says of a log read into s: frame_source
+ * (s->format), frame_source_kind, source_file (as given), source_sha256 (of
+ * the file at path, when it can be read), the log.* facts and log_rows;
+ * keys already there are replaced. hitchbench import and the runner's
+ * frame sources (bench/framesource.c) share it. */
+void import_series_describe(const struct import_series *s, const char *path,
+			    const char *source_file, struct kvfile *bench);
+
 #endif

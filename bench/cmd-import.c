@@ -10,7 +10,6 @@
 #include "cmd.h"
 #include "exitcodes.h"
 #include "frames.h"
-#include "hash.h"
 #include "import.h"
 #include "resultsdb.h"
 #include "run.h"
@@ -129,7 +128,7 @@ static int make_dir(const char *out_dir, const char *game, const char *variant, 
 static void write_bench(struct kvfile *kf, const struct import_args *a, const char *game,
 			const char *source, const struct import_series *s, const char *cmdline)
 {
-	char id[33], iso[32], hex[HB_SHA256_HEX_LEN + 1], abs[PATH_MAX];
+	char id[33], iso[32], abs[PATH_MAX];
 	uint64_t start = s->t_ns[0] + (uint64_t)(a->warmup_s * 1e9);
 
 	run_make_id(id);
@@ -139,19 +138,7 @@ static void write_bench(struct kvfile *kf, const struct import_args *a, const ch
 	kvfile_add(kf, "variant", a->variant);
 	kvfile_add(kf, "run_name", a->variant);
 	kvfile_add(kf, "harness_command", cmdline);
-	kvfile_add(kf, "frame_source", s->format);
-	kvfile_add(kf, "frame_source_kind", s->interval ? "interval" : "frames");
-	kvfile_add(kf, "source_file", realpath(source, abs) ? abs : source);
-	if (sha256_file_hex(source, hex) == 0)
-		kvfile_add(kf, "source_sha256", hex);
-	for (size_t i = 0; i < s->info.n; i++) {
-		char *key = xasprintf("log.%s", s->info.items[i].key);
-
-		if (kvfile_valid_key(key))
-			kvfile_add(kf, key, s->info.items[i].value);
-		free(key);
-	}
-	kvfile_addf(kf, "log_rows", "%zu", s->rows);
+	import_series_describe(s, source, realpath(source, abs) ? abs : source, kf);
 	kvfile_addf(kf, "frames_recorded", "%zu", s->n_presents);
 	kvfile_add(kf, "frames_clock", s->format && strcmp(s->format, "hook") == 0
 					       ? "the hook's CLOCK_MONOTONIC stamps"

@@ -305,15 +305,27 @@ static int set_workdir(struct parser *p, const char *value)
 	return 0;
 }
 
+static const char *const frame_source_names[] = {
+	[FRAMES_HOOK] = "hook",
+	[FRAMES_MANGOHUD] = "mangohud",
+	[FRAMES_GALLIUM_HUD] = "gallium-hud",
+};
+
+const char *frame_source_name(enum frame_source f)
+{
+	return (size_t)f < ARRAY_SIZE(frame_source_names) ? frame_source_names[f] : "unknown";
+}
+
 static int set_frames(struct parser *p, const char *value)
 {
-	if (!strcmp(value, "hook")) {
-		p->r->frames = FRAMES_HOOK;
-		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(frame_source_names); i++) {
+		if (!strcmp(value, frame_source_names[i])) {
+			p->r->frames = (enum frame_source)i;
+			return 0;
+		}
 	}
-	if (!strcmp(value, "mangohud") || !strcmp(value, "gallium-hud"))
-		return fail(p, "frame source '%s' is not supported yet (only 'hook' is)", value);
-	return fail(p, "unknown frame source '%s' (expected 'hook')", value);
+	return fail(p, "unknown frame source '%s' (expected 'hook', 'mangohud' or 'gallium-hud')",
+		    value);
 }
 
 static int set_warmup(struct parser *p, const char *value)

@@ -25,8 +25,13 @@ enum end_mode {
 };
 
 enum frame_source {
-	FRAMES_HOOK, /* hitchbench's LD_PRELOAD frame hook */
+	FRAMES_HOOK,        /* hitchbench's LD_PRELOAD frame hook */
+	FRAMES_MANGOHUD,    /* MangoHud's CSV log (the hook still runs: it times the window) */
+	FRAMES_GALLIUM_HUD, /* Mesa's GALLIUM_HUD frame-time dump (likewise) */
 };
+
+/* "hook", "mangohud", "gallium-hud". */
+const char *frame_source_name(enum frame_source f);
 
 /* A file seeded into the game's fresh HOME before the run. */
 struct recipe_file {

@@ -4,9 +4,10 @@
  *   run directory (temporary name) -> staging directory in /dev/shm (the
  *   game's HOME, its frame file, the hook, owned by the game user) -> Xvfb
  *   -> prepare commands -> pass 1 of the game -> [first frame: warm-up,
- *   then the measured window] -> the end (window full, game exit, a line)
- *   -> the whole process tree stopped and checked -> Xvfb stopped ->
- *   frames, bench.txt, result.txt -> rename.
+ *   then the measured window] -> the end (window full, game exit, a line;
+ *   a frame source's log waited for) -> the whole process tree stopped and
+ *   checked -> Xvfb stopped -> frames (a source's log made frames.bin:
+ *   framesource.c), bench.txt, result.txt -> rename.
  *
  * The staging directory and the game's environment are stage.c's, the
  * game's output gameout.c's. Everything the runner waits on (output,
@@ -16,6 +17,7 @@
  */
 #include "runner.h"
 #include "frames.h"
+#include "framesource.h"
 #include "gameout.h"
 #include "hash.h"
 #include "kvfile.h"
@@ -115,7 +117,7 @@ static void build_env(struct runner *rn, bool with_hook)
 	struct game_env_opts o = {
 		.stage = &rn->stage, .user = rn->req->user, .display = rn->display,
 		.run_dir = rn->tmp_dir, .recipe = rn->req->recipe, .variant = rn->req->variant,
-		.with_hook = with_hook,
+		.with_hook = with_hook, .run_s = rn->req->warmup_s + rn->req->window_s,
 	};
 
 	game_env_build(&rn->env, &o);
@@ -422,7 +424,7 @@ static int poll_timeout_ms(const struct runner *rn)
 	if (frames_count(rn) == rn->count_at_launch && load_end < until)
 		until = load_end;
 	if (rn->have_first && rn->window_end < until)
-		until = rn->window_end;
+		until = rn->window_end > now ? rn->window_end : now + 100 * NSEC_PER_MSEC; /* waiting for a log */
 	return until > now ? (int)((until - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
 }
 
@@ -460,6 +462,12 @@ static int main_loop(struct runner *rn, struct strbuf *err)
 			break;
 		}
 		if (rn->have_first && now >= rn->window_end) {
+			/* a frame source that writes its log late (MangoHud, the
+			 * Gallium HUD) is waited for, the game still running */
+			if (!rn->game_exited &&
+			    !framesource_log_ready(rc->frames, rn->stage.home, now - rn->window_end) &&
+			    now - rn->window_end < (uint64_t)(FRAMESOURCE_LINGER_S * 1e9))
+				continue;
 			rn->end_reason = xstrdup("window");
 			break;
 		}
@@ -677,6 +685,14 @@ static int finish_run_dir(struct runner *rn, struct strbuf *err)
 			strbuf_addf(err, "cannot keep the frame file: %s", strerror(-r));
 			goto out;
 		}
+	}
+	if (rn->have_first && rn->req->recipe->frames != FRAMES_HOOK) {
+		struct strbuf why = STRBUF_INIT;
+
+		if (framesource_collect(rn->req->recipe->frames, rn->stage.home, rn->tmp_dir,
+					rn->window_start, rn->window_end, &rn->bench, &why) < 0)
+			set_status(rn, "failed", "%s", why.buf);
+		strbuf_release(&why);
 	}
 	if (rn->have_first) {
 		kvfile_addf(&rn->bench, "window_start_ns", "%llu", (unsigned long long)rn->window_start);

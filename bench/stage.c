@@ -3,6 +3,7 @@
  */
 #include "stage.h"
 #include "frames.h"
+#include "framesource.h"
 #include "hash.h"
 #include "xserver.h"
 
@@ -244,11 +245,15 @@ int stage_finish_home(struct stage *st, const struct recipe *r, const struct gam
 
 	if (str_startswith(wd, st->home))
 		e = mkdir_p(wd, 0755);
-	if (e < 0)
+	if (e < 0) {
 		strbuf_addf(err, "cannot make the working directory '%s': %s", wd, strerror(-e));
-	else if ((e = give_tree(st->home, u)) < 0)
+		goto out;
+	}
+	e = framesource_prepare(r->frames, st->home, err);
+	if (e == 0 && (e = give_tree(st->home, u)) < 0)
 		strbuf_addf(err, "cannot give '%s' to user '%s': %s", st->home, u->name,
 			    strerror(-e));
+out:
 	free(wd);
 	return e;
 }
@@ -367,13 +372,24 @@ void game_env_build(struct argv_list *env, const struct game_env_opts *o)
 		argv_pushf(env, "XAUTHORITY=%s", st->xauth);
 	argv_pushf(env, "HITCHBENCH_RUN_DIR=%s", o->run_dir);
 	if (o->with_hook) {
-		argv_pushf(env, "LD_PRELOAD=%s", st->hook);
+		const char *pre = framesource_preload(o->recipe->frames);
+
+		argv_pushf(env, "LD_PRELOAD=%s%s%s", pre ? pre : "", pre ? ":" : "", st->hook);
 		argv_pushf(env, "%s=%s", HB_FRAMES_ENV, st->frames);
 	}
 	for (size_t i = 0; i < o->recipe->set.env.n; i++)
 		env_put(env, o->recipe->set.env.v[i]);
 	for (size_t i = 0; o->variant && i < o->variant->set.env.n; i++)
 		env_put(env, o->variant->set.env.v[i]);
+	if (o->with_hook) {
+		struct argv_list src;
+
+		argv_init(&src);
+		framesource_env(&src, o->recipe->frames, st->home, o->run_s);
+		for (size_t i = 0; i < src.n; i++)
+			env_put(env, src.v[i]);
+		argv_release(&src);
+	}
 }
 
 char *stage_workdir(const struct stage *st, const struct recipe *r)

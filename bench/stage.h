@@ -36,8 +36,9 @@ int stage_create(struct stage *st, const char *hook_src, const char *helper_dir,
  * file.N=DEST SHA256 in bench. 0 or -errno with err. */
 int stage_seed(struct stage *st, const struct recipe_settings *set, struct kvfile *bench,
 	       int *seq, struct strbuf *err);
-/* Makes the recipe's working directory and gives HOME, with all that was
- * seeded, to the user. 0 or -errno with err. */
+/* Makes the recipe's working directory and its frame source's log
+ * directory, and gives HOME, with all that was seeded, to the user. 0 or
+ * -errno with err. */
 int stage_finish_home(struct stage *st, const struct recipe *r, const struct game_user *u,
 		      struct strbuf *err);
 /* Copies HOME as the game left it into dest (the run directory's home/),
@@ -61,10 +62,14 @@ struct game_env_opts {
 	const char *run_dir;                  /* HITCHBENCH_RUN_DIR: marks the run's processes */
 	const struct recipe *recipe;
 	const struct recipe_variant *variant; /* may be NULL */
-	bool with_hook;                       /* LD_PRELOAD and the frame file (not for prepare) */
+	bool with_hook;                       /* LD_PRELOAD and the frame file (not for prepare);
+	                                       * the recipe's frame source with it */
+	double run_s;                         /* warm-up + window: how long a source's log must last */
 };
 /* Fills env (NAME=VALUE words): the runner's defaults, then the recipe's
- * env, then the variant's, a later NAME replacing an earlier one. */
+ * env, then the variant's, a later NAME replacing an earlier one, then
+ * (with the hook) the frame source's variables (framesource_env), which
+ * no recipe can change. */
 void game_env_build(struct argv_list *env, const struct game_env_opts *o);
 
 /* The game's working directory: the recipe's workdir under HOME (or

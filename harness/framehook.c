@@ -96,14 +96,17 @@ HOOK_EXPORT hook_proc eglGetProcAddress(const char *name);
 HOOK_EXPORT void *dlsym(void *restrict handle, const char *restrict name);
 
 /* Every function the hook stands in for: the presents first, indexed by
- * their enum hb_present_source, then the lookups. */
+ * their enum hb_present_source, then the lookups. The lookups follow the
+ * last source the hook itself records, not HB_SRC_MAX: the sources after
+ * it (frames read from other tools' logs) have no function here, and a
+ * gap of unnamed entries would be compared by name on every lookup. */
 enum hooked {
 	HOOKED_GLX_SWAP = HB_SRC_GLX_SWAP_BUFFERS,
 	HOOKED_EGL_SWAP = HB_SRC_EGL_SWAP_BUFFERS,
 	HOOKED_SDL_GL_SWAP_WINDOW = HB_SRC_SDL_GL_SWAP_WINDOW,
 	HOOKED_SDL_RENDER_PRESENT = HB_SRC_SDL_RENDER_PRESENT,
 	HOOKED_SDL_GL_SWAP_BUFFERS = HB_SRC_SDL_GL_SWAP_BUFFERS,
-	HOOKED_GLX_GET_PROC_ADDRESS = HB_SRC_MAX,
+	HOOKED_GLX_GET_PROC_ADDRESS = HB_SRC_SDL_GL_SWAP_BUFFERS + 1,
 	HOOKED_GLX_GET_PROC_ADDRESS_ARB,
 	HOOKED_EGL_GET_PROC_ADDRESS,
 	HOOKED_MAX
@@ -205,7 +208,7 @@ static enum hooked hooked_lookup(const char *name)
 	if (!name || (name[0] != 'g' && name[0] != 'e' && name[0] != 'S'))
 		return HOOKED_MAX;
 	for (int i = HB_SRC_UNKNOWN + 1; i < HOOKED_MAX; i++)
-		if (strcmp(name, hooked_names[i].name) == 0)
+		if (hooked_names[i].name && strcmp(name, hooked_names[i].name) == 0)
 			return (enum hooked)i;
 	return HOOKED_MAX;
 }

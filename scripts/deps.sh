@@ -15,7 +15,8 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # mesa-utils for glxinfo, which asks the game's X server which GL stack
 # (vendor, renderer, Mesa version) the run drew with, for bench.txt;
 # zstd (zstdcat) reads the sensor sampler's files; mangohud (Debian 12: 0.6.8)
-# writes the logs the mangohud frame source and t9040 read;
+# writes the logs of recipes that say `frames = mangohud` (t9030) and the
+# summary t9040 checks; the Gallium HUD is part of Mesa already;
 # gnuplot-nox draws `hitchbench plot`'s PNG (pngcairo) and SVG pictures
 RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox mangohud"
 # bench: what bench-self compares hitchbench report with (an equivalent

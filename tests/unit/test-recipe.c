@@ -261,11 +261,10 @@ static const struct {
 	  "recipes/x.ini:5: duplicate variant 'a' (first on line 3)" },
 	{ "[recipe]\nname = x\n", "recipes/x.ini: missing 'command' in [recipe]" },
 	{ "", "recipes/x.ini: missing 'command' in [recipe]" },
-	{ HEAD "frames = mangohud\n",
-	  "recipes/x.ini:3: frame source 'mangohud' is not supported yet (only 'hook' is)" },
-	{ HEAD "frames = gallium-hud\n",
-	  "recipes/x.ini:3: frame source 'gallium-hud' is not supported yet (only 'hook' is)" },
-	{ HEAD "frames = fraps\n", "recipes/x.ini:3: unknown frame source 'fraps' (expected 'hook')" },
+	{ HEAD "frames = fraps\n", "recipes/x.ini:3: unknown frame source 'fraps' "
+	  "(expected 'hook', 'mangohud' or 'gallium-hud')" },
+	{ HEAD "frames = MangoHud\n", "recipes/x.ini:3: unknown frame source 'MangoHud' "
+	  "(expected 'hook', 'mangohud' or 'gallium-hud')" },
 	{ "command = true\n",
 	  "recipes/x.ini:1: key 'command' outside any section (expected [recipe] first)" },
 	{ HEAD "[variant a]\nwindow = 5\n",
@@ -311,6 +310,31 @@ static const struct {
 	{ HEAD "oops\nwindw = 1\n", "recipes/x.ini:3: expected 'key = value' or '[section]'" },
 	{ "[nope]\n[recipe]\n", "recipes/x.ini:1: unknown section 'nope'" },
 };
+
+/* The frame sources a recipe may name, and their names back. */
+START_TEST(test_frame_sources)
+{
+	static const struct {
+		const char *value;
+		enum frame_source f;
+	} ok[] = { { "hook", FRAMES_HOOK }, { "mangohud", FRAMES_MANGOHUD },
+		   { "gallium-hud", FRAMES_GALLIUM_HUD } };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		struct strbuf err = STRBUF_INIT;
+		struct recipe r;
+		char *text = xasprintf(HEAD "frames = %s\n", ok[i].value);
+
+		recipe_init(&r);
+		ck_assert_msg(recipe_parse_string(text, "recipes/x.ini", &r, &err) == 0, "%s", err.buf);
+		ck_assert_int_eq(r.frames, ok[i].f);
+		ck_assert_str_eq(frame_source_name(r.frames), ok[i].value);
+		recipe_release(&r);
+		strbuf_release(&err);
+		free(text);
+	}
+}
+END_TEST
 
 START_TEST(test_error_messages)
 {
@@ -614,6 +638,7 @@ TEST_SUITE(recipe_suite)
 
 	tcase_add_test(tc, test_full_recipe);
 	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_frame_sources);
 	tcase_add_loop_test(tc, test_error_messages, 0, (int)ARRAY_SIZE(bad));
 	tcase_add_test(tc, test_bad_regex);
 	tcase_add_test(tc, test_file_sources);
