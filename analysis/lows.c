@@ -106,8 +106,8 @@ static void set_finite(struct metrics *m, enum metric_id id, double v)
 	}
 }
 
-void lows_compute(const uint64_t *frame_ns, const double *sorted_ms, size_t n,
-		  const struct metric_opts *opts, struct metrics *m)
+void lows_compute(const uint64_t *frame_ns, const uint64_t *sorted_ns, const double *sorted_ms,
+		  size_t n, const struct metric_opts *opts, struct metrics *m)
 {
 	struct mangohud_summary mh;
 
@@ -115,7 +115,7 @@ void lows_compute(const uint64_t *frame_ns, const double *sorted_ms, size_t n,
 	set_finite(m, M_LOW01_AVG, low_average_fps(sorted_ms, n, 0.001));
 	set_finite(m, M_LOW1_INTEGRAL, low_integral_fps(sorted_ms, n, 0.01));
 	set_finite(m, M_STUTTER_PCT, stutter_time_pct(frame_ns, n, STUTTER_WINDOW_NS, STUTTER_FACTOR));
-	if (mangohud_summary_compute(frame_ns, n, opts->mangohud, &mh) == 0) {
+	if (mangohud_summary_from_sorted(sorted_ns, n, opts->mangohud, &mh) == 0) {
 		set_finite(m, M_MANGOHUD_LOW01, mh.low01);
 		set_finite(m, M_MANGOHUD_LOW1, mh.low1);
 		set_finite(m, M_MANGOHUD_P97, mh.p97);

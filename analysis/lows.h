@@ -52,9 +52,9 @@ double low_integral_fps(const double *sorted_ms, size_t n, double low);
 double stutter_time_pct(const uint64_t *frame_ns, size_t n, uint64_t window_ns, double factor);
 
 /* Fills M_LOW1_AVG .. M_MANGOHUD_AVG of m from the window's frames: frame_ns
- * in order, sorted_ms the same frames ascending in ms; n > 0. The MangoHud
+ * in order, sorted_ns and sorted_ms the same frames ascending (ns, ms); n > 0. The MangoHud
  * metrics use opts->mangohud. Called by metrics_compute(). */
-void lows_compute(const uint64_t *frame_ns, const double *sorted_ms, size_t n,
-		  const struct metric_opts *opts, struct metrics *m);
+void lows_compute(const uint64_t *frame_ns, const uint64_t *sorted_ns, const double *sorted_ms,
+		  size_t n, const struct metric_opts *opts, struct metrics *m);
 
 #endif

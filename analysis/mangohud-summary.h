@@ -45,6 +45,10 @@ struct mangohud_summary {
  * unknown formula; out is written only on success. */
 int mangohud_summary_compute(const uint64_t *frame_ns, size_t n, enum mangohud_formula f,
 			     struct mangohud_summary *out);
+/* The same from the frame times already sorted ascending (metrics_compute
+ * has them), saving a sort. */
+int mangohud_summary_from_sorted(const uint64_t *sorted_ns, size_t n, enum mangohud_formula f,
+				 struct mangohud_summary *out);
 
 /* The formula of a MangoHud version string ("0.6.8", "v0.8.1",
  * "0.6.8-2" as Debian writes it): below 0.7 MH_068, else MH_08. NULL, an

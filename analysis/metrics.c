@@ -228,7 +228,6 @@ int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
 	ms = zalloc(frames * sizeof(*ms));
 	for (size_t i = 0; i < frames; i++)
 		ms[i] = (double)ns[i] / 1e6;
-	free(ns);
 
 	set(&m, M_STALLS, (double)stalls);
 	set(&m, M_STALL_S, (double)stall_ns / 1e9);
@@ -241,7 +240,8 @@ int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
 	set_rate(&m, M_STEADY_FPS, m.v[M_P50_MS]);
 	set_rate(&m, M_LOW1, m.v[M_P99_MS]);
 	set_rate(&m, M_LOW01, m.v[M_P999_MS]);
-	lows_compute(frame_ns, ms, frames, opts, &m);
+	lows_compute(frame_ns, ns, ms, frames, opts, &m);
+	free(ns);
 	free(frame_ns);
 	free(ms);
 done:

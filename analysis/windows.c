@@ -238,6 +238,7 @@ static void play_metrics(const struct run *run, const struct run_reload *rr,
 	uint64_t reload_ns = 0, covered = ws, *p;
 	size_t n = 0, segs = 0;
 	struct metrics play;
+	bool same;
 
 	/* the window's time inside segments, each second counted once */
 	for (size_t k = 0; k < rr->n_segments; k++) {
@@ -268,7 +269,12 @@ static void play_metrics(const struct run *run, const struct run_reload *rr,
 		p[n + 1] = p[n] + (t[i] - t[i - 1]);
 		n++;
 	}
-	if (n > 0 && p[n] > 0 && metrics_compute(p, n + 1, 0, p[n], opts, &play) == 0) {
+	/* no frame of the window in a segment: play is the window, whose
+	 * numbers m has (a second sort of every frame saved) */
+	same = m->have[M_FRAMES] && (double)n == m->v[M_FRAMES];
+	if (same)
+		play = *m;
+	if (n > 0 && p[n] > 0 && (same || metrics_compute(p, n + 1, 0, p[n], opts, &play) == 0)) {
 		static const enum metric_id from[][2] = {
 			{ M_STALLS, M_STALLS_PLAY }, { M_STALL_S, M_STALL_PLAY_S },
 			{ M_LONGEST_MS, M_LONGEST_PLAY }, { M_LOW1, M_LOW1_PLAY },
