@@ -35,64 +35,68 @@ static uint64_t *sorted_copy(const uint64_t *frame_ns, size_t n)
 }
 
 /* 0.6.8: mean of the lowest ceil(N * p) fps values (p in float, as there). */
-static float mean_of_lowest(const float *fps_asc, size_t n, float p)
+/* 0.6.8's fps of the i-th lowest fps value: the logger keeps whole
+ * microseconds and derives fps from them; the longest frame is the lowest
+ * fps, so fps ascends from the end of the ascending frame times. */
+static float fps_068(const uint64_t *ns, size_t n, size_t i)
+{
+	return 1000.0f / ((float)(ns[n - 1 - i] / 1000) / 1000.0f);
+}
+
+/* 0.6.8: mean of the lowest ceil(N * p) fps values (p in float, as there),
+ * summed in ascending order as MangoHud does. */
+static float mean_of_lowest(const uint64_t *ns, size_t n, float p)
 {
 	size_t k = (size_t)ceilf((float)n * p);
 	float total = 0.0f;
 
 	for (size_t i = 0; i < k; i++)
-		total = total + fps_asc[i];
+		total = total + fps_068(ns, n, i);
 	return total / (float)k;
 }
 
 static void summary_068(const uint64_t *ns, size_t n, struct mangohud_summary *out)
 {
-	float *fps = zalloc(n * sizeof(*fps));
 	float total = 0.0f;
 
-	/* The logger keeps whole microseconds and derives fps from them;
-	 * the longest frame is the lowest fps, so fps ascends from the end */
+	out->low01 = mean_of_lowest(ns, n, 0.001f);
+	out->low1 = mean_of_lowest(ns, n, 0.01f);
+	out->p97 = fps_068(ns, n, (size_t)floor(0.97 * (double)(n - 1)));
 	for (size_t i = 0; i < n; i++)
-		fps[i] = 1000.0f / ((float)(ns[n - 1 - i] / 1000) / 1000.0f);
-
-	out->low01 = mean_of_lowest(fps, n, 0.001f);
-	out->low1 = mean_of_lowest(fps, n, 0.01f);
-	out->p97 = fps[(size_t)floor(0.97 * (double)(n - 1))];
-	for (size_t i = 0; i < n; i++)
-		total = total + fps[i];
+		total = total + fps_068(ns, n, i);
 	out->avg = total / (float)n;
-	free(fps);
+}
+
+/* 0.8's frame time in float ms of the i-th longest frame. */
+static float ft_08(const uint64_t *ns, size_t n, size_t i)
+{
+	return (float)((double)ns[n - 1 - i] / 1e6);
 }
 
 /* 0.8: 1000 / the frame time at index (uint64_t)(p * N - 1) of the frame
  * times sorted longest first; an index below 0 truncates to 0. MangoHud
  * leaves the value at 0 when the index falls past the end. */
-static float order_statistic_fps(const float *ft_desc, size_t n, float p)
+static float order_statistic_fps(const uint64_t *ns, size_t n, float p)
 {
 	float x = p * (float)n - 1.0f;
 	uint64_t idx = x < 1.0f ? 0 : (uint64_t)x;
 
 	if (idx >= n)
 		return 0.0f;
-	return 1000.0f / ft_desc[idx];
+	return 1000.0f / ft_08(ns, n, idx);
 }
 
 static void summary_08(const uint64_t *ns, size_t n, struct mangohud_summary *out)
 {
-	float *ft = zalloc(n * sizeof(*ft));
 	float total = 0.0f;
 
-	/* longest first */
+	out->low01 = order_statistic_fps(ns, n, 0.001f);
+	out->low1 = order_statistic_fps(ns, n, 0.01f);
+	out->p97 = order_statistic_fps(ns, n, 0.97f);
+	/* summed longest first, as there */
 	for (size_t i = 0; i < n; i++)
-		ft[i] = (float)((double)ns[n - 1 - i] / 1e6);
-
-	out->low01 = order_statistic_fps(ft, n, 0.001f);
-	out->low1 = order_statistic_fps(ft, n, 0.01f);
-	out->p97 = order_statistic_fps(ft, n, 0.97f);
-	for (size_t i = 0; i < n; i++)
-		total += ft[i];
+		total += ft_08(ns, n, i);
 	out->avg = 1000.0f / (total / (float)n);
-	free(ft);
 }
 
 int mangohud_summary_from_sorted(const uint64_t *sorted_ns, size_t n, enum mangohud_formula f,

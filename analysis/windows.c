@@ -260,21 +260,24 @@ static void play_metrics(const struct run *run, const struct run_reload *rr,
 	set(m, M_RELOAD_S, (double)reload_ns / 1e9);
 	set(m, M_WIN_PLAY, (double)(we - ws - reload_ns) / 1e9);
 
-	/* the play frames laid end to end: metrics_compute() over them gives
-	 * the window's definitions (threshold, percentile) unchanged */
-	p = zalloc((run->frames.n ? run->frames.n : 1) * sizeof(*p));
-	for (size_t i = 1; i < run->frames.n; i++) {
-		if (t[i] <= ws || t[i] > we || in_reload(rr, t[i - 1], t[i]))
-			continue;
-		p[n + 1] = p[n] + (t[i] - t[i - 1]);
-		n++;
-	}
 	/* no frame of the window in a segment: play is the window, whose
 	 * numbers m has (a second sort of every frame saved) */
-	same = m->have[M_FRAMES] && (double)n == m->v[M_FRAMES];
+	for (size_t i = 1; i < run->frames.n; i++)
+		if (t[i] > ws && t[i] <= we && !in_reload(rr, t[i - 1], t[i]))
+			n++;
+	same = n > 0 && m->have[M_FRAMES] && (double)n == m->v[M_FRAMES];
 	if (same)
 		play = *m;
-	if (n > 0 && p[n] > 0 && (same || metrics_compute(p, n + 1, 0, p[n], opts, &play) == 0)) {
+	/* else the play frames laid end to end: metrics_compute() over them
+	 * gives the window's definitions (threshold, percentile) unchanged */
+	p = zalloc((same ? 1 : n + 1) * sizeof(*p));
+	for (size_t i = 1, k = 0; !same && i < run->frames.n; i++) {
+		if (t[i] <= ws || t[i] > we || in_reload(rr, t[i - 1], t[i]))
+			continue;
+		p[k + 1] = p[k] + (t[i] - t[i - 1]);
+		k++;
+	}
+	if (n > 0 && (same || (p[n] > 0 && metrics_compute(p, n + 1, 0, p[n], opts, &play) == 0))) {
 		static const enum metric_id from[][2] = {
 			{ M_STALLS, M_STALLS_PLAY }, { M_STALL_S, M_STALL_PLAY_S },
 			{ M_LONGEST_MS, M_LONGEST_PLAY }, { M_LOW1, M_LOW1_PLAY },
