@@ -18,20 +18,6 @@ static const char values_sql[] =
 	" AND r.status = 'ok' AND COALESCE(r.invalid, 0) = 0"
 	" ORDER BY r.started_utc, r.name";
 
-static char *column_dup(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-
-	return t ? xstrdup((const char *)t) : NULL;
-}
-
-static int query_fail(sqlite3 *sql, char **err)
-{
-	if (err)
-		*err = xasprintf("cannot read metric values: %s", sqlite3_errmsg(sql));
-	return sqlite3_errcode(sql) == SQLITE_BUSY ? -EBUSY : -EIO;
-}
-
 int resultsdb_metric_values(struct resultsdb *db, const struct resultsdb_query *q,
 			    struct resultsdb_value **out, size_t *n, char **err)
 {
@@ -51,7 +37,7 @@ int resultsdb_metric_values(struct resultsdb *db, const struct resultsdb_query *
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_text(st, 4, q->batch, -1, SQLITE_STATIC);
 	if (rc != SQLITE_OK) {
-		ret = query_fail(sql, err);
+		ret = resultsdb_fail(db, rc, err, "cannot read metric values from");
 		goto out;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -63,14 +49,14 @@ int resultsdb_metric_values(struct resultsdb *db, const struct resultsdb_query *
 		}
 		r = &v[nv++];
 		r->value = sqlite3_column_double(st, 0);
-		r->run_id = column_dup(st, 1);
-		r->batch = column_dup(st, 2);
-		r->boot_id = column_dup(st, 3);
-		r->kernel_release = column_dup(st, 4);
-		r->started_utc = column_dup(st, 5);
+		r->run_id = resultsdb_column_strdup(st, 1);
+		r->batch = resultsdb_column_strdup(st, 2);
+		r->boot_id = resultsdb_column_strdup(st, 3);
+		r->kernel_release = resultsdb_column_strdup(st, 4);
+		r->started_utc = resultsdb_column_strdup(st, 5);
 	}
 	if (rc != SQLITE_DONE) {
-		ret = query_fail(sql, err);
+		ret = resultsdb_fail(db, rc, err, "cannot read metric values from");
 		goto out;
 	}
 	*out = v;

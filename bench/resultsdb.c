@@ -788,6 +788,16 @@ void resultsdb_runs_free(struct resultsdb_run *runs, size_t n)
 
 /* For bench/resultsdb-query.c, the read-only queries of compare and
  * regress, kept in a file of their own: the connection. */
+int resultsdb_fail(struct resultsdb *db, int rc, char **err, const char *what)
+{
+	return fail(db, rc, err, what);
+}
+
+char *resultsdb_column_strdup(sqlite3_stmt *st, int col)
+{
+	return column_strdup(st, col);
+}
+
 sqlite3 *resultsdb_sqlite(struct resultsdb *db)
 {
 	return db->sql;
