@@ -59,6 +59,18 @@ char *test_tmpdir(void)
 	return d;
 }
 
+void test_put(const char *root, const char *rel, const char *text)
+{
+	char *path = xasprintf("%s/%s", root, rel);
+	char *dir = xstrdup(path);
+
+	*strrchr(dir, '/') = '\0';
+	ck_assert_int_eq(mkdir_p(dir, 0755), 0);
+	ck_assert_int_eq(write_file_atomic(path, text, strlen(text), 0644), 0);
+	free(path);
+	free(dir);
+}
+
 int main(int argc, char **argv)
 {
 	SRunner *sr;

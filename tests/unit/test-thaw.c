@@ -106,14 +106,7 @@ static char *root, *state;
 
 static void put(const char *rel, const char *text)
 {
-	char *path = xasprintf("%s/%s", root, rel);
-	char *dir = xstrdup(path);
-
-	*strrchr(dir, '/') = '\0';
-	ck_assert_int_eq(mkdir_p(dir, 0755), 0);
-	ck_assert_int_eq(write_file_atomic(path, text, strlen(text), 0644), 0);
-	free(path);
-	free(dir);
+	test_put(root, rel, text);
 }
 
 static char *get(const char *rel)

@@ -17,6 +17,8 @@ const char *testdata_path(const char *rel);
 const char *srcdir_path(const char *rel);
 /* A new empty directory under $TMPDIR; the caller removes it. */
 char *test_tmpdir(void);
+/* Writes root/rel with text, making its directories (fixture trees). */
+void test_put(const char *root, const char *rel, const char *text);
 
 #define TEST_SUITE(fn)                                                   \
 	static Suite *fn(void);                                          \
