@@ -21,15 +21,6 @@ static const char thaw_usage[] =
 	"reads each back. Exit 0 when all came back or there was nothing to do,\n"
 	"1 when one did not (the journal is kept).\n";
 
-static void print_result(const struct thaw_result *res)
-{
-	printf("%-9s %s %s = %s (read back: %s", res->ok ? "restored" : "MISMATCH",
-	       thaw_kind_name(res->kind), res->key, res->want, res->got ? res->got : "nothing");
-	if (res->err)
-		printf("; %s", strerror(-res->err));
-	printf(")\n");
-}
-
 int cmd_thaw(int argc, char **argv, struct context *ctx)
 {
 	static const struct option opts[] = {
@@ -64,8 +55,13 @@ int cmd_thaw(int argc, char **argv, struct context *ctx)
 		r = thaw_restore(&j, &rep, &err);
 	if (rep.notes.len)
 		fprintf(stderr, "%s", rep.notes.buf);
-	for (size_t i = 0; i < rep.n; i++)
-		print_result(&rep.r[i]);
+	for (size_t i = 0; i < rep.n; i++) {
+		struct strbuf line = STRBUF_INIT;
+
+		thaw_result_describe(&rep.r[i], &line);
+		fputs(line.buf, stdout);
+		strbuf_release(&line);
+	}
 	if (r < 0) {
 		error_msg("%s", err.buf);
 		ret = HB_EXIT_FAILURE;

@@ -17,13 +17,8 @@ static void describe_report(const struct thaw_report *rep, struct strbuf *out)
 {
 	if (rep->notes.len)
 		strbuf_addstr(out, rep->notes.buf);
-	for (size_t i = 0; i < rep->n; i++) {
-		const struct thaw_result *r = &rep->r[i];
-
-		strbuf_addf(out, "%s %s %s = %s (read back: %s%s%s)\n", r->ok ? "restored" : "MISMATCH",
-			    thaw_kind_name(r->kind), r->key, r->want, r->got ? r->got : "nothing",
-			    r->err ? "; " : "", r->err ? strerror(-r->err) : "");
-	}
+	for (size_t i = 0; i < rep->n; i++)
+		thaw_result_describe(&rep->r[i], out);
 }
 
 int quiet_session_start(struct quiet_session *q, const char *profile, char *const *recipe_dirs,

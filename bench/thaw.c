@@ -25,6 +25,15 @@
 
 /* ---- reports ---- */
 
+void thaw_result_describe(const struct thaw_result *res, struct strbuf *out)
+{
+	strbuf_addf(out, "%-9s %s %s = %s (read back: %s", res->ok ? "restored" : "MISMATCH",
+		    thaw_kind_name(res->kind), res->key, res->want, res->got ? res->got : "nothing");
+	if (res->err)
+		strbuf_addf(out, "; %s", strerror(-res->err));
+	strbuf_addstr(out, ")\n");
+}
+
 void thaw_report_init(struct thaw_report *rep)
 {
 	memset(rep, 0, sizeof(*rep));

@@ -91,6 +91,9 @@ struct thaw_report {
 };
 
 void thaw_report_init(struct thaw_report *rep);
+/* One restored entry as a line for people, newline included:
+ * "restored  file REL = OLD (read back: GOT)" or "MISMATCH  ...; error)". */
+void thaw_result_describe(const struct thaw_result *res, struct strbuf *out);
 void thaw_report_release(struct thaw_report *rep);
 
 /* Where the journal lives: $HITCHBENCH_STATE_DIR, else /var/lib/hitchbench
