@@ -45,6 +45,15 @@ char *xstrdup(const char *s)
 	return d;
 }
 
+char *xstrndup(const char *s, size_t n)
+{
+	char *d = strndup(s, n);
+
+	if (!d)
+		abort();
+	return d;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;

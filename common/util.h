@@ -16,6 +16,7 @@
 void *zalloc(size_t size);                 /* calloc or abort */
 void *xrealloc(void *p, size_t size);      /* realloc or abort */
 char *xstrdup(const char *s);              /* strdup or abort; xstrdup(NULL) == NULL */
+char *xstrndup(const char *s, size_t n);   /* strndup or abort */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Strict parsers: the whole string must be the number (surrounding blanks
