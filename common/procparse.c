@@ -52,20 +52,23 @@ static const char *next_line(const char *p)
 	return nl ? nl + 1 : NULL;
 }
 
-/* Decimal digits at *pp into v: at least one digit, no overflow. */
+/* Decimal digits at *pp into v: at least one digit, no overflow. Up to 19
+ * digits cannot overflow, so only longer numbers take the checked loop. */
 static int scan_dec(const char **pp, uint64_t *v)
 {
-	const char *p = *pp;
+	const char *p = *pp, *s = p;
 	uint64_t x = 0;
 
-	if (!is_digit(*p))
+	while (is_digit(*p))
+		x = x * 10 + (uint64_t)(*p++ - '0');
+	if (p == s)
 		return -EINVAL;
-	do {
-		if (__builtin_mul_overflow(x, 10, &x) ||
-		    __builtin_add_overflow(x, (uint64_t)(*p - '0'), &x))
-			return -EINVAL;
-		p++;
-	} while (is_digit(*p));
+	if (p - s > 19) {
+		for (x = 0; s < p; s++)
+			if (__builtin_mul_overflow(x, 10, &x) ||
+			    __builtin_add_overflow(x, (uint64_t)(*s - '0'), &x))
+				return -EINVAL;
+	}
 	*pp = p;
 	*v = x;
 	return 0;
@@ -219,17 +222,21 @@ int pstat_parse(const char *buf, struct pstat *out)
 			break;
 		neg = *p == '-';
 		p += neg;
-		if (scan_dec(&p, &v) < 0 || !ends_field(*p))
-			return -EINVAL;
-		if (neg && field != 20) {
-			switch (field) {
-			case 4: case 10: case 12: case 14: case 15:
-			case 22: case 39: case 42:
-				return -EINVAL;   /* never negative */
-			default:
-				continue;
-			}
+		switch (field) {
+		case 4: case 10: case 12: case 14: case 15: case 20: case 22: case 39: case 42:
+			break;
+		default:
+			/* a field not kept: checked for digits, not converted */
+			if (!is_digit(*p))
+				return -EINVAL;
+			while (is_digit(*p))
+				p++;
+			if (!ends_field(*p))
+				return -EINVAL;
+			continue;
 		}
+		if (scan_dec(&p, &v) < 0 || !ends_field(*p) || (neg && field != 20))
+			return -EINVAL;
 		switch (field) {
 		case 4:
 			if (v > INT_MAX)
@@ -315,15 +322,23 @@ int psyscall_parse(const char *buf, struct psyscall *out)
 /* ---- /proc/vmstat ------------------------------------------------------- */
 
 /* The value on the line at p when it is "name VALUE"; -ENOENT when the
- * line holds another name, -EINVAL when the value is malformed. */
-static int vmstat_line_value(const char *p, const char *name, size_t len, uint64_t *v)
+ * line holds another name, -EINVAL when the value is malformed. *end (may
+ * be NULL) is set to the line's end, past its newline, in both cases. */
+static int vmstat_line_value(const char *p, const char *name, size_t len, uint64_t *v,
+			     const char **end)
 {
+	int r = 0;
+
 	if (strncmp(p, name, len) != 0 || p[len] != ' ')
 		return -ENOENT;
 	p += len + 1;
 	if (scan_dec(&p, v) < 0 || !line_done(p))
-		return -EINVAL;
-	return 0;
+		r = -EINVAL;
+	if (end) {
+		p += strcspn(p, "\n");
+		*end = p + (*p == '\n');
+	}
+	return r;
 }
 
 /* Sorts ix->order by line so a read walks the buffer once (insertion sort:
@@ -350,15 +365,18 @@ static int vmstat_search(struct vmstat_index *ix, const char *buf)
 	size_t i;
 	int line, found = 0;
 
-	for (i = 0; i < ix->n; i++)
+	ix->searches++;
+	for (i = 0; i < ix->n; i++) {
 		ix->line[i] = -1;
+		ix->off[i] = 0;
+	}
 	for (p = buf, line = 0; p && *p; p = next_line(p), line++) {
 		size_t len = strcspn(p, " \n");
 
 		for (i = 0; i < ix->n; i++) {
-			if (ix->line[i] < 0 && !strncmp(p, ix->name[i], len) &&
-			    ix->name[i][len] == '\0') {
+			if (ix->line[i] < 0 && len == ix->len[i] && !memcmp(p, ix->name[i], len)) {
 				ix->line[i] = line;
+				ix->off[i] = (unsigned)(p - buf);
 				found++;
 				break;
 			}
@@ -375,24 +393,66 @@ int vmstat_index_init(struct vmstat_index *ix, const char *const *names, size_t 
 
 	if (n > VMSTAT_MAX_WANT)
 		return -E2BIG;
-	ix->n = n;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
+
+		if (len == 0 || len > UCHAR_MAX)
+			return -EINVAL;
 		ix->name[i] = names[i];
+		ix->len[i] = (unsigned char)len;
+	}
+	ix->n = n;
+	ix->searches = 0;
 	return vmstat_search(ix, buf);
 }
 
-/* One pass over buf reading the wanted lines where the index says they
- * are. false, with values half written, when a line holds another name
- * than the index remembers (or the buffer is shorter): the order changed. */
-static bool vmstat_read_indexed(const struct vmstat_index *ix, const char *buf,
+/* How many lines around the expected place a read looks at for a name
+ * before it gives up and searches the whole buffer. */
+#define VMSTAT_SLACK 8
+
+static bool has_name(const char *p, const char *name, size_t len)
+{
+	return !strncmp(p, name, len) && p[len] == ' ';
+}
+
+/* The line from `from` on that starts with name, looked for near at: the
+ * line holding at, the VMSTAT_SLACK lines after it, then those before it.
+ * NULL when none of them. */
+static const char *vmstat_near(const char *from, const char *at, const char *name, size_t len)
+{
+	const char *p;
+	int k;
+
+	while (at > from && at[-1] != '\n')
+		at--;
+	for (p = at, k = 0; p && k <= VMSTAT_SLACK; p = next_line(p), k++)
+		if (has_name(p, name, len))
+			return p;
+	for (p = at, k = 0; p > from && k < VMSTAT_SLACK; k++) {
+		for (p--; p > from && p[-1] != '\n'; p--)
+			;
+		if (has_name(p, name, len))
+			return p;
+	}
+	return NULL;
+}
+
+/* One pass over buf reading the wanted lines near where the last buffer
+ * had them, shifted by how far the lines before them moved. false, with
+ * values half written, when a name is not near its place or the buffer
+ * ends first: the kernel's order changed. */
+static bool vmstat_read_indexed(struct vmstat_index *ix, const char *buf,
 				uint64_t *values, bool *have)
 {
-	const char *p = buf;
-	int line = 0;
+	const char *from = buf;   /* the line after the last one found */
+	long shift = 0;           /* how far that line moved since the last read */
 	size_t k;
 
 	for (k = 0; k < ix->n; k++) {
 		size_t i = ix->order[k];
+		const char *at, *end;
+		size_t gap;
+		long guess;
 		int r;
 
 		values[i] = 0;
@@ -400,15 +460,16 @@ static bool vmstat_read_indexed(const struct vmstat_index *ix, const char *buf,
 			have[i] = false;
 		if (ix->line[i] < 0)
 			continue;
-		while (line < ix->line[i]) {
-			p = next_line(p);
-			if (!p)
-				return false;
-			line++;
-		}
-		r = vmstat_line_value(p, ix->name[i], strlen(ix->name[i]), &values[i]);
-		if (r == -ENOENT)
+		guess = (long)ix->off[i] + shift;
+		gap = guess > from - buf ? (size_t)(guess - (from - buf)) : 0;
+		gap = strnlen(from, gap);   /* not past the buffer's end */
+		at = vmstat_near(from, from + gap, ix->name[i], ix->len[i]);
+		if (!at)
 			return false;
+		r = vmstat_line_value(at, ix->name[i], ix->len[i], &values[i], &end);
+		shift = (at - buf) - (long)ix->off[i];
+		ix->off[i] = (unsigned)(at - buf);
+		from = end;
 		if (r == 0 && have)
 			have[i] = true;
 		if (r < 0)
@@ -431,7 +492,7 @@ int vmstat_get(const char *buf, const char *name, uint64_t *value)
 	const char *p;
 
 	for (p = buf; p && *p; p = next_line(p)) {
-		int r = vmstat_line_value(p, name, len, value);
+		int r = vmstat_line_value(p, name, len, value, NULL);
 
 		if (r != -ENOENT)
 			return r;

@@ -49,19 +49,25 @@ struct psyscall {
 };
 int psyscall_parse(const char *buf, struct psyscall *out);
 
-/* /proc/vmstat: "name value" lines. A vmstat_index maps the counters the
- * caller wants to their line numbers once; vmstat_index_read() then reads
- * every wanted value of a new buffer, checking each line's name and
- * searching again only when the kernel's order changed. */
+/* /proc/vmstat: "name value" lines. A vmstat_index finds the counters the
+ * caller wants once; vmstat_index_read() then reads every wanted value of
+ * a new buffer by looking where each line was in the last one (moved by as
+ * much as the numbers before it grew or shrank), checking the name there,
+ * and searches the whole buffer again only when a name is not found there:
+ * when the kernel's order changed. */
 #define VMSTAT_MAX_WANT 64
 struct vmstat_index {
 	size_t n;
 	const char *name[VMSTAT_MAX_WANT];   /* wanted names (not copied) */
-	int line[VMSTAT_MAX_WANT];           /* their line in the last buffer, -1: absent */
+	int line[VMSTAT_MAX_WANT];           /* their line at the last search, -1: absent */
+	unsigned off[VMSTAT_MAX_WANT];       /* where that line began in the last buffer read */
+	unsigned char len[VMSTAT_MAX_WANT];  /* strlen(name[i]) */
 	unsigned char order[VMSTAT_MAX_WANT]; /* indexes of name[] by line: one pass a read */
+	unsigned searches;                   /* whole-buffer searches so far, init's included */
 };
 /* Sets the wanted names and finds them in buf. Returns how many of the
- * names the buffer has; -E2BIG for more than VMSTAT_MAX_WANT names. */
+ * names the buffer has; -E2BIG for more than VMSTAT_MAX_WANT names,
+ * -EINVAL for an empty name or one of 256 bytes or more. */
 int vmstat_index_init(struct vmstat_index *ix, const char *const *names, size_t n,
 		      const char *buf);
 /* values[i] = the value of name[i] in buf (0 when absent or malformed);

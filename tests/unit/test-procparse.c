@@ -387,6 +387,7 @@ START_TEST(vmstat_index)
 	ck_assert_int_eq(ix.line[1], 53);
 	ck_assert_int_eq(ix.line[4], 1);
 	ck_assert_int_eq(ix.line[5], -1);
+	ck_assert_uint_eq(ix.searches, 1);
 	memcpy(line_before, ix.line, sizeof(line_before));
 
 	vmstat_index_read(&ix, text, v, have);
@@ -400,7 +401,46 @@ START_TEST(vmstat_index)
 	ck_assert(!have[5]);
 	ck_assert_uint_eq(v[5], 0);
 	/* the order held: nothing was searched again */
+	ck_assert_uint_eq(ix.searches, 1);
 	ck_assert_int_eq(memcmp(line_before, ix.line, sizeof(line_before)), 0);
+
+	/* every number one digit longer (as counters grow): each line moves,
+	 * the order holds; read from where the lines moved to, no search,
+	 * values right */
+	{
+		char *wide = zalloc(strlen(text) * 2 + 1), *o = wide;
+
+		for (const char *p = text; *p; p++) {
+			if (*p == '\n')
+				*o++ = '7';
+			*o++ = *p;
+		}
+		vmstat_index_read(&ix, wide, v, have);
+		ck_assert_uint_eq(v[0], 5071627);
+		ck_assert_uint_eq(v[1], 23201688097ULL);
+		ck_assert_uint_eq(v[4], 41587);
+		ck_assert_uint_eq(v[6], 831657);
+		ck_assert(have[0] && have[1] && have[4] && have[6] && !have[5]);
+		ck_assert_uint_eq(ix.searches, 1);
+		/* and back to the narrower numbers */
+		vmstat_index_read(&ix, text, v, have);
+		ck_assert_uint_eq(v[1], 2320168809ULL);
+		ck_assert_uint_eq(v[6], 83165);
+		ck_assert_uint_eq(ix.searches, 1);
+		free(wide);
+	}
+	/* a malformed value reads as absent; the rest still reads */
+	{
+		char *bad = xstrdup(text), *p = strstr(bad, "\npgfault ") + 9;
+
+		*p = 'x';
+		vmstat_index_read(&ix, bad, v, have);
+		ck_assert(!have[1] && have[0] && have[2]);
+		ck_assert_uint_eq(v[1], 0);
+		ck_assert_uint_eq(v[0], 507162);
+		ck_assert_uint_eq(ix.searches, 1);
+		free(bad);
+	}
 
 	/* pgfault and pswpin swapped, nr_alloc_batch gone (as after 4.8):
 	 * the remembered lines no longer hold their names, so the index is
@@ -414,6 +454,7 @@ START_TEST(vmstat_index)
 	ck_assert_uint_eq(v[6], 83165);
 	ck_assert(!have[4] && !have[5]);
 	ck_assert_uint_eq(v[4], 0);
+	ck_assert_uint_eq(ix.searches, 2);
 	/* new lines: one up for everything after the removed line 1, and
 	 * pgfault (was 53) and pswpin (was 44) trading places */
 	ck_assert_int_eq(ix.line[0], 53);
@@ -424,6 +465,7 @@ START_TEST(vmstat_index)
 	/* no have[] wanted */
 	vmstat_index_read(&ix, moved, v, NULL);
 	ck_assert_uint_eq(v[1], 2320168809ULL);
+	ck_assert_uint_eq(ix.searches, 2);
 	free(moved);
 
 	/* a buffer shorter than the remembered lines */
@@ -439,6 +481,8 @@ START_TEST(vmstat_index)
 			many[i] = "pgfault";
 		ck_assert_int_eq(vmstat_index_init(&ix, many, VMSTAT_MAX_WANT + 1, "pgfault 1\n"),
 				 -E2BIG);
+		many[0] = "";
+		ck_assert_int_eq(vmstat_index_init(&ix, many, 1, "pgfault 1\n"), -EINVAL);
 	}
 }
 END_TEST
@@ -463,6 +507,7 @@ START_TEST(vmstat_index_snapshots)
 	ck_assert_int_eq(vmstat_get(t2, "pgfault", &want), 0);
 	ck_assert_uint_eq(v[1], want);
 	ck_assert(have[0] && have[1] && have[2] && !have[3]);
+	ck_assert_uint_eq(ix.searches, 1);
 	free(t1);
 	free(t2);
 }
