@@ -29,7 +29,8 @@ struct pstat {
 	uint64_t blkio_ticks;   /* field 42: delayacct_blkio_ticks; 0 if absent */
 	bool have_blkio;
 };
-/* 0 or -EINVAL (no "(...)", too few fields). */
+/* 0 or -EINVAL (no "(...)", fewer than 22 fields, a malformed number
+ * or one its field cannot hold, e.g. a CPU number past INT_MAX). */
 int pstat_parse(const char *buf, struct pstat *out);
 
 /* /proc/PID/task/TID/schedstat: "run_ns wait_ns timeslices". */

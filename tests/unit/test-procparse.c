@@ -18,14 +18,19 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *load(const char *rel)
+static char *load_path(const char *path)
 {
-	const char *path = testdata_path(rel);
 	char *text;
 	int r = read_file(path, &text, NULL);
 
 	ck_assert_msg(r == 0, "cannot read '%s': %s", path, strerror(-r));
 	return text;
+}
+
+/* A file of ../shared/testdata. */
+static char *load(const char *rel)
+{
+	return load_path(testdata_path(rel));
 }
 
 static void load_pstat(const char *rel, struct pstat *st)
@@ -957,15 +962,6 @@ END_TEST
 
 /* ---- this machine ---- */
 
-static char *read_live(const char *path)
-{
-	char *text;
-	int r = read_file(path, &text, NULL);
-
-	ck_assert_msg(r == 0, "cannot read '%s': %s", path, strerror(-r));
-	return text;
-}
-
 START_TEST(live_proc)
 {
 	char path[64], *text;
@@ -976,7 +972,7 @@ START_TEST(live_proc)
 	uint64_t v;
 	const char *p;
 
-	text = read_live("/proc/self/stat");
+	text = load_path("/proc/self/stat");
 	ck_assert_int_eq(pstat_parse(text, &st), 0);
 	ck_assert_int_eq(st.pid, getpid());
 	ck_assert_int_eq(st.state, 'R');
@@ -984,22 +980,22 @@ START_TEST(live_proc)
 	free(text);
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)gettid());
-	text = read_live(path);
+	text = load_path(path);
 	ck_assert_msg(pschedstat_parse(text, &ss) == 0, "%s: '%s'", path, text);
 	free(text);
 
 	/* reading one's own syscall file: inside read(2), or "running" */
 	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)gettid());
-	text = read_live(path);
+	text = load_path(path);
 	ck_assert_msg(psyscall_parse(text, &sc) == 0, "%s: '%s'", path, text);
 	free(text);
 
-	text = read_live("/proc/vmstat");
+	text = load_path("/proc/vmstat");
 	ck_assert_int_eq(vmstat_get(text, "pgfault", &v), 0);
 	ck_assert_uint_gt(v, 0);
 	free(text);
 
-	text = read_live("/proc/diskstats");
+	text = load_path("/proc/diskstats");
 	for (p = text; *p; p = strchr(p, '\n') + 1) {
 		ck_assert(strchr(p, '\n'));
 		ck_assert_msg(diskstats_line_parse(p, &bs) == 0, "/proc/diskstats: '%.*s'",
