@@ -29,7 +29,8 @@ struct pstat {
 	uint64_t blkio_ticks;   /* field 42: delayacct_blkio_ticks; 0 if absent */
 	bool have_blkio;
 };
-/* 0 or -EINVAL (no "(...)", too few fields). */
+/* 0 or -EINVAL (no "(...)", fewer than 22 fields, a malformed number
+ * or one its field cannot hold, e.g. a CPU number past INT_MAX). */
 int pstat_parse(const char *buf, struct pstat *out);
 
 /* /proc/PID/task/TID/schedstat: "run_ns wait_ns timeslices". */
@@ -49,24 +50,33 @@ struct psyscall {
 };
 int psyscall_parse(const char *buf, struct psyscall *out);
 
-/* /proc/vmstat: "name value" lines. A vmstat_index maps the counters the
- * caller wants to their line numbers once; vmstat_index_read() then reads
- * every wanted value of a new buffer, checking each line's name and
- * searching again only when the kernel's order changed. */
+/* /proc/vmstat: "name value" lines. A vmstat_index finds the counters the
+ * caller wants once; vmstat_index_read() then reads every wanted value of
+ * a new buffer by looking where each line was in the last one (moved by as
+ * much as the numbers before it grew or shrank), checking the name there,
+ * and searches the whole buffer again only when a name is not found there:
+ * when the kernel's order changed. */
 #define VMSTAT_MAX_WANT 64
 struct vmstat_index {
 	size_t n;
 	const char *name[VMSTAT_MAX_WANT];   /* wanted names (not copied) */
-	int line[VMSTAT_MAX_WANT];           /* their line in the last buffer, -1: absent */
+	int line[VMSTAT_MAX_WANT];           /* their line at the last search, -1: absent */
+	unsigned off[VMSTAT_MAX_WANT];       /* where that line began in the last buffer read */
+	unsigned char len[VMSTAT_MAX_WANT];  /* strlen(name[i]) */
+	unsigned char order[VMSTAT_MAX_WANT]; /* indexes of name[] by line: one pass a read */
+	unsigned searches;                   /* whole-buffer searches so far, init's included */
 };
 /* Sets the wanted names and finds them in buf. Returns how many of the
- * names the buffer has; -E2BIG for more than VMSTAT_MAX_WANT names. */
+ * names the buffer has; -E2BIG for more than VMSTAT_MAX_WANT names,
+ * -EINVAL for an empty name or one of 256 bytes or more. */
 int vmstat_index_init(struct vmstat_index *ix, const char *const *names, size_t n,
 		      const char *buf);
-/* values[i] = the value of name[i] in buf (0 when absent); have[i] (may be
- * NULL) says whether it was there. */
+/* values[i] = the value of name[i] in buf (0 when absent or malformed);
+ * have[i] (may be NULL) says whether it was there. A name absent when the
+ * index was last searched is not looked for again until another name is
+ * found off its remembered line. */
 void vmstat_index_read(struct vmstat_index *ix, const char *buf, uint64_t *values, bool *have);
-/* The value of one name in buf. 0, or -ENOENT. */
+/* The value of one name in buf. 0, -ENOENT, or -EINVAL (a malformed value). */
 int vmstat_get(const char *buf, const char *name, uint64_t *value);
 
 /* Block device counters: a line of /proc/diskstats ("MAJ MIN NAME" then 11,
@@ -99,7 +109,8 @@ struct psi_line {
 struct psi {
 	struct psi_line some, full;
 };
-/* 0, or -EINVAL when neither line parses. */
+/* 0, or -EINVAL when neither line is there, or a line is malformed or
+ * neither "some" nor "full". */
 int psi_parse(const char *buf, struct psi *out);
 
 /* /proc/swaps: "Filename Type Size Used Priority" after a heading line. */
@@ -110,16 +121,19 @@ struct swap_entry {
 	int priority;
 };
 /* Fills up to max entries; returns how many the file lists (may exceed
- * max), or -EINVAL. */
+ * max), or -EINVAL. The kernel's octal escapes in the path (\040 for a
+ * space) are undone; a longer path is cut to 127 bytes. */
 int swaps_parse(const char *buf, struct swap_entry *out, size_t max);
 
 /* /proc/PID/cgroup: the cgroup v2 path (the "0::PATH" line) into path.
- * 0, or -ENOENT when the process has no v2 line. */
+ * 0, -ENOENT when the process has no v2 line, -EINVAL for an empty path,
+ * -ERANGE when it does not fit in size. */
 int cgroup2_path_parse(const char *buf, char *path, size_t size);
 
 /* /proc/PID/fdinfo/N of a DRM fd: the sum of its "drm-total-*" (or, on
- * kernels without them, "drm-memory-*") sizes, KiB. 0, or -ENOENT when
- * the file has none. */
+ * kernels without them, "drm-memory-*") sizes, KiB (summed in bytes, then
+ * rounded down). Sizes are "N" bytes, "N KiB" or "N MiB". 0, -ENOENT when
+ * the file has none, -EINVAL for a malformed size. */
 int drm_fdinfo_mem_kib(const char *buf, uint64_t *kib);
 
 #endif
