@@ -82,6 +82,7 @@ const char *const sr_col_names[SR_COUNT] = {
 	[SR_KSWAPD_STATE] = "kswapd.state",
 	[SR_KSWAPD_CPU_TICKS] = "kswapd.cpu_ticks",
 	[SR_GPU_MEM_KIB] = "gpu.mem_kib",
+	[SR_FULL] = "full",
 };
 
 const char *const sr_disk_field_names[SR_DISK_FIELDS] = {
@@ -566,21 +567,52 @@ out:
 static int load_live(const char *path, const unsigned char *data, size_t len,
 		     struct stallrec *out, struct strbuf *err);
 
+/* A live record: mapped, not read, since most of its file is room for
+ * rows never written. */
+static int load_live_file(const char *path, struct stallrec *out, struct strbuf *err)
+{
+	struct stat st;
+	void *map;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		strbuf_addf(err, "cannot read '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		strbuf_addf(err, "cannot map '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	r = load_live(path, map, (size_t)st.st_size, out, err);
+	munmap(map, (size_t)st.st_size);
+	return r;
+}
+
 int stallrec_load(const char *path, struct stallrec *out, struct strbuf *err)
 {
 	unsigned char *data = NULL, *raw = NULL;
+	unsigned char magic[8];
 	size_t len = 0;
 	unsigned long long size;
-	int r;
+	int r, fd;
 
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		strbuf_addf(err, "cannot read '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	r = (int)read(fd, magic, sizeof(magic));
+	close(fd);
+	if (r == (int)sizeof(magic) && memcmp(magic, HB_STALLREC_LIVE_MAGIC, 8) == 0)
+		return load_live_file(path, out, err);
 	r = read_file(path, (char **)&data, &len);
 	if (r < 0) {
 		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
-		return r;
-	}
-	if (len >= 8 && memcmp(data, HB_STALLREC_LIVE_MAGIC, 8) == 0) {
-		r = load_live(path, data, len, out, err);
-		free(data);
 		return r;
 	}
 	size = ZSTD_getFrameContentSize(data, len);

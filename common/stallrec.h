@@ -124,6 +124,11 @@ enum sr_col {
 	/* the GPU memory the game holds (DRM fdinfo drm-total-*), KiB; sampled
 	 * every 10th row, the last value kept in between */
 	SR_GPU_MEM_KIB,
+	/* 1 when the row read everything; 0 when it read only the main
+	 * thread and the process (a row between frames that are on time):
+	 * the machine-wide columns then repeat the previous row's values, and
+	 * the next full row's deltas cover both (docs/formats.md) */
+	SR_FULL,
 	SR_COUNT
 };
 
