@@ -38,7 +38,8 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 
-PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler
+PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler \
+         $(B)/hitchbench-stallrec
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary
 
@@ -85,6 +86,10 @@ $(B)/hitchbench-wadlump: $(B)/harness/wadlump.o $(B)/libhitch.a
 $(B)/hitchbench-sampler: $(B)/harness/sampler.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# The stall recorder (the STALLS switch): root's, beside the game, every 10 ms.
+$(B)/hitchbench-stallrec: $(B)/harness/stallrec.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
 $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/libhitch.a $(B)/gen/schema.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS)
 
@@ -98,8 +103,10 @@ $(B)/tests/libhbstub.so: tests/tools/stub.c
 	$(CC) $(ALL_CFLAGS) -shared -o $@ $< -ldl
 
 # A fake game for the runner's tests: presents through the stub, prints lines, exits on cue.
-$(B)/tests/fakegame: $(B)/tests/tools/fakegame.o $(B)/libhitch.a $(B)/tests/libhbstub.so
-	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/fakegame.o $(B)/libhitch.a -ldl
+$(B)/tests/fakegame: $(B)/tests/tools/fakegame.o $(B)/tests/tools/stallways.o $(B)/libhitch.a \
+		$(B)/tests/libhbstub.so
+	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/fakegame.o $(B)/tests/tools/stallways.o \
+		$(B)/libhitch.a -ldl -pthread
 
 # Reads and makes frame files for the hook's test and bench-self.
 $(B)/tests/mkframes: $(B)/tests/tools/mkframes.o $(B)/libhitch.a
@@ -167,6 +174,7 @@ install: all
 	install -m 755 $(B)/hitchbench $(DESTDIR)$(BINDIR)/hitchbench
 	install -m 755 $(B)/hitchbench-wadlump $(DESTDIR)$(BINDIR)/hitchbench-wadlump
 	install -m 755 $(B)/hitchbench-sampler $(DESTDIR)$(BINDIR)/hitchbench-sampler
+	install -m 755 $(B)/hitchbench-stallrec $(DESTDIR)$(BINDIR)/hitchbench-stallrec
 	install -m 644 $(B)/hitchbench-hook.so $(DESTDIR)$(LIBDIR)/hitchbench-hook.so
 	cp -R recipes/. $(DESTDIR)$(DATADIR)/recipes/
 	cp -R gamedb/. $(DESTDIR)$(DATADIR)/gamedb/

@@ -824,6 +824,8 @@ static void switches_finish(struct runner *rn)
 	for (size_t i = 0; i < set->n; i++)
 		if (set->on[i].def->finish)
 			set->on[i].def->finish(&set->on[i], &rn->sw);
+	for (char *line = rn->sw.notes.buf, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
+		progress(rn, "%.*s", (int)(nl - line), line);
 	kvfile_add(&rn->bench, "invalid", rn->sw.invalid ? "1" : "0");
 	if (rn->sw.invalid) {
 		kvfile_add(&rn->bench, "invalid_reason", rn->sw.invalid);

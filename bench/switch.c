@@ -19,12 +19,13 @@
 
 #include "timeutil.h"
 
-extern const struct switch_def switch_gameenv, switch_gamecpu, switch_sensors;
+extern const struct switch_def switch_gameenv, switch_gamecpu, switch_sensors, switch_stalls;
 
 static const struct switch_def *const registry[] = {
 	&switch_gameenv,
 	&switch_gamecpu,
 	&switch_sensors,
+	&switch_stalls,
 };
 
 const struct switch_def *const *switch_registry(size_t *n)
@@ -391,6 +392,16 @@ void switch_ctx_invalid(struct switch_ctx *ctx, const char *fmt, ...)
 		ctx->invalid = strbuf_detach(&sb);
 }
 
+void switch_ctx_note(struct switch_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&ctx->notes, fmt, ap);
+	va_end(ap);
+	strbuf_addch(&ctx->notes, '\n');
+}
+
 struct switch_helper *switch_ctx_helper(struct switch_ctx *ctx, const char *name)
 {
 	for (size_t i = 0; i < ctx->n_helpers; i++)
@@ -465,6 +476,7 @@ void switch_ctx_release(struct switch_ctx *ctx)
 	ctx->n_helpers = 0;
 	free(ctx->invalid);
 	ctx->invalid = NULL;
+	strbuf_release(&ctx->notes);
 }
 
 /* ---- checkers ---- */

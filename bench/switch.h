@@ -105,6 +105,7 @@ struct switch_ctx {
 	struct switch_helper helpers[SWITCH_MAX_ON * 2];
 	size_t n_helpers;
 	char *invalid;              /* why the run is invalid (first reason), or NULL */
+	struct strbuf notes;        /* lines for the user when the run ends ('\n' after each) */
 };
 
 /* Parses a token against the registry: unknown names, parameters without
@@ -136,6 +137,9 @@ int switch_ctx_spawn(struct switch_ctx *ctx, const char *name, char *const *argv
 		     bool as_game_user, const char *log_path, struct strbuf *err);
 /* Marks the run invalid (the first reason stays). */
 void switch_ctx_invalid(struct switch_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A line the runner shows the user when the run ends ("stallrec: ..."). */
+void switch_ctx_note(struct switch_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The helper called name, or NULL. */
 struct switch_helper *switch_ctx_helper(struct switch_ctx *ctx, const char *name);

@@ -1,0 +1,202 @@
+/*
+ * STALLS: the stall recorder (hitchbench-stallrec) beside the game, off
+ * unless a token turns it on. STALLS_MS sets its period (10 ms), STALLS_CPU
+ * pins it, STALLS_NICE sets its priority (10: below the game) and
+ * STALLS_NOWRITE=1 samples without writing the record, to see what the
+ * writing itself costs. Runs with the recorder are named after it
+ * ("base@rec10") so that a report never pools them with runs without it:
+ * an observer that wakes 100 times a second can change what it observes.
+ *
+ * The recorder starts before the game and learns each pass's pid through
+ * sigqueue(SIGUSR1); when the run ends it packs its record into the run
+ * directory (stalls.rec.zst) and says what it cost, which goes into
+ * bench.txt (stallrec=) and onto the terminal.
+ */
+#include "stallrec.h"
+#include "switch.h"
+#include "timeutil.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RECORDER "hitchbench-stallrec"
+#define READY_WAIT_S 5.0
+
+static int check_nice(const char *value, struct strbuf *why)
+{
+	int n;
+
+	if (safe_atoi(value, &n) == 0 && n >= -20 && n <= 19)
+		return 0;
+	strbuf_addstr(why, "wants a niceness in -20..19");
+	return -EINVAL;
+}
+
+static void label(const struct switch_on *on, struct strbuf *out)
+{
+	const char *cpu = switch_param(on, "STALLS_CPU");
+	const char *nice = switch_param(on, "STALLS_NICE");
+
+	strbuf_addf(out, "rec%s", switch_param(on, "STALLS_MS"));
+	if (strcmp(switch_param(on, "STALLS_NOWRITE"), "1") == 0)
+		strbuf_addstr(out, "nw");
+	if (cpu)
+		strbuf_addf(out, "c%s", cpu);
+	if (strcmp(nice, "10") != 0)
+		strbuf_addf(out, "n%s", nice);
+}
+
+static bool is_on(const struct switch_on *on)
+{
+	return strcmp(on->value, "0") != 0;
+}
+
+/* Waits until the recorder says it is ready (it has set up its signal
+ * handlers and opened what it samples), so that the pid of the first pass
+ * reaches a recorder that listens. */
+static int wait_ready(struct switch_ctx *ctx, const char *ready, struct strbuf *err)
+{
+	struct switch_helper *h = switch_ctx_helper(ctx, "stallrec");
+	uint64_t until = mono_ns() + (uint64_t)(READY_WAIT_S * 1e9);
+	struct timespec pause = { 0, 2 * 1000 * 1000 };
+	struct stat st;
+	int status;
+
+	while (stat(ready, &st) < 0) {
+		if (h && waitpid(h->pid, &status, WNOHANG) == h->pid) {
+			h->exited = true;
+			h->status = status;
+			strbuf_addf(err, "the stall recorder exited before it was ready (see %s/stallrec.log)",
+				    ctx->run_dir);
+			return -ECHILD;
+		}
+		if (mono_ns() > until) {
+			strbuf_addf(err, "the stall recorder was not ready after %g s (see %s/stallrec.log)",
+				    READY_WAIT_S, ctx->run_dir);
+			return -ETIMEDOUT;
+		}
+		nanosleep(&pause, NULL);
+	}
+	return 0;
+}
+
+static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
+{
+	char *out, *live, *log, *ready;
+	const char *argv[20];
+	size_t n = 0;
+	int r;
+
+	if (!is_on(on)) {
+		kvfile_add(ctx->bench, "stallrec", "off (STALLS=0)");
+		return 0;
+	}
+	out = xasprintf("%s/%s", ctx->run_dir, HB_STALLREC_FILE);
+	live = xasprintf("%s/stalls.live", ctx->stage_dir);
+	log = xasprintf("%s/stallrec.log", ctx->run_dir);
+	ready = xasprintf("%s/stallrec.ready", ctx->stage_dir);
+	argv[n++] = RECORDER;
+	argv[n++] = "--out";
+	argv[n++] = out;
+	argv[n++] = "--live";
+	argv[n++] = live;
+	argv[n++] = "--ready";
+	argv[n++] = ready;
+	argv[n++] = "--period-ms";
+	argv[n++] = switch_param(on, "STALLS_MS");
+	argv[n++] = "--nice";
+	argv[n++] = switch_param(on, "STALLS_NICE");
+	if (ctx->frames_path) {
+		argv[n++] = "--frames";
+		argv[n++] = ctx->frames_path;
+	}
+	if (switch_param(on, "STALLS_CPU")) {
+		argv[n++] = "--cpu";
+		argv[n++] = switch_param(on, "STALLS_CPU");
+	}
+	if (strcmp(switch_param(on, "STALLS_NOWRITE"), "1") == 0)
+		argv[n++] = "--nowrite";
+	argv[n] = NULL;
+	/* root's: the game's wait channel, system call and kernel stack need it */
+	r = switch_ctx_spawn(ctx, "stallrec", (char *const *)argv, false, log, err);
+	if (r == 0)
+		r = wait_ready(ctx, ready, err);
+	free(out);
+	free(live);
+	free(log);
+	free(ready);
+	return r;
+}
+
+static void pass(const struct switch_on *on, struct switch_ctx *ctx, pid_t game_pid)
+{
+	struct switch_helper *h = switch_ctx_helper(ctx, "stallrec");
+	union sigval v = { .sival_int = game_pid };
+
+	if (is_on(on) && h && !h->exited)
+		sigqueue(h->pid, SIGUSR1, v);
+}
+
+/* The recorder's last "stallrec: ..." line in its log. */
+static char *cost_line(const char *log_path)
+{
+	char *text = NULL, *line, *found = NULL, *save;
+	size_t len;
+
+	if (read_file(log_path, &text, &len) < 0)
+		return NULL;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, "stallrec: ", 10) == 0)
+			found = line + 10;
+	found = xstrdup(found);
+	free(text);
+	return found;
+}
+
+static void finish(const struct switch_on *on, struct switch_ctx *ctx)
+{
+	struct switch_helper *h = switch_ctx_helper(ctx, "stallrec");
+	char *log, *cost;
+
+	if (!is_on(on) || !h)
+		return;
+	log = xasprintf("%s/stallrec.log", ctx->run_dir);
+	cost = cost_line(log);
+	if (!WIFEXITED(h->status) || WEXITSTATUS(h->status) != 0 || !cost) {
+		kvfile_add(ctx->bench, "stallrec", "the recorder failed: see stallrec.log");
+		switch_ctx_note(ctx, "stallrec: the recorder failed (see stallrec.log)");
+	} else {
+		kvfile_add(ctx->bench, "stallrec", cost);
+		switch_ctx_note(ctx, "stallrec: %s", cost);
+	}
+	kvfile_add(ctx->bench, "stallrec_record",
+		   strcmp(switch_param(on, "STALLS_NOWRITE"), "1") == 0 ?
+		   "none (STALLS_NOWRITE=1)" : HB_STALLREC_FILE);
+	free(cost);
+	free(log);
+}
+
+const struct switch_def switch_stalls = {
+	.name = "STALLS",
+	.help = "1: the stall recorder beside the game (what it waited for in every stall; "
+		"hitchbench stalls)",
+	.off_value = "0",
+	.program = RECORDER,
+	.check = switch_check_bool,
+	.params = {
+		{ "STALLS_MS", "10", "sampling period in ms", switch_check_ms },
+		{ "STALLS_CPU", NULL, "CPUs the recorder runs on (default: any)", switch_check_cpus },
+		{ "STALLS_NICE", "10", "the recorder's niceness (default 10: below the game)", check_nice },
+		{ "STALLS_NOWRITE", "0", "1: sample without writing the record", switch_check_bool },
+	},
+	.label = label,
+	.start = start,
+	.pass = pass,
+	.finish = finish,
+};
