@@ -3,12 +3,17 @@
  * the stub present library (SDL_GL_SwapWindow from dlsym, like an SDL
  * game, so the frame hook sees it), and misbehaves on cue.
  *
- *   fakegame [--fps N] [--seconds S] [--stall-at SEC:MS]... [--print-at SEC:TEXT]...
- *            [--exit-code C] [--ignore-term] [--fork-child]
+ *   fakegame [--fps N] [--seconds S] [--stall-at SEC:MS[:HOW]]... [--print-at SEC:TEXT]...
+ *            [--exit-code C] [--ignore-term] [--fork-child] [--fault-file F] [--cgroup DIR]
  *
  * --fps N            presents per second (default 60), on absolute deadlines
  * --seconds S        exit after S seconds (decimals allowed); 0, the default: never
- * --stall-at SEC:MS  at SEC seconds, sleep MS ms before the next present (one long frame)
+ * --stall-at SEC:MS[:HOW]  at SEC seconds, stall MS ms before the next present (one
+ *                    long frame): HOW is sleep (the default), busy, futex, fault, runq,
+ *                    reclaim or swapin (stallways.h)
+ * --fault-file F     the file the fault stall reads (large, on a disk)
+ * --cgroup DIR       the memory cgroup the reclaim stall joins (its limit set by the caller)
+ * --reclaim-mb N     the memory reclaim touches (default 1024)
  * --print-at SEC:TEXT print TEXT on stdout (flushed) at SEC seconds
  * --exit-code C      the exit status after --seconds (default 0)
  * --ignore-term      ignore SIGTERM, so only SIGKILL stops it
@@ -26,6 +31,7 @@
 #include "timeutil.h"
 #include "util.h"
 #include "stubpath.h"
+#include "stallways.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,6 +53,7 @@
 struct fake_event {
 	uint64_t at_ns;
 	uint64_t stall_ms;      /* stall: how long */
+	enum stall_way way;     /* stall: how */
 	const char *text;       /* print: what (NULL for a stall) */
 	bool done;
 };
@@ -59,6 +66,7 @@ struct fakegame_opts {
 	bool fork_child;
 	struct fake_event events[FAKEGAME_MAX_EVENTS];
 	unsigned n_events;
+	struct stall_env env;
 };
 
 static void sleep_until(uint64_t t)
@@ -104,10 +112,19 @@ static int parse_event(struct fakegame_opts *o, char *arg, bool is_print)
 	memset(ev, 0, sizeof(*ev));
 	if (parse_seconds(arg, &ev->at_ns) < 0)
 		return -EINVAL;
-	if (is_print)
+	if (is_print) {
 		ev->text = colon + 1;
-	else if (parse_uint(colon + 1, 3600 * 1000, &ev->stall_ms) < 0)
-		return -EINVAL;
+	} else {
+		char *how = strchr(colon + 1, ':');
+
+		if (how) {
+			*how++ = '\0';
+			if (stall_way_parse(how, &ev->way) < 0)
+				return -EINVAL;
+		}
+		if (parse_uint(colon + 1, 3600 * 1000, &ev->stall_ms) < 0)
+			return -EINVAL;
+	}
 	o->n_events++;
 	return 0;
 }
@@ -127,7 +144,8 @@ static bool fire_events(struct fakegame_opts *o, uint64_t elapsed)
 			printf("%s\n", ev->text);
 			fflush(stdout);
 		} else {
-			sleep_until(mono_ns() + ev->stall_ms * 1000000u);
+			if (stall_now(ev->way, ev->stall_ms, &o->env) < 0)
+				exit(HB_EXIT_FAILURE);
 			stalled = true;
 		}
 	}
@@ -174,9 +192,10 @@ static void show_cpus(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fakegame [--fps N] [--seconds S] [--stall-at SEC:MS]... [--print-at SEC:TEXT]...\n"
+	fprintf(f, "usage: fakegame [--fps N] [--seconds S] [--stall-at SEC:MS[:HOW]]... [--print-at SEC:TEXT]...\n"
 		   "                [--exit-code C] [--ignore-term] [--fork-child] [--show-env NAME]\n"
-		   "                [--show-cpus]\n");
+		   "                [--show-cpus] [--fault-file F] [--cgroup DIR] [--reclaim-mb N]\n"
+		   "  HOW: sleep (default), busy, futex, fault, runq, reclaim, swapin\n");
 }
 
 int main(int argc, char **argv)
@@ -191,6 +210,9 @@ int main(int argc, char **argv)
 		{ "fork-child", no_argument, NULL, 'k' },
 		{ "show-env", required_argument, NULL, 'E' },
 		{ "show-cpus", no_argument, NULL, 'C' },
+		{ "fault-file", required_argument, NULL, 'F' },
+		{ "cgroup", required_argument, NULL, 'G' },
+		{ "reclaim-mb", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -220,7 +242,7 @@ int main(int argc, char **argv)
 		case 'p':
 			if (parse_event(&o, optarg, c == 'p') < 0) {
 				fprintf(stderr, "fakegame: bad --%s '%s' (or more than %d events)\n",
-					c == 'p' ? "print-at SEC:TEXT" : "stall-at SEC:MS", optarg,
+					c == 'p' ? "print-at SEC:TEXT" : "stall-at SEC:MS[:HOW]", optarg,
 					FAKEGAME_MAX_EVENTS);
 				return HB_EXIT_USAGE;
 			}
@@ -247,6 +269,18 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			show_cpus();
+			break;
+		case 'F':
+			o.env.fault_file = optarg;
+			break;
+		case 'G':
+			o.env.cgroup = optarg;
+			break;
+		case 'M':
+			if (parse_uint(optarg, 1 << 20, &o.env.reclaim_mb) < 0) {
+				fprintf(stderr, "fakegame: --reclaim-mb wants a number of MiB, not '%s'\n", optarg);
+				return HB_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			usage(stdout);
