@@ -696,6 +696,8 @@ void stall_evidence(const struct stall_analysis *a, const struct stall *st, stru
 	add_moved(a, &ev, SR_VM_PSWPIN, "pswpin", s, e);
 	add_moved(a, &ev, SR_VM_ALLOCSTALL, "allocstall", s, e);
 	add_moved(a, &ev, SR_VM_PGSCAN_DIRECT, "pgscan_direct", s, e);
+	add_moved(a, &ev, SR_VM_PGSCAN_ANON, "pgscan_anon", s, e);
+	add_moved(a, &ev, SR_VM_PGSCAN_FILE, "pgscan_file", s, e);
 	add_moved(a, &ev, SR_VM_COMPACT_STALL, "compact_stall", s, e);
 	add_moved(a, &ev, SR_VM_CMA_ALLOC_SUCCESS, "cma_alloc", s, e);
 	add_moved(a, &ev, SR_GPU_MEM_KIB, "KiB GPU memory", s, e);
