@@ -41,7 +41,7 @@ UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler \
          $(B)/hitchbench-stallrec
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
-              $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary
+              $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun
 
 all: $(PROGS)
 
@@ -90,7 +90,7 @@ $(B)/hitchbench-sampler: $(B)/harness/sampler.o $(B)/libhitch.a
 $(B)/hitchbench-stallrec: $(B)/harness/stallrec.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/libhitch.a $(B)/gen/schema.o
+$(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(B)/libhitch.a $(B)/gen/schema.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS)
 
 # bench-self: a program that presents as fast as it can, through a real
@@ -111,6 +111,10 @@ $(B)/tests/fakegame: $(B)/tests/tools/fakegame.o $(B)/tests/tools/stallways.o $(
 # Reads and makes frame files for the hook's test and bench-self.
 $(B)/tests/mkframes: $(B)/tests/tools/mkframes.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+# The hand-made stall run (tests/tools/stallrun.c, also in the unit tests) for t1000.
+$(B)/tests/mkstallrun: $(B)/tests/tools/mkstallrun.o $(B)/tests/tools/stallrun.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # Parses glxinfo -B output (and runs the probe) for t0500.
 $(B)/tests/glxparse: $(B)/tests/tools/glxparse.o $(B)/libhitch.a
@@ -142,7 +146,8 @@ check-sanitize: deps
 	@$(MAKE) --no-print-directory all tests
 	@$(MAKE) --no-print-directory B=$(SAN_B) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/hitchbench-sampler \
-		$(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes $(SAN_B)/tests/glxparse $(SAN_B)/tests/mhsummary
+		$(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes $(SAN_B)/tests/glxparse $(SAN_B)/tests/mhsummary \
+		$(SAN_B)/tests/mkstallrun
 	@cp $(B)/hitchbench-hook.so $(SAN_B)/
 	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(SAN_B)/tests/
 	@HB_BUILD=$(CURDIR)/$(SAN_B) UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh

@@ -68,6 +68,22 @@ const struct metric_def metric_defs[M_COUNT] = {
 	[M_WIN_PLAY]     = { "win_play",     "win_pl",   3, "seconds of the window outside reload segments" },
 	[M_RELOAD_S]     = { "reload_s",     "rel_s",    3, "seconds of the window inside reload segments" },
 	[M_RELOAD_N]     = { "reload_n",     "rel_n",    0, "reload segments that overlap the window" },
+	[M_STALL_DISK_S]    = { "stall_disk_s",    "disk",    2, "stall_s waiting on a page fault read from a disk (stall record, docs/stalls.md)" },
+	[M_STALL_SWAP_S]    = { "stall_swap_s",    "swap",    2, "stall_s waiting on swap-ins (zram, VRAM or disk swap)" },
+	[M_STALL_RECLAIM_S] = { "stall_reclaim_s", "reclaim", 2, "stall_s in direct or cgroup memory reclaim, compaction, or GPU memory growth (gart)" },
+	[M_STALL_GPU_S]     = { "stall_gpu_s",     "gpu",     2, "stall_s asleep in a DRM ioctl or a fence wait" },
+	[M_STALL_CPU_S]     = { "stall_cpu_s",     "cpu",     2, "stall_s running (cpu) or runnable without a CPU (runq)" },
+	[M_STALL_IO_S]      = { "stall_io_s",      "io",      2, "stall_s blocked in a system call (read, fsync, ...)" },
+	[M_STALL_WAIT_S]    = { "stall_wait_s",    "wait",    2, "stall_s asleep: futex, poll or socket, sleep" },
+	[M_STALL_OTHER_S]   = { "stall_other_s",   "other",   2, "stall_s in page faults without reads, or not sampled (unknown)" },
+	[M_LOAD_DISK_S]     = { "load_disk_s",     "ld_disk", 2,
+				"seconds waiting on the disk from each pass's launch to its first present: the main "
+				"thread's delay accounting (delay.blkio_us) when recorded, else the samples classified disk" },
+	[M_WARM_DISK_S]     = { "warm_disk_s",     "wm_disk", 2, "the warm-up's stall frames' disk seconds (as stall_disk_s)" },
+	[M_STALLREC_SAMPLES]  = { "stallrec_samples",  "rec_n",   0, "samples the stall recorder took (its trailer)" },
+	[M_STALLREC_CPU_S]    = { "stallrec_cpu_s",    "rec_cpu", 3, "the stall recorder's own CPU time, seconds" },
+	[M_STALLREC_CPU_PCT]  = { "stallrec_cpu_pct",  "rec_pct", 2, "the stall recorder's CPU time, % of one thread over its run" },
+	[M_STALLREC_US_PER_SAMPLE] = { "stallrec_us_per_sample", "rec_us", 1, "the stall recorder's CPU time a sample, us" },
 };
 
 /* floor(a * ppm / 1e6) and its remainder, exact for any a: a is split at
@@ -267,6 +283,23 @@ void metrics_median(const struct metrics *runs, size_t n, struct metrics *out)
 		out->have[id] = true;
 	}
 	free(vals);
+}
+
+const char *const stall_group_names[M_STALL_OTHER_S - M_STALL_DISK_S + 1] = {
+	"disk", "swap", "reclaim", "gpu", "cpu", "io", "wait", "other",
+};
+
+const char *metrics_stall_why(const struct metrics *m)
+{
+	int best = -1;
+
+	for (int k = 0; k <= M_STALL_OTHER_S - M_STALL_DISK_S; k++) {
+		int id = M_STALL_DISK_S + k;
+
+		if (m->have[id] && m->v[id] > 0 && (best < 0 || m->v[id] > m->v[M_STALL_DISK_S + best]))
+			best = k;
+	}
+	return best < 0 ? NULL : stall_group_names[best];
 }
 
 int metric_lookup(const char *name)

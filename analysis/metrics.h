@@ -22,6 +22,9 @@
  *                frames less those in reload segments (reload.h)
  *   win_play     seconds of the window outside reload segments
  *   reload_s, reload_n   seconds and segments of reload in the window
+ *   stall_disk_s .. stall_other_s   stall_s split by cause (a stall record)
+ *   load_disk_s, warm_disk_s   disk waits of the load and the warm-up
+ *   stallrec_*   the stall recorder's own cost
  *
  * Percentiles use one definition at a time (enum percentile_def); the
  * default is nearest-rank: the value at rank ceil(p/100 * N) of the frame
@@ -78,6 +81,23 @@ enum metric_id {
 	M_WIN_PLAY,
 	M_RELOAD_S,
 	M_RELOAD_N,
+	/* why the stalls happened, from the stall record (stallcause.h,
+	 * docs/stalls.md); the stall_*_s add up to stall_s */
+	M_STALL_DISK_S,
+	M_STALL_SWAP_S,
+	M_STALL_RECLAIM_S,
+	M_STALL_GPU_S,
+	M_STALL_CPU_S,
+	M_STALL_IO_S,
+	M_STALL_WAIT_S,
+	M_STALL_OTHER_S,
+	M_LOAD_DISK_S,
+	M_WARM_DISK_S,
+	/* the stall recorder's own cost (the record's trailer) */
+	M_STALLREC_SAMPLES,
+	M_STALLREC_CPU_S,
+	M_STALLREC_CPU_PCT,
+	M_STALLREC_US_PER_SAMPLE,
 	M_COUNT
 };
 
@@ -135,6 +155,15 @@ int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
  * mean of the two middle values. out->have[i] false where no run had it
  * (and for n == 0). */
 void metrics_median(const struct metrics *runs, size_t n, struct metrics *out);
+
+/* The groups of the stall_*_s metrics, in their order: "disk" for
+ * stall_disk_s ... "other" for stall_other_s. */
+extern const char *const stall_group_names[M_STALL_OTHER_S - M_STALL_DISK_S + 1];
+
+/* The stall_*_s group with the most seconds ("disk", "swap", "reclaim",
+ * "gpu", "cpu", "io", "wait", "other"; the first of a tie), or NULL when
+ * m has none of them or they are all 0. The report's stall_why. */
+const char *metrics_stall_why(const struct metrics *m);
 
 /* A metric by name; -1 if unknown. */
 int metric_lookup(const char *name);

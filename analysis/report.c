@@ -20,17 +20,18 @@
  * value is missing. '#' lines at the end say how the numbers were computed.
  *
  * CSV (RFC 4180 quoting; lines end in "\n", not CRLF):
- *   run,game,variant,status,n,frames,window_s,...,low01,excluded
+ *   run,game,variant,status,n,frames,window_s,...,stallrec_us_per_sample,stall_why,excluded
  * a run row (every run, counted or not) has its run directory's name, its
  * status, an empty n and, when it is not counted, why in "excluded"; a group
  * row has run "median", "min" or "max", an empty status and n, the number
  * of runs it is over. Values use the metric's decimals; a missing value is
- * an empty field.
+ * an empty field. stall_why (metrics_stall_why(): the stall_*_s group with
+ * the most seconds; a group's from its medians) is empty without stalls.
  *
  * JSON (format 2): {"format":2,"definitions":{...},"include_interfered":B,
  * "runs":[{"run","dir","run_id","game","run_name","status","excluded",
- * "provenance":{KEY:VALUE...},"metrics":{...}}...],
- * "groups":[{"game","run_name","n","median":{...},"min":{...},"max":{...}}...],
+ * "provenance":{KEY:VALUE...},"metrics":{...},"stall_why"}...],
+ * "groups":[{"game","run_name","n","median":{...},"min":{...},"max":{...},"stall_why"}...],
  * "excluded":[{"run","why"}...]}. "run_name" is the row's variant
  * (variant@switches, or the variant); provenance holds every bench.txt pair in file order
  * (a key that repeats has an array of its values); "excluded" is null for
@@ -64,6 +65,8 @@ static const enum metric_id headline_metrics[] = {
 	"(--include-interfered); median: the middle value, the mean of the two middle values " \
 	"for an even count"
 #define FRAME_DEFINITION "interval between consecutive presents"
+#define STALL_WHY_DEFINITION "the stall_*_s column with the most seconds (disk, swap, reclaim, " \
+	"gpu, cpu, io, wait or other; a group: of its medians)"
 
 int report_format_parse(const char *s, enum report_format *out)
 {
@@ -190,7 +193,8 @@ static void table_widen(struct table *t, const char *label, const struct metrics
 	}
 }
 
-static void table_line(FILE *out, const struct table *t, const char *label, const struct metrics *m)
+static void table_line(FILE *out, const struct table *t, const char *label, const struct metrics *m,
+		       bool why)
 {
 	fprintf(out, "%-*s", t->label_width, label);
 	for (size_t c = 0; c < t->n_col; c++) {
@@ -200,6 +204,11 @@ static void table_line(FILE *out, const struct table *t, const char *label, cons
 			fprintf(out, "  %*.*f", t->width[c], metric_defs[id].decimals, m->v[id]);
 		else
 			fprintf(out, "  %*s", t->width[c], "-");
+	}
+	if (why) {
+		const char *w = metrics_stall_why(m);
+
+		fprintf(out, "  %s", w ? w : "-");
 	}
 	fputc('\n', out);
 }
@@ -250,15 +259,15 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 	fprintf(out, "%-*s", t.label_width, "run");
 	for (size_t c = 0; c < t.n_col; c++)
 		fprintf(out, "  %*s", t.width[c], metric_defs[t.col[c]].column);
-	fputc('\n', out);
+	fputs(opts->stall_why ? "  why\n" : "\n", out);
 	for (size_t i = 0; i < n; i++)
 		if (!report_row_excluded(&rows[i], inc))
-			table_line(out, &t, rows[i].run ? rows[i].run : "-", &rows[i].m);
+			table_line(out, &t, rows[i].run ? rows[i].run : "-", &rows[i].m, opts->stall_why);
 	for (size_t g = 0; g < n_grp; g++) {
 		for (int k = 0; k < 3; k++) {
 			char *label = group_label(&grp[g], k);
 
-			table_line(out, &t, label, group_stat(&grp[g], k));
+			table_line(out, &t, label, group_stat(&grp[g], k), opts->stall_why);
 			free(label);
 		}
 	}
@@ -281,6 +290,12 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 		percentile_def_formula(opts->metric.pct));
 	fprintf(out, "# steady = 1000 / p50 frame time\n");
 	fprintf(out, "# low1 = 1000 / p99 frame time\n");
+	for (size_t c = 0; opts->table_metrics && c < t.n_col; c++)
+		if (t.col[c] >= M_STALL_DISK_S)
+			fprintf(out, "# %s = %s\n", metric_defs[t.col[c]].column,
+				metric_defs[t.col[c]].definition);
+	if (opts->stall_why)
+		fprintf(out, "# why = %s\n", STALL_WHY_DEFINITION);
 	fprintf(out, "# median, min, max = %s\n", inc ? GROUP_DEFINITION_ALL : GROUP_DEFINITION);
 	fprintf(out, "# excluded = not in the groups: the run failed%s\n",
 		inc ? "" : ", or was marked disturbed (bench.txt invalid=1 or interfered=1, "
@@ -306,6 +321,7 @@ void report_csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* The metrics, then stall_why (derived from them), each after a comma. */
 static void csv_values(FILE *out, const struct metrics *m, bool ok)
 {
 	for (int id = 0; id < M_COUNT; id++) {
@@ -313,6 +329,9 @@ static void csv_values(FILE *out, const struct metrics *m, bool ok)
 		if (ok && has(m, id))
 			fprintf(out, "%.*f", metric_defs[id].decimals, m->v[id]);
 	}
+	fputc(',', out);
+	if (ok)
+		report_csv_field(out, metrics_stall_why(m));
 	fputc(',', out);
 }
 
@@ -322,7 +341,7 @@ static void print_csv(FILE *out, const struct report_row *rows, size_t n,
 	fputs("run,game,variant,status,n", out);
 	for (int id = 0; id < M_COUNT; id++)
 		fprintf(out, ",%s", metric_defs[id].name);
-	fputs(",excluded\n", out);
+	fputs(",stall_why,excluded\n", out);
 
 	for (size_t i = 0; i < n; i++) {
 		report_csv_field(out, rows[i].run);
@@ -499,6 +518,7 @@ static void print_json(FILE *out, const struct report_row *rows, size_t n,
 		json_string(out, metric_defs[id].definition);
 		fputs(",\n", out);
 	}
+	fputs("    \"stall_why\": \"" STALL_WHY_DEFINITION "\",\n", out);
 	fputs("    \"percentile\": ", out);
 	json_string(out, percentile_def_name(opts->metric.pct));
 	fputs(",\n    \"percentile_formula\": ", out);
@@ -531,6 +551,8 @@ static void print_json(FILE *out, const struct report_row *rows, size_t n,
 		json_provenance(out, rows[i].provenance);
 		fputs(", ", out);
 		json_metrics(out, "metrics", &rows[i].m, row_ok(&rows[i]));
+		fputs(", \"stall_why\": ", out);
+		json_string(out, row_ok(&rows[i]) ? metrics_stall_why(&rows[i].m) : NULL);
 		fputc('}', out);
 	}
 	fputs(n ? "\n  ],\n" : "],\n", out);
@@ -546,6 +568,8 @@ static void print_json(FILE *out, const struct report_row *rows, size_t n,
 			fputs(", ", out);
 			json_metrics(out, stat_name[k], group_stat(&grp[g], k), true);
 		}
+		fputs(", \"stall_why\": ", out);
+		json_string(out, metrics_stall_why(&grp[g].s.median));
 		fputc('}', out);
 	}
 	fputs(n_grp ? "\n  ],\n" : "],\n", out);

@@ -72,6 +72,7 @@ struct report_opts {
 	 * carry every metric. */
 	const enum metric_id *table_metrics;
 	size_t n_table_metrics;
+	bool stall_why;             /* the table ends with a "why" column (metrics_stall_why) */
 };
 
 /* "table" / "csv" / "json". 0 or -EINVAL. */

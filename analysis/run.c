@@ -2,6 +2,7 @@
  * Loading a run directory for analysis (see run.h).
  */
 #include "run.h"
+#include "stallcause.h"
 
 #include "timeutil.h"
 
@@ -137,8 +138,10 @@ int run_metrics(const struct run *run, const struct metric_opts *opts, struct me
 		o.mangohud = mangohud_formula_for_version(version);
 	r = metrics_compute(run->frames.t_ns, run->frames.n, run->window_start_ns,
 			    run->window_end_ns, &o, m);
-	if (r == 0)
+	if (r == 0) {
 		run_window_metrics(run, opts, m);
+		run_stall_metrics(run, opts, m);
+	}
 	return r;
 }
 

@@ -16,19 +16,27 @@
 static const char report_usage[] =
 	"usage: hitchbench report [--format table|csv|json] [--stall-ms MS]\n"
 	"                         [--percentile nearest-rank|linear] [--metric M]...\n"
-	"                         [--interfered FILE] [--include-interfered] RUNDIR...\n"
+	"                         [--stalls] [--interfered FILE] [--include-interfered] RUNDIR...\n"
 	"   or: hitchbench report [--format ...] --db PATH [--game G] [--variant V]\n"
 	"\n"
 	"  RUNDIR          a run directory, or a directory of them (results/runs)\n"
 	"  --db PATH       report what the database holds instead (as computed when stored)\n"
 	"  --metric M      a table column (repeatable; default: frames fps steady_fps\n"
 	"                  stalls stall_s longest_ms low1); CSV and JSON carry every metric\n"
+	"  --stalls        the table shows why the runs stalled: stall_s, the stall_*_s\n"
+	"                  columns, load_disk_s, warm_disk_s and the largest (why)\n"
 	"  --interfered FILE  runs known to be disturbed (default results/interfered.txt)\n"
 	"  --include-interfered  count runs marked disturbed in the groups (failed runs never)\n"
 	"\n"
 	"Runs are grouped by game and run name (variant@switches): median, min and max\n"
 	"over each group's valid runs and their count n; runs left out are listed after\n"
 	"the groups with why.\n";
+
+/* --stalls: the stall seconds and their causes. */
+static const enum metric_id stall_table[] = {
+	M_STALL_S, M_STALL_DISK_S, M_STALL_SWAP_S, M_STALL_RECLAIM_S, M_STALL_GPU_S, M_STALL_CPU_S,
+	M_STALL_IO_S, M_STALL_WAIT_S, M_STALL_OTHER_S, M_LOAD_DISK_S, M_WARM_DISK_S,
+};
 
 int cmd_report(int argc, char **argv, struct context *ctx)
 {
@@ -42,6 +50,7 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 		{ "metric", required_argument, NULL, 'm' },
 		{ "interfered", required_argument, NULL, 'i' },
 		{ "include-interfered", no_argument, NULL, 'I' },
+		{ "stalls", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -90,6 +99,9 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 		case 'I':
 			ro.include_interfered = true;
 			break;
+		case 'S':
+			ro.stall_why = true;
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			return HB_EXIT_OK;
@@ -97,6 +109,12 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 			fputs(report_usage, stderr);
 			return HB_EXIT_USAGE;
 		}
+	}
+	if (ro.stall_why && n_cols)
+		return usage_error(report_usage, "--stalls chooses the columns: not with --metric");
+	if (ro.stall_why) {
+		ro.table_metrics = stall_table;
+		ro.n_table_metrics = sizeof(stall_table) / sizeof(stall_table[0]);
 	}
 	if (n_cols) {
 		ro.table_metrics = cols;

@@ -32,6 +32,7 @@ static const struct command {
 	{ "import", cmd_import, "make another tool's frame log (MangoHud, PresentMon, ...) a run directory" },
 	{ "compare", cmd_compare, "do two sets of runs differ? SAME, DIFFERENT or UNKNOWN (exit 0, 3, 4)" },
 	{ "regress", cmd_regress, "a metric across kernel versions, with its change points" },
+	{ "stalls", cmd_stalls, "why each run stalled, stall by stall, from its stall record (STALLS=1)" },
 	{ "frames", cmd_frames, "print a run's frames as text, for plots and checks" },
 	{ "plot", cmd_plot, "draw PNG and SVG pictures: frames, percentiles, a matrix, a kernel trend" },
 	{ "quiet", cmd_quiet, "quiet the machine for a manual session (stop services, governor, ...)" },

@@ -1,0 +1,279 @@
+/*
+ * hitchbench stalls: why each run stalled, stall by stall, from its stall
+ * record (analysis/stallcause.h, docs/stalls.md): the record's sources and
+ * its own cost, how the frames and t0 alignments agree, a table per
+ * section (load, warm-up, window), and the seconds per cause.
+ */
+#include "cmd.h"
+#include "exitcodes.h"
+#include "run.h"
+#include "rundirs.h"
+#include "stallcause.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char stalls_usage[] =
+	"usage: hitchbench stalls [--stall-ms MS] [-v] RUNDIR...\n"
+	"\n"
+	"  RUNDIR          a run directory with a stall record (STALLS=1), or a directory of them\n"
+	"  --stall-ms MS   a frame over MS is a stall (default 100)\n"
+	"  -v              the samples of each stall too\n";
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void print_sources(const struct stall_run *sr)
+{
+	const struct stallrec *r = &sr->rec;
+	const struct kvfile *tr = &r->trailer;
+	const char *v;
+	double span = r->n_rows > 1 ? (double)(stallrec_at(r, SR_T_US, r->n_rows - 1) -
+					       stallrec_at(r, SR_T_US, 0)) / 1e6 : 0;
+	uint64_t samples = r->n_rows;
+
+	printf("  record: %zu samples over %.3f s, period %.1f ms (meta period_us)\n", r->n_rows,
+	       span, (double)sr->an.period_us / 1e3);
+	printf("  sources:");
+	for (size_t i = 0; i < r->meta.n; i++)
+		if (str_startswith(r->meta.items[i].key, "sources."))
+			printf(" %s=%s", r->meta.items[i].key + 8, r->meta.items[i].value);
+	printf("\n");
+	if ((v = kvfile_get(tr, "samples")) && safe_atou64(v, &samples) == 0)
+		printf("  stallrec: %s samples, own CPU %.3f s (%s%% of a thread, %s us a sample)\n", v,
+		       kvfile_get(tr, "cpu_us") ? atof(kvfile_get(tr, "cpu_us")) / 1e6 : 0.0,
+		       kvfile_get(tr, "cpu_pct") ? kvfile_get(tr, "cpu_pct") : "?",
+		       kvfile_get(tr, "us_per_sample") ? kvfile_get(tr, "us_per_sample") : "?");
+	else
+		printf("  stallrec: no trailer (the recorder did not end cleanly)\n");
+	for (size_t i = 0; i < tr->n; i++) {
+		const char *k = tr->items[i].key;
+		size_t len = strlen(k);
+
+		if (!str_startswith(k, "cost.") || len < 8 || strcmp(k + len - 3, "_ns"))
+			continue;
+		printf("  cost %.*s: %.2f us a sample (trailer %s / samples)\n", (int)(len - 8), k + 5,
+		       samples ? atof(tr->items[i].value) / 1e3 / (double)samples : 0.0, k);
+	}
+}
+
+/* frames: for each stall frame, the first sample whose frames column
+ * counts its present, minus the present; t0: the clock pairs' offsets. */
+static void print_alignment(const struct run *run, const struct stall_run *sr)
+{
+	const struct stallrec *r = &sr->rec;
+	double *d = zalloc((sr->n_stall ? sr->n_stall : 1) * sizeof(*d));
+	const char *bp = kvfile_get(&run->bench, "clock_pair"), *rp = kvfile_get(&r->meta, "clock_pair");
+	unsigned long long bm, br, rm, rr;
+	size_t n = 0;
+
+	for (size_t k = 0; k < sr->n_stall && r->known[SR_FRAMES] >= 0; k++) {
+		const struct stall *st = &sr->stall[k];
+
+		if (st->section == SS_LOAD)
+			continue;
+		for (size_t i = 0; i < r->n_rows; i++)
+			if (stallrec_at(r, SR_FRAMES, i) >= (int64_t)st->frame + 1) {
+				d[n++] = (double)stallrec_at(r, SR_T_US, i) / 1e3 - (double)st->end_ns / 1e6;
+				break;
+			}
+	}
+	if (n) {
+		qsort(d, n, sizeof(*d), cmp_double);
+		printf("  alignment (frames): %zu stall frames, first sample counting the present minus "
+		       "the present: median %.3f ms, max %.3f ms (expected within 0..%.1f ms, one period)\n",
+		       n, n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2, d[n - 1],
+		       (double)sr->an.period_us / 1e3);
+	} else {
+		printf("  alignment (frames): no stall frame to align\n");
+	}
+	if (bp && rp && sscanf(bp, "%llu %llu", &bm, &br) == 2 && sscanf(rp, "%llu %llu", &rm, &rr) == 2)
+		printf("  alignment (t0): the record's clock pair against bench.txt's: realtime - "
+		       "monotonic differs by %+.3f ms\n",
+		       ((double)((long long)(rr - rm) - (long long)(br - bm))) / 1e6);
+	else
+		printf("  alignment (t0): no clock pair in %s\n", bp ? "the record" : "bench.txt");
+	free(d);
+}
+
+static void print_samples(const struct stall_run *sr, const struct stall *st)
+{
+	const struct stall_analysis *a = &sr->an;
+	const struct stallrec *r = &sr->rec;
+	size_t i = stall_first_sample(a, (int64_t)(st->start_ns / 1000) + 1);
+
+	for (; i < r->n_rows && stallrec_at(r, SR_T_US, i - (i > 0)) < (int64_t)(st->end_ns / 1000); i++) {
+		int64_t state = stallrec_at(r, SR_STATE, i);
+
+		if (i == 0)
+			continue;
+		printf("      %+9.3f s  %c %-10s %-24s %-10s majflt +%lld\n",
+		       ((double)stallrec_at(r, SR_T_US, i) * 1e3 - (double)sr->first_present_ns) / 1e9,
+		       state ? (char)state : '?', stallrec_str(r, stallrec_at(r, SR_SYSCALL, i)),
+		       stallrec_str(r, stallrec_at(r, SR_FD, i))[0] ? stallrec_str(r, stallrec_at(r, SR_FD, i))
+								  : stallrec_str(r, stallrec_at(r, SR_WCHAN, i)),
+		       stall_cause_name((enum stall_cause)a->cause[i]),
+		       (long long)(stallrec_at(r, SR_MAIN_MAJFLT, i) - stallrec_at(r, SR_MAIN_MAJFLT, i - 1)));
+	}
+}
+
+static void print_shares(const struct stall *st, struct strbuf *out)
+{
+	double len = (double)(st->end_ns - st->start_ns) / 1e9;
+	bool used[SC_COUNT] = { false };
+
+	for (int n = 0; n < 3; n++) {
+		int best = -1;
+
+		for (int c = 0; c < SC_COUNT; c++)
+			if (!used[c] && st->share_s[c] >= 0.005 * len && (best < 0 || st->share_s[c] > st->share_s[best]))
+				best = c;
+		if (best < 0)
+			break;
+		used[best] = true;
+		strbuf_addf(out, "%s%s %.0f%%", n ? " " : "", stall_cause_name((enum stall_cause)best),
+			    100 * st->share_s[best] / len);
+	}
+}
+
+static void print_section(const struct stall_run *sr, enum stall_section sec, bool verbose)
+{
+	double per[SC_COUNT] = { 0 };
+	bool any = false;
+
+	printf("\n  %s%s\n", stall_section_name(sec),
+	       sec == SS_LOAD ? " (each pass's launch to its first present)" : " (frames over the threshold)");
+	for (size_t k = 0; k < sr->n_stall; k++) {
+		const struct stall *st = &sr->stall[k];
+		struct strbuf shares = STRBUF_INIT, ev = STRBUF_INIT;
+
+		if (st->section != sec)
+			continue;
+		if (!any)
+			printf("  %9s %8s  %-9s %-9s  %-28s %s\n", "when_s", "ms", "cause", "decided", "shares",
+			       "evidence");
+		any = true;
+		print_shares(st, &shares);
+		stall_evidence(&sr->an, st, &ev);
+		printf("  %+9.3f %8.1f  %-9s %-9s  %-28s %s\n",
+		       ((double)st->start_ns - (double)sr->first_present_ns) / 1e9,
+		       (double)(st->end_ns - st->start_ns) / 1e6, stall_cause_name(st->cause),
+		       stall_decider_name(st->decided), shares.buf, ev.buf);
+		if (verbose)
+			print_samples(sr, st);
+		for (int c = 0; c < SC_COUNT; c++)
+			per[c] += st->share_s[c];
+		strbuf_release(&shares);
+		strbuf_release(&ev);
+	}
+	if (!any) {
+		printf("  none\n");
+		return;
+	}
+	printf("  seconds per cause:");
+	for (int c = 0; c < SC_COUNT; c++)
+		if (per[c] >= 0.0005)
+			printf(" %s %.3f", stall_cause_name((enum stall_cause)c), per[c]);
+	printf("\n");
+}
+
+static int stalls_one(const char *dir, const struct metric_opts *mo, bool verbose, bool *had)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct stall_run sr;
+	struct run run;
+	int r;
+
+	if (run_load(dir, &run, &err) < 0) {
+		error_msg("%s", err.buf);
+		strbuf_release(&err);
+		return HB_EXIT_FAILURE;
+	}
+	printf("run %s (%s)\n", run.name, run.dir);
+	r = stall_run_load(&run, mo, &sr, &err);
+	if (r == -ENOENT) {
+		printf("  no stall record (%s): the run was made without STALLS=1\n\n", HB_STALLREC_FILE);
+		r = 0;
+		goto out;
+	}
+	if (r == -ENODATA) {
+		*had = true;
+		printf("  a stall record, but no frames or window to place stalls in\n\n");
+		r = 0;
+		goto out;
+	}
+	if (r < 0) {
+		error_msg("%s", err.buf);
+		goto out;
+	}
+	*had = true;
+	print_sources(&sr);
+	print_alignment(&run, &sr);
+	for (int s = 0; s < SS_COUNT; s++)
+		print_section(&sr, (enum stall_section)s, verbose);
+	printf("  (when_s: seconds after the first present; shares: of the stall's time, the "
+	       "sampled split or the exact counters' that decided; docs/stalls.md)\n\n");
+	stall_run_release(&sr);
+out:
+	run_release(&run);
+	strbuf_release(&err);
+	return r < 0 ? HB_EXIT_FAILURE : HB_EXIT_OK;
+}
+
+int cmd_stalls(int argc, char **argv, struct context *ctx)
+{
+	static const struct option opts[] = {
+		{ "stall-ms", required_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct metric_opts mo = METRIC_OPTS_DEFAULT;
+	struct argv_list list;
+	bool verbose = false, had = false;
+	int c, ret = HB_EXIT_OK;
+
+	(void)ctx;
+	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (safe_atod(optarg, &mo.stall_ms) < 0 || mo.stall_ms <= 0)
+				return usage_error(stalls_usage, "--stall-ms wants milliseconds > 0, not '%s'", optarg);
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			fputs(stalls_usage, stdout);
+			return HB_EXIT_OK;
+		default:
+			fputs(stalls_usage, stderr);
+			return HB_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		return usage_error(stalls_usage, "stalls wants run directories");
+	argv_init(&list);
+	for (int i = optind; i < argc; i++) {
+		if (rundirs_expand(argv[i], &list) < 0) {
+			error_msg("'%s' is not a run directory nor a directory of them", argv[i]);
+			argv_release(&list);
+			return HB_EXIT_USAGE;
+		}
+	}
+	for (size_t i = 0; i < list.n; i++)
+		if (stalls_one(list.v[i], &mo, verbose, &had) != HB_EXIT_OK)
+			ret = HB_EXIT_FAILURE;
+	argv_release(&list);
+	if (!had && ret == HB_EXIT_OK) {
+		error_msg("no run given has a stall record (%s): make runs with STALLS=1", HB_STALLREC_FILE);
+		return HB_EXIT_USAGE;
+	}
+	return ret;
+}
