@@ -83,7 +83,8 @@ const struct metric_def metric_defs[M_COUNT] = {
 	[M_STALLREC_SAMPLES]  = { "stallrec_samples",  "rec_n",   0, "samples the stall recorder took (its trailer)" },
 	[M_STALLREC_CPU_S]    = { "stallrec_cpu_s",    "rec_cpu", 3, "the stall recorder's own CPU time, seconds" },
 	[M_STALLREC_CPU_PCT]  = { "stallrec_cpu_pct",  "rec_pct", 2, "the stall recorder's CPU time, % of one thread over its run" },
-	[M_STALLREC_US_PER_SAMPLE] = { "stallrec_us_per_sample", "rec_us", 1, "the stall recorder's CPU time a sample, us" },
+	[M_STALLREC_US_PER_SAMPLE] = { "stallrec_us_per_sample", "rec_us", 1, "the stall recorder's CPU time a sample, us (its wakeups included)" },
+	[M_STALLREC_WORK_US]  = { "stallrec_work_us",  "rec_work", 1, "the stall recorder's CPU time inside a sample, us (the sampling itself, without the wakeup)" },
 };
 
 /* floor(a * ppm / 1e6) and its remainder, exact for any a: a is split at

@@ -170,6 +170,7 @@ void run_stall_metrics(const struct run *run, const struct metric_opts *opts, st
 	trailer_metric(&sr.rec, m, M_STALLREC_CPU_S, "cpu_us", 1e-6);
 	trailer_metric(&sr.rec, m, M_STALLREC_CPU_PCT, "cpu_pct", 1);
 	trailer_metric(&sr.rec, m, M_STALLREC_US_PER_SAMPLE, "us_per_sample", 1);
+	trailer_metric(&sr.rec, m, M_STALLREC_WORK_US, "work_us_per_sample", 1);
 	stall_run_release(&sr);
 	strbuf_release(&err);
 }

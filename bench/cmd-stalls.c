@@ -52,15 +52,21 @@ static void print_sources(const struct stall_run *sr)
 		       kvfile_get(tr, "us_per_sample") ? kvfile_get(tr, "us_per_sample") : "?");
 	else
 		printf("  stallrec: no trailer (the recorder did not end cleanly)\n");
+	if ((v = kvfile_get(tr, "work_us_per_sample")))
+		printf("  the sampling itself: %s us a sample (light rows %s us, full rows %s us); the rest "
+		       "of the CPU is the wakeup (trailer work_us_*)\n", v,
+		       kvfile_get(tr, "work_us_light") ? kvfile_get(tr, "work_us_light") : "?",
+		       kvfile_get(tr, "work_us_full") ? kvfile_get(tr, "work_us_full") : "?");
+	printf("  a full row's parts (trailer cost.*_ns: the mean over the full rows timed):");
 	for (size_t i = 0; i < tr->n; i++) {
 		const char *k = tr->items[i].key;
 		size_t len = strlen(k);
 
 		if (!str_startswith(k, "cost.") || len < 8 || strcmp(k + len - 3, "_ns"))
 			continue;
-		printf("  cost %.*s: %.2f us a sample (trailer %s / samples)\n", (int)(len - 8), k + 5,
-		       samples ? atof(tr->items[i].value) / 1e3 / (double)samples : 0.0, k);
+		printf(" %.*s %.1f us", (int)(len - 8), k + 5, atof(tr->items[i].value) / 1e3);
 	}
+	printf("\n");
 }
 
 /* frames: for each stall frame, the first sample whose frames column

@@ -315,6 +315,7 @@ int stallrun_write(const char *dir, enum stallrun_kind kind)
 	kvfile_addf(&g.r.trailer, "cpu_us", "%d", 5 * n_samples);
 	kvfile_add(&g.r.trailer, "cpu_pct", "0.05");
 	kvfile_add(&g.r.trailer, "us_per_sample", "5.0");
+	kvfile_add(&g.r.trailer, "work_us_per_sample", "3.5");
 	kvfile_addf(&g.r.trailer, "cost.vmstat_ns", "%d", 2000 * n_samples);
 	kvfile_addf(&g.r.trailer, "cost.disk_ns", "%d", 1000 * n_samples);
 	path = xasprintf("%s/%s", dir, HB_STALLREC_FILE);
