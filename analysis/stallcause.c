@@ -484,27 +484,26 @@ static enum stall_cause largest(const double *v)
 	return best;
 }
 
-/* The exact seconds decide: they are the shares (scaled to the stall when
- * they add up to more), the rest goes over the sampled shares of the
- * causes they did not measure (of all, when those have none). */
+/* The exact seconds decide: they are the least each of their causes gets
+ * (scaled to the stall when they add up to more), and the seconds they did
+ * not measure are split as the samples split the whole stall. A counter
+ * measures only the waiting it names: a swap-in from zram delays the
+ * thread a third of the time it spends faulting, the rest it runs, and
+ * the samples say what it ran for. */
 static void decide(struct stall *st, const double *x, double len)
 {
-	double sum = 0, other = 0, rest, scale = 1;
+	double sum = 0, sampled = 0, rest, scale = 1;
 
-	for (int c = 0; c < SC_COUNT; c++)
+	for (int c = 0; c < SC_COUNT; c++) {
 		sum += x[c];
+		sampled += st->sampled_s[c];
+	}
 	if (sum > len)
 		scale = len / sum;
 	rest = len - sum * scale;
-	for (int c = 0; c < SC_COUNT; c++)
-		if (x[c] <= 0)
-			other += st->sampled_s[c];
 	for (int c = 0; c < SC_COUNT; c++) {
-		double part = other > 0 ? (x[c] <= 0 ? st->sampled_s[c] / other : 0)
-					: st->sampled_s[c] / len;
-
 		st->exact_s[c] = x[c];
-		st->share_s[c] = x[c] * scale + rest * part;
+		st->share_s[c] = x[c] * scale + (sampled > 0 ? rest * st->sampled_s[c] / sampled : 0);
 	}
 }
 

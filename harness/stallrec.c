@@ -130,8 +130,9 @@ struct game {
 	uint32_t last_fd_id;
 	/* the GPU's memory: the game's DRM fds, found once a second */
 	int drm_fdinfo[8];
-	int n_drm;
+	int n_drm, drm_scans;
 	uint64_t gpu_kib;
+	uint64_t opened_ns;         /* when the recorder took this pid on */
 	uint64_t last_majflt;
 	/* the current blocked episode, for kernel stacks */
 	int64_t blocked_since_us, last_stack_us;
@@ -454,6 +455,8 @@ static void game_open(struct recorder *rc, pid_t pid)
 
 	game_close(g);
 	g->pid = pid;
+	g->opened_ns = mono_ns();
+	g->drm_scans = 0;
 	g->last_fd = -1;
 	g->gpu_kib = 0;
 	g->blocked_since_us = -1;
@@ -1005,6 +1008,11 @@ static void sample_vmstat(struct recorder *rc, int64_t *row)
 	if (reread(rc->vmstat_fd) <= 0)
 		return;
 	vmstat_index_read(&rc->vmix, buf, v, have);
+	/* several counters add up to one column: start them from 0, not from
+	 * the previous row's copy */
+	for (size_t i = 0; i < ARRAY_SIZE(vm_fields); i++)
+		if (rc->col[vm_fields[i].col] >= 0)
+			row[rc->col[vm_fields[i].col]] = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(vm_fields); i++)
 		if (have[i] && rc->col[vm_fields[i].col] >= 0)
 			row[rc->col[vm_fields[i].col]] += (int64_t)v[i];
@@ -1060,13 +1068,20 @@ static void sample_kswapd(struct recorder *rc, int64_t *row)
 	PUT(row, rc, SR_KSWAPD_CPU_TICKS, ticks);
 }
 
+/* A game opens its GPU while it starts: its fds are looked through 1, 5
+ * and 30 s after the recorder took it on (a directory scan costs far more
+ * than a sample), their fdinfo read on every 10th full row. */
 static void sample_gpu(struct recorder *rc, int64_t *row)
 {
+	static const uint64_t scan_after_ns[] = { NSEC_PER_SEC, 5 * NSEC_PER_SEC, 30 * NSEC_PER_SEC };
 	struct game *g = &rc->g;
 
-	if (g->alive && rc->samples % 100 == 0)
+	if (g->alive && g->drm_scans < (int)ARRAY_SIZE(scan_after_ns) &&
+	    mono_ns() - g->opened_ns >= scan_after_ns[g->drm_scans]) {
 		find_drm_fds(rc);
-	if (g->alive && rc->samples % 10 == 0) {
+		g->drm_scans++;
+	}
+	if (g->alive && g->n_drm > 0 && rc->full_samples % 10 == 0) {
 		uint64_t total = 0, kib;
 
 		for (int i = 0; i < g->n_drm; i++)
@@ -1430,7 +1445,8 @@ int main(int argc, char **argv)
 	if (rc.frames_path && hb_frames_view_open(&rc.frames, rc.frames_path) == 0)
 		rc.have_frames = true;
 	strbuf_addf(&meta, "sources.frames=%s\n", rc.have_frames ? rc.frames_path : "none");
-	strbuf_addstr(&meta, "sources.gpu=drm fdinfo (drm-total-*), every 10th sample\n");
+	strbuf_addstr(&meta, "sources.gpu=drm fdinfo (drm-total-*) of the fds found 1, 5 and 30 s "
+		      "in, on every 10th full row\n");
 	open_psi(&rc, pid, &meta);
 	game_open(&rc, pid);
 	if (set_up_record(&rc, &meta, &err) < 0) {

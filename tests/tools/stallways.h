@@ -23,7 +23,8 @@ enum stall_way {
 
 struct stall_env {
 	const char *fault_file;   /* --fault-file: a large file on a disk */
-	const char *cgroup;       /* --cgroup: a memory cgroup directory to join for reclaim */
+	const char *cgroup;       /* --cgroup: a memory cgroup directory to join for reclaim
+				   * (NULL: the caller put the game in one) */
 	uint64_t reclaim_mb;      /* how much anonymous memory reclaim touches (default 1024) */
 };
 
