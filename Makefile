@@ -41,7 +41,8 @@ UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler \
          $(B)/hitchbench-stallrec
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
-              $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun
+              $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
+              $(B)/tests/recdump
 
 all: $(PROGS)
 
@@ -121,6 +122,10 @@ $(B)/tests/glxparse: $(B)/tests/tools/glxparse.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # MangoHud's summary from a MangoHud log, for t9040.
+# A stall record as text, for the recorder's tests.
+$(B)/tests/recdump: $(B)/tests/tools/recdump.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
 $(B)/tests/mhsummary: $(B)/tests/tools/mhsummary.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 

@@ -77,6 +77,21 @@ START_TEST(terms_and_labels)
 	ck_assert_str_eq(set.label, "cpu0.1");
 	free(e);
 	switch_set_release(&set);
+
+	/* the stall recorder: its period, and what else changes its effect */
+	e = parse("STALLS=1", &set);
+	ck_assert_str_eq(e, "");
+	ck_assert_str_eq(set.label, "rec10");
+	free(e);
+	switch_set_release(&set);
+	e = parse("STALLS=1+STALLS_MS=20+STALLS_NOWRITE=1+STALLS_NICE=-5", &set);
+	ck_assert_str_eq(set.label, "rec20nwn-5");
+	free(e);
+	switch_set_release(&set);
+	e = parse("STALLS=0", &set);
+	ck_assert_str_eq(set.label, "nostalls");
+	free(e);
+	switch_set_release(&set);
 }
 END_TEST
 
@@ -88,6 +103,9 @@ START_TEST(refusals)
 	refused("GAMECPU=1++GAMEENV=A=1", "empty term");
 	refused("NOSUCH=1", "no switch or parameter 'NOSUCH'");
 	refused("GAMECPU", "is not NAME=VALUE");
+	refused("STALLS=2", "STALLS");
+	refused("STALLS=1+STALLS_NICE=20", "niceness");
+	refused("STALLS=1+STALLS_MS=0", "STALLS_MS");
 	refused("=1", "is not NAME=VALUE");
 	refused("gamecpu=1", "not a switch name");
 	refused("GAMECPU=1+GAMECPU=0", "GAMECPU is set twice");
