@@ -42,7 +42,7 @@ PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hi
          $(B)/hitchbench-stallrec
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
-              $(B)/tests/recdump
+              $(B)/tests/recdump $(B)/tests/sleeper
 
 all: $(PROGS)
 
@@ -122,6 +122,10 @@ $(B)/tests/glxparse: $(B)/tests/tools/glxparse.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # MangoHud's summary from a MangoHud log, for t9040.
+# The CPU a bare 10 ms sleeper pays per wakeup: the floor under the recorder (bench-self).
+$(B)/tests/sleeper: $(B)/tests/tools/sleeper.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^
+
 # A stall record as text, for the recorder's tests.
 $(B)/tests/recdump: $(B)/tests/tools/recdump.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
