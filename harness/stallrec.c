@@ -53,6 +53,7 @@
 #define STACK_MAX 1000
 #define CLOCK_PAIR_EVERY_US 10000000
 #define PART_EVERY 16            /* parts are timed on one full sample in 16 */
+#define WORK_EVERY 8             /* a sample's own CPU is measured on one in 8 */
 #define FULL_EVERY 10            /* a full row at least every 10th sample */
 #define OVERDUE_NS (25 * NSEC_PER_MSEC) /* no present for 25 ms: every row full */
 
@@ -167,7 +168,8 @@ struct recorder {
 	bool use_taskstats, use_schedstat, stack_ok;
 	/* bookkeeping */
 	uint64_t samples, full_samples, late, missed, stacks;
-	uint64_t work_ns[2];        /* CPU time inside light [0] and full [1] samples */
+	uint64_t work_ns[2];        /* CPU time inside light [0] and full [1] samples measured */
+	uint64_t work_n[2];         /* how many of each were measured */
 	uint64_t part_ns[16], part_samples;
 	int64_t last_pair_us;
 	uint32_t syscall_id[1024];  /* interned names by system call number */
@@ -876,7 +878,9 @@ static bool sample_main(struct recorder *rc, int64_t *row, struct pstat *st)
 		PUT(row, rc, SR_MAIN_RUN_US, ss.run_ns / 1000);
 		PUT(row, rc, SR_MAIN_RUNQ_US, ss.runq_ns / 1000);
 	}
-	if (g->have_clock && clock_gettime(g->cpu_clock, &ts) == 0)
+	/* the process's CPU decides run queue against CPU only without
+	 * schedstat; with it, full rows read it (sample_proc) */
+	if (!rc->use_schedstat && g->have_clock && clock_gettime(g->cpu_clock, &ts) == 0)
 		PUT(row, rc, SR_PROC_CPU_US, (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
 	full = (st->state != 'R' && st->state != 'S' && st->state != 'I') ||
 	       st->majflt != g->last_majflt;
@@ -959,6 +963,7 @@ static void sample_stack(struct recorder *rc, int64_t t_us)
 static void sample_proc(struct recorder *rc, int64_t *row)
 {
 	struct game *g = &rc->g;
+	struct timespec ts;
 	struct pstat st;
 
 	if (g->alive && reread(g->stat_fd) > 0 && pstat_parse(buf, &st) == 0) {
@@ -966,6 +971,8 @@ static void sample_proc(struct recorder *rc, int64_t *row)
 		PUT(row, rc, SR_PROC_MAJFLT, st.majflt);
 		PUT(row, rc, SR_PROC_THREADS, st.num_threads);
 	}
+	if (g->alive && g->have_clock && clock_gettime(g->cpu_clock, &ts) == 0)
+		PUT(row, rc, SR_PROC_CPU_US, (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
 }
 
 static void sample_delay(struct recorder *rc, int64_t *row)
@@ -1132,7 +1139,8 @@ static void sample(struct recorder *rc)
 		[P_KSWAPD] = sample_kswapd, [P_GPU] = sample_gpu,
 	};
 	int64_t *row = rc->nowrite ? rc->scratch : stallrec_live_row(&rc->live);
-	uint64_t w0 = thread_cpu_ns(), w1, t = mono_ns(), t0, t1;
+	bool measured = rc->samples % WORK_EVERY == 0;
+	uint64_t w0 = measured ? thread_cpu_ns() : 0, w1, t = mono_ns(), t0, t1;
 	int64_t t_us = (int64_t)(t / 1000);
 	struct pstat st;
 	bool full, timed;
@@ -1158,10 +1166,10 @@ static void sample(struct recorder *rc)
 	PUT(row, rc, SR_FULL, full);
 	if (full) {
 		timed = rc->full_samples % PART_EVERY == 0;
-		t0 = timed ? mono_ns() : 0;
+		t0 = timed ? thread_cpu_ns() : 0;
 		sample_wait(rc, row, &st, t_us);
 		if (timed) {
-			t1 = mono_ns();
+			t1 = thread_cpu_ns();
 			rc->part_ns[P_MAIN] += t1 - t0;
 			t0 = t1;
 		}
@@ -1171,7 +1179,7 @@ static void sample(struct recorder *rc)
 			else
 				parts[p](rc, row);
 			if (timed) {
-				t1 = mono_ns();
+				t1 = thread_cpu_ns();
 				rc->part_ns[p] += t1 - t0;
 				t0 = t1;
 			}
@@ -1183,7 +1191,10 @@ static void sample(struct recorder *rc)
 	}
 	w1 = thread_cpu_ns();
 	row[rc->col[SR_SELF_CPU_US]] = (int64_t)(w1 / 1000);
-	rc->work_ns[full] += w1 - w0;
+	if (measured) {
+		rc->work_ns[full] += w1 - w0;
+		rc->work_n[full]++;
+	}
 	memcpy(rc->prev, row, rc->n_cols * sizeof(*row));
 	if (!rc->nowrite)
 		stallrec_live_commit(&rc->live);
@@ -1215,43 +1226,47 @@ static void usage(FILE *f)
 		"record's format is docs/formats.md's \"Stall record\".\n");
 }
 
+/* The mean CPU time inside a light (0) or full (1) sample, us, over those
+ * measured (one in WORK_EVERY). */
+static double work_us(const struct recorder *rc, int full)
+{
+	return rc->work_n[full] ? (double)rc->work_ns[full] / 1e3 / (double)rc->work_n[full] : 0;
+}
+
 static void cost_line(const struct recorder *rc, uint64_t cpu_ns, uint64_t wall_ns,
 		      struct kvfile *trailer)
 {
 	double per = rc->samples ? (double)cpu_ns / 1e3 / (double)rc->samples : 0;
 	double pct = wall_ns ? 100.0 * (double)cpu_ns / (double)wall_ns : 0;
-
 	uint64_t light = rc->samples - rc->full_samples;
+	/* the work of a sample, without the wakeup that starts it (which a
+	 * thread sleeping to any deadline pays: on a VM, tens of us) */
+	double work = rc->samples ? (work_us(rc, 0) * (double)light +
+				     work_us(rc, 1) * (double)rc->full_samples) / (double)rc->samples : 0;
 
 	fprintf(stderr, "stallrec: %llu samples, own CPU %.3f s (%.2f%% of a thread, %.1f us a sample); "
 		"the sampling itself %.1f us a sample (%llu light %.1f us, %llu full %.1f us), the "
 		"rest is waking up\n",
-		(unsigned long long)rc->samples, (double)cpu_ns / 1e9, pct, per,
-		rc->samples ? (double)(rc->work_ns[0] + rc->work_ns[1]) / 1e3 / (double)rc->samples : 0,
-		(unsigned long long)light, light ? (double)rc->work_ns[0] / 1e3 / (double)light : 0,
-		(unsigned long long)rc->full_samples,
-		rc->full_samples ? (double)rc->work_ns[1] / 1e3 / (double)rc->full_samples : 0);
+		(unsigned long long)rc->samples, (double)cpu_ns / 1e9, pct, per, work,
+		(unsigned long long)light, work_us(rc, 0), (unsigned long long)rc->full_samples,
+		work_us(rc, 1));
 	kvfile_addf(trailer, "samples", "%llu", (unsigned long long)rc->samples);
 	kvfile_addf(trailer, "cpu_us", "%llu", (unsigned long long)(cpu_ns / 1000));
 	kvfile_addf(trailer, "wall_us", "%llu", (unsigned long long)(wall_ns / 1000));
 	kvfile_addf(trailer, "us_per_sample", "%.2f", per);
 	kvfile_addf(trailer, "cpu_pct", "%.3f", pct);
 	kvfile_addf(trailer, "full_samples", "%llu", (unsigned long long)rc->full_samples);
-	/* the work of a sample, without the wakeup that starts it (which a
-	 * thread sleeping to any deadline pays: on a VM, tens of us) */
-	kvfile_addf(trailer, "work_us_per_sample", "%.2f", rc->samples ?
-		    (double)(rc->work_ns[0] + rc->work_ns[1]) / 1e3 / (double)rc->samples : 0);
-	kvfile_addf(trailer, "work_us_light", "%.2f", rc->samples > rc->full_samples ?
-		    (double)rc->work_ns[0] / 1e3 / (double)(rc->samples - rc->full_samples) : 0);
-	kvfile_addf(trailer, "work_us_full", "%.2f", rc->full_samples ?
-		    (double)rc->work_ns[1] / 1e3 / (double)rc->full_samples : 0);
+	kvfile_addf(trailer, "work_us_per_sample", "%.2f", work);
+	kvfile_addf(trailer, "work_us_light", "%.2f", work_us(rc, 0));
+	kvfile_addf(trailer, "work_us_full", "%.2f", work_us(rc, 1));
 	kvfile_addf(trailer, "late_samples", "%llu", (unsigned long long)rc->late);
 	kvfile_addf(trailer, "missed_deadlines", "%llu", (unsigned long long)rc->missed);
 	kvfile_addf(trailer, "stacks", "%llu", (unsigned long long)rc->stacks);
-	kvfile_addf(trailer, "cost_how", "own thread CPU time over all samples; the parts of a "
-		    "full row by the monotonic clock on one full row in %d (main: the wait channel "
-		    "and system call; the main thread's state on every row is not among them)",
-		    PART_EVERY);
+	kvfile_addf(trailer, "cost_how", "own thread CPU time over all samples; the sampling "
+		    "itself (work_us_*) by the thread CPU clock around one sample in %d; a full "
+		    "row's parts by the same clock on one full row in %d (main: the wait channel "
+		    "and system call; the main thread's state, read on every row, is not a part)",
+		    WORK_EVERY, PART_EVERY);
 	for (int p = 0; p < P_COUNT; p++) {
 		char key[32];
 

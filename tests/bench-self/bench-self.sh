@@ -318,5 +318,8 @@ else
 	report_bench
 fi
 
+echo
+sh tests/bench-self/stallrec.sh || die "the stall recorder's benchmark failed"
+
 [ "$bad" = 0 ] || die "the hook did not record one frame per present (see above)"
 exit 0

@@ -4,7 +4,8 @@
 # figures and fails only when a run fails.
 #
 #   1. the floor: a thread that only sleeps to 10 ms deadlines, its CPU a
-#      wakeup (tests/tools/sleeper), the median of ROUNDS runs of 5 s;
+#      wakeup, and one read of its /proc stat file after each wakeup against
+#      the same read back to back (tests/tools/sleeper), ROUNDS runs of 5 s;
 #   2. the default recipe (dsda-doom, software renderer, a real game under
 #      Xvfb) with STALLS=1 for a WINDOW s window, ROUNDS runs (not
 #      quieted): from each record's trailer, its own CPU a sample (wakeups
@@ -49,11 +50,14 @@ fi
 : >"$tmp/floor"
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
-	"$B/tests/sleeper" 10 500 | sed -n 's/^us_per_wakeup=//p' >>"$tmp/floor"
+	"$B/tests/sleeper" 10 500 /proc/thread-self/stat |
+		awk -F= '{ v[$1] = $2 } END { print v["us_per_wakeup"], v["us_per_read_cold"], v["us_per_read_hot"] }' \
+		>>"$tmp/floor"
 	r=$((r + 1))
 done
-echo "  a bare sleeper at 10 ms: $(median "$tmp/floor" '$1') us of CPU a wakeup (median of $ROUNDS runs of 5 s," \
-	"$(range "$tmp/floor" '$1')): what any 100 Hz observer pays here before it reads anything"
+echo "  the floor on this machine (tests/tools/sleeper, median of $ROUNDS runs of 500 wakeups at 10 ms):"
+echo "    a bare wakeup        $(median "$tmp/floor" '$1') us of CPU $(range "$tmp/floor" '$1')  (what any 100 Hz observer pays before it reads anything)"
+echo "    one /proc stat read  $(median "$tmp/floor" '$2') us right after a wakeup $(range "$tmp/floor" '$2'), $(median "$tmp/floor" '$3') us back to back $(range "$tmp/floor" '$3')"
 
 # 2. beside the game
 : >"$tmp/runs.txt"
