@@ -48,7 +48,6 @@ enum sr_col {
 	SR_T_US,            /* CLOCK_MONOTONIC, us, when the sample was taken */
 	SR_RT_US,           /* CLOCK_REALTIME, us, read right after t: the clock pair,
 			     * at the first sample and every 10 s; 0 in other rows */
-	SR_SELF_CPU_US,     /* the recorder's own thread CPU time so far, us */
 	/* the game */
 	SR_PID,             /* the game's process (its main thread's tid); 0: none running */
 	SR_FRAMES,          /* presents recorded so far in the run's frame file */

@@ -1189,9 +1189,8 @@ static void sample(struct recorder *rc)
 	} else {
 		rc->g.blocked_since_us = -1;
 	}
-	w1 = thread_cpu_ns();
-	row[rc->col[SR_SELF_CPU_US]] = (int64_t)(w1 / 1000);
 	if (measured) {
+		w1 = thread_cpu_ns();
 		rc->work_ns[full] += w1 - w0;
 		rc->work_n[full]++;
 	}
