@@ -12,6 +12,7 @@
  * directory (stalls.rec.zst) and says what it cost, which goes into
  * bench.txt (stallrec=) and onto the terminal.
  */
+#include "gamecgroup.h"
 #include "stallrec.h"
 #include "switch.h"
 #include "timeutil.h"
@@ -50,6 +51,8 @@ static void label(const struct switch_on *on, struct strbuf *out)
 		strbuf_addf(out, "c%s", cpu);
 	if (strcmp(nice, "10") != 0)
 		strbuf_addf(out, "n%s", nice);
+	if (strcmp(switch_param(on, "STALLS_CGROUP"), "0") == 0)
+		strbuf_addstr(out, "ncg");
 }
 
 static bool is_on(const struct switch_on *on)
@@ -88,8 +91,8 @@ static int wait_ready(struct switch_ctx *ctx, const char *ready, struct strbuf *
 
 static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
-	char *out, *live, *log, *ready;
-	const char *argv[20];
+	char *out, *live, *log, *ready, *cgroup = NULL;
+	const char *argv[24];
 	size_t n = 0;
 	int r;
 
@@ -101,6 +104,18 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	live = xasprintf("%s/stalls.live", ctx->stage_dir);
 	log = xasprintf("%s/stallrec.log", ctx->run_dir);
 	ready = xasprintf("%s/stallrec.ready", ctx->stage_dir);
+	/* the game's own cgroup, for PSI that counts the game alone */
+	if (strcmp(switch_param(on, "STALLS_CGROUP"), "1") == 0) {
+		struct strbuf why = STRBUF_INIT;
+
+		if (game_cgroup_create(&cgroup, &why) == 0)
+			kvfile_add(ctx->bench, "stallrec_cgroup", cgroup);
+		else
+			kvfile_addf(ctx->bench, "stallrec_cgroup", "none (%s)", why.buf);
+		strbuf_release(&why);
+	} else {
+		kvfile_add(ctx->bench, "stallrec_cgroup", "none (STALLS_CGROUP=0)");
+	}
 	argv[n++] = RECORDER;
 	argv[n++] = "--out";
 	argv[n++] = out;
@@ -122,6 +137,10 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	}
 	if (strcmp(switch_param(on, "STALLS_NOWRITE"), "1") == 0)
 		argv[n++] = "--nowrite";
+	if (cgroup) {
+		argv[n++] = "--cgroup";
+		argv[n++] = cgroup;
+	}
 	argv[n] = NULL;
 	/* root's: the game's wait channel, system call and kernel stack need it */
 	r = switch_ctx_spawn(ctx, "stallrec", (char *const *)argv, false, log, err);
@@ -131,7 +150,16 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	free(live);
 	free(log);
 	free(ready);
+	free(cgroup);
 	return r;
+}
+
+/* The game's cgroup, when start made one. */
+static const char *game_cgroup(const struct switch_ctx *ctx)
+{
+	const char *p = kvfile_get(ctx->bench, "stallrec_cgroup");
+
+	return p && *p == '/' ? p : NULL;
 }
 
 static void pass(const struct switch_on *on, struct switch_ctx *ctx, pid_t game_pid)
@@ -139,7 +167,17 @@ static void pass(const struct switch_on *on, struct switch_ctx *ctx, pid_t game_
 	struct switch_helper *h = switch_ctx_helper(ctx, "stallrec");
 	union sigval v = { .sival_int = game_pid };
 
-	if (is_on(on) && h && !h->exited)
+	if (!is_on(on))
+		return;
+	/* into its cgroup before the recorder looks at it */
+	if (game_cgroup(ctx)) {
+		int r = game_cgroup_add(game_cgroup(ctx), game_pid);
+
+		if (r < 0)
+			kvfile_addf(ctx->bench, "stallrec_cgroup_add", "pid %d: %s", (int)game_pid,
+				    strerror(-r));
+	}
+	if (h && !h->exited)
 		sigqueue(h->pid, SIGUSR1, v);
 }
 
@@ -166,6 +204,12 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 
 	if (!is_on(on) || !h)
 		return;
+	if (game_cgroup(ctx)) {
+		int r = game_cgroup_remove(game_cgroup(ctx));
+
+		if (r < 0)
+			kvfile_addf(ctx->bench, "stallrec_cgroup_removed", "no: %s", strerror(-r));
+	}
 	log = xasprintf("%s/stallrec.log", ctx->run_dir);
 	cost = cost_line(log);
 	if (!WIFEXITED(h->status) || WEXITSTATUS(h->status) != 0 || !cost) {
@@ -194,6 +238,8 @@ const struct switch_def switch_stalls = {
 		{ "STALLS_CPU", NULL, "CPUs the recorder runs on (default: any)", switch_check_cpus },
 		{ "STALLS_NICE", "10", "the recorder's niceness (default 10: below the game)", check_nice },
 		{ "STALLS_NOWRITE", "0", "1: sample without writing the record", switch_check_bool },
+		{ "STALLS_CGROUP", "1", "1: the game in a cgroup of its own (v2, no controllers), "
+		  "so that PSI counts its stalls alone", switch_check_bool },
 	},
 	.label = label,
 	.start = start,

@@ -143,6 +143,7 @@ struct recorder {
 	uint64_t period_ns;
 	bool nowrite;
 	const char *out_path, *live_path, *frames_path;
+	const char *cgroup_dir;     /* --cgroup: the game's own cgroup, for its PSI */
 	struct stallrec_live live;
 	int64_t scratch[MAX_COLS];  /* the row when nothing is written */
 	int64_t prev[MAX_COLS];     /* the previous row: a light row starts as its copy */
@@ -679,6 +680,24 @@ static void open_psi(struct recorder *rc, pid_t pid, struct strbuf *meta)
 		free(all);
 	}
 	rc->psi_cgroup = false;
+	if (rc->cgroup_dir) {
+		/* the game's own, made for it by the switch */
+		int ok = 0;
+
+		for (int i = 0; i < 3; i++) {
+			char *f = xasprintf("%s/%s.pressure", rc->cgroup_dir, res[i]);
+
+			ok += (rc->psi_fd[i] = open(f, O_RDONLY | O_CLOEXEC)) >= 0;
+			free(f);
+		}
+		if (ok == 3) {
+			rc->psi_cgroup = true;
+			strbuf_addf(meta, "sources.psi=cgroup %s (the game's own)\n", rc->cgroup_dir);
+			return;
+		}
+		for (int i = 0; i < 3; i++)
+			close_fd(&rc->psi_fd[i]);
+	}
 	if (*mnt) {
 		int ok = 0;
 
@@ -1207,7 +1226,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: hitchbench-stallrec --out FILE [--live FILE] [--pid PID] [--period-ms N]\n"
 		"                           [--frames FILE] [--xserver PID] [--cpu LIST] [--nice N]\n"
-		"                           [--duration S] [--nowrite] [--ready FILE]\n"
+		"                           [--duration S] [--nowrite] [--ready FILE] [--cgroup DIR]\n"
 		"\n"
 		"  --out FILE       the packed record when it ends (stalls.rec.zst)\n"
 		"  --live FILE      the live record while it runs (default /dev/shm/hitchbench-stallrec.PID)\n"
@@ -1220,6 +1239,7 @@ static void usage(FILE *f)
 		"  --duration S     stop after S seconds (default: at SIGTERM or SIGINT)\n"
 		"  --nowrite        sample without writing the record (the recorder's own effect)\n"
 		"  --ready FILE     create FILE once sampling can start (and a pid be sent)\n"
+		"  --cgroup DIR     the game's own cgroup (v2): its PSI files, not the system's\n"
 		"\n"
 		"Files under /proc and /sys are read below $HITCHBENCH_ROOT (default /); the\n"
 		"record's format is docs/formats.md's \"Stall record\".\n");
@@ -1335,6 +1355,7 @@ int main(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "nowrite", no_argument, NULL, 'W' },
 		{ "ready", required_argument, NULL, 'r' },
+		{ "cgroup", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1361,6 +1382,7 @@ int main(int argc, char **argv)
 		case 'c': cpus = optarg; break;
 		case 'W': rc.nowrite = true; break;
 		case 'r': ready = optarg; break;
+		case 'g': rc.cgroup_dir = optarg; break;
 		case 'p':
 			if (parse_int_opt("--pid", optarg, 1, 1 << 30, &pid) < 0)
 				return HB_EXIT_USAGE;

@@ -110,6 +110,17 @@ expect_eq "run name" "base@rec10" "$(value run_name "$b")"
 value stallrec "$b" | grep -q "^[0-9]* samples, own CPU .* us a sample" ||
 	fail "bench.txt has no cost: '$(value stallrec "$b")'"
 grep -q "stallrec: .* samples, own CPU" "$T/err" || fail "the run did not say what the recorder cost"
+# the game had a cgroup of its own where cgroup v2 is mounted, for its PSI,
+# and it is gone with the run
+cg=$(value stallrec_cgroup "$b")
+if grep -q " cgroup2 " /proc/self/mounts; then
+	case $cg in /*) ;; *) fail "no cgroup for the game with cgroup v2 mounted: '$cg'" ;; esac
+	[ ! -d "$cg" ] || fail "the game's cgroup $cg was left behind"
+	"$HB_BUILD/tests/recdump" "$rundir/stalls.rec.zst" | grep -q "^meta sources.psi=cgroup $cg" ||
+		fail "the record's PSI is not the game's cgroup's"
+else
+	echo "not tested here: the game's own cgroup (no cgroup v2: '$cg')"
+fi
 
 "$HB" stalls "$rundir" >"$T/stalls" 2>&1 || { cat "$T/stalls" >&2; fail "hitchbench stalls failed"; }
 # "when" counts from the first present, which comes right after the game's

@@ -88,6 +88,10 @@ START_TEST(terms_and_labels)
 	ck_assert_str_eq(set.label, "rec20nwn-5");
 	free(e);
 	switch_set_release(&set);
+	e = parse("STALLS=1+STALLS_CGROUP=0", &set);
+	ck_assert_str_eq(set.label, "rec10ncg");
+	free(e);
+	switch_set_release(&set);
 	e = parse("STALLS=0", &set);
 	ck_assert_str_eq(set.label, "nostalls");
 	free(e);
