@@ -155,8 +155,9 @@ check-sanitize: deps
 	@$(MAKE) --no-print-directory all tests
 	@$(MAKE) --no-print-directory B=$(SAN_B) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/hitchbench-sampler \
+		$(SAN_B)/hitchbench-stallrec \
 		$(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes $(SAN_B)/tests/glxparse $(SAN_B)/tests/mhsummary \
-		$(SAN_B)/tests/mkstallrun
+		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump
 	@cp $(B)/hitchbench-hook.so $(SAN_B)/
 	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(SAN_B)/tests/
 	@HB_BUILD=$(CURDIR)/$(SAN_B) UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh

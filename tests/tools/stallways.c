@@ -48,13 +48,14 @@ static void sleep_ns(uint64_t ns)
 		;
 }
 
+/* where busy work and touched bytes go, so that none of it is optimised away */
+static volatile uint64_t sink;
+
 static void spin_until(uint64_t end)
 {
-	volatile uint64_t x = 0;
-
 	while (mono_ns() < end)
 		for (int i = 0; i < 1000; i++)
-			x += (uint64_t)i;
+			sink += (uint64_t)i;
 }
 
 /* futex: the main thread waits on a word another thread sets and wakes. */
@@ -92,7 +93,6 @@ static int stall_fault(uint64_t ms, const char *path)
 {
 	uint64_t end = mono_ns() + ms * NSEC_PER_MSEC;
 	long page = sysconf(_SC_PAGESIZE);
-	volatile unsigned char sum = 0;
 	struct stat st;
 	unsigned char *p;
 	int fd;
@@ -113,7 +113,7 @@ static int stall_fault(uint64_t ms, const char *path)
 		return -errno;
 	madvise(p, (size_t)st.st_size, MADV_RANDOM);
 	for (off_t off = 0; off < st.st_size && mono_ns() < end; off += page)
-		sum += p[off];
+		sink += p[off];
 	munmap(p, (size_t)st.st_size);
 	/* the time the file ran out early is spent asleep: the test sizes it */
 	if (mono_ns() < end)
