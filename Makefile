@@ -88,7 +88,8 @@ $(B)/hitchbench-sampler: $(B)/harness/sampler.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # The stall recorder (the STALLS switch): root's, beside the game, every 10 ms.
-$(B)/hitchbench-stallrec: $(B)/harness/stallrec.o $(B)/libhitch.a
+$(B)/hitchbench-stallrec: $(B)/harness/stallrec.o $(B)/harness/stallrec-setup.o \
+		$(B)/harness/stallrec-sample.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(B)/libhitch.a $(B)/gen/schema.o
