@@ -103,9 +103,18 @@ void stallrec_init(struct stallrec *r)
 	kvfile_init(&r->trailer);
 	for (int c = 0; c < SR_COUNT; c++)
 		r->known[c] = -1;
-	r->str = zalloc(sizeof(*r->str));
-	r->str[0] = xstrdup("");
-	r->n_str = 1;
+}
+
+/* Appends a string the record owns (str[0], the empty string, first). */
+static void add_str(struct stallrec *r, char *s)
+{
+	if (r->n_str == 0) {
+		r->str = zalloc(sizeof(*r->str));
+		r->str[0] = xstrdup("");
+		r->n_str = 1;
+	}
+	r->str = xrealloc(r->str, (r->n_str + 1) * sizeof(*r->str));
+	r->str[r->n_str++] = s;
 }
 
 void stallrec_release(struct stallrec *r)
@@ -165,7 +174,7 @@ static void reserve_rows(struct stallrec *r, size_t rows)
 	if (rows < 256)
 		rows = 256;
 	v = zalloc((r->n_cols ? r->n_cols : 1) * rows * sizeof(*v));
-	for (size_t c = 0; c < r->n_cols; c++)
+	for (size_t c = 0; r->n_rows && c < r->n_cols; c++)
 		memcpy(v + c * rows, r->v + c * r->rows_alloc, r->n_rows * sizeof(*v));
 	free(r->v);
 	r->v = v;
@@ -187,9 +196,8 @@ uint32_t stallrec_intern(struct stallrec *r, const char *s)
 	for (size_t i = 1; i < r->n_str; i++)
 		if (strcmp(r->str[i], s) == 0)
 			return (uint32_t)i;
-	r->str = xrealloc(r->str, (r->n_str + 1) * sizeof(*r->str));
-	r->str[r->n_str] = xstrdup(s);
-	return (uint32_t)r->n_str++;
+	add_str(r, xstrdup(s));
+	return (uint32_t)(r->n_str - 1);
 }
 
 void stallrec_add_stack(struct stallrec *r, int64_t t_us, uint32_t tid, const char *text)
@@ -327,7 +335,7 @@ static void pack(const struct stallrec *r, struct strbuf *sb)
 			prev_d = d;
 		}
 	}
-	put_u32(sb, (uint32_t)(r->n_str - 1));
+	put_u32(sb, (uint32_t)(r->n_str ? r->n_str - 1 : 0));
 	for (size_t i = 1; i < r->n_str; i++)
 		put_text(sb, r->str[i]);
 	put_u32(sb, (uint32_t)r->n_stack);
@@ -530,8 +538,7 @@ int stallrec_parse_packed(const void *data, size_t len, struct stallrec *out, st
 
 		if (!s)
 			break;
-		r.str = xrealloc(r.str, (r.n_str + 1) * sizeof(*r.str));
-		r.str[r.n_str++] = s;
+		add_str(&r, s);
 	}
 	n = get_u32(&c);
 	for (uint32_t i = 0; i < n && !c.bad; i++) {
@@ -852,8 +859,7 @@ static int load_live(const char *path, const unsigned char *data, size_t len,
 	for (uint32_t i = 0; i < h.n_str; i++) {
 		const char *s = (const char *)data + h.str_off + (size_t)i * HB_STALLREC_STR_LEN;
 
-		r.str = xrealloc(r.str, (r.n_str + 1) * sizeof(*r.str));
-		r.str[r.n_str++] = xstrndup(s, HB_STALLREC_STR_LEN - 1);
+		add_str(&r, xstrndup(s, HB_STALLREC_STR_LEN - 1));
 	}
 	for (uint32_t i = 0; i < h.n_stack; i++) {
 		const unsigned char *p = data + h.stack_off + (size_t)i * (16 + HB_STALLREC_STACK_LEN);

@@ -170,12 +170,14 @@ struct stallrec {
 	int64_t *v;             /* [c * rows_alloc + i] */
 	size_t rows_alloc;
 	int known[SR_COUNT];    /* the column of each well-known name, -1 when absent */
-	char **str;             /* [n_str]; str[0] is "" */
+	char **str;             /* [n_str]; str[0] is "" (n_str 0: no strings yet) */
 	size_t n_str;
 	struct stallrec_stack *stack;
 	size_t n_stack;
 };
 
+/* An empty record; allocates nothing, so a record that stallrec_load()
+ * then fills needs no release in between. */
 void stallrec_init(struct stallrec *r);
 void stallrec_release(struct stallrec *r);
 
