@@ -236,7 +236,7 @@ const struct switch_def switch_stalls = {
 	.params = {
 		{ "STALLS_MS", "10", "sampling period in ms", switch_check_ms },
 		{ "STALLS_CPU", NULL, "CPUs the recorder runs on (default: any)", switch_check_cpus },
-		{ "STALLS_NICE", "10", "the recorder's niceness (default 10: below the game)", check_nice },
+		{ "STALLS_NICE", "10", "the recorder's niceness (10 keeps it below the game)", check_nice },
 		{ "STALLS_NOWRITE", "0", "1: sample without writing the record", switch_check_bool },
 		{ "STALLS_CGROUP", "1", "1: the game in a cgroup of its own (v2, no controllers), "
 		  "so that PSI counts its stalls alone", switch_check_bool },
