@@ -76,7 +76,7 @@ while [ "$r" -le "$ROUNDS" ]; do
 	echo "$(trailer "$rec" us_per_sample) $(trailer "$rec" work_us_per_sample)" \
 		"$(trailer "$rec" work_us_light) $(trailer "$rec" work_us_full) $(trailer "$rec" full_samples) $n" \
 		"$(awk -v b="$bytes" -v n="$n" 'BEGIN { printf "%.2f", b / n }')" \
-		"$(sed -n 's/^fps=//p' "$d/result.txt")" >>"$tmp/runs.txt"
+		"$(sed -n 's/^fps=//p' "$d/result.txt" | awk '{ printf "%.1f", $1 }')" >>"$tmp/runs.txt"
 	"$B/tests/recdump" "$rec" | sed -n 's/^trailer cost\.\(.*\)_ns=/\1 /p' >>"$tmp/parts.txt"
 	rm -rf "$tmp/runs"
 	r=$((r + 1))
@@ -87,7 +87,7 @@ echo "  beside $RECIPE ($(sed -n 's/^command = //p' "recipes/$RECIPE.ini" | awk 
 echo "    own CPU a sample     $(median "$f" '$1') us $(range "$f" '$1')  (its thread's CPU over the run / samples, wakeups included)"
 echo "    the sampling itself  $(median "$f" '$2') us $(range "$f" '$2')  (CPU inside the samples; goal <= $GOAL_US us:" \
 	"$(awk -v v="$(median "$f" '$2')" -v g="$GOAL_US" 'BEGIN { print (v <= g ? "met" : "NOT met") }'))"
-echo "      light rows         $(median "$f" '$3') us $(range "$f" '$3')  (the main thread, process CPU, schedstat)"
+echo "      light rows         $(median "$f" '$3') us $(range "$f" '$3')  (the main thread's stat and schedstat)"
 echo "      full rows          $(median "$f" '$4') us $(range "$f" '$4')  ($(median "$f" '$5') of $(median "$f" '$6') samples a run)"
 printf '      a full row by part (median over the runs):'
 for p in main proc delay psi vmstat disks x kswapd gpu stack; do
