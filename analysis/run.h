@@ -70,6 +70,10 @@ void run_reload_release(struct run_reload *rr);
  * warm-up, play ones without a split (a missing line, a bad analysis.ini). */
 void run_window_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m);
 
+/* The run's passes (bench.txt pass.N.start_ns), in order of start; *out
+ * is the caller's to free. Returns how many. */
+size_t run_passes(const struct run *run, struct reload_pass **out);
+
 /* A report row for the run: its names, provenance, batch and kernel
  * (pointing into run; the variant is bench.txt's run_name,
  * "variant@switches", when it has one) and its metrics. A run that an

@@ -36,27 +36,24 @@ static void add_loads(const struct run *run, struct stall_run *sr, size_t *cap)
 {
 	const uint64_t *t = run->frames.t_ns;
 	int blkio = sr->rec.known[SR_DLY_BLKIO_US];
+	struct reload_pass *passes;
+	size_t n = run_passes(run, &passes), f = 0;
 
 	sr->load_disk_delay = blkio >= 0;
-	for (size_t k = 0; k < run->bench.n; k++) {
-		const struct kv *kv = &run->bench.items[k];
-		int pass, len = 0;
-		uint64_t start;
-		size_t f = 0;
+	for (size_t k = 0; k < n; k++) {
+		uint64_t start = passes[k].start_ns;
 
-		if (sscanf(kv->key, "pass.%d.start_ns%n", &pass, &len) != 1 ||
-		    (size_t)len != strlen(kv->key) || safe_atou64(kv->value, &start) < 0)
-			continue;
 		while (f < run->frames.n && t[f] <= start)
 			f++;
 		if (f == run->frames.n)
-			continue;
-		add_stall(sr, cap, SS_LOAD, (size_t)pass, start, t[f]);
+			break;
+		add_stall(sr, cap, SS_LOAD, (size_t)passes[k].pass, start, t[f]);
 		if (sr->load_disk_s < 0)
 			sr->load_disk_s = 0;
 		sr->load_disk_s += blkio >= 0 ? stall_delta_in(&sr->an, blkio, start, t[f]) / 1e6
 					      : stall_sampled_in(&sr->an, SC_DISK, start, t[f]);
 	}
+	free(passes);
 }
 
 int stall_run_load(const struct run *run, const struct metric_opts *opts, struct stall_run *out,

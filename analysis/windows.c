@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 /* bench.txt's pass.N.start_ns, in start order. */
-static size_t run_passes(const struct run *run, struct reload_pass **out)
+size_t run_passes(const struct run *run, struct reload_pass **out)
 {
 	struct reload_pass *v = zalloc((run->bench.n ? run->bench.n : 1) * sizeof(*v));
 	size_t n = 0;
