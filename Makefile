@@ -200,5 +200,5 @@ clean:
 
 .PHONY: all deps check check-sanitize tests demo bench-self bench-quiet bench-matrix install clean FORCE
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(B)/harness/wadlump.d $(B)/harness/sampler.d \
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(wildcard $(B)/harness/*.d) \
 	$(wildcard $(B)/tests/tools/*.d)

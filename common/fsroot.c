@@ -2,6 +2,7 @@
  * The swappable /proc and /sys root, and the /proc readers built on it.
  */
 #include "fsroot.h"
+#include "procparse.h"
 #include "util.h"
 
 #include <errno.h>
@@ -107,32 +108,20 @@ int fsroot_read_line(const char *rel, char *buf, size_t size)
 
 int proc_stat_parse(const char *buf, struct proc_stat *out)
 {
-	const char *open = strchr(buf, '(');
-	const char *close = strrchr(buf, ')');
-	struct proc_stat st;
-	size_t clen;
-	int n;
+	struct pstat st;
 
-	if (!open || !close || close < open)
+	if (pstat_parse(buf, &st) < 0)
 		return -EINVAL;
-	memset(&st, 0, sizeof(st));
-	if (sscanf(buf, "%d", &st.pid) != 1)
-		return -EINVAL;
-	clen = (size_t)(close - open - 1);
-	if (clen >= sizeof(st.comm))
-		clen = sizeof(st.comm) - 1;
-	memcpy(st.comm, open + 1, clen);
-	st.comm[clen] = '\0';
-	/* fields 3.. after the comm: state ppid pgrp session tty_nr tpgid flags
-	 * minflt cminflt majflt cmajflt utime stime cutime cstime priority nice
-	 * num_threads itrealvalue starttime */
-	n = sscanf(close + 1,
-		   " %c %d %d %d %*s %*s %*s %*s %*s %*s %*s %llu %llu %*s %*s %*s %*s %*s %*s %llu",
-		   &st.state, &st.ppid, &st.pgrp, &st.session, &st.utime, &st.stime,
-		   &st.starttime);
-	if (n != 7)
-		return -EINVAL;
-	*out = st;
+	memset(out, 0, sizeof(*out));
+	out->pid = st.pid;
+	memcpy(out->comm, st.comm, sizeof(out->comm));
+	out->state = st.state;
+	out->ppid = st.ppid;
+	out->pgrp = st.pgrp;
+	out->session = st.session;
+	out->utime = st.utime;
+	out->stime = st.stime;
+	out->starttime = st.starttime;
 	return 0;
 }
 

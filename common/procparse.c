@@ -223,7 +223,8 @@ int pstat_parse(const char *buf, struct pstat *out)
 		neg = *p == '-';
 		p += neg;
 		switch (field) {
-		case 4: case 10: case 12: case 14: case 15: case 20: case 22: case 39: case 42:
+		case 4: case 5: case 6: case 10: case 12: case 14: case 15: case 20: case 22: case 39:
+		case 42:
 			break;
 		default:
 			/* a field not kept: checked for digits, not converted */
@@ -238,10 +239,10 @@ int pstat_parse(const char *buf, struct pstat *out)
 		if (scan_dec(&p, &v) < 0 || !ends_field(*p) || (neg && field != 20))
 			return -EINVAL;
 		switch (field) {
-		case 4:
+		case 4: case 5: case 6:
 			if (v > INT_MAX)
 				return -EINVAL;
-			st.ppid = (int)v;
+			*(field == 4 ? &st.ppid : field == 5 ? &st.pgrp : &st.session) = (int)v;
 			break;
 		case 10: st.minflt = v; break;
 		case 12: st.majflt = v; break;
@@ -254,9 +255,8 @@ int pstat_parse(const char *buf, struct pstat *out)
 			break;
 		case 22: st.starttime = v; break;
 		case 39:
-			if (v > INT_MAX)
-				return -EINVAL;
-			st.processor = (int)v;
+			/* printed as an int: a value beyond is no CPU number */
+			st.processor = v > INT_MAX ? -1 : (int)v;
 			break;
 		case 42:
 			st.blkio_ticks = v;

@@ -20,7 +20,7 @@ struct pstat {
 	int pid;
 	char comm[64];          /* cut to 63 bytes */
 	char state;
-	int ppid;
+	int ppid, pgrp, session;
 	uint64_t minflt, majflt;
 	uint64_t utime, stime;  /* clock ticks */
 	int64_t num_threads;

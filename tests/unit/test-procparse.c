@@ -165,9 +165,11 @@ START_TEST(pstat_limits)
 
 	/* procfs's hand-edited limits file: INT64_MIN/MAX in cutime and
 	 * cstime (skipped fields, fine), but also 9223372036854775807 in
-	 * field 39, the CPU number, which the kernel prints as an int: that
-	 * one does not fit, so the whole line is refused */
-	ck_assert_int_eq(pstat_parse(text, &st), -EINVAL);
+	 * field 39, the CPU number, which the kernel prints as an int: no
+	 * CPU number, so unknown (-1); the rest of the line stands */
+	ck_assert_int_eq(pstat_parse(text, &st), 0);
+	ck_assert_int_eq(st.processor, -1);
+	ck_assert_int_eq(st.pid, 33);         /* the file says pid 33 (ata_sff) */
 	free(text);
 	/* the same line with a real CPU number in field 39 */
 	ck_assert_int_eq(pstat_parse("33 (ata_sff) S 2 0 0 0 -1 69238880 0 0 0 0 0 0 "
