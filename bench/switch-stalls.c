@@ -197,6 +197,36 @@ static char *cost_line(const char *log_path)
 	return found;
 }
 
+/* The record, into bench.txt; a recorder that was killed before it could
+ * pack (SIGKILL after the grace period, a crash) left its live record in
+ * the staging directory: packed here, so its samples are not lost. */
+static void keep_record(struct switch_ctx *ctx)
+{
+	char *out = xasprintf("%s/%s", ctx->run_dir, HB_STALLREC_FILE);
+	char *live = xasprintf("%s/stalls.live", ctx->stage_dir);
+	struct strbuf err = STRBUF_INIT;
+	struct stallrec r;
+	struct stat st;
+
+	if (stat(out, &st) == 0) {
+		kvfile_add(ctx->bench, "stallrec_record", HB_STALLREC_FILE);
+	} else if (stat(live, &st) == 0 && stallrec_load(live, &r, &err) == 0) {
+		kvfile_add(&r.trailer, "stop", "the recorder did not end cleanly: packed by the runner");
+		if (stallrec_write(&r, out, &err) == 0)
+			kvfile_addf(ctx->bench, "stallrec_record", "%s (packed by the runner from the "
+				    "live record: the recorder did not end cleanly)", HB_STALLREC_FILE);
+		else
+			kvfile_addf(ctx->bench, "stallrec_record", "none (%s)", err.buf);
+		stallrec_release(&r);
+	} else {
+		kvfile_addf(ctx->bench, "stallrec_record", "none (%s)",
+			    err.len ? err.buf : "the recorder left no record");
+	}
+	strbuf_release(&err);
+	free(out);
+	free(live);
+}
+
 static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 {
 	struct switch_helper *h = switch_ctx_helper(ctx, "stallrec");
@@ -219,9 +249,10 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 		kvfile_add(ctx->bench, "stallrec", cost);
 		switch_ctx_note(ctx, "stallrec: %s", cost);
 	}
-	kvfile_add(ctx->bench, "stallrec_record",
-		   strcmp(switch_param(on, "STALLS_NOWRITE"), "1") == 0 ?
-		   "none (STALLS_NOWRITE=1)" : HB_STALLREC_FILE);
+	if (strcmp(switch_param(on, "STALLS_NOWRITE"), "1") == 0)
+		kvfile_add(ctx->bench, "stallrec_record", "none (STALLS_NOWRITE=1)");
+	else
+		keep_record(ctx);
 	free(cost);
 	free(log);
 }

@@ -158,6 +158,25 @@ expect_eq "nowrite run name" "base@rec10nw" "$(value run_name "$rundir/bench.txt
 value stallrec "$rundir/bench.txt" | grep -q "samples, own CPU" || fail "the nowrite run has no cost"
 ls /dev/shm | grep -q "stalls.live" && fail "a live record was left in /dev/shm"
 
+# a recorder killed mid-run (SIGKILL: no chance to pack): the runner packs
+# what it left in /dev/shm, and says so
+fake_recipe killed "--fps 60" "warmup = 0.5" "window = 3"
+rm -rf "$T/runs"
+hb_run_bg --no-quieting "$T/killed.ini" --switches "STALLS=1"
+for i in $(seq 100); do
+	pkill -9 -f "$HB_BUILD/hitchbench-stallrec" && break
+	sleep 0.05
+done
+sleep 1
+pkill -9 -f "$HB_BUILD/hitchbench-stallrec"
+wait "$pid" || fail "the run with a killed recorder failed"
+rundir=$(run_dirs "$T/runs" | tail -n 1)
+value stallrec_record "$rundir/bench.txt" | grep -q "packed by the runner" ||
+	fail "the killed recorder's record: '$(value stallrec_record "$rundir/bench.txt")'"
+"$HB_BUILD/tests/recdump" "$rundir/stalls.rec.zst" >"$T/k" || fail "the packed live record does not read"
+[ "$(sed -n 's/^rows //p' "$T/k")" -gt 0 ] || fail "the packed live record has no rows"
+grep -q "^trailer stop=the recorder did not end cleanly" "$T/k" || fail "the record does not say how it ended"
+
 [ "$disk_case" = yes ] || echo "not tested here: disk ($disk_case)"
 [ "$mem_case" = yes ] || echo "not tested here: reclaim and swap_zram ($mem_case)"
 exit 0
