@@ -591,21 +591,21 @@ int procwatch_scan(struct procwatch *w)
 
 static int cn_send_op(int sock, enum proc_cn_mcast_op op)
 {
-	struct {
-		struct nlmsghdr nl;
-		struct cn_msg cn;
-		enum proc_cn_mcast_op op;
-	} __attribute__((packed)) m;
+	/* nlmsghdr, cn_msg, then the op: laid out by hand (cn_msg ends in
+	 * a flexible array, so it cannot sit inside a struct) */
+	char m[NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(op))] __attribute__((aligned(8)));
+	struct nlmsghdr *nl = (struct nlmsghdr *)m;
+	struct cn_msg *cn = NLMSG_DATA(nl);
 
-	memset(&m, 0, sizeof(m));
-	m.nl.nlmsg_len = sizeof(m);
-	m.nl.nlmsg_type = NLMSG_DONE;
-	m.nl.nlmsg_pid = (unsigned)getpid();
-	m.cn.id.idx = CN_IDX_PROC;
-	m.cn.id.val = CN_VAL_PROC;
-	m.cn.len = sizeof(op);
-	m.op = op;
-	return send(sock, &m, sizeof(m), 0) < 0 ? -errno : 0;
+	memset(m, 0, sizeof(m));
+	nl->nlmsg_len = sizeof(m);
+	nl->nlmsg_type = NLMSG_DONE;
+	nl->nlmsg_pid = (unsigned)getpid();
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = sizeof(op);
+	memcpy(cn->data, &op, sizeof(op));
+	return send(sock, m, sizeof(m), 0) < 0 ? -errno : 0;
 }
 
 static int cn_open(void)
@@ -634,11 +634,23 @@ static int cn_open(void)
 static void cn_each(struct procwatch *w, ssize_t len,
 		    void (*fn)(struct procwatch *w, const struct proc_event *ev, void *arg), void *arg)
 {
-	struct nlmsghdr *nl = &w->msg.nl;
-	int left = (int)len;
+	size_t off = 0, left = (size_t)len;
 
-	for (; NLMSG_OK(nl, left); nl = NLMSG_NEXT(nl, left)) {
+	/* NLMSG_OK/NEXT by hand: the last message's padding may be absent */
+	while (left >= sizeof(struct nlmsghdr)) {
+		struct nlmsghdr *nl = (struct nlmsghdr *)(w->msg.raw + off);
 		struct cn_msg *cn = NLMSG_DATA(nl);
+		size_t step = NLMSG_ALIGN(nl->nlmsg_len);
+
+		if (nl->nlmsg_len < sizeof(*nl) || nl->nlmsg_len > left)
+			break;
+		if (step > left)
+			step = left;
+		off += step;
+		left -= step;
+		if (nl->nlmsg_len < NLMSG_LENGTH(sizeof(*cn)) ||
+		    nl->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + cn->len))
+			continue;
 
 		if (nl->nlmsg_type == NLMSG_ERROR || nl->nlmsg_type == NLMSG_NOOP)
 			continue;
