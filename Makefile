@@ -42,7 +42,7 @@ PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hi
          $(B)/hitchbench-stallrec
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
-              $(B)/tests/recdump $(B)/tests/sleeper
+              $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch
 
 all: $(PROGS)
 
@@ -130,6 +130,10 @@ $(B)/tests/sleeper: $(B)/tests/tools/sleeper.o $(B)/libhitch.a
 # A stall record as text, for the recorder's tests.
 $(B)/tests/recdump: $(B)/tests/tools/recdump.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# The process watcher on the live machine (t1100) and its cost per second.
+$(B)/tests/procwatch: $(B)/tests/tools/procwatch.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^
 
 $(B)/tests/mhsummary: $(B)/tests/tools/mhsummary.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm

@@ -223,8 +223,8 @@ int pstat_parse(const char *buf, struct pstat *out)
 		neg = *p == '-';
 		p += neg;
 		switch (field) {
-		case 4: case 5: case 6: case 10: case 12: case 14: case 15: case 20: case 22: case 39:
-		case 42:
+		case 4: case 5: case 6: case 9: case 10: case 12: case 14: case 15: case 16:
+		case 17: case 20: case 22: case 39: case 42:
 			break;
 		default:
 			/* a field not kept: checked for digits, not converted */
@@ -236,13 +236,27 @@ int pstat_parse(const char *buf, struct pstat *out)
 				return -EINVAL;
 			continue;
 		}
-		if (scan_dec(&p, &v) < 0 || !ends_field(*p) || (neg && field != 20))
+		if (scan_dec(&p, &v) < 0 || !ends_field(*p) ||
+		    (neg && field != 16 && field != 17 && field != 20))
 			return -EINVAL;
 		switch (field) {
 		case 4: case 5: case 6:
 			if (v > INT_MAX)
 				return -EINVAL;
 			*(field == 4 ? &st.ppid : field == 5 ? &st.pgrp : &st.session) = (int)v;
+			break;
+		case 9:
+			if (v > UINT_MAX)
+				return -EINVAL;
+			st.flags = (unsigned)v;
+			break;
+		case 16:
+		case 17:
+			/* signed longs; INT64_MIN's magnitude is one past INT64_MAX */
+			if (v > (uint64_t)INT64_MAX + neg)
+				return -EINVAL;
+			*(field == 16 ? &st.cutime : &st.cstime) =
+				neg ? (int64_t)(0 - v) : (int64_t)v;
 			break;
 		case 10: st.minflt = v; break;
 		case 12: st.majflt = v; break;

@@ -20,9 +20,12 @@ struct pstat {
 	int pid;
 	char comm[64];          /* cut to 63 bytes */
 	char state;
-	int ppid, pgrp, session;
+	int ppid;
+	int pgrp, session;      /* fields 5, 6: process group and session ids */
+	unsigned flags;         /* field 9: PF_* (PF_KTHREAD 0x00200000: a kernel thread) */
 	uint64_t minflt, majflt;
 	uint64_t utime, stime;  /* clock ticks */
+	int64_t cutime, cstime; /* fields 16, 17: reaped children's, clock ticks */
 	int64_t num_threads;
 	uint64_t starttime;     /* clock ticks after boot */
 	int processor;          /* field 39: the CPU it last ran on; -1 if absent */

@@ -68,6 +68,11 @@ START_TEST(pstat_vim)
 	ck_assert_str_eq(st.comm, "vim");       /* procfs TestProcStatComm: "vim" */
 	ck_assert_int_eq(st.state, 'R');        /* by hand */
 	ck_assert_int_eq(st.ppid, 5392);        /* by hand, field 4 */
+	ck_assert_int_eq(st.pgrp, 7446);        /* by hand, field 5 */
+	ck_assert_int_eq(st.session, 5392);     /* by hand, field 6 */
+	ck_assert_uint_eq(st.flags, 4218880);   /* by hand, field 9 */
+	ck_assert_int_eq(st.cutime, 158);       /* by hand, field 16 */
+	ck_assert_int_eq(st.cstime, 99);        /* by hand, field 17 */
 	ck_assert_uint_eq(st.minflt, 32533);    /* by hand, field 10 */
 	ck_assert_uint_eq(st.majflt, 26);       /* by hand, field 12 */
 	ck_assert_uint_eq(st.utime, 1677);      /* procfs TestProcStat: 1677 */
@@ -178,6 +183,9 @@ START_TEST(pstat_limits)
 				     "18446744073709551615 0 0 -9223372036854775808 3 0 0 0 0 0\n",
 				     &st), 0);
 	ck_assert_int_eq(st.pid, 33);
+	ck_assert_int_eq(st.cutime, INT64_MIN);
+	ck_assert_int_eq(st.cstime, INT64_MAX);
+	ck_assert_uint_eq(st.flags, 69238880);   /* 0x4208060: PF_KTHREAD (0x200000) set */
 	ck_assert_uint_eq(st.starttime, 5);
 	ck_assert_int_eq(st.processor, 3);
 	ck_assert(st.have_blkio);

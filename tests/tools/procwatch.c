@@ -1,0 +1,265 @@
+/*
+ * Drives common/procwatch.c on the live machine, for t1100 and for its
+ * cost.
+ *
+ *   procwatch live connector|scan
+ *     Starts a stand-in for the run (a child in a session of its own),
+ *     watches, and meanwhile starts: an outside process (sleep, from this
+ *     program: the harness's children are not exempt), one forked without
+ *     exec (outside too), one carrying HITCHBENCH_RUN=<id> (the run's),
+ *     and one from inside the run (the run's). Prints "role PID" lines,
+ *     then the verdicts as "! PID COMM what: why" or "- ...".
+ *     Exit 77 when the connector cannot be used (it needs root).
+ *
+ *   procwatch cost SECONDS EXTRA [connector|scan|both]
+ *     Starts EXTRA sleeping children, then watches for SECONDS with each
+ *     source and prints the watcher's CPU per second: getrusage(SELF)
+ *     user+system over the watch, divided by its wall time (the start's
+ *     one-time scan and the end's busy-session pass reported apart).
+ */
+#include "procwatch.h"
+#include "util.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double cpu_ms(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+static void print_verdict(void *ctx, const struct procwatch_verdict *v)
+{
+	unsigned long *counted = ctx;
+
+	if (counted) {
+		*counted += v->counted;
+		return;
+	}
+	printf("%c %d %s %s: %s (t=%.3f s", v->counted ? '!' : '-', v->pid, v->comm,
+	       procwatch_what_name(v->what), v->why, v->t);
+	if (v->sessionid != PROCWATCH_NO_SESSION)
+		printf(", session %u", v->sessionid);
+	if (v->scope[0])
+		printf(", %s", v->scope);
+	printf(")\n");
+	fflush(stdout);
+}
+
+static enum procwatch_source parse_source(const char *s)
+{
+	if (!strcmp(s, "connector"))
+		return PROCWATCH_CONNECTOR;
+	if (!strcmp(s, "scan"))
+		return PROCWATCH_SCAN;
+	fprintf(stderr, "procwatch: unknown source '%s'\n", s);
+	exit(2);
+}
+
+/* Watches until deadline, dispatching as the library asks. */
+static int watch_until(struct procwatch *w, double deadline)
+{
+	while (mono() < deadline) {
+		struct pollfd pfd = { .fd = procwatch_fd(w), .events = POLLIN };
+		int left = (int)((deadline - mono()) * 1000) + 1;
+		int t = procwatch_timeout_ms(w);
+		int r;
+
+		if (t < 0 || t > left)
+			t = left;
+		poll(&pfd, pfd.fd >= 0, t);
+		r = procwatch_dispatch(w);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static pid_t spawn_sleep(const char *marker)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (marker)
+			setenv(PROCWATCH_MARKER_ENV, marker, 1);
+		execl("/bin/sleep", "sleep", "1", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static int cmd_live(enum procwatch_source source)
+{
+	struct procwatch_config cfg = { .source = source, .fn = print_verdict };
+	struct procwatch *w;
+	char run_id[32];
+	int to_run[2], from_run[2];
+	pid_t run, outside, bare, marked, inside = 0;
+	int r;
+
+	snprintf(run_id, sizeof(run_id), "live-%d", (int)getpid());
+	if (pipe(to_run) < 0 || pipe(from_run) < 0)
+		return 1;
+	run = fork();
+	if (run == 0) {
+		/* the run: a session of its own, starts a sleep when told */
+		char c;
+
+		setsid();
+		close(to_run[1]);
+		close(from_run[0]);
+		if (write(from_run[1], "s", 1) != 1)
+			_exit(1);
+		if (read(to_run[0], &c, 1) == 1) {
+			pid_t child = spawn_sleep(NULL);
+
+			if (write(from_run[1], &child, sizeof(child)) != sizeof(child))
+				_exit(1);
+			waitpid(child, NULL, 0);
+		}
+		_exit(0);
+	}
+	close(to_run[0]);
+	close(from_run[1]);
+	{
+		char c;
+
+		if (read(from_run[0], &c, 1) != 1)   /* in its session now */
+			return 1;
+	}
+	cfg.run_roots = &run;
+	cfg.n_run_roots = 1;
+	cfg.run_id = run_id;
+	r = procwatch_start(&w, &cfg);
+	if (r < 0) {
+		kill(run, SIGKILL);
+		waitpid(run, NULL, 0);
+		if (source == PROCWATCH_CONNECTOR && (r == -EPERM || r == -EACCES)) {
+			printf("the proc connector needs root (%s)\n", strerror(-r));
+			return 77;
+		}
+		fprintf(stderr, "procwatch: cannot start: %s\n", strerror(-r));
+		return 1;
+	}
+	printf("# source %s: %s\n", procwatch_source_name(procwatch_source(w)), procwatch_why(w));
+	outside = spawn_sleep(NULL);
+	marked = spawn_sleep(run_id);
+	bare = fork();
+	if (bare == 0) {
+		sleep(1);
+		_exit(0);
+	}
+	if (write(to_run[1], "x", 1) != 1 || read(from_run[0], &inside, sizeof(inside)) != sizeof(inside))
+		fprintf(stderr, "procwatch: the run did not start its child\n");
+	printf("outside %d\nbare %d\nmarked %d\ninside %d\n", (int)outside, (int)bare, (int)marked,
+	       (int)inside);
+	fflush(stdout);
+	r = watch_until(w, mono() + 1.5);
+	if (r == 0)
+		r = procwatch_finish(w);
+	procwatch_free(w);
+	close(to_run[1]);
+	waitpid(outside, NULL, 0);
+	waitpid(marked, NULL, 0);
+	waitpid(bare, NULL, 0);
+	waitpid(run, NULL, 0);
+	if (r < 0) {
+		fprintf(stderr, "procwatch: %s\n", strerror(-r));
+		return 1;
+	}
+	return 0;
+}
+
+static int cost_one(enum procwatch_source source, double seconds)
+{
+	struct procwatch_config cfg = { .source = source, .fn = print_verdict };
+	struct procwatch_stats st;
+	unsigned long counted = 0;
+	struct procwatch *w;
+	double c0, c1, c2, c3, t1, t2;
+	int r;
+
+	cfg.ctx = &counted;
+	c0 = cpu_ms();
+	r = procwatch_start(&w, &cfg);
+	if (r < 0) {
+		printf("%s: not available (%s)\n", procwatch_source_name(source), strerror(-r));
+		return 0;
+	}
+	c1 = cpu_ms();
+	t1 = mono();
+	r = watch_until(w, t1 + seconds);
+	c2 = cpu_ms();
+	t2 = mono();
+	if (r == 0)
+		r = procwatch_finish(w);
+	c3 = cpu_ms();
+	procwatch_stats(w, &st);
+	printf("%s: %.3f ms CPU/s (getrusage user+system %.1f ms over %.1f s); start %.1f ms, finish %.1f ms; "
+	       "%zu processes, %lu scans, %lu listings, %lu connector reads, %lu stat reads, %lu counted\n",
+	       procwatch_source_name(source), (c2 - c1) / (t2 - t1), c2 - c1, t2 - t1, c1 - c0, c3 - c2,
+	       st.procs, st.scans, st.listings, st.events, st.stat_reads, counted);
+	procwatch_free(w);
+	return r < 0 ? 1 : 0;
+}
+
+static int cmd_cost(double seconds, int extra, const char *which)
+{
+	pid_t *kids = zalloc((size_t)(extra ? extra : 1) * sizeof(pid_t));
+	int rc = 0;
+
+	for (int i = 0; i < extra; i++) {
+		kids[i] = fork();
+		if (kids[i] == 0) {
+			pause();
+			_exit(0);
+		}
+	}
+	if (!strcmp(which, "both") || !strcmp(which, "connector"))
+		rc |= cost_one(PROCWATCH_CONNECTOR, seconds);
+	if (!strcmp(which, "both") || !strcmp(which, "scan"))
+		rc |= cost_one(PROCWATCH_SCAN, seconds);
+	for (int i = 0; i < extra; i++)
+		if (kids[i] > 0)
+			kill(kids[i], SIGKILL);
+	for (int i = 0; i < extra; i++)
+		if (kids[i] > 0)
+			waitpid(kids[i], NULL, 0);
+	free(kids);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	int extra;
+	double secs;
+
+	if (argc == 3 && !strcmp(argv[1], "live"))
+		return cmd_live(parse_source(argv[2]));
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "cost") && safe_atod(argv[2], &secs) == 0 &&
+	    secs > 0 && safe_atoi(argv[3], &extra) == 0 && extra >= 0)
+		return cmd_cost(secs, extra, argc == 5 ? argv[4] : "both");
+	fprintf(stderr, "usage: procwatch live connector|scan\n"
+			"       procwatch cost SECONDS EXTRA [connector|scan|both]\n");
+	return 2;
+}
