@@ -162,7 +162,7 @@ check-sanitize: deps
 		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/hitchbench-sampler \
 		$(SAN_B)/hitchbench-stallrec \
 		$(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes $(SAN_B)/tests/glxparse $(SAN_B)/tests/mhsummary \
-		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump
+		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump $(SAN_B)/tests/procwatch
 	@cp $(B)/hitchbench-hook.so $(SAN_B)/
 	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(SAN_B)/tests/
 	@HB_BUILD=$(CURDIR)/$(SAN_B) UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh

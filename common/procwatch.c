@@ -162,7 +162,7 @@ static bool int_in(const int *v, size_t n, int x)
 static ssize_t read_pid_file(struct procwatch *w, int pid, const char *name, char *buf, size_t size)
 {
 	char rel[48];
-	ssize_t n, got = 0;
+	ssize_t n = 0, got = 0;
 	int fd;
 
 	snprintf(rel, sizeof(rel), "%d/%s", pid, name);
@@ -657,7 +657,13 @@ static void cn_each(struct procwatch *w, ssize_t len,
 		if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC ||
 		    cn->len < sizeof(struct proc_event))
 			continue;
-		fn(w, (const struct proc_event *)cn->data, arg);
+		/* the event sits 4 bytes off an 8-byte boundary: copied out to read it */
+		{
+			struct proc_event ev;
+
+			memcpy(&ev, cn->data, sizeof(ev));
+			fn(w, &ev, arg);
+		}
 	}
 }
 
