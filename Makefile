@@ -24,7 +24,7 @@ B        ?= build
 
 VERSION  := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes
-CPPFLAGS += -D_GNU_SOURCE -Icommon -Ianalysis -Ibench -MMD -MP
+CPPFLAGS += -D_GNU_SOURCE -Icommon -Ianalysis -Ibench -MMD -MP $(shell pkg-config --cflags libevdev)
 ALL_CFLAGS = $(WARN) $(CFLAGS) -std=gnu11 -fPIC
 
 # pkg-config is asked when a recipe runs (recursive '='), so 'make check' on a
@@ -32,6 +32,9 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -std=gnu11 -fPIC
 LIBS       = $(shell pkg-config --libs inih sqlite3 nettle libzstd) -lm
 CHECK_LIBS = $(shell pkg-config --libs check)
 GL_LIBS    = $(shell pkg-config --libs x11 gl)
+# What resolves a recipe's [input] key names (bench/inputsteps.c) and plays them
+INPUT_LIBS = $(shell pkg-config --libs x11 libevdev)
+XTEST_LIBS = $(shell pkg-config --libs xtst x11 libevdev)
 
 LIB_SRC   := $(wildcard common/*.c analysis/*.c) $(filter-out bench/main.c,$(wildcard bench/*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
@@ -39,7 +42,7 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler \
-         $(B)/hitchbench-stallrec
+         $(B)/hitchbench-stallrec $(B)/hitchbench-input
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch
@@ -72,7 +75,7 @@ $(B)/gen/schema.o: $(B)/gen/schema.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 $(B)/hitchbench: $(B)/bench/main.o $(B)/libhitch.a $(B)/gen/schema.o
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS)
 
 # The frame hook is preloaded into games: it links nothing of ours but a header.
 $(B)/hitchbench-hook.so: harness/framehook.c common/frames.h
@@ -92,8 +95,13 @@ $(B)/hitchbench-stallrec: $(B)/harness/stallrec.o $(B)/harness/stallrec-setup.o 
 		$(B)/harness/stallrec-sample.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# The input helper: a recipe's [input] steps into the game (XTest or uinput), root's.
+$(B)/hitchbench-input: $(B)/harness/input.o $(B)/harness/input-xtest.o $(B)/harness/input-uinput.o \
+		$(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(XTEST_LIBS)
+
 $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(B)/libhitch.a $(B)/gen/schema.o
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS) $(CHECK_LIBS)
 
 # bench-self: a program that presents as fast as it can, through a real
 # GLX window (Xvfb) or through a stub present library (the hook's cost alone).
@@ -104,11 +112,12 @@ $(B)/tests/libhbstub.so: tests/tools/stub.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -shared -o $@ $< -ldl
 
-# A fake game for the runner's tests: presents through the stub, prints lines, exits on cue.
+# A fake game for the runner's tests: presents through the stub, prints lines, exits on
+# cue, prints the X input it gets (--x-input).
 $(B)/tests/fakegame: $(B)/tests/tools/fakegame.o $(B)/tests/tools/stallways.o $(B)/libhitch.a \
 		$(B)/tests/libhbstub.so
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/fakegame.o $(B)/tests/tools/stallways.o \
-		$(B)/libhitch.a -ldl -pthread
+		$(B)/libhitch.a -ldl -pthread $(shell pkg-config --libs x11)
 
 # Reads and makes frame files for the hook's test and bench-self.
 $(B)/tests/mkframes: $(B)/tests/tools/mkframes.o $(B)/libhitch.a
@@ -160,7 +169,7 @@ check-sanitize: deps
 	@$(MAKE) --no-print-directory all tests
 	@$(MAKE) --no-print-directory B=$(SAN_B) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/hitchbench-sampler \
-		$(SAN_B)/hitchbench-stallrec \
+		$(SAN_B)/hitchbench-stallrec $(SAN_B)/hitchbench-input \
 		$(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes $(SAN_B)/tests/glxparse $(SAN_B)/tests/mhsummary \
 		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump $(SAN_B)/tests/procwatch
 	@cp $(B)/hitchbench-hook.so $(SAN_B)/
@@ -195,6 +204,7 @@ install: all
 	install -m 755 $(B)/hitchbench-wadlump $(DESTDIR)$(BINDIR)/hitchbench-wadlump
 	install -m 755 $(B)/hitchbench-sampler $(DESTDIR)$(BINDIR)/hitchbench-sampler
 	install -m 755 $(B)/hitchbench-stallrec $(DESTDIR)$(BINDIR)/hitchbench-stallrec
+	install -m 755 $(B)/hitchbench-input $(DESTDIR)$(BINDIR)/hitchbench-input
 	install -m 644 $(B)/hitchbench-hook.so $(DESTDIR)$(LIBDIR)/hitchbench-hook.so
 	cp -R recipes/. $(DESTDIR)$(DATADIR)/recipes/
 	cp -R gamedb/. $(DESTDIR)$(DATADIR)/gamedb/

@@ -69,6 +69,7 @@ enum section_kind {
 	SECTION_RECIPE,
 	SECTION_VARIANT,
 	SECTION_RELOAD,             /* the analysis's reload rule (analysis/reload.h) */
+	SECTION_INPUT,              /* steps played into the game (inputsteps.h) */
 };
 
 struct parser {
@@ -81,6 +82,9 @@ struct parser {
 	int recipe_line;            /* where [recipe] was, 0 before */
 	int *variant_lines;         /* where each [variant] was */
 	int reload_line;            /* where [reload] was, 0 before */
+	int input_line;             /* where [input] was, 0 before */
+	int driver_line;            /* where [input] driver was set, 0 before */
+	int *step_lines;            /* where each [input] step was */
 	int recipe_seen[N_KEYS];    /* line where a [recipe] key was first set */
 	int variant_seen[N_KEYS];   /* the same for the current [variant] */
 	char *long_value;           /* this line's value, when inih got "key =" */
@@ -562,6 +566,47 @@ static int on_reload_key(struct parser *p, const char *name, const char *value)
 	return e == 0;
 }
 
+/* A key of [input]: the driver, or one more step (its syntax checked
+ * here, its key names against the driver once the section is whole). */
+static int on_input_key(struct parser *p, const char *name, const char *value)
+{
+	struct recipe_input *in = &p->r->input;
+	struct strbuf why = STRBUF_INIT;
+	struct input_step s;
+
+	if (!strcmp(name, "driver")) {
+		if (p->driver_line) {
+			fail(p, "duplicate key 'driver' in [input] (first set on line %d)", p->driver_line);
+			return 0;
+		}
+		p->driver_line = p->line;
+		if (input_driver_parse(value, &in->driver) < 0) {
+			fail(p, "unknown input driver '%s' (expected xtest or uinput)", value);
+			return 0;
+		}
+		return 1;
+	}
+	if (strcmp(name, "step")) {
+		fail(p, "unknown key '%s' in [input] (expected step or driver)", name);
+		return 0;
+	}
+	if (in->n_steps == INPUT_MAX_STEPS) {
+		fail(p, "more than %d steps in [input]", INPUT_MAX_STEPS);
+		return 0;
+	}
+	if (input_step_parse(value, &s, &why) < 0) {
+		fail(p, "%s", why.buf);
+		strbuf_release(&why);
+		return 0;
+	}
+	strbuf_release(&why);
+	in->steps = xrealloc(in->steps, (in->n_steps + 1) * sizeof(*in->steps));
+	p->step_lines = xrealloc(p->step_lines, (in->n_steps + 1) * sizeof(int));
+	p->step_lines[in->n_steps] = p->line;
+	in->steps[in->n_steps++] = s;
+	return 1;
+}
+
 /* inih's handler, once per "key = value" line. The section inih passes is
  * not used: sections are tracked by read_line (inih never sees them). */
 static int on_key(void *user, const char *section, const char *name, const char *value)
@@ -589,6 +634,13 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	}
 	if (p->section == SECTION_RELOAD)
 		return on_reload_key(p, name, value);
+	if (p->section == SECTION_INPUT) {
+		if (!*value) {
+			fail(p, "empty value for '%s'", name);
+			return 0;
+		}
+		return on_input_key(p, name, value);
+	}
 	for (id = 0; id < N_KEYS; id++) {
 		if (!strcmp(keys[id].name, name)) {
 			k = &keys[id];
@@ -658,6 +710,13 @@ static void begin_section(struct parser *p, const char *s, size_t len)
 			fail(p, "duplicate section '[reload]' (first on line %d)", p->reload_line);
 		p->reload_line = p->line;
 		p->section = SECTION_RELOAD;
+		goto out;
+	}
+	if (!strcmp(inner, "input")) {
+		if (p->input_line)
+			fail(p, "duplicate section '[input]' (first on line %d)", p->input_line);
+		p->input_line = p->line;
+		p->section = SECTION_INPUT;
 		goto out;
 	}
 	if (strncmp(inner, "variant", 7) || (inner[7] && !is_blank(inner[7]))) {
@@ -848,6 +907,19 @@ static void finish(struct parser *p)
 			return;
 		r->reload.source = xasprintf("%s:%d", r->path, p->reload_line);
 	}
+	if (p->input_line && r->input.n_steps == 0) {
+		fail_at(p, p->input_line, "[input] has no 'step'");
+		return;
+	}
+	for (size_t i = 0; i < r->input.n_steps; i++) {
+		struct strbuf why = STRBUF_INIT;
+
+		if (input_step_check(&r->input.steps[i], r->input.driver, &why) < 0)
+			fail_at(p, p->step_lines[i], "%s", why.buf);
+		strbuf_release(&why);
+		if (p->failed)
+			return;
+	}
 	if (!r->screen)
 		r->screen = xstrdup("1280x720x24");
 	if (!r->default_variant)
@@ -908,6 +980,9 @@ void recipe_release(struct recipe *r)
 		settings_release(&r->variants[i].set);
 	}
 	free(r->variants);
+	for (size_t i = 0; i < r->input.n_steps; i++)
+		input_step_release(&r->input.steps[i]);
+	free(r->input.steps);
 	reload_rule_release(&r->reload);
 	memset(r, 0, sizeof(*r));
 }
@@ -970,6 +1045,7 @@ int recipe_parse_string(const char *text, const char *path, struct recipe *r, st
 out:
 	recipe_release(&tmp);
 	free(p.variant_lines);
+	free(p.step_lines);
 	strbuf_release(&p.msg);
 	return e;
 }

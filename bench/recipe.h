@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "argv.h"
+#include "inputsteps.h"
 #include "reload.h"
 #include "util.h"
 
@@ -47,6 +48,13 @@ struct recipe_settings {
 	size_t n_files;
 };
 
+/* [input]: steps the harness plays into the game (n_steps 0: none). */
+struct recipe_input {
+	enum input_driver driver;   /* default xtest */
+	struct input_step *steps;
+	size_t n_steps;
+};
+
 struct recipe_variant {
 	char *name;
 	char *description;
@@ -77,6 +85,7 @@ struct recipe {
 	struct recipe_settings set; /* [recipe]-level args/env/files, before the variant's */
 	struct recipe_variant *variants;
 	size_t n_variants;
+	struct recipe_input input;  /* [input], checked against its driver */
 	struct reload_rule reload;  /* [reload]: wins over gamedb/<game>/analysis.ini
 	                             * when analysing; kind RELOAD_UNSET without one */
 };

@@ -21,6 +21,11 @@
  *                    SIGTERM with --ignore-term)
  * --show-env NAME    print "env NAME=VALUE" (or "env NAME unset") at the start
  * --show-cpus        print "cpus N,N,..." (the CPUs it may run on) at the start
+ * --x-input          open a window on $DISPLAY, take the keyboard focus, print
+ *                    "x-input ready", then each key press ("key Return", the
+ *                    keysym with the modifiers applied), button press
+ *                    ("button 1") and pointer motion ("motion X Y") it gets,
+ *                    read between frames (the input driver's tests)
  *
  * Events fire before the first present at or after their time. After a
  * stall the schedule restarts from the present instead of catching up, as
@@ -46,6 +51,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <X11/Xlib.h>
+#include <X11/Xutil.h>
 
 #define FAKEGAME_MAX_EVENTS 64
 
@@ -67,7 +74,58 @@ struct fakegame_opts {
 	struct fake_event events[FAKEGAME_MAX_EVENTS];
 	unsigned n_events;
 	struct stall_env env;
+	bool x_input;
+	Display *dpy;
 };
+
+/* --x-input: a window that has the keyboard focus, on $DISPLAY. */
+static int x_input_open(struct fakegame_opts *o)
+{
+	XSetWindowAttributes wa = { .event_mask = KeyPressMask | ButtonPressMask | PointerMotionMask |
+						  StructureNotifyMask };
+	Window w;
+	XEvent ev;
+
+	o->dpy = XOpenDisplay(NULL);
+	if (!o->dpy) {
+		fprintf(stderr, "fakegame: cannot open X display '%s'\n", getenv("DISPLAY") ? getenv("DISPLAY") : "");
+		return -ECONNREFUSED;
+	}
+	w = XCreateWindow(o->dpy, DefaultRootWindow(o->dpy), 0, 0, 640, 480, 0, CopyFromParent,
+			  InputOutput, CopyFromParent, CWEventMask, &wa);
+	XMapWindow(o->dpy, w);
+	do
+		XNextEvent(o->dpy, &ev);
+	while (ev.type != MapNotify);
+	XSetInputFocus(o->dpy, w, RevertToParent, CurrentTime);
+	XSync(o->dpy, False);
+	printf("x-input ready\n");
+	fflush(stdout);
+	return 0;
+}
+
+/* What the window got since the last frame, a line each. */
+static void x_input_poll(struct fakegame_opts *o)
+{
+	while (XPending(o->dpy)) {
+		XEvent ev;
+		KeySym ks = NoSymbol;
+		char buf[16];
+		const char *name;
+
+		XNextEvent(o->dpy, &ev);
+		if (ev.type == KeyPress) {
+			XLookupString(&ev.xkey, buf, sizeof(buf), &ks, NULL);
+			name = XKeysymToString(ks);
+			printf("key %s\n", name ? name : "?");
+		} else if (ev.type == ButtonPress) {
+			printf("button %u\n", ev.xbutton.button);
+		} else if (ev.type == MotionNotify) {
+			printf("motion %d %d\n", ev.xmotion.x, ev.xmotion.y);
+		}
+		fflush(stdout);
+	}
+}
 
 static void sleep_until(uint64_t t)
 {
@@ -163,6 +221,8 @@ static int run(struct fakegame_opts *o, void (*swap_window)(void *))
 			break;
 		if (fire_events(o, now - start))
 			deadline = mono_ns();
+		if (o->dpy)
+			x_input_poll(o);
 		swap_window(NULL);
 		deadline += period;
 		now = mono_ns();
@@ -194,7 +254,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: fakegame [--fps N] [--seconds S] [--stall-at SEC:MS[:HOW]]... [--print-at SEC:TEXT]...\n"
 		   "                [--exit-code C] [--ignore-term] [--fork-child] [--show-env NAME]\n"
-		   "                [--show-cpus] [--fault-file F] [--cgroup DIR] [--reclaim-mb N]\n"
+		   "                [--show-cpus] [--x-input] [--fault-file F] [--cgroup DIR] [--reclaim-mb N]\n"
 		   "  HOW: sleep (default), busy, futex, fault, runq, reclaim, swapin\n");
 }
 
@@ -210,6 +270,7 @@ int main(int argc, char **argv)
 		{ "fork-child", no_argument, NULL, 'k' },
 		{ "show-env", required_argument, NULL, 'E' },
 		{ "show-cpus", no_argument, NULL, 'C' },
+		{ "x-input", no_argument, NULL, 'X' },
 		{ "fault-file", required_argument, NULL, 'F' },
 		{ "cgroup", required_argument, NULL, 'G' },
 		{ "reclaim-mb", required_argument, NULL, 'M' },
@@ -270,6 +331,9 @@ int main(int argc, char **argv)
 		case 'C':
 			show_cpus();
 			break;
+		case 'X':
+			o.x_input = true;
+			break;
 		case 'F':
 			o.env.fault_file = optarg;
 			break;
@@ -306,6 +370,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fakegame: cannot load SDL_GL_SwapWindow from '%s': %s\n", path, dlerror());
 		return HB_EXIT_FAILURE;
 	}
+	if (o.x_input && x_input_open(&o) < 0)
+		return HB_EXIT_FAILURE;
 	if (o.ignore_term)
 		signal(SIGTERM, SIG_IGN);
 	if (o.fork_child) {

@@ -1,0 +1,48 @@
+/*
+ * The input helper's two drivers behind one set of calls (input.c plays
+ * the steps, input-xtest.c and input-uinput.c send the events).
+ */
+#ifndef HB_INPUT_INTERNAL_H
+#define HB_INPUT_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "inputsteps.h"
+#include "util.h"
+
+struct input_sink {
+	enum input_driver driver;
+	void *x_display;            /* xtest: the Display */
+	struct libevdev *dev;       /* uinput: the device's description */
+	struct libevdev_uinput *ui; /* uinput: the device */
+	char *syspath;              /* uinput: /sys/devices/virtual/input/inputN */
+};
+
+/* xtest: display (":5"), reached with $XAUTHORITY. uinput: a new device
+ * called name. 0, or -errno with the reason in err. */
+int xtest_open(struct input_sink *s, const char *display, struct strbuf *err);
+int uinput_open(struct input_sink *s, const char *name, struct strbuf *err);
+
+/* code: what input_key_code gave for the sink's driver. 0 or -errno
+ * (err says why). Events are flushed (X) or reported (SYN) at once. */
+int sink_key(struct input_sink *s, unsigned code, bool down, struct strbuf *err);
+/* One character of a type step, press and release, shift as needed. */
+int sink_type_char(struct input_sink *s, char c, unsigned hold_ms, struct strbuf *err);
+int sink_move(struct input_sink *s, int x, int y, struct strbuf *err);
+int sink_button(struct input_sink *s, int button, bool down, struct strbuf *err);
+void sink_close(struct input_sink *s);
+
+/* The driver halves of the above. */
+int xtest_key(struct input_sink *s, unsigned keysym, bool down, struct strbuf *err);
+int xtest_type_char(struct input_sink *s, char c, unsigned hold_ms, struct strbuf *err);
+int xtest_move(struct input_sink *s, int x, int y, struct strbuf *err);
+int xtest_button(struct input_sink *s, int button, bool down, struct strbuf *err);
+void xtest_close(struct input_sink *s);
+int uinput_key(struct input_sink *s, unsigned code, bool down, struct strbuf *err);
+int uinput_move(struct input_sink *s, int dx, int dy, struct strbuf *err);
+int uinput_button(struct input_sink *s, int button, bool down, struct strbuf *err);
+void uinput_close(struct input_sink *s);
+
+void sleep_ms(unsigned ms);
+
+#endif
