@@ -162,6 +162,7 @@ static bool split_two(const char *arg, char **a, char **b)
 		if (is_blank(*c)) {
 			free(*a);
 			free(*b);
+			*a = *b = NULL;
 			return false;
 		}
 	}
