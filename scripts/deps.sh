@@ -9,7 +9,7 @@ set -eu
 
 # build: compilers (the tree must build warning-free with gcc and clang),
 # pkg-config and the libraries the code links
-BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check libx11-dev libgl-dev libzstd-dev"
+BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check libx11-dev libgl-dev libzstd-dev libxtst-dev libevdev-dev"
 # run: the X server and xauth, the default recipe's game and data; tests
 # also use sqlite3 (to look into databases) and strace (the hook's syscalls);
 # mesa-utils for glxinfo, which asks the game's X server which GL stack
@@ -22,8 +22,10 @@ RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox ma
 # bench: what bench-self compares hitchbench report with (an equivalent
 # pandas script) and measures both with (GNU time's peak RSS)
 BENCH="python3-pandas time"
-# The libraries fixed for later work (libevdev, libudev, Xtst, evemu) join
-# these lists with the issues that use them.
+# libxtst-dev and libevdev-dev: the input helper (a recipe's [input] steps
+# through XTest or uinput) and the key names recipe.c checks. The libraries
+# fixed for later work (libudev, evemu) join these lists with the issues
+# that use them.
 
 SYSTEM_USER=hitchbench
 
