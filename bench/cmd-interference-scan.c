@@ -158,7 +158,7 @@ int cmd_interference_scan(int argc, char **argv, struct context *ctx)
 	struct intf_scan *scans = NULL;
 	struct scan_totals t = { 0 };
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	char *path = NULL;
+	char *path = NULL, *last_err = NULL;
 	bool write = false, bad = false;
 	int c, ret = HB_EXIT_OK;
 	size_t appended = 0, already = 0, n_listed;
@@ -209,7 +209,11 @@ int cmd_interference_scan(int argc, char **argv, struct context *ctx)
 		intf_scan_init(&scans[i]);
 		strbuf_reset(&err);
 		if (intf_scan_run(list.v[i], dirs, ARRAY_SIZE(dirs), &scans[i], &err) < 0) {
-			error_msg("%s", err.buf);
+			/* a game's bad interference.ini is said once, not once a run */
+			if (!last_err || strcmp(last_err, err.buf))
+				error_msg("%s", err.buf);
+			free(last_err);
+			last_err = xstrdup(err.buf);
 			bad = true;
 		}
 	}
@@ -277,6 +281,7 @@ out_early:
 	interfered_release(&listed);
 	strbuf_release(&err);
 	strbuf_release(&out);
+	free(last_err);
 	free(path);
 	return ret;
 }
