@@ -37,6 +37,8 @@ static const struct command {
 	{ "plot", cmd_plot, "draw PNG and SVG pictures: frames, percentiles, a matrix, a kernel trend" },
 	{ "quiet", cmd_quiet, "quiet the machine for a manual session (stop services, governor, ...)" },
 	{ "thaw", cmd_thaw, "give the machine back: restore what quiet or a killed batch changed" },
+	{ "interference-scan", cmd_interference_scan,
+	  "old runs whose X server, kernel or game logs show someone using the machine" },
 };
 
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
@@ -77,9 +79,14 @@ int usage_error(const char *usage, const char *fmt, ...)
 
 static void usage(FILE *out)
 {
+	int width = 8;
+
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if ((int)strlen(commands[i].name) > width)
+			width = (int)strlen(commands[i].name);
 	fprintf(out, "usage: hitchbench <command> [<args>]\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(out, "   %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "   %-*s %s\n", width, commands[i].name, commands[i].summary);
 	fprintf(out, "\n'hitchbench <command> --help' tells more. hitchbench %s\n", HB_VERSION);
 }
 

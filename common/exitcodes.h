@@ -12,6 +12,8 @@ enum hb_exit {
 	HB_EXIT_REGRESSION = 3,   /* a comparison found a regression (commands that decide one):
 				   * compare's DIFFERENT, regress's change point, either direction */
 	HB_EXIT_UNDECIDED = 4,    /* compare: UNKNOWN, more rounds are needed to decide */
+	HB_EXIT_SUSPECTS = 5,     /* interference-scan: a run directory shows interference
+				   * (1 stays "failed", so a script can tell the two apart) */
 	HB_EXIT_SKIP = 77,        /* tests only: this test cannot run on this machine */
 	HB_EXIT_INTERRUPTED = 130 /* stopped by SIGINT/SIGTERM; the machine was restored */
 };
