@@ -39,7 +39,7 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler \
-         $(B)/hitchbench-stallrec
+         $(B)/hitchbench-stallrec $(B)/hitchbench-intfwatch
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch
@@ -91,6 +91,12 @@ $(B)/hitchbench-sampler: $(B)/harness/sampler.o $(B)/libhitch.a
 $(B)/hitchbench-stallrec: $(B)/harness/stallrec.o $(B)/harness/stallrec-setup.o \
 		$(B)/harness/stallrec-sample.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# The interference watcher: input devices (libevdev), their coming and
+# going (libudev), VTs, logins, processes, the kernel log.
+$(B)/harness/intfwatch.o: CPPFLAGS += $(shell pkg-config --cflags libevdev)
+$(B)/hitchbench-intfwatch: $(B)/harness/intfwatch.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(shell pkg-config --libs libevdev libudev)
 
 $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(B)/libhitch.a $(B)/gen/schema.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(CHECK_LIBS)
@@ -195,6 +201,7 @@ install: all
 	install -m 755 $(B)/hitchbench-wadlump $(DESTDIR)$(BINDIR)/hitchbench-wadlump
 	install -m 755 $(B)/hitchbench-sampler $(DESTDIR)$(BINDIR)/hitchbench-sampler
 	install -m 755 $(B)/hitchbench-stallrec $(DESTDIR)$(BINDIR)/hitchbench-stallrec
+	install -m 755 $(B)/hitchbench-intfwatch $(DESTDIR)$(BINDIR)/hitchbench-intfwatch
 	install -m 644 $(B)/hitchbench-hook.so $(DESTDIR)$(LIBDIR)/hitchbench-hook.so
 	cp -R recipes/. $(DESTDIR)$(DATADIR)/recipes/
 	cp -R gamedb/. $(DESTDIR)$(DATADIR)/gamedb/
