@@ -42,7 +42,7 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler \
-         $(B)/hitchbench-stallrec $(B)/hitchbench-input
+         $(B)/hitchbench-stallrec $(B)/hitchbench-input $(B)/hitchbench-intfwatch
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch
@@ -99,6 +99,11 @@ $(B)/hitchbench-stallrec: $(B)/harness/stallrec.o $(B)/harness/stallrec-setup.o 
 $(B)/hitchbench-input: $(B)/harness/input.o $(B)/harness/input-xtest.o $(B)/harness/input-uinput.o \
 		$(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(XTEST_LIBS)
+
+# The interference watcher: input devices (libevdev), their coming and
+# going (libudev), VTs, logins, processes, the kernel log.
+$(B)/hitchbench-intfwatch: $(B)/harness/intfwatch.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(shell pkg-config --libs libevdev libudev)
 
 $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(B)/libhitch.a $(B)/gen/schema.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS) $(CHECK_LIBS)
@@ -169,7 +174,7 @@ check-sanitize: deps
 	@$(MAKE) --no-print-directory all tests
 	@$(MAKE) --no-print-directory B=$(SAN_B) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/hitchbench-sampler \
-		$(SAN_B)/hitchbench-stallrec $(SAN_B)/hitchbench-input \
+		$(SAN_B)/hitchbench-stallrec $(SAN_B)/hitchbench-input $(SAN_B)/hitchbench-intfwatch \
 		$(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes $(SAN_B)/tests/glxparse $(SAN_B)/tests/mhsummary \
 		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump $(SAN_B)/tests/procwatch
 	@cp $(B)/hitchbench-hook.so $(SAN_B)/
@@ -205,6 +210,7 @@ install: all
 	install -m 755 $(B)/hitchbench-sampler $(DESTDIR)$(BINDIR)/hitchbench-sampler
 	install -m 755 $(B)/hitchbench-stallrec $(DESTDIR)$(BINDIR)/hitchbench-stallrec
 	install -m 755 $(B)/hitchbench-input $(DESTDIR)$(BINDIR)/hitchbench-input
+	install -m 755 $(B)/hitchbench-intfwatch $(DESTDIR)$(BINDIR)/hitchbench-intfwatch
 	install -m 644 $(B)/hitchbench-hook.so $(DESTDIR)$(LIBDIR)/hitchbench-hook.so
 	cp -R recipes/. $(DESTDIR)$(DATADIR)/recipes/
 	cp -R gamedb/. $(DESTDIR)$(DATADIR)/gamedb/

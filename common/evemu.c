@@ -150,7 +150,7 @@ static int parse_abs(struct evemu_recording *r, char **w, size_t n, struct strbu
 		strbuf_addf(why, "A: axis %02x has max %d below min %d", code, v[1], v[0]);
 		return -EINVAL;
 	}
-	r->caps.abs[code] = (struct input_absinfo){
+	r->caps.abs[code] = (struct input_axis_info){
 		.min = v[0], .max = v[1], .fuzz = v[2], .flat = v[3], .resolution = v[4],
 	};
 	input_caps_set(&r->caps, EV_ABS, code);

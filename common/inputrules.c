@@ -102,7 +102,7 @@ static enum input_axis_class axis_class(const struct input_caps *caps, bool abs_
 }
 
 static void axis_init(struct input_axis_state *a, enum input_axis_class cls,
-		      const struct input_absinfo *ai)
+		      const struct input_axis_info *ai)
 {
 	int64_t range = (int64_t)ai->max - ai->min;
 

@@ -101,7 +101,7 @@
 #define INPUT_HIRES_NOTCH     120       /* REL_*_HI_RES units a notch */
 
 /* What a device has, from its evemu description or from libevdev. */
-struct input_absinfo {
+struct input_axis_info {
 	int min, max, fuzz, flat, resolution;
 	int value;       /* where the axis is when watching starts ... */
 	bool has_value;  /* ... if known (libevdev knows; a recording does not) */
@@ -115,7 +115,7 @@ struct input_caps {
 	uint8_t keys[(KEY_MAX + 8) / 8];
 	uint8_t rels[(REL_MAX + 8) / 8];
 	uint8_t abss[(ABS_MAX + 8) / 8];
-	struct input_absinfo abs[ABS_MAX + 1];
+	struct input_axis_info abs[ABS_MAX + 1];
 };
 
 void input_caps_init(struct input_caps *c);

@@ -330,7 +330,7 @@ START_TEST(start_out_of_rest)
 
 	input_caps_init(&caps);
 	input_caps_set(&caps, EV_ABS, ABS_GAS);
-	caps.abs[ABS_GAS] = (struct input_absinfo){ .min = 0, .max = 1023, .value = 900,
+	caps.abs[ABS_GAS] = (struct input_axis_info){ .min = 0, .max = 1023, .value = 900,
 						    .has_value = true };
 	input_rules_init(&d, &caps, 0);
 	feed(&d, &t, 1000, EV_ABS, ABS_GAS, 1000);
@@ -350,7 +350,7 @@ START_TEST(accelerometer_ignored)
 	input_caps_init(&caps);
 	caps.props[INPUT_PROP_ACCELEROMETER / 8] |= 1u << (INPUT_PROP_ACCELEROMETER % 8);
 	input_caps_set(&caps, EV_ABS, ABS_X);
-	caps.abs[ABS_X] = (struct input_absinfo){ .min = -512, .max = 511 };
+	caps.abs[ABS_X] = (struct input_axis_info){ .min = -512, .max = 511 };
 	input_rules_init(&d, &caps, 0);
 	feed(&d, &t, 1000, EV_ABS, ABS_X, 511);
 	feed(&d, &t, 1000, EV_KEY, BTN_SOUTH, 1);
@@ -597,8 +597,8 @@ START_TEST(absolute_pointer)
 	input_caps_set(&caps, EV_KEY, BTN_LEFT);
 	input_caps_set(&caps, EV_ABS, ABS_X);
 	input_caps_set(&caps, EV_ABS, ABS_Y);
-	caps.abs[ABS_X] = (struct input_absinfo){ .min = 0, .max = 32767 };
-	caps.abs[ABS_Y] = (struct input_absinfo){ .min = 0, .max = 32767 };
+	caps.abs[ABS_X] = (struct input_axis_info){ .min = 0, .max = 32767 };
+	caps.abs[ABS_Y] = (struct input_axis_info){ .min = 0, .max = 32767 };
 	input_rules_init(&d, &caps, 0);
 	/* the first position is no motion; then 20 moves of 3277 (100 counts) */
 	for (int i = 0; i <= 20; i++)

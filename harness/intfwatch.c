@@ -1,0 +1,686 @@
+/*
+ * hitchbench-intfwatch: the interference watcher. Beside a run it watches
+ * for anyone else using the machine: real input on every input device
+ * (common/inputrules.c decides what counts), input devices coming and
+ * going, VT switches, new logins, new processes outside the run and busy
+ * processes of other sessions (common/procwatch.c), USB lines in the
+ * kernel log. Each thing it counts is a '!' line in its log, each thing it
+ * saw and let pass a '-' line; at the end a summary line says whether the
+ * run was disturbed and by what, and a "# self" line what the watch cost.
+ * The log's format: docs/interference.md ("The watcher's log").
+ *
+ * It never logs which key was pressed: the input rules' details name no
+ * key, and the watcher adds only the device's name.
+ *
+ * The run's processes: --run-root PIDs, and later ones by
+ * sigqueue(SIGUSR1, pid) (the game's pass, as the stall recorder gets it);
+ * processes carrying HITCHBENCH_RUN=<--run-id> in their environment. The
+ * harness's: the watcher's ancestors and --harness PIDs. Devices whose
+ * name starts with "hitchbench input" are the harness's own (the input
+ * drivers): '-' lines.
+ */
+#include "evemu.h"
+#include "exitcodes.h"
+#include "fsroot.h"
+#include "inputrules.h"
+#include "procwatch.h"
+#include "sessions.h"
+#include "timeutil.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libevdev/libevdev.h>
+#include <libudev.h>
+#include <linux/input.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_DEVS 64
+#define MAX_ROOTS 64
+#define HARNESS_DEVICE_PREFIX "hitchbench input"
+#define TICK_MS 250
+
+static volatile sig_atomic_t stop_sig;
+static volatile sig_atomic_t new_root = -1;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+static void on_root(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (si->si_code == SI_QUEUE)
+		new_root = si->si_value.sival_int;
+}
+
+struct dev {
+	char node[64];              /* event3 */
+	int fd;
+	struct libevdev *ev;
+	struct input_dev_state st;
+	bool exempt;
+};
+
+/* What was counted, for the summary. */
+struct tally {
+	unsigned input[INPUT_N_KINDS];
+	unsigned devices, vt, logins, processes, busy, usb;
+	char first_vt[64], first_login[240];
+};
+
+struct watcher {
+	FILE *log;
+	uint64_t t0;
+	struct dev devs[MAX_DEVS];
+	size_t n_devs;
+	struct udev *udev;
+	struct udev_monitor *mon;
+	int vt_fd, vt_now, x_vt;
+	bool x_took_vt;
+	int sess_fd;                /* inotify on run/systemd/sessions */
+	struct login_session *sessions;
+	size_t n_sessions;
+	int kmsg_fd;
+	struct procwatch *pw;
+	struct tally tally;
+	unsigned watched_devices;
+};
+
+static double since(const struct watcher *w, uint64_t t_ns)
+{
+	return t_ns > w->t0 ? (double)(t_ns - w->t0) / 1e9 : 0;
+}
+
+static void logf_line(struct watcher *w, char mark, double t, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void logf_line(struct watcher *w, char mark, double t, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(w->log, "%c %9.3f ", mark, t);
+	va_start(ap, fmt);
+	vfprintf(w->log, fmt, ap);
+	va_end(ap);
+	fputc('\n', w->log);
+	fflush(w->log);
+}
+
+/* ---- input devices ---- */
+
+static void caps_from_libevdev(struct libevdev *ev, struct input_caps *c)
+{
+	input_caps_init(c);
+	snprintf(c->name, sizeof(c->name), "%s", libevdev_get_name(ev) ? libevdev_get_name(ev) : "?");
+	c->bustype = (unsigned)libevdev_get_id_bustype(ev);
+	c->vendor = (unsigned)libevdev_get_id_vendor(ev);
+	c->product = (unsigned)libevdev_get_id_product(ev);
+	c->version = (unsigned)libevdev_get_id_version(ev);
+	for (unsigned p = 0; p <= INPUT_PROP_MAX; p++)
+		if (libevdev_has_property(ev, p))
+			c->props[p / 8] |= (uint8_t)(1u << (p % 8));
+	for (unsigned type = 0; type <= EV_MAX; type++) {
+		int max;
+
+		if (!libevdev_has_event_type(ev, type))
+			continue;
+		input_caps_set(c, type, 0);
+		max = libevdev_event_type_get_max(type);
+		for (int code = 0; max > 0 && code <= max; code++) {
+			if (!libevdev_has_event_code(ev, type, (unsigned)code))
+				continue;
+			input_caps_set(c, type, (unsigned)code);
+			if (type == EV_ABS) {
+				const struct input_absinfo *ai = libevdev_get_abs_info(ev, (unsigned)code);
+
+				if (ai) {
+					c->abs[code].min = ai->minimum;
+					c->abs[code].max = ai->maximum;
+					c->abs[code].fuzz = ai->fuzz;
+					c->abs[code].flat = ai->flat;
+					c->abs[code].resolution = ai->resolution;
+					c->abs[code].value = ai->value;
+					c->abs[code].has_value = true;
+				}
+			}
+		}
+	}
+}
+
+static void dev_close(struct dev *d)
+{
+	if (d->ev)
+		libevdev_free(d->ev);
+	if (d->fd >= 0)
+		close(d->fd);
+	d->ev = NULL;
+	d->fd = -1;
+}
+
+/* Opens /dev/input/NODE and starts its rules. added: it appeared mid-run. */
+static void dev_open(struct watcher *w, const char *node, bool added)
+{
+	char path[128];
+	struct input_caps caps;
+	struct dev *d;
+	int clk = CLOCK_MONOTONIC;
+
+	for (size_t i = 0; i < w->n_devs; i++)
+		if (strcmp(w->devs[i].node, node) == 0 && w->devs[i].fd >= 0)
+			return;
+	if (w->n_devs == MAX_DEVS)
+		return;
+	d = &w->devs[w->n_devs];
+	memset(d, 0, sizeof(*d));
+	snprintf(d->node, sizeof(d->node), "%s", node);
+	snprintf(path, sizeof(path), "dev/input/%s", node);
+	d->fd = fsroot_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (d->fd < 0)
+		return;
+	if (libevdev_new_from_fd(d->fd, &d->ev) < 0) {
+		close(d->fd);
+		return;
+	}
+	/* stamps on the monotonic clock, as every other time here */
+	ioctl(d->fd, EVIOCSCLOCKID, &clk);
+	caps_from_libevdev(d->ev, &caps);
+	input_rules_init(&d->st, &caps, mono_ns() / 1000);
+	d->exempt = strncmp(caps.name, HARNESS_DEVICE_PREFIX, strlen(HARNESS_DEVICE_PREFIX)) == 0;
+	w->n_devs++;
+	w->watched_devices++;
+	if (added && !d->exempt) {
+		w->tally.devices++;
+		logf_line(w, '!', since(w, mono_ns()), "DEVADD %s \"%s\" (an input device appeared)", node,
+			  caps.name);
+	} else {
+		logf_line(w, '-', since(w, mono_ns()), "%s %s \"%s\"%s", added ? "DEVADD" : "DEVICE", node,
+			  caps.name, d->exempt ? " (the harness's own input device)" : " watched");
+	}
+}
+
+static void dev_gone(struct watcher *w, const char *node)
+{
+	for (size_t i = 0; i < w->n_devs; i++) {
+		struct dev *d = &w->devs[i];
+
+		if (strcmp(d->node, node) != 0 || d->fd < 0)
+			continue;
+		if (!d->exempt)
+			w->tally.devices++;
+		logf_line(w, d->exempt ? '-' : '!', since(w, mono_ns()), "DEVREMOVE %s \"%s\"%s", node,
+			  libevdev_get_name(d->ev), d->exempt ? " (the harness's own input device)" :
+			  " (an input device went away)");
+		dev_close(d);
+	}
+}
+
+static void verdicts(struct watcher *w, const struct dev *d, const struct input_verdict *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool counted = v[i].counted && !d->exempt;
+
+		if (counted)
+			w->tally.input[v[i].kind] += v[i].n ? v[i].n : 1;
+		logf_line(w, counted ? '!' : '-', since(w, v[i].t_us * 1000), "%s dev=\"%s\" %s%s",
+			  input_kind_name(v[i].kind), libevdev_get_name(d->ev), v[i].detail,
+			  v[i].counted && d->exempt ? " (the harness's own input device)" : "");
+	}
+}
+
+static void dev_read(struct watcher *w, struct dev *d)
+{
+	struct input_verdict v[INPUT_VERDICTS_MAX];
+	struct input_event ev;
+	unsigned flag = LIBEVDEV_READ_FLAG_NORMAL;
+	int r;
+	size_t n;
+
+	for (;;) {
+		r = libevdev_next_event(d->ev, flag, &ev);
+		if (r == -EAGAIN) {
+			if (flag == LIBEVDEV_READ_FLAG_SYNC) {
+				flag = LIBEVDEV_READ_FLAG_NORMAL;
+				continue;
+			}
+			return;
+		}
+		if (r < 0) {
+			dev_gone(w, d->node);
+			return;
+		}
+		/* the kernel dropped events: libevdev hands over what changed */
+		if (r == LIBEVDEV_READ_STATUS_SYNC)
+			flag = LIBEVDEV_READ_FLAG_SYNC;
+		input_rules_event(&d->st, (uint64_t)ev.input_event_sec * 1000000 + ev.input_event_usec,
+				  ev.type, ev.code, ev.value, v, &n);
+		verdicts(w, d, v, n);
+	}
+}
+
+static void devs_scan(struct watcher *w)
+{
+	char *dir = xasprintf("%s/dev/input", fsroot());
+	DIR *dd = opendir(dir);
+	struct dirent *e;
+
+	free(dir);
+	if (!dd)
+		return;
+	while ((e = readdir(dd)) != NULL)
+		if (strncmp(e->d_name, "event", 5) == 0)
+			dev_open(w, e->d_name, false);
+	closedir(dd);
+}
+
+static void udev_read(struct watcher *w)
+{
+	struct udev_device *u;
+
+	while ((u = udev_monitor_receive_device(w->mon)) != NULL) {
+		const char *action = udev_device_get_action(u);
+		const char *node = udev_device_get_sysname(u);
+
+		if (action && node && strncmp(node, "event", 5) == 0) {
+			if (strcmp(action, "add") == 0)
+				dev_open(w, node, true);
+			else if (strcmp(action, "remove") == 0)
+				dev_gone(w, node);
+		}
+		udev_device_unref(u);
+	}
+}
+
+/* ---- the VT, logins, the kernel log ---- */
+
+static void vt_read(struct watcher *w)
+{
+	char buf[32];
+	ssize_t n = pread(w->vt_fd, buf, sizeof(buf) - 1, 0);
+	int vt;
+
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (vt_parse(buf, &vt) < 0 || vt == w->vt_now)
+		return;
+	/* the run's X server takes its VT once and gives it back once */
+	if (w->x_vt && vt == w->x_vt && !w->x_took_vt) {
+		w->x_took_vt = true;
+		logf_line(w, '-', since(w, mono_ns()), "VT %d -> %d (the run's X server takes its VT)",
+			  w->vt_now, vt);
+	} else {
+		w->tally.vt++;
+		if (!*w->tally.first_vt)
+			snprintf(w->tally.first_vt, sizeof(w->tally.first_vt), "VT switch %d->%d at %.0f s",
+				 w->vt_now, vt, since(w, mono_ns()));
+		logf_line(w, '!', since(w, mono_ns()), "VT switch %d -> %d", w->vt_now, vt);
+	}
+	w->vt_now = vt;
+}
+
+static bool known_session(const struct watcher *w, const char *id)
+{
+	for (size_t i = 0; i < w->n_sessions; i++)
+		if (strcmp(w->sessions[i].id, id) == 0)
+			return true;
+	return false;
+}
+
+static void sessions_read(struct watcher *w)
+{
+	char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	struct login_session *now;
+	size_t n;
+
+	while (read(w->sess_fd, ev, sizeof(ev)) > 0)
+		;       /* which file does not matter: the list is read again */
+	if (sessions_list(&now, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char desc[160];
+
+		if (known_session(w, now[i].id))
+			continue;
+		session_describe(&now[i], desc, sizeof(desc));
+		w->tally.logins++;
+		if (!*w->tally.first_login)
+			snprintf(w->tally.first_login, sizeof(w->tally.first_login), "%s at %.0f s", desc,
+				 since(w, mono_ns()));
+		logf_line(w, '!', since(w, mono_ns()), "LOGIN %s", desc);
+	}
+	free(w->sessions);
+	w->sessions = now;
+	w->n_sessions = n;
+}
+
+/* USB devices connected or disconnected, from the kernel log. */
+static void kmsg_read(struct watcher *w)
+{
+	char buf[2048];
+	ssize_t n;
+
+	while ((n = read(w->kmsg_fd, buf, sizeof(buf) - 1)) > 0) {
+		char *msg;
+
+		buf[n] = '\0';
+		msg = strchr(buf, ';');
+		if (!msg)
+			continue;
+		msg++;
+		msg[strcspn(msg, "\n")] = '\0';
+		if (strstr(msg, "new ") && strstr(msg, "USB device number")) {
+			w->tally.usb++;
+			logf_line(w, '!', since(w, mono_ns()), "USB %s", msg);
+		} else if (strstr(msg, "USB disconnect")) {
+			w->tally.usb++;
+			logf_line(w, '!', since(w, mono_ns()), "USB %s", msg);
+		}
+	}
+}
+
+/* ---- processes ---- */
+
+static void on_process(void *ctx, const struct procwatch_verdict *v)
+{
+	struct watcher *w = ctx;
+
+	if (v->counted) {
+		if (v->what == PROCWATCH_BUSY)
+			w->tally.busy++;
+		else
+			w->tally.processes++;
+	}
+	logf_line(w, v->counted ? '!' : '-', v->t, "%s pid %d (%s) %s%s%s", v->what == PROCWATCH_BUSY ?
+		  "BUSY" : "PROCESS", v->pid, v->comm, procwatch_what_name(v->what),
+		  v->why ? ": " : "", v->why ? v->why : "");
+}
+
+/* ---- the end ---- */
+
+static void summary(struct watcher *w, struct strbuf *out)
+{
+	static const char *const names[INPUT_N_KINDS] = {
+		[INPUT_KEY] = "key presses", [INPUT_BUTTON] = "button presses",
+		[INPUT_TOUCH] = "touches", [INPUT_WHEEL] = "wheel steps",
+		[INPUT_STICK] = "stick moves", [INPUT_TRIGGER] = "trigger pulls",
+		[INPUT_HAT] = "hat presses", [INPUT_MOTION] = "mouse motions",
+	};
+	const struct tally *t = &w->tally;
+	size_t start = out->len;
+
+	for (int k = 0; k < INPUT_N_KINDS; k++)
+		if (t->input[k] && names[k])
+			strbuf_addf(out, "%s%u %s", out->len > start ? ", " : "", t->input[k], names[k]);
+	if (t->devices)
+		strbuf_addf(out, "%s%u device change(s)", out->len > start ? ", " : "", t->devices);
+	if (t->vt)
+		strbuf_addf(out, "%s%s%s", out->len > start ? ", " : "", t->first_vt,
+			    t->vt > 1 ? " (and more)" : "");
+	if (t->logins)
+		strbuf_addf(out, "%s%u login(s): %s", out->len > start ? ", " : "", t->logins,
+			    t->first_login);
+	if (t->processes)
+		strbuf_addf(out, "%s%u process(es) outside the run", out->len > start ? ", " : "",
+			    t->processes);
+	if (t->busy)
+		strbuf_addf(out, "%s%u busy process(es) of other sessions", out->len > start ? ", " : "",
+			    t->busy);
+	if (t->usb)
+		strbuf_addf(out, "%s%u USB connect/disconnect(s)", out->len > start ? ", " : "", t->usb);
+	if (out->len == start)
+		strbuf_addf(out, "none (%u input devices watched)", w->watched_devices);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hitchbench-intfwatch --log FILE [--run-root PID]... [--run-id ID]\n"
+		"                            [--harness PID]... [--x-vt N] [--ready FILE] [--duration S]\n"
+		"                            [--scan]\n"
+		"\n"
+		"  --log FILE      the watcher's log (interference.log)\n"
+		"  --run-root PID  a process of the run (repeatable; later ones by sigqueue SIGUSR1)\n"
+		"  --run-id ID     processes with HITCHBENCH_RUN=ID in their environment are the run's\n"
+		"  --harness PID   a process of the harness (exempt; repeatable)\n"
+		"  --x-vt N        the VT the run's X server takes (its switch there is not counted)\n"
+		"  --ready FILE    create FILE once watching\n"
+		"  --duration S    stop after S seconds (default: at SIGTERM or SIGINT)\n"
+		"  --scan          find new processes by scanning /proc, not the proc connector\n"
+		"\n"
+		"Exit 0 clean, 3 when something counted (the summary says what), 1 on failure.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "log", required_argument, NULL, 'l' }, { "run-root", required_argument, NULL, 'r' },
+		{ "run-id", required_argument, NULL, 'i' }, { "harness", required_argument, NULL, 'H' },
+		{ "x-vt", required_argument, NULL, 'x' }, { "ready", required_argument, NULL, 'R' },
+		{ "duration", required_argument, NULL, 'd' }, { "scan", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	static struct watcher w;
+	pid_t roots[MAX_ROOTS], harness[MAX_ROOTS];
+	size_t n_roots = 0, n_harness = 0;
+	const char *log_path = NULL, *ready = NULL, *run_id = NULL;
+	int opt, duration_s = 0, v;
+	bool scan = false;
+	struct procwatch_config cfg;
+	struct sigaction sa;
+	struct strbuf sum = STRBUF_INIT;
+	struct rusage ru;
+	uint64_t end = 0;
+	double cpu, wall;
+	int r;
+
+	w.vt_fd = w.sess_fd = w.kmsg_fd = -1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'l': log_path = optarg; break;
+		case 'i': run_id = optarg; break;
+		case 'R': ready = optarg; break;
+		case 's': scan = true; break;
+		case 'r': case 'H': case 'x': case 'd':
+			if (safe_atoi(optarg, &v) < 0 || v < (opt == 'x' ? 0 : 1)) {
+				fprintf(stderr, "hitchbench-intfwatch: --%s wants a number, not '%s'\n",
+					opt == 'r' ? "run-root" : opt == 'H' ? "harness" : opt == 'x' ? "x-vt" :
+					"duration", optarg);
+				return HB_EXIT_USAGE;
+			}
+			if (opt == 'r' && n_roots < MAX_ROOTS)
+				roots[n_roots++] = v;
+			else if (opt == 'H' && n_harness < MAX_ROOTS)
+				harness[n_harness++] = v;
+			else if (opt == 'x')
+				w.x_vt = v;
+			else if (opt == 'd')
+				duration_s = v;
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return HB_EXIT_USAGE;
+		}
+	}
+	if (!log_path || optind != argc) {
+		usage(stderr);
+		return HB_EXIT_USAGE;
+	}
+	w.log = fopen(log_path, "w");
+	if (!w.log) {
+		fprintf(stderr, "hitchbench-intfwatch: cannot create '%s': %s\n", log_path, strerror(errno));
+		return HB_EXIT_FAILURE;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = NULL;
+	sa.sa_sigaction = on_root;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	w.t0 = mono_ns();
+	fprintf(w.log, "# hitchbench interference 1\n# clock_pair %llu %llu\n",
+		(unsigned long long)w.t0, (unsigned long long)real_ns());
+
+	/* input: every device now, and what comes and goes */
+	devs_scan(&w);
+	w.udev = udev_new();
+	if (w.udev && (w.mon = udev_monitor_new_from_netlink(w.udev, "udev")) != NULL) {
+		udev_monitor_filter_add_match_subsystem_devtype(w.mon, "input", NULL);
+		if (udev_monitor_enable_receiving(w.mon) < 0) {
+			udev_monitor_unref(w.mon);
+			w.mon = NULL;
+		}
+	}
+	/* the VT in front */
+	w.vt_fd = fsroot_open("sys/class/tty/tty0/active", O_RDONLY | O_CLOEXEC);
+	if (w.vt_fd >= 0) {
+		char buf[32];
+		ssize_t n = pread(w.vt_fd, buf, sizeof(buf) - 1, 0);
+
+		if (n > 0) {
+			buf[n] = '\0';
+			vt_parse(buf, &w.vt_now);
+		}
+	}
+	/* logins */
+	sessions_list(&w.sessions, &w.n_sessions);
+	{
+		char *dir = xasprintf("%s/%s", fsroot(), SESSIONS_DIR);
+
+		w.sess_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (w.sess_fd >= 0 && inotify_add_watch(w.sess_fd, dir, IN_CREATE | IN_MOVED_TO) < 0) {
+			close(w.sess_fd);
+			w.sess_fd = -1;
+		}
+		free(dir);
+	}
+	/* the kernel log, from now on */
+	w.kmsg_fd = fsroot_open("dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (w.kmsg_fd >= 0)
+		lseek(w.kmsg_fd, 0, SEEK_END);
+	/* processes */
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.source = scan ? PROCWATCH_SCAN : PROCWATCH_AUTO;
+	cfg.run_roots = roots;
+	cfg.n_run_roots = n_roots;
+	cfg.run_id = run_id;
+	cfg.harness = harness;
+	cfg.n_harness = n_harness;
+	cfg.fn = on_process;
+	cfg.ctx = &w;
+	r = procwatch_start(&w.pw, &cfg);
+	fprintf(w.log, "# sources input=%zu device(s)%s vt=%s logins=%s kmsg=%s processes=%s%s%s\n",
+		w.n_devs, w.mon ? " (udev monitor)" : " (no udev monitor: devices added later unseen)",
+		w.vt_fd >= 0 ? "sys/class/tty/tty0/active" : "none", w.sess_fd >= 0 ? SESSIONS_DIR : "none",
+		w.kmsg_fd >= 0 ? "yes" : "no", r == 0 ? procwatch_source_name(procwatch_source(w.pw)) : "none",
+		r == 0 ? " — " : "", r == 0 ? procwatch_why(w.pw) : strerror(-r));
+	fflush(w.log);
+	if (ready) {
+		int fd = open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd >= 0)
+			close(fd);
+	}
+	if (duration_s)
+		end = w.t0 + (uint64_t)duration_s * NSEC_PER_SEC;
+
+	while (!stop_sig && (!end || mono_ns() < end)) {
+		struct pollfd pf[MAX_DEVS + 5];
+		size_t np = 0, dev_at = 0;
+		int timeout = TICK_MS, pt;
+
+		if (new_root > 0) {
+			if (w.pw)
+				procwatch_add_run_root(w.pw, new_root);
+			new_root = -1;
+		}
+		for (size_t i = 0; i < w.n_devs; i++)
+			if (w.devs[i].fd >= 0)
+				pf[np++] = (struct pollfd){ w.devs[i].fd, POLLIN, 0 };
+		dev_at = np;
+		pf[np++] = (struct pollfd){ w.mon ? udev_monitor_get_fd(w.mon) : -1, POLLIN, 0 };
+		pf[np++] = (struct pollfd){ w.vt_fd, POLLPRI | POLLERR, 0 };
+		pf[np++] = (struct pollfd){ w.sess_fd, POLLIN, 0 };
+		pf[np++] = (struct pollfd){ w.kmsg_fd, POLLIN, 0 };
+		pf[np++] = (struct pollfd){ w.pw ? procwatch_fd(w.pw) : -1, POLLIN, 0 };
+		pt = w.pw ? procwatch_timeout_ms(w.pw) : -1;
+		if (pt >= 0 && pt < timeout)
+			timeout = pt;
+		if (poll(pf, np, timeout) < 0 && errno != EINTR)
+			break;
+		for (size_t i = 0, k = 0; i < w.n_devs && k < dev_at; i++) {
+			if (w.devs[i].fd < 0)
+				continue;
+			if (pf[k++].revents)
+				dev_read(&w, &w.devs[i]);
+		}
+		if (pf[dev_at].revents)
+			udev_read(&w);
+		if (pf[dev_at + 1].revents)
+			vt_read(&w);
+		if (pf[dev_at + 2].revents)
+			sessions_read(&w);
+		if (pf[dev_at + 3].revents)
+			kmsg_read(&w);
+		if (w.pw)
+			procwatch_dispatch(w.pw);
+		/* a motion burst ends by time passing, not by an event */
+		for (size_t i = 0; i < w.n_devs; i++) {
+			struct input_verdict iv[INPUT_VERDICTS_MAX];
+			size_t n;
+
+			if (w.devs[i].fd < 0)
+				continue;
+			input_rules_tick(&w.devs[i].st, mono_ns() / 1000, iv, &n);
+			verdicts(&w, &w.devs[i], iv, n);
+		}
+	}
+
+	/* the end: what is still open, the busy sessions, the summary, the cost */
+	for (size_t i = 0; i < w.n_devs; i++) {
+		struct input_verdict iv[INPUT_VERDICTS_MAX];
+		size_t n;
+
+		if (w.devs[i].fd < 0)
+			continue;
+		input_rules_end(&w.devs[i].st, mono_ns() / 1000, iv, &n);
+		verdicts(&w, &w.devs[i], iv, n);
+		dev_close(&w.devs[i]);
+	}
+	if (w.pw) {
+		procwatch_finish(w.pw);
+		procwatch_free(w.pw);
+	}
+	summary(&w, &sum);
+	getrusage(RUSAGE_SELF, &ru);
+	cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+	      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	wall = since(&w, mono_ns());
+	r = str_startswith(sum.buf, "none") ? 0 : HB_EXIT_REGRESSION;
+	fprintf(w.log, "# summary interfered=%d: %s\n", r ? 1 : 0, sum.buf);
+	fprintf(w.log, "# self cpu=%.3f s (%.3f ms a second over %.1f s), maxrss=%.1f MiB\n", cpu,
+		wall > 0 ? cpu * 1000 / wall : 0, wall, (double)ru.ru_maxrss / 1024);
+	fprintf(stderr, "interference: %s\n", sum.buf);
+	fclose(w.log);
+	if (w.mon)
+		udev_monitor_unref(w.mon);
+	if (w.udev)
+		udev_unref(w.udev);
+	free(w.sessions);
+	strbuf_release(&sum);
+	return r;
+}
