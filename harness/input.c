@@ -120,7 +120,7 @@ static bool read_lines(struct player *pl, const regex_t *re, char *matched, size
 	for (;;) {
 		char *nl;
 
-		while ((nl = memchr(pl->pending.buf, '\n', pl->pending.len)) != NULL) {
+		while (pl->pending.len && (nl = memchr(pl->pending.buf, '\n', pl->pending.len)) != NULL) {
 			size_t len = (size_t)(nl - pl->pending.buf);
 			char *line = xstrndup(pl->pending.buf, len);
 			char *text = strchr(line, '\t');  /* after the runner's stamp */
