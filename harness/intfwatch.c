@@ -21,6 +21,7 @@
  */
 #include "evemu.h"
 #include "exitcodes.h"
+#include "helperproc.h"
 #include "fsroot.h"
 #include "inputrules.h"
 #include "procwatch.h"
@@ -51,22 +52,6 @@
 #define MAX_ROOTS 64
 #define HARNESS_DEVICE_PREFIX "hitchbench input"
 #define TICK_MS 250
-
-static volatile sig_atomic_t stop_sig;
-static volatile sig_atomic_t new_root = -1;
-
-static void on_stop(int sig)
-{
-	stop_sig = sig;
-}
-
-static void on_root(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig;
-	(void)uc;
-	if (si->si_code == SI_QUEUE)
-		new_root = si->si_value.sival_int;
-}
 
 struct dev {
 	char node[64];              /* event3 */
@@ -480,7 +465,6 @@ int main(int argc, char **argv)
 	int opt, duration_s = 0, v;
 	bool scan = false;
 	struct procwatch_config cfg;
-	struct sigaction sa;
 	struct strbuf sum = STRBUF_INIT;
 	struct rusage ru;
 	uint64_t end = 0;
@@ -523,14 +507,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hitchbench-intfwatch: cannot create '%s': %s\n", log_path, strerror(errno));
 		return HB_EXIT_FAILURE;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sa.sa_handler = NULL;
-	sa.sa_sigaction = on_root;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigaction(SIGUSR1, &sa, NULL);
+	helper_signals_install();
 	w.t0 = mono_ns();
 	fprintf(w.log, "# hitchbench interference 1\n# clock_pair %llu %llu\n",
 		(unsigned long long)w.t0, (unsigned long long)real_ns());
@@ -589,25 +566,18 @@ int main(int argc, char **argv)
 		w.kmsg_fd >= 0 ? "yes" : "no", r == 0 ? procwatch_source_name(procwatch_source(w.pw)) : "none",
 		r == 0 ? " — " : "", r == 0 ? procwatch_why(w.pw) : strerror(-r));
 	fflush(w.log);
-	if (ready) {
-		int fd = open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-
-		if (fd >= 0)
-			close(fd);
-	}
+	helper_ready(ready);
 	if (duration_s)
 		end = w.t0 + (uint64_t)duration_s * NSEC_PER_SEC;
 
-	while (!stop_sig && (!end || mono_ns() < end)) {
+	while (!helper_stop_sig && (!end || mono_ns() < end)) {
 		struct pollfd pf[MAX_DEVS + 5];
 		size_t np = 0, dev_at = 0;
 		int timeout = TICK_MS, pt;
+		pid_t root = helper_take_pid();
 
-		if (new_root > 0) {
-			if (w.pw)
-				procwatch_add_run_root(w.pw, new_root);
-			new_root = -1;
-		}
+		if (root > 0 && w.pw)
+			procwatch_add_run_root(w.pw, root);
 		for (size_t i = 0; i < w.n_devs; i++)
 			if (w.devs[i].fd >= 0)
 				pf[np++] = (struct pollfd){ w.devs[i].fd, POLLIN, 0 };

@@ -21,6 +21,7 @@
  */
 #include "stallrec-internal.h"
 #include "exitcodes.h"
+#include "helperproc.h"
 #include "fsroot.h"
 #include "switch.h"     /* cpu_list_parse */
 #include "timeutil.h"
@@ -36,22 +37,6 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-
-static volatile sig_atomic_t stop_sig;
-static volatile sig_atomic_t new_pid = -1;
-
-static void on_stop(int sig)
-{
-	stop_sig = sig;
-}
-
-static void on_pid(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig;
-	(void)uc;
-	if (si->si_code == SI_QUEUE)
-		new_pid = si->si_value.sival_int;
-}
 
 static const char *const part_names[P_COUNT] = {
 	"main", "proc", "delay", "psi", "vmstat", "disks", "x", "kswapd", "gpu", "stack",
@@ -153,8 +138,8 @@ static int finish(struct recorder *rc, uint64_t cpu_ns, uint64_t wall_ns)
 	ret = stallrec_load(rc->live_path, &r, &err);
 	if (ret == 0) {
 		cost_line(rc, cpu_ns, wall_ns, &r.trailer);
-		kvfile_addf(&r.trailer, "stop", "%s", stop_sig == SIGINT ? "SIGINT" :
-			    stop_sig == SIGTERM ? "SIGTERM" : "duration");
+		kvfile_addf(&r.trailer, "stop", "%s", helper_stop_sig == SIGINT ? "SIGINT" :
+			    helper_stop_sig == SIGTERM ? "SIGTERM" : "duration");
 		ret = stallrec_write(&r, rc->out_path, &err);
 		stallrec_release(&r);
 	}
@@ -197,7 +182,6 @@ int main(int argc, char **argv)
 	};
 	static struct recorder rc;
 	struct strbuf meta = STRBUF_INIT, err = STRBUF_INIT;
-	struct sigaction sa;
 	int period_ms = 10, niceness = 10, pid = 0, opt, duration_s = 0;
 	const char *cpus = NULL, *ready = NULL;
 	uint64_t start, next, end = 0, cpu0;
@@ -249,14 +233,7 @@ int main(int argc, char **argv)
 	}
 	/* signals first: the switch sends the game's pid as soon as the live
 	 * record exists, and that is created last */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sa.sa_handler = NULL;
-	sa.sa_sigaction = on_pid;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigaction(SIGUSR1, &sa, NULL);
+	helper_signals_install();
 	if (setpriority(PRIO_PROCESS, 0, niceness) < 0)
 		fprintf(stderr, "hitchbench-stallrec: cannot set nice %d: %s\n", niceness, strerror(errno));
 	if (cpus) {
@@ -316,29 +293,23 @@ int main(int argc, char **argv)
 		return HB_EXIT_FAILURE;
 	}
 	strbuf_release(&meta);
-	if (ready) {
-		int fd = open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-
-		if (fd >= 0)
-			close(fd);
-	}
+	helper_ready(ready);
 
 	cpu0 = thread_cpu_ns();
 	start = mono_ns();
 	if (duration_s)
 		end = start + (uint64_t)duration_s * NSEC_PER_SEC;
 	next = start;
-	while (!stop_sig && (!end || next < end)) {
+	while (!helper_stop_sig && (!end || next < end)) {
 		struct timespec ts = { (time_t)(next / NSEC_PER_SEC), (long)(next % NSEC_PER_SEC) };
 		uint64_t now;
 
 		/* a pid arriving wakes the sleep early: sleep again */
 		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			continue;
-		if (new_pid >= 0) {
-			game_open(&rc, new_pid);
-			new_pid = -1;
-		}
+		pid = helper_take_pid();
+		if (pid >= 0)
+			game_open(&rc, pid);
 		follow_presenter(&rc);
 		sample(&rc);
 		next += rc.period_ns;
