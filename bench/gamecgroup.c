@@ -59,26 +59,40 @@ static void remove_stale(const char *parent)
 	closedir(d);
 }
 
-int game_cgroup_create(char **path, struct strbuf *err)
+int cgroup2_dir_of(pid_t pid, char **dir, bool *is_root, struct strbuf *err)
 {
-	static unsigned serial;
-	char *mnt = cgroup2_mount(), *all = NULL, own[512], *parent, *dir;
+	char *mnt = cgroup2_mount(), *all = NULL, *rel, own[512];
 	int r;
 
 	if (!mnt) {
 		strbuf_addstr(err, "no cgroup v2 mounted");
 		return -ENOENT;
 	}
-	if (fsroot_read_all("proc/self/cgroup", &all) < 0 ||
-	    cgroup2_path_parse(all, own, sizeof(own)) < 0) {
-		strbuf_addstr(err, "this process has no cgroup v2 path");
-		free(all);
-		free(mnt);
-		return -ENOENT;
+	rel = pid > 0 ? xasprintf("proc/%d/cgroup", (int)pid) : xstrdup("proc/self/cgroup");
+	r = fsroot_read_all(rel, &all);
+	if (r < 0 || cgroup2_path_parse(all, own, sizeof(own)) < 0) {
+		strbuf_addf(err, "%s has no cgroup v2 path", pid > 0 ? "the process" : "this process");
+		r = -ENOENT;
+	} else {
+		*is_root = strcmp(own, "/") == 0;
+		*dir = xasprintf("%s%s%s", strcmp(fsroot(), "/") == 0 ? "" : fsroot(), mnt,
+				 *is_root ? "" : own);
 	}
+	free(rel);
 	free(all);
-	parent = xasprintf("%s%s%s", strcmp(fsroot(), "/") == 0 ? "" : fsroot(), mnt,
-			   strcmp(own, "/") == 0 ? "" : own);
+	free(mnt);
+	return r;
+}
+
+int game_cgroup_create(char **path, struct strbuf *err)
+{
+	static unsigned serial;
+	char *parent, *dir;
+	bool is_root;
+	int r = cgroup2_dir_of(0, &parent, &is_root, err);
+
+	if (r < 0)
+		return r;
 	remove_stale(parent);
 	dir = xasprintf("%s/" PREFIX "%d-%u", parent, (int)getpid(), serial++);
 	r = mkdir(dir, 0755) < 0 && errno != EEXIST ? -errno : 0;
@@ -89,7 +103,6 @@ int game_cgroup_create(char **path, struct strbuf *err)
 		*path = dir;
 	}
 	free(parent);
-	free(mnt);
 	return r;
 }
 

@@ -9,10 +9,16 @@
 #ifndef HB_GAMECGROUP_H
 #define HB_GAMECGROUP_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "util.h"
 
+/* The cgroup v2 directory of process pid (0: this one), as a path under
+ * the root (where cgroup v2 is mounted, from proc/self/mounts, and the
+ * process's "0::" line); is_root: it is the root cgroup, the whole
+ * system's. 0, or -ENOENT with why in err. *dir is the caller's to free. */
+int cgroup2_dir_of(pid_t pid, char **dir, bool *is_root, struct strbuf *err);
 /* Creates "hitchbench-game-PID-N" under the caller's cgroup v2 directory
  * (found through /proc/self/mounts and /proc/self/cgroup under the root)
  * and returns its path (caller frees). Removes empty ones left by runners

@@ -4,6 +4,7 @@
  * kswapd), said in the record's meta, and the record's columns.
  */
 #include "stallrec-internal.h"
+#include "gamecgroup.h"
 #include "fsroot.h"
 #include "timeutil.h"
 
@@ -200,72 +201,52 @@ void find_processes(struct recorder *rc)
 	closedir(d);
 }
 
-/* The PSI files: the game's cgroup (v2) when it has its own, else the
+static const char *const psi_res[3] = { "cpu", "io", "memory" };
+
+/* A cgroup's three pressure files (dir a path under the root). */
+static bool open_pressure(struct recorder *rc, const char *dir)
+{
+	int ok = 0;
+
+	for (int i = 0; i < 3; i++) {
+		char *f = xasprintf("%s/%s.pressure", dir, psi_res[i]);
+
+		ok += (rc->psi_fd[i] = open(f, O_RDONLY | O_CLOEXEC)) >= 0;
+		free(f);
+	}
+	if (ok == 3)
+		return true;
+	for (int i = 0; i < 3; i++)
+		close_fd(&rc->psi_fd[i]);
+	return false;
+}
+
+/* The PSI files: the game's own cgroup (v2; made for it by the switch,
+ * or the one the --pid process is in, unless that is the root), else the
  * system's. */
 void open_psi(struct recorder *rc, pid_t pid, struct strbuf *meta)
 {
-	static const char *const res[3] = { "cpu", "io", "memory" };
-	char path[512] = "", mnt[256] = "";
-	char *all = NULL;
+	struct strbuf why = STRBUF_INIT;
+	char *own = NULL;
+	bool is_root = true;
 
-	if (pid > 0) {
-		char rel[64];
-
-		snprintf(rel, sizeof(rel), "proc/%d/cgroup", pid);
-		if (fsroot_read_all(rel, &all) == 0 && cgroup2_path_parse(all, path, sizeof(path)) < 0)
-			path[0] = '\0';
-		free(all);
-		all = NULL;
-	}
-	/* where cgroup v2 is mounted (/sys/fs/cgroup, or .../unified on a hybrid) */
-	if (*path && strcmp(path, "/") != 0 && fsroot_read_all("proc/self/mounts", &all) == 0) {
-		char *save, *line;
-
-		for (line = strtok_r(all, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			char dev[64], dir[256], type[32];
-
-			if (sscanf(line, "%63s %255s %31s", dev, dir, type) == 3 &&
-			    strcmp(type, "cgroup2") == 0) {
-				snprintf(mnt, sizeof(mnt), "%s", dir + 1);
-				break;
-			}
-		}
-		free(all);
-	}
 	rc->psi_cgroup = false;
-	if (rc->cgroup_dir) {
-		/* the game's own, made for it by the switch */
-		int ok = 0;
-
-		for (int i = 0; i < 3; i++) {
-			char *f = xasprintf("%s/%s.pressure", rc->cgroup_dir, res[i]);
-
-			ok += (rc->psi_fd[i] = open(f, O_RDONLY | O_CLOEXEC)) >= 0;
-			free(f);
-		}
-		if (ok == 3) {
-			rc->psi_cgroup = true;
-			strbuf_addf(meta, "sources.psi=cgroup %s (the game's own)\n", rc->cgroup_dir);
-			return;
-		}
-		for (int i = 0; i < 3; i++)
-			close_fd(&rc->psi_fd[i]);
+	if (rc->cgroup_dir && open_pressure(rc, rc->cgroup_dir)) {
+		rc->psi_cgroup = true;
+		strbuf_addf(meta, "sources.psi=cgroup %s (the game's own)\n", rc->cgroup_dir);
+		return;
 	}
-	if (*mnt) {
-		int ok = 0;
-
-		for (int i = 0; i < 3; i++)
-			ok += (rc->psi_fd[i] = open_rel("%s%s/%s.pressure", mnt, path, res[i])) >= 0;
-		if (ok == 3) {
-			rc->psi_cgroup = true;
-			strbuf_addf(meta, "sources.psi=cgroup /%s%s\n", mnt, path);
-			return;
-		}
-		for (int i = 0; i < 3; i++)
-			close_fd(&rc->psi_fd[i]);
+	if (pid > 0 && cgroup2_dir_of(pid, &own, &is_root, &why) == 0 && !is_root &&
+	    open_pressure(rc, own)) {
+		rc->psi_cgroup = true;
+		strbuf_addf(meta, "sources.psi=cgroup %s\n", own);
 	}
+	free(own);
+	strbuf_release(&why);
+	if (rc->psi_cgroup)
+		return;
 	for (int i = 0; i < 3; i++)
-		rc->psi_fd[i] = open_rel("proc/pressure/%s", res[i]);
+		rc->psi_fd[i] = open_rel("proc/pressure/%s", psi_res[i]);
 	if (rc->psi_fd[0] >= 0 && rc->psi_fd[1] >= 0 && rc->psi_fd[2] >= 0) {
 		strbuf_addstr(meta, "sources.psi=system (/proc/pressure: every process's stalls)\n");
 	} else {
