@@ -22,8 +22,8 @@ static int get_u64(const struct run *run, const char *key, uint64_t *out)
 }
 
 /* Observers mark a disturbed run in bench.txt: invalid=1 (the sensor
- * sampler, the thermal guard) or interfered=1 (the interference watcher),
- * each with a _reason. */
+ * sampler, the thermal guard, a watcher that failed) or interfered=1
+ * (the interference watcher), each with a _reason. */
 static char *run_disturbed(const struct kvfile *bench)
 {
 	static const char *const marks[] = { "invalid", "interfered" };
@@ -206,6 +206,15 @@ int run_write_result(const char *dir, const char *status, const struct metric_op
 		kvfile_add(&res, "frame_time", "interval between consecutive presents");
 	kvfile_addf(&res, "stall_ms", "%g", opts->stall_ms);
 	kvfile_add(&res, "percentile", percentile_def_name(opts->pct));
+	/* a disturbed run says so, loudly, before its numbers: they are no evidence */
+	if (run.disturbed && str_startswith(run.disturbed, "interfered=1")) {
+		const char *why = kvfile_get(&run.bench, "interfered_reason");
+
+		kvfile_addf(&res, "disturbed", "!! INTERFERENCE: %s: THIS RUN IS INVALID",
+			    why ? why : "someone used the machine");
+	} else if (run.disturbed) {
+		kvfile_addf(&res, "disturbed", "!! %s: THIS RUN IS INVALID", run.disturbed);
+	}
 	if (run_metrics(&run, opts, &m) == 0) {
 		for (int i = 0; i < M_COUNT; i++)
 			if (m.have[i])

@@ -100,6 +100,9 @@ static int take_run(struct batch_run *br, const struct run_outcome *o, const cha
 	strbuf_addf(&line, "%s %s", prefix, o->status);
 	headline(&row, have, br->req.metric.stall_ms, &line);
 	say(br, "%s", line.buf);
+	if (o->interfered)
+		fprintf(stderr, "hitchbench: !! INTERFERENCE: %s: %s: THIS RUN IS INVALID\n", run.name,
+			o->interfered);
 	if (o->invalid)
 		fprintf(stderr, "hitchbench: !! %s: %s: THIS RUN IS INVALID\n", run.name, o->invalid);
 	strbuf_release(&line);
@@ -176,12 +179,15 @@ int batch_run_pending(struct batch_run *br, struct strbuf *err)
 			br->runs_failed++;
 		br->runs_done++;
 		r = take_run(br, &o, prefix, err);
-		if (o.invalid) {
+		if (o.invalid || o.interfered) {
+			char *why = o.invalid ? xstrdup(o.invalid) : xasprintf("interference: %s", o.interfered);
+
 			br->runs_invalid++;
-			batch_note(b, i, "invalid", o.dir, o.invalid);
+			batch_note(b, i, "invalid", o.dir, why);
+			free(why);
 			if (br->rerun_invalid && b->attempts[i] < 2) {
 				batch_note(b, i, "rerun", NULL, "invalid: run once more");
-				say(br, "%s: invalid, run once more now", prefix);
+				say(br, "%s: %s, run once more now", prefix, o.invalid ? "invalid" : "interfered");
 				i--; /* the same slot again, at once */
 			}
 		} else {

@@ -11,6 +11,7 @@
 #include "exitcodes.h"
 #include "fsroot.h"
 #include "gameuser.h"
+#include "procwatch.h"
 #include "quietrun.h"
 #include "recipe.h"
 #include "report.h"
@@ -414,6 +415,15 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 		goto out;
 	}
 	default_out = xasprintf("%s/runs", ctx->results_dir);
+	/* What this process starts (helpers, the X server, quieting's commands)
+	 * is the harness's: the interference watcher lets it pass. The game's
+	 * environment is built afresh and carries the run's marker instead. */
+	{
+		char pid[24];
+
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		setenv(PROCWATCH_HARNESS_ENV, pid, 0);
+	}
 
 	/* Everything is checked before anything starts. */
 	if (a.resume) {

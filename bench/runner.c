@@ -116,7 +116,8 @@ static void build_env(struct runner *rn, bool with_hook)
 {
 	struct game_env_opts o = {
 		.stage = &rn->stage, .user = rn->req->user, .display = rn->display,
-		.run_dir = rn->tmp_dir, .recipe = rn->req->recipe, .variant = rn->req->variant,
+		.run_dir = rn->tmp_dir, .run_id = kvfile_get(&rn->bench, "run_id"),
+		.recipe = rn->req->recipe, .variant = rn->req->variant,
 		.with_hook = with_hook, .run_s = rn->req->warmup_s + rn->req->window_s,
 	};
 
@@ -1039,6 +1040,7 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 		goto out;
 	out->dir = xstrdup(rn.final_dir);
 	out->invalid = xstrdup(rn.sw.invalid);
+	out->interfered = xstrdup(rn.sw.interfered);
 	out->status = xasprintf("%s%s%s", rn.status, rn.detail && *rn.detail ? ": " : "",
 				rn.detail ? rn.detail : "");
 out:
@@ -1051,6 +1053,7 @@ out:
 void run_outcome_release(struct run_outcome *o)
 {
 	free(o->invalid);
+	free(o->interfered);
 	free(o->dir);
 	free(o->status);
 	memset(o, 0, sizeof(*o));

@@ -42,6 +42,8 @@ struct run_outcome {
 	char *status;       /* "ok" or what went wrong */
 	bool interrupted;   /* SIGINT/SIGTERM/SIGHUP: nothing of the run was kept */
 	char *invalid;      /* why an observer marked the run invalid, or NULL */
+	char *interfered;   /* what the interference watcher counted (someone used the
+	                     * machine: the run is invalid too), or NULL */
 };
 
 /* 0 when a run directory was completed (its status may still say the run

@@ -2,6 +2,7 @@
  * The game's private space and environment (see stage.h).
  */
 #include "stage.h"
+#include "procwatch.h"
 #include "frames.h"
 #include "framesource.h"
 #include "hash.h"
@@ -371,6 +372,8 @@ void game_env_build(struct argv_list *env, const struct game_env_opts *o)
 	if (st->xauth)
 		argv_pushf(env, "XAUTHORITY=%s", st->xauth);
 	argv_pushf(env, "HITCHBENCH_RUN_DIR=%s", o->run_dir);
+	if (o->run_id)
+		argv_pushf(env, "%s=%s", PROCWATCH_MARKER_ENV, o->run_id);
 	if (o->with_hook) {
 		const char *pre = framesource_preload(o->recipe->frames);
 

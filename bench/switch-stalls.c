@@ -15,16 +15,12 @@
 #include "gamecgroup.h"
 #include "stallrec.h"
 #include "switch.h"
-#include "timeutil.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #define RECORDER "hitchbench-stallrec"
 #define READY_WAIT_S 5.0
@@ -58,35 +54,6 @@ static void label(const struct switch_on *on, struct strbuf *out)
 static bool is_on(const struct switch_on *on)
 {
 	return strcmp(on->value, "0") != 0;
-}
-
-/* Waits until the recorder says it is ready (it has set up its signal
- * handlers and opened what it samples), so that the pid of the first pass
- * reaches a recorder that listens. */
-static int wait_ready(struct switch_ctx *ctx, const char *ready, struct strbuf *err)
-{
-	struct switch_helper *h = switch_ctx_helper(ctx, "stallrec");
-	uint64_t until = mono_ns() + (uint64_t)(READY_WAIT_S * 1e9);
-	struct timespec pause = { 0, 2 * 1000 * 1000 };
-	struct stat st;
-	int status;
-
-	while (stat(ready, &st) < 0) {
-		if (h && waitpid(h->pid, &status, WNOHANG) == h->pid) {
-			h->exited = true;
-			h->status = status;
-			strbuf_addf(err, "the stall recorder exited before it was ready (see %s/stallrec.log)",
-				    ctx->run_dir);
-			return -ECHILD;
-		}
-		if (mono_ns() > until) {
-			strbuf_addf(err, "the stall recorder was not ready after %g s (see %s/stallrec.log)",
-				    READY_WAIT_S, ctx->run_dir);
-			return -ETIMEDOUT;
-		}
-		nanosleep(&pause, NULL);
-	}
-	return 0;
 }
 
 static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
@@ -145,7 +112,7 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	/* root's: the game's wait channel, system call and kernel stack need it */
 	r = switch_ctx_spawn(ctx, "stallrec", (char *const *)argv, false, log, err);
 	if (r == 0)
-		r = wait_ready(ctx, ready, err);
+		r = switch_ctx_wait_ready(ctx, "stallrec", ready, "stallrec.log", READY_WAIT_S, err);
 	free(out);
 	free(live);
 	free(log);
@@ -164,9 +131,6 @@ static const char *game_cgroup(const struct switch_ctx *ctx)
 
 static void pass(const struct switch_on *on, struct switch_ctx *ctx, pid_t game_pid)
 {
-	struct switch_helper *h = switch_ctx_helper(ctx, "stallrec");
-	union sigval v = { .sival_int = game_pid };
-
 	if (!is_on(on))
 		return;
 	/* into its cgroup before the recorder looks at it */
@@ -177,8 +141,7 @@ static void pass(const struct switch_on *on, struct switch_ctx *ctx, pid_t game_
 			kvfile_addf(ctx->bench, "stallrec_cgroup_add", "pid %d: %s", (int)game_pid,
 				    strerror(-r));
 	}
-	if (h && !h->exited)
-		sigqueue(h->pid, SIGUSR1, v);
+	switch_ctx_send_pid(ctx, "stallrec", game_pid);
 }
 
 /* The recorder's last "stallrec: ..." line in its log. */

@@ -13,19 +13,24 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "timeutil.h"
 
-extern const struct switch_def switch_gameenv, switch_gamecpu, switch_sensors, switch_stalls;
+extern const struct switch_def switch_gameenv, switch_gamecpu, switch_sensors, switch_stalls,
+	switch_intf;
 
+/* Hooks run in this order: the interference watcher last, so that it
+ * starts just before the game. */
 static const struct switch_def *const registry[] = {
 	&switch_gameenv,
 	&switch_gamecpu,
 	&switch_sensors,
 	&switch_stalls,
+	&switch_intf,
 };
 
 const struct switch_def *const *switch_registry(size_t *n)
@@ -392,6 +397,48 @@ void switch_ctx_invalid(struct switch_ctx *ctx, const char *fmt, ...)
 		ctx->invalid = strbuf_detach(&sb);
 }
 
+void switch_ctx_interfered(struct switch_ctx *ctx, const char *summary)
+{
+	if (!ctx->interfered)
+		ctx->interfered = xstrdup(summary);
+}
+
+int switch_ctx_wait_ready(struct switch_ctx *ctx, const char *name, const char *ready,
+			  const char *log_name, double timeout_s, struct strbuf *err)
+{
+	struct switch_helper *h = switch_ctx_helper(ctx, name);
+	uint64_t until = mono_ns() + (uint64_t)(timeout_s * 1e9);
+	struct timespec pause = { 0, 2 * 1000 * 1000 };
+	struct stat st;
+	int status;
+
+	while (stat(ready, &st) < 0) {
+		if (h && waitpid(h->pid, &status, WNOHANG) == h->pid) {
+			h->exited = true;
+			h->status = status;
+			strbuf_addf(err, "%s exited before it was ready (see %s/%s)", name, ctx->run_dir,
+				    log_name);
+			return -ECHILD;
+		}
+		if (mono_ns() > until) {
+			strbuf_addf(err, "%s was not ready after %g s (see %s/%s)", name, timeout_s,
+				    ctx->run_dir, log_name);
+			return -ETIMEDOUT;
+		}
+		nanosleep(&pause, NULL);
+	}
+	return 0;
+}
+
+void switch_ctx_send_pid(struct switch_ctx *ctx, const char *name, pid_t pid)
+{
+	struct switch_helper *h = switch_ctx_helper(ctx, name);
+	union sigval v = { .sival_int = pid };
+
+	if (h && !h->exited)
+		sigqueue(h->pid, SIGUSR1, v);
+}
+
 void switch_ctx_note(struct switch_ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
@@ -476,6 +523,8 @@ void switch_ctx_release(struct switch_ctx *ctx)
 	ctx->n_helpers = 0;
 	free(ctx->invalid);
 	ctx->invalid = NULL;
+	free(ctx->interfered);
+	ctx->interfered = NULL;
 	strbuf_release(&ctx->notes);
 }
 

@@ -105,6 +105,7 @@ struct switch_ctx {
 	struct switch_helper helpers[SWITCH_MAX_ON * 2];
 	size_t n_helpers;
 	char *invalid;              /* why the run is invalid (first reason), or NULL */
+	char *interfered;           /* someone used the machine: what (a summary), or NULL */
 	struct strbuf notes;        /* lines for the user when the run ends ('\n' after each) */
 };
 
@@ -138,6 +139,18 @@ int switch_ctx_spawn(struct switch_ctx *ctx, const char *name, char *const *argv
 /* Marks the run invalid (the first reason stays). */
 void switch_ctx_invalid(struct switch_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Marks the run interfered with: someone used the machine (the first
+ * summary stays). An interfered run is invalid too. */
+void switch_ctx_interfered(struct switch_ctx *ctx, const char *summary);
+/* Waits until the helper called name creates the file ready (it set up
+ * its signal handlers and opened what it watches), at most timeout_s.
+ * 0; -ECHILD if it exited first, -ETIMEDOUT; err names
+ * run_dir/log_name. */
+int switch_ctx_wait_ready(struct switch_ctx *ctx, const char *name, const char *ready,
+			  const char *log_name, double timeout_s, struct strbuf *err);
+/* Tells the helper called name, if running, of a pass's pid:
+ * sigqueue(SIGUSR1) with the pid as its value (common/helperproc.h). */
+void switch_ctx_send_pid(struct switch_ctx *ctx, const char *name, pid_t pid);
 /* A line the runner shows the user when the run ends ("stallrec: ..."). */
 void switch_ctx_note(struct switch_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

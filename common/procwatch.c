@@ -117,17 +117,17 @@ const char *procwatch_source_name(enum procwatch_source source)
 	return "?";
 }
 
-bool procwatch_environ_has(const char *buf, size_t len, const char *run_id)
+bool procwatch_environ_has(const char *buf, size_t len, const char *name, const char *value)
 {
-	size_t klen = strlen(PROCWATCH_MARKER_ENV), vlen = strlen(run_id);
+	size_t klen = strlen(name), vlen = value ? strlen(value) : 0;
 	const char *p = buf, *end = buf + len;
 
 	while (p < end) {
 		const char *e = memchr(p, '\0', (size_t)(end - p));
 		size_t n = e ? (size_t)(e - p) : (size_t)(end - p);
 
-		if (n == klen + 1 + vlen && !memcmp(p, PROCWATCH_MARKER_ENV, klen) && p[klen] == '=' &&
-		    !memcmp(p + klen + 1, run_id, vlen))
+		if (n >= klen + 1 && !memcmp(p, name, klen) && p[klen] == '=' &&
+		    (!value || (n == klen + 1 + vlen && !memcmp(p + klen + 1, value, vlen))))
 			return true;
 		p += n + 1;
 	}
@@ -344,12 +344,19 @@ static enum owner judge(struct procwatch *w, struct proc_ent *e, const struct ps
 		*why = why_f(w, "in the run's session %d", st->session);
 		return OWN_RUN;
 	}
-	if (w->cfg.run_id && w->cfg.run_id[0]) {
+	/* the markers, last: the environment is the dearest thing to read */
+	{
 		ssize_t n = read_pid_file(w, e->pid, "environ", w->envbuf, sizeof(w->envbuf));
+		bool run_marked = w->cfg.run_id && w->cfg.run_id[0];
 
-		if (n > 0 && procwatch_environ_has(w->envbuf, (size_t)n, w->cfg.run_id)) {
+		if (n > 0 && run_marked &&
+		    procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_MARKER_ENV, w->cfg.run_id)) {
 			*why = "carries " PROCWATCH_MARKER_ENV;
 			return OWN_RUN;
+		}
+		if (n > 0 && procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_HARNESS_ENV, NULL)) {
+			*why = "carries " PROCWATCH_HARNESS_ENV;
+			return OWN_HARNESS;
 		}
 	}
 	*why = parent ? why_f(w, "parent %d is not the run's", e->ppid)
@@ -889,11 +896,16 @@ static void find_candidates(struct procwatch *w)
 		sid = read_sessionid(w, e->pid);
 		if (sid == PROCWATCH_NO_SESSION || run_session(w, sid))
 			continue;
-		if (w->cfg.run_id && w->cfg.run_id[0]) {
+		{
 			ssize_t n = read_pid_file(w, e->pid, "environ", w->envbuf, sizeof(w->envbuf));
 
-			if (n > 0 && procwatch_environ_has(w->envbuf, (size_t)n, w->cfg.run_id)) {
+			if (n > 0 && w->cfg.run_id && w->cfg.run_id[0] &&
+			    procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_MARKER_ENV, w->cfg.run_id)) {
 				e->owner = OWN_RUN;
+				continue;
+			}
+			if (n > 0 && procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_HARNESS_ENV, NULL)) {
+				e->owner = OWN_HARNESS;
 				continue;
 			}
 		}

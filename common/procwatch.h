@@ -30,7 +30,12 @@
  *     inherited from whoever started it is not the run's), or carrying
  *     HITCHBENCH_RUN=<run id> in its environment (read only when the
  *     rules before it did not decide);
- *  4. anything else is outside the run: counted. The harness's own
+ *  4. the harness's own by its marker: HITCHBENCH_HARNESS (any value)
+ *     in its environment. `hitchbench run` sets it for itself, so its
+ *     helpers and its X server carry it (the game's environment is built
+ *     afresh and does not); a script that drives hitchbench exports it
+ *     so that its own commands are not taken for someone else's;
+ *  5. anything else is outside the run: counted. The harness's own
  *     processes (the caller's list and the watcher's ancestors) are
  *     exempt themselves, but what they start is judged by these rules.
  *
@@ -58,6 +63,7 @@
 #include <sys/types.h>
 
 #define PROCWATCH_MARKER_ENV "HITCHBENCH_RUN"
+#define PROCWATCH_HARNESS_ENV "HITCHBENCH_HARNESS"
 #define PROCWATCH_SCAN_MS 250
 #define PROCWATCH_NO_SESSION 4294967295u  /* sessionid of a process outside any login */
 
@@ -153,9 +159,9 @@ void procwatch_free(struct procwatch *w);
 const char *procwatch_what_name(enum procwatch_what what);
 const char *procwatch_source_name(enum procwatch_source source);
 
-/* HITCHBENCH_RUN=run_id among the NUL-separated entries of an environ
- * buffer of len bytes. */
-bool procwatch_environ_has(const char *buf, size_t len, const char *run_id);
+/* NAME=VALUE (value NULL: NAME with any value) among the NUL-separated
+ * entries of an environ buffer of len bytes. */
+bool procwatch_environ_has(const char *buf, size_t len, const char *name, const char *value);
 /* The last element of a cgroup v2 path ("session-12.scope") into out. */
 void procwatch_scope(const char *cgroup_path, char *out, size_t size);
 

@@ -3,8 +3,9 @@
 # gets F10 (Doom's quick quit) and then y (yes) from the recipe's [input]
 # steps, and quits by itself with status 0 a few seconds in, long before
 # its 30 s window; without the keys it runs until the runner stops it. The
-# run is ok and says what was played. (No interference watcher exists yet
-# to check that it stays quiet about these keys.)
+# run is ok and says what was played, and the interference watcher, on
+# as in every run, counts nothing: the keys were the harness's, and so is
+# the input helper (its log lists it as such).
 . "$(dirname "$0")/../lib.sh"
 need_game_user
 command -v Xvfb >/dev/null || skip "Xvfb is not installed (sh scripts/deps.sh ensure)"
@@ -39,6 +40,11 @@ expect_eq input "5 of 5 steps played (xtest)" "$(value input "$rundir/bench.txt"
 expect_eq end_reason exit "$(value end_reason "$rundir/bench.txt")"
 expect_eq "the game's exit" "exit 0" "$(value exit_status "$rundir/bench.txt")"
 grep -q "The game has crashed" "$rundir/game.log" && fail "dsda-doom was stopped, it did not quit"
+expect_eq interfered 0 "$(value interfered "$rundir/bench.txt")"
+grep -q "^# summary interfered=0: none" "$rundir/interference.log" ||
+	{ cat "$rundir/interference.log" >&2; fail "the watcher counted something"; }
+grep -q "^- .* PROCESS pid [0-9]* (hitchbench-inpu[a-z]*) exempt harness: carries HITCHBENCH_HARNESS" \
+	"$rundir/interference.log" || { cat "$rundir/interference.log" >&2; fail "the input helper was not seen as the harness's"; }
 # it quit after the y, within 10 s of it (not at the window's end)
 y_at=$(awk -F'\t' '$3 == "key y" { print $1 }' "$rundir/input.log")
 [ -n "$y_at" ] || fail "input.log has no 'key y': $(cat "$rundir/input.log")"

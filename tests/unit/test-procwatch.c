@@ -165,6 +165,12 @@ START_TEST(new_processes_by_rule)
 	put_file(root, 202, "cgroup", "0::/user.slice/user-1000.slice/session-12.scope\n");
 	/* a kernel thread */
 	put_proc(root, 203, "kworker/1:2", 2, 0, 0, 0x4208060, 0, 0);
+	/* the harness's own by its marker (a test script's pgrep), and a
+	 * process whose marker is only a longer name's prefix */
+	put_proc(root, 204, "pgrep", 50, 50, 40, 0x400000, 0, 0);
+	put_environ(root, 204, "PATH=/bin\0HITCHBENCH_HARNESS=tests", 34);
+	put_proc(root, 205, "pgrep", 50, 50, 40, 0x400000, 0, 0);
+	put_file(root, 205, "environ", "HITCHBENCH_HARNESSX=1");
 
 	ck_assert_int_eq(procwatch_scan(w), 0);
 	expect(&s, 101, '-', PROCWATCH_RUN);
@@ -176,18 +182,21 @@ START_TEST(new_processes_by_rule)
 	expect(&s, 202, '!', PROCWATCH_OUTSIDE);
 	ck_assert_uint_eq(s.v[find(&s, 202)].sessionid, 12);
 	expect(&s, 203, '-', PROCWATCH_KERNEL);
-	ck_assert_uint_eq(s.n, 7);
+	expect(&s, 204, '-', PROCWATCH_HARNESS);
+	ck_assert_str_eq(s.v[find(&s, 204)].why, "carries HITCHBENCH_HARNESS");
+	expect(&s, 205, '!', PROCWATCH_OUTSIDE);
+	ck_assert_uint_eq(s.n, 9);
 
 	/* nothing new: no more verdicts; one gone: forgotten */
 	procwatch_stats(w, &st);
-	ck_assert_uint_eq(st.procs, 12);
+	ck_assert_uint_eq(st.procs, 14);
 	rm_pid(root, 200);
 	ck_assert_int_eq(procwatch_scan(w), 0);
-	ck_assert_uint_eq(s.n, 7);
+	ck_assert_uint_eq(s.n, 9);
 	procwatch_stats(w, &st);
-	ck_assert_uint_eq(st.procs, 11);
+	ck_assert_uint_eq(st.procs, 13);
 	ck_assert_int_eq(procwatch_finish(w), 0);
-	ck_assert_uint_eq(s.n, 7);
+	ck_assert_uint_eq(s.n, 9);
 	done(w, root);
 }
 END_TEST
@@ -353,11 +362,16 @@ START_TEST(environ_and_scope)
 	static const char env[] = "A=1\0HITCHBENCH_RUN=abc\0B=2";
 	char scope[32];
 
-	ck_assert(procwatch_environ_has(env, sizeof(env) - 1, "abc"));
-	ck_assert(!procwatch_environ_has(env, sizeof(env) - 1, "ab"));
-	ck_assert(!procwatch_environ_has(env, sizeof(env) - 1, "abcd"));
-	ck_assert(!procwatch_environ_has("XHITCHBENCH_RUN=abc", 19, "abc"));
-	ck_assert(procwatch_environ_has("HITCHBENCH_RUN=abc", 18, "abc"));   /* no final NUL */
+	ck_assert(procwatch_environ_has(env, sizeof(env) - 1, PROCWATCH_MARKER_ENV, "abc"));
+	ck_assert(!procwatch_environ_has(env, sizeof(env) - 1, PROCWATCH_MARKER_ENV, "ab"));
+	ck_assert(!procwatch_environ_has(env, sizeof(env) - 1, PROCWATCH_MARKER_ENV, "abcd"));
+	ck_assert(!procwatch_environ_has("XHITCHBENCH_RUN=abc", 19, PROCWATCH_MARKER_ENV, "abc"));
+	ck_assert(procwatch_environ_has("HITCHBENCH_RUN=abc", 18, PROCWATCH_MARKER_ENV, "abc"));   /* no final NUL */
+	/* any value */
+	ck_assert(procwatch_environ_has(env, sizeof(env) - 1, PROCWATCH_MARKER_ENV, NULL));
+	ck_assert(procwatch_environ_has("HITCHBENCH_HARNESS=", 19, PROCWATCH_HARNESS_ENV, NULL));
+	ck_assert(!procwatch_environ_has("HITCHBENCH_HARNESS", 18, PROCWATCH_HARNESS_ENV, NULL));
+	ck_assert(!procwatch_environ_has(env, sizeof(env) - 1, PROCWATCH_HARNESS_ENV, NULL));
 	procwatch_scope("/user.slice/user-1000.slice/session-12.scope", scope, sizeof(scope));
 	ck_assert_str_eq(scope, "session-12.scope");
 	procwatch_scope("/", scope, sizeof(scope));

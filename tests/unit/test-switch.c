@@ -96,6 +96,21 @@ START_TEST(terms_and_labels)
 	ck_assert_str_eq(set.label, "nostalls");
 	free(e);
 	switch_set_release(&set);
+
+	/* the interference watcher: on by default, its name only when changed */
+	e = parse("INTF=1", &set);
+	ck_assert_str_eq(e, "");
+	ck_assert_str_eq(set.label, "");
+	free(e);
+	switch_set_release(&set);
+	e = parse("INTF=0", &set);
+	ck_assert_str_eq(set.label, "nointf");
+	free(e);
+	switch_set_release(&set);
+	e = parse("INTF=1+INTF_SCAN=1", &set);
+	ck_assert_str_eq(set.label, "intfscan");
+	free(e);
+	switch_set_release(&set);
 }
 END_TEST
 
@@ -218,6 +233,7 @@ END_TEST
 START_TEST(helpers_ready)
 {
 	char *dir = test_tmpdir(), *prog = xasprintf("%s/hitchbench-sampler", dir);
+	char *watcher = xasprintf("%s/hitchbench-intfwatch", dir);
 	struct strbuf err = STRBUF_INIT;
 	struct switch_set *sets = NULL;
 	size_t n = 0;
@@ -229,18 +245,24 @@ START_TEST(helpers_ready)
 	switch_sets_free(sets, n);
 	strbuf_reset(&err);
 	/* turned off in every token: not needed */
-	ck_assert_int_eq(switch_tokens_parse("SENSORS=0 SENSORS=0+GAMECPU=0", &sets, &n, &err), 0);
+	ck_assert_int_eq(switch_tokens_parse("SENSORS=0+INTF=0 SENSORS=0+INTF=0+GAMECPU=0", &sets, &n,
+					     &err), 0);
 	ck_assert_int_eq(switch_sets_ready(sets, n, dir, &err), 0);
 	switch_sets_free(sets, n);
-	/* there and executable */
+	/* there and executable: the sampler alone is not enough */
 	ck_assert_int_eq(write_file_atomic(prog, "#!/bin/sh\n", 10, 0755), 0);
 	ck_assert_int_eq(switch_tokens_parse("-", &sets, &n, &err), 0);
+	ck_assert_int_eq(switch_sets_ready(sets, n, dir, &err), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err.buf, "switch INTF needs"));
+	ck_assert_int_eq(write_file_atomic(watcher, "#!/bin/sh\n", 10, 0755), 0);
+	strbuf_reset(&err);
 	ck_assert_int_eq(switch_sets_ready(sets, n, dir, &err), 0);
 	switch_sets_free(sets, n);
 	strbuf_release(&err);
 	remove_tree(dir);
 	free(dir);
 	free(prog);
+	free(watcher);
 }
 END_TEST
 
