@@ -158,3 +158,30 @@ int vt_sysfs_active(int *vt)
 		return r;
 	return vt_parse(buf, vt);
 }
+
+void vt_watch_init(struct vt_watch *v, int now, int x_vt)
+{
+	memset(v, 0, sizeof(*v));
+	v->now = now;
+	v->x_vt = x_vt;
+}
+
+enum vt_verdict vt_watch_change(struct vt_watch *v, int vt)
+{
+	enum vt_verdict r;
+
+	if (vt == v->now)
+		return VT_SAME;
+	if (v->x_vt && vt == v->x_vt && !v->x_took) {
+		v->x_took = true;
+		v->x_from = v->now;
+		r = VT_X_TAKES;
+	} else if (v->x_took && !v->x_gave && v->now == v->x_vt && vt == v->x_from) {
+		v->x_gave = true;
+		r = VT_X_GIVES_BACK;
+	} else {
+		r = VT_SWITCH;
+	}
+	v->now = vt;
+	return r;
+}

@@ -52,4 +52,25 @@ int vt_sysfs_active(int *vt);
 /* The same from a buffer. */
 int vt_parse(const char *text, int *vt);
 
+/* Which VT switches count. The run's own X server (on x_vt; 0: none, as
+ * Xvfb) takes its VT once and gives it back once, to the VT it took it
+ * from: neither counts. Any other change does. */
+struct vt_watch {
+	int now;                /* the VT in front */
+	int x_vt;
+	int x_from;             /* the VT the X server took its VT from */
+	bool x_took, x_gave;
+};
+
+enum vt_verdict {
+	VT_SAME,                /* no change */
+	VT_X_TAKES,             /* the run's X server takes its VT: exempt */
+	VT_X_GIVES_BACK,        /* and gives it back: exempt */
+	VT_SWITCH,              /* anything else: counted */
+};
+
+void vt_watch_init(struct vt_watch *v, int now, int x_vt);
+/* Judges the VT now in front, and remembers it. */
+enum vt_verdict vt_watch_change(struct vt_watch *v, int vt);
+
 #endif

@@ -79,8 +79,8 @@ struct watcher {
 	size_t n_devs;
 	struct udev *udev;
 	struct udev_monitor *mon;
-	int vt_fd, vt_now, x_vt;
-	bool x_took_vt;
+	int vt_fd, x_vt;
+	struct vt_watch vt;
 	int sess_fd;                /* inotify on run/systemd/sessions */
 	struct login_session *sessions;
 	size_t n_sessions;
@@ -299,26 +299,31 @@ static void vt_read(struct watcher *w)
 {
 	char buf[32];
 	ssize_t n = pread(w->vt_fd, buf, sizeof(buf) - 1, 0);
-	int vt;
+	int vt, was = w->vt.now;
 
 	if (n <= 0)
 		return;
 	buf[n] = '\0';
-	if (vt_parse(buf, &vt) < 0 || vt == w->vt_now)
+	if (vt_parse(buf, &vt) < 0)
 		return;
-	/* the run's X server takes its VT once and gives it back once */
-	if (w->x_vt && vt == w->x_vt && !w->x_took_vt) {
-		w->x_took_vt = true;
-		logf_line(w, '-', since(w, mono_ns()), "VT %d -> %d (the run's X server takes its VT)",
-			  w->vt_now, vt);
-	} else {
+	switch (vt_watch_change(&w->vt, vt)) {
+	case VT_SAME:
+		break;
+	case VT_X_TAKES:
+		logf_line(w, '-', since(w, mono_ns()), "VT %d -> %d (the run's X server takes its VT)", was, vt);
+		break;
+	case VT_X_GIVES_BACK:
+		logf_line(w, '-', since(w, mono_ns()), "VT %d -> %d (the run's X server gives it back)", was,
+			  vt);
+		break;
+	case VT_SWITCH:
 		w->tally.vt++;
 		if (!*w->tally.first_vt)
-			snprintf(w->tally.first_vt, sizeof(w->tally.first_vt), "VT switch %d->%d at %.0f s",
-				 w->vt_now, vt, since(w, mono_ns()));
-		logf_line(w, '!', since(w, mono_ns()), "VT switch %d -> %d", w->vt_now, vt);
+			snprintf(w->tally.first_vt, sizeof(w->tally.first_vt), "VT switch %d->%d at %.0f s", was,
+				 vt, since(w, mono_ns()));
+		logf_line(w, '!', since(w, mono_ns()), "VT switch %d -> %d", was, vt);
+		break;
 	}
-	w->vt_now = vt;
 }
 
 static bool known_session(const struct watcher *w, const char *id)
@@ -541,11 +546,13 @@ int main(int argc, char **argv)
 	if (w.vt_fd >= 0) {
 		char buf[32];
 		ssize_t n = pread(w.vt_fd, buf, sizeof(buf) - 1, 0);
+		int now = 0;
 
 		if (n > 0) {
 			buf[n] = '\0';
-			vt_parse(buf, &w.vt_now);
+			vt_parse(buf, &now);
 		}
+		vt_watch_init(&w.vt, now, w.x_vt);
 	}
 	/* logins */
 	sessions_list(&w.sessions, &w.n_sessions);
@@ -574,11 +581,11 @@ int main(int argc, char **argv)
 	cfg.fn = on_process;
 	cfg.ctx = &w;
 	r = procwatch_start(&w.pw, &cfg);
-	fprintf(w.log, "# sources input=%zu device(s)%s vt=%s logins=%s kmsg=%s processes=%s%s%s\n",
+	fprintf(w.log, "# sources input=%zu device(s)%s vt=%s logins=%s kmsg=%s processes=%s%s%s%s\n",
 		w.n_devs, w.mon ? " (udev monitor)" : " (no udev monitor: devices added later unseen)",
 		w.vt_fd >= 0 ? "sys/class/tty/tty0/active" : "none", w.sess_fd >= 0 ? SESSIONS_DIR : "none",
 		w.kmsg_fd >= 0 ? "yes" : "no", r == 0 ? procwatch_source_name(procwatch_source(w.pw)) : "none",
-		r == 0 ? " — " : "", r == 0 ? procwatch_why(w.pw) : strerror(-r));
+		r == 0 ? " — " : " (", r == 0 ? procwatch_why(w.pw) : strerror(-r), r == 0 ? "" : ")");
 	fflush(w.log);
 	helper_ready(ready);
 	start_cpu = cpu_s();
@@ -622,7 +629,10 @@ int main(int argc, char **argv)
 		}
 		if (pf[dev_at].revents)
 			udev_read(&w);
-		if (pf[dev_at + 1].revents)
+		/* sysfs signals a VT switch as POLLPRI; the file is read again at
+		 * every wakeup anyway (a pread), for a kernel or a fixture tree
+		 * whose file never signals */
+		if (w.vt_fd >= 0)
 			vt_read(&w);
 		if (pf[dev_at + 2].revents)
 			sessions_read(&w);

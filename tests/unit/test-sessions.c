@@ -130,6 +130,37 @@ START_TEST(vt)
 }
 END_TEST
 
+/* The run's X server on VT 7, started from VT 2: its taking VT 7 and
+ * giving VT 2 back are exempt, once each; every other change counts. */
+START_TEST(vt_switches)
+{
+	struct vt_watch v;
+
+	vt_watch_init(&v, 2, 7);
+	ck_assert_int_eq(vt_watch_change(&v, 2), VT_SAME);
+	ck_assert_int_eq(vt_watch_change(&v, 7), VT_X_TAKES);
+	ck_assert_int_eq(vt_watch_change(&v, 7), VT_SAME);
+	ck_assert_int_eq(vt_watch_change(&v, 2), VT_X_GIVES_BACK);
+	/* a second trip is someone's Ctrl+Alt+F7 */
+	ck_assert_int_eq(vt_watch_change(&v, 7), VT_SWITCH);
+	ck_assert_int_eq(vt_watch_change(&v, 2), VT_SWITCH);
+	ck_assert_int_eq(v.now, 2);
+
+	/* from X's VT to a third one, and back: both count; giving back is
+	 * to the VT X took it from only */
+	vt_watch_init(&v, 1, 7);
+	ck_assert_int_eq(vt_watch_change(&v, 7), VT_X_TAKES);
+	ck_assert_int_eq(vt_watch_change(&v, 3), VT_SWITCH);
+	ck_assert_int_eq(vt_watch_change(&v, 7), VT_SWITCH);
+	ck_assert_int_eq(vt_watch_change(&v, 1), VT_X_GIVES_BACK);
+
+	/* no X server of the run's own (Xvfb): every change counts */
+	vt_watch_init(&v, 1, 0);
+	ck_assert_int_eq(vt_watch_change(&v, 2), VT_SWITCH);
+	ck_assert_int_eq(vt_watch_change(&v, 1), VT_SWITCH);
+}
+END_TEST
+
 TEST_SUITE(sessions_suite)
 {
 	Suite *s = suite_create("sessions");
@@ -138,6 +169,7 @@ TEST_SUITE(sessions_suite)
 	tcase_add_test(tc, parse_and_describe);
 	tcase_add_test(tc, list);
 	tcase_add_test(tc, vt);
+	tcase_add_test(tc, vt_switches);
 	suite_add_tcase(s, tc);
 	return s;
 }
