@@ -20,6 +20,7 @@
 #include "framesource.h"
 #include "gameout.h"
 #include "hash.h"
+#include "inputhelper.h"
 #include "kvfile.h"
 #include "proctree.h"
 #include "provenance.h"
@@ -812,105 +813,24 @@ static int switches_start(struct runner *rn, struct strbuf *err)
 	return r;
 }
 
-/* ---- the recipe's [input] steps ---- */
+/* ---- the recipe's [input] steps (inputhelper.c) ---- */
 
-#define INPUT_HELPER "hitchbench-input"
-
-/*
- * The recipe's [input] steps are played by a helper of their own
- * (harness/input.c), started like a switch's helper just before the game:
- * it holds the X connection or the uinput device, sleeps on its own
- * deadlines and reads game.log for wait_line, so the runner's loop keeps
- * its rare wakeups and links no X or evdev code. It runs as root, not as
- * the game's user: the run's X authority and /dev/uinput are the
- * harness's. Its uinput device is named after the run, so the
- * interference watcher can exempt it.
- */
 static int input_start(struct runner *rn, struct strbuf *err)
 {
-	const struct recipe_input *in = &rn->req->recipe->input;
-	char *log = xasprintf("%s/input.log", rn->tmp_dir);
-	const char *id = kvfile_get(&rn->bench, "run_id");
-	struct argv_list a;
-	int r;
-
-	if (in->n_steps == 0) {
-		free(log);
-		return 0;
-	}
-	argv_init(&a);
-	argv_push(&a, INPUT_HELPER);
-	argv_push(&a, "--driver");
-	argv_push(&a, input_driver_name(in->driver));
-	argv_push(&a, "--game-log");
-	argv_pushf(&a, "%s/game.log", rn->tmp_dir);
-	argv_push(&a, "--display");
-	argv_push(&a, rn->display);
-	if (rn->stage.xauth) {
-		argv_push(&a, "--xauth");
-		argv_push(&a, rn->stage.xauth);
-	}
-	argv_push(&a, "--name");
-	argv_pushf(&a, "hitchbench input %s", id ? id : "");
-	argv_push(&a, "--");
-	for (size_t i = 0; i < in->n_steps; i++)
-		argv_push(&a, in->steps[i].text);
-	r = switch_ctx_spawn(&rn->sw, "input", a.v, false, log, err);
-	argv_release(&a);
-	free(log);
-	return r;
+	return input_helper_start(&rn->sw, &rn->req->recipe->input, rn->tmp_dir, rn->display,
+				  rn->stage.xauth, kvfile_get(&rn->bench, "run_id"), err);
 }
 
-/* What the helper's log says it played, into bench.txt: input=, and
- * input_device= for a uinput device; a helper that failed fails the run. */
 static void input_finish(struct runner *rn)
 {
-	const struct recipe_input *in = &rn->req->recipe->input;
-	struct switch_helper *h = switch_ctx_helper(&rn->sw, "input");
-	char *path, *text = NULL, *end = NULL, *dev = NULL;
-	struct strbuf v = STRBUF_INIT;
-	size_t len;
+	struct strbuf what = STRBUF_INIT;
+	int r = input_helper_finish(&rn->sw, &rn->req->recipe->input, rn->tmp_dir, &rn->bench, &what);
 
-	if (!h)
-		return;
-	path = xasprintf("%s/input.log", rn->tmp_dir);
-	if (read_file(path, &text, &len) == 0) {
-		for (char *line = text, *nl; *line; line = nl + 1) {
-			nl = strchrnul(line, '\n');
-			if (str_startswith(line, "# end played="))
-				end = line + 13;
-			else if (str_startswith(line, "# device "))
-				dev = line + 9;
-			if (!*nl) {
-				break;
-			}
-			*nl = '\0';
-		}
-	}
-	if (end) {
-		unsigned played, of;
-		int n = 0;
-
-		if (sscanf(end, "%u of %u%n", &played, &of, &n) == 2)
-			strbuf_addf(&v, "%u of %u steps played (%s)%s%s", played, of,
-				    input_driver_name(in->driver), end[n] == ':' ? ";" : "",
-				    end[n] == ':' ? end + n + 1 : "");
-	}
-	if (!v.len)
-		strbuf_addf(&v, "unknown: the helper left no end line (%s; see input.log)",
-			    input_driver_name(in->driver));
-	kvfile_add(&rn->bench, "input", v.buf);
-	if (dev) {
-		char *sp = strchr(dev, ' ');
-
-		kvfile_addf(&rn->bench, "input_device", "%.*s", sp ? (int)(sp - dev) : (int)strlen(dev), dev);
-	}
-	progress(rn, "input: %s", v.buf);
-	if (!WIFEXITED(h->status) || WEXITSTATUS(h->status) != 0)
-		set_status(rn, "failed", "the recipe's [input] steps failed: %s (see input.log)", v.buf);
-	strbuf_release(&v);
-	free(text);
-	free(path);
+	if (what.len)
+		progress(rn, "input: %s", what.buf);
+	if (r < 0)
+		set_status(rn, "failed", "the recipe's [input] steps failed: %s (see input.log)", what.buf);
+	strbuf_release(&what);
 }
 
 /* After the game: the helpers stopped, what they left collected, and the
