@@ -45,7 +45,7 @@ PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hi
          $(B)/hitchbench-stallrec $(B)/hitchbench-input $(B)/hitchbench-intfwatch
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
-              $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch
+              $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev
 
 all: $(PROGS)
 
@@ -149,6 +149,12 @@ $(B)/tests/recdump: $(B)/tests/tools/recdump.o $(B)/libhitch.a
 $(B)/tests/procwatch: $(B)/tests/tools/procwatch.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^
 
+# A person's keyboard, mouse or pad on uinput, through the input helper's
+# uinput driver, for the interference watcher's live test (t1120).
+$(B)/tests/uinputdev: $(B)/tests/tools/uinputdev.o $(B)/harness/input-uinput.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs libevdev)
+$(B)/tests/tools/uinputdev.o: CPPFLAGS += -Iharness
+
 $(B)/tests/mhsummary: $(B)/tests/tools/mhsummary.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
@@ -176,7 +182,8 @@ check-sanitize: deps
 		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/hitchbench-sampler \
 		$(SAN_B)/hitchbench-stallrec $(SAN_B)/hitchbench-input $(SAN_B)/hitchbench-intfwatch \
 		$(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes $(SAN_B)/tests/glxparse $(SAN_B)/tests/mhsummary \
-		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump $(SAN_B)/tests/procwatch
+		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump $(SAN_B)/tests/procwatch \
+		$(SAN_B)/tests/uinputdev
 	@cp $(B)/hitchbench-hook.so $(SAN_B)/
 	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(SAN_B)/tests/
 	@HB_BUILD=$(CURDIR)/$(SAN_B) UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh

@@ -3,6 +3,8 @@
  */
 #include "timeutil.h"
 
+#include <errno.h>
+
 uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -17,6 +19,14 @@ uint64_t real_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
 }
 
 void utc_iso8601(time_t t, char *buf, size_t size)

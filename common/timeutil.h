@@ -14,6 +14,8 @@
 
 uint64_t mono_ns(void);
 uint64_t real_ns(void);
+/* Sleeps ms milliseconds, a signal's interruption included (the rest is slept). */
+void sleep_ms(unsigned ms);
 /* "2026-11-30T10:00:00Z" for a wall-clock time in seconds. */
 void utc_iso8601(time_t t, char *buf, size_t size);
 /* "20261130T100000Z": the same, safe in file names. */

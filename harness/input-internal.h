@@ -23,6 +23,20 @@ struct input_sink {
 int xtest_open(struct input_sink *s, const char *display, struct strbuf *err);
 int uinput_open(struct input_sink *s, const char *name, struct strbuf *err);
 
+/* The parts of uinput_open, for devices of other kinds (the watcher's
+ * tests play a person's keyboard, mouse or pad with them). describe_*
+ * enable the codes of a full keyboard (KEY_ESC..KEY_MICMUTE), of a mouse
+ * (BTN_LEFT, BTN_MIDDLE, BTN_RIGHT, REL_X, REL_Y). uinput_create makes a
+ * virtual-bus device of what dev describes (its name set by the caller)
+ * and takes dev: s owns it on success, it is freed on failure. 0, or
+ * -errno with the reason in err. */
+void uinput_describe_keyboard(struct libevdev *dev);
+void uinput_describe_mouse(struct libevdev *dev);
+int uinput_create(struct input_sink *s, struct libevdev *dev, struct strbuf *err);
+/* One event, then a SYN_REPORT when syn. 0 or -errno (err says why). */
+int uinput_write(struct input_sink *s, unsigned type, unsigned code, int value, bool syn,
+		 struct strbuf *err);
+
 /* code: what input_key_code gave for the sink's driver. 0 or -errno
  * (err says why). Events are flushed (X) or reported (SYN) at once. */
 int sink_key(struct input_sink *s, unsigned code, bool down, struct strbuf *err);
@@ -42,7 +56,5 @@ int uinput_key(struct input_sink *s, unsigned code, bool down, struct strbuf *er
 int uinput_move(struct input_sink *s, int dx, int dy, struct strbuf *err);
 int uinput_button(struct input_sink *s, int button, bool down, struct strbuf *err);
 void uinput_close(struct input_sink *s);
-
-void sleep_ms(unsigned ms);
 
 #endif

@@ -54,14 +54,6 @@ struct player {
 	bool stopped;               /* SIGTERM or SIGINT */
 };
 
-void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 int sink_key(struct input_sink *s, unsigned code, bool down, struct strbuf *err)
 {
 	return s->driver == INPUT_XTEST ? xtest_key(s, code, down, err) : uinput_key(s, code, down, err);

@@ -3,8 +3,8 @@
 # during the watch is counted, one the run starts is not; its log has its
 # sources, a summary and what it cost; a clean watch exits 0, a disturbed
 # one 3. (Input devices: tests/unit/test-inputrules.c feeds the same rules
-# with real recordings; live devices need /dev/uinput, which the watcher's
-# switch tests use where it exists.)
+# with real recordings; live devices, made with /dev/uinput where it
+# exists, are t1120's.)
 . "$(dirname "$0")/../lib.sh"
 W="$HB_BUILD/hitchbench-intfwatch"
 [ -x "$W" ] || fail "no $W"
