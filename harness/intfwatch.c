@@ -79,6 +79,7 @@ struct watcher {
 	size_t n_devs;
 	struct udev *udev;
 	struct udev_monitor *mon;
+	const char *mon_source;     /* "udev" or "kernel" */
 	int vt_fd, x_vt;
 	struct vt_watch vt;
 	int sess_fd;                /* inotify on run/systemd/sessions */
@@ -160,28 +161,49 @@ static void dev_close(struct dev *d)
 	d->fd = -1;
 }
 
+/* A device that cannot be watched: one that appeared mid-run still
+ * counts as a device change. */
+static void dev_unwatched(struct watcher *w, const char *node, bool added, const char *why)
+{
+	if (added)
+		w->tally.devices++;
+	logf_line(w, added ? '!' : '-', since(w, mono_ns()), "%s %s not watched: %s", added ? "DEVADD" :
+		  "DEVICE", node, why);
+}
+
 /* Opens /dev/input/NODE and starts its rules. added: it appeared mid-run. */
 static void dev_open(struct watcher *w, const char *node, bool added)
 {
 	char path[128];
 	struct input_caps caps;
-	struct dev *d;
+	struct dev *d = NULL;
 	int clk = CLOCK_MONOTONIC;
 
 	for (size_t i = 0; i < w->n_devs; i++)
 		if (strcmp(w->devs[i].node, node) == 0 && w->devs[i].fd >= 0)
 			return;
-	if (w->n_devs == MAX_DEVS)
+	/* a slot a device that went away left, else a new one */
+	for (size_t i = 0; i < w->n_devs && !d; i++)
+		if (w->devs[i].fd < 0)
+			d = &w->devs[i];
+	if (!d && w->n_devs < MAX_DEVS)
+		d = &w->devs[w->n_devs++];
+	if (!d) {
+		dev_unwatched(w, node, added, "too many devices open already");
 		return;
-	d = &w->devs[w->n_devs];
+	}
 	memset(d, 0, sizeof(*d));
 	snprintf(d->node, sizeof(d->node), "%s", node);
 	snprintf(path, sizeof(path), "dev/input/%s", node);
 	d->fd = fsroot_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (d->fd < 0)
+	if (d->fd < 0) {
+		dev_unwatched(w, node, added, strerror(-d->fd));
+		d->fd = -1;
 		return;
+	}
 	if (libevdev_new_from_fd(d->fd, &d->ev) < 0) {
-		close(d->fd);
+		dev_close(d);
+		dev_unwatched(w, node, added, "not an evdev device libevdev can read");
 		return;
 	}
 	/* stamps on the monotonic clock, as every other time here */
@@ -189,7 +211,6 @@ static void dev_open(struct watcher *w, const char *node, bool added)
 	caps_from_libevdev(d->ev, &caps);
 	input_rules_init(&d->st, &caps, mono_ns() / 1000);
 	d->exempt = strncmp(caps.name, HARNESS_DEVICE_PREFIX, strlen(HARNESS_DEVICE_PREFIX)) == 0;
-	w->n_devs++;
 	w->watched_devices++;
 	if (added && !d->exempt) {
 		w->tally.devices++;
@@ -273,6 +294,19 @@ static void devs_scan(struct watcher *w)
 		if (strncmp(e->d_name, "event", 5) == 0)
 			dev_open(w, e->d_name, false);
 	closedir(dd);
+}
+
+/* Where devices that come and go are heard of: udev's events once its
+ * daemon has handled them (the node then has its permissions), or,
+ * where no udev daemon runs (a container, a minimal system), the
+ * kernel's own uevents, which nobody would otherwise relay. */
+static const char *udev_source(void)
+{
+	char *control = xasprintf("%s/run/udev/control", fsroot());
+	bool daemon = access(control, F_OK) == 0;
+
+	free(control);
+	return daemon ? "udev" : "kernel";
 }
 
 static void udev_read(struct watcher *w)
@@ -532,15 +566,18 @@ int main(int argc, char **argv)
 		(unsigned long long)w.t0, (unsigned long long)real_ns());
 
 	/* input: every device now, and what comes and goes */
-	devs_scan(&w);
+	/* listening first, then the scan: a device plugged in between the two
+	 * is seen twice, and dev_open() opens it once */
 	w.udev = udev_new();
-	if (w.udev && (w.mon = udev_monitor_new_from_netlink(w.udev, "udev")) != NULL) {
+	w.mon_source = udev_source();
+	if (w.udev && (w.mon = udev_monitor_new_from_netlink(w.udev, w.mon_source)) != NULL) {
 		udev_monitor_filter_add_match_subsystem_devtype(w.mon, "input", NULL);
 		if (udev_monitor_enable_receiving(w.mon) < 0) {
 			udev_monitor_unref(w.mon);
 			w.mon = NULL;
 		}
 	}
+	devs_scan(&w);
 	/* the VT in front */
 	w.vt_fd = fsroot_open("sys/class/tty/tty0/active", O_RDONLY | O_CLOEXEC);
 	if (w.vt_fd >= 0) {
@@ -581,8 +618,10 @@ int main(int argc, char **argv)
 	cfg.fn = on_process;
 	cfg.ctx = &w;
 	r = procwatch_start(&w.pw, &cfg);
-	fprintf(w.log, "# sources input=%zu device(s)%s vt=%s logins=%s kmsg=%s processes=%s%s%s%s\n",
-		w.n_devs, w.mon ? " (udev monitor)" : " (no udev monitor: devices added later unseen)",
+	fprintf(w.log, "# sources input=%u device(s)%s vt=%s logins=%s kmsg=%s processes=%s%s%s%s\n",
+		w.watched_devices, !w.mon ? " (no device monitor: devices added later unseen)" :
+		strcmp(w.mon_source, "udev") == 0 ? " (udev monitor)" :
+		" (kernel uevents: no udev daemon)",
 		w.vt_fd >= 0 ? "sys/class/tty/tty0/active" : "none", w.sess_fd >= 0 ? SESSIONS_DIR : "none",
 		w.kmsg_fd >= 0 ? "yes" : "no", r == 0 ? procwatch_source_name(procwatch_source(w.pw)) : "none",
 		r == 0 ? " — " : " (", r == 0 ? procwatch_why(w.pw) : strerror(-r), r == 0 ? "" : ")");
