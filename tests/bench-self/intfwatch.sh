@@ -13,10 +13,12 @@
 # and ROUNDS times with --scan (the /proc-scan fallback), interleaved
 # default, scan, default, scan, ... so drift on the machine hits both.
 # Each figure is read from the watcher's own last log line:
-#   # self cpu=X s (Y ms a second over Z s), maxrss=M MiB
+#   # self cpu=X s (Y ms a second over Z s; the start S ms, then W ms a
+#   second while watching), maxrss=M MiB
 # (getrusage user+system over the whole life of the watcher, its start
-# and end included, divided by its wall time), and printed as the median
-# over the rounds with [min .. max]. The source each run really used is
+# and end included, divided by its wall time; the split after the `;` is
+# printed where the log has it, an older watcher's line has none), and
+# printed as the median over the rounds with [min .. max]. The source each run really used is
 # its log's `# sources ... processes=proc connector|proc scan` field. Processes
 # started by others on the machine during a run cost the watcher too
 # (the connector hears every fork, exec and exit; the scan lists proc/
@@ -102,7 +104,9 @@ centis() {
 
 # run NAME ARGS...: one watch; appends to $tmp/NAME a line
 #   cpu_s ms_a_second wall_s maxrss_mib procs_before procs_after others_new
-#   steady_ms_a_second pids_handed_out source
+#   steady_ms_a_second pids_handed_out start_ms watching_ms_a_second source
+# (start_ms and watching_ms_a_second are the log's own split of its
+# figure, '-' where the log has none)
 # The steady figure is the watcher's schedstat CPU time from a second
 # after it started to two seconds before its end, over the time between
 # the two reads (proc/uptime): its cost without its start and its end.
@@ -164,39 +168,59 @@ run() {
 		sed 's/^/  /' "$tmp/$name.err" >&2
 		exit 1
 	fi
-	self=$(sed -n 's/^# self cpu=\([0-9.]*\) s (\([0-9.]*\) ms a second over \([0-9.]*\) s), maxrss=\([0-9.]*\) MiB$/\1 \2 \3 \4/p' "$log")
+	self=$(sed -n 's/^# self cpu=\([0-9.]*\) s (\([0-9.]*\) ms a second over \([0-9.]*\) s.*maxrss=\([0-9.]*\) MiB$/\1 \2 \3 \4/p' "$log")
 	[ -n "$self" ] || die "$name: no '# self cpu=' line in the watcher's log"
+	# the watcher's own split, where its log has it (docs/interference.md)
+	split=$(sed -n 's/^# self .*; the start \([0-9.]*\) ms, then \([0-9.]*\) ms a second while watching).*/\1 \2/p' "$log")
 	# "processes=proc connector — why" or "processes=proc scan — why"
 	src=$(sed -n 's/^# sources .* processes=\(.*\) — .*/\1/p' "$log" | sed 's/^proc //; s/ /_/g')
 	sed -n 's/^# sources .* processes=.* — //p' "$log" >"$tmp/$name.why"
-	echo "$self $before $after $(grep '^! *[0-9.]* PROCESS ' "$log" | grep -vc "parent $$ is") $steady $((pid1 - pid0)) ${src:-none}" >>"$tmp/$name"
+	echo "$self $before $after $(grep '^! *[0-9.]* PROCESS ' "$log" | grep -vc "parent $$ is") $steady $((pid1 - pid0)) ${split:-- -} ${src:-none}" >>"$tmp/$name"
 }
 
 # report NAME TITLE: the figures of the runs in $tmp/NAME
 report() {
 	f=$tmp/$1
-	echo "  $2: processes=$(awk '{ print $10 }' "$f" | sort -u | paste -sd' ') in its log's # sources line"
-	echo "    the log's figure $(median "$f" '$2') ms a second $(range "$f" '$2')  (# self cpu=: getrusage over its life, start and end included)"
+	echo "  $2: processes=$(awk '{ print $12 }' "$f" | sort -u | paste -sd' ') in its log's # sources line"
+	echo "    the log's figure $(median "$f" '$2') ms a second $(range "$f" '$2')  (# self cpu=: getrusage over its life, its start included)"
+	awk '$11 != "-"' "$f" >"$tmp/$1.split"
+	if [ -s "$tmp/$1.split" ]; then
+		echo "      the start      $(median "$tmp/$1.split" '$10') ms $(range "$tmp/$1.split" '$10')  (the log's own split)"
+		echo "      then           $(median "$tmp/$1.split" '$11') ms a second $(range "$tmp/$1.split" '$11')  (the log's figure while watching, after the start)"
+	fi
 	awk '$8 != "-"' "$f" >"$tmp/$1.steady"
 	if [ -s "$tmp/$1.steady" ]; then
 		echo "    steady           $(median "$tmp/$1.steady" '$8') ms a second $(range "$tmp/$1.steady" '$8')  (its schedstat CPU time from 1 s after its start to 2 s before its end)"
-		echo "    start and end    $(median "$tmp/$1.steady" '$2 * $3 - $8 * $3') ms $(range "$tmp/$1.steady" '$2 * $3 - $8 * $3')  (its whole-life CPU less the steady rate over its life)"
+		[ -s "$tmp/$1.split" ] ||
+			echo "    start and end    $(median "$tmp/$1.steady" '$2 * $3 - $8 * $3') ms $(range "$tmp/$1.steady" '$2 * $3 - $8 * $3')  (its whole-life CPU less the steady rate over its life)"
 	fi
 	echo "    pids handed out  $(median "$f" '$9') a run $(range "$f" '$9')  (proc/loadavg's last pid after the run less before: every fork on the machine, the watcher's own included)"
 	echo "    others' new      $(median "$f" '$7') a run $(range "$f" '$7')  (the log's '!' PROCESS lines; the scan misses those gone within 250 ms)"
 	echo "    max RSS          $(median "$f" '$4') MiB $(range "$f" '$4')"
 	printf '    why              %s\n' "$(head -n 1 "$tmp/$1.why")"
 }
-# goal NAME FIELD: "met" or "NOT met" for the median of FIELD
+# goal FILE FIELD: "met" or "NOT met" for the median of FIELD
 goal() {
-	awk -v v="$(median "$tmp/$1" "$2")" -v g="$GOAL_MS" 'BEGIN { print (v <= g ? "met" : "NOT met") }'
+	awk -v v="$(median "$1" "$2")" -v g="$GOAL_MS" 'BEGIN { print (v <= g ? "met" : "NOT met") }'
 }
-# from NAME: the watch length from which the log's figure meets the goal
-# at the median steady rate and start-and-end cost
-from() {
-	[ -s "$tmp/$1.steady" ] || return
-	awk -v s="$(median "$tmp/$1.steady" '$8')" -v e="$(median "$tmp/$1.steady" '$2 * $3 - $8 * $3')" \
-		-v g="$GOAL_MS" 'BEGIN { if (s < g) printf "; at the steady rate, from a watch of %.0f s on", e / (g - s) }'
+# verdict NAME: the goal against the log's figure over the run, the
+# log's figure while watching, and the steady figure; and from what
+# length of watch the log's figure would meet it (start / (goal - rate):
+# the log's split where it has one, else the steady rate and the start
+# and end it leaves)
+verdict() {
+	printf 'the log'"'"'s figure over %s s %s' "$SECONDS_A_RUN" "$(goal "$tmp/$1" '$2')"
+	[ -s "$tmp/$1.split" ] && printf ', while watching %s' "$(goal "$tmp/$1.split" '$11')"
+	[ -s "$tmp/$1.steady" ] && printf ', steady %s' "$(goal "$tmp/$1.steady" '$8')"
+	if [ -s "$tmp/$1.split" ]; then
+		set -- "$(median "$tmp/$1.split" '$11')" "$(median "$tmp/$1.split" '$10')"
+	elif [ -s "$tmp/$1.steady" ]; then
+		set -- "$(median "$tmp/$1.steady" '$8')" "$(median "$tmp/$1.steady" '$2 * $3 - $8 * $3')"
+	else
+		return
+	fi
+	awk -v r="$1" -v e="$2" -v g="$GOAL_MS" \
+		'BEGIN { if (r < g) printf "; the log'"'"'s figure meets it from a watch of %.0f s on", e / (g - r) }'
 }
 
 echo "interference watcher (hitchbench-intfwatch): its own CPU a second with ~$PROCS processes on the machine"
@@ -235,10 +259,8 @@ echo "  processes present during the runs: $(median "$tmp/all" '$5') at a run's 
 echo "  ${SECONDS_A_RUN} s a run$([ "$root" = 1 ] && echo ', interleaved default, scan, ...'); medians [min .. max]:"
 if [ "$root" = 1 ]; then
 	report default "default source (no --scan)"
-	echo "    goal <= $GOAL_MS ms a second: the log's figure over ${SECONDS_A_RUN} s $(goal default '$2')$(
-		[ -s "$tmp/default.steady" ] && echo ", steady $(goal default.steady '$8')")$(from default)"
+	echo "    goal <= $GOAL_MS ms a second: $(verdict default)"
 fi
 report scan "the /proc-scan fallback (--scan)"
-echo "    against the same $GOAL_MS ms a second: the log's figure $(goal scan '$2')$(
-	[ -s "$tmp/scan.steady" ] && echo ", steady $(goal scan.steady '$8')")$(from scan)"
+echo "    against the same $GOAL_MS ms a second (the goal is the default source's): $(verdict scan)"
 exit 0
