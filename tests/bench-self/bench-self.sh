@@ -28,6 +28,10 @@
 # the rounds; peak RSS is GNU time's %M. Both must print the same numbers to
 # hitchbench's digits, or bench-self fails.
 #
+# Last, two scripts with their own headers: the stall recorder
+# (stallrec.sh) and the interference watcher with ~500 processes on the
+# machine (intfwatch.sh).
+#
 # Environment: HB_BUILD (default build), HB_BENCH_ROUNDS (7),
 # HB_BENCH_STUB_FRAMES (1000000), HB_BENCH_GLX_FRAMES (5000),
 # HB_BENCH_SAMPLER_ROUNDS (3), HB_BENCH_REPORT_FRAMES (1000000),
@@ -320,6 +324,9 @@ fi
 
 echo
 sh tests/bench-self/stallrec.sh || die "the stall recorder's benchmark failed"
+
+echo
+sh tests/bench-self/intfwatch.sh || die "the interference watcher's benchmark failed"
 
 [ "$bad" = 0 ] || die "the hook did not record one frame per present (see above)"
 exit 0
