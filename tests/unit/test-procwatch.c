@@ -241,7 +241,16 @@ START_TEST(loadavg_gate)
 	ck_assert_uint_eq(s.n, 0);
 	procwatch_stats(w, &st);
 	ck_assert_uint_eq(st.listings, 1);   /* the start's */
-	test_put(root, "proc/loadavg", "0.10 0.20 0.30 1/81 400\n");
+	/* in place, as the kernel's file changes (the watcher keeps it open) */
+	{
+		char *path = xasprintf("%s/proc/loadavg", root);
+		FILE *f = fopen(path, "r+");
+
+		ck_assert_ptr_nonnull(f);
+		fputs("0.10 0.20 0.30 1/81 400\n", f);
+		fclose(f);
+		free(path);
+	}
 	ck_assert_int_eq(procwatch_scan(w), 0);
 	expect(&s, 400, '!', PROCWATCH_OUTSIDE);
 	procwatch_stats(w, &st);
