@@ -42,6 +42,8 @@ struct proc_ent {
 	int pid, ppid;
 	unsigned char owner;
 	bool pending;          /* new: its verdict waits for exec, exit or a timeout */
+	bool execd;            /* the connector saw it exec */
+	bool marked;           /* the harness's by its marker (what it forks without exec is too) */
 	bool candidate;        /* a busy-session candidate: base_ticks is its CPU at the start */
 	bool seen;             /* listed by the scan in progress */
 	unsigned sessionid;
@@ -345,18 +347,38 @@ static enum owner judge(struct procwatch *w, struct proc_ent *e, const struct ps
 		*why = why_f(w, "in the run's session %d", st->session);
 		return OWN_RUN;
 	}
+	/* a fork that never exec'd holds its parent's environment: a child
+	 * of a marked process is marked too (a sanitizer's leak-check task,
+	 * a shell's subshell), even when it is gone before it could be read */
+	if (w->source == PROCWATCH_CONNECTOR && !e->execd && parent && parent->owner == OWN_HARNESS &&
+	    parent->marked) {
+		*why = "forked without exec by a process carrying " PROCWATCH_HARNESS_ENV;
+		e->marked = true;
+		return OWN_HARNESS;
+	}
 	/* the markers, last: the environment is the dearest thing to read */
 	{
 		ssize_t n = read_pid_file(w, e->pid, "environ", w->envbuf, sizeof(w->envbuf));
-		bool run_marked = w->cfg.run_id && w->cfg.run_id[0];
+		bool run_marked = w->cfg.run_id && w->cfg.run_id[0], inherited = false;
 
+		/* gone (or a zombie) before its environment could be read, and
+		 * never exec'd (the connector would have said): a fork holds
+		 * its parent's environment, which stands in for it (a
+		 * sanitizer's leak-check task, a shell's subshell) */
+		if (n <= 0 && w->source == PROCWATCH_CONNECTOR && !e->execd && parent) {
+			n = read_pid_file(w, parent->pid, "environ", w->envbuf, sizeof(w->envbuf));
+			inherited = true;
+		}
 		if (n > 0 && run_marked &&
 		    procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_MARKER_ENV, w->cfg.run_id)) {
-			*why = "carries " PROCWATCH_MARKER_ENV;
+			*why = inherited ? "forked without exec by a process carrying " PROCWATCH_MARKER_ENV
+					 : "carries " PROCWATCH_MARKER_ENV;
 			return OWN_RUN;
 		}
 		if (n > 0 && procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_HARNESS_ENV, NULL)) {
-			*why = "carries " PROCWATCH_HARNESS_ENV;
+			*why = inherited ? "forked without exec by a process carrying " PROCWATCH_HARNESS_ENV
+					 : "carries " PROCWATCH_HARNESS_ENV;
+			e->marked = true;
 			return OWN_HARNESS;
 		}
 	}
@@ -704,6 +726,8 @@ static void on_event(struct procwatch *w, const struct proc_event *ev, void *arg
 		break;
 	case PROC_EVENT_EXEC:
 		e = ent_find(w, ev->event_data.exec.process_tgid);
+		if (e)
+			e->execd = true;
 		if (e && e->pending)
 			decide(w, e, ev->timestamp_ns, 0);
 		break;

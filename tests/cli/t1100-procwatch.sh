@@ -1,7 +1,9 @@
 #!/bin/sh
 # The process watcher on the live machine (tests/tools/procwatch.c): during
 # a watch, a process started outside the run is counted; one started by the
-# run, and one carrying the run's HITCHBENCH_RUN marker, are the run's.
+# run, and one carrying the run's HITCHBENCH_RUN marker, are the run's; a
+# shell carrying HITCHBENCH_HARNESS and its subshell (judged by the
+# connector even though it is gone at once) are the harness's.
 # With the proc connector (root only) and with the proc/ scan forced. Other
 # processes starting on the machine meanwhile get verdicts too: only the
 # pids the driver started are checked.
@@ -37,4 +39,11 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 check connector
 grep -q "^# source proc connector" "$T/connector.out" || fail "connector: not the connector"
+# the marked shell and its subshell, gone before it could be read: the harness's
+harness=$(sed -n 's/^harness //p' "$T/connector.out")
+grep -q "^- $harness sh exempt harness: carries HITCHBENCH_HARNESS" "$T/connector.out" ||
+	fail "connector: the marked shell ($harness) is not the harness's: $(cat "$T/connector.out")"
+grep -q "^- [0-9]* .* exempt harness: forked without exec by a process carrying HITCHBENCH_HARNESS" \
+	"$T/connector.out" || fail "connector: the marked shell's subshell: $(cat "$T/connector.out")"
+grep -q "^! [0-9]* sh " "$T/connector.out" && fail "connector: a shell was counted: $(cat "$T/connector.out")"
 exit 0

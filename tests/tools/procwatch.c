@@ -7,7 +7,9 @@
  *     watches, and meanwhile starts: an outside process (sleep, from this
  *     program: the harness's children are not exempt), one forked without
  *     exec (outside too), one carrying HITCHBENCH_RUN=<id> (the run's),
- *     and one from inside the run (the run's). Prints "role PID" lines,
+ *     one from inside the run (the run's), and a shell carrying
+ *     HITCHBENCH_HARNESS whose subshell exits at once (both the
+ *     harness's: the connector judges the gone subshell by its parent). Prints "role PID" lines,
  *     then the verdicts as "! PID COMM what: why" or "- ...".
  *     Exit 77 when the connector cannot be used (it needs root).
  *
@@ -114,7 +116,7 @@ static int cmd_live(enum procwatch_source source)
 	struct procwatch *w;
 	char run_id[32];
 	int to_run[2], from_run[2];
-	pid_t run, outside, bare, marked, inside = 0;
+	pid_t run, outside, bare, marked, harness, inside = 0;
 	int r;
 
 	snprintf(run_id, sizeof(run_id), "live-%d", (int)getpid());
@@ -169,10 +171,18 @@ static int cmd_live(enum procwatch_source source)
 		sleep(1);
 		_exit(0);
 	}
+	/* the harness's: a marked shell whose subshell (a fork without exec)
+	 * is gone before anyone could read its environment */
+	harness = fork();
+	if (harness == 0) {
+		setenv(PROCWATCH_HARNESS_ENV, "procwatch", 1);
+		execl("/bin/sh", "sh", "-c", "(exit 0); sleep 0.5", (char *)NULL);
+		_exit(127);
+	}
 	if (write(to_run[1], "x", 1) != 1 || read(from_run[0], &inside, sizeof(inside)) != sizeof(inside))
 		fprintf(stderr, "procwatch: the run did not start its child\n");
-	printf("outside %d\nbare %d\nmarked %d\ninside %d\n", (int)outside, (int)bare, (int)marked,
-	       (int)inside);
+	printf("outside %d\nbare %d\nmarked %d\ninside %d\nharness %d\n", (int)outside, (int)bare,
+	       (int)marked, (int)inside, (int)harness);
 	fflush(stdout);
 	r = watch_until(w, mono() + 1.5);
 	if (r == 0)
@@ -182,6 +192,7 @@ static int cmd_live(enum procwatch_source source)
 	waitpid(outside, NULL, 0);
 	waitpid(marked, NULL, 0);
 	waitpid(bare, NULL, 0);
+	waitpid(harness, NULL, 0);
 	waitpid(run, NULL, 0);
 	if (r < 0) {
 		fprintf(stderr, "procwatch: %s\n", strerror(-r));
