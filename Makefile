@@ -186,7 +186,7 @@ check-sanitize: deps
 		$(SAN_B)/tests/uinputdev
 	@cp $(B)/hitchbench-hook.so $(SAN_B)/
 	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(SAN_B)/tests/
-	@HB_BUILD=$(CURDIR)/$(SAN_B) UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh
+	@HB_BUILD=$(CURDIR)/$(SAN_B) HB_SANITIZE=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh
 
 DEMO_RECIPE ?= dsda-doom
 demo: deps

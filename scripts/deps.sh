@@ -19,6 +19,10 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # summary t9040 checks; the Gallium HUD is part of Mesa already;
 # gnuplot-nox draws `hitchbench plot`'s PNG (pngcairo) and SVG pictures
 RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox mangohud"
+# the games of recipes/ (each recipe's `packages =` names what it runs; the
+# smoke tests tests/game/t91*.sh and `make bench-matrix QUICK=1` in CI run
+# every one of them)
+GAMES="chocolate-doom openarena xmoto neverball armagetronad minetest"
 # bench: what bench-self compares hitchbench report with (an equivalent
 # pandas script) and measures both with (GNU time's peak RSS)
 BENCH="python3-pandas time"
@@ -30,7 +34,7 @@ BENCH="python3-pandas time"
 SYSTEM_USER=hitchbench
 
 # the lists asked for: BUILD and RUN, and BENCH after `bench`
-PACKAGES="$BUILD $RUN"
+PACKAGES="$BUILD $RUN $GAMES"
 case "${2:-}" in
 "") ;;
 bench) PACKAGES="$PACKAGES $BENCH" ;;
