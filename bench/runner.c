@@ -179,8 +179,13 @@ static size_t scan_tree(struct runner *rn, pid_t sid, struct pid_list *out)
 {
 	struct pid_list exclude = { 0 };
 
+	/* the runner's other children are not the game's: the X server and the
+	 * helpers beside the game live on from one pass to the next */
 	if (rn->x.pid > 0)
 		pid_list_add(&exclude, rn->x.pid);
+	for (size_t i = 0; i < rn->sw.n_helpers; i++)
+		if (rn->sw.helpers[i].pid > 0 && !rn->sw.helpers[i].exited)
+			pid_list_add(&exclude, rn->sw.helpers[i].pid);
 	out->n = 0;
 	proctree_scan("/", sid, getpid(), &exclude, out);
 	pid_list_release(&exclude);

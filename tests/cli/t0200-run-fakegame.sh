@@ -37,6 +37,10 @@ expect_eq "relaunch exit status" 0 "$rc"
 passes=$(value passes "$rundir/bench.txt")
 [ "$passes" -ge 2 ] || fail "expected 2 or more passes, got $passes"
 [ -n "$(value pass.2.start_ns "$rundir/bench.txt")" ] || fail "pass 2 not stamped"
+# the helpers beside the game live through the relaunch: the watcher
+# watched the whole run, not only pass 1
+watched=$(sed -n 's/^# self .* over \([0-9.]*\) s;.*/\1/p' "$rundir/interference.log")
+awk "BEGIN { exit !($watched >= 3) }" || fail "the watcher was stopped at the relaunch (watched $watched s)"
 no_fakegame_left
 
 # 3. the game exits early and the recipe does not relaunch: a short run, exit 1
