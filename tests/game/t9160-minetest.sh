@@ -26,7 +26,7 @@ expect_eq status ok "$(value status "$rundir/bench.txt")"
 [ -n "$(value package.minetest "$rundir/bench.txt")" ] || fail "no package version of minetest"
 [ -n "$(value package.minetest-data "$rundir/bench.txt")" ] || fail "no package version of minetest-data"
 # the world, its config and the flight mod reached the game
-grep -q 'ACTION\[Server\]: hbflight: flight started at (0,80,0)' "$rundir/game.log" ||
+grep -q 'ACTION\[Server\]: hbflight: flight started at (0,50,0)' "$rundir/game.log" ||
 	fail "the scripted flight never started (the world or the mod did not load)"
 grep -q 'listening on 127\.0\.0\.1:' "$rundir/game.log" ||
 	fail "the singleplayer server is not bound to the loopback address"
