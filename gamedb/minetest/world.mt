@@ -1,0 +1,8 @@
+gameid = minetest
+backend = sqlite3
+player_backend = sqlite3
+auth_backend = sqlite3
+mod_storage_backend = sqlite3
+creative_mode = true
+enable_damage = false
+load_mod_hbflight = true
