@@ -140,14 +140,14 @@ quiet_root() {
 # recipe_smoke RECIPE: the start of a recipe's smoke test (tests/game/t91*):
 # skips on the sanitizer build (the games are the same in both runs, and
 # the runner under ASan is covered by t9000-t9050) and when the recipe's
-# packages are not installed; sets $R to the recipe's path
+# packages are not installed; sets $RECIPE to the recipe's path
 recipe_smoke() {
-	R="$HB_SRCDIR/recipes/$1.ini"
-	[ -r "$R" ] || fail "no recipe $R"
+	RECIPE="$HB_SRCDIR/recipes/$1.ini"
+	[ -r "$RECIPE" ] || fail "no recipe $RECIPE"
 	[ -z "${HB_SANITIZE:-}" ] || skip "recipe smoke tests run once, on the plain build"
 	need_game_user
 	command -v Xvfb >/dev/null || skip "Xvfb is not installed (sh scripts/deps.sh ensure)"
-	for p in $(sed -n 's/^packages *= *//p' "$R"); do
+	for p in $(sed -n 's/^packages *= *//p' "$RECIPE"); do
 		dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' ||
 			skip "$p is not installed (sh scripts/deps.sh ensure)"
 	done

@@ -5,6 +5,7 @@
 # plausible rate, the demo actually playing, the run ended by its window
 # as the recipe declares (end = window), nothing of the game left running.
 . "$(dirname "$0")/../lib.sh"
+recipe_smoke chocolate-doom
 need_game_user
 command -v Xvfb >/dev/null || skip "Xvfb is not installed (sh scripts/deps.sh ensure)"
 [ -x /usr/games/chocolate-doom ] || skip "chocolate-doom is not installed (sh scripts/deps.sh ensure)"

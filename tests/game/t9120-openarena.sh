@@ -5,6 +5,7 @@
 # load), frames at a plausible rate, the run ended by its window as the
 # recipe declares, the reload rule found its line, nothing of the game left.
 . "$(dirname "$0")/../lib.sh"
+recipe_smoke openarena
 need_game_user
 command -v Xvfb >/dev/null || skip "Xvfb is not installed (sh scripts/deps.sh ensure)"
 [ -x /usr/games/openarena ] && [ -x /usr/lib/ioquake3/ioquake3 ] ||

@@ -6,6 +6,7 @@
 # game) ends the run: end_reason=window, one pass. Frames at a plausible
 # rate, the replay found (not a menu), nothing of the game left running.
 . "$(dirname "$0")/../lib.sh"
+recipe_smoke xmoto
 need_game_user
 command -v Xvfb >/dev/null || skip "Xvfb is not installed (sh scripts/deps.sh ensure)"
 [ -x /usr/games/xmoto ] || skip "xmoto is not installed (sh scripts/deps.sh ensure)"

@@ -6,6 +6,7 @@
 # the window ended the run as the recipe declares, the analysis found the
 # relaunch's reload, nothing of the game left running.
 . "$(dirname "$0")/../lib.sh"
+recipe_smoke neverball
 need_game_user
 command -v Xvfb >/dev/null || skip "Xvfb is not installed (sh scripts/deps.sh ensure)"
 [ -x /usr/games/neverball ] || skip "neverball is not installed (sh scripts/deps.sh ensure)"

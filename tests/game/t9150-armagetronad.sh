@@ -5,6 +5,7 @@
 # stopped. A run that never left the menu also has frames, so the test
 # checks in game.log that a round started before the window did.
 . "$(dirname "$0")/../lib.sh"
+recipe_smoke armagetronad
 need_game_user
 command -v Xvfb >/dev/null || skip "Xvfb is not installed (sh scripts/deps.sh ensure)"
 [ -x /usr/games/armagetronad.real ] || skip "armagetronad is not installed (sh scripts/deps.sh ensure)"

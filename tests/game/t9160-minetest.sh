@@ -7,6 +7,7 @@
 # the interference scan reads the game's log and finds no player action,
 # and nothing of the game is left running.
 . "$(dirname "$0")/../lib.sh"
+recipe_smoke minetest
 need_game_user
 command -v Xvfb >/dev/null || skip "Xvfb is not installed (sh scripts/deps.sh ensure)"
 [ -x /usr/games/minetest ] || skip "minetest is not installed (apt-get install minetest)"
