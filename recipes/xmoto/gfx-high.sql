@@ -1,21 +1,5 @@
--- X-Moto 0.6.1 keeps a profile's settings in its database (xm.db, table
--- profiles_configs), not in config.dat. recipes/xmoto.ini's prepare step
--- reads this file into the database xmoto has just made, for the profile
--- xmoto runs with when no profile exists (the empty name). Game graphics: High.
+-- The graphics level of recipes/xmoto.ini's variant, read into xm.db after
+-- settings.sql, for the profile xmoto runs with (the empty name): High.
 INSERT OR REPLACE INTO profiles_configs (id_profile, key, value) VALUES
   ('', 'GameGraphics', 'High'),
-  ('', 'MenuGraphics', 'High'),
-  -- no web: no highscore, level or theme checks, no upload
-  ('', 'WebHighscores', '0'),
-  ('', 'CheckNewLevelsAtStartup', '0'),
-  ('', 'CheckHighscoresAtStartup', '0'),
-  ('', 'WebConfAtInit', '0'),
-  ('', 'NotifyAtInit', '0'),
-  -- no zoom over the level before the ride (3-4 s of other frames)
-  ('', 'InitZoom', '0'),
-  -- no sound, no ghost of an earlier run beside the replayed rider
-  ('', 'AudioEnable', '0'),
-  ('', 'EngineSoundEnable', '0'),
-  ('', 'MenuMusic', '0'),
-  ('', 'GameMusic', '0'),
-  ('', 'EnableGhost', '0');
+  ('', 'MenuGraphics', 'High');
