@@ -37,16 +37,38 @@ static int open_terminal(struct game_output *o)
 	return 0;
 }
 
-int game_output_open(struct game_output *o, const char *log_path, const char *end_line)
+static int line_match_init(struct line_match *m, const char *regex)
+{
+	if (!regex)
+		return 0;
+	if (regcomp(&m->re, regex, REG_EXTENDED | REG_NOSUB) != 0)
+		return -EINVAL;
+	m->have_re = true;
+	return 0;
+}
+
+static void line_match_feed(struct line_match *m, const char *line, uint64_t t)
+{
+	if (m->have_re && !m->matched && regexec(&m->re, line, 0, NULL, 0) == 0) {
+		m->matched = true;
+		m->matched_ns = t;
+	}
+}
+
+static void line_match_release(struct line_match *m)
+{
+	if (m->have_re)
+		regfree(&m->re);
+}
+
+int game_output_open(struct game_output *o, const char *log_path, const char *start_line,
+		     const char *end_line)
 {
 	memset(o, 0, sizeof(*o));
 	o->master = o->slave = o->log_fd = -1;
 	strbuf_init(&o->line);
-	if (end_line) {
-		if (regcomp(&o->end_re, end_line, REG_EXTENDED | REG_NOSUB) != 0)
-			return -EINVAL;
-		o->have_re = true;
-	}
+	if (line_match_init(&o->start, start_line) < 0 || line_match_init(&o->end, end_line) < 0)
+		return -EINVAL;
 	o->log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (o->log_fd < 0)
 		return -errno;
@@ -63,12 +85,12 @@ static void emit(struct game_output *o, const char *text, size_t len, uint64_t t
 	if ((write(o->log_fd, stamp, (size_t)n) < 0 || write(o->log_fd, text, len) < 0 ||
 	     write(o->log_fd, "\n", 1) < 0) && !o->write_error)
 		o->write_error = errno;
-	if (!o->have_re || o->matched)
+	if ((!o->start.have_re || o->start.matched) && (!o->end.have_re || o->end.matched))
 		return;
 	copy = strndup(text, len);
-	if (copy && regexec(&o->end_re, copy, 0, NULL, 0) == 0) {
-		o->matched = true;
-		o->matched_ns = t;
+	if (copy) {
+		line_match_feed(&o->start, copy, t);
+		line_match_feed(&o->end, copy, t);
 	}
 	free(copy);
 }
@@ -115,8 +137,8 @@ void game_output_close(struct game_output *o)
 		close(o->slave);
 	if (o->log_fd >= 0)
 		close(o->log_fd);
-	if (o->have_re)
-		regfree(&o->end_re);
+	line_match_release(&o->start);
+	line_match_release(&o->end);
 	strbuf_release(&o->line);
 	memset(o, 0, sizeof(*o));
 	o->master = o->slave = o->log_fd = -1;

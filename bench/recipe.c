@@ -47,6 +47,7 @@ enum key_id {
 	K_WINDOW,
 	K_END,
 	K_END_LINE,
+	K_START_LINE,
 	K_RELAUNCH,
 	K_LOAD_TIMEOUT,
 	K_STOP_GRACE,
@@ -365,7 +366,8 @@ static int set_end(struct parser *p, const char *value)
 	return 0;
 }
 
-static int set_end_line(struct parser *p, const char *value)
+/* A POSIX extended regex for key, checked with regcomp, into *dest. */
+static int set_regex(struct parser *p, const char *key, const char *value, char **dest)
 {
 	regex_t re;
 	int e = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
@@ -374,11 +376,21 @@ static int set_end_line(struct parser *p, const char *value)
 		char why[256];
 
 		regerror(e, &re, why, sizeof(why));
-		return fail(p, "bad regex '%s' for 'end_line': %s", value, why);
+		return fail(p, "bad regex '%s' for '%s': %s", value, key, why);
 	}
 	regfree(&re);
-	p->r->end_line = xstrdup(value);
+	*dest = xstrdup(value);
 	return 0;
+}
+
+static int set_end_line(struct parser *p, const char *value)
+{
+	return set_regex(p, "end_line", value, &p->r->end_line);
+}
+
+static int set_start_line(struct parser *p, const char *value)
+{
+	return set_regex(p, "start_line", value, &p->r->start_line);
 }
 
 static int set_relaunch(struct parser *p, const char *value)
@@ -540,6 +552,7 @@ static const struct key_def keys[N_KEYS] = {
 	[K_WINDOW] =          { "window", 0, set_window },
 	[K_END] =             { "end", 0, set_end },
 	[K_END_LINE] =        { "end_line", 0, set_end_line },
+	[K_START_LINE] =      { "start_line", 0, set_start_line },
 	[K_RELAUNCH] =        { "relaunch", 0, set_relaunch },
 	[K_LOAD_TIMEOUT] =    { "load_timeout", 0, set_load_timeout },
 	[K_STOP_GRACE] =      { "stop_grace", 0, set_stop_grace },
@@ -971,6 +984,7 @@ void recipe_release(struct recipe *r)
 	argv_release(&r->prepare);
 	free(r->workdir);
 	free(r->end_line);
+	free(r->start_line);
 	free(r->screen);
 	free(r->default_variant);
 	settings_release(&r->set);

@@ -71,10 +71,13 @@ struct recipe {
 	struct argv_list prepare;   /* one command line per entry, run in HOME before the first launch */
 	char *workdir;              /* relative to HOME (default: HOME) or absolute */
 	enum frame_source frames;
-	double warmup_s;            /* after the first frame */
+	double warmup_s;            /* after the first frame, or after start_line's */
 	double window_s;            /* measured, after the warm-up */
 	enum end_mode end;
 	char *end_line;             /* POSIX extended regex, for END_LINE */
+	char *start_line;           /* POSIX extended regex: the warm-up counts from
+	                             * the first matching output line (after the
+	                             * first frame); NULL: from the first frame */
 	bool relaunch;              /* start the game again when it exits before the window is full */
 	double load_timeout_s;      /* most seconds from a launch to its first frame */
 	double stop_grace_s;        /* SIGTERM, then this long, then SIGKILL */

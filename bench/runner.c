@@ -64,7 +64,9 @@ struct runner {
 	pid_t game_pid;
 	int pass;
 	uint64_t t_launch, count_at_launch;
-	bool have_first;
+	bool have_first;            /* the first frame was seen */
+	bool have_window;           /* the window is placed (first frame, or start_line) */
+	uint64_t first_frame;
 	uint64_t window_start, window_end;
 	bool pass_running, game_exited, x_died, interrupted;
 	int interrupts;     /* a second one means: no grace, stop everything now */
@@ -376,19 +378,36 @@ static void end_pass(struct runner *rn, pid_t sid)
 
 static void note_first_frame(struct runner *rn)
 {
+	const char *start_line = rn->req->recipe->start_line;
 	uint64_t t;
 
-	if (rn->have_first || frames_count(rn) == 0)
+	if (!rn->have_first && frames_count(rn) > 0) {
+		t = hb_frames_view_time(&rn->frames, 0);
+		if (t == 0)
+			return;
+		rn->have_first = true;
+		rn->first_frame = t;
+		kvfile_addf(&rn->bench, "first_frame_ns", "%llu", (unsigned long long)t);
+		progress(rn, "first frame %.1f s after launch; warm-up %g s%s, window %g s",
+			 (double)(t - rn->t_launch) / 1e9, rn->req->warmup_s,
+			 start_line ? " from the start line" : "", rn->req->window_s);
+	}
+	if (!rn->have_first || rn->have_window)
 		return;
-	t = hb_frames_view_time(&rn->frames, 0);
-	if (t == 0)
-		return;
-	rn->have_first = true;
+	/* the warm-up counts from the first frame, or from the start line
+	 * (a menu or a load that takes as long as the machine makes it) */
+	t = rn->first_frame;
+	if (start_line) {
+		if (!rn->out.start.matched)
+			return;
+		if (rn->out.start.matched_ns > t)
+			t = rn->out.start.matched_ns;
+		kvfile_addf(&rn->bench, "start_line_ns", "%llu", (unsigned long long)t);
+		progress(rn, "start line %.1f s after the first frame", (double)(t - rn->first_frame) / 1e9);
+	}
+	rn->have_window = true;
 	rn->window_start = t + (uint64_t)(rn->req->warmup_s * 1e9);
 	rn->window_end = rn->window_start + (uint64_t)(rn->req->window_s * 1e9);
-	kvfile_addf(&rn->bench, "first_frame_ns", "%llu", (unsigned long long)t);
-	progress(rn, "first frame %.1f s after launch; warm-up %g s, window %g s",
-		 (double)(t - rn->t_launch) / 1e9, rn->req->warmup_s, rn->req->window_s);
 }
 
 /* Cuts the window short at t (the game ended it early). */
@@ -430,7 +449,7 @@ static int poll_timeout_ms(const struct runner *rn)
 
 	if (frames_count(rn) == rn->count_at_launch && load_end < until)
 		until = load_end;
-	if (rn->have_first && rn->window_end < until)
+	if (rn->have_window && rn->window_end < until)
 		until = rn->window_end > now ? rn->window_end : now + 100 * NSEC_PER_MSEC; /* waiting for a log */
 	return until > now ? (int)((until - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
 }
@@ -468,7 +487,13 @@ static int main_loop(struct runner *rn, struct strbuf *err)
 				   "see game.log)", rc->load_timeout_s, rn->pass);
 			break;
 		}
-		if (rn->have_first && now >= rn->window_end) {
+		if (rn->have_first && !rn->have_window && !rn->game_exited &&
+		    now - rn->first_frame > (uint64_t)(rc->load_timeout_s * 1e9)) {
+			set_status(rn, "failed", "no line matching start_line '%s' within %g s of the "
+				   "first frame (see game.log)", rc->start_line, rc->load_timeout_s);
+			break;
+		}
+		if (rn->have_window && now >= rn->window_end) {
 			/* a frame source that writes its log late (MangoHud, the
 			 * Gallium HUD) is waited for, the game still running */
 			if (!rn->game_exited &&
@@ -478,27 +503,30 @@ static int main_loop(struct runner *rn, struct strbuf *err)
 			rn->end_reason = xstrdup("window");
 			break;
 		}
-		if (rn->out.matched) {
+		if (rn->out.end.matched) {
 			rn->end_reason = xstrdup("line");
-			if (rn->have_first)
-				cut_window(rn, rn->out.matched_ns);
+			if (rn->have_window)
+				cut_window(rn, rn->out.end.matched_ns);
 			break;
 		}
 		if (!rn->game_exited)
 			continue;
 		/* the game's main process is gone */
 		drain_output(rn, true);
-		if (rn->out.matched) {
+		if (rn->out.end.matched) {
 			rn->end_reason = xstrdup("line");
-			if (rn->have_first)
-				cut_window(rn, rn->out.matched_ns);
+			if (rn->have_window)
+				cut_window(rn, rn->out.end.matched_ns);
 			break;
 		}
-		if (rc->end == END_EXIT || !rc->relaunch || !rn->have_first) {
+		if (rc->end == END_EXIT || !rc->relaunch || !rn->have_window) {
 			rn->end_reason = xstrdup("exit");
 			if (!rn->have_first)
 				set_status(rn, "failed", "the game exited before its first frame "
 					   "(see game.log)");
+			else if (!rn->have_window)
+				set_status(rn, "failed", "the game exited before a line matching "
+					   "start_line '%s' (see game.log)", rc->start_line);
 			else if (rc->end != END_EXIT)
 				set_status(rn, "short", "the game exited %.1f s before the window was full "
 					   "and the recipe does not relaunch it",
@@ -529,7 +557,7 @@ static int main_loop(struct runner *rn, struct strbuf *err)
 	if (rn->pass_running)
 		end_pass(rn, sid);
 	drain_output(rn, true);
-	if (rn->have_first && rn->window_end <= rn->window_start && !rn->status)
+	if (rn->have_window && rn->window_end <= rn->window_start && !rn->status)
 		set_status(rn, "failed", "the run ended before the warm-up was over: no measured window");
 	return r;
 }
@@ -620,6 +648,8 @@ static void write_provenance(struct runner *rn, time_t start, uint64_t start_mon
 	kvfile_add(&rn->bench, "user", rn->req->user->name);
 	kvfile_add(&rn->bench, "frame_source", "hook");
 	kvfile_addf(&rn->bench, "warmup_s", "%g", rn->req->warmup_s);
+	if (rc->start_line)
+		kvfile_add(&rn->bench, "start_line", rc->start_line);
 	kvfile_addf(&rn->bench, "window_s", "%g", rn->req->window_s);
 	kvfile_add(&rn->bench, "end", rc->end == END_WINDOW ? "window" :
 				     rc->end == END_EXIT ? "exit" : "line");
@@ -693,7 +723,7 @@ static int finish_run_dir(struct runner *rn, struct strbuf *err)
 			goto out;
 		}
 	}
-	if (rn->have_first && rn->req->recipe->frames != FRAMES_HOOK) {
+	if (rn->have_window && rn->req->recipe->frames != FRAMES_HOOK) {
 		struct strbuf why = STRBUF_INIT;
 
 		if (framesource_collect(rn->req->recipe->frames, rn->stage.home, rn->tmp_dir,
@@ -701,7 +731,7 @@ static int finish_run_dir(struct runner *rn, struct strbuf *err)
 			set_status(rn, "failed", "%s", why.buf);
 		strbuf_release(&why);
 	}
-	if (rn->have_first) {
+	if (rn->have_window) {
 		kvfile_addf(&rn->bench, "window_start_ns", "%llu", (unsigned long long)rn->window_start);
 		kvfile_addf(&rn->bench, "window_end_ns", "%llu", (unsigned long long)rn->window_end);
 	}
@@ -895,7 +925,8 @@ static int prepare_run(struct runner *rn, time_t start, uint64_t start_mono, str
 		return r;
 	write_provenance(rn, start, start_mono);
 	log = xasprintf("%s/game.log", rn->tmp_dir);
-	r = game_output_open(&rn->out, log, req->recipe->end == END_LINE ? req->recipe->end_line : NULL);
+	r = game_output_open(&rn->out, log, req->recipe->start_line,
+			     req->recipe->end == END_LINE ? req->recipe->end_line : NULL);
 	free(log);
 	if (r < 0) {
 		strbuf_addf(err, "cannot set up the game's output: %s", strerror(-r));

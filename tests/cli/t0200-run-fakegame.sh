@@ -67,6 +67,31 @@ expect_eq "end=line exit status" 0 "$rc"
 expect_eq "end_reason" line "$(value end_reason "$rundir/bench.txt")"
 grep -qE '^[0-9]+\.[0-9]{6}	LEVEL-DONE$' "$rundir/game.log" || fail "game.log lacks the stamped line"
 
+# 5b. start_line: the warm-up counts from the line, not from the first
+# frame (a menu before the game); a line that never comes fails the run
+rm -rf "$T/runs"
+fake_recipe bystart "--fps 100 --print-at 2:ROUND-STARTS --stall-at 3.5:300" "warmup = 1" \
+	"window = 1" "start_line = ^ROUND-STARTS$"
+hb_run "$T/bystart.ini"
+expect_eq "start_line exit status" 0 "$rc"
+first=$(value first_frame_ns "$rundir/bench.txt")
+start=$(value start_line_ns "$rundir/bench.txt")
+wstart=$(value window_start_ns "$rundir/bench.txt")
+# the line came about 2 s after the first frame; the window starts 1 s later
+awk "BEGIN { d = ($start - $first) / 1e9; exit !(d > 1.7 && d < 2.5) }" ||
+	fail "start line $(( (start - first) / 1000000 )) ms after the first frame, expected about 2000"
+expect_eq "window start" "$((start + 1000000000))" "$wstart"
+# the 300 ms stall at 3.5 s is in the window only because it starts late
+expect_eq "stall in the start_line window" 1.000000 "$(value stalls "$rundir/result.txt")"
+rm -rf "$T/runs"
+fake_recipe nostart "--fps 100" "warmup = 0" "window = 1" "load_timeout = 1.5" \
+	"start_line = ^NEVER$"
+hb_run "$T/nostart.ini"
+expect_eq "missing start line exit status" 1 "$rc"
+grep -q "no line matching start_line '^NEVER\$' within 1.5 s" "$rundir/bench.txt" ||
+	fail "no reason given for the missing start line"
+no_fakegame_left
+
 # 6. a game that ignores SIGTERM and leaves a child: killed, all of it
 rm -rf "$T/runs"
 fake_recipe stubborn "--fps 50 --ignore-term --fork-child" "warmup = 0" "window = 1" "stop_grace = 0.5"

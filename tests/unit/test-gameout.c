@@ -1,7 +1,8 @@
 /*
  * bench/gameout.c: what the game writes to its terminal comes out in
  * game.log a line at a time, stamped, with CR dropped, over-long lines cut,
- * the last unterminated line kept on flush, and end_line matched once.
+ * the last unterminated line kept on flush, and start_line and end_line
+ * each matched once.
  */
 #include "gameout.h"
 #include "test.h"
@@ -59,7 +60,7 @@ START_TEST(lines_are_stamped_and_split)
 	struct game_output o;
 	char *text;
 
-	ck_assert_int_eq(game_output_open(&o, log_path, NULL), 0);
+	ck_assert_int_eq(game_output_open(&o, log_path, NULL, NULL), 0);
 	say(&o, "first\nsecond\r\nthi");
 	game_output_drain(&o, false);
 	say(&o, "rd\nunfinished");
@@ -71,7 +72,7 @@ START_TEST(lines_are_stamped_and_split)
 	text = log_text();
 	ck_assert_str_eq(text, "first|second|third|unfinished|");
 	free(text);
-	ck_assert(!o.matched);
+	ck_assert(!o.end.matched);
 	ck_assert_int_eq(o.write_error, 0);
 	game_output_close(&o);
 }
@@ -81,14 +82,36 @@ START_TEST(end_line_matches_once)
 {
 	struct game_output o;
 
-	ck_assert_int_eq(game_output_open(&o, log_path, "^CL_InitCGame:"), 0);
+	ck_assert_int_eq(game_output_open(&o, log_path, NULL, "^CL_InitCGame:"), 0);
 	say(&o, "loading\n  CL_InitCGame: not at the start\n");
 	game_output_drain(&o, false);
-	ck_assert(!o.matched);
+	ck_assert(!o.end.matched);
 	say(&o, "CL_InitCGame: 1.2 seconds\nCL_InitCGame: again\n");
 	game_output_drain(&o, false);
-	ck_assert(o.matched);
-	ck_assert_uint_gt(o.matched_ns, 0);
+	ck_assert(o.end.matched);
+	ck_assert_uint_gt(o.end.matched_ns, 0);
+	game_output_close(&o);
+}
+END_TEST
+
+START_TEST(start_and_end_lines_match_apart)
+{
+	struct game_output o;
+	uint64_t first;
+
+	ck_assert_int_eq(game_output_open(&o, log_path, "NEW_ROUND", "frames in"), 0);
+	say(&o, "menu\n[L] NEW_ROUND 1\n");
+	game_output_drain(&o, false);
+	ck_assert(o.start.matched);
+	ck_assert(!o.end.matched);
+	first = o.start.matched_ns;
+	usleep(2000);
+	say(&o, "[L] NEW_ROUND 2\n8602 frames in 150.0 seconds\n");
+	game_output_drain(&o, false);
+	/* the first match stays */
+	ck_assert_uint_eq(o.start.matched_ns, first);
+	ck_assert(o.end.matched);
+	ck_assert_uint_gt(o.end.matched_ns, first);
 	game_output_close(&o);
 }
 END_TEST
@@ -97,7 +120,9 @@ START_TEST(bad_regex_is_refused)
 {
 	struct game_output o;
 
-	ck_assert_int_eq(game_output_open(&o, log_path, "a("), -EINVAL);
+	ck_assert_int_eq(game_output_open(&o, log_path, NULL, "a("), -EINVAL);
+	game_output_close(&o);
+	ck_assert_int_eq(game_output_open(&o, log_path, "a(", NULL), -EINVAL);
 	game_output_close(&o);
 }
 END_TEST
@@ -111,7 +136,7 @@ START_TEST(long_line_is_cut)
 
 	memset(big, 'x', len);
 	big[len - 1] = '\n';
-	ck_assert_int_eq(game_output_open(&o, log_path, NULL), 0);
+	ck_assert_int_eq(game_output_open(&o, log_path, NULL, NULL), 0);
 	/* more than a pty buffer: write and drain in turns */
 	while (written < len) {
 		ssize_t n = write(o.slave, big + written, len - written > 1024 ? 1024 : len - written);
@@ -140,6 +165,7 @@ TEST_SUITE(gameout_suite)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, lines_are_stamped_and_split);
 	tcase_add_test(tc, end_line_matches_once);
+	tcase_add_test(tc, start_and_end_lines_match_apart);
 	tcase_add_test(tc, bad_regex_is_refused);
 	tcase_add_test(tc, long_line_is_cut);
 	suite_add_tcase(s, tc);

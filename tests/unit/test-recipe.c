@@ -68,6 +68,7 @@ START_TEST(test_full_recipe)
 		"window = 30\n"
 		"end = line\n"
 		"end_line = ^Timed [0-9]+ gametics\n"
+		"start_line = ^\\[L\\] NEW_ROUND\n"
 		"relaunch = yes\n"
 		"load_timeout = 90\n"
 		"stop_grace = 0\n"
@@ -112,6 +113,7 @@ START_TEST(test_full_recipe)
 	ck_assert_double_eq(r.window_s, 30);
 	ck_assert_int_eq(r.end, END_LINE);
 	ck_assert_str_eq(r.end_line, "^Timed [0-9]+ gametics");
+	ck_assert_str_eq(r.start_line, "^\\[L\\] NEW_ROUND");
 	ck_assert(r.relaunch);
 	ck_assert_double_eq(r.load_timeout_s, 90);
 	ck_assert_double_eq(r.stop_grace_s, 0);
@@ -180,6 +182,7 @@ START_TEST(test_defaults)
 	ck_assert_double_eq(r.window_s, 60);
 	ck_assert_int_eq(r.end, END_WINDOW);
 	ck_assert_ptr_null(r.end_line);
+	ck_assert_ptr_null(r.start_line);
 	ck_assert(!r.relaunch);
 	ck_assert_double_eq(r.load_timeout_s, 60);
 	ck_assert_double_eq(r.stop_grace_s, 5);
@@ -369,6 +372,14 @@ START_TEST(test_bad_regex)
 	recipe_init(&r);
 	ck_assert_int_eq(recipe_parse_string(HEAD "end = line\nend_line = (unclosed\n",
 					     "recipes/x.ini", &r, &err), -EINVAL);
+	ck_assert_str_eq(err.buf, want);
+	recipe_release(&r);
+	free(want);
+	want = xasprintf("recipes/x.ini:3: bad regex '(unclosed' for 'start_line': %s", why);
+	recipe_init(&r);
+	strbuf_reset(&err);
+	ck_assert_int_eq(recipe_parse_string(HEAD "start_line = (unclosed\n", "recipes/x.ini", &r, &err),
+			 -EINVAL);
 	ck_assert_str_eq(err.buf, want);
 	recipe_release(&r);
 	strbuf_release(&err);
