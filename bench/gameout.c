@@ -47,9 +47,15 @@ static int line_match_init(struct line_match *m, const char *regex)
 	return 0;
 }
 
+/* Lines are still matched against m. */
+static bool line_match_waiting(const struct line_match *m)
+{
+	return m->have_re && !m->matched;
+}
+
 static void line_match_feed(struct line_match *m, const char *line, uint64_t t)
 {
-	if (m->have_re && !m->matched && regexec(&m->re, line, 0, NULL, 0) == 0) {
+	if (line_match_waiting(m) && regexec(&m->re, line, 0, NULL, 0) == 0) {
 		m->matched = true;
 		m->matched_ns = t;
 	}
@@ -85,7 +91,7 @@ static void emit(struct game_output *o, const char *text, size_t len, uint64_t t
 	if ((write(o->log_fd, stamp, (size_t)n) < 0 || write(o->log_fd, text, len) < 0 ||
 	     write(o->log_fd, "\n", 1) < 0) && !o->write_error)
 		o->write_error = errno;
-	if ((!o->start.have_re || o->start.matched) && (!o->end.have_re || o->end.matched))
+	if (!line_match_waiting(&o->start) && !line_match_waiting(&o->end))
 		return;
 	copy = strndup(text, len);
 	if (copy) {
