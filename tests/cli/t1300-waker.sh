@@ -128,6 +128,9 @@ for c in $(seq 0 $((ncpu - 1))); do
 	[ "$(value "probe.cpu$c.wakeups" "$probe/bench.txt")" -gt 100 ] || fail "probe.cpu$c.wakeups"
 done
 [ -n "$(value probe.cpu_ms "$probe/bench.txt")" ] || fail "no probe.cpu_ms"
+expect_eq "result.txt's probe.cpu0.worst_us" "$(value probe.cpu0.worst_us "$probe/bench.txt")" \
+	"$(value probe.cpu0.worst_us "$probe/result.txt")"
+[ -n "$(value probe.cpu0.p999_us "$probe/result.txt")" ] || fail "no probe.cpu0.p999_us in result.txt"
 grep -q "wk base@wkkick10: waker: kick every 10 ms" "$T/err" || fail "the terminal was not told of the waker: $(cat "$T/err")"
 grep -q "wk base@probe: probe: lateness worst / p99.9 cpu0 " "$T/err" || fail "no probe line: $(cat "$T/err")"
 [ -z "$(value waker "$probe/bench.txt")" ] || fail "the probe's run had a waker"
