@@ -696,9 +696,14 @@ static int run_probe(struct opts *o)
 		memset(res.cpus[i].hist.bins, 0, LAT_BINS * sizeof(*res.cpus[i].hist.bins));
 		memset(res.cpus[i].late, 0, res.cpus[i].cap_late * sizeof(*res.cpus[i].late));
 	}
+#ifdef __SANITIZE_ADDRESS__
+	/* AddressSanitizer's shadow is terabytes of address space: never locked */
+	fprintf(stderr, PROG ": warning: an AddressSanitizer build: memory not locked\n");
+#else
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
 		fprintf(stderr, PROG ": warning: mlockall: %s (page faults may add to the lateness)\n",
 			strerror(errno));
+#endif
 	res.mono0_ns = mono_ns();
 	res.real0_ns = real_ns();
 	/* a common start a little ahead, so every thread's deadlines line up */

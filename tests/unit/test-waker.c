@@ -292,6 +292,7 @@ static void token_refused(const char *token, const char *why)
 	ck_assert_int_eq(switch_set_parse(token, &set, &err), -EINVAL);
 	ck_assert_msg(strstr(err.buf, why), "%s said '%s'", token, err.buf);
 	strbuf_release(&err);
+	switch_set_release(&set);
 }
 
 START_TEST(switch_labels)
