@@ -9,7 +9,8 @@
  * reads do: runs with the stall recorder against runs with the waker.
  *
  * Labels: wk<mode><period>, then c<cpus> when WAKER_CPU is given:
- * wksleep10, wkkick10, wkkick10c1, wksleep1.37c0. The waker's report
+ * wksleep10, wkkick10, wkkick10c1, wkkick10c0.2 (CPUs 0,2: the commas
+ * become dots, as in GAMECPU's label), wksleep1.37c0. The waker's report
  * (docs/formats.md, "Waker report") stays in the run directory as
  * waker.txt; bench.txt gets waker=, waker.wakeups, waker.cpu_ms and, for
  * kick, each CPU's wakeups received. A waker that failed leaves the run
@@ -52,8 +53,12 @@ static void label(const struct switch_on *on, struct strbuf *out)
 	const char *cpu = switch_param(on, "WAKER_CPU");
 
 	strbuf_addf(out, "wk%s%s", switch_param(on, "WAKER_MODE"), on->value);
-	if (cpu)
-		strbuf_addf(out, "c%s", cpu);
+	if (cpu) {
+		/* as GAMECPU's label: a comma would split a list of names */
+		strbuf_addch(out, 'c');
+		for (; *cpu; cpu++)
+			strbuf_addch(out, *cpu == ',' ? '.' : *cpu);
+	}
 }
 
 static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)

@@ -302,6 +302,7 @@ START_TEST(switch_labels)
 		{ "WAKER=10+WAKER_MODE=kick", "wkkick10" },
 		{ "WAKER=10+WAKER_MODE=kick+WAKER_CPU=1", "wkkick10c1" },
 		{ "WAKER=1.37+WAKER_CPU=0", "wksleep1.37c0" },
+		{ "WAKER=10+WAKER_MODE=kick+WAKER_CPU=0,1", "wkkick10c0.1" },
 		{ "PROBE=1", "probe" },
 		{ "PROBE=1+PROBE_MS=20", "probe20" },
 		{ "PROBE=1+PROBE_LATE_US=5000", "probel5000" },
