@@ -638,6 +638,22 @@ static void *probe_main(void *arg)
 	return NULL;
 }
 
+/* SIGUSR2 ends a probe thread's sleep at once when the probe stops (a
+ * long period would outlast the runner's grace before SIGKILL). */
+static void on_wake(int sig)
+{
+	(void)sig;
+}
+
+static void install_wake(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_wake;   /* no SA_RESTART: the sleep returns EINTR */
+	sigaction(SIGUSR2, &sa, NULL);
+}
+
 static void print_summary(const struct probe_result *res)
 {
 	for (size_t i = 0; i < res->n_cpus; i++) {
@@ -708,6 +724,7 @@ static int run_probe(struct opts *o)
 	res.real0_ns = real_ns();
 	/* a common start a little ahead, so every thread's deadlines line up */
 	res.start_ns = res.mono0_ns + 20 * NSEC_PER_MSEC;
+	install_wake();
 	block_signals(&old);
 	for (started = 0; started < n; started++) {
 		int r;
@@ -733,6 +750,8 @@ static int run_probe(struct opts *o)
 		wait_end(end_of(o, res.start_ns));
 	}
 	atomic_store(&stop, true);
+	for (size_t i = 0; i < started; i++)
+		pthread_kill(th[i], SIGUSR2);
 	for (size_t i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	res.end_ns = mono_ns();

@@ -40,6 +40,26 @@ n=$(value wakeups "$T/sleep.txt")
 [ "$n" -ge 90 ] && [ "$n" -le 101 ] || fail "sleep: $n wakeups in 1 s at 10 ms"
 expect_eq "sleep format" 1 "$(value format "$T/sleep.txt")"
 [ -n "$(value self.cpu_ms "$T/sleep.txt")" ] || fail "sleep: no self.cpu_ms"
+expect_eq "sleep unpinned" any "$(value cpus "$T/sleep.txt")"
+"$W" -m sleep -i 1.37 -t 0.5 -c 0 -o "$T/sleep0.txt" || fail "sleep -c 0 failed"
+expect_eq "sleep -c 0" 0 "$(value cpus "$T/sleep0.txt")"
+n=$(value wakeups "$T/sleep0.txt")
+[ "$n" -ge 300 ] && [ "$n" -le 366 ] || fail "sleep -c 0: $n wakeups in 0.5 s at 1.37 ms"
+# SIGTERM ends any mode cleanly, with its report; a probe with a long period at once
+modes="sleep kick"
+[ "$(id -u)" = 0 ] && modes="$modes probe"  # SCHED_FIFO
+for m in $modes; do
+	"$W" -m "$m" -i 5000 -o "$T/term-$m.txt" >/dev/null 2>&1 &
+	p=$!
+	sleep 0.5
+	kill -TERM "$p"
+	t0=$(date +%s%N)
+	rc=0
+	wait "$p" || rc=$?
+	expect_eq "$m: exit status after SIGTERM" 0 "$rc"
+	[ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 1000 ] || fail "$m took a second or more to stop"
+	[ -s "$T/term-$m.txt" ] || fail "$m left no report after SIGTERM"
+done
 
 # 3. kick: about 200 kicks in 2 s at 10 ms, every CPU woken about as often
 "$W" -m kick -i 10 -t 2 -o "$T/kick.txt" || fail "kick mode failed"
