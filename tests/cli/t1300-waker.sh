@@ -6,7 +6,8 @@
 # SCHED_FIFO hog above its priority keeps one CPU's sleeper off for
 # 50 ms: one wakeup 40..80 ms late on that CPU, listed with its time); a
 # run of the fake game with both switches names the run after them and
-# leaves their keys in bench.txt and probe.txt in the run directory.
+# leaves their keys in bench.txt and probe.txt in the run directory; a
+# waker or probe that fails makes its run invalid.
 . "$(dirname "$0")/../lib.sh"
 W="$HB_BUILD/hitchbench-waker"
 [ -x "$W" ] || fail "no $W"
@@ -159,7 +160,38 @@ grep -q "wk base@probe: probe: lateness worst / p99.9 cpu0 " "$T/err" || fail "n
 [ -z "$(value waker "$probe/bench.txt")" ] || fail "the probe's run had a waker"
 no_fakegame_left
 
-# 6. a bad token is refused before anything runs
+# 6. a waker and a probe that fail (a stand-in that says it is ready, then
+# exits 1 at SIGTERM without its report): the runs are invalid, and say why
+I="$T/inst"
+mkdir -p "$I/bin" "$I/lib/hitchbench"
+cp "$HB" "$HB_BUILD/hitchbench-intfwatch" "$HB_BUILD/hitchbench-sampler" "$I/bin/"
+cp "$HB_BUILD/hitchbench-hook.so" "$I/lib/hitchbench/"
+cat >"$I/bin/hitchbench-waker" <<'SH'
+#!/bin/sh
+while [ $# -gt 0 ]; do
+	[ "$1" = --ready ] && : >"$2"
+	shift
+done
+trap 'exit 1' TERM
+while :; do sleep 0.1; done
+SH
+chmod 755 "$I/bin/hitchbench-waker"
+rm -rf "$T/runs"
+rc=0
+"$I/bin/hitchbench" run --no-quieting --display :99 --out "$T/runs" --no-db "$T/wk.ini" base \
+	--switches "WAKER=10 PROBE=1" >"$T/out" 2>"$T/err" || rc=$?
+set -- $(run_dirs "$T/runs")
+[ $# = 2 ] || fail "failing helpers: expected 2 runs, got $*: $(cat "$T/err")"
+for d in "$@"; do
+	expect_eq "$(basename "$d") invalid" 1 "$(value invalid "$d/bench.txt")"
+	case "$(value run_name "$d/bench.txt"):$(value invalid_reason "$d/bench.txt")" in
+	"base@wksleep10:the waker failed"*|"base@probe:the probe failed"*) ;;
+	*) fail "$(basename "$d"): $(value invalid_reason "$d/bench.txt")" ;;
+	esac
+done
+no_fakegame_left
+
+# 7. a bad token is refused before anything runs
 rm -rf "$T/runs"
 hb_run "$T/wk.ini" base --switches "WAKER=10+WAKER_MODE=nap"
 expect_eq "bad WAKER_MODE exit status" 2 "$rc"
