@@ -42,10 +42,12 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler \
-         $(B)/hitchbench-stallrec $(B)/hitchbench-input $(B)/hitchbench-intfwatch
+         $(B)/hitchbench-stallrec $(B)/hitchbench-input $(B)/hitchbench-intfwatch \
+         $(B)/hitchbench-waker
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
-              $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev
+              $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev \
+              $(B)/tests/fifohog
 
 all: $(PROGS)
 
@@ -105,6 +107,10 @@ $(B)/hitchbench-input: $(B)/harness/input.o $(B)/harness/input-xtest.o $(B)/harn
 $(B)/hitchbench-intfwatch: $(B)/harness/intfwatch.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(shell pkg-config --libs libevdev libudev)
 
+# The waker and the probe (the WAKER and PROBE switches): threads pinned per CPU.
+$(B)/hitchbench-waker: $(B)/harness/waker.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -pthread
+
 $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(B)/libhitch.a $(B)/gen/schema.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS) $(CHECK_LIBS)
 
@@ -145,6 +151,10 @@ $(B)/tests/sleeper: $(B)/tests/tools/sleeper.o $(B)/libhitch.a
 $(B)/tests/recdump: $(B)/tests/tools/recdump.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# A pinned SCHED_FIFO busy loop: the known delay the probe's test injects (t1300).
+$(B)/tests/fifohog: $(B)/tests/tools/fifohog.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^
+
 # The process watcher on the live machine (t1100) and its cost per second.
 $(B)/tests/procwatch: $(B)/tests/tools/procwatch.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^
@@ -181,9 +191,10 @@ check-sanitize: deps
 	@$(MAKE) --no-print-directory B=$(SAN_B) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/hitchbench-sampler \
 		$(SAN_B)/hitchbench-stallrec $(SAN_B)/hitchbench-input $(SAN_B)/hitchbench-intfwatch \
+		$(SAN_B)/hitchbench-waker \
 		$(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes $(SAN_B)/tests/glxparse $(SAN_B)/tests/mhsummary \
 		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump $(SAN_B)/tests/procwatch \
-		$(SAN_B)/tests/uinputdev
+		$(SAN_B)/tests/uinputdev $(SAN_B)/tests/fifohog
 	@cp $(B)/hitchbench-hook.so $(SAN_B)/
 	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(SAN_B)/tests/
 	@HB_BUILD=$(CURDIR)/$(SAN_B) HB_SANITIZE=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh
@@ -218,6 +229,7 @@ install: all
 	install -m 755 $(B)/hitchbench-stallrec $(DESTDIR)$(BINDIR)/hitchbench-stallrec
 	install -m 755 $(B)/hitchbench-input $(DESTDIR)$(BINDIR)/hitchbench-input
 	install -m 755 $(B)/hitchbench-intfwatch $(DESTDIR)$(BINDIR)/hitchbench-intfwatch
+	install -m 755 $(B)/hitchbench-waker $(DESTDIR)$(BINDIR)/hitchbench-waker
 	install -m 644 $(B)/hitchbench-hook.so $(DESTDIR)$(LIBDIR)/hitchbench-hook.so
 	cp -R recipes/. $(DESTDIR)$(DATADIR)/recipes/
 	cp -R gamedb/. $(DESTDIR)$(DATADIR)/gamedb/

@@ -220,6 +220,14 @@ int run_write_result(const char *dir, const char *status, const struct metric_op
 			if (m.have[i])
 				kvfile_addf(&res, metric_defs[i].name, "%.6f", m.v[i]);
 	}
+	/* the PROBE switch's lateness per CPU, beside the frames it may explain */
+	for (size_t i = 0; i < run.bench.n; i++) {
+		const char *k = run.bench.items[i].key;
+
+		if (str_startswith(k, "probe.cpu") &&
+		    (strstr(k, ".worst_us") || strstr(k, ".p999_us")))
+			kvfile_add(&res, k, run.bench.items[i].value);
+	}
 	run_release(&run);
 	r = kvfile_write(&res, path);
 	if (r < 0)

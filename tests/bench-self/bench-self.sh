@@ -29,8 +29,9 @@
 # hitchbench's digits, or bench-self fails.
 #
 # Last, two scripts with their own headers: the stall recorder
-# (stallrec.sh) and the interference watcher with ~500 processes on the
-# machine (intfwatch.sh).
+# (stallrec.sh), the interference watcher with ~500 processes on the
+# machine (intfwatch.sh), and the waker's and the probe's own CPU a second
+# (waker.sh).
 #
 # Environment: HB_BUILD (default build), HB_BENCH_ROUNDS (7),
 # HB_BENCH_STUB_FRAMES (1000000), HB_BENCH_GLX_FRAMES (5000),
@@ -327,6 +328,9 @@ sh tests/bench-self/stallrec.sh || die "the stall recorder's benchmark failed"
 
 echo
 sh tests/bench-self/intfwatch.sh || die "the interference watcher's benchmark failed"
+
+echo
+sh tests/bench-self/waker.sh || die "the waker's benchmark failed"
 
 [ "$bad" = 0 ] || die "the hook did not record one frame per present (see above)"
 exit 0

@@ -1,0 +1,48 @@
+/*
+ * The lateness histogram and its percentiles (latency.h), shared by the
+ * probe that fills it and the probe.txt reader that rebuilds it.
+ */
+#include "latency.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lat_hist_init(struct lat_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->bins = zalloc(LAT_BINS * sizeof(*h->bins));
+}
+
+void lat_hist_release(struct lat_hist *h)
+{
+	free(h->bins);
+	memset(h, 0, sizeof(*h));
+}
+
+uint64_t lat_nearest_rank(uint64_t n, uint32_t ppm)
+{
+	/* in integers: 99.9% of 1000 is rank 999 exactly */
+	uint64_t r = (n * ppm + 999999) / 1000000;
+
+	return r ? r : 1;
+}
+
+int lat_hist_percentile(const struct lat_hist *h, uint32_t ppm, uint64_t *us)
+{
+	uint64_t rank, seen = 0;
+
+	if (!h->n)
+		return -ENODATA;
+	rank = lat_nearest_rank(h->n, ppm);
+	for (size_t b = 0; b < LAT_BINS; b++) {
+		seen += h->bins[b];
+		if (seen >= rank) {
+			*us = b;
+			return 0;
+		}
+	}
+	*us = (h->worst_ns + LAT_BIN_NS - 1) / LAT_BIN_NS;
+	return 1;
+}
