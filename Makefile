@@ -42,7 +42,8 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler \
-         $(B)/hitchbench-stallrec $(B)/hitchbench-input $(B)/hitchbench-intfwatch
+         $(B)/hitchbench-stallrec $(B)/hitchbench-input $(B)/hitchbench-intfwatch \
+         $(B)/hitchbench-prefetch
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev
@@ -104,6 +105,10 @@ $(B)/hitchbench-input: $(B)/harness/input.o $(B)/harness/input-xtest.o $(B)/harn
 # going (libudev), VTs, logins, processes, the kernel log.
 $(B)/hitchbench-intfwatch: $(B)/harness/intfwatch.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(shell pkg-config --libs libevdev libudev)
+
+# The learning game prefetch (the GAMEPREFETCH switch): learn, fetch, run.
+$(B)/hitchbench-prefetch: $(B)/harness/prefetch.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(B)/libhitch.a $(B)/gen/schema.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS) $(CHECK_LIBS)
@@ -181,7 +186,7 @@ check-sanitize: deps
 	@$(MAKE) --no-print-directory B=$(SAN_B) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/hitchbench-sampler \
 		$(SAN_B)/hitchbench-stallrec $(SAN_B)/hitchbench-input $(SAN_B)/hitchbench-intfwatch \
-		$(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes $(SAN_B)/tests/glxparse $(SAN_B)/tests/mhsummary \
+		$(SAN_B)/hitchbench-prefetch $(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes $(SAN_B)/tests/glxparse $(SAN_B)/tests/mhsummary \
 		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump $(SAN_B)/tests/procwatch \
 		$(SAN_B)/tests/uinputdev
 	@cp $(B)/hitchbench-hook.so $(SAN_B)/
@@ -218,6 +223,7 @@ install: all
 	install -m 755 $(B)/hitchbench-stallrec $(DESTDIR)$(BINDIR)/hitchbench-stallrec
 	install -m 755 $(B)/hitchbench-input $(DESTDIR)$(BINDIR)/hitchbench-input
 	install -m 755 $(B)/hitchbench-intfwatch $(DESTDIR)$(BINDIR)/hitchbench-intfwatch
+	install -m 755 $(B)/hitchbench-prefetch $(DESTDIR)$(BINDIR)/hitchbench-prefetch
 	install -m 644 $(B)/hitchbench-hook.so $(DESTDIR)$(LIBDIR)/hitchbench-hook.so
 	cp -R recipes/. $(DESTDIR)$(DATADIR)/recipes/
 	cp -R gamedb/. $(DESTDIR)$(DATADIR)/gamedb/

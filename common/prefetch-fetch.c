@@ -33,6 +33,7 @@ const char *pf_stop_name(enum pf_stop s)
 		[PF_STOP_NO_LIST] = "no-list",
 		[PF_STOP_STALE] = "stale-list",
 		[PF_STOP_NO_BUDGET] = "no-budget",
+		[PF_STOP_IN_MEMORY] = "in-memory",
 	};
 
 	return (size_t)s < ARRAY_SIZE(names) ? names[s] : "?";

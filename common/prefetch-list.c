@@ -47,6 +47,15 @@ size_t pf_list_add(struct pf_list *l, const char *path, uint64_t size, int64_t m
 	return l->n++;
 }
 
+/* The file just added (its index first: the array may move). */
+static struct pf_file *list_push(struct pf_list *l, const char *path, uint64_t size, int64_t mtime,
+				 struct pf_range *ranges, size_t n)
+{
+	size_t i = pf_list_add(l, path, size, mtime, ranges, n);
+
+	return &l->files[i];
+}
+
 ssize_t pf_list_find(const struct pf_list *l, const char *path)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -143,7 +152,7 @@ int pf_list_parse(const char *text, struct pf_list *l, int *err_line)
 			if (parse_u64(w[1], &size) < 0 || safe_atoi64(w[2], &mtime) < 0 ||
 			    safe_atoi(w[3], &first) < 0 || safe_atoi(w[4], &misses) < 0 || !*w[5])
 				goto bad;
-			cur = &l->files[pf_list_add(l, w[5], size, mtime, NULL, 0)];
+			cur = list_push(l, w[5], size, mtime, NULL, 0);
 			cur->first = first;
 			cur->misses = misses;
 			alloc_r = 0;
@@ -288,7 +297,7 @@ void pf_list_merge(const struct pf_list *old, const struct pf_list *seen, struct
 				u = ranges_dup(s->ranges, s->n);
 				nu = s->n;
 			}
-			f = &out->files[pf_list_add(out, o->path, s->size, s->mtime, u, nu)];
+			f = list_push(out, o->path, s->size, s->mtime, u, nu);
 			f->first = o->first;
 			f->misses = 0;
 		} else {
@@ -297,10 +306,10 @@ void pf_list_merge(const struct pf_list *old, const struct pf_list *seen, struct
 			/* not in memory now: kept as it was, one miss more
 			 * (a changed file's old ranges mean nothing any more) */
 			if (s && (s->size != o->size || s->mtime != o->mtime)) {
-				f = &out->files[pf_list_add(out, o->path, s->size, s->mtime, NULL, 0)];
+				f = list_push(out, o->path, s->size, s->mtime, NULL, 0);
 			} else {
-				f = &out->files[pf_list_add(out, o->path, o->size, o->mtime,
-							    ranges_dup(o->ranges, o->n), o->n)];
+				f = list_push(out, o->path, o->size, o->mtime,
+							    ranges_dup(o->ranges, o->n), o->n);
 			}
 			f->first = o->first;
 			f->misses = o->misses + 1;
@@ -314,8 +323,8 @@ void pf_list_merge(const struct pf_list *old, const struct pf_list *seen, struct
 			continue;
 		if (old && pf_list_find(old, s->path) >= 0)
 			continue;       /* dropped above after its last miss */
-		f = &out->files[pf_list_add(out, s->path, s->size, s->mtime,
-					    ranges_dup(s->ranges, s->n), s->n)];
+		f = list_push(out, s->path, s->size, s->mtime,
+					    ranges_dup(s->ranges, s->n), s->n);
 		f->first = session;
 	}
 }

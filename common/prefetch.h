@@ -159,7 +159,8 @@ enum pf_stop {
 	PF_STOP_SIGNAL,
 	PF_STOP_NO_LIST,
 	PF_STOP_STALE,
-	PF_STOP_NO_BUDGET,      /* nothing fits: memory short or all in memory */
+	PF_STOP_NO_BUDGET,      /* nothing fits: memory short (MemAvailable under the reserve) */
+	PF_STOP_IN_MEMORY,      /* the whole list was in memory already */
 };
 const char *pf_stop_name(enum pf_stop s);
 
