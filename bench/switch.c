@@ -21,7 +21,7 @@
 #include "timeutil.h"
 
 extern const struct switch_def switch_gameenv, switch_gamecpu, switch_sensors, switch_stalls,
-	switch_intf;
+	switch_intf, switch_prefetch;
 
 /* Hooks run in this order: the interference watcher last, so that it
  * starts just before the game. */
@@ -30,6 +30,7 @@ static const struct switch_def *const registry[] = {
 	&switch_gamecpu,
 	&switch_sensors,
 	&switch_stalls,
+	&switch_prefetch,
 	&switch_intf,
 };
 
