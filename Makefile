@@ -6,6 +6,7 @@
 #   make demo          install what is missing, build, run the default recipe, print its report
 #   make bench-self    the observers' own cost, and report against pandas (a benchmark, not a test)
 #   make bench-quiet   quieted runs against plain ones: how much they vary
+#   make bench-prefetch  the game prefetch against none: OpenArena's load time, cold cache (root)
 #   make bench-matrix  the batches of recipes/matrix.ini, then results/matrix/*.csv (QUICK=1: a short check)
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #
@@ -209,6 +210,12 @@ bench-quiet: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/bench-self/quiet-cv.sh
 
+# The game prefetch's effect on OpenArena's load time from a cold cache
+# (drops the machine's page cache before every run; root; minutes).
+bench-prefetch:
+	@$(MAKE) --no-print-directory all
+	@HB=$(B)/hitchbench sh tests/bench-self/prefetch-load.sh
+
 # Every game x variant x switch token x round of recipes/matrix.ini (hours;
 # QUICK=1: one round of short windows), then hitchbench matrix.
 bench-matrix: deps
@@ -231,7 +238,7 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps check check-sanitize tests demo bench-self bench-quiet bench-matrix install clean FORCE
+.PHONY: all deps check check-sanitize tests demo bench-self bench-quiet bench-prefetch bench-matrix install clean FORCE
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(wildcard $(B)/harness/*.d) \
 	$(wildcard $(B)/tests/tools/*.d)

@@ -190,25 +190,25 @@ int pf_resident_pages(int fd, uint64_t size, uint64_t off, uint64_t len, uint64_
 
 int pf_fiemap_phys(int fd, uint64_t off, uint64_t *phys)
 {
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent ext[1];
-	} q;
+	/* struct fiemap and room for one extent after it (its flexible array) */
+	uint64_t buf[(sizeof(struct fiemap) + sizeof(struct fiemap_extent)) / sizeof(uint64_t) + 1];
+	struct fiemap *fm = (struct fiemap *)buf;
+	struct fiemap_extent *ext = fm->fm_extents;
 
-	memset(&q, 0, sizeof(q));
-	q.fm.fm_start = off;
-	q.fm.fm_length = 1;
-	q.fm.fm_extent_count = 1;
-	if (ioctl(fd, FS_IOC_FIEMAP, &q.fm) < 0)
+	memset(buf, 0, sizeof(buf));
+	fm->fm_start = off;
+	fm->fm_length = 1;
+	fm->fm_extent_count = 1;
+	if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0)
 		return -errno;
-	if (q.fm.fm_mapped_extents == 0)
+	if (fm->fm_mapped_extents == 0)
 		return -ENODATA;
-	if (q.ext[0].fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC))
+	if (ext[0].fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC))
 		return -ENODATA;
-	if (off < q.ext[0].fe_logical)
+	if (off < ext[0].fe_logical)
 		/* off lies in a hole before this extent */
 		return -ENODATA;
-	*phys = q.ext[0].fe_physical + (off - q.ext[0].fe_logical);
+	*phys = ext[0].fe_physical + (off - ext[0].fe_logical);
 	return 0;
 }
 
