@@ -230,6 +230,48 @@ int pf_list_write(const struct pf_list *l, const char *path)
 	return r;
 }
 
+bool pf_path_learnable(const char *path)
+{
+	size_t len = strlen(path);
+
+	if (path[0] != '/' || strchr(path, '\n'))
+		return false;
+	if (str_startswith(path, "/proc/") || str_startswith(path, "/sys/") ||
+	    str_startswith(path, "/dev/") || str_startswith(path, "/memfd:"))
+		return false;
+	return !(len >= 10 && strcmp(path + len - 10, " (deleted)") == 0);
+}
+
+void pf_maps_paths(const char *maps, void (*fn)(const char *path, void *arg), void *arg)
+{
+	const char *line = maps;
+
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		const char *p = line;
+		int field = 0;
+
+		/* "start-end perms offset dev inode   path": the path is what
+		 * follows the fifth field's blanks, spaces in it included */
+		while (field < 5 && p < line + len) {
+			while (p < line + len && *p != ' ')
+				p++;
+			while (p < line + len && *p == ' ')
+				p++;
+			field++;
+		}
+		if (field == 5 && p < line + len && *p == '/') {
+			char *path = xstrndup(p, (size_t)(line + len - p));
+
+			if (pf_path_learnable(path))
+				fn(path, arg);
+			free(path);
+		}
+		line = end ? end + 1 : NULL;
+	}
+}
+
 void pf_key(const char *exe, char *buf, size_t size)
 {
 	char hex[HB_SHA256_HEX_LEN + 1];

@@ -106,6 +106,13 @@ void pf_list_format(const struct pf_list *l, struct strbuf *out);
 int pf_list_read(const char *path, struct pf_list *l, int *err_line);
 int pf_list_write(const struct pf_list *l, const char *path);
 
+/* The files a /proc/PID/maps text maps, each line's path in order (the
+ * caller removes repeats): fn(path, arg) for each path worth learning. */
+void pf_maps_paths(const char *maps, void (*fn)(const char *path, void *arg), void *arg);
+/* Whether a path names something the prefetch may learn: absolute, not
+ * under /proc, /sys or /dev, not deleted, no newline. */
+bool pf_path_learnable(const char *path);
+
 /* A list's key: the executable's base name and a hash of its path
  * ("neverball-3f2a9c0d1e4b5a67"); the list is KEY.list in the directory. */
 void pf_key(const char *exe, char *buf, size_t size);

@@ -176,8 +176,7 @@ static void add_path(struct learner *L, const char *path)
 {
 	struct stat st;
 
-	if (path[0] != '/' || str_startswith(path, "/proc/") || str_startswith(path, "/sys/") ||
-	    str_startswith(path, "/dev/") || strchr(path, '\n') || strstr(path, " (deleted)"))
+	if (!pf_path_learnable(path))
 		return;
 	if (pf_list_find(&L->seen, path) >= 0)
 		return;
@@ -186,20 +185,19 @@ static void add_path(struct learner *L, const char *path)
 	pf_list_add(&L->seen, path, (uint64_t)st.st_size, st.st_mtim.tv_sec, NULL, 0);
 }
 
+static void maps_path(const char *path, void *arg)
+{
+	add_path(arg, path);
+}
+
 static void learn_maps(struct learner *L, pid_t pid)
 {
-	char rel[64], *text = NULL, *line, *save;
+	char rel[64], *text = NULL;
 
 	snprintf(rel, sizeof(rel), "proc/%d/maps", (int)pid);
 	if (fsroot_read_all(rel, &text) < 0)
 		return;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *p = strchr(line, '/');
-
-		/* "addr perms offset dev inode    /path" */
-		if (p && p > line && p[-1] == ' ')
-			add_path(L, p);
-	}
+	pf_maps_paths(text, maps_path, L);
 	free(text);
 }
 

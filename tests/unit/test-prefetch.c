@@ -360,6 +360,39 @@ START_TEST(keys)
 }
 END_TEST
 
+static void collect(const char *path, void *arg)
+{
+	struct strbuf *sb = arg;
+
+	strbuf_addf(sb, "%s|", path);
+}
+
+START_TEST(maps_paths)
+{
+	/* a game's maps as the kernel writes them (made up, in its layout) */
+	const char *maps =
+		"55d0c0a00000-55d0c0a2e000 r--p 00000000 fe:01 1311221                    /usr/games/neverball\n"
+		"55d0c1c8b000-55d0c1cac000 rw-p 00000000 00:00 0                          [heap]\n"
+		"7f1c2a000000-7f1c2a021000 rw-p 00000000 00:00 0 \n"
+		"7f1c2b400000-7f1c2b6d3000 r--p 00000000 fe:01 1319045                    /usr/share/games/neverball/ttf/DejaVuSans Bold.ttf\n"
+		"7f1c2c000000-7f1c2c100000 rw-s 00000000 00:01 4242                       /memfd:wayland-shm (deleted)\n"
+		"7f1c2c200000-7f1c2c300000 r--p 00000000 fe:01 777                        /tmp/gone.dat (deleted)\n"
+		"7f1c2d000000-7f1c2d001000 rw-s 100000000 00:06 530                       /dev/dri/renderD128\n"
+		"7ffd6b9e2000-7ffd6ba03000 rw-p 00000000 00:00 0                          [stack]\n"
+		"7f1c2e000000-7f1c2e100000 r-xp 00002000 fe:01 1311300                    /usr/lib/x86_64-linux-gnu/libc.so.6";
+	struct strbuf sb = STRBUF_INIT;
+
+	pf_maps_paths(maps, collect, &sb);
+	ck_assert_str_eq(sb.buf, "/usr/games/neverball|/usr/share/games/neverball/ttf/DejaVuSans Bold.ttf|"
+			 "/usr/lib/x86_64-linux-gnu/libc.so.6|");
+	strbuf_release(&sb);
+	ck_assert(pf_path_learnable("/usr/share/x"));
+	ck_assert(!pf_path_learnable("relative"));
+	ck_assert(!pf_path_learnable("/proc/1/maps"));
+	ck_assert(!pf_path_learnable("/a\nb"));
+}
+END_TEST
+
 /* ---- the budget and its order ---- */
 
 START_TEST(plan_budget_order)
@@ -620,6 +653,7 @@ TEST_SUITE(prefetch_suite)
 	tcase_add_test(tc, learn_sessions);
 	tcase_add_test(tc, list_format);
 	tcase_add_test(tc, keys);
+	tcase_add_test(tc, maps_paths);
 	tcase_add_test(tc, plan_budget_order);
 	tcase_add_test(tc, budget_meminfo);
 	tcase_add_test(tc, stop_done);
