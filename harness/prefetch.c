@@ -70,7 +70,7 @@ static void usage(FILE *out)
 "list, show, forget  the lists in --dir (default $" PREFETCH_DIR_ENV " or\n"
 "        " PREFETCH_DIR_DEFAULT "); KEY as list prints it, or an executable's path.\n"
 "resident  each FILE's pages in memory: \"RESIDENT TOTAL PATH\" (cachestat, else\n"
-"        mincore); --drop first asks the kernel to drop them (POSIX_FADV_DONTNEED).\n"
+"        mincore); --drop first writes back and drops them (POSIX_FADV_DONTNEED).\n"
 "Each of learn and fetch ends its line with its own CPU time (cpu N ms).\n"
 "Exit: 0 ok, 1 failure, 2 usage.\n", PREFETCH_READ_BYTES / 1024);
 }
@@ -851,8 +851,11 @@ static int cmd_resident(int argc, char **argv)
 			rc = HB_EXIT_FAILURE;
 			continue;
 		}
-		if (drop)
+		if (drop) {
+			/* dirty pages stay: written back first */
+			fdatasync(fd);
 			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		}
 		r = pf_resident_pages(fd, (uint64_t)st.st_size, 0, (uint64_t)st.st_size, &pages);
 		if (r < 0) {
 			fprintf(stderr, PROG ": '%s': %s\n", argv[i], strerror(-r));
