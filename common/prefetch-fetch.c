@@ -224,10 +224,11 @@ int pf_fetch_run(struct pf_fetch *f)
 	int *fds = xrealloc(NULL, (nf ? nf : 1) * sizeof(int));
 	char *buf = xrealloc(NULL, PREFETCH_READ_BYTES);
 	uint64_t t0 = now_of(f);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	for (size_t i = 0; i < nf; i++)
 		fds[i] = -2;
-	f->bytes = 0;
+	f->bytes = f->cached = 0;
 	f->files = f->preads = f->failed = 0;
 	f->why = PF_STOP_DONE;
 	have_pressure = pf_pressure_read(&p0) == 0;
@@ -242,6 +243,7 @@ int pf_fetch_run(struct pf_fetch *f)
 		}
 		while (off < end) {
 			size_t want = end - off > PREFETCH_READ_BYTES ? PREFETCH_READ_BYTES : end - off;
+			uint64_t cached;
 			ssize_t got;
 
 			if (now_of(f) - t0 >= f->timeout_ns) {
@@ -265,6 +267,14 @@ int pf_fetch_run(struct pf_fetch *f)
 					f->why = PF_STOP_PRESSURE;
 					break;
 				}
+			}
+			/* all in memory already (the game read it, or a range
+			 * chosen for its other pages): nothing to read */
+			if (pf_cachestat(fd, off, want, &cached) == 0 &&
+			    cached >= (want + page - 1) / page) {
+				f->cached += want;
+				off += want;
+				continue;
 			}
 			got = pread(fd, buf, want, (off_t)off);
 			f->preads++;

@@ -193,12 +193,14 @@ struct pf_fetch {
 	void *stop_arg;
 	/* out */
 	uint64_t bytes, ns;
+	uint64_t cached;        /* bytes not read: in memory already when their turn came */
 	size_t files, preads, failed;
 	enum pf_stop why;
 };
 /* Reads the planned pieces in order, one pread of at most
  * PREFETCH_READ_BYTES at a time on descriptors with readahead off,
- * checking before each read: the time, the game, the pressure counters
+ * skipping a piece whose pages are all in memory (cachestat), checking
+ * before each read: the time, the game, the pressure counters
  * against their values at the start. 0 or -errno (files that cannot be
  * read are counted in failed, not errors). */
 int pf_fetch_run(struct pf_fetch *f);

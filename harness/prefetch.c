@@ -647,10 +647,11 @@ static int do_fetch(struct fetch_opts *o)
 report:
 	fprintf(out, "prefetch %s: read %.1f MB from %zu files in %.0f ms (chosen: %.1f MB not in "
 		"memory; %.1f MB of the list in memory already; budget %.1f MB, %.1f MB listed; "
-		"%zu reads, %zu failed, io %s), stopped: %s; cpu %.0f ms\n", key, f.bytes / 1048576.0,
-		f.files, f.ns / 1e6, chosen * (double)page / 1048576.0,
+		"%zu reads, %zu failed, %.1f MB skipped in memory, io %s), stopped: %s; cpu %.0f ms\n",
+		key, f.bytes / 1048576.0, f.files, f.ns / 1e6, chosen * (double)page / 1048576.0,
 		in_mem * (double)page / 1048576.0, budget * (double)page / 1048576.0,
-		listed * (double)page / 1048576.0, f.preads, f.failed, io, pf_stop_name(f.why),
+		listed * (double)page / 1048576.0, f.preads, f.failed, f.cached / 1048576.0, io,
+		pf_stop_name(f.why),
 		cpu_ms());
 	fflush(out);
 	if (out != stdout && out != stderr)

@@ -498,7 +498,8 @@ static uint64_t fake_now(void *arg)
 		"pgscan_direct 70\npswpin 3\npswpout 9\n"
 
 /* Fetches a 2 MiB file (8 reads) with a fake clock; the stop and bytes. */
-static enum pf_stop fetch_with(struct fake *fk, pid_t game, uint64_t *bytes)
+static enum pf_stop fetch_file(struct fake *fk, pid_t game, bool drop, uint64_t *bytes,
+				uint64_t *cached)
 {
 	char *path;
 	int fd = real_file(512, &path);
@@ -508,6 +509,9 @@ static enum pf_stop fetch_with(struct fake *fk, pid_t game, uint64_t *bytes)
 	struct pf_fetch f;
 
 	fstat(fd, &st);
+	/* not in memory: every piece is read */
+	if (drop)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	close(fd);
 	session_init(&l, 1);
 	pf_list_add(&l, path, 512 * PG, st.st_mtim.tv_sec, rg(0, 512 * PG, 0), 1);
@@ -521,10 +525,17 @@ static enum pf_stop fetch_with(struct fake *fk, pid_t game, uint64_t *bytes)
 	f.now_arg = fk;
 	ck_assert_int_eq(pf_fetch_run(&f), 0);
 	*bytes = f.bytes;
+	if (cached)
+		*cached = f.cached;
 	unlink(path);
 	free(path);
 	pf_list_release(&l);
 	return f.why;
+}
+
+static enum pf_stop fetch_with(struct fake *fk, pid_t game, uint64_t *bytes)
+{
+	return fetch_file(fk, game, true, bytes, NULL);
 }
 
 static char *stop_tree(void)
@@ -546,6 +557,30 @@ START_TEST(stop_done)
 
 	ck_assert_int_eq(fetch_with(&fk, 4242, &bytes), PF_STOP_DONE);
 	ck_assert_uint_eq(bytes, 512 * PG);
+	fsroot_set(NULL);
+	remove_tree(root);
+	free(root);
+}
+END_TEST
+
+START_TEST(skip_in_memory)
+{
+	char *root = stop_tree();
+	struct fake fk = { root, 0, 1000, 0, 0, NULL, NULL };
+	uint64_t bytes, cached, probe;
+	int fd = open("/proc/self/exe", O_RDONLY);
+
+	/* the file was just written: every piece is in memory, none is read */
+	if (pf_cachestat(fd, 0, 4096, &probe) == -ENOSYS) {
+		close(fd);
+		fprintf(stderr, "test-prefetch: skip_in_memory: no cachestat on this kernel, skipped\n");
+		goto out;
+	}
+	close(fd);
+	ck_assert_int_eq(fetch_file(&fk, 0, false, &bytes, &cached), PF_STOP_DONE);
+	ck_assert_uint_eq(bytes, 0);
+	ck_assert_uint_eq(cached, 512 * PG);
+out:
 	fsroot_set(NULL);
 	remove_tree(root);
 	free(root);
@@ -657,6 +692,7 @@ TEST_SUITE(prefetch_suite)
 	tcase_add_test(tc, plan_budget_order);
 	tcase_add_test(tc, budget_meminfo);
 	tcase_add_test(tc, stop_done);
+	tcase_add_test(tc, skip_in_memory);
 	tcase_add_test(tc, stop_pressure);
 	tcase_add_test(tc, stop_swap);
 	tcase_add_test(tc, stop_timeout);
