@@ -134,6 +134,36 @@ bool pf_list_current(const struct pf_list *l, uint64_t exe_size, int64_t exe_mti
  */
 void pf_list_merge(const struct pf_list *old, const struct pf_list *seen, struct pf_list *out);
 
+/* ---- learning (prefetch-learn.c) ---- */
+
+#define PF_LEARN_MAX_PIDS 512
+#define PF_LEARN_MAX_FILES 50000
+
+/* A session being learnt: the game's processes and the files seen, in
+ * first-seen order (their ranges filled in at the end). */
+struct pf_learner {
+	pid_t pids[PF_LEARN_MAX_PIDS];
+	size_t n_pids;
+	struct pf_list seen;
+	char **sorted;          /* seen's paths, sorted, during the walk */
+	size_t n_sorted;
+};
+
+void pf_learner_init(struct pf_learner *L);
+void pf_learner_release(struct pf_learner *L);
+void pf_learner_add_pid(struct pf_learner *L, pid_t pid);
+/* A file, if learnable, regular and not empty, and not seen yet. */
+void pf_learner_add_path(struct pf_learner *L, const char *path);
+/* One look at the game under the root: new children of its processes,
+ * then the maps and open files of each one alive. How many are alive. */
+size_t pf_learner_sample(struct pf_learner *L);
+/* Every regular file under the directories (symlinks not followed), after
+ * what was seen, up to PF_LEARN_MAX_FILES files in all. */
+void pf_learner_walk(struct pf_learner *L, char *const *dirs, size_t n);
+/* Each file's size, mtime and resident ranges as they are now (files that
+ * cannot be opened keep none). */
+void pf_list_residency(struct pf_list *l);
+
 /* ---- fetching (prefetch-fetch.c) ---- */
 
 /* One read planned: a piece of a file's range. */

@@ -30,9 +30,7 @@
 #include <unistd.h>
 
 #define PROG "hitchbench-prefetch"
-#define MAX_PIDS 512
 #define MAX_DATA 16
-#define MAX_WALK_FILES 50000
 /* learn looks every second while the game loads, then every 5 s */
 #define LEARN_FAST_S 30
 #define LEARN_FAST_MS 1000
@@ -149,183 +147,6 @@ static int parse_pid(const char *s, pid_t *pid)
 
 /* ---- learn ---- */
 
-struct learner {
-	pid_t pids[MAX_PIDS];
-	size_t n_pids;
-	struct pf_list seen;     /* paths in first-seen order (ranges at the end) */
-	char **sorted;           /* seen's paths, sorted, for the walk */
-	size_t n_sorted;
-};
-
-static bool have_pid(const struct learner *L, pid_t pid)
-{
-	for (size_t i = 0; i < L->n_pids; i++)
-		if (L->pids[i] == pid)
-			return true;
-	return false;
-}
-
-static void add_pid(struct learner *L, pid_t pid)
-{
-	if (!have_pid(L, pid) && L->n_pids < MAX_PIDS)
-		L->pids[L->n_pids++] = pid;
-}
-
-/* A file worth learning: a regular file, not of /proc, /sys or /dev. */
-static void add_path(struct learner *L, const char *path)
-{
-	struct stat st;
-
-	if (!pf_path_learnable(path))
-		return;
-	if (pf_list_find(&L->seen, path) >= 0)
-		return;
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
-		return;
-	pf_list_add(&L->seen, path, (uint64_t)st.st_size, st.st_mtim.tv_sec, NULL, 0);
-}
-
-static void maps_path(const char *path, void *arg)
-{
-	add_path(arg, path);
-}
-
-static void learn_maps(struct learner *L, pid_t pid)
-{
-	char rel[64], *text = NULL;
-
-	snprintf(rel, sizeof(rel), "proc/%d/maps", (int)pid);
-	if (fsroot_read_all(rel, &text) < 0)
-		return;
-	pf_maps_paths(text, maps_path, L);
-	free(text);
-}
-
-static void learn_fds(struct learner *L, pid_t pid)
-{
-	char rel[64], *dir = NULL;
-	DIR *d;
-	struct dirent *e;
-
-	snprintf(rel, sizeof(rel), "proc/%d/fd", (int)pid);
-	dir = xasprintf("%s/%s", fsroot(), rel);
-	d = opendir(dir);
-	while (d && (e = readdir(d)) != NULL) {
-		char target[PATH_MAX], *link;
-		ssize_t n;
-
-		if (e->d_name[0] == '.')
-			continue;
-		link = xasprintf("%s/%s", dir, e->d_name);
-		n = readlink(link, target, sizeof(target) - 1);
-		free(link);
-		if (n <= 0)
-			continue;
-		target[n] = '\0';
-		add_path(L, target);
-	}
-	if (d)
-		closedir(d);
-	free(dir);
-}
-
-/* New children of the watched processes (their pids, from each /proc/N/stat). */
-static void learn_children(struct learner *L)
-{
-	char *dir = xasprintf("%s/proc", fsroot());
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	while (d && (e = readdir(d)) != NULL) {
-		struct proc_stat st;
-		pid_t pid;
-
-		if (parse_pid(e->d_name, &pid) < 0 || have_pid(L, pid))
-			continue;
-		if (proc_stat_read(pid, &st) == 0 && have_pid(L, st.ppid))
-			add_pid(L, pid);
-	}
-	if (d)
-		closedir(d);
-	free(dir);
-}
-
-static size_t learn_sample(struct learner *L)
-{
-	size_t alive = 0;
-
-	learn_children(L);
-	for (size_t i = 0; i < L->n_pids; i++) {
-		if (!pf_pid_alive(L->pids[i]))
-			continue;
-		alive++;
-		learn_maps(L, L->pids[i]);
-		learn_fds(L, L->pids[i]);
-	}
-	return alive;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static struct learner *walk_learner;
-
-static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	struct learner *L = walk_learner;
-
-	if (type != FTW_F || !S_ISREG(st->st_mode) || st->st_size == 0 || strchr(path, '\n'))
-		return 0;
-	if (L->seen.n >= MAX_WALK_FILES)
-		return 1;
-	if (bsearch(&path, L->sorted, L->n_sorted, sizeof(char *), cmp_str))
-		return 0;
-	pf_list_add(&L->seen, path, (uint64_t)st->st_size, st->st_mtim.tv_sec, NULL, 0);
-	return 0;
-}
-
-/* Every file under the data directories, after what the game was seen using. */
-static void learn_walk(struct learner *L, char **data, size_t n_data)
-{
-	L->n_sorted = L->seen.n;
-	L->sorted = xrealloc(NULL, (L->n_sorted + 1) * sizeof(char *));
-	for (size_t i = 0; i < L->n_sorted; i++)
-		L->sorted[i] = L->seen.files[i].path;
-	qsort(L->sorted, L->n_sorted, sizeof(char *), cmp_str);
-	walk_learner = L;
-	for (size_t i = 0; i < n_data; i++)
-		nftw(data[i], walk_one, 16, FTW_PHYS);
-	free(L->sorted);
-	L->sorted = NULL;
-}
-
-/* Each file's resident ranges now (a file that changed since it was seen
- * is taken as it is now). */
-static void learn_residency(struct pf_list *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		struct pf_file *f = &l->files[i];
-		struct stat st;
-		int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOATIME);
-
-		if (fd < 0 && errno == EPERM)
-			fd = open(f->path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) == 0) {
-			f->size = (uint64_t)st.st_size;
-			f->mtime = st.st_mtim.tv_sec;
-			free(f->ranges);
-			f->ranges = NULL;
-			f->n = 0;
-			pf_file_ranges(fd, f->size, &f->ranges, &f->n);
-		}
-		close(fd);
-	}
-}
-
 static int cmd_learn(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -334,7 +155,7 @@ static int cmd_learn(int argc, char **argv)
 		{ "ready", required_argument, NULL, 'R' }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct learner L;
+	static struct pf_learner L;
 	char *data[MAX_DATA], exe[PATH_MAX] = "", key[128];
 	size_t n_data = 0, n_given = 0, old_files = 0;
 	const char *ready = NULL;
@@ -346,7 +167,7 @@ static int cmd_learn(int argc, char **argv)
 	int opt, r, rc = HB_EXIT_OK, err_line = 0;
 	pid_t pid;
 
-	pf_list_init(&L.seen);
+	pf_learner_init(&L);
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
@@ -354,7 +175,7 @@ static int cmd_learn(int argc, char **argv)
 				fprintf(stderr, PROG ": --pid wants a pid, not '%s'\n", optarg);
 				return HB_EXIT_USAGE;
 			}
-			add_pid(&L, pid);
+			pf_learner_add_pid(&L, pid);
 			n_given++;
 			break;
 		case 'e':
@@ -385,7 +206,7 @@ static int cmd_learn(int argc, char **argv)
 		uint64_t now = mono_ns();
 
 		while ((pid = helper_take_pid()) > 0) {
-			add_pid(&L, pid);
+			pf_learner_add_pid(&L, pid);
 			next = 0;
 		}
 		if (!exe[0] && L.n_pids) {
@@ -400,7 +221,7 @@ static int cmd_learn(int argc, char **argv)
 			}
 		}
 		if (now >= next) {
-			size_t alive = learn_sample(&L);
+			size_t alive = pf_learner_sample(&L);
 			bool fast = now - t0 < LEARN_FAST_S * NSEC_PER_SEC;
 
 			next = now + (fast ? LEARN_FAST_MS : LEARN_SLOW_MS) * NSEC_PER_MSEC;
@@ -417,7 +238,7 @@ static int cmd_learn(int argc, char **argv)
 		fprintf(stderr, PROG ": cannot stat '%s': %s\n", exe, strerror(errno));
 		return HB_EXIT_FAILURE;
 	}
-	learn_walk(&L, data, n_data);
+	pf_learner_walk(&L, data, n_data);
 	pf_key(exe, key, sizeof(key));
 	path = list_path_of_key(key);
 	r = pf_list_read(path, &old, &err_line);
@@ -427,12 +248,12 @@ static int cmd_learn(int argc, char **argv)
 		/* the old list's files are looked at too: their misses count */
 		for (size_t i = 0; i < old.n; i++)
 			if (pf_list_find(&L.seen, old.files[i].path) < 0)
-				add_path(&L, old.files[i].path);
+				pf_learner_add_path(&L, old.files[i].path);
 	} else if (r != -ENOENT) {
 		fprintf(stderr, PROG ": '%s': %s%s: learnt anew\n", path,
 			r == -EINVAL ? "bad list" : strerror(-r), r == -EINVAL ? "" : "");
 	}
-	learn_residency(&L.seen);
+	pf_list_residency(&L.seen);
 	L.seen.exe = xstrdup(exe);
 	L.seen.exe_size = (uint64_t)st.st_size;
 	L.seen.exe_mtime = st.st_mtim.tv_sec;
@@ -453,7 +274,7 @@ static int cmd_learn(int argc, char **argv)
 	if (have_old)
 		pf_list_release(&old);
 	pf_list_release(&merged);
-	pf_list_release(&L.seen);
+	pf_learner_release(&L);
 	free(path);
 	return rc;
 }
