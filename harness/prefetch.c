@@ -250,8 +250,10 @@ static int cmd_learn(int argc, char **argv)
 			if (pf_list_find(&L.seen, old.files[i].path) < 0)
 				pf_learner_add_path(&L, old.files[i].path);
 	} else if (r != -ENOENT) {
-		fprintf(stderr, PROG ": '%s': %s%s: learnt anew\n", path,
-			r == -EINVAL ? "bad list" : strerror(-r), r == -EINVAL ? "" : "");
+		if (r == -EINVAL)
+			fprintf(stderr, PROG ": %s:%d: not a prefetch list: learnt anew\n", path, err_line);
+		else
+			fprintf(stderr, PROG ": cannot read '%s': %s: learnt anew\n", path, strerror(-r));
 	}
 	pf_list_residency(&L.seen);
 	L.seen.exe = xstrdup(exe);
