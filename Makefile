@@ -6,6 +6,7 @@
 #   make demo          install what is missing, build, run the default recipe, print its report
 #   make bench-self    the observers' own cost, and report against pandas (a benchmark, not a test)
 #   make bench-quiet   quieted runs against plain ones: how much they vary
+#   make bench-prefetch  the game prefetch against none: OpenArena's load time, cold cache (root)
 #   make bench-matrix  the batches of recipes/matrix.ini, then results/matrix/*.csv (QUICK=1: a short check)
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #
@@ -43,7 +44,7 @@ UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler \
          $(B)/hitchbench-stallrec $(B)/hitchbench-input $(B)/hitchbench-intfwatch \
-         $(B)/hitchbench-waker
+         $(B)/hitchbench-waker $(B)/hitchbench-prefetch
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev \
@@ -110,6 +111,10 @@ $(B)/hitchbench-intfwatch: $(B)/harness/intfwatch.o $(B)/libhitch.a
 # The waker and the probe (the WAKER and PROBE switches): threads pinned per CPU.
 $(B)/hitchbench-waker: $(B)/harness/waker.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -pthread
+
+# The learning game prefetch (the GAMEPREFETCH switch): learn, fetch, run.
+$(B)/hitchbench-prefetch: $(B)/harness/prefetch.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(B)/libhitch.a $(B)/gen/schema.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS) $(CHECK_LIBS)
@@ -191,7 +196,7 @@ check-sanitize: deps
 	@$(MAKE) --no-print-directory B=$(SAN_B) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/hitchbench-sampler \
 		$(SAN_B)/hitchbench-stallrec $(SAN_B)/hitchbench-input $(SAN_B)/hitchbench-intfwatch \
-		$(SAN_B)/hitchbench-waker \
+		$(SAN_B)/hitchbench-waker $(SAN_B)/hitchbench-prefetch \
 		$(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes $(SAN_B)/tests/glxparse $(SAN_B)/tests/mhsummary \
 		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump $(SAN_B)/tests/procwatch \
 		$(SAN_B)/tests/uinputdev $(SAN_B)/tests/fifohog
@@ -215,6 +220,12 @@ bench-quiet: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/bench-self/quiet-cv.sh
 
+# The game prefetch's effect on OpenArena's load time from a cold cache
+# (drops the machine's page cache before every run; root; minutes).
+bench-prefetch:
+	@$(MAKE) --no-print-directory all
+	@HB=$(B)/hitchbench sh tests/bench-self/prefetch-load.sh
+
 # Every game x variant x switch token x round of recipes/matrix.ini (hours;
 # QUICK=1: one round of short windows), then hitchbench matrix.
 bench-matrix: deps
@@ -230,6 +241,7 @@ install: all
 	install -m 755 $(B)/hitchbench-input $(DESTDIR)$(BINDIR)/hitchbench-input
 	install -m 755 $(B)/hitchbench-intfwatch $(DESTDIR)$(BINDIR)/hitchbench-intfwatch
 	install -m 755 $(B)/hitchbench-waker $(DESTDIR)$(BINDIR)/hitchbench-waker
+	install -m 755 $(B)/hitchbench-prefetch $(DESTDIR)$(BINDIR)/hitchbench-prefetch
 	install -m 644 $(B)/hitchbench-hook.so $(DESTDIR)$(LIBDIR)/hitchbench-hook.so
 	cp -R recipes/. $(DESTDIR)$(DATADIR)/recipes/
 	cp -R gamedb/. $(DESTDIR)$(DATADIR)/gamedb/
@@ -237,7 +249,7 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps check check-sanitize tests demo bench-self bench-quiet bench-matrix install clean FORCE
+.PHONY: all deps check check-sanitize tests demo bench-self bench-quiet bench-prefetch bench-matrix install clean FORCE
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(wildcard $(B)/harness/*.d) \
 	$(wildcard $(B)/tests/tools/*.d)

@@ -110,13 +110,95 @@ static int take_run(struct batch_run *br, const struct run_outcome *o, const cha
 	return r;
 }
 
+/* GAMEPREFETCH=on in a token: the batch learns the game's list itself
+ * before its first run, in runs of their own that are never measured, so
+ * that every measured run reads the same list (bench/switch-prefetch.c,
+ * docs/switches.md). The token's GAMEPREFETCH setting, or NULL. */
+static const struct switch_on *prefetch_on(const struct switch_set *set)
+{
+	for (size_t k = 0; k < set->n; k++)
+		if (strcmp(set->on[k].def->name, "GAMEPREFETCH") == 0 &&
+		    strcmp(set->on[k].value, "on") == 0)
+			return &set->on[k];
+	return NULL;
+}
+
+/* One learn run per variant, with the first such token's settings and
+ * GAMEPREFETCH=learn, when the batch starts afresh (a resumed batch keeps
+ * the list its measured runs already read). Each is a run directory of the
+ * batch marked invalid ("a learning run"), listed and never counted. */
+static int prefetch_learn_runs(struct batch_run *br, struct strbuf *err)
+{
+	struct batch *b = br->batch;
+	const struct switch_set *with = NULL;
+	struct switch_set learn;
+	struct strbuf token = STRBUF_INIT;
+	const char *p, *end;
+	int r = 0;
+
+	for (size_t i = 0; i < b->n_slots; i++)
+		if (b->state[i] != SLOT_PENDING || b->attempts[i] > 0)
+			return 0;
+	for (size_t t = 0; t < b->tokens.n && !with; t++)
+		if (prefetch_on(&br->sets[t]))
+			with = &br->sets[t];
+	if (!with)
+		return 0;
+	/* the token with GAMEPREFETCH=on turned into GAMEPREFETCH=learn */
+	p = strstr(with->token, "GAMEPREFETCH=on");
+	end = p + strlen("GAMEPREFETCH=on");
+	strbuf_add(&token, with->token, (size_t)(p - with->token));
+	strbuf_addstr(&token, "GAMEPREFETCH=learn");
+	strbuf_addstr(&token, end);
+	if (switch_set_parse(token.buf, &learn, err) < 0) {
+		strbuf_release(&token);
+		return -EINVAL;
+	}
+	for (size_t v = 0; v < b->variants.n && r == 0; v++) {
+		const char *variant = b->variants.v[v];
+		struct run_request req = br->req;
+		struct run_outcome o;
+		struct kvfile extra;
+		char *name = run_name(variant, learn.label);
+		char *prefix = xasprintf("[prefetch learn run %zu/%zu] %s %s", v + 1, b->variants.n,
+					 br->recipe->name, name);
+
+		if (signal_pending(br)) {
+			free(name);
+			free(prefix);
+			r = -EINTR;
+			break;
+		}
+		say(br, "%s: learning the game's prefetch list (not measured)", prefix);
+		kvfile_init(&extra);
+		kvfile_add(&extra, "batch_id", b->id);
+		kvfile_add(&extra, "prefetch_learn_run", "1");
+		req.variant_name = variant;
+		req.variant = recipe_find_variant(br->recipe, variant);
+		req.switches = &learn;
+		req.run_name = name;
+		req.extra = &extra;
+		r = runner_run(&req, &o, err);
+		if (r == 0) {
+			r = take_run(br, &o, prefix, err);
+			run_outcome_release(&o);
+		}
+		kvfile_release(&extra);
+		free(name);
+		free(prefix);
+	}
+	switch_set_release(&learn);
+	strbuf_release(&token);
+	return r;
+}
+
 int batch_run_pending(struct batch_run *br, struct strbuf *err)
 {
 	struct batch *b = br->batch;
 	size_t total = b->n_slots, m = total / (size_t)b->rounds;
 	double per_run = br->req.warmup_s + br->req.window_s + RUN_OVERHEAD_GUESS_S, spent = 0;
 	size_t timed = 0;
-	int r = 0;
+	int r = prefetch_learn_runs(br, err);
 
 	for (size_t i = 0; i < total && r == 0; i++) {
 		const struct batch_slot *s = &b->slots[i];
@@ -148,6 +230,8 @@ int batch_run_pending(struct batch_run *br, struct strbuf *err)
 		kvfile_addf(&extra, "batch_index", "%d", s->index);
 		kvfile_addf(&extra, "batch_runs", "%zu", total);
 		kvfile_addf(&extra, "batch_attempt", "%d", b->attempts[i] + 1);
+		if (prefetch_on(set))
+			kvfile_add(&extra, "prefetch_batch_learnt", "1");
 		batch_note(b, i, "started", NULL, NULL);
 		t0 = mono_ns();
 		if (br->quiet) {

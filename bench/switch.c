@@ -21,7 +21,7 @@
 #include "timeutil.h"
 
 extern const struct switch_def switch_gameenv, switch_gamecpu, switch_sensors, switch_stalls,
-	switch_waker, switch_probe, switch_intf;
+	switch_waker, switch_probe, switch_prefetch, switch_intf;
 
 /* Hooks run in this order: the interference watcher last, so that it
  * starts just before the game. */
@@ -32,6 +32,7 @@ static const struct switch_def *const registry[] = {
 	&switch_stalls,
 	&switch_waker,
 	&switch_probe,
+	&switch_prefetch,
 	&switch_intf,
 };
 

@@ -98,6 +98,7 @@ struct switch_ctx {
 	const struct game_user *user;
 	const char *display;
 	const char *frames_path;    /* the frame file the hook writes */
+	char *const *game_argv;     /* the game's command line (NULL-terminated; may be NULL) */
 	struct argv_list *game_env; /* the game's environment (prepare may add) */
 	cpu_set_t *game_cpus;       /* the game's CPUs; prepare may restrict it */
 	bool *pin_game;             /* set when game_cpus applies */
