@@ -132,15 +132,18 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 		kvfile_addf(ctx->bench, key, "%.1f", (double)c->hist.worst_ns / 1e3);
 		snprintf(key, sizeof(key), "probe.cpu%d.p999_us", c->cpu);
 		if (over < 0)
-			kvfile_add(ctx->bench, key, "");
+			kvfile_add(ctx->bench, key, "-");
 		else
 			kvfile_addf(ctx->bench, key, "%s%" PRIu64, over == 1 ? ">=" : "", p999);
 		snprintf(key, sizeof(key), "probe.cpu%d.wakeups", c->cpu);
 		kvfile_addf(ctx->bench, key, "%" PRIu64, c->hist.n);
 		snprintf(key, sizeof(key), "probe.cpu%d.late", c->cpu);
 		kvfile_addf(ctx->bench, key, "%" PRIu64, (uint64_t)c->n_late + c->late_dropped);
-		strbuf_addf(&note, "%s cpu%d %.2f / %s%.2f ms", i ? "," : "", c->cpu,
-			    (double)c->hist.worst_ns / 1e6, over == 1 ? ">=" : "", (double)p999 / 1e3);
+		if (over < 0)
+			strbuf_addf(&note, "%s cpu%d no wakeup", i ? "," : "", c->cpu);
+		else
+			strbuf_addf(&note, "%s cpu%d %.2f / %s%.2f ms", i ? "," : "", c->cpu,
+				    (double)c->hist.worst_ns / 1e6, over == 1 ? ">=" : "", (double)p999 / 1e3);
 	}
 	strbuf_addf(&note, " (probe.cpu_ms %.1f)", (double)res.self_cpu_ns / 1e6);
 	switch_ctx_note(ctx, "%s", note.buf);

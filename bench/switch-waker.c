@@ -117,6 +117,8 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 		    kvfile_get(&kv, "cpus") ? kvfile_get(&kv, "cpus") : "?");
 	kvfile_add(ctx->bench, "waker.wakeups", wakeups);
 	kvfile_add(ctx->bench, "waker.cpu_ms", cpu_ms);
+	if (kvfile_get(&kv, "kicker_cpu"))
+		kvfile_add(ctx->bench, "waker.kicker_cpu", kvfile_get(&kv, "kicker_cpu"));
 	for (size_t i = 0; i < kv.n; i++) {
 		const char *k = kv.items[i].key;
 

@@ -490,14 +490,22 @@ static bool reap_helpers(struct switch_ctx *ctx)
 
 void switch_ctx_stop_helpers(struct switch_ctx *ctx, double grace_s)
 {
-	uint64_t deadline = mono_ns() + (uint64_t)(grace_s * 1e9);
+	uint64_t now = mono_ns(), deadline = now + (uint64_t)(grace_s * 1e9), resend = 0;
 	bool killed = false;
 
-	for (size_t i = 0; i < ctx->n_helpers; i++)
-		if (!ctx->helpers[i].exited)
-			kill(ctx->helpers[i].pid, SIGTERM);
+	/* SIGTERM again every 250 ms of the grace: a helper that checks its
+	 * stop flag and then sleeps to an absolute deadline (the waker, up
+	 * to a minute) misses a signal that lands between the two, and its
+	 * handlers only set a flag, so a second one is harmless. */
 	while (!reap_helpers(ctx)) {
-		if (!killed && mono_ns() > deadline) {
+		now = mono_ns();
+		if (!killed && now >= resend && now <= deadline) {
+			for (size_t i = 0; i < ctx->n_helpers; i++)
+				if (!ctx->helpers[i].exited)
+					kill(ctx->helpers[i].pid, SIGTERM);
+			resend = now + 250 * 1000000ULL;
+		}
+		if (!killed && now > deadline) {
 			for (size_t i = 0; i < ctx->n_helpers; i++)
 				if (!ctx->helpers[i].exited)
 					kill(-ctx->helpers[i].pid, SIGKILL);

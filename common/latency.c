@@ -43,6 +43,6 @@ int lat_hist_percentile(const struct lat_hist *h, uint32_t ppm, uint64_t *us)
 			return 0;
 		}
 	}
-	*us = (h->worst_ns + LAT_BIN_NS - 1) / LAT_BIN_NS;
+	*us = LAT_BINS;
 	return 1;
 }

@@ -10,8 +10,8 @@
  * The worst lateness is kept exactly (ns). Percentiles are nearest-rank
  * (docs/metrics.md: rank ceil(p * N), computed in integers) over the
  * floored microseconds, so they are exact for wakeups under 20 ms; a rank
- * that falls in the overflow reports the worst, an upper bound, and says
- * so.
+ * that falls in the overflow is only known to be 20 ms or more, and is
+ * reported as that lower bound, flagged.
  */
 #ifndef HB_LATENCY_H
 #define HB_LATENCY_H
@@ -52,7 +52,8 @@ static inline void lat_hist_add(struct lat_hist *h, uint64_t late_ns)
 
 /* The nearest-rank percentile p (parts per million: 999000 = 99.9th) of
  * the lateness, whole microseconds, in *us. 0; 1 when the rank fell in the
- * overflow (*us is then the worst, rounded up); -ENODATA with no wakeup. */
+ * overflow (*us is then LAT_BINS, a lower bound: the wakeup was at least
+ * that late, at most the worst); -ENODATA with no wakeup. */
 int lat_hist_percentile(const struct lat_hist *h, uint32_t ppm, uint64_t *us);
 
 /* The 1-based nearest rank of p (ppm) among n values: ceil(n * p / 1e6),

@@ -325,7 +325,14 @@ static void report_head(struct kvfile *kv, const struct opts *o, uint64_t start,
 	kvfile_addf(kv, "format", "%d", WAKER_REPORT_FORMAT);
 	kvfile_add(kv, "mode", waker_mode_name(o->mode));
 	kvfile_addf(kv, "period_ns", "%" PRIu64, o->period_ns);
-	kvfile_addf(kv, "nice", "%d", o->nice);
+	/* the niceness it has, not the one asked for: setting it may fail */
+	errno = 0;
+	{
+		int nice = getpriority(PRIO_PROCESS, 0);
+
+		if (errno == 0)
+			kvfile_addf(kv, "nice", "%d", nice);
+	}
 	kvfile_add(kv, "command", o->cmdline);
 	kvfile_addf(kv, "wall_s", "%.3f", wall);
 	kvfile_addf(kv, "self.cpu_ms", "%.3f", (double)cpu_ns / 1e6);
@@ -555,14 +562,18 @@ static int run_kick(struct opts *o)
 		kvfile_addf(&kv, "relay_cpu", "%d", plan.relay_cpu);
 		kvfile_add(&kv, "cross_cpu", plan.same_cpu ? "no (a single CPU: the kicker wakes its own)"
 			   : "yes");
+		/* the home CPU's wakeups were the relay's to send */
+		for (i = 0; i < n; i++)
+			if (home && &sl[i] == home && plan.relay_cpu >= 0)
+				for (size_t k = 0; k < n; k++)
+					if (sl[k].relay_to == home) {
+						sent_to[i] = sl[k].sent;
+						sent += sl[k].sent;
+					}
 		kvfile_addf(&kv, "wakeups", "%" PRIu64, sent);
 		for (i = 0; i < n; i++) {
 			char key[64];
 
-			if (home && &sl[i] == home && plan.relay_cpu >= 0)
-				for (size_t k = 0; k < n; k++)
-					if (sl[k].relay_to == home)
-						sent_to[i] = sl[k].sent;
 			snprintf(key, sizeof(key), "cpu%d.sent", sl[i].cpu);
 			kvfile_addf(&kv, key, "%" PRIu64, sent_to[i]);
 			snprintf(key, sizeof(key), "cpu%d.received", sl[i].cpu);
@@ -652,6 +663,26 @@ static void install_wake(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_wake;   /* no SA_RESTART: the sleep returns EINTR */
 	sigaction(SIGUSR2, &sa, NULL);
+}
+
+/* Joins a probe thread, waking it until it ends: a SIGUSR2 that lands
+ * between its stop check and its sleep is lost, and the sleep may be as
+ * long as a period. */
+static void join_waking(pthread_t th)
+{
+	for (;;) {
+		struct timespec ts;
+
+		pthread_kill(th, SIGUSR2);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 50 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (pthread_timedjoin_np(th, NULL, &ts) != ETIMEDOUT)
+			return;
+	}
 }
 
 static void print_summary(const struct probe_result *res)
@@ -751,9 +782,7 @@ static int run_probe(struct opts *o)
 	}
 	atomic_store(&stop, true);
 	for (size_t i = 0; i < started; i++)
-		pthread_kill(th[i], SIGUSR2);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+		join_waking(th[i]);
 	res.end_ns = mono_ns();
 	res.self_cpu_ns = self_cpu_ns() - cpu0;
 	if (started == n) {

@@ -69,14 +69,17 @@ sent=$(value wakeups "$T/kick.txt")
 expect_eq "kick cpus" "$online" "$(value cpus "$T/kick.txt")"
 [ "$ncpu" -gt 1 ] && expect_eq "kick cross_cpu" yes "$(value cross_cpu "$T/kick.txt")"
 [ -n "$(value self.cpu_ms "$T/kick.txt")" ] || fail "kick: no self.cpu_ms"
+total=0
 for c in $(seq 0 $((ncpu - 1))); do
 	s=$(value "cpu$c.sent" "$T/kick.txt")
+	total=$((total + s))
 	r=$(value "cpu$c.received" "$T/kick.txt")
 	[ -n "$r" ] && [ "$r" -gt 0 ] || { cat "$T/kick.txt" >&2; fail "kick: CPU $c never woke"; }
 	# each sleeper reads once a kick; two kicks that land before it runs count once
 	[ "$r" -le "$s" ] && [ "$r" -ge $((s * 9 / 10)) ] ||
 		{ cat "$T/kick.txt" >&2; fail "kick: CPU $c woke $r times for $s kicks"; }
 done
+expect_eq "kick: wakeups is every CPU's sent" "$total" "$sent"
 # kick on one CPU: that CPU alone, woken from another
 if [ "$ncpu" -gt 1 ]; then
 	last=$((ncpu - 1))
@@ -114,6 +117,9 @@ awk -v w="$worst" 'BEGIN { exit !(w >= 40e6 && w <= 80e6) }' || fail "CPU $last'
 grep -q "^cpu$last: .* worst " "$T/probe.out" || fail "no summary on stdout: $(cat "$T/probe.out")"
 grep -q "^clock_pair [0-9]* [0-9]*$" "$T/probe.txt" || fail "no clock pair"
 grep -q "^self_cpu_ns [0-9]*$" "$T/probe.txt" || fail "no self_cpu_ns"
+# above every normal task, and /dev/cpu_dma_latency left alone unless asked
+grep -qx "fifo_prio 80" "$T/probe.txt" || fail "the probe did not run at SCHED_FIFO 80"
+grep -qx "dma_latency 0" "$T/probe.txt" || fail "the probe held /dev/cpu_dma_latency unasked"
 
 # 5. a run with both switches
 need_game_user
