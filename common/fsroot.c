@@ -72,6 +72,7 @@ ssize_t fsroot_read(const char *rel, char *buf, size_t size)
 			char c;
 
 			if (read(fd, &c, 1) == 1) {
+				buf[len] = '\0';
 				close(fd);
 				return -EOVERFLOW;
 			}

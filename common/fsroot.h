@@ -20,7 +20,8 @@ void fsroot_set(const char *root);
 /* Opens rel (no leading slash needed) under the root. fd or -errno. */
 int fsroot_open(const char *rel, int flags);
 /* Reads a small file under the root into buf (NUL-terminated, trailing
- * newline kept). Bytes read or -errno; -EOVERFLOW if it did not fit. */
+ * newline kept). Bytes read or -errno; -EOVERFLOW if it did not fit (buf
+ * then holds what did, NUL-terminated). */
 ssize_t fsroot_read(const char *rel, char *buf, size_t size);
 /* Reads a whole file of any size under the root (caller frees). 0 or -errno. */
 int fsroot_read_all(const char *rel, char **out);

@@ -303,10 +303,19 @@ int write_all(int fd, const void *data, size_t len)
 
 int write_file_atomic(const char *path, const void *data, size_t len, int mode)
 {
-	char *tmp = xasprintf("%s.tmp", path);
+	/* a name of this process's own, made new (O_EXCL follows no symlink):
+	 * a root writer in a directory others can write must not be led to
+	 * overwrite another file, and two writers must not share one */
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
 	int fd, r;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0 && errno == EEXIST) {
+		/* left by an earlier process of this pid, or planted: removed
+		 * (a symlink itself, never what it points to) and made anew */
+		unlink(tmp);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	}
 	if (fd < 0) {
 		r = -errno;
 		goto out;

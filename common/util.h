@@ -51,9 +51,10 @@ char *strbuf_detach(struct strbuf *sb);
 
 /* Reads a whole file into a NUL-terminated buffer. 0 or -errno. */
 int read_file(const char *path, char **out, size_t *len);
-/* Writes data to path through path.tmp + fsync + rename. 0 or -errno. */
 /* Writes all of data, retrying short writes and EINTR. 0 or -errno. */
 int write_all(int fd, const void *data, size_t len);
+/* Writes data to path through a new path.tmp.PID (O_EXCL: never through a
+ * symlink) + fsync + rename. 0 or -errno. */
 int write_file_atomic(const char *path, const void *data, size_t len, int mode);
 /* mkdir -p. 0 or -errno. */
 int mkdir_p(const char *path, int mode);

@@ -269,7 +269,9 @@ END_TEST
 START_TEST(file_round_trip)
 {
 	char *path = tmp_path("bench.txt");
-	char *tmpfile = tmp_path("bench.txt.tmp");
+	char *tmpname = xasprintf("bench.txt.tmp.%d", (int)getpid());
+	char *tmpfile = tmp_path(tmpname);
+	char *victim = tmp_path("victim");
 	char data[3000];
 	char *back;
 	size_t len = 0;
@@ -293,8 +295,23 @@ START_TEST(file_round_trip)
 	ck_assert_int_eq(read_file(path, &back, NULL), 0);
 	ck_assert_str_eq(back, "new\n");
 	free(back);
+
+	/* a symlink planted at the temporary name: the file it points to
+	 * is left alone, the link goes */
+	ck_assert_int_eq(write_file_atomic(victim, "keep\n", 5, 0644), 0);
+	ck_assert_int_eq(symlink(victim, tmpfile), 0);
+	ck_assert_int_eq(write_file_atomic(path, "third\n", 6, 0644), 0);
+	ck_assert(!exists(tmpfile));
+	ck_assert_int_eq(read_file(victim, &back, NULL), 0);
+	ck_assert_str_eq(back, "keep\n");
+	free(back);
+	ck_assert_int_eq(read_file(path, &back, NULL), 0);
+	ck_assert_str_eq(back, "third\n");
+	free(back);
 	free(path);
 	free(tmpfile);
+	free(tmpname);
+	free(victim);
 }
 END_TEST
 
