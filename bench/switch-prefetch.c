@@ -18,6 +18,7 @@
  * fetch read and why it stopped goes into bench.txt (prefetch=,
  * prefetch.mb=, prefetch.stop=). docs/switches.md.
  */
+#include "prefetch.h"
 #include "spawn.h"
 #include "switch.h"
 
@@ -29,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define LEARN_GRACE_S 30.0
 #define PREFETCHER "hitchbench-prefetch"
 #define FETCH_LOG "prefetch.log"
 #define LEARN_LOG "prefetch-learn.log"
@@ -97,27 +99,14 @@ static void label(const struct switch_on *on, struct strbuf *out)
  * /usr/games/armagetronad -w" is armagetronad. */
 static char *game_exe(char *const *argv, char *const *envp)
 {
-	static const char *const wrappers[] = { "stdbuf", "env", "nice", "ionice", "nohup", "taskset" };
 	char real[PATH_MAX], *found;
-	size_t i = 0;
+	size_t i;
 
 	if (!argv)
 		return NULL;
-	for (;;) {
-		const char *w = argv[i], *base;
-		bool wrapper = false;
-
-		if (!w)
-			return NULL;
-		base = strrchr(w, '/') ? strrchr(w, '/') + 1 : w;
-		for (size_t k = 0; k < ARRAY_SIZE(wrappers); k++)
-			wrapper |= strcmp(base, wrappers[k]) == 0;
-		if (!wrapper)
-			break;
-		/* its options and NAME=VALUE words */
-		for (i++; argv[i] && (argv[i][0] == '-' || strchr(argv[i], '=')); i++)
-			;
-	}
+	i = pf_command_start(argv);
+	if (!argv[i])
+		return NULL;
 	found = spawn_find_program(argv[i], envp);
 	if (!found)
 		return NULL;
@@ -189,6 +178,10 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 		argv[n] = NULL;
 		/* root's: the game's /proc/PID/maps and fd need it */
 		r = switch_ctx_spawn(ctx, "pflearn", (char *const *)argv, false, log, err);
+		if (r == 0)
+			/* after the game it still walks the data, maps the pages and
+			 * merges: more than the runner's few seconds on a big game */
+			switch_ctx_helper(ctx, "pflearn")->grace_s = LEARN_GRACE_S;
 		if (r == 0)
 			r = switch_ctx_wait_ready(ctx, "pflearn", ready, LEARN_LOG, READY_WAIT_S, err);
 		free(log);
@@ -270,6 +263,34 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 	}
 	if (strcmp(on->value, "learn") == 0)
 		switch_ctx_invalid(ctx, "a learning run (GAMEPREFETCH=learn): not measured");
+}
+
+static const char *prefetch_value(const struct switch_set *set)
+{
+	for (size_t k = 0; k < set->n; k++)
+		if (strcmp(set->on[k].def->name, "GAMEPREFETCH") == 0)
+			return set->on[k].value;
+	return NULL;
+}
+
+int prefetch_tokens_check(const struct switch_set *sets, size_t n, struct strbuf *err)
+{
+	const struct switch_set *learn = NULL, *reads = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *v = prefetch_value(&sets[i]);
+
+		if (v && strcmp(v, "learn") == 0)
+			learn = learn ? learn : &sets[i];
+		else if (v)
+			reads = reads ? reads : &sets[i];
+	}
+	if (!learn || !reads)
+		return 0;
+	strbuf_addf(err, "switch tokens '%s' and '%s': a batch's learn runs would change the list "
+		    "between the runs that read it; GAMEPREFETCH=on learns it once before the first run",
+		    learn->token, reads->token);
+	return -EINVAL;
 }
 
 const struct switch_def switch_prefetch = {

@@ -264,6 +264,8 @@ int switch_tokens_parse(const char *list, struct switch_set **sets, size_t *n, s
 			}
 	}
 	argv_release(&words);
+	if (r == 0)
+		r = prefetch_tokens_check(v, count, err);
 	if (r < 0) {
 		switch_sets_free(v, count);
 		return r;
@@ -490,8 +492,16 @@ static bool reap_helpers(struct switch_ctx *ctx)
 
 void switch_ctx_stop_helpers(struct switch_ctx *ctx, double grace_s)
 {
-	uint64_t now = mono_ns(), deadline = now + (uint64_t)(grace_s * 1e9), resend = 0;
+	uint64_t now = mono_ns(), deadline, resend = 0;
 	bool killed = false;
+	double longest = grace_s;
+
+	/* a helper with work to finish after the game (the prefetch's
+	 * learner) may ask for more; none is given after a second Ctrl-C */
+	for (size_t i = 0; grace_s > 0 && i < ctx->n_helpers; i++)
+		if (!ctx->helpers[i].exited && ctx->helpers[i].grace_s > longest)
+			longest = ctx->helpers[i].grace_s;
+	deadline = now + (uint64_t)(longest * 1e9);
 
 	/* SIGTERM again every 250 ms of the grace: a helper that checks its
 	 * stop flag and then sleeps to an absolute deadline (the waker, up

@@ -88,6 +88,7 @@ struct switch_helper {
 	pid_t pid;
 	int status;             /* wait status once it is gone */
 	bool exited;
+	double grace_s;         /* its time to finish after SIGTERM, when longer than the runner's */
 };
 
 /* What the runner offers the switches of one run. */
@@ -118,6 +119,9 @@ void switch_set_release(struct switch_set *set);
 /* Splits a list of tokens ("- STALLS=1 WAKER=10+WAKER_MODE=kick"), each
  * parsed; an empty list means "-". Refuses two tokens that set the same. */
 int switch_tokens_parse(const char *list, struct switch_set **sets, size_t *n, struct strbuf *err);
+/* A batch whose tokens learn the prefetch list (GAMEPREFETCH=learn) and
+ * read it (fetch, on) is refused: -EINVAL with err (switch-prefetch.c). */
+int prefetch_tokens_check(const struct switch_set *sets, size_t n, struct strbuf *err);
 void switch_sets_free(struct switch_set *sets, size_t n);
 
 /* The value of a parameter of on (by name), or NULL. */

@@ -199,13 +199,10 @@ static int file_fd(struct pf_fetch *f, int *fds, size_t i)
 	if (fds[i] != -2)
 		return fds[i];
 	fds[i] = -1;
-	fd = open(pf->path, O_RDONLY | O_CLOEXEC | O_NOATIME);
-	if (fd < 0 && errno == EPERM)
-		fd = open(pf->path, O_RDONLY | O_CLOEXEC);
+	fd = pf_open(pf->path, &st);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != pf->size ||
-	    st.st_mtim.tv_sec != pf->mtime) {
+	if ((uint64_t)st.st_size != pf->size || st.st_mtim.tv_sec != pf->mtime) {
 		close(fd);
 		return -1;
 	}
@@ -222,12 +219,18 @@ int pf_fetch_run(struct pf_fetch *f)
 	bool have_pressure;
 	size_t nf = f->list->n;
 	int *fds = xrealloc(NULL, (nf ? nf : 1) * sizeof(int));
+	/* each file's last planned read, after which its descriptor is closed:
+	 * the reads go in disk order across files, and a list may hold more
+	 * files than a process may keep open */
+	size_t *last = xrealloc(NULL, (nf ? nf : 1) * sizeof(size_t));
 	char *buf = xrealloc(NULL, PREFETCH_READ_BYTES);
-	uint64_t t0 = now_of(f);
+	uint64_t t0 = f->t0 ? f->t0 : now_of(f);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	for (size_t i = 0; i < nf; i++)
 		fds[i] = -2;
+	for (size_t k = 0; k < f->n_reads; k++)
+		last[f->reads[k].file] = k;
 	f->bytes = f->cached = 0;
 	f->files = f->preads = f->failed = 0;
 	f->why = PF_STOP_DONE;
@@ -285,12 +288,17 @@ int pf_fetch_run(struct pf_fetch *f)
 			f->bytes += (uint64_t)got;
 			off += (uint64_t)got;
 		}
+		if (last[rd->file] == k) {
+			close(fd);
+			fds[rd->file] = -1;
+		}
 	}
 	f->ns = now_of(f) - t0;
 	for (size_t i = 0; i < nf; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	free(fds);
+	free(last);
 	free(buf);
 	return 0;
 }

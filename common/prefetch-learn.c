@@ -181,26 +181,26 @@ void pf_learner_walk(struct pf_learner *L, char *const *data, size_t n_data)
 
 /* Each file's resident ranges now (a file that changed since it was seen
  * is taken as it is now). */
-void pf_list_residency(struct pf_list *l)
+size_t pf_list_residency(struct pf_list *l)
 {
+	size_t untold = 0;
+
 	for (size_t i = 0; i < l->n; i++) {
 		struct pf_file *f = &l->files[i];
 		struct stat st;
-		int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+		int fd = pf_open(f->path, &st);
 
-		if (fd < 0 && errno == EPERM)
-			fd = open(f->path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (fstat(fd, &st) == 0) {
-			f->size = (uint64_t)st.st_size;
-			f->mtime = st.st_mtim.tv_sec;
-			free(f->ranges);
-			f->ranges = NULL;
-			f->n = 0;
-			pf_file_ranges(fd, f->size, &f->ranges, &f->n);
-		}
+		f->size = (uint64_t)st.st_size;
+		f->mtime = st.st_mtim.tv_sec;
+		free(f->ranges);
+		f->ranges = NULL;
+		f->n = 0;
+		if (pf_file_ranges(fd, f->size, &f->ranges, &f->n) == -EACCES)
+			untold++;
 		close(fd);
 	}
+	return untold;
 }
 

@@ -162,6 +162,11 @@ int pf_list_parse(const char *text, struct pf_list *l, int *err_line)
 			if (parse_u64(w[1], &rg.off) < 0 || parse_u64(w[2], &rg.len) < 0 ||
 			    parse_u64(w[3], &rg.phys) < 0)
 				goto bad;
+			/* inside the file, not empty, after the range before
+			 * (the union and the reads count on that order) */
+			if (rg.len == 0 || rg.off >= cur->size || rg.len > cur->size - rg.off ||
+			    (cur->n && rg.off < cur->ranges[cur->n - 1].off + cur->ranges[cur->n - 1].len))
+				goto bad;
 			if (cur->n == alloc_r) {
 				alloc_r = alloc_r ? alloc_r * 2 : 4;
 				cur->ranges = xrealloc(cur->ranges, alloc_r * sizeof(rg));
@@ -240,6 +245,51 @@ bool pf_path_learnable(const char *path)
 	    str_startswith(path, "/dev/") || str_startswith(path, "/memfd:"))
 		return false;
 	return !(len >= 10 && strcmp(path + len - 10, " (deleted)") == 0);
+}
+
+/* The wrappers a recipe's command may start with: the short options that
+ * take the next word as their argument, and the words after the options
+ * that are still the wrapper's (taskset's mask or CPU list). */
+static const struct {
+	const char *name, *arg_opts;
+	int positional;
+} wrappers[] = {
+	{ "stdbuf", "ioe", 0 },
+	{ "env", "uCS", 0 },
+	{ "nice", "n", 0 },
+	{ "ionice", "cn", 0 },
+	{ "nohup", "", 0 },
+	{ "taskset", "", 1 },
+};
+
+size_t pf_command_start(char *const *argv)
+{
+	size_t i = 0;
+
+	while (argv[i]) {
+		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+		size_t w = 0;
+
+		while (w < ARRAY_SIZE(wrappers) && strcmp(base, wrappers[w].name) != 0)
+			w++;
+		if (w == ARRAY_SIZE(wrappers))
+			break;
+		/* its options, their arguments and env's NAME=VALUE words */
+		for (i++; argv[i] && (argv[i][0] == '-' || strchr(argv[i], '=')); i++) {
+			const char *o = argv[i];
+
+			if (strcmp(o, "--") == 0) {
+				i++;
+				break;
+			}
+			if (o[0] == '-' && o[1] && o[1] != '-' && !o[2] && strchr(wrappers[w].arg_opts, o[1]) &&
+			    argv[i + 1])
+				i++;
+		}
+		for (int k = 0; k < wrappers[w].positional && argv[i]; k++)
+			i++;
+	}
+	return i;
 }
 
 void pf_maps_paths(const char *maps, void (*fn)(const char *path, void *arg), void *arg)

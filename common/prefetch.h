@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "util.h"
@@ -52,13 +53,24 @@ int pf_ranges_from_pages(const unsigned char *vec, size_t npages, size_t page_si
  * ranges join; the first's disk address stays). */
 void pf_ranges_union(const struct pf_range *a, size_t na, const struct pf_range *b, size_t nb,
 		     struct pf_range **out, size_t *n);
-/* The page vector of an open file by mincore on a private mapping.
- * *vec allocated, *npages pages. 0 or -errno (an empty file: 0, NULL). */
+/* The page vector of an open file by mincore on a shared read-only
+ * mapping. *vec allocated, *npages pages. 0 or -errno (an empty file: 0,
+ * NULL); -EACCES where mincore would not tell the truth (a file this
+ * process neither owns nor may write, unless root: mincore then calls
+ * every page resident). */
 int pf_mincore(int fd, uint64_t size, unsigned char **vec, size_t *npages);
+/* The same, falling back on cachestat (halving the pieces partly in
+ * memory) where mincore would not tell; -EACCES when neither can (no
+ * cachestat, or one that keeps mincore's rule: newer kernels). */
+int pf_page_vec(int fd, uint64_t size, unsigned char **vec, size_t *npages);
+/* How many pages of each of n ranges are in memory, into pages[]:
+ * cachestat per range, else one page vector of the file. 0 or -errno. */
+int pf_ranges_resident(int fd, uint64_t size, const struct pf_range *ranges, size_t n,
+		       uint64_t *pages);
 /* Pages of [off, off+len) in the page cache: cachestat(2) where the kernel
  * has it (-ENOSYS otherwise, also when force_mincore). */
 int pf_cachestat(int fd, uint64_t off, uint64_t len, uint64_t *pages);
-/* The same, with mincore when cachestat is missing. 0 or -errno. */
+/* The same, with pf_page_vec when cachestat is missing. 0 or -errno. */
 int pf_resident_pages(int fd, uint64_t size, uint64_t off, uint64_t len, uint64_t *pages);
 /* The disk address of byte off (FIEMAP): the physical offset of the
  * extent holding it, plus off's place in that extent. -ENODATA for a
@@ -67,6 +79,11 @@ int pf_fiemap_phys(int fd, uint64_t off, uint64_t *phys);
 /* Every range of a file: its resident pages and their disk addresses.
  * 0 or -errno. */
 int pf_file_ranges(int fd, uint64_t size, struct pf_range **out, size_t *n);
+/* Opens a listed file to look at or read, *st its stat: O_NOATIME where
+ * allowed, and O_NONBLOCK so that a FIFO put in its place (the paths come
+ * from the game user's processes, the reader may be root) never blocks:
+ * anything but a regular file is refused (-EINVAL). The fd or -errno. */
+int pf_open(const char *path, struct stat *st);
 /* Tests: pretend cachestat is missing. */
 extern bool pf_force_mincore;
 
@@ -106,6 +123,12 @@ void pf_list_format(const struct pf_list *l, struct strbuf *out);
 int pf_list_read(const char *path, struct pf_list *l, int *err_line);
 int pf_list_write(const struct pf_list *l, const char *path);
 
+/* Where the program of a command line starts, after the wrappers that
+ * exec it (stdbuf, env, nice, ionice, nohup, taskset), their options, the
+ * arguments of those options and taskset's mask: "nice -n 5 taskset -c 1
+ * env A=1 /usr/games/x -w" starts at /usr/games/x. The index of argv's
+ * NULL when nothing is left. */
+size_t pf_command_start(char *const *argv);
 /* The files a /proc/PID/maps text maps, each line's path in order (the
  * caller removes repeats): fn(path, arg) for each path worth learning. */
 void pf_maps_paths(const char *maps, void (*fn)(const char *path, void *arg), void *arg);
@@ -161,8 +184,9 @@ size_t pf_learner_sample(struct pf_learner *L);
  * what was seen, up to PF_LEARN_MAX_FILES files in all. */
 void pf_learner_walk(struct pf_learner *L, char *const *dirs, size_t n);
 /* Each file's size, mtime and resident ranges as they are now (files that
- * cannot be opened keep none). */
-void pf_list_residency(struct pf_list *l);
+ * cannot be opened keep none). How many files' pages could not be told
+ * (no cachestat, and mincore would not tell this user): they keep none. */
+size_t pf_list_residency(struct pf_list *l);
 
 /* ---- fetching (prefetch-fetch.c) ---- */
 
@@ -215,7 +239,8 @@ struct pf_fetch {
 	const struct pf_read *reads;
 	size_t n_reads;
 	pid_t game;             /* 0: none to watch */
-	uint64_t timeout_ns;
+	uint64_t timeout_ns;    /* counted from t0 */
+	uint64_t t0;            /* when the fetch began (its planning); 0: pf_fetch_run's start */
 	uint64_t (*now)(void *arg);     /* NULL: mono_ns */
 	void *now_arg;
 	/* polled each read: true stops with PF_STOP_SIGNAL (NULL: never) */

@@ -64,7 +64,10 @@ static void usage(FILE *out)
 "        order, one %d KiB pread at a time, readahead off, I/O class --io (be7), nice 10.\n"
 "        Stops on direct reclaim or swapping, after --timeout (60 s), when --pid exits.\n"
 "        One line on stdout: what it read and why it stopped.\n"
-"run     forks a detached fetch for GAME's executable, then execs GAME (same pid).\n"
+"run     forks a detached fetch for GAME's executable (wrappers such as env, nice or\n"
+"        taskset skipped; --exe names it otherwise), then execs GAME (same pid).\n"
+"        The fetch keeps none of the game's output open: its line goes to --log FILE\n"
+"        (or nowhere). Never as root: games do not run as root.\n"
 "list, show, forget  the lists in --dir (default $" PREFETCH_DIR_ENV " or\n"
 "        " PREFETCH_DIR_DEFAULT "); KEY as list prints it, or an executable's path.\n"
 "resident  each FILE's pages in memory: \"RESIDENT TOTAL PATH\" (cachestat, else\n"
@@ -157,11 +160,12 @@ static int cmd_learn(int argc, char **argv)
 	};
 	static struct pf_learner L;
 	char *data[MAX_DATA], exe[PATH_MAX] = "", key[128];
-	size_t n_data = 0, n_given = 0, old_files = 0;
+	size_t n_data = 0, n_given = 0, old_files = 0, untold;
 	const char *ready = NULL;
 	struct pf_list old, merged;
 	bool have_old = false;
 	uint64_t t0 = mono_ns(), next = 0;
+	bool seen_alive = false;
 	char *path = NULL;
 	struct stat st;
 	int opt, r, rc = HB_EXIT_OK, err_line = 0;
@@ -210,11 +214,10 @@ static int cmd_learn(int argc, char **argv)
 			next = 0;
 		}
 		if (!exe[0] && L.n_pids) {
-			char rel[64], link[PATH_MAX];
-			ssize_t n;
+			char *rel = xasprintf("%s/proc/%d/exe", fsroot(), (int)L.pids[0]), link[PATH_MAX];
+			ssize_t n = readlink(rel, link, sizeof(link) - 1);
 
-			snprintf(rel, sizeof(rel), "%s/proc/%d/exe", fsroot(), (int)L.pids[0]);
-			n = readlink(rel, link, sizeof(link) - 1);
+			free(rel);
 			if (n > 0) {
 				link[n] = '\0';
 				resolve_exe(link, exe, sizeof(exe));
@@ -225,6 +228,8 @@ static int cmd_learn(int argc, char **argv)
 			bool fast = now - t0 < LEARN_FAST_S * NSEC_PER_SEC;
 
 			next = now + (fast ? LEARN_FAST_MS : LEARN_SLOW_MS) * NSEC_PER_MSEC;
+			if (alive)
+				seen_alive = true;
 			if (n_given && !alive)
 				break;
 		}
@@ -236,6 +241,13 @@ static int cmd_learn(int argc, char **argv)
 	}
 	if (stat(exe, &st) < 0) {
 		fprintf(stderr, PROG ": cannot stat '%s': %s\n", exe, strerror(errno));
+		return HB_EXIT_FAILURE;
+	}
+	if (L.n_pids && !seen_alive) {
+		/* merged, it would count a miss against every file of the list */
+		fprintf(stderr, PROG ": learn: no process of the game was seen alive: the list is left "
+			"as it was\n");
+		pf_learner_release(&L);
 		return HB_EXIT_FAILURE;
 	}
 	pf_learner_walk(&L, data, n_data);
@@ -255,7 +267,11 @@ static int cmd_learn(int argc, char **argv)
 		else
 			fprintf(stderr, PROG ": cannot read '%s': %s: learnt anew\n", path, strerror(-r));
 	}
-	pf_list_residency(&L.seen);
+	untold = pf_list_residency(&L.seen);
+	if (untold)
+		fprintf(stderr, PROG ": learn: %zu files' pages in memory could not be told (mincore "
+			"answers only for files this user owns or may write, and this kernel has no "
+			"cachestat): learn as root\n", untold);
 	L.seen.exe = xstrdup(exe);
 	L.seen.exe_size = (uint64_t)st.st_size;
 	L.seen.exe_mtime = st.st_mtim.tv_sec;
@@ -403,6 +419,7 @@ static int do_fetch(struct fetch_opts *o)
 		snprintf(io, sizeof(io), "be%d", o->io_level);
 	pf_key(o->exe, key, sizeof(key));
 	memset(&f, 0, sizeof(f));
+	f.t0 = mono_ns();   /* the 60 s count the planning too */
 	path = list_path_of_key(key);
 	r = pf_list_read(path, &l, &err_line);
 	if (r < 0) {
@@ -431,26 +448,21 @@ static int do_fetch(struct fetch_opts *o)
 	skip = zalloc((l.n ? l.n : 1) * sizeof(*skip));
 	for (size_t i = 0; i < l.n; i++) {
 		struct pf_file *pf = &l.files[i];
-		int fd = open(pf->path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+		int fd = pf_open(pf->path, &st);
 
-		if (fd < 0 && errno == EPERM)
-			fd = open(pf->path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || fstat(fd, &st) < 0 || (uint64_t)st.st_size != pf->size ||
-		    st.st_mtim.tv_sec != pf->mtime) {
+		if (fd < 0 || (uint64_t)st.st_size != pf->size || st.st_mtim.tv_sec != pf->mtime) {
 			skip[i] = true;   /* gone or changed: its ranges mean nothing */
 			if (fd >= 0)
 				close(fd);
 			continue;
 		}
 		resident[i] = zalloc((pf->n ? pf->n : 1) * sizeof(uint64_t));
-		for (size_t j = 0; j < pf->n; j++) {
-			uint64_t pages = 0;
-
-			if (pf_resident_pages(fd, pf->size, pf->ranges[j].off, pf->ranges[j].len,
-					      &pages) == 0)
-				resident[i][j] = pages;
+		/* not known (no cachestat, and mincore would not tell): none
+		 * in memory, so the budget decides */
+		if (pf_ranges_resident(fd, pf->size, pf->ranges, pf->n, resident[i]) < 0)
+			memset(resident[i], 0, (pf->n ? pf->n : 1) * sizeof(uint64_t));
+		for (size_t j = 0; j < pf->n; j++)
 			in_mem += resident[i][j];
-		}
 		close(fd);
 	}
 	pf_plan(&l, resident, skip, budget, page, &reads, &n_reads, &listed, &chosen);
@@ -516,7 +528,7 @@ static int cmd_fetch(int argc, char **argv)
 static int cmd_run(int argc, char **argv)
 {
 	struct fetch_opts o;
-	int opt, t, st;
+	int opt, t, st, game;
 	pid_t child;
 
 	fetch_defaults(&o);
@@ -536,8 +548,15 @@ static int cmd_run(int argc, char **argv)
 		usage(stderr);
 		return HB_EXIT_USAGE;
 	}
-	if (!o.exe[0] && resolve_exe(argv[optind], o.exe, sizeof(o.exe)) < 0) {
-		fprintf(stderr, PROG ": cannot find '%s'\n", argv[optind]);
+	if (geteuid() == 0) {
+		fprintf(stderr, PROG ": run: refuses to start a game as root (a game never runs as root): "
+			"run it as the player, or use fetch beside the game\n");
+		return HB_EXIT_USAGE;
+	}
+	/* the list is the game's, not a wrapper's (env, nice, taskset ...) */
+	game = optind + pf_command_start(argv + optind);
+	if (!o.exe[0] && (!argv[game] || resolve_exe(argv[game], o.exe, sizeof(o.exe)) < 0)) {
+		fprintf(stderr, PROG ": cannot find '%s'\n", argv[game] ? argv[game] : argv[optind]);
 		return HB_EXIT_FAILURE;
 	}
 	o.pid = getpid();
@@ -546,7 +565,16 @@ static int cmd_run(int argc, char **argv)
 	 * game's child, and the game keeps this pid */
 	child = fork();
 	if (child == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
 		setsid();
+		/* nothing of the game's terminal or pipes: whoever reads the
+		 * game's output to its end must not wait for the fetch */
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
 		if (fork() == 0)
 			_exit(do_fetch(&o));
 		_exit(0);

@@ -31,8 +31,13 @@ cold() {
 
 one() { # TOKEN: runs it cold, prints its line
 	cold
+	rc=0
 	"$HB" run "$RECIPE" "$VARIANT" --switches "$1" --no-quieting --warmup 0 --window 12 --no-db \
-		--out "$W/runs" --quiet >/dev/null 2>&1
+		--out "$W/runs" --quiet >"$W/last.out" 2>&1 || rc=$?
+	if [ "$rc" != 0 ]; then
+		echo "prefetch-load: the run of '$1' failed (exit $rc): $(tail -n 3 "$W/last.out")" >&2
+		return 1
+	fi
 	d=$(ls -td "$W"/runs/*/*/ | head -n 1)
 	start=$(sed -n 's/^pass.1.start_ns=//p' "$d/bench.txt")
 	cg=$(grep -m1 "CL_InitCGame:" "$d/game.log")
@@ -55,7 +60,8 @@ done | tee "$W/lines"
 echo "medians of launch_to_cgame_s:"
 for tok in "$@"; do
 	grep " token=$tok " "$W/lines" | sed 's/.*launch_to_cgame_s=\([0-9.]*\).*/\1/' | sort -n |
-		awk -v t="$tok" '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+		awk -v t="$tok" '{ v[NR] = $1 } END { if (!NR) { printf "  %-40s no run\n", t; exit }
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
 			printf "  %-40s %.2f s (%d runs)\n", t, m, NR }'
 done
 echo "runs and lists in $W"

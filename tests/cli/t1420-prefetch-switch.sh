@@ -15,6 +15,12 @@ rc=0; "$HB" run --no-quieting --display :99 --out "$T/runs" --no-db "$T/pf.ini" 
 	--switches "GAMEPREFETCH=sometimes" 2>"$T/err0" || rc=$?
 expect_eq "a bad value" 2 "$rc"
 grep -q "learn, fetch or on" "$T/err0" || fail "bad value message: $(cat "$T/err0")"
+# learn runs between the runs that read the list: refused
+rc=0; "$HB" run --no-quieting --display :99 --out "$T/runs" --no-db "$T/pf.ini" base \
+	--switches "GAMEPREFETCH=learn GAMEPREFETCH=fetch" 2>"$T/err1" || rc=$?
+expect_eq "learn beside fetch" 2 "$rc"
+grep -q "learn runs would change the list" "$T/err1" || fail "learn+fetch message: $(cat "$T/err1")"
+[ ! -d "$T/runs" ] || fail "a refused batch left runs"
 
 hb_run "$T/pf.ini" base --switches "GAMEPREFETCH=on GAMEPREFETCH=fetch+GAMEPREFETCH_MB=8"
 [ "$rc" = 0 ] || { cat "$T/err"; fail "the batch failed ($rc)"; }

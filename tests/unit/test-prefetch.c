@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define PG 4096
@@ -342,9 +344,55 @@ START_TEST(list_format)
 	ck_assert_int_eq(line, 4);
 	ck_assert_int_eq(pf_list_parse("format 1\nexe /x\nfile 1 2 x 0 /p\n", &back, &line), -EINVAL);
 	ck_assert_int_eq(pf_list_parse("format 1\n", &back, &line), -EINVAL);
+	/* ranges: inside the file, not empty, each after the one before */
+	ck_assert_int_eq(pf_list_parse("format 1\nexe /x\nfile 8192 2 1 0 /p\nrange 0 4096 0\n"
+				       "range 4096 4096 0\n", &back, &line), 0);
+	pf_list_release(&back);
+	ck_assert_int_eq(pf_list_parse("format 1\nexe /x\nfile 8192 2 1 0 /p\nrange 4096 8192 0\n",
+				       &back, &line), -EINVAL);
+	ck_assert_int_eq(line, 4);
+	ck_assert_int_eq(pf_list_parse("format 1\nexe /x\nfile 8192 2 1 0 /p\nrange 0 0 0\n",
+				       &back, &line), -EINVAL);
+	ck_assert_int_eq(pf_list_parse("format 1\nexe /x\nfile 8192 2 1 0 /p\n"
+				       "range 4096 18446744073709551615 0\n", &back, &line), -EINVAL);
+	ck_assert_int_eq(pf_list_parse("format 1\nexe /x\nfile 8192 2 1 0 /p\nrange 4096 4096 0\n"
+				       "range 0 4096 0\n", &back, &line), -EINVAL);
+	ck_assert_int_eq(line, 5);
 	pf_list_release(&l);
 	strbuf_release(&sb);
 	strbuf_release(&sb2);
+}
+END_TEST
+
+static size_t start_of(const char *cmd)
+{
+	char *copy = xstrdup(cmd), *argv[16], *save = NULL;
+	size_t n = 0, i;
+
+	for (char *w = strtok_r(copy, " ", &save); w && n < 15; w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
+	i = pf_command_start(argv);
+	free(copy);
+	return i;
+}
+
+START_TEST(command_start)
+{
+	ck_assert_uint_eq(start_of("/usr/games/x -w"), 0);
+	ck_assert_uint_eq(start_of("stdbuf -oL /usr/games/x -w"), 2);
+	ck_assert_uint_eq(start_of("stdbuf -o L x"), 3);
+	ck_assert_uint_eq(start_of("nice -n 5 x"), 3);
+	ck_assert_uint_eq(start_of("nice -5 x"), 2);
+	ck_assert_uint_eq(start_of("nice --adjustment=5 x"), 2);
+	ck_assert_uint_eq(start_of("env -u DISPLAY A=1 B=2 x"), 5);
+	ck_assert_uint_eq(start_of("env -i -- x"), 3);
+	ck_assert_uint_eq(start_of("ionice -c 3 x"), 3);
+	ck_assert_uint_eq(start_of("taskset 0x3 x"), 2);
+	ck_assert_uint_eq(start_of("taskset -c 1 x"), 3);
+	ck_assert_uint_eq(start_of("/usr/bin/nice -n 5 taskset -c 1 nohup env A=1 x -n 5"), 9);
+	/* nothing but wrappers: argv's end */
+	ck_assert_uint_eq(start_of("nice -n 5"), 3);
 }
 END_TEST
 
@@ -661,6 +709,124 @@ START_TEST(stop_game_exit)
 }
 END_TEST
 
+/* mincore calls every page of a file resident to a process that neither
+ * owns it nor may write it: pf_mincore says it cannot tell, and
+ * pf_page_vec asks cachestat instead, or says it cannot tell either where
+ * cachestat is missing or keeps the same rule (newer kernels refuse such a
+ * file with EPERM). Needs root to become another user. */
+START_TEST(mincore_other_users)
+{
+	char *path, buf[8 * PG];
+	int fd = real_file(64, &path), st = 0;
+	uint64_t probe;
+	pid_t child;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test-prefetch: mincore_other_users: not root, cannot become another "
+			"user: skipped\n");
+		goto out;
+	}
+	ck_assert_int_eq(fchmod(fd, 0644), 0);
+	ck_assert_int_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		unsigned char *vec;
+		size_t np, in = 0;
+		int r;
+
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(10);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			_exit(11);
+		if (pf_mincore(fd, 64 * PG, &vec, &np) != -EACCES)
+			_exit(12);
+		/* pages 8..15 in memory, read by this user */
+		posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+		if (pread(fd, buf, sizeof(buf), 8 * PG) != (ssize_t)sizeof(buf))
+			_exit(13);
+		r = pf_page_vec(fd, 64 * PG, &vec, &np);
+		/* no cachestat, or one with mincore's rule: neither can
+		 * tell, and it says so */
+		if (pf_cachestat(fd, 0, PG, &probe) < 0)
+			_exit(r == -EACCES ? 0 : 14);
+		if (r != 0 || np != 64)
+			_exit(15);
+		for (size_t i = 0; i < np; i++)
+			in += vec[i] & 1;
+		_exit(in == 8 && vec[8] && vec[15] && !vec[7] && !vec[16] ? 0 : 16);
+	}
+	ck_assert_int_eq(waitpid(child, &st, 0), child);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+out:
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+/* More files than the process may hold open, read in disk order across
+ * them: each is closed after its last read, none fails. */
+START_TEST(fetch_many_files)
+{
+	char *dir = xstrdup("/var/tmp/hb-prefetch-many-XXXXXX");
+	enum { NFILES = 200 };
+	struct pf_list l;
+	struct pf_read rd[2 * NFILES];
+	struct pf_fetch f;
+	int st = 0;
+	pid_t child;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	session_init(&l, 1);
+	for (size_t i = 0; i < NFILES; i++) {
+		char *p = xasprintf("%s/f%zu", dir, i), page[PG];
+		int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		struct stat sb;
+
+		memset(page, 'a', sizeof(page));
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(write_all(fd, page, PG), 0);
+		ck_assert_int_eq(write_all(fd, page, PG), 0);
+		fstat(fd, &sb);
+		close(fd);
+		pf_list_add(&l, p, 2 * PG, sb.st_mtim.tv_sec, rg(0, 2 * PG, 0), 1);
+		/* two reads per file, the second after every file's first */
+		rd[i] = (struct pf_read){ i, 0, PG, 0 };
+		rd[NFILES + i] = (struct pf_read){ i, PG, PG, 0 };
+		free(p);
+	}
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		struct rlimit lim = { 64, 64 };
+
+		if (setrlimit(RLIMIT_NOFILE, &lim) < 0)
+			_exit(10);
+		/* interleaved: file i is open from its first read to its
+		 * second, so all 200 at once; one read per file instead */
+		memset(&f, 0, sizeof(f));
+		f.list = &l;
+		f.reads = rd;
+		f.n_reads = NFILES;
+		f.timeout_ns = 60 * NSEC_PER_SEC;
+		if (pf_fetch_run(&f) != 0)
+			_exit(11);
+		_exit(f.failed == 0 && f.files == NFILES && f.why == PF_STOP_DONE ? 0 : 12);
+	}
+	ck_assert_int_eq(waitpid(child, &st, 0), child);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	for (size_t i = 0; i < NFILES; i++)
+		unlink(l.files[i].path);
+	rmdir(dir);
+	free(dir);
+	pf_list_release(&l);
+}
+END_TEST
+
 START_TEST(pressure_parse)
 {
 	struct pf_pressure p;
@@ -688,6 +854,9 @@ TEST_SUITE(prefetch_suite)
 	tcase_add_test(tc, learn_sessions);
 	tcase_add_test(tc, list_format);
 	tcase_add_test(tc, keys);
+	tcase_add_test(tc, command_start);
+	tcase_add_test(tc, mincore_other_users);
+	tcase_add_test(tc, fetch_many_files);
 	tcase_add_test(tc, maps_paths);
 	tcase_add_test(tc, plan_budget_order);
 	tcase_add_test(tc, budget_meminfo);
