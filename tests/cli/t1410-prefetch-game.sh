@@ -20,7 +20,10 @@ user=hitchbench
 [ -n "${SUDO_USER:-}" ] && ! getent passwd hitchbench >/dev/null && user=$SUDO_USER
 
 chmod 755 "$T" "${TMPDIR:-/tmp}" 2>/dev/null
-mkdir -p "$T/lists" "$T/out"
+mkdir -p "$T/lists" "$T/out" "$T/bin"
+# a copy the game user may run (the checkout may be in a 0700 home)
+cp "$P" "$T/bin/" && chmod 755 "$T/bin" "$T/bin/hitchbench-prefetch"
+PU="$T/bin/hitchbench-prefetch"
 chmod 777 "$T/lists" "$T/out"
 L="$T/lists"
 total=0
@@ -46,7 +49,7 @@ dropped=$(awk '{ r += $1 } END { print r + 0 }' "$T/r0")
 [ "$dropped" -lt 64 ] || fail "the maps' pages were not dropped ($dropped still in memory)"
 
 # --- run, as the game user: same pid, the detached fetch reads the maps back ---
-runuser -u "$user" -- sh -c "echo \$\$ >'$T/out/runpid'; exec '$P' run --dir '$L' --exe '$EXE' \
+runuser -u "$user" -- sh -c "echo \$\$ >'$T/out/runpid'; exec '$PU' run --dir '$L' --exe '$EXE' \
 	--mb 64 --log '$T/out/fetch.log' -- sh -c 'echo \$\$ >$T/out/gamepid; exec sleep 2'" ||
 	fail "run failed"
 expect_eq "the game's pid is run's" "$(cat "$T/out/runpid")" "$(cat "$T/out/gamepid")"

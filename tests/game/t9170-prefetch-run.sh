@@ -18,14 +18,17 @@ user=hitchbench
 [ -n "${SUDO_USER:-}" ] && ! getent passwd hitchbench >/dev/null && user=$SUDO_USER
 
 chmod 755 "$T" "${TMPDIR:-/tmp}" 2>/dev/null
-mkdir -p "$T/lists" "$T/home" "$T/out"
+mkdir -p "$T/lists" "$T/home" "$T/out" "$T/bin"
+# a copy the game user may run (the checkout may be in a 0700 home)
+cp "$P" "$T/bin/" && chmod 755 "$T/bin" "$T/bin/hitchbench-prefetch"
+PU="$T/bin/hitchbench-prefetch"
 chmod 777 "$T/home" "$T/out"
 chmod 755 "$T/lists"
 L="$T/lists"
 exec 3>"$T/displayfd"
 Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp -ac >"$T/xvfb.log" 2>&1 &
 xpid=$!
-trap 'kill $xpid 2>/dev/null; pkill -u "$user" -f "$GAME" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $xpid 2>/dev/null; pkill -KILL -u "$user" -f "$GAME" 2>/dev/null; rm -rf "$T"' EXIT
 for i in $(seq 1 100); do
 	[ -s "$T/displayfd" ] && break
 	sleep 0.1
@@ -41,7 +44,7 @@ for i in $(seq 50); do [ -s "$T/out/pid1" ] && break; sleep 0.1; done
 "$P" learn --pid "$(cat "$T/out/pid1")" --dir "$L" >"$T/learn" 2>"$T/learn.err" &
 lpid=$!
 sleep 6
-kill "$(cat "$T/out/pid1")"
+kill -KILL "$(cat "$T/out/pid1")"   # the game may take SIGTERM for a menu's quit
 for i in $(seq 50); do [ -e "/proc/$(cat "$T/out/pid1")" ] || break; sleep 0.1; done
 wait "$lpid" || { cat "$T/learn.err"; fail "learn failed"; }
 grep -q "^prefetch learn dsda-doom-.*new list" "$T/learn" || fail "learn: $(cat "$T/learn")"
@@ -56,7 +59,7 @@ left=$(awk '{ r += $1; t += $2 } END { print (r > t / 20) }' "$T/r0")
 [ "$left" = 0 ] || fail "the WADs were not dropped: $(cat "$T/r0")"
 
 # --- run: the game user's game keeps run's pid; the fetch reads the WADs ---
-runuser -u "$user" -- sh -c "echo \$\$ >'$T/out/pid2'; exec '$P' run --dir '$L' --mb 256 \
+runuser -u "$user" -- sh -c "echo \$\$ >'$T/out/pid2'; exec '$PU' run --dir '$L' --mb 256 \
 	--log '$T/out/fetch.log' -- $play" >"$T/game2.log" 2>&1 &
 for i in $(seq 50); do [ -s "$T/out/pid2" ] && break; sleep 0.1; done
 pid=$(cat "$T/out/pid2")
@@ -64,7 +67,7 @@ sleep 3
 expect_eq "the game's executable in run's pid" "$(realpath "$GAME")" "$(readlink "/proc/$pid/exe")"
 [ "$(stat -c %U "/proc/$pid")" = "$user" ] || fail "the game is not the game user's"
 for i in $(seq 100); do [ -s "$T/out/fetch.log" ] && break; sleep 0.1; done
-kill "$pid"
+kill -KILL "$pid"
 line=$(cat "$T/out/fetch.log")
 echo "$line" | grep -q "^prefetch dsda-doom-.*stopped: \(done\|game-exit\); cpu" || fail "fetch: $line"
 mb=$(echo "$line" | sed 's/.*: read \([0-9.]*\) MB from.*/\1/')
