@@ -85,6 +85,8 @@ const struct metric_def metric_defs[M_COUNT] = {
 	[M_STALLREC_CPU_PCT]  = { "stallrec_cpu_pct",  "rec_pct", 2, "the stall recorder's CPU time, % of one thread over its run" },
 	[M_STALLREC_US_PER_SAMPLE] = { "stallrec_us_per_sample", "rec_us", 1, "the stall recorder's CPU time a sample, us (its wakeups included)" },
 	[M_STALLREC_WORK_US]  = { "stallrec_work_us",  "rec_work", 1, "the stall recorder's CPU time inside a sample, us (the sampling itself, without the wakeup)" },
+	[M_PROBE_WORST_US]    = { "probe_worst_us",    "pr_worst", 1, "the PROBE switch's worst timer wakeup lateness, us, the largest over the CPUs (each CPU's in bench.txt)" },
+	[M_PROBE_P999_US]     = { "probe_p999_us",     "pr_p999",  0, "the largest over the CPUs of the nearest-rank 99.9th percentile of the PROBE switch's wakeup lateness, us (20000: at least that, past its histogram)" },
 };
 
 /* floor(a * ppm / 1e6) and its remainder, exact for any a: a is split at

@@ -99,6 +99,10 @@ enum metric_id {
 	M_STALLREC_CPU_PCT,
 	M_STALLREC_US_PER_SAMPLE,
 	M_STALLREC_WORK_US,
+	/* the PROBE switch's wakeup lateness (bench.txt probe.cpuN.*), the
+	 * largest over the CPUs */
+	M_PROBE_WORST_US,
+	M_PROBE_P999_US,
 	M_COUNT
 };
 

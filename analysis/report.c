@@ -234,12 +234,21 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 			const struct report_opts *opts)
 {
 	struct table t = { opts->table_metrics, opts->n_table_metrics, NULL, (int)strlen("run") };
-	bool inc = opts->include_interfered;
+	bool inc = opts->include_interfered, probe = false;
+	enum metric_id cols[ARRAY_SIZE(headline_metrics) + 2];
 	char threshold[32];
 
 	if (!t.col) {
-		t.col = headline_metrics;
+		/* the headline, and the probe's lateness when a run has it */
+		memcpy(cols, headline_metrics, sizeof(headline_metrics));
+		t.col = cols;
 		t.n_col = ARRAY_SIZE(headline_metrics);
+		for (size_t i = 0; i < n && !probe; i++)
+			probe = !report_row_excluded(&rows[i], inc) && rows[i].m.have[M_PROBE_WORST_US];
+		if (probe) {
+			cols[t.n_col++] = M_PROBE_WORST_US;
+			cols[t.n_col++] = M_PROBE_P999_US;
+		}
 	}
 	t.width = zalloc((t.n_col ? t.n_col : 1) * sizeof(*t.width));
 	for (size_t c = 0; c < t.n_col; c++)
@@ -290,7 +299,7 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 		percentile_def_formula(opts->metric.pct));
 	fprintf(out, "# steady = 1000 / p50 frame time\n");
 	fprintf(out, "# low1 = 1000 / p99 frame time\n");
-	for (size_t c = 0; opts->table_metrics && c < t.n_col; c++)
+	for (size_t c = 0; (opts->table_metrics || probe) && c < t.n_col; c++)
 		if (t.col[c] >= M_STALL_DISK_S)
 			fprintf(out, "# %s = %s\n", metric_defs[t.col[c]].column,
 				metric_defs[t.col[c]].definition);

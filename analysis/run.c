@@ -122,6 +122,37 @@ void run_release(struct run *run)
 	memset(run, 0, sizeof(*run));
 }
 
+/* The PROBE switch's lateness, the largest over the CPUs: bench.txt's
+ * probe.cpuN.worst_us and probe.cpuN.p999_us (">=20000" counts as 20000,
+ * "-" for a CPU with no wakeup is left out). */
+static void run_probe_metrics(const struct run *run, struct metrics *m)
+{
+	for (size_t i = 0; i < run->bench.n; i++) {
+		const char *k = run->bench.items[i].key, *v = run->bench.items[i].value;
+		enum metric_id id;
+		char *end;
+		double d;
+
+		if (!str_startswith(k, "probe.cpu"))
+			continue;
+		if (strstr(k, ".worst_us"))
+			id = M_PROBE_WORST_US;
+		else if (strstr(k, ".p999_us"))
+			id = M_PROBE_P999_US;
+		else
+			continue;
+		if (str_startswith(v, ">="))
+			v += 2;
+		d = strtod(v, &end);
+		if (end == v || *end || d < 0)
+			continue;
+		if (!m->have[id] || d > m->v[id]) {
+			m->v[id] = d;
+			m->have[id] = true;
+		}
+	}
+}
+
 int run_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m)
 {
 	static const struct metric_opts defaults = METRIC_OPTS_DEFAULT;
@@ -141,6 +172,7 @@ int run_metrics(const struct run *run, const struct metric_opts *opts, struct me
 	if (r == 0) {
 		run_window_metrics(run, opts, m);
 		run_stall_metrics(run, opts, m);
+		run_probe_metrics(run, m);
 	}
 	return r;
 }

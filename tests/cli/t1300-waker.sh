@@ -161,6 +161,15 @@ done
 expect_eq "result.txt's probe.cpu0.worst_us" "$(value probe.cpu0.worst_us "$probe/bench.txt")" \
 	"$(value probe.cpu0.worst_us "$probe/result.txt")"
 [ -n "$(value probe.cpu0.p999_us "$probe/result.txt")" ] || fail "no probe.cpu0.p999_us in result.txt"
+# the report: the largest over the CPUs, as metrics and (for a run with a
+# probe) two more table columns
+worst=$(for c in $(seq 0 $((ncpu - 1))); do value "probe.cpu$c.worst_us" "$probe/bench.txt"; done | sort -g | tail -n 1)
+expect_eq "result.txt's probe_worst_us" "$worst" \
+	"$(awk -v w="$(value probe_worst_us "$probe/result.txt")" 'BEGIN { printf "%.1f", w }')"
+"$HB" report "$probe" >"$T/report" || fail "report of the probe's run failed"
+head -n 1 "$T/report" | grep -q " pr_worst  *pr_p999$" || fail "no probe columns: $(head -n 1 "$T/report")"
+grep -q "^# pr_worst = " "$T/report" || fail "the report does not say what pr_worst is"
+"$HB" report "$kick" | head -n 1 | grep -q "pr_worst" && fail "a run without the probe has probe columns"
 grep -q "wk base@wkkick10: waker: kick every 10 ms" "$T/err" || fail "the terminal was not told of the waker: $(cat "$T/err")"
 grep -q "wk base@probe: probe: lateness worst / p99.9 cpu0 " "$T/err" || fail "no probe line: $(cat "$T/err")"
 [ -z "$(value waker "$probe/bench.txt")" ] || fail "the probe's run had a waker"

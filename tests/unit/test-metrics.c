@@ -351,7 +351,7 @@ START_TEST(lookup)
 		"stall_disk_s", "stall_swap_s", "stall_reclaim_s", "stall_gpu_s", "stall_cpu_s",
 		"stall_io_s", "stall_wait_s", "stall_other_s", "load_disk_s", "warm_disk_s",
 		"stallrec_samples", "stallrec_cpu_s", "stallrec_cpu_pct", "stallrec_us_per_sample",
-		"stallrec_work_us",
+		"stallrec_work_us", "probe_worst_us", "probe_p999_us",
 	};
 
 	for (int id = 0; id < M_COUNT; id++) {
