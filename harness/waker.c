@@ -283,6 +283,24 @@ static uint64_t end_of(const struct opts *o, uint64_t start)
 	return o->duration_s > 0 ? start + (uint64_t)(o->duration_s * 1e9) : 0;
 }
 
+/* The sleep and kick loops' wait: *next moves on by a period and the
+ * thread sleeps to it (again after a signal that was not a stop). False,
+ * without waking for it, when told to stop or when that deadline would
+ * pass end (0: none). */
+static bool sleep_to_next(uint64_t *next, uint64_t period_ns, uint64_t end)
+{
+	struct timespec ts;
+
+	if (helper_stop_sig || (end && *next + period_ns > end))
+		return false;
+	*next += period_ns;
+	ts = ts_of(*next);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		if (helper_stop_sig)
+			return false;
+	return true;
+}
+
 /* Threads never take the stop signals: the main thread does. */
 static void block_signals(sigset_t *old)
 {
@@ -377,19 +395,8 @@ static int run_sleep(struct opts *o)
 	start = mono_ns();
 	end = end_of(o, start);
 	next = start;
-	while (!helper_stop_sig) {
-		struct timespec ts;
-
-		next += o->period_ns;
-		if (end && next > end)
-			break;
-		ts = ts_of(next);
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR && !helper_stop_sig)
-			;
-		if (helper_stop_sig)
-			break;
+	while (sleep_to_next(&next, o->period_ns, end))
 		wakeups++;
-	}
 	kvfile_init(&kv);
 	report_head(&kv, o, start, mono_ns(), self_cpu_ns() - cpu0);
 	if (o->cpus_given)
@@ -524,17 +531,7 @@ static int run_kick(struct opts *o)
 		start = mono_ns();
 		end = end_of(o, start);
 		next = start;
-		while (!helper_stop_sig) {
-			struct timespec ts;
-
-			next += o->period_ns;
-			if (end && next > end)
-				break;
-			ts = ts_of(next);
-			if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
-				next -= o->period_ns;
-				continue;
-			}
+		while (sleep_to_next(&next, o->period_ns, end)) {
 			for (i = 0; i < n; i++) {
 				/* the home sleeper is the relay's to wake, unless there is none */
 				if (&sl[i] == home && !plan.same_cpu)
