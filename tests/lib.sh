@@ -137,6 +137,22 @@ quiet_root() {
 	J="$T/state/thaw.state"
 }
 
+# start_xvfb [ARG...]: an Xvfb of the test's own (640x480x24, no TCP, the
+# arguments added), its display number in $n and its pid in $xpid; the
+# EXIT trap stops it (a test that sets a trap of its own kills $xpid there)
+start_xvfb() {
+	exec 3>"$T/displayfd"
+	Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp "$@" >"$T/xvfb.log" 2>&1 &
+	xpid=$!
+	trap 'kill $xpid 2>/dev/null; rm -rf "$T"' EXIT
+	for i in $(seq 1 100); do
+		[ -s "$T/displayfd" ] && break
+		sleep 0.1
+	done
+	n=$(head -n 1 "$T/displayfd")
+	[ -n "$n" ] || fail "Xvfb did not start: $(cat "$T/xvfb.log")"
+}
+
 # recipe_smoke RECIPE: the start of a recipe's smoke test (tests/game/t91*):
 # skips on the sanitizer build (the games are the same in both runs, and
 # the runner under ASan is covered by t9000-t9050) and when the recipe's

@@ -8,16 +8,7 @@ command -v Xvfb >/dev/null || skip "Xvfb is not installed (sh scripts/deps.sh en
 glxinfo=$(command -v glxinfo) || skip "glxinfo is not installed (mesa-utils; sh scripts/deps.sh ensure)"
 P="$HB_BUILD/tests/glxparse"
 
-exec 3>"$T/displayfd"
-Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp >"$T/xvfb.log" 2>&1 &
-xpid=$!
-trap 'kill $xpid 2>/dev/null; rm -rf "$T"' EXIT
-for i in $(seq 1 100); do
-	[ -s "$T/displayfd" ] && break
-	sleep 0.1
-done
-n=$(head -n 1 "$T/displayfd")
-[ -n "$n" ] || fail "Xvfb did not start: $(cat "$T/xvfb.log")"
+start_xvfb
 
 DISPLAY=":$n" "$glxinfo" -B >"$T/glxinfo.txt" 2>&1 || fail "glxinfo -B failed: $(cat "$T/glxinfo.txt")"
 "$P" "$T/glxinfo.txt" >"$T/keys" || fail "glxinfo -B output does not parse: $(cat "$T/glxinfo.txt")"

@@ -10,16 +10,7 @@ command -v xauth >/dev/null || skip "xauth is not installed (sh scripts/deps.sh 
 export XAUTHORITY="$T/cookie"
 xauth -q -f "$XAUTHORITY" add :0 . "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" ||
 	fail "cannot make a cookie"
-exec 3>"$T/displayfd"
-Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp -auth "$XAUTHORITY" >"$T/xvfb.log" 2>&1 &
-xpid=$!
-trap 'kill $xpid 2>/dev/null; rm -rf "$T"' EXIT
-for i in $(seq 1 100); do
-	[ -s "$T/displayfd" ] && break
-	sleep 0.1
-done
-n=$(head -n 1 "$T/displayfd")
-[ -n "$n" ] || fail "Xvfb did not start: $(cat "$T/xvfb.log")"
+start_xvfb -auth "$XAUTHORITY"
 # the cookie must name that display for the client side
 xauth -q -f "$XAUTHORITY" add ":$n" . "$(xauth -f "$XAUTHORITY" list | head -n 1 | awk '{print $3}')"
 

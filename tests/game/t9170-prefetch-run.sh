@@ -25,16 +25,8 @@ PU="$T/bin/hitchbench-prefetch"
 chmod 777 "$T/home" "$T/out"
 chmod 755 "$T/lists"
 L="$T/lists"
-exec 3>"$T/displayfd"
-Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp -ac >"$T/xvfb.log" 2>&1 &
-xpid=$!
+start_xvfb -ac
 trap 'kill $xpid 2>/dev/null; pkill -KILL -u "$user" -f "$GAME" 2>/dev/null; rm -rf "$T"' EXIT
-for i in $(seq 1 100); do
-	[ -s "$T/displayfd" ] && break
-	sleep 0.1
-done
-n=$(head -n 1 "$T/displayfd")
-[ -n "$n" ] || fail "Xvfb did not start: $(cat "$T/xvfb.log")"
 # the game's own attract loop: no demo file, no input
 play="env HOME=$T/home DISPLAY=:$n SDL_AUDIODRIVER=dummy $GAME -iwad $WAD -nosound -window -geom 320x200"
 
