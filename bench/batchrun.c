@@ -116,11 +116,9 @@ static int take_run(struct batch_run *br, const struct run_outcome *o, const cha
  * docs/switches.md). The token's GAMEPREFETCH setting, or NULL. */
 static const struct switch_on *prefetch_on(const struct switch_set *set)
 {
-	for (size_t k = 0; k < set->n; k++)
-		if (strcmp(set->on[k].def->name, "GAMEPREFETCH") == 0 &&
-		    strcmp(set->on[k].value, "on") == 0)
-			return &set->on[k];
-	return NULL;
+	const struct switch_on *on = switch_set_find(set, "GAMEPREFETCH");
+
+	return on && strcmp(on->value, "on") == 0 ? on : NULL;
 }
 
 /* One learn run per variant, with the first such token's settings and

@@ -265,20 +265,15 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 		switch_ctx_invalid(ctx, "a learning run (GAMEPREFETCH=learn): not measured");
 }
 
-static const char *prefetch_value(const struct switch_set *set)
-{
-	for (size_t k = 0; k < set->n; k++)
-		if (strcmp(set->on[k].def->name, "GAMEPREFETCH") == 0)
-			return set->on[k].value;
-	return NULL;
-}
-
-int prefetch_tokens_check(const struct switch_set *sets, size_t n, struct strbuf *err)
+/* A batch that learns the list (learn) and reads it (fetch, on): its learn
+ * runs would change the list between the measured runs. */
+static int check_tokens(const struct switch_set *sets, size_t n, struct strbuf *err)
 {
 	const struct switch_set *learn = NULL, *reads = NULL;
 
 	for (size_t i = 0; i < n; i++) {
-		const char *v = prefetch_value(&sets[i]);
+		const struct switch_on *on = switch_set_find(&sets[i], "GAMEPREFETCH");
+		const char *v = on ? on->value : NULL;
 
 		if (v && strcmp(v, "learn") == 0)
 			learn = learn ? learn : &sets[i];
@@ -300,6 +295,7 @@ const struct switch_def switch_prefetch = {
 	.off_value = "0",
 	.program = PREFETCHER,
 	.check = check_mode,
+	.check_tokens = check_tokens,
 	.params = {
 		{ "GAMEPREFETCH_MB", "64", "the most the fetch reads (MB not in memory yet)", check_mb },
 		{ "GAMEPREFETCH_RESERVE_MB", "48", "MemAvailable the fetch leaves free (MB)", check_mb },

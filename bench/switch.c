@@ -264,8 +264,9 @@ int switch_tokens_parse(const char *list, struct switch_set **sets, size_t *n, s
 			}
 	}
 	argv_release(&words);
-	if (r == 0)
-		r = prefetch_tokens_check(v, count, err);
+	for (size_t k = 0; k < ARRAY_SIZE(registry) && r == 0; k++)
+		if (registry[k]->check_tokens)
+			r = registry[k]->check_tokens(v, count, err);
 	if (r < 0) {
 		switch_sets_free(v, count);
 		return r;
@@ -305,6 +306,14 @@ int switch_sets_ready(const struct switch_set *sets, size_t n, const char *helpe
 				return -ENOENT;
 		}
 	return 0;
+}
+
+const struct switch_on *switch_set_find(const struct switch_set *set, const char *name)
+{
+	for (size_t k = 0; k < set->n; k++)
+		if (strcmp(set->on[k].def->name, name) == 0)
+			return &set->on[k];
+	return NULL;
 }
 
 const char *switch_param(const struct switch_on *on, const char *name)

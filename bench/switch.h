@@ -38,6 +38,7 @@
 
 struct switch_on;
 struct switch_ctx;
+struct switch_set;
 
 struct switch_param {
 	const char *name;           /* "STALLS_MS" */
@@ -54,6 +55,9 @@ struct switch_def {
 	const char *program;        /* the helper program it starts (checked before a batch); NULL: none */
 	const char *off_value;      /* the value that turns it off ("0"); NULL: none */
 	int (*check)(const char *value, struct strbuf *why);
+	/* Optional: whether a batch's tokens may go together (GAMEPREFETCH
+	 * refuses learn beside fetch). 0, or -EINVAL with err. */
+	int (*check_tokens)(const struct switch_set *sets, size_t n, struct strbuf *err);
 	const struct switch_param params[SWITCH_MAX_PARAMS];
 	/* The short label of this setting in run names ("rec10"). An on-by-
 	 * default switch at its default adds nothing to the name. */
@@ -117,13 +121,13 @@ struct switch_ctx {
 int switch_set_parse(const char *token, struct switch_set *set, struct strbuf *err);
 void switch_set_release(struct switch_set *set);
 /* Splits a list of tokens ("- STALLS=1 WAKER=10+WAKER_MODE=kick"), each
- * parsed; an empty list means "-". Refuses two tokens that set the same. */
+ * parsed; an empty list means "-". Refuses two tokens that set the same,
+ * and tokens a switch's check_tokens refuses together. */
 int switch_tokens_parse(const char *list, struct switch_set **sets, size_t *n, struct strbuf *err);
-/* A batch whose tokens learn the prefetch list (GAMEPREFETCH=learn) and
- * read it (fetch, on) is refused: -EINVAL with err (switch-prefetch.c). */
-int prefetch_tokens_check(const struct switch_set *sets, size_t n, struct strbuf *err);
 void switch_sets_free(struct switch_set *sets, size_t n);
 
+/* The switch called name as set defines it, or NULL when it is off there. */
+const struct switch_on *switch_set_find(const struct switch_set *set, const char *name);
 /* The value of a parameter of on (by name), or NULL. */
 const char *switch_param(const struct switch_on *on, const char *name);
 
