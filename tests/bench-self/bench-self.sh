@@ -38,7 +38,7 @@
 # HB_BENCH_SAMPLER_ROUNDS (3), HB_BENCH_REPORT_FRAMES (1000000),
 # HB_BENCH_REPORT_ROUNDS (HB_BENCH_ROUNDS), HB_PYTHON (/usr/bin/python3: the
 # Debian interpreter python3-pandas is installed for), HB_TESTDATA
-# (../shared/testdata).
+# (tests/fixtures/testdata).
 
 B=${HB_BUILD:-build}
 ROUNDS=${HB_BENCH_ROUNDS:-7}
@@ -50,7 +50,7 @@ REPORT_FRAMES=${HB_BENCH_REPORT_FRAMES:-1000000}
 REPORT_ROUNDS=${HB_BENCH_REPORT_ROUNDS:-$ROUNDS}
 PYTHON=${HB_PYTHON:-/usr/bin/python3}
 REPORT_GOAL=10
-TESTDATA=${HB_TESTDATA:-../shared/testdata}
+TESTDATA=${HB_TESTDATA:-$(dirname "$0")/../fixtures/testdata}
 
 die() {
 	echo "bench-self: $*" >&2
@@ -237,7 +237,8 @@ else
 	n=$(HITCHBENCH_ROOT=/ "$B/hitchbench-sampler" --once --period-ms 10 | grep -vc '^#')
 	sampler_bench "sensor sampler on this machine's root ($n columns), its own thread CPU time:" /
 	if [ -d "$TESTDATA/sysfs/node_exporter/sys" ]; then
-		# the fixture's symlinks are stored as small files naming the target
+		# symlinks are links in the checkout; a copy made without them
+		# (core.symlinks=false) holds small files naming the target
 		mkdir -p "$tmp/root"
 		cp -R "$TESTDATA/sysfs/node_exporter/sys" "$TESTDATA/procfs/node_exporter/proc" "$tmp/root/"
 		chmod -R u+w "$tmp/root"

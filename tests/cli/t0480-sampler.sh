@@ -8,10 +8,11 @@
 S=$HB_BUILD/hitchbench-sampler
 [ -x "$S" ] || fail "'$S' is not built"
 command -v zstdcat >/dev/null || skip "zstdcat is not installed (apt-get install zstd)"
-[ -d "$HB_TESTDATA/sysfs/node_exporter/sys" ] || skip "no shared testdata at $HB_TESTDATA"
+[ -d "$HB_TESTDATA/sysfs/node_exporter/sys" ] || fail "no node_exporter sysfs tree in $HB_TESTDATA"
 
-# The fixture root; the shared trees hold their symlinks as small files
-# naming the target: make them links again, as sysfs has them.
+# The fixture root. Its symlinks are links in the checkout; a copy made
+# without them (core.symlinks=false) holds small files naming the target:
+# those become links again, as sysfs has them.
 R=$T/root
 mkdir -p "$R"
 cp -R "$HB_TESTDATA/sysfs/node_exporter/sys" "$HB_TESTDATA/procfs/node_exporter/proc" "$R/"

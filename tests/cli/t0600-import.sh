@@ -6,7 +6,7 @@
 # FILE:LINE and exit 2.
 . "$(dirname "$0")/../lib.sh"
 D=${HB_TESTDATA:?}
-[ -d "$D/mangohud-0.6.8-here" ] || skip "no MangoHud logs in $D"
+[ -d "$D/mangohud-0.6.8-here" ] || fail "no MangoHud logs in $D"
 M=$D/mangohud-0.6.8-here/dsda-doom_2026-11-30_10-02-37.csv
 
 out=$("$HB" import --format mangohud --out "$T/runs" --db "$T/db.sqlite" "$M") || fail "import failed"

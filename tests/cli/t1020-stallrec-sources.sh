@@ -1,13 +1,13 @@
 #!/bin/sh
 # The stall recorder on machines that lack what it can use: under a root
-# made of real /proc files from elsewhere (../shared/testdata/procfs:
+# made of real /proc files from elsewhere (tests/fixtures/testdata/procfs:
 # node_exporter's vmstat, diskstats and pressure, sysstat's sda), it says
 # in the record which sources it had, leaves out the columns it could not
 # fill, and records the counters it could as they are in those files.
 # Then the same with the PSI files there. No root needed.
 . "$(dirname "$0")/../lib.sh"
 P="$HB_TESTDATA/procfs"
-[ -f "$P/node_exporter/proc/vmstat" ] || skip "no procfs test data under $HB_TESTDATA"
+[ -f "$P/node_exporter/proc/vmstat" ] || fail "no procfs test data under $HB_TESTDATA"
 R="$T/root"
 mkdir -p "$R/proc" "$R/sys/block/sda"
 cp "$P/node_exporter/proc/vmstat" "$P/node_exporter/proc/diskstats" "$R/proc/"

@@ -6,6 +6,7 @@
 # "make check"; its journal in $T) and sampled by the sensor sampler.
 # Every run ok, in the planned order, with its quiet.*, sensors.*, gl_*
 # and batch keys; the machine thawed at the end; the batch in the database.
+# time-limit: 1800 (eight quieted runs of a real game, slower on the sanitizer build)
 . "$(dirname "$0")/../lib.sh"
 need_game_user
 [ "$(id -u)" = 0 ] || skip "needs root (quieting; games run as the unprivileged user)"

@@ -1,6 +1,6 @@
 /*
  * common/fsroot.c: /proc/PID/stat parsing on real files other projects
- * test against (../shared/testdata/procfs, see MANIFEST-source.md), and
+ * test against (tests/fixtures/testdata/procfs, see MANIFEST.md), and
  * the swappable root's readers on a tree built in a temporary directory.
  * Expected values are the ones the source projects assert, or read off
  * the files by eye (each says which).

@@ -1,6 +1,6 @@
 /*
  * The interference watcher's input rules (common/inputrules.c) fed with
- * the real evemu recordings of ../shared/testdata/evemu (MANIFEST-source.md
+ * the real evemu recordings of tests/fixtures/testdata/evemu (MANIFEST.md
  * section 4) through the evemu reader (common/evemu.c), the same handler
  * the live devices feed; then hand-made event sequences for the edges the
  * recordings lack, and broken recordings.

@@ -6,7 +6,7 @@
  * definitions in docs/metrics.md, not from this code; the script is quoted
  * in the comment above each table). MangoHud's summary is checked against
  * what real MangoHud 0.6.8 wrote: every log in
- * $HB_TESTDATA/mangohud-0.6.8-here (see its MANIFEST-source.md) and its
+ * $HB_TESTDATA/mangohud-0.6.8-here (see its MANIFEST.md) and its
  * _summary.csv, to the printed digit.
  */
 #include "test.h"

@@ -115,28 +115,29 @@ static int real_file(size_t npages, char **path)
 	return fd;
 }
 
-static void residency_after_dontneed(bool force_mincore)
+/* The made-up page numbers of the residency tests assume 4 KiB pages. */
+static bool pages_are_4k(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE) == PG;
+}
+
+/* Returns false, having checked nothing, when cachestat is asked for and
+ * this kernel has none (the mincore half covers such a kernel). */
+static bool residency_after_dontneed(bool force_mincore)
 {
 	char *path, buf[8 * PG];
 	int fd = real_file(64, &path);
 	uint64_t pages = 99;
 	struct pf_range *r;
 	size_t n;
+	bool ran = false;
 	int rc;
 
-	if ((size_t)sysconf(_SC_PAGESIZE) != PG) {
-		close(fd);
-		unlink(path);
-		free(path);
-		return;   /* the made-up numbers below assume 4 KiB pages */
-	}
 	pf_force_mincore = force_mincore;
 	rc = pf_cachestat(fd, 0, 64 * PG, &pages);
-	if (!force_mincore && rc == -ENOSYS) {
-		/* this kernel has no cachestat: the mincore half covers it */
-		fprintf(stderr, "test-prefetch: cachestat: ENOSYS on this kernel, skipped\n");
+	if (!force_mincore && rc == -ENOSYS)
 		goto out;
-	}
+	ran = true;
 	ck_assert_int_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
 	ck_assert_int_eq(pf_resident_pages(fd, 64 * PG, 0, 64 * PG, &pages), 0);
 	ck_assert_uint_eq(pages, 0);
@@ -157,17 +158,25 @@ out:
 	close(fd);
 	unlink(path);
 	free(path);
+	return ran;
 }
 
 START_TEST(resident_mincore)
 {
+	if (!pages_are_4k())
+		test_skip("pages of %ld bytes here, the test's numbers are for 4 KiB",
+			  sysconf(_SC_PAGESIZE));
 	residency_after_dontneed(true);
 }
 END_TEST
 
 START_TEST(resident_cachestat)
 {
-	residency_after_dontneed(false);
+	if (!pages_are_4k())
+		test_skip("pages of %ld bytes here, the test's numbers are for 4 KiB",
+			  sysconf(_SC_PAGESIZE));
+	if (!residency_after_dontneed(false))
+		test_skip("no cachestat(2) on this kernel (ENOSYS)");
 }
 END_TEST
 
@@ -183,9 +192,7 @@ START_TEST(fiemap_real_and_sparse)
 		close(fd);
 		unlink(path);
 		free(path);
-		fprintf(stderr, "test-prefetch: FIEMAP: not on this filesystem (%s), skipped\n",
-			strerror(-r));
-		return;
+		test_skip("FIEMAP: not on the filesystem of $TMPDIR (%s)", strerror(-r));
 	}
 	ck_assert_int_eq(r, 0);
 	ck_assert_uint_ne(phys, 0);
@@ -626,7 +633,7 @@ START_TEST(skip_in_memory)
 	/* the file was just written: every piece is in memory, none is read */
 	if (pf_cachestat(fd, 0, 4096, &probe) == -ENOSYS) {
 		close(fd);
-		fprintf(stderr, "test-prefetch: skip_in_memory: no cachestat on this kernel, skipped\n");
+		test_skipped("no cachestat(2) on this kernel (ENOSYS)");
 		goto out;
 	}
 	close(fd);
@@ -717,8 +724,7 @@ START_TEST(mincore_other_users)
 	pid_t child;
 
 	if (geteuid() != 0) {
-		fprintf(stderr, "test-prefetch: mincore_other_users: not root, cannot become another "
-			"user: skipped\n");
+		test_skipped("not root: cannot become another user");
 		goto out;
 	}
 	ck_assert_int_eq(fchmod(fd, 0644), 0);

@@ -1,6 +1,6 @@
 /*
  * common/procparse.c on real /proc and /sys files other projects test
- * against (../shared/testdata/procfs, see MANIFEST-source.md section 5),
+ * against (tests/fixtures/testdata/procfs, see MANIFEST.md section 5),
  * on hand-written buffers for the shapes those trees lack, and on this
  * machine's own /proc. Next to each expected value a comment says where it
  * comes from: a source project's own test or golden output (and the value
@@ -27,7 +27,7 @@ static char *load_path(const char *path)
 	return text;
 }
 
-/* A file of ../shared/testdata. */
+/* A file of tests/fixtures/testdata. */
 static char *load(const char *rel)
 {
 	return load_path(testdata_path(rel));

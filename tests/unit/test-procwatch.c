@@ -4,7 +4,7 @@
  * process is (ancestry, process group, the environ marker, kernel
  * threads, the harness's children), the loadavg gate, and the busy-session
  * pass between two snapshots of a process's CPU times. Real stat files
- * from ../shared/testdata/procfs where one fits. The expected verdicts
+ * from tests/fixtures/testdata/procfs where one fits. The expected verdicts
  * follow from the rules in procwatch.h applied to the trees by hand.
  */
 #include "fsroot.h"

@@ -2,7 +2,7 @@
  * bench/provenance.c's parsers: the CPU model from /proc/cpuinfo (a copy
  * captured on the development VM, and a powerpc line) and MemTotal from
  * real /proc/meminfo files of other projects' fixtures
- * (../shared/testdata/procfs); the kernel settings from a root in the
+ * (tests/fixtures/testdata/procfs); the kernel settings from a root in the
  * kernel's layout (tests/fixtures/provenance-root, see its README) and
  * from roots made here; the GL stack from recorded and hand-written
  * glxinfo -B output (tests/fixtures/glxinfo) and stand-in glxinfo scripts.

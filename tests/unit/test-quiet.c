@@ -1,7 +1,7 @@
 /*
  * bench/quiet-profile.c and bench/idle.c: profiles good and bad (each bad
  * one with its file:line), the PSI, loadavg and /proc/stat parsers on
- * real files (../shared/testdata/procfs), the settle logic on made-up
+ * real files (tests/fixtures/testdata/procfs), the settle logic on made-up
  * sample sequences, and one real wait on a fixture tree.
  */
 #include "fsroot.h"

@@ -2,13 +2,13 @@
  * common/sensors.c, common/sensorlog.c, analysis/sensorstats.c and
  * bench/thermalguard.c: the parsers on strings and real /proc files, and
  * discovery plus sampling on real sysfs trees other projects test against
- * (../shared/testdata/sysfs, see MANIFEST-source.md), on the hand-made
+ * (tests/fixtures/testdata/sysfs, see MANIFEST.md), on the hand-made
  * cpufreq tree (tests/fixtures/sysfs-cpufreq) and on an empty root.
  *
- * The shared sysfs trees hold their symlinks flattened into small text
- * files that name the target (a checkout without symlinks does that), so
- * the tests copy a tree into a temporary root and make those files links
- * again, as sysfs has them. Expected values are the ones node_exporter's
+ * The tests copy a tree into a temporary root, its symlinks as symlinks;
+ * a copy made without them (git's core.symlinks=false) holds each as a
+ * small text file naming the target, and those become links again, as
+ * sysfs has them. Expected values are the ones node_exporter's
  * and procfs's own tests assert (e2e-output_hwmon_thermal_extract.txt,
  * sysfs_class_thermal_test.go), or read off the files by eye (each says).
  */

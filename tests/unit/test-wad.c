@@ -194,11 +194,8 @@ START_TEST(freedoom2_demo)
 	const char *why = NULL;
 	char *data;
 
-	if (access(FREEDOOM2, R_OK) < 0) {
-		fprintf(stderr, "test-wad: note: %s not installed (Debian package freedoom): "
-				"the real-IWAD check was skipped\n", FREEDOOM2);
-		return;
-	}
+	if (access(FREEDOOM2, R_OK) < 0)
+		test_skip("no %s (Debian package freedoom): %s", FREEDOOM2, strerror(errno));
 	ck_assert_int_eq(read_file(FREEDOOM2, &data, &len), 0);
 	ck_assert_int_eq(wad_find_lump(data, len, "DEMO2", &off, &size, &why), 0);
 	/* freedoom 0.12.1-2 (Debian 12) */

@@ -2,8 +2,15 @@
  * Unit tests register themselves: each file ends its suite factory with
  * TEST_SUITE(name), and tests/unit/main.c runs every registered suite.
  * No hand-kept list. Fixture paths come from the environment tests/run.sh
- * sets: HB_TESTDATA (../shared/testdata), HB_FIXTURES (tests/fixtures),
- * HB_SRCDIR (the checkout).
+ * sets, or default to the working directory's checkout (main.c makes them
+ * absolute): HB_SRCDIR (the checkout), HB_FIXTURES (tests/fixtures),
+ * HB_TESTDATA (tests/fixtures/testdata: real files from other projects,
+ * each in its MANIFEST.md).
+ *
+ * A test that cannot run on this machine (no root, a kernel without the
+ * call, a package not installed) says so with test_skip("why") and never
+ * passes in silence: unit-tests prints "SKIP file:test: why [path:line]"
+ * and tests/run.sh counts the test as skipped, not passed.
  */
 #ifndef HB_TEST_H
 #define HB_TEST_H
@@ -19,6 +26,19 @@ const char *srcdir_path(const char *rel);
 char *test_tmpdir(void);
 /* Writes root/rel with text, making its directories (fixture trees). */
 void test_put(const char *root, const char *rel, const char *text);
+
+/* Notes that the running test is skipped, with the reason (once per test;
+ * later calls in the same test are ignored). The test must then do no
+ * more checks: test_skip() returns from the function at once; a test
+ * with something to clean up calls test_skipped() and goes to its exit. */
+void test_skip_note(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define test_skipped(...) test_skip_note(__FILE__, __LINE__, __VA_ARGS__)
+#define test_skip(...)                        \
+	do {                                  \
+		test_skipped(__VA_ARGS__);    \
+		return;                       \
+	} while (0)
 
 #define TEST_SUITE(fn)                                                   \
 	static Suite *fn(void);                                          \
