@@ -47,6 +47,9 @@ int run_metrics(const struct run *run, const struct metric_opts *opts, struct me
 struct run_reload {
 	struct reload_rule rule;         /* kind RELOAD_NONE when no rule exists */
 	char *note;                      /* where the rule came from, in words */
+	char *recipe_note;               /* NULL, or what a user should hear about the run's
+					  * recipe: it no longer loads, or it changed since the
+					  * run (its rule as it is now is the one used) */
 	bool split;                      /* false: a pass lacks the rule's line (no play numbers) */
 	struct reload_segment *segments; /* in pass order */
 	size_t n_segments;

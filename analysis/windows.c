@@ -50,7 +50,8 @@ size_t run_passes(const struct run *run, struct reload_pass **out)
 }
 
 /* The recipe's own [reload], when the recipe is still there and has one.
- * 1 when it gave the rule, 0 when not (note says why, if anything is odd). */
+ * 1 when it gave the rule, 0 when not (note says why, if anything is odd;
+ * what the user should be told goes to rr->recipe_note too). */
 static int rule_from_recipe(const struct run *run, struct run_reload *rr, struct strbuf *note)
 {
 	const char *path = kvfile_get(&run->bench, "recipe");
@@ -58,6 +59,7 @@ static int rule_from_recipe(const struct run *run, struct run_reload *rr, struct
 	char now[HB_SHA256_HEX_LEN + 1];
 	struct strbuf err = STRBUF_INIT;
 	struct recipe r;
+	bool changed;
 	int got = 0;
 
 	if (!path)
@@ -69,14 +71,22 @@ static int rule_from_recipe(const struct run *run, struct run_reload *rr, struct
 	}
 	if (recipe_load(path, &r, &err) < 0) {
 		strbuf_addf(note, "the recipe no longer loads (%s); ", err.buf);
+		rr->recipe_note = xasprintf("the recipe no longer loads (%s): its reload rule is not "
+					    "known", err.buf);
 		goto out;
 	}
+	/* a recipe changed since the run may have gained or lost its [reload] */
+	changed = sha && (sha256_file_hex(path, now) < 0 || strcmp(now, sha));
+	if (changed)
+		rr->recipe_note = xasprintf("the recipe %s changed since the run: %s", path,
+					    r.reload.kind == RELOAD_UNSET ? "it has no [reload] now"
+									  : "its [reload] as it is now is used");
 	if (r.reload.kind == RELOAD_UNSET)
 		goto out;
 	rr->rule = r.reload;
 	memset(&r.reload, 0, sizeof(r.reload));
 	strbuf_addf(note, "recipe %s", rr->rule.source);
-	if (sha && (sha256_file_hex(path, now) < 0 || strcmp(now, sha)))
+	if (changed)
 		strbuf_addstr(note, " (the recipe changed since the run)");
 	got = 1;
 out:
@@ -187,6 +197,7 @@ void run_reload_release(struct run_reload *rr)
 		return;
 	reload_rule_release(&rr->rule);
 	free(rr->note);
+	free(rr->recipe_note);
 	free(rr->segments);
 	memset(rr, 0, sizeof(*rr));
 }

@@ -6,6 +6,7 @@
  * it: 0 SAME, 3 DIFFERENT, 4 UNKNOWN.
  */
 #include "cmd.h"
+#include "cmdargs.h"
 #include "exitcodes.h"
 #include "metrics.h"
 #include "resultsdb-query.h"
@@ -146,10 +147,9 @@ int cmd_compare(int argc, char **argv, struct context *ctx)
 	struct side sides[2] = { { 0 }, { 0 } };
 	struct stats_comparison cmp;
 	struct resultsdb *db = NULL;
-	const char *path = ctx->default_db, *boot1, *boot2;
+	const char *path = NULL, *boot1, *boot2;
 	bool cross_boot = false;
-	char *err = NULL;
-	int c, metric, ret = HB_EXIT_FAILURE;
+	int c, metric, ret;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -184,17 +184,15 @@ int cmd_compare(int argc, char **argv, struct context *ctx)
 	}
 	if (argc - optind != 3)
 		return usage_error(compare_usage, "compare wants GAME A B");
-	metric = metric_lookup(q.metric);
-	if (metric < 0)
-		return usage_error(compare_usage, "unknown metric '%s'", q.metric);
+	if (metric_arg(compare_usage, q.metric, &metric) != HB_EXIT_OK)
+		return HB_EXIT_USAGE;
 	q.game = argv[optind];
 	sides[0].name = argv[optind + 1];
 	sides[1].name = argv[optind + 2];
-	if (resultsdb_open(path, &db, &err) < 0) {
-		error_msg("cannot open the results database '%s': %s", path, err);
-		free(err);
-		return HB_EXIT_FAILURE;
-	}
+	ret = db_arg_open(ctx, path, RESULTSDB_READ, &db, &path);
+	if (ret != HB_EXIT_OK)
+		return ret;
+	ret = HB_EXIT_FAILURE;
 	if (load_side(db, &q, &sides[0]) < 0 || load_side(db, &q, &sides[1]) < 0)
 		goto out;
 	for (int i = 0; i < 2; i++)

@@ -1,12 +1,14 @@
 /*
  * hitchbench db: the results database is an index of run directories.
- * "import" (re)indexes them, idempotently; "info" says what it holds.
+ * "import" (re)indexes them, idempotently, making the database if need be;
+ * "info" says what it holds, read-only; "upgrade" migrates an existing one
+ * to this hitchbench's schema (which no reader does).
  */
 #include "cmd.h"
+#include "cmdargs.h"
 #include "exitcodes.h"
 #include "resultsdb.h"
 #include "run.h"
-#include "rundirs.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -17,10 +19,14 @@
 static const char db_usage[] =
 	"usage: hitchbench db import [--db PATH] [--stall-ms MS] [--percentile D] RUNDIR...\n"
 	"   or: hitchbench db info [--db PATH]\n"
+	"   or: hitchbench db upgrade [--db PATH]\n"
 	"\n"
 	"  import   index run directories (or directories of them); importing a run\n"
-	"           again updates it in place, so the database can always be rebuilt\n"
+	"           again updates it in place, so the database can always be rebuilt;\n"
+	"           a missing database is made\n"
 	"  info     the schema version and how many runs and metric values it holds\n"
+	"           (read-only: a missing database is an error, none is made)\n"
+	"  upgrade  migrate an existing database to this hitchbench's schema\n"
 	"  --db     the database (default results/hitchbench.db)\n";
 
 /* The batches the runs belong to (their parent directories with a
@@ -75,13 +81,9 @@ static int db_import(struct resultsdb *db, char **args, int n, const struct metr
 	int ret = HB_EXIT_OK, done = 0;
 
 	argv_init(&list);
-	for (int i = 0; i < n; i++) {
-		if (rundirs_expand(args[i], &list) < 0) {
-			error_msg("'%s' is not a run directory nor a directory of them", args[i]);
-			ret = HB_EXIT_USAGE;
-			goto out;
-		}
-	}
+	ret = rundir_args_expand(args, n, &list);
+	if (ret != HB_EXIT_OK)
+		goto out;
 	for (size_t i = 0; i < list.n; i++) {
 		struct run run;
 		struct metrics m;
@@ -143,10 +145,17 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct {
+		const char *name;
+		enum resultsdb_mode mode;
+	} subs[] = {
+		{ "import", RESULTSDB_WRITE }, { "info", RESULTSDB_READ }, { "upgrade", RESULTSDB_UPGRADE },
+	};
 	struct metric_opts mo = METRIC_OPTS_DEFAULT;
-	const char *path = ctx->default_db, *sub;
+	const char *path = NULL, *sub;
 	struct resultsdb *db = NULL;
-	char *err = NULL;
+	struct argv_list dirs;
+	size_t k;
 	int c, ret;
 
 	mo.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
@@ -173,21 +182,32 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		}
 	}
 	if (optind >= argc)
-		return usage_error(db_usage, "db wants a subcommand: import or info");
+		return usage_error(db_usage, "db wants a subcommand: import, info or upgrade");
 	sub = argv[optind++];
-	if (strcmp(sub, "import") != 0 && strcmp(sub, "info") != 0)
+	for (k = 0; k < ARRAY_SIZE(subs) && strcmp(sub, subs[k].name) != 0; k++)
+		;
+	if (k == ARRAY_SIZE(subs))
 		return usage_error(db_usage, "unknown db subcommand '%s'", sub);
-	if (!strcmp(sub, "import") && optind >= argc)
+	if (subs[k].mode == RESULTSDB_WRITE && optind >= argc)
 		return usage_error(db_usage, "db import wants run directories");
-	if (resultsdb_open(path, &db, &err) < 0) {
-		error_msg("cannot open the results database '%s': %s", path, err);
-		free(err);
-		return HB_EXIT_FAILURE;
-	}
-	if (!strcmp(sub, "import"))
+	if (subs[k].mode != RESULTSDB_WRITE && optind < argc)
+		return usage_error(db_usage, "db %s takes no arguments", sub);
+	/* the run directories are checked first: a typo makes no database */
+	argv_init(&dirs);
+	ret = subs[k].mode == RESULTSDB_WRITE ? rundir_args_expand(argv + optind, argc - optind, &dirs)
+					      : HB_EXIT_OK;
+	argv_release(&dirs);
+	if (ret != HB_EXIT_OK)
+		return ret;
+	ret = db_arg_open(ctx, path, subs[k].mode, &db, &path);
+	if (ret != HB_EXIT_OK)
+		return ret;
+	if (subs[k].mode == RESULTSDB_WRITE)
 		ret = db_import(db, argv + optind, argc - optind, &mo);
-	else
+	else if (subs[k].mode == RESULTSDB_READ)
 		ret = db_info(db, path);
+	else
+		printf("database=%s\nschema_version=%d\n", path, resultsdb_schema_version(db));
 	resultsdb_close(db);
 	return ret;
 }

@@ -10,6 +10,7 @@
  *   0.013702	13.702	0
  */
 #include "cmd.h"
+#include "cmdargs.h"
 #include "exitcodes.h"
 #include "run.h"
 
@@ -29,10 +30,9 @@ int cmd_frames(int argc, char **argv, struct context *ctx)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct strbuf err = STRBUF_INIT;
 	bool only_window = false;
 	struct run run;
-	int c;
+	int c, r;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -49,11 +49,9 @@ int cmd_frames(int argc, char **argv, struct context *ctx)
 	}
 	if (argc - optind != 1)
 		return usage_error(frames_usage, "frames wants one run directory");
-	if (run_load(argv[optind], &run, &err) < 0) {
-		error_msg("%s", err.buf);
-		strbuf_release(&err);
-		return HB_EXIT_FAILURE;
-	}
+	r = rundir_arg_load(argv[optind], &run);
+	if (r != HB_EXIT_OK)
+		return r;
 	if (!run.have_frames) {
 		error_msg("'%s' has no frames.bin", run.dir);
 		run_release(&run);

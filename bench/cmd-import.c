@@ -8,6 +8,7 @@
  * "Imported frame logs".
  */
 #include "cmd.h"
+#include "cmdargs.h"
 #include "exitcodes.h"
 #include "frames.h"
 #include "import.h"
@@ -192,6 +193,10 @@ static int import_one(const struct import_args *a, const char *file, const char 
 
 	import_series_init(&s);
 	kvfile_init(&bench);
+	ret = input_arg_check(file);
+	if (ret != HB_EXIT_OK)
+		goto out;
+	ret = HB_EXIT_FAILURE;
 	r = import_read(a->format, file, &a->opts, &s, &source, &err);
 	if (r < 0) {
 		error_msg("%s", err.buf);

@@ -5,10 +5,10 @@
  * interfered file (analysis/interfered.h), which report and matrix read.
  */
 #include "cmd.h"
+#include "cmdargs.h"
 #include "exitcodes.h"
 #include "interfered.h"
 #include "intfscan.h"
-#include "rundirs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -197,13 +197,9 @@ int cmd_interference_scan(int argc, char **argv, struct context *ctx)
 		goto out_early;
 	}
 	argv_init(&list);
-	for (int i = optind; i < argc; i++) {
-		if (rundirs_expand(argv[i], &list) < 0) {
-			error_msg("'%s' is not a run directory nor a directory of them", argv[i]);
-			ret = HB_EXIT_USAGE;
-			goto out;
-		}
-	}
+	ret = rundir_args_expand(argv + optind, argc - optind, &list);
+	if (ret != HB_EXIT_OK)
+		goto out;
 	scans = zalloc((list.n ? list.n : 1) * sizeof(*scans));
 	for (size_t i = 0; i < list.n; i++) {
 		intf_scan_init(&scans[i]);

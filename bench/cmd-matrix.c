@@ -5,6 +5,7 @@
  * recipes/matrix.ini lists and then this.
  */
 #include "cmd.h"
+#include "cmdargs.h"
 #include "exitcodes.h"
 #include "interfered.h"
 #include "matrix.h"
@@ -123,7 +124,7 @@ int cmd_matrix(int argc, char **argv, struct context *ctx)
 	struct interfered_list interfered;
 	struct report_rows rr;
 	char *out_dir = NULL;
-	int c, ret;
+	int c, id, ret;
 
 	metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
 
@@ -134,8 +135,11 @@ int cmd_matrix(int argc, char **argv, struct context *ctx)
 				return usage_error(matrix_usage, "--by wants batch or kernel, not '%s'", optarg);
 			break;
 		case 'm':
-			if (metric_list_add(ids, &n_ids, optarg) < 0)
-				return usage_error(matrix_usage, "unknown metric '%s'", optarg);
+			if (metric_arg(matrix_usage, optarg, &id) != HB_EXIT_OK) {
+				free(out_dir);
+				return HB_EXIT_USAGE;
+			}
+			metric_list_add(ids, &n_ids, optarg);
 			break;
 		case 'o':
 			free(out_dir);
@@ -180,7 +184,7 @@ int cmd_matrix(int argc, char **argv, struct context *ctx)
 	if (optind < argc)
 		ret = report_rows_from_dirs(&rr, argv + optind, argc - optind, &metric);
 	else
-		ret = report_rows_from_db(&rr, db ? db : ctx->default_db, game, NULL, 0);
+		ret = report_rows_from_db(&rr, ctx, db, game, NULL, 0);
 	if (ret == HB_EXIT_USAGE || (optind >= argc && ret != HB_EXIT_OK)) {
 		report_rows_release(&rr);
 		goto out;

@@ -5,10 +5,10 @@
  * files; what each picture shows is in docs/plots.md.
  */
 #include "cmd.h"
+#include "cmdargs.h"
 #include "exitcodes.h"
 #include "plot.h"
 #include "run.h"
-#include "rundirs.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -59,7 +59,7 @@ static int parse_args(int argc, char **argv, struct context *ctx, struct plot_ar
 		{ NULL, 0, NULL, 0 },
 	};
 	struct metric_opts mo = METRIC_OPTS_DEFAULT;
-	int c;
+	int c, id;
 
 	memset(a, 0, sizeof(*a));
 	a->stall_ms = mo.stall_ms;
@@ -76,6 +76,8 @@ static int parse_args(int argc, char **argv, struct context *ctx, struct plot_ar
 			a->title = optarg;
 			break;
 		case 'm':
+			if (metric_arg(plot_usage, optarg, &id) != HB_EXIT_OK)
+				return HB_EXIT_USAGE;
 			a->metric = optarg;
 			break;
 		case 's':
@@ -113,21 +115,20 @@ static int report(const struct plot_out *out, int r, struct strbuf *err)
 	return HB_EXIT_OK;
 }
 
+/* A run with frames to draw: HB_EXIT_OK, or the exit code after saying
+ * why not. */
 static int load(const char *dir, struct run *run)
 {
-	struct strbuf err = STRBUF_INIT;
+	int r = rundir_arg_load(dir, run);
 
-	if (run_load(dir, run, &err) < 0) {
-		error_msg("%s", err.buf);
-		strbuf_release(&err);
-		return -1;
-	}
+	if (r != HB_EXIT_OK)
+		return r;
 	if (!run->have_frames || run->frames.n < 2) {
 		error_msg("'%s' has no frames", run->dir);
 		run_release(run);
-		return -1;
+		return HB_EXIT_FAILURE;
 	}
-	return 0;
+	return HB_EXIT_OK;
 }
 
 /* Seconds from the run's first present; clamped at 0. */
@@ -188,8 +189,8 @@ static int plot_frames_cmd(struct plot_args *a)
 
 	if (a->n_inputs != 1)
 		return usage_error(plot_usage, "plot frames wants one run directory");
-	if (load(a->inputs[0], &run) < 0)
-		return HB_EXIT_FAILURE;
+	if ((rc = load(a->inputs[0], &run)) != HB_EXIT_OK)
+		return rc;
 	t = zalloc((run.frames.n - 1) * sizeof(*t));
 	ms = zalloc((run.frames.n - 1) * sizeof(*ms));
 	for (uint64_t i = 1; i < run.frames.n; i++) {
@@ -201,6 +202,8 @@ static int plot_frames_cmd(struct plot_args *a)
 	/* the reload segments when the game has a rule (a bad rule: none drawn) */
 	have_rr = run_reload_find(&run, a->gamedb_dirs, &rr, &err) == 0;
 	strbuf_reset(&err);
+	if (have_rr)
+		run_recipe_note(&run, &rr);
 	seg = zalloc(sizeof(*seg) * (2 + (have_rr ? rr.n_segments : 0)));
 	f = (struct plot_frames){ .title = title, .t_s = t, .ms = ms, .n = run.frames.n - 1,
 				  .stall_ms = a->stall_ms, .segments = seg,
@@ -233,13 +236,12 @@ static int plot_percentiles_cmd(struct plot_args *a)
 	if (a->n_inputs < 1)
 		return usage_error(plot_usage, "plot percentiles wants run directories");
 	argv_init(&dirs);
-	for (int i = 0; i < a->n_inputs; i++) {
-		if (rundirs_expand(a->inputs[i], &dirs) < 0) {
-			error_msg("'%s' is not a run directory nor a directory of them", a->inputs[i]);
-			argv_release(&dirs);
-			return HB_EXIT_USAGE;
-		}
+	rc = rundir_args_expand(a->inputs, a->n_inputs, &dirs);
+	if (rc != HB_EXIT_OK) {
+		argv_release(&dirs);
+		return rc;
 	}
+	rc = HB_EXIT_FAILURE;
 	runs = zalloc((dirs.n + 1) * sizeof(*runs));
 	series = zalloc((dirs.n + 1) * sizeof(*series));
 	for (size_t d = 0; d < dirs.n; d++) {
@@ -247,7 +249,7 @@ static int plot_percentiles_cmd(struct plot_args *a)
 		double *ms;
 		size_t k = 0;
 
-		if (load(dirs.v[d], run) < 0)
+		if ((rc = load(dirs.v[d], run)) != HB_EXIT_OK)
 			goto out;
 		ms = zalloc(run->frames.n * sizeof(*ms));
 		/* the measured window's frames (docs/metrics.md), all of them
@@ -282,14 +284,21 @@ out:
 	return rc;
 }
 
+/* HB_EXIT_OK with the file in *buf, or the exit code after saying why not
+ * (a missing file is the user's: 2). */
 static int read_input(const char *path, char **buf)
 {
 	size_t len;
-	int r = read_file(path, buf, &len);
+	int r = input_arg_check(path);
 
-	if (r < 0)
+	if (r != HB_EXIT_OK)
+		return r;
+	r = read_file(path, buf, &len);
+	if (r < 0) {
 		error_msg("cannot read '%s': %s", path, strerror(-r));
-	return r;
+		return HB_EXIT_FAILURE;
+	}
+	return HB_EXIT_OK;
 }
 
 static int plot_matrix_cmd(struct plot_args *a)
@@ -302,8 +311,8 @@ static int plot_matrix_cmd(struct plot_args *a)
 
 	if (a->n_inputs != 1)
 		return usage_error(plot_usage, "plot matrix wants one matrix CSV");
-	if (read_input(a->inputs[0], &buf) < 0)
-		return HB_EXIT_FAILURE;
+	if ((rc = read_input(a->inputs[0], &buf)) != HB_EXIT_OK)
+		return rc;
 	if (plot_matrix_parse(a->inputs[0], buf, &m, &err) < 0) {
 		error_msg("%s", err.buf);
 		free(buf);
@@ -335,8 +344,8 @@ static int plot_trend_cmd(struct plot_args *a)
 
 	if (a->n_inputs != 1)
 		return usage_error(plot_usage, "plot trend wants one TSV ('hitchbench regress --format tsv')");
-	if (read_input(a->inputs[0], &buf) < 0)
-		return HB_EXIT_FAILURE;
+	if ((rc = read_input(a->inputs[0], &buf)) != HB_EXIT_OK)
+		return rc;
 	if (plot_trend_parse(a->inputs[0], buf, &pts, &n, &err) < 0) {
 		error_msg("%s", err.buf);
 		free(buf);

@@ -6,6 +6,7 @@
  */
 #include "changepoint.h"
 #include "cmd.h"
+#include "cmdargs.h"
 #include "exitcodes.h"
 #include "metrics.h"
 #include "resultsdb-query.h"
@@ -109,7 +110,7 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 	struct changepoint *cps = NULL;
 	struct kernel_row *rows = NULL;
 	struct resultsdb *db = NULL;
-	const char *path = ctx->default_db;
+	const char *path = NULL;
 	size_t n = 0, nused = 0, nrows = 0, ncps = 0, skipped = 0;
 	bool tsv = false, *may_split = NULL;
 	double *x = NULL;
@@ -146,12 +147,15 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 		return usage_error(regress_usage, "regress wants GAME RUN_NAME");
 	if (!q.metric)
 		return usage_error(regress_usage, "regress wants --metric");
-	metric = metric_lookup(q.metric);
-	if (metric < 0)
-		return usage_error(regress_usage, "unknown metric '%s'", q.metric);
+	if (metric_arg(regress_usage, q.metric, &metric) != HB_EXIT_OK)
+		return HB_EXIT_USAGE;
 	q.game = argv[optind];
 	q.run_name = argv[optind + 1];
-	if (resultsdb_open(path, &db, &err) < 0 || resultsdb_metric_values(db, &q, &v, &n, &err) < 0) {
+	ret = db_arg_open(ctx, path, RESULTSDB_READ, &db, &path);
+	if (ret != HB_EXIT_OK)
+		return ret;
+	ret = HB_EXIT_FAILURE;
+	if (resultsdb_metric_values(db, &q, &v, &n, &err) < 0) {
 		error_msg("cannot read the results database '%s': %s", path, err);
 		free(err);
 		goto out;

@@ -3,6 +3,7 @@
  * their frames) or of the results database, as a table, CSV or JSON.
  */
 #include "cmd.h"
+#include "cmdargs.h"
 #include "exitcodes.h"
 #include "interfered.h"
 #include "report.h"
@@ -62,7 +63,7 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 	struct report_rows rr;
 	enum metric_id cols[M_COUNT];
 	size_t n_cols = 0;
-	int c, ret;
+	int c, id, ret;
 
 	ro.metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
 
@@ -90,8 +91,9 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 			variant = optarg;
 			break;
 		case 'm':
-			if (metric_list_add(cols, &n_cols, optarg) < 0)
-				return usage_error(report_usage, "unknown metric '%s'", optarg);
+			if (metric_arg(report_usage, optarg, &id) != HB_EXIT_OK)
+				return HB_EXIT_USAGE;
+			metric_list_add(cols, &n_cols, optarg);
 			break;
 		case 'i':
 			interfered_path = optarg;
@@ -132,7 +134,7 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 	if (ret != HB_EXIT_OK)
 		return ret;
 	if (db) {
-		ret = report_rows_from_db(&rr, db, game, variant, ro.format == REPORT_JSON);
+		ret = report_rows_from_db(&rr, ctx, db, game, variant, ro.format == REPORT_JSON);
 		ro.window_note = "as stored: frames ending in each run's measured window";
 	} else {
 		ret = report_rows_from_dirs(&rr, argv + optind, argc - optind, &ro.metric);

@@ -5,9 +5,9 @@
  * section (load, warm-up, window), and the seconds per cause.
  */
 #include "cmd.h"
+#include "cmdargs.h"
 #include "exitcodes.h"
 #include "run.h"
-#include "rundirs.h"
 #include "stallcause.h"
 
 #include <errno.h>
@@ -192,6 +192,7 @@ static void print_section(const struct stall_run *sr, enum stall_section sec, bo
 static int stalls_one(const char *dir, const struct metric_opts *mo, bool verbose, bool *had)
 {
 	struct strbuf err = STRBUF_INIT;
+	struct run_reload rr;
 	struct stall_run sr;
 	struct run run;
 	int r;
@@ -201,6 +202,12 @@ static int stalls_one(const char *dir, const struct metric_opts *mo, bool verbos
 		strbuf_release(&err);
 		return HB_EXIT_FAILURE;
 	}
+	/* the sections come from the run's reload rule: say if its recipe moved on */
+	if (run_reload_find(&run, mo->gamedb_dirs, &rr, &err) == 0) {
+		run_recipe_note(&run, &rr);
+		run_reload_release(&rr);
+	}
+	strbuf_reset(&err);
 	printf("run %s (%s)\n", run.name, run.dir);
 	r = stall_run_load(&run, mo, &sr, &err);
 	if (r == -ENOENT) {
@@ -245,7 +252,7 @@ int cmd_stalls(int argc, char **argv, struct context *ctx)
 	bool verbose = false, had = false;
 	int c, ret = HB_EXIT_OK;
 
-	(void)ctx;
+	mo.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
 	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -266,12 +273,10 @@ int cmd_stalls(int argc, char **argv, struct context *ctx)
 	if (optind >= argc)
 		return usage_error(stalls_usage, "stalls wants run directories");
 	argv_init(&list);
-	for (int i = optind; i < argc; i++) {
-		if (rundirs_expand(argv[i], &list) < 0) {
-			error_msg("'%s' is not a run directory nor a directory of them", argv[i]);
-			argv_release(&list);
-			return HB_EXIT_USAGE;
-		}
+	ret = rundir_args_expand(argv + optind, argc - optind, &list);
+	if (ret != HB_EXIT_OK) {
+		argv_release(&list);
+		return ret;
 	}
 	for (size_t i = 0; i < list.n; i++)
 		if (stalls_one(list.v[i], &mo, verbose, &had) != HB_EXIT_OK)

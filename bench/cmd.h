@@ -41,6 +41,8 @@ int load_interfered(const struct context *ctx, const char *path, struct interfer
 /* Messages, git-style: "hitchbench: cannot open 'x': No such file". */
 void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Something the user should know that is not wrong: "hitchbench: note: ". */
+void note_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Every command's --help goes to stdout, a usage error to stderr (exit 2). */
 int usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -66,6 +66,15 @@ void warn_msg(const char *fmt, ...)
 	va_end(ap);
 }
 
+void note_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("note: ", fmt, ap);
+	va_end(ap);
+}
+
 int usage_error(const char *usage, const char *fmt, ...)
 {
 	va_list ap;
@@ -87,7 +96,7 @@ static void usage(FILE *out)
 	fprintf(out, "usage: hitchbench <command> [<args>]\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(out, "   %-*s %s\n", width, commands[i].name, commands[i].summary);
-	fprintf(out, "\n'hitchbench <command> --help' tells more. hitchbench %s\n", HB_VERSION);
+	fprintf(out, "\n'hitchbench help <command>' (or '<command> --help') tells more. hitchbench %s\n", HB_VERSION);
 }
 
 static bool is_dir(const char *path)
@@ -166,17 +175,29 @@ static void context_release(struct context *ctx)
 
 int main(int argc, char **argv)
 {
+	char *help_argv[] = { NULL, NULL, "--help", NULL };
 	struct context ctx;
 	int r = -1;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? HB_EXIT_USAGE : HB_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("hitchbench %s\n", HB_VERSION);
 		return HB_EXIT_OK;
+	}
+	/* "help CMD" is "CMD --help" (git's way) */
+	if (!strcmp(argv[1], "help")) {
+		if (argc > 3) {
+			error_msg("help wants one command, not %d", argc - 2);
+			return HB_EXIT_USAGE;
+		}
+		help_argv[0] = argv[0];
+		help_argv[1] = argv[2];
+		argc = 3;
+		argv = help_argv;
 	}
 	context_init(&ctx);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {

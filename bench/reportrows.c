@@ -3,22 +3,25 @@
  */
 #include "reportrows.h"
 #include "cmd.h"
+#include "cmdargs.h"
 #include "exitcodes.h"
-#include "rundirs.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* A bad analysis.ini (or game.log) is the user's to fix, not a run
- * without play numbers: refused with its file and line. */
+ * without play numbers: refused with its file and line. A recipe that
+ * changed or no longer loads is said, once for the run. */
 static int check_reload(const struct run *run, const struct metric_opts *opts, struct strbuf *err)
 {
 	struct run_reload rr;
 	int e = run_reload_find(run, opts->gamedb_dirs, &rr, err);
 
-	if (e == 0)
+	if (e == 0) {
+		run_recipe_note(run, &rr);
 		run_reload_release(&rr);
+	}
 	return e == -EINVAL ? e : 0;
 }
 
@@ -31,12 +34,10 @@ int report_rows_from_dirs(struct report_rows *rr, char **dirs, int n,
 
 	memset(rr, 0, sizeof(*rr));
 	argv_init(&list);
-	for (int i = 0; i < n; i++) {
-		if (rundirs_expand(dirs[i], &list) < 0) {
-			error_msg("'%s' is not a run directory nor a directory of them", dirs[i]);
-			argv_release(&list);
-			return HB_EXIT_USAGE;
-		}
+	ret = rundir_args_expand(dirs, n, &list);
+	if (ret != HB_EXIT_OK) {
+		argv_release(&list);
+		return ret;
 	}
 	rr->rows = zalloc(sizeof(*rr->rows) * (list.n ? list.n : 1));
 	rr->runs = zalloc(sizeof(*rr->runs) * (list.n ? list.n : 1));
@@ -63,16 +64,18 @@ int report_rows_from_dirs(struct report_rows *rr, char **dirs, int n,
 	return ret;
 }
 
-int report_rows_from_db(struct report_rows *rr, const char *path, const char *game,
-			const char *variant, int with_provenance)
+int report_rows_from_db(struct report_rows *rr, const struct context *ctx, const char *path,
+			const char *game, const char *variant, int with_provenance)
 {
 	struct resultsdb *db = NULL;
 	char *err = NULL;
-	int ret = HB_EXIT_OK;
+	int ret;
 
 	memset(rr, 0, sizeof(*rr));
-	if (resultsdb_open(path, &db, &err) < 0 ||
-	    resultsdb_list(db, game, variant, &rr->db_runs, &rr->n_db_runs, &err) < 0 ||
+	ret = db_arg_open(ctx, path, RESULTSDB_READ, &db, &path);
+	if (ret != HB_EXIT_OK)
+		return ret;
+	if (resultsdb_list(db, game, variant, &rr->db_runs, &rr->n_db_runs, &err) < 0 ||
 	    (with_provenance && resultsdb_load_provenance(db, rr->db_runs, rr->n_db_runs, &err) < 0)) {
 		error_msg("cannot read the results database '%s': %s", path, err);
 		free(err);
@@ -91,9 +94,14 @@ out:
 int load_interfered(const struct context *ctx, const char *path, struct interfered_list *list)
 {
 	struct strbuf err = STRBUF_INIT;
-	char *def = xasprintf("%s/interfered.txt", ctx->results_dir);
-	int r = interfered_read(list, path ? path : def, !path, &err);
+	char *def;
+	int r;
 
+	/* --interfered FILE must be there; the default file need not */
+	if (path && (r = input_arg_check(path)) != HB_EXIT_OK)
+		return r;
+	def = xasprintf("%s/interfered.txt", ctx->results_dir);
+	r = interfered_read(list, path ? path : def, !path, &err);
 	if (r < 0)
 		error_msg("%s", err.buf);
 	strbuf_release(&err);

@@ -28,9 +28,12 @@ struct report_rows {
 int report_rows_from_dirs(struct report_rows *rr, char **dirs, int n,
 			  const struct metric_opts *opts);
 /* The database's runs of game and variant (NULL: any), with their
- * provenance when with_provenance. HB_EXIT_OK or HB_EXIT_FAILURE. */
-int report_rows_from_db(struct report_rows *rr, const char *path, const char *game,
-			const char *variant, int with_provenance);
+ * provenance when with_provenance, from --db PATH (NULL: the default),
+ * opened read-only. HB_EXIT_OK; HB_EXIT_USAGE when there is no database
+ * there (none is made); else HB_EXIT_FAILURE. */
+struct context;
+int report_rows_from_db(struct report_rows *rr, const struct context *ctx, const char *path,
+			const char *game, const char *variant, int with_provenance);
 void report_rows_release(struct report_rows *rr);
 
 /* --metric NAME: appends the metric to ids[0..M_COUNT), once (a repeated

@@ -25,6 +25,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* How long to wait for another process's lock before failing with -EBUSY. */
@@ -213,13 +214,84 @@ static int migrate(struct resultsdb *db, char **err)
 	return read_user_version(db, &db->version, err);
 }
 
-int resultsdb_open(const char *path, struct resultsdb **out, char **err)
+/* A reader takes the schema as it is: the queries are the newest
+ * schema's, and upgrading is a write. */
+static int check_readable(struct resultsdb *db, char **err)
 {
-	struct resultsdb *db = zalloc(sizeof(*db));
+	int ret = read_user_version(db, &db->version, err);
+
+	if (ret < 0)
+		return ret;
+	if (db->version > newest_version())
+		return refuse_newer(db, db->version, err);
+	if (db->version == 0) {
+		set_err(err, "'%s' holds no results database (schema version 0): an empty file, or "
+			"another program's database", db->path);
+		return -ENOTSUP;
+	}
+	if (db->version < newest_version()) {
+		set_err(err, "database '%s' has schema version %d, older than this hitchbench reads (%d): "
+			"'hitchbench db upgrade --db %s' upgrades it (a read never does)", db->path,
+			db->version, newest_version(), db->path);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* SQLite's read-only URI of a path, "file:PATH?mode=ro": every byte but
+ * the unreserved ones and '/' percent-encoded, so a '?', '#' or '%' in a
+ * file name stays part of the name. */
+static char *readonly_uri(const char *path)
+{
+	static const char keep[] = "/-._~";
+	struct strbuf sb = STRBUF_INIT;
+
+	/* file:///abs (an empty authority) or file:rel */
+	strbuf_addstr(&sb, *path == '/' ? "file://" : "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr(keep, *p))
+			strbuf_addch(&sb, (char)*p);
+		else
+			strbuf_addf(&sb, "%%%02X", *p);
+	}
+	strbuf_addstr(&sb, "?mode=ro");
+	return strbuf_detach(&sb);
+}
+
+/* Only a writer may make the database, and the directory it goes in. */
+static int open_existing(const char *path, char **err)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		int e = errno;
+
+		if (e == ENOENT || e == ENOTDIR)
+			set_err(err, "no such database: %s", path);
+		else
+			set_err(err, "cannot open database '%s': %s", path, strerror(e));
+		return e == ENOTDIR ? -ENOENT : -e;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		set_err(err, "cannot open database '%s': it is a directory", path);
+		return -EISDIR;
+	}
+	return 0;
+}
+
+int resultsdb_open_mode(const char *path, enum resultsdb_mode mode, struct resultsdb **out,
+			char **err)
+{
+	struct resultsdb *db;
+	char *uri = NULL;
 	int rc, ret;
 
+	if (mode != RESULTSDB_WRITE && (ret = open_existing(path, err)) < 0)
+		return ret;
+	db = zalloc(sizeof(*db));
 	db->path = xstrdup(path);
-	if (strrchr(path, '/')) {
+	if (mode == RESULTSDB_WRITE && strrchr(path, '/')) {
 		/* a new database may live in a directory not made yet */
 		char *dir = strndup(path, (size_t)(strrchr(path, '/') - path));
 
@@ -227,7 +299,13 @@ int resultsdb_open(const char *path, struct resultsdb **out, char **err)
 			mkdir_p(dir, 0755);
 		free(dir);
 	}
-	rc = sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (mode == RESULTSDB_READ) {
+		uri = readonly_uri(path);
+		rc = sqlite3_open_v2(uri, &db->sql, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	} else {
+		rc = sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READWRITE |
+				     (mode == RESULTSDB_WRITE ? SQLITE_OPEN_CREATE : 0), NULL);
+	}
 	if (rc != SQLITE_OK) {
 		if (!db->sql) {
 			set_err(err, "cannot open database '%s': %s", path, sqlite3_errstr(rc));
@@ -242,14 +320,20 @@ int resultsdb_open(const char *path, struct resultsdb **out, char **err)
 	ret = exec(db, "PRAGMA foreign_keys = ON", err, "cannot enable foreign keys in");
 	if (ret < 0)
 		goto out;
-	ret = migrate(db, err);
+	ret = mode == RESULTSDB_READ ? check_readable(db, err) : migrate(db, err);
 	if (ret < 0)
 		goto out;
 	*out = db;
 	db = NULL;
 out:
+	free(uri);
 	resultsdb_close(db);
 	return ret;
+}
+
+int resultsdb_open(const char *path, struct resultsdb **out, char **err)
+{
+	return resultsdb_open_mode(path, RESULTSDB_WRITE, out, err);
 }
 
 void resultsdb_close(struct resultsdb *db)

@@ -36,6 +36,22 @@ extern const size_t schema_migration_count;
  * database: see resultsdb.c for why not WAL). Busy databases are waited for
  * a few seconds, then -EBUSY. */
 int resultsdb_open(const char *path, struct resultsdb **out, char **err);
+
+/* What a command may do to the database it opens. */
+enum resultsdb_mode {
+	RESULTSDB_WRITE,        /* resultsdb_open(): created when missing, migrated */
+	RESULTSDB_UPGRADE,      /* an existing database, migrated; nothing is created */
+	RESULTSDB_READ,         /* an existing database, read-only (SQLite mode=ro) */
+};
+/* resultsdb_open() as mode says. RESULTSDB_READ and RESULTSDB_UPGRADE
+ * refuse a missing path with -ENOENT and "no such database: PATH", and
+ * make no directory. RESULTSDB_READ writes nothing at all (no journal, no
+ * migration, the file's bytes and mtime unchanged) and refuses a database
+ * of an older schema with -ENOTSUP and a message saying how to upgrade it
+ * (hitchbench db upgrade), as it refuses a newer one: the queries are
+ * written for the newest schema. */
+int resultsdb_open_mode(const char *path, enum resultsdb_mode mode, struct resultsdb **out,
+			char **err);
 /* resultsdb_close(NULL) is safe. */
 void resultsdb_close(struct resultsdb *db);
 /* The PRAGMA user_version the database is at (the newest migration's). */

@@ -10,9 +10,21 @@ expect_eq "exit without a command" 2 "$rc"
 "$HB" --help >"$T/help" || fail "--help failed"
 for c in run report db frames quiet thaw; do
 	grep -q "^   $c " "$T/help" || fail "--help does not list '$c'"
+done
+# every command the table lists: its --help, and 'help CMD' the same
+cmds=$(sed -n 's/^   \([a-z-]*\) .*/\1/p' "$T/help")
+[ "$(echo "$cmds" | wc -l)" -ge 13 ] || fail "--help lists too few commands: $cmds"
+for c in $cmds; do
 	"$HB" $c --help >"$T/h" || fail "$c --help failed"
 	grep -q "^usage: hitchbench $c" "$T/h" || fail "$c --help has no usage line"
+	"$HB" help $c >"$T/h2" 2>"$T/err" || fail "help $c failed: $(cat "$T/err")"
+	cmp -s "$T/h" "$T/h2" || fail "help $c is not $c --help: $(diff "$T/h" "$T/h2")"
 done
+"$HB" help >"$T/h" || fail "help failed"
+cmp -s "$T/help" "$T/h" || fail "help is not --help"
+rc=0; "$HB" help frobnicate 2>"$T/err" || rc=$?
+expect_eq "help of an unknown command" 2 "$rc"
+grep -q "'frobnicate' is not a hitchbench command" "$T/err" || fail "help frobnicate: $(cat "$T/err")"
 
 rc=0; "$HB" frobnicate 2>"$T/err" || rc=$?
 expect_eq "unknown command" 2 "$rc"
@@ -43,4 +55,6 @@ grep -q "has no variant 'no-such-variant' (it has: base, software, gl)" "$T/err"
 
 rc=0; "$HB" report "$T/nothing" 2>"$T/err" || rc=$?
 expect_eq "report of nothing" 2 "$rc"
+expect_eq "report of nothing: message" "hitchbench: cannot open '$T/nothing': No such file or directory" \
+	"$(cat "$T/err")"
 exit 0

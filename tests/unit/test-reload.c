@@ -7,6 +7,7 @@
  * recipe's [reload] winning over gamedb; the warm-up's numbers; and every
  * kind of bad analysis.ini refused with its file and line.
  */
+#include "hash.h"
 #include "kvfile.h"
 #include "metrics.h"
 #include "recipe.h"
@@ -19,6 +20,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MS 1000000ull
 #define S (1000 * MS)
@@ -325,6 +327,58 @@ START_TEST(recipe_override)
 }
 END_TEST
 
+/* What the user is told of the run's recipe (recipe_note): nothing while
+ * it is as it was at the run, or gone (a copied run); that it changed since
+ * (with or without a [reload] now) or no longer loads. */
+START_TEST(recipe_note)
+{
+	static const char with[] = "[recipe]\ncommand = true\n\n[reload]\nafter_pass_start = 0.2\n"
+				   "why = the recipe's own\n";
+	struct synth s;
+	struct run_reload rr;
+	char *tmp = test_tmpdir();
+	char *recipe = put(tmp, "recipes/loopgame.ini", with);
+	char sha[HB_SHA256_HEX_LEN + 1];
+
+	ck_assert_int_eq(sha256_file_hex(recipe, sha), 0);
+	synth_init(&s, true, recipe);
+	kvfile_add(&s.run.bench, "recipe_sha256", sha);
+	split(&s, &rr);
+	ck_assert_ptr_null(rr.recipe_note);
+	run_reload_release(&rr);
+
+	free(put(tmp, "recipes/loopgame.ini", "[recipe]\ncommand = true\n# [reload] taken out\n"));
+	split(&s, &rr);
+	ck_assert_msg(rr.recipe_note && strstr(rr.recipe_note, "changed since the run: it has no [reload] now") &&
+		      strstr(rr.recipe_note, recipe), "note: %s", rr.recipe_note);
+	run_reload_release(&rr);
+
+	free(put(tmp, "recipes/loopgame.ini", "[recipe]\ncommand = true\n\n[reload]\n"
+		 "after_pass_start = 0.3\nwhy = edited\n"));
+	split(&s, &rr);
+	ck_assert_int_eq(rr.rule.kind, RELOAD_FIXED);
+	ck_assert_msg(rr.recipe_note && strstr(rr.recipe_note, "its [reload] as it is now is used"),
+		      "note: %s", rr.recipe_note);
+	run_reload_release(&rr);
+
+	free(put(tmp, "recipes/loopgame.ini", "[recipe]\ncommand = true\nwindw = 3\n"));
+	split(&s, &rr);
+	ck_assert_msg(rr.recipe_note && strstr(rr.recipe_note, "no longer loads (") &&
+		      strstr(rr.recipe_note, "loopgame.ini:3"), "note: %s", rr.recipe_note);
+	run_reload_release(&rr);
+
+	ck_assert_int_eq(unlink(recipe), 0);
+	split(&s, &rr);
+	ck_assert_ptr_null(rr.recipe_note);
+	ck_assert_ptr_nonnull(strstr(rr.note, "is gone"));
+	run_reload_release(&rr);
+	synth_release(&s);
+	remove_tree(tmp);
+	free(tmp);
+	free(recipe);
+}
+END_TEST
+
 /* Warm-up (500, 1500]: 100 frames of 10 ms, nothing over 100 ms; then a
  * run whose warm-up holds a 300 ms frame; and a run without warm-up. */
 START_TEST(warmup_metrics)
@@ -484,6 +538,7 @@ TEST_SUITE(reload_suite)
 	tcase_add_test(tc, missing_line);
 	tcase_add_test(tc, pass_stopped_while_loading);
 	tcase_add_test(tc, recipe_override);
+	tcase_add_test(tc, recipe_note);
 	tcase_add_test(tc, warmup_metrics);
 	tcase_add_test(tc, ini_errors);
 	tcase_add_test(tc, ini_good);

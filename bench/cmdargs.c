@@ -1,0 +1,109 @@
+/*
+ * The arguments several commands share (see cmdargs.h).
+ */
+#include "cmdargs.h"
+#include "cmd.h"
+#include "exitcodes.h"
+#include "metrics.h"
+#include "rundirs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int db_arg_open(const struct context *ctx, const char *path, enum resultsdb_mode mode,
+		struct resultsdb **db, const char **path_out)
+{
+	char *err = NULL;
+	int r;
+
+	if (!path)
+		path = ctx->default_db;
+	if (path_out)
+		*path_out = path;
+	r = resultsdb_open_mode(path, mode, db, &err);
+	if (r < 0) {
+		/* the library's message names the path and what is wrong */
+		error_msg("%s", err ? err : strerror(-r));
+		free(err);
+		return r == -ENOENT ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
+	}
+	return HB_EXIT_OK;
+}
+
+int input_arg_check(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0)
+		return HB_EXIT_OK;
+	error_msg("cannot open '%s': %s", path, strerror(errno));
+	return HB_EXIT_USAGE;
+}
+
+int rundir_args_expand(char **args, int n, struct argv_list *out)
+{
+	for (int i = 0; i < n; i++) {
+		int r = input_arg_check(args[i]);
+
+		if (r != HB_EXIT_OK)
+			return r;
+		if (rundirs_expand(args[i], out) < 0) {
+			error_msg("'%s' is not a run directory nor a directory of them", args[i]);
+			return HB_EXIT_USAGE;
+		}
+	}
+	return HB_EXIT_OK;
+}
+
+int rundir_arg_load(const char *dir, struct run *run)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *bench = xasprintf("%s/bench.txt", dir);
+	struct stat st;
+	int r = input_arg_check(dir);
+
+	if (r == HB_EXIT_OK && stat(bench, &st) < 0) {
+		error_msg("'%s' is not a run directory (no bench.txt)", dir);
+		r = HB_EXIT_USAGE;
+	}
+	if (r == HB_EXIT_OK && run_load(dir, run, &err) < 0) {
+		error_msg("%s", err.buf);
+		r = HB_EXIT_FAILURE;
+	}
+	free(bench);
+	strbuf_release(&err);
+	return r;
+}
+
+int metric_arg(const char *usage, const char *name, int *id)
+{
+	struct strbuf list = STRBUF_INIT;
+	size_t line = 0;
+	int ret;
+
+	*id = metric_lookup(name);
+	if (*id >= 0)
+		return HB_EXIT_OK;
+	/* the names, wrapped as the usage text is */
+	for (int i = 0; i < M_COUNT; i++) {
+		size_t len = strlen(metric_defs[i].name);
+
+		if (line && line + len + 1 > 78) {
+			strbuf_addch(&list, '\n');
+			line = 0;
+		}
+		strbuf_addf(&list, "%s%s", line ? " " : "  ", metric_defs[i].name);
+		line += len + (line ? 1 : 2);
+	}
+	ret = usage_error(usage, "unknown metric '%s'; the metrics are:\n%s", name, list.buf);
+	strbuf_release(&list);
+	return ret;
+}
+
+void run_recipe_note(const struct run *run, const struct run_reload *rr)
+{
+	if (rr->recipe_note)
+		note_msg("%s: %s", run->name, rr->recipe_note);
+}

@@ -1,0 +1,49 @@
+/*
+ * What several commands do alike with their arguments, in one place so
+ * they say it in one voice: the database --db names (opened for reading or
+ * writing as the command needs), input paths that must exist, run
+ * directories, and metric names. Command-layer code: each function says
+ * what is wrong through error_msg() and returns an exit code (exitcodes.h),
+ * HB_EXIT_OK when all is well.
+ */
+#ifndef HB_CMDARGS_H
+#define HB_CMDARGS_H
+
+#include "argv.h"
+#include "resultsdb.h"
+#include "run.h"
+
+struct context;
+
+/* The database of --db PATH (NULL: the default, results/hitchbench.db),
+ * its path in *path_out when that is not NULL. Readers (RESULTSDB_READ)
+ * open it read-only and refuse a missing one ("no such database: PATH",
+ * usage, 2): only a writer makes a database. HB_EXIT_OK with *db set, or
+ * the exit code (2 missing, 1 any other failure). */
+int db_arg_open(const struct context *ctx, const char *path, enum resultsdb_mode mode,
+		struct resultsdb **db, const char **path_out);
+
+/* An input file or directory the user named: HB_EXIT_OK when it exists,
+ * else "cannot open 'PATH': No such file or directory" and HB_EXIT_USAGE. */
+int input_arg_check(const char *path);
+
+/* RUNDIR arguments expanded (rundirs.h) into out: a missing path is
+ * input_arg_check()'s, a directory that holds no run is "'X' is not a run
+ * directory nor a directory of them"; both HB_EXIT_USAGE. */
+int rundir_args_expand(char **args, int n, struct argv_list *out);
+
+/* One run directory, loaded (run_load()): a missing path or a directory
+ * without bench.txt is a usage error (2), a run that does not load a
+ * failure (1). */
+int rundir_arg_load(const char *dir, struct run *run);
+
+/* --metric NAME: the metric's id in *id, or "unknown metric 'NAME'" with
+ * the list of those there are, the usage, and HB_EXIT_USAGE. */
+int metric_arg(const char *usage, const char *name, int *id);
+
+/* "hitchbench: note: RUN: the recipe ... changed since the run" on stderr
+ * when run_reload_find() had something to say about the run's recipe
+ * (report, stalls and plot frames say it once for each run). */
+void run_recipe_note(const struct run *run, const struct run_reload *rr);
+
+#endif
