@@ -110,7 +110,9 @@ static double since_first(const struct run *run, uint64_t t)
 	return t >= first ? (double)(t - first) / 1e9 : -(double)(first - t) / 1e9;
 }
 
-/* The window is a real span inside the recorded frames. */
+/* The window is a real span inside the recorded frames. One that starts
+ * after the frames (a warm-up longer than the recording) is said so even
+ * when its end is before its start (an importer's end is the last frame). */
 static int check_window(const struct run *run, struct strbuf *why)
 {
 	uint64_t first, last;
@@ -118,12 +120,6 @@ static int check_window(const struct run *run, struct strbuf *why)
 	if (!run->have_window) {
 		strbuf_addf(why, "bench.txt: no window (window_start_ns and window_end_ns) "
 			    "for a run with status ok");
-		return -EINVAL;
-	}
-	if (run->window_end_ns <= run->window_start_ns) {
-		strbuf_addf(why, "bench.txt: the window ends (window_end_ns=%llu) before it starts "
-			    "(window_start_ns=%llu)", (unsigned long long)run->window_end_ns,
-			    (unsigned long long)run->window_start_ns);
 		return -EINVAL;
 	}
 	if (run->frames.n < 2) {
@@ -142,6 +138,12 @@ static int check_window(const struct run *run, struct strbuf *why)
 	if (run->window_end_ns <= first) {
 		strbuf_addf(why, "the window ends at %.3f s, before the first present (times from "
 			    "the first present)", since_first(run, run->window_end_ns));
+		return -EINVAL;
+	}
+	if (run->window_end_ns <= run->window_start_ns) {
+		strbuf_addf(why, "bench.txt: the window ends (window_end_ns=%llu) before it starts "
+			    "(window_start_ns=%llu)", (unsigned long long)run->window_end_ns,
+			    (unsigned long long)run->window_start_ns);
 		return -EINVAL;
 	}
 	return 0;
