@@ -122,8 +122,16 @@ struct metric_opts {
 	 * first, NULL-terminated; NULL: only next to the run's recipe */
 	const char *const *gamedb_dirs;
 	enum mangohud_formula mangohud; /* whose summary mangohud_* reproduce; default MH_068 (Debian 12) */
+	/* a run whose window holds fewer frames is invalid (run_check(),
+	 * analysis/runcheck.c); 0: no minimum */
+	unsigned min_frames;
 };
-#define METRIC_OPTS_DEFAULT { 100.0, PCT_NEAREST_RANK, NULL, MH_068 }
+/* The default minimum of frames in a run's window (--min-frames): the
+ * shortest windows the tests' fake games make hold 60; a window under 50
+ * frames is a run that ended early or a mistyped window, and its
+ * percentiles are one or two frames. docs/formats.md "Run integrity". */
+#define METRIC_MIN_FRAMES_DEFAULT 50
+#define METRIC_OPTS_DEFAULT { 100.0, PCT_NEAREST_RANK, NULL, MH_068, METRIC_MIN_FRAMES_DEFAULT }
 
 struct metrics {
 	double v[M_COUNT];

@@ -14,7 +14,8 @@
  *
  * Table: the counted runs, then per group the rows "median GAME VARIANT
  * (n=N)", "min GAME VARIANT", "max GAME VARIANT", then one line
- * "excluded RUN: WHY" per run left out. The run column is as wide as the
+ * "excluded RUN: WHY" per run left out ("excluded RUN: invalid: WHY" for a
+ * run whose data failed a check; its status is "invalid"). The run column is as wide as the
  * longest label, every number column as wide as its heading or widest
  * value, numbers right-aligned with the metric's decimals, "-" where a
  * value is missing. '#' lines at the end say how the numbers were computed.
@@ -97,11 +98,23 @@ static bool row_ok(const struct report_row *row)
 
 const char *report_row_excluded(const struct report_row *row, bool include_interfered)
 {
+	if (row->invalid && row->status && strcmp(row->status, "invalid") == 0)
+		return row->invalid;
 	if (!row_ok(row))
 		return row->status ? row->status : "no status";
 	if (row->disturbed && !include_interfered)
 		return row->disturbed;
 	return NULL;
+}
+
+void report_print_excluded(FILE *out, const char *lead, const struct report_row *row,
+			   bool include_interfered)
+{
+	const char *why = report_row_excluded(row, include_interfered);
+
+	if (why)
+		fprintf(out, "%sexcluded %s: %s%s\n", lead, row->run ? row->run : "-",
+			why == row->invalid ? "invalid: " : "", why);
 }
 
 void run_stats_compute(const struct metrics *runs, size_t n, struct run_stats *out)
@@ -229,6 +242,31 @@ static char *group_label(const struct report_group *g, int k)
 	return xasprintf("%s %s %s", stat_name[k], game, name);
 }
 
+/* Said only when it applies, so that the notes of whole runs stay as
+ * they were: what made a run invalid, and which runs are interval logs. */
+static void print_integrity_notes(FILE *out, const struct report_row *rows, size_t n)
+{
+	bool invalid = false, interval = false;
+
+	for (size_t i = 0; i < n; i++) {
+		invalid |= rows[i].invalid != NULL;
+		interval |= rows[i].interval;
+	}
+	if (invalid)
+		fprintf(out, "# invalid = the run's data failed a check (docs/formats.md \"Run "
+			"integrity\"): frames.bin cut short, a number in bench.txt that does not "
+			"parse, a window outside the frames, or fewer frames in it than the minimum "
+			"(--min-frames, default %d)\n", METRIC_MIN_FRAMES_DEFAULT);
+	if (!interval)
+		return;
+	fputs("# interval log (frame_source_kind=interval), rows are samples, not frames:", out);
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].interval)
+			fprintf(out, " %s", rows[i].run ? rows[i].run : "-");
+	fputs("; only window, fps and mangohud_avg are computed for it, the per-frame metrics "
+	      "(frames, stalls, longest, percentiles, lows) are left empty\n", out);
+}
+
 static void print_table(FILE *out, const struct report_row *rows, size_t n,
 			const struct report_group *grp, size_t n_grp,
 			const struct report_opts *opts)
@@ -280,12 +318,8 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 			free(label);
 		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		const char *why = report_row_excluded(&rows[i], inc);
-
-		if (why)
-			fprintf(out, "excluded %s: %s\n", rows[i].run ? rows[i].run : "-", why);
-	}
+	for (size_t i = 0; i < n; i++)
+		report_print_excluded(out, "", &rows[i], inc);
 	free(t.width);
 
 	format_exact(threshold, sizeof(threshold), opts->metric.stall_ms);
@@ -309,6 +343,7 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 	fprintf(out, "# excluded = not in the groups: the run failed%s\n",
 		inc ? "" : ", or was marked disturbed (bench.txt invalid=1 or interfered=1, "
 			   "or listed in the interfered file)");
+	print_integrity_notes(out, rows, n);
 }
 
 /* ---- CSV ---- */

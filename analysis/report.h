@@ -7,7 +7,8 @@
  * CSV has a header row; JSON carries the definitions in a "definitions"
  * object.
  *
- * A run is valid when its status is "ok" and nothing marked it disturbed
+ * A run is valid when its status is "ok" (a run whose data fails a check
+ * has status "invalid" and its reason in row->invalid) and nothing marked it disturbed
  * (bench.txt invalid=1 or interfered=1, or results/interfered.txt: the
  * row's disturbed). Only valid runs are counted, unless include_interfered
  * counts disturbed ones too; a run that failed is never counted.
@@ -36,6 +37,8 @@ struct report_row {
 	struct metrics m;
 	/* The rest may be NULL (unknown). */
 	const char *disturbed;  /* why the run is taken as disturbed; NULL: it is not */
+	const char *invalid;    /* status "invalid": why its data failed a check (run_check()) */
+	bool interval;          /* from an interval log: per-frame metrics are unset */
 	const char *run_id;     /* bench.txt run_id */
 	const char *dir;        /* the run directory as given or stored */
 	const struct kvfile *provenance;   /* every bench.txt pair (JSON "provenance") */
@@ -78,9 +81,14 @@ struct report_opts {
 /* "table" / "csv" / "json". 0 or -EINVAL. */
 int report_format_parse(const char *s, enum report_format *out);
 
-/* Why the row is not counted (its status, or why it is disturbed), or
- * NULL when it is. */
+/* Why the row is not counted (its status, the check an invalid run
+ * failed, or why it is disturbed), or NULL when it is. */
 const char *report_row_excluded(const struct report_row *row, bool include_interfered);
+
+/* Prints "LEADexcluded RUN: WHY\n" ("excluded RUN: invalid: WHY" for a run
+ * whose data failed a check) when the row is not counted; nothing else. */
+void report_print_excluded(FILE *out, const char *lead, const struct report_row *row,
+			   bool include_interfered);
 
 /* Median, min and max of every metric over runs[0..n) (only the values
  * that are set; have[] false where none is). */

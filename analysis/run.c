@@ -117,6 +117,7 @@ void run_release(struct run *run)
 	free(run->dir);
 	free(run->name);
 	free(run->disturbed);
+	free(run->invalid);
 	kvfile_release(&run->bench);
 	hb_frames_release(&run->frames);
 	memset(run, 0, sizeof(*run));
@@ -173,12 +174,16 @@ int run_metrics(const struct run *run, const struct metric_opts *opts, struct me
 		run_window_metrics(run, opts, m);
 		run_stall_metrics(run, opts, m);
 		run_probe_metrics(run, m);
+		/* samples are not frames: what needs every frame is unknown */
+		if (run_is_interval(run))
+			run_interval_unset(m);
 	}
 	return r;
 }
 
-bool run_report_row(const struct run *run, const struct metric_opts *opts, struct report_row *row)
+bool run_report_row(struct run *run, const struct metric_opts *opts, struct report_row *row)
 {
+	run_validate(run, opts);
 	memset(row, 0, sizeof(*row));
 	row->run = run->name;
 	row->game = run->game;
@@ -187,6 +192,9 @@ bool run_report_row(const struct run *run, const struct metric_opts *opts, struc
 	if (!row->variant)
 		row->variant = run->variant;
 	row->status = run->status;
+	/* its data failed a check: not counted, and why */
+	row->invalid = run->invalid;
+	row->interval = run_is_interval(run);
 	/* an observer said the run was disturbed: not counted */
 	row->disturbed = run->disturbed;
 	row->run_id = run->id;
@@ -220,20 +228,24 @@ int run_write_result(const char *dir, const char *status, const struct metric_op
 	struct run run;
 	struct metrics m;
 	char *path = xasprintf("%s/result.txt", dir);
-	const char *kind;
 	int r;
 
 	kvfile_init(&res);
-	kvfile_addf(&res, "format", "%d", HB_RUNDIR_FORMAT);
-	kvfile_add(&res, "status", status);
-	kvfile_add(&res, "window", "frames whose end is in (window_start_ns, window_end_ns]");
 	r = run_load(dir, &run, err);
 	if (r < 0)
 		goto out;
-	kind = kvfile_get(&run.bench, "frame_source_kind");
-	if (kind && strcmp(kind, "interval") == 0)
-		kvfile_add(&res, "frame_time", "a logged sample's frame time (an interval log: "
-			   "every metric is over samples, not frames)");
+	/* the caller's status, checked as report and db import check it */
+	run.status = status;
+	run_validate(&run, opts);
+	kvfile_addf(&res, "format", "%d", HB_RUNDIR_FORMAT);
+	kvfile_add(&res, "status", run.status);
+	if (run.invalid)
+		kvfile_add(&res, "check_failed", run.invalid);
+	kvfile_add(&res, "window", "frames whose end is in (window_start_ns, window_end_ns]");
+	if (run_is_interval(&run))
+		kvfile_add(&res, "frame_time", "a logged sample's frame time (an interval log: the "
+			   "metrics are over samples, not frames, and those that need every frame "
+			   "are left out)");
 	else
 		kvfile_add(&res, "frame_time", "interval between consecutive presents");
 	kvfile_addf(&res, "stall_ms", "%g", opts->stall_ms);

@@ -26,7 +26,9 @@ struct run {
 	const char *id;         /* run_id= (into bench) */
 	const char *game;
 	const char *variant;
-	const char *status;     /* "ok" or why the run failed */
+	const char *status;     /* "ok" or why the run failed; "invalid" after run_validate() refused it */
+	const char *recorded_status; /* bench.txt's status when run_validate() changed it, else NULL */
+	char *invalid;          /* why the run's data fails a check (run_validate()), or NULL */
 	bool have_window;
 	uint64_t window_start_ns, window_end_ns;
 	bool have_frames;
@@ -41,6 +43,33 @@ void run_release(struct run *run);
 /* The run's metrics over its window. 0, or -ENODATA when the run has no
  * window or no frames (a failed run). */
 int run_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m);
+
+/* Run integrity (analysis/runcheck.c, docs/formats.md "Run integrity"):
+ * whether the run's data is whole and consistent enough to be counted,
+ * checked in this order: frames.bin is there and holds the records its
+ * header says; bench.txt's numbers the analysis reads (window_start_ns,
+ * window_end_ns, first_frame_ns, pass.N.start_ns, warmup_s, window_s)
+ * parse; the window is present, starts before it ends and overlaps the
+ * frames; it holds at least opts->min_frames frames (NULL opts:
+ * METRIC_OPTS_DEFAULT). 0, or -EINVAL with the first failure in why
+ * ("frames.bin: 7841 records in the header, 54 in the file",
+ * "bench.txt:12: window_start_ns=abc is not a number"). The frames must
+ * still be loaded. */
+int run_check(const struct run *run, const struct metric_opts *opts, struct strbuf *why);
+/* Applies run_check() to a run whose status is "ok": one that fails gets
+ * status "invalid", its reason in run->invalid and bench.txt's status in
+ * run->recorded_status. A run that failed (status not ok) is left as it
+ * is. May be called again with other options. 0, or -EINVAL when the run
+ * was made invalid. */
+int run_validate(struct run *run, const struct metric_opts *opts);
+/* Whether the run was imported from an interval log (bench.txt
+ * frame_source_kind=interval: rows are periodic samples, not frames). */
+bool run_is_interval(const struct run *run);
+/* Whether a metric needs every frame (counts, stalls, the longest frame,
+ * percentiles, lows): those an interval log never yields. */
+bool metric_is_per_frame(enum metric_id id);
+/* Unsets the per-frame metrics of m (run_metrics() does, for an interval run). */
+void run_interval_unset(struct metrics *m);
 
 /* The reload split of a run (reload.h): the rule that applies and the
  * segments it gives. */
@@ -79,19 +108,23 @@ size_t run_passes(const struct run *run, struct reload_pass **out);
 
 /* A report row for the run: its names, provenance, batch and kernel
  * (pointing into run; the variant is bench.txt's run_name,
- * "variant@switches", when it has one) and its metrics. A run that an
- * observer marked (bench.txt invalid=1 or interfered=1: both mean
- * disturbed) gets row->disturbed, which keeps it out of the groups.
+ * "variant@switches", when it has one) and its metrics. The run is
+ * validated first (run_validate()): one that fails a check gets status
+ * "invalid" and row->invalid, which keep it out of the groups. A run
+ * that an observer marked (bench.txt invalid=1 or interfered=1: both mean
+ * disturbed) gets row->disturbed, which keeps it out of the groups too.
  * Returns whether the run had numbers (run_metrics() == 0). */
-bool run_report_row(const struct run *run, const struct metric_opts *opts, struct report_row *row);
+bool run_report_row(struct run *run, const struct metric_opts *opts, struct report_row *row);
 
 /* A new run_id: 32 random hex digits (getrandom, or the clocks and pid
  * when it fails). */
 void run_make_id(char out[33]);
 
 /* Writes DIR/result.txt (key=value, docs/formats.md) for the run directory
- * DIR, whose bench.txt and frames.bin are written: the status, how the
- * numbers were computed, and the metrics over its window when it has one.
+ * DIR, whose bench.txt and frames.bin are written: the status (a status
+ * "ok" whose run fails run_check() becomes "invalid", with check_failed=
+ * saying why), how the numbers were computed, and the metrics over its
+ * window when it has one.
  * The runner and `hitchbench import` both end with it. 0, or -errno with a
  * message in err. */
 int run_write_result(const char *dir, const char *status, const struct metric_opts *opts,

@@ -105,6 +105,10 @@ static int take_run(struct batch_run *br, const struct run_outcome *o, const cha
 			o->interfered);
 	if (o->invalid)
 		fprintf(stderr, "hitchbench: !! %s: %s: THIS RUN IS INVALID\n", run.name, o->invalid);
+	/* its data failed a check (run_report_row() validated it) */
+	if (run.invalid)
+		fprintf(stderr, "hitchbench: !! %s: invalid: %s: THIS RUN IS NOT COUNTED\n", run.name,
+			run.invalid);
 	strbuf_release(&line);
 	run_release(&run);
 	return r;

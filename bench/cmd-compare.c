@@ -39,6 +39,8 @@ struct side {
 	struct resultsdb_value *v;
 	size_t n;
 	double *x;
+	struct resultsdb_excluded *ex;  /* its runs that do not count, and why */
+	size_t n_ex;
 };
 
 static int load_side(struct resultsdb *db, struct resultsdb_query *q, struct side *s)
@@ -46,7 +48,8 @@ static int load_side(struct resultsdb *db, struct resultsdb_query *q, struct sid
 	char *err = NULL;
 
 	q->run_name = s->name;
-	if (resultsdb_metric_values(db, q, &s->v, &s->n, &err) < 0) {
+	if (resultsdb_metric_values(db, q, &s->v, &s->n, &err) < 0 ||
+	    resultsdb_excluded_runs(db, q, &s->ex, &s->n_ex, &err) < 0) {
 		error_msg("%s", err);
 		free(err);
 		return -1;
@@ -80,6 +83,14 @@ static size_t count_boots(const struct side *sides, size_t nsides, const char **
 	*first = seen[0];
 	*other = seen[1];
 	return n;
+}
+
+/* "excluded B RUN: WHY", a line for each run of the side left out. */
+static void print_excluded(FILE *out, const struct side *s, const char *label)
+{
+	for (size_t i = 0; i < s->n_ex; i++)
+		fprintf(out, "%sexcluded %s %s: %s\n", out == stderr ? "hitchbench: " : "", label,
+			s->ex[i].name, s->ex[i].why);
 }
 
 static const char *rounds_text(size_t r, char *buf, size_t size, size_t max)
@@ -128,6 +139,8 @@ static void print_comparison(const char *game, const char *metric, const char *b
 		       rounds_text(c->rounds_needed, r1, sizeof(r1), o->max_rounds), STATS_LOW_THRESHOLD, "", "",
 		       rounds_text(c->rounds_noether, r2, sizeof(r2), o->max_rounds), "", "",
 		       rounds_text(c->rounds_crossing, r3, sizeof(r3), o->max_rounds));
+	print_excluded(stdout, a, "A");
+	print_excluded(stdout, b, "B");
 }
 
 int cmd_compare(int argc, char **argv, struct context *ctx)
@@ -199,6 +212,7 @@ int cmd_compare(int argc, char **argv, struct context *ctx)
 		if (sides[i].n == 0) {
 			error_msg("no valid runs of %s '%s' with %s%s%s in '%s'", q.game, sides[i].name,
 				  q.metric, q.batch ? " in batch " : "", q.batch ? q.batch : "", path);
+			print_excluded(stderr, &sides[i], i ? "B" : "A");
 			goto out;
 		}
 	if (count_boots(sides, 2, &boot1, &boot2) > 1 && !cross_boot) {
@@ -218,6 +232,7 @@ int cmd_compare(int argc, char **argv, struct context *ctx)
 out:
 	for (int i = 0; i < 2; i++) {
 		resultsdb_values_free(sides[i].v, sides[i].n);
+		resultsdb_excluded_free(sides[i].ex, sides[i].n_ex);
 		free(sides[i].x);
 	}
 	resultsdb_close(db);

@@ -9,6 +9,8 @@
 #include "exitcodes.h"
 #include "resultsdb.h"
 #include "run.h"
+#include "reportrows.h"
+#include "rundirs.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -17,13 +19,16 @@
 #include <unistd.h>
 
 static const char db_usage[] =
-	"usage: hitchbench db import [--db PATH] [--stall-ms MS] [--percentile D] RUNDIR...\n"
+	"usage: hitchbench db import [--db PATH] [--stall-ms MS] [--percentile D]\n"
+	"                            [--min-frames N] RUNDIR...\n"
 	"   or: hitchbench db info [--db PATH]\n"
 	"   or: hitchbench db upgrade [--db PATH]\n"
 	"\n"
 	"  import   index run directories (or directories of them); importing a run\n"
 	"           again updates it in place, so the database can always be rebuilt;\n"
 	"           a missing database is made\n"
+	"           a run whose data fails a check is stored with status invalid and\n"
+	"           why (--min-frames N: fewer frames in its window, default 50)\n"
 	"  info     the schema version and how many runs and metric values it holds\n"
 	"           (read-only: a missing database is an error, none is made)\n"
 	"  upgrade  migrate an existing database to this hitchbench's schema\n"
@@ -96,11 +101,16 @@ static int db_import(struct resultsdb *db, char **args, int n, const struct metr
 			ret = HB_EXIT_FAILURE;
 			continue;
 		}
+		/* checked as report checks it: an invalid run is kept, and why */
+		run_validate(&run, mo);
 		have = run_metrics(&run, mo, &m) == 0;
 		if (resultsdb_import(db, &run, have ? &m : NULL, mo, &dberr) < 0) {
 			error_msg("cannot import '%s': %s", run.dir, dberr);
 			free(dberr);
 			ret = HB_EXIT_FAILURE;
+		} else if (run.invalid) {
+			printf("imported %s (invalid: %s)\n", run.name, run.invalid);
+			done++;
 		} else {
 			printf("imported %s\n", run.name);
 			done++;
@@ -142,6 +152,7 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		{ "db", required_argument, NULL, 'd' },
 		{ "stall-ms", required_argument, NULL, 's' },
 		{ "percentile", required_argument, NULL, 'p' },
+		{ "min-frames", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -172,6 +183,10 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		case 'p':
 			if (percentile_def_parse(optarg, &mo.pct) < 0)
 				return usage_error(db_usage, "unknown percentile definition '%s'", optarg);
+			break;
+		case 'F':
+			if (min_frames_parse(optarg, &mo.min_frames) < 0)
+				return usage_error(db_usage, "--min-frames wants a whole number, not '%s'", optarg);
 			break;
 		case 'h':
 			fputs(db_usage, stdout);

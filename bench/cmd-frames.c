@@ -3,6 +3,7 @@
  * (gnuplot, a spreadsheet) or for checking a number by hand.
  *
  *   # hitchbench frames 1: RUN
+ *   # invalid: WHY             (only for a run whose data fails a check)
  *   # t_s: seconds from the run's first present to the frame's end;
  *   # frame_ms: the frame (interval between consecutive presents);
  *   # in_window: 1 when the frame's end is in (window_start, window_end]
@@ -21,7 +22,11 @@ static const char frames_usage[] =
 	"usage: hitchbench frames [--window] RUNDIR\n"
 	"\n"
 	"  prints every frame of a run (tab-separated, with a header saying what\n"
-	"  each column is); --window: only the frames of the measured window\n";
+	"  each column is); --window: only the frames of the measured window\n"
+	"\n"
+	"  A run whose data fails a check (frames.bin cut short, a bench.txt number\n"
+	"  that does not parse, a window outside the frames or with too few) is\n"
+	"  printed as far as it goes, said on stderr and in the header, and exits 1.\n";
 
 int cmd_frames(int argc, char **argv, struct context *ctx)
 {
@@ -32,7 +37,7 @@ int cmd_frames(int argc, char **argv, struct context *ctx)
 	};
 	bool only_window = false;
 	struct run run;
-	int c, r;
+	int c, ret = HB_EXIT_OK;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -49,15 +54,22 @@ int cmd_frames(int argc, char **argv, struct context *ctx)
 	}
 	if (argc - optind != 1)
 		return usage_error(frames_usage, "frames wants one run directory");
-	r = rundir_arg_load(argv[optind], &run);
-	if (r != HB_EXIT_OK)
-		return r;
+	ret = rundir_arg_load(argv[optind], &run);
+	if (ret != HB_EXIT_OK)
+		return ret;
 	if (!run.have_frames) {
 		error_msg("'%s' has no frames.bin", run.dir);
 		run_release(&run);
 		return HB_EXIT_FAILURE;
 	}
+	/* what is there is printed, but the run is not whole: said, exit 1 */
+	if (run_validate(&run, NULL) < 0) {
+		error_msg("'%s' is invalid: %s", run.dir, run.invalid);
+		ret = HB_EXIT_FAILURE;
+	}
 	printf("# hitchbench frames 1: %s\n", run.name);
+	if (run.invalid)
+		printf("# invalid: %s\n", run.invalid);
 	printf("# t_s: seconds from the run's first present to the frame's end;\n"
 	       "# frame_ms: the frame (interval between consecutive presents);\n"
 	       "# in_window: 1 when the frame's end is in (window_start, window_end]\n");
@@ -72,5 +84,5 @@ int cmd_frames(int argc, char **argv, struct context *ctx)
 		       (double)(end - run.frames.t_ns[i - 1]) / 1e6, in);
 	}
 	run_release(&run);
-	return HB_EXIT_OK;
+	return ret;
 }

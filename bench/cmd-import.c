@@ -170,6 +170,7 @@ static int index_run(const struct import_args *a, const char *db_path, const cha
 		error_msg("%s", err.buf);
 		goto out;
 	}
+	run_validate(&run, &mo);
 	r = resultsdb_import(db, &run, run_metrics(&run, &mo, &m) == 0 ? &m : NULL, &mo, &dberr);
 	if (r < 0)
 		error_msg("cannot index '%s': %s", dir, dberr);

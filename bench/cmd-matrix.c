@@ -19,7 +19,7 @@
 static const char matrix_usage[] =
 	"usage: hitchbench matrix [--by batch|kernel] [--metric M]... [--out DIR]\n"
 	"                         [--db PATH | RUNDIR...] [--game G]\n"
-	"                         [--interfered FILE] [--include-interfered]\n"
+	"                         [--interfered FILE] [--include-interfered] [--min-frames N]\n"
 	"\n"
 	"  --by batch      columns are batches, earliest first (the default)\n"
 	"  --by kernel     columns are kernel releases, in version order (6.9 before 6.10)\n"
@@ -30,10 +30,12 @@ static const char matrix_usage[] =
 	"  --game G        only this game's runs\n"
 	"  --interfered FILE  runs known to be disturbed (default results/interfered.txt)\n"
 	"  --include-interfered  count runs marked disturbed (failed runs never)\n"
+	"  --min-frames N  RUNDIRs: a run whose window holds fewer frames is invalid\n"
+	"                  (default 50)\n"
 	"\n"
 	"Rows are game and run name (variant@switches); a cell is the median, min, max\n"
 	"and n of the valid runs of that row in that column. A metric's file is written\n"
-	"only when some run has the number.\n";
+	"only when some run has the number. The runs left out are listed with why.\n";
 
 /* Writes DIR/<metric>.csv atomically. 0 or -errno. */
 static int write_metric(const struct matrix *m, enum metric_id id, const char *path)
@@ -96,6 +98,9 @@ static int write_matrix(const struct report_rows *rr, const char *game, enum mat
 	if (m.n_without)
 		printf("# %zu run(s) left out: no %s\n", m.n_without,
 		       by == MATRIX_BY_KERNEL ? "kernel_release" : "batch_id");
+	/* as report lists them: failed, invalid (a check failed), disturbed */
+	for (size_t i = 0; i < n; i++)
+		report_print_excluded(stdout, "# ", &rows[i], include_interfered);
 out:
 	matrix_release(&m);
 	free(rows);
@@ -112,6 +117,7 @@ int cmd_matrix(int argc, char **argv, struct context *ctx)
 		{ "game", required_argument, NULL, 'g' },
 		{ "interfered", required_argument, NULL, 'i' },
 		{ "include-interfered", no_argument, NULL, 'I' },
+		{ "min-frames", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -156,6 +162,10 @@ int cmd_matrix(int argc, char **argv, struct context *ctx)
 			break;
 		case 'I':
 			include_interfered = true;
+			break;
+		case 'F':
+			if (min_frames_parse(optarg, &metric.min_frames) < 0)
+				return usage_error(matrix_usage, "--min-frames wants a whole number, not '%s'", optarg);
 			break;
 		case 'h':
 			fputs(matrix_usage, stdout);

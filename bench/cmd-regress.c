@@ -94,6 +94,15 @@ static void print_tsv(const struct kernel_row *rows, size_t nrows)
 	}
 }
 
+/* "excluded RUN: WHY" for each run of the run name that does not count
+ * (on stderr, where the data goes to stdout, with the program's prefix). */
+static void print_excluded(FILE *out, const struct resultsdb_excluded *ex, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%sexcluded %s: %s\n", out == stderr ? "hitchbench: " : "", ex[i].name,
+			ex[i].why);
+}
+
 int cmd_regress(int argc, char **argv, struct context *ctx)
 {
 	static const struct option opts[] = {
@@ -107,11 +116,12 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 	struct changepoint_opts co = CHANGEPOINT_OPTS_DEFAULT;
 	struct resultsdb_query q = { 0 };
 	struct resultsdb_value *v = NULL;
+	struct resultsdb_excluded *ex = NULL;
 	struct changepoint *cps = NULL;
 	struct kernel_row *rows = NULL;
 	struct resultsdb *db = NULL;
 	const char *path = NULL;
-	size_t n = 0, nused = 0, nrows = 0, ncps = 0, skipped = 0;
+	size_t n = 0, nused = 0, nrows = 0, ncps = 0, skipped = 0, n_ex = 0;
 	bool tsv = false, *may_split = NULL;
 	double *x = NULL;
 	char *err = NULL;
@@ -155,7 +165,8 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 	if (ret != HB_EXIT_OK)
 		return ret;
 	ret = HB_EXIT_FAILURE;
-	if (resultsdb_metric_values(db, &q, &v, &n, &err) < 0) {
+	if (resultsdb_metric_values(db, &q, &v, &n, &err) < 0 ||
+	    resultsdb_excluded_runs(db, &q, &ex, &n_ex, &err) < 0) {
 		error_msg("cannot read the results database '%s': %s", path, err);
 		free(err);
 		goto out;
@@ -168,6 +179,7 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 	if (nused == 0) {
 		error_msg("no valid runs of %s '%s' with %s and a kernel release in '%s'", q.game,
 			  q.run_name, q.metric, path);
+		print_excluded(stderr, ex, n_ex);
 		goto out;
 	}
 	if (nused > CHANGEPOINT_MAX_VALUES) {
@@ -208,9 +220,12 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 	else
 		print_table(q.game, q.run_name, q.metric, metric_defs[metric].decimals, rows, nrows, nused,
 			    skipped, &co);
+	/* the runs not counted, and why: after the table, or beside the TSV */
+	print_excluded(tsv ? stderr : stdout, ex, n_ex);
 	ret = ncps ? HB_EXIT_REGRESSION : HB_EXIT_OK;
 out:
 	resultsdb_values_free(v, n);
+	resultsdb_excluded_free(ex, n_ex);
 	resultsdb_close(db);
 	free(cps);
 	free(rows);

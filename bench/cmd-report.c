@@ -17,7 +17,8 @@
 static const char report_usage[] =
 	"usage: hitchbench report [--format table|csv|json] [--stall-ms MS]\n"
 	"                         [--percentile nearest-rank|linear] [--metric M]...\n"
-	"                         [--stalls] [--interfered FILE] [--include-interfered] RUNDIR...\n"
+	"                         [--stalls] [--interfered FILE] [--include-interfered]\n"
+	"                         [--min-frames N] RUNDIR...\n"
 	"   or: hitchbench report [--format ...] --db PATH [--game G] [--variant V]\n"
 	"\n"
 	"  RUNDIR          a run directory, or a directory of them (results/runs)\n"
@@ -28,10 +29,14 @@ static const char report_usage[] =
 	"                  columns, load_disk_s, warm_disk_s and the largest (why)\n"
 	"  --interfered FILE  runs known to be disturbed (default results/interfered.txt)\n"
 	"  --include-interfered  count runs marked disturbed in the groups (failed runs never)\n"
+	"  --min-frames N  a run whose window holds fewer frames is invalid (default 50;\n"
+	"                  with --db, the checks made by db import stand)\n"
 	"\n"
 	"Runs are grouped by game and run name (variant@switches): median, min and max\n"
 	"over each group's valid runs and their count n; runs left out are listed after\n"
-	"the groups with why.\n";
+	"the groups with why: a run that failed, one marked disturbed, and one whose\n"
+	"data fails a check (status invalid: a cut frames.bin, a bench.txt number that\n"
+	"does not parse, a window outside the frames or with too few of them).\n";
 
 /* --stalls: the stall seconds and their causes. */
 static const enum metric_id stall_table[] = {
@@ -52,6 +57,7 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 		{ "interfered", required_argument, NULL, 'i' },
 		{ "include-interfered", no_argument, NULL, 'I' },
 		{ "stalls", no_argument, NULL, 'S' },
+		{ "min-frames", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -103,6 +109,10 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 			break;
 		case 'S':
 			ro.stall_why = true;
+			break;
+		case 'F':
+			if (min_frames_parse(optarg, &ro.metric.min_frames) < 0)
+				return usage_error(report_usage, "--min-frames wants a whole number, not '%s'", optarg);
 			break;
 		case 'h':
 			fputs(report_usage, stdout);

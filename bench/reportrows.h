@@ -36,6 +36,9 @@ int report_rows_from_db(struct report_rows *rr, const struct context *ctx, const
 			const char *game, const char *variant, int with_provenance);
 void report_rows_release(struct report_rows *rr);
 
+/* --min-frames N: a whole number of frames (0: no minimum). 0 or -EINVAL. */
+int min_frames_parse(const char *s, unsigned *out);
+
 /* --metric NAME: appends the metric to ids[0..M_COUNT), once (a repeated
  * name is not added twice). 0, or -EINVAL for a name no metric has. */
 int metric_list_add(enum metric_id *ids, size_t *n, const char *name);

@@ -1,6 +1,6 @@
 /*
  * The queries of resultsdb-query.h: compare and regress read one metric of
- * the runs that count, and nothing else.
+ * the runs that count, and the names of those that do not, with why.
  */
 #include "resultsdb-internal.h"
 #include "resultsdb-query.h"
@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Both queries take the same parameters: ?1 game, ?2 run name, ?3 metric,
+ * ?4 batch (NULL: any). */
 static const char values_sql[] =
 	"SELECT m.value, r.run_uuid, r.batch_uuid, r.boot_id, r.kernel_release, r.started_utc"
 	" FROM runs r JOIN metrics m ON m.run_id = r.id AND m.name = ?3"
@@ -18,55 +20,85 @@ static const char values_sql[] =
 	" AND r.status = 'ok' AND COALESCE(r.invalid, 0) = 0"
 	" ORDER BY r.started_utc, r.name";
 
-int resultsdb_metric_values(struct resultsdb *db, const struct resultsdb_query *q,
-			    struct resultsdb_value **out, size_t *n, char **err)
+/* The complement of values_sql's last condition (the metric aside), and
+ * why in words. */
+static const char excluded_sql[] =
+	"SELECT r.name, CASE"
+	" WHEN r.status = 'invalid' AND r.check_failed IS NOT NULL THEN 'invalid: ' || r.check_failed"
+	" WHEN r.status != 'ok' THEN r.status"
+	" ELSE 'invalid=1' || COALESCE(' (' || (SELECT p.value FROM provenance AS p"
+	"   WHERE p.run_id = r.id AND p.key = 'invalid_reason' ORDER BY p.seq LIMIT 1) || ')', '')"
+	" END"
+	" FROM runs r"
+	" WHERE r.game = ?1 AND COALESCE(r.run_name, r.variant) = ?2"
+	" AND (?4 IS NULL OR r.batch_uuid = ?4)"
+	" AND NOT (r.status = 'ok' AND COALESCE(r.invalid, 0) = 0)"
+	" ORDER BY r.started_utc, r.name";
+
+/* Runs sql with q's parameters, handing each row to add (which appends it
+ * to what ctx collects). 0 or -errno with *err. */
+static int query_rows(struct resultsdb *db, const char *sql, const struct resultsdb_query *q,
+		      void (*add)(sqlite3_stmt *st, void *ctx), void *ctx, char **err)
 {
-	sqlite3 *sql = resultsdb_sqlite(db);
-	struct resultsdb_value *v = NULL;
-	size_t nv = 0, alloc = 0;
+	const char *params[] = { q->game, q->run_name, q->metric, q->batch };
 	sqlite3_stmt *st = NULL;
 	int rc, ret = 0;
 
-	rc = sqlite3_prepare_v2(sql, values_sql, -1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 1, q->game, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 2, q->run_name, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 3, q->metric, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 4, q->batch, -1, SQLITE_STATIC);
-	if (rc != SQLITE_OK) {
-		ret = resultsdb_fail(db, rc, err, "cannot read metric values from");
-		goto out;
+	rc = sqlite3_prepare_v2(resultsdb_sqlite(db), sql, -1, &st, NULL);
+	for (int i = 0; rc == SQLITE_OK && i < (int)ARRAY_SIZE(params); i++)
+		rc = sqlite3_bind_text(st, i + 1, params[i], -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			add(st, ctx);
+		if (rc == SQLITE_DONE)
+			rc = SQLITE_OK;
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct resultsdb_value *r;
-
-		if (nv == alloc) {
-			alloc = alloc ? alloc * 2 : 16;
-			v = xrealloc(v, alloc * sizeof(*v));
-		}
-		r = &v[nv++];
-		r->value = sqlite3_column_double(st, 0);
-		r->run_id = resultsdb_column_strdup(st, 1);
-		r->batch = resultsdb_column_strdup(st, 2);
-		r->boot_id = resultsdb_column_strdup(st, 3);
-		r->kernel_release = resultsdb_column_strdup(st, 4);
-		r->started_utc = resultsdb_column_strdup(st, 5);
-	}
-	if (rc != SQLITE_DONE) {
-		ret = resultsdb_fail(db, rc, err, "cannot read metric values from");
-		goto out;
-	}
-	*out = v;
-	*n = nv;
-	v = NULL;
-	nv = 0;
-out:
+	if (rc != SQLITE_OK)
+		ret = resultsdb_fail(db, rc, err, "cannot read the runs of");
 	sqlite3_finalize(st);
-	resultsdb_values_free(v, nv);
 	return ret;
+}
+
+/* What the row callbacks fill: an array growing by doubling. */
+struct collect {
+	void *v;
+	size_t n, alloc, size;
+};
+
+static void *collect_next(struct collect *c)
+{
+	if (c->n == c->alloc) {
+		c->alloc = c->alloc ? c->alloc * 2 : 16;
+		c->v = xrealloc(c->v, c->alloc * c->size);
+	}
+	return (char *)c->v + c->n++ * c->size;
+}
+
+static void add_value(sqlite3_stmt *st, void *ctx)
+{
+	struct resultsdb_value *r = collect_next(ctx);
+
+	r->value = sqlite3_column_double(st, 0);
+	r->run_id = resultsdb_column_strdup(st, 1);
+	r->batch = resultsdb_column_strdup(st, 2);
+	r->boot_id = resultsdb_column_strdup(st, 3);
+	r->kernel_release = resultsdb_column_strdup(st, 4);
+	r->started_utc = resultsdb_column_strdup(st, 5);
+}
+
+int resultsdb_metric_values(struct resultsdb *db, const struct resultsdb_query *q,
+			    struct resultsdb_value **out, size_t *n, char **err)
+{
+	struct collect c = { NULL, 0, 0, sizeof(struct resultsdb_value) };
+	int ret = query_rows(db, values_sql, q, add_value, &c, err);
+
+	if (ret < 0) {
+		resultsdb_values_free(c.v, c.n);
+		return ret;
+	}
+	*out = c.v;
+	*n = c.n;
+	return 0;
 }
 
 void resultsdb_values_free(struct resultsdb_value *v, size_t n)
@@ -77,6 +109,38 @@ void resultsdb_values_free(struct resultsdb_value *v, size_t n)
 		free(v[i].boot_id);
 		free(v[i].kernel_release);
 		free(v[i].started_utc);
+	}
+	free(v);
+}
+
+static void add_excluded(sqlite3_stmt *st, void *ctx)
+{
+	struct resultsdb_excluded *r = collect_next(ctx);
+
+	r->name = resultsdb_column_strdup(st, 0);
+	r->why = resultsdb_column_strdup(st, 1);
+}
+
+int resultsdb_excluded_runs(struct resultsdb *db, const struct resultsdb_query *q,
+			    struct resultsdb_excluded **out, size_t *n, char **err)
+{
+	struct collect c = { NULL, 0, 0, sizeof(struct resultsdb_excluded) };
+	int ret = query_rows(db, excluded_sql, q, add_excluded, &c, err);
+
+	if (ret < 0) {
+		resultsdb_excluded_free(c.v, c.n);
+		return ret;
+	}
+	*out = c.v;
+	*n = c.n;
+	return 0;
+}
+
+void resultsdb_excluded_free(struct resultsdb_excluded *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].why);
 	}
 	free(v);
 }

@@ -24,7 +24,8 @@ struct resultsdb_value {
 	char *batch, *boot_id, *kernel_release, *started_utc;
 };
 
-/* The metric's values of the runs that count: status "ok" and not marked
+/* The metric's values of the runs that count: status "ok" (not "invalid":
+ * its data passed the checks of analysis/runcheck.c) and not marked
  * invalid (invalid NULL or 0), of the game whose run_name (the variant for
  * runs made before run names existed) is q->run_name, in start order.
  * Runs without a row for the metric are left out. *out (free with
@@ -34,5 +35,20 @@ int resultsdb_metric_values(struct resultsdb *db, const struct resultsdb_query *
 			    struct resultsdb_value **out, size_t *n, char **err);
 /* resultsdb_values_free(NULL, 0) is safe. */
 void resultsdb_values_free(struct resultsdb_value *v, size_t n);
+
+/* A run of the same game and run name (and batch) that does not count. */
+struct resultsdb_excluded {
+	char *name;               /* the run directory's name */
+	/* "invalid: WHY" (a failed integrity check, schema 3), the status of a
+	 * run that failed, or "invalid=1 (REASON)" (marked by an observer) */
+	char *why;
+};
+/* The runs resultsdb_metric_values() leaves out for not counting (q->metric
+ * is not looked at), in start order, so that a command can say which and
+ * why. *out (free with resultsdb_excluded_free) and *n written only on
+ * success. 0 or -errno with *err. */
+int resultsdb_excluded_runs(struct resultsdb *db, const struct resultsdb_query *q,
+			    struct resultsdb_excluded **out, size_t *n, char **err);
+void resultsdb_excluded_free(struct resultsdb_excluded *v, size_t n);
 
 #endif

@@ -360,8 +360,9 @@ static const char *run_field(const struct run *run, const char *field, const cha
 
 /*
  * The upsert: text parameters first (?1..?17, bound in a loop), then
- * format (?18) and stall_ms (?19). On a run_uuid already present every
- * column is updated but id and imported_utc.
+ * format (?18) and stall_ms (?19), then schema 3's check_failed (?20,
+ * text). On a run_uuid already present every column is updated but id and
+ * imported_utc.
  */
 enum run_text_param {
 	RP_UUID, RP_NAME, RP_PATH, RP_GAME, RP_VARIANT, RP_RECIPE, RP_RECIPE_SHA256,
@@ -371,14 +372,15 @@ enum run_text_param {
 };
 #define RP_FORMAT (RP_TEXT_COUNT + 1)
 #define RP_STALL_MS (RP_TEXT_COUNT + 2)
+#define RP_CHECK_FAILED (RP_TEXT_COUNT + 3)
 
 static const char upsert_run_sql[] =
 	"INSERT INTO runs (run_uuid, name, path, format, game, variant, recipe,"
 	" recipe_sha256, status, started_utc, ended_utc, kernel_release,"
 	" kernel_version, boot_id, host, harness_version, stall_ms, percentile,"
-	" imported_utc)"
+	" imported_utc, check_failed)"
 	" VALUES (?1, ?2, ?3, ?18, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-	" ?14, ?15, ?19, ?16, ?17)"
+	" ?14, ?15, ?19, ?16, ?17, ?20)"
 	" ON CONFLICT (run_uuid) DO UPDATE SET"
 	" name = excluded.name, path = excluded.path, format = excluded.format,"
 	" game = excluded.game, variant = excluded.variant,"
@@ -387,7 +389,8 @@ static const char upsert_run_sql[] =
 	" ended_utc = excluded.ended_utc, kernel_release = excluded.kernel_release,"
 	" kernel_version = excluded.kernel_version, boot_id = excluded.boot_id,"
 	" host = excluded.host, harness_version = excluded.harness_version,"
-	" stall_ms = excluded.stall_ms, percentile = excluded.percentile";
+	" stall_ms = excluded.stall_ms, percentile = excluded.percentile,"
+	" check_failed = excluded.check_failed";
 
 /* Binds text, or NULL for an absent value. */
 static int bind_texts(sqlite3_stmt *st, const char *const *v, int n)
@@ -557,6 +560,9 @@ static int bind_run(sqlite3_stmt *st, const struct run *run, const char *name,
 	if (rc == SQLITE_OK)
 		rc = m ? sqlite3_bind_double(st, RP_STALL_MS, opts->stall_ms) :
 			 sqlite3_bind_null(st, RP_STALL_MS);
+	/* run_validate() decided; the status it set went in with the rest */
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, RP_CHECK_FAILED, run->invalid, -1, SQLITE_STATIC);
 	return rc;
 }
 
@@ -750,7 +756,7 @@ static const char list_sql[] =
 	"SELECT r.id, r.run_uuid, r.name, r.path, r.status, r.game, r.variant,"
 	" r.started_utc, m.name, m.value, r.run_name, r.batch_uuid, r.kernel_release,"
 	" r.invalid," PROVENANCE_OF("invalid_reason") "," PROVENANCE_OF("interfered") ","
-	PROVENANCE_OF("interfered_reason")
+	PROVENANCE_OF("interfered_reason") ", r.check_failed," PROVENANCE_OF("frame_source_kind")
 	" FROM runs AS r LEFT JOIN metrics AS m ON m.run_id = r.id"
 	" WHERE (?1 IS NULL OR r.game = ?1) AND (?2 IS NULL OR r.variant = ?2)"
 	" ORDER BY r.started_utc, r.name, r.id";
@@ -822,6 +828,9 @@ int resultsdb_list(struct resultsdb *db, const char *game, const char *variant,
 			r->batch_id = column_strdup(st, 11);
 			r->kernel_release = column_strdup(st, 12);
 			r->disturbed = row_disturbed(st, 13);
+			r->check_failed = column_strdup(st, 17);
+			r->interval = sqlite3_column_text(st, 18) &&
+				      strcmp((const char *)sqlite3_column_text(st, 18), "interval") == 0;
 			kvfile_init(&r->provenance);
 			last_id = id;
 		}
@@ -865,6 +874,7 @@ void resultsdb_runs_free(struct resultsdb_run *runs, size_t n)
 		free(runs[i].batch_id);
 		free(runs[i].kernel_release);
 		free(runs[i].disturbed);
+		free(runs[i].check_failed);
 		kvfile_release(&runs[i].provenance);
 	}
 	free(runs);
@@ -925,6 +935,8 @@ void resultsdb_run_report_row(const struct resultsdb_run *run, struct report_row
 	row->status = run->status;
 	row->m = run->m;
 	row->disturbed = run->disturbed;
+	row->invalid = run->check_failed;
+	row->interval = run->interval;
 	row->run_id = run->run_id;
 	row->dir = run->path;
 	row->provenance = run->provenance.n ? &run->provenance : NULL;

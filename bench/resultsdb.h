@@ -8,6 +8,7 @@
 #ifndef HB_RESULTSDB_H
 #define HB_RESULTSDB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "metrics.h"
@@ -61,7 +62,9 @@ int resultsdb_schema_version(struct resultsdb *db);
  * when its run_id is already there, keeping its row id and imported_utc and
  * replacing its metrics and provenance rows (importing twice changes
  * nothing). Fields come from run->id/game/variant/status when set, else
- * from run->bench; run->dir is stored resolved to an absolute path (it must
+ * from run->bench; run->invalid goes into check_failed, so a run the
+ * caller validated (run_validate(), which sets status "invalid") is
+ * stored with its reason; run->dir is stored resolved to an absolute path (it must
  * exist). m may be NULL for a run without numbers; opts says how m was
  * computed (NULL: METRIC_OPTS_DEFAULT) and is ignored without m. Only
  * metrics with have[] set get a row. A run without run_id, format or status,
@@ -88,6 +91,9 @@ struct resultsdb_run {
 	char *batch_id;
 	char *kernel_release;
 	char *disturbed;        /* "invalid=1 (REASON)", "interfered=1 (REASON)" */
+	/* schema 3: status "invalid", and the check its data failed (NULL: none) */
+	char *check_failed;
+	bool interval;          /* bench.txt frame_source_kind=interval */
 	struct kvfile provenance;   /* empty until resultsdb_load_provenance() */
 };
 /* Runs ordered by started_utc (runs without one first), then name,

@@ -186,8 +186,10 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 	memset(&f, 0, sizeof(f));
 	n = h.count < h.capacity ? h.count : h.capacity;
 	avail = (len - h.header_size) / h.record_size;
+	f.header_records = n;
+	f.file_records = avail;
 	if (n > avail)
-		n = avail; /* a trimmed or truncated copy: read what is there */
+		n = avail; /* a file cut short: read what is there, the caller is told */
 	f.t_ns = malloc((n ? n : 1) * sizeof(uint64_t));
 	if (!f.t_ns)
 		return -ENOMEM;
@@ -255,6 +257,11 @@ int hb_frames_load(const char *path, struct hb_frames *out, const char **why)
 	r = hb_frames_parse(data, len, out, why);
 	free(data);
 	return r;
+}
+
+bool hb_frames_cut(const struct hb_frames *f)
+{
+	return f->file_records < f->header_records;
 }
 
 void hb_frames_release(struct hb_frames *f)

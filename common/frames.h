@@ -20,6 +20,7 @@
 #ifndef HB_FRAMES_H
 #define HB_FRAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -102,6 +103,14 @@ struct hb_frames {
 	uint64_t cost_samples;
 	uint64_t hooked_procs;
 	uint64_t per_source[HB_SRC_MAX];
+	/* Whether the file is whole: the header's records (min(count,
+	 * capacity)) against the whole records the file holds. A file the
+	 * runner trimmed holds exactly its records, one it never trimmed is
+	 * sized to its capacity; fewer in the file than in the header is a
+	 * file cut short (a copy that stopped, a full disk), of which only
+	 * what is there was read (hb_frames_cut()). */
+	uint64_t header_records;
+	uint64_t file_records;
 };
 
 /* Creates an empty frame file (header written, sized for the capacity).
@@ -114,9 +123,12 @@ int hb_frames_write(const char *path, const uint64_t *t_ns, size_t n, unsigned s
 /* Truncates a frame file to the records it holds. 0 or -errno. */
 int hb_frames_trim(const char *path);
 /* Parses a frame file's bytes. 0, -EINVAL (not a frame file, or a newer
- * version: *why says which), or -ENOMEM. */
+ * version: *why says which), or -ENOMEM. A file cut short is read as far
+ * as it goes and is no error here: the caller decides (hb_frames_cut()). */
 int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const char **why);
 int hb_frames_load(const char *path, struct hb_frames *out, const char **why);
 void hb_frames_release(struct hb_frames *f);
+/* Whether the file held fewer records than its header says were written. */
+bool hb_frames_cut(const struct hb_frames *f);
 
 #endif

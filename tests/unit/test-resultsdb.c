@@ -7,6 +7,7 @@
  * separate SQLite connection, as a user's sqlite3 would see it.
  */
 #include "resultsdb.h"
+#include "resultsdb-query.h"
 #include "test.h"
 #include "util.h"
 
@@ -580,6 +581,61 @@ START_TEST(nan_metric_refused)
 }
 END_TEST
 
+/* A run run_validate() refused: stored with status invalid and why
+ * (schema 3), listed with it, left out of the values compare and regress
+ * read and named, with why, among the excluded. */
+START_TEST(invalid_run_stored_with_why)
+{
+	static const char why[] = "frames.bin: 7841 records in the header, 54 in the file";
+	struct resultsdb_query q = { .game = "doom", .run_name = "vanilla", .metric = "fps" };
+	struct resultsdb *db = open_ok();
+	struct resultsdb_run *runs = NULL;
+	struct resultsdb_value *v = NULL;
+	struct resultsdb_excluded *ex = NULL;
+	struct report_row row;
+	struct metrics m;
+	struct run good, cut;
+	size_t n = 0, nv = 0, nex = 0;
+	char *err = NULL;
+
+	run_make(&good, "good", "uuid-good", "doom", "vanilla", "2026-11-30T10:00:00Z");
+	run_make(&cut, "cut", "uuid-cut", "doom", "vanilla", "2026-11-30T10:10:00Z");
+	cut.recorded_status = cut.status;
+	cut.status = "invalid";
+	cut.invalid = xstrdup(why);
+	metrics_make(&m, 60.0);
+	import_ok(db, &good, &m);
+	import_ok(db, &cut, &m);
+	ck_assert_int_eq(query_int("SELECT count(*) FROM runs WHERE status = 'invalid'"
+				   " AND check_failed = 'frames.bin: 7841 records in the header, 54 in the file'"), 1);
+	ck_assert_int_eq(query_int("SELECT count(*) FROM runs WHERE status = 'ok' AND check_failed IS NULL"), 1);
+
+	ck_assert_int_eq(resultsdb_list(db, NULL, NULL, &runs, &n, &err), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_ptr_null(runs[0].check_failed);
+	ck_assert_str_eq(runs[1].check_failed, why);
+	resultsdb_run_report_row(&runs[1], &row);
+	ck_assert_str_eq(row.status, "invalid");
+	ck_assert_str_eq(report_row_excluded(&row, false), why);
+
+	ck_assert_int_eq(resultsdb_metric_values(db, &q, &v, &nv, &err), 0);
+	ck_assert_uint_eq(nv, 1);
+	ck_assert_str_eq(v[0].run_id, "uuid-good");
+	ck_assert_int_eq(resultsdb_excluded_runs(db, &q, &ex, &nex, &err), 0);
+	ck_assert_uint_eq(nex, 1);
+	ck_assert_str_eq(ex[0].name, "cut");
+	ck_assert_str_eq(ex[0].why, "invalid: frames.bin: 7841 records in the header, 54 in the file");
+
+	resultsdb_excluded_free(ex, nex);
+	resultsdb_values_free(v, nv);
+	resultsdb_runs_free(runs, n);
+	free(cut.invalid);
+	run_free(&good);
+	run_free(&cut);
+	resultsdb_close(db);
+}
+END_TEST
+
 TEST_SUITE(resultsdb_suite)
 {
 	Suite *s = suite_create("resultsdb");
@@ -598,6 +654,7 @@ TEST_SUITE(resultsdb_suite)
 	tcase_add_test(tc, provenance_in_order);
 	tcase_add_test(tc, missing_metric_has_no_row);
 	tcase_add_test(tc, nan_metric_refused);
+	tcase_add_test(tc, invalid_run_stored_with_why);
 	suite_add_tcase(s, tc);
 	return s;
 }

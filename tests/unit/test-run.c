@@ -3,7 +3,9 @@
  * (bench.txt through kvfile_write, frames.bin created, filled as the hook
  * fills it, then trimmed) loads back with its fields, window and frames;
  * directories that are not runs, or are runs of a newer format, are
- * refused with a message that names the file.
+ * refused with a message that names the file. Run integrity
+ * (analysis/runcheck.c) on copies of a real recorded run: each way its
+ * data can be broken is refused with its reason, and a whole copy passes.
  */
 #include "frames.h"
 #include "kvfile.h"
@@ -14,6 +16,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -281,6 +285,286 @@ START_TEST(refuse_bad_frames)
 }
 END_TEST
 
+/* ---- run integrity (analysis/runcheck.c), on copies of a real run ---- */
+
+/* The gl run of tests/fixtures/runs: 362 records, a 6 s window of 335
+ * frames at about 56 fps, bench.txt's window_start_ns on line 43. */
+#define REAL_RUN "runs/20261130T120715Z-dsda-doom-gl"
+
+/* Copies the real run's bench.txt and frames.bin into dir. */
+static void copy_real_run(void)
+{
+	static const char *const files[] = { "bench.txt", "frames.bin" };
+	char rel[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *to = xasprintf("%s/%s", dir, files[i]);
+
+		snprintf(rel, sizeof(rel), REAL_RUN "/%s", files[i]);
+		ck_assert_int_eq(copy_file(fixture_path(rel), to, 0644), 0);
+		free(to);
+	}
+}
+
+/* Sets KEY=VALUE in the copy's bench.txt (in place, keeping its line). */
+static void bench_set(const char *key, const char *value)
+{
+	char *path = xasprintf("%s/bench.txt", dir);
+	struct kvfile kf;
+	int line = 0;
+
+	kvfile_init(&kf);
+	ck_assert_int_eq(kvfile_read(&kf, path, &line), 0);
+	kvfile_set(&kf, key, value);
+	ck_assert_int_eq(kvfile_write(&kf, path), 0);
+	kvfile_release(&kf);
+	free(path);
+}
+
+static uint64_t bench_u64(const struct run *run, const char *key)
+{
+	uint64_t v = 0;
+
+	ck_assert_int_eq(safe_atou64(kvfile_get(&run->bench, key), &v), 0);
+	return v;
+}
+
+/* Loads the copy; run_check() with opts gives want (0 or -EINVAL) and, on
+ * failure, a reason containing each of the NULL-terminated strings. */
+static void expect_check(struct run *run, const struct metric_opts *opts, int want, ...)
+{
+	struct strbuf why = STRBUF_INIT, err = STRBUF_INIT;
+	const char *s;
+	va_list ap;
+
+	ck_assert_msg(run_load(dir, run, &err) == 0, "%s", err.buf);
+	ck_assert_int_eq(run_check(run, opts, &why), want);
+	va_start(ap, want);
+	while ((s = va_arg(ap, const char *)))
+		ck_assert_msg(strstr(why.buf, s), "reason '%s' lacks '%s'", why.buf, s);
+	va_end(ap);
+	strbuf_release(&why);
+	strbuf_release(&err);
+}
+
+START_TEST(check_real_run_whole)
+{
+	struct run run;
+
+	copy_real_run();
+	expect_check(&run, NULL, 0, NULL);
+	ck_assert_uint_eq(run.frames.header_records, 362);
+	ck_assert_uint_eq(run.frames.file_records, 362);
+	ck_assert(!hb_frames_cut(&run.frames));
+	ck_assert_int_eq(run_validate(&run, NULL), 0);
+	ck_assert_str_eq(run.status, "ok");
+	ck_assert_ptr_null(run.invalid);
+	run_release(&run);
+}
+END_TEST
+
+START_TEST(check_cut_frames)
+{
+	char *path = xasprintf("%s/frames.bin", dir);
+	struct run run;
+
+	copy_real_run();
+	ck_assert_int_eq(truncate(path, 1001), 0);
+	expect_check(&run, NULL, -EINVAL, "frames.bin: 362 records in the header, 54 in the file",
+		     NULL);
+	/* what is there was read, and the reader was told */
+	ck_assert(hb_frames_cut(&run.frames));
+	ck_assert_uint_eq(run.frames.n, 54);
+	ck_assert_int_eq(run_validate(&run, NULL), -EINVAL);
+	ck_assert_str_eq(run.status, "invalid");
+	ck_assert_str_eq(run.recorded_status, "ok");
+	ck_assert_str_eq(run.invalid, "frames.bin: 362 records in the header, 54 in the file");
+	run_release(&run);
+	free(path);
+}
+END_TEST
+
+START_TEST(check_untrimmed_frames_whole)
+{
+	/* the runner's file before the trim is sized to its capacity: whole */
+	char *path = xasprintf("%s/frames.bin", dir);
+	struct run run;
+
+	copy_real_run();
+	ck_assert_int_eq(truncate(path, 128 + 1000 * 16), 0);
+	expect_check(&run, NULL, 0, NULL);
+	ck_assert_uint_eq(run.frames.file_records, 1000);
+	ck_assert_uint_eq(run.frames.n, 362);
+	run_release(&run);
+	free(path);
+}
+END_TEST
+
+START_TEST(check_numbers_parse)
+{
+	static const char *const cases[][3] = {
+		{ "window_start_ns", "abc", "bench.txt:43: window_start_ns=abc is not a number" },
+		{ "window_end_ns", "12e", "window_end_ns=12e is not a number" },
+		{ "first_frame_ns", "-1", "first_frame_ns=-1 is not a number" },
+		{ "pass.1.start_ns", "soon", "pass.1.start_ns=soon is not a number" },
+		{ "warmup_s", "two", "warmup_s=two is not a number" },
+		{ "window_s", "nan", "window_s=nan is not a number" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct run run;
+
+		copy_real_run();
+		bench_set(cases[i][0], cases[i][1]);
+		expect_check(&run, NULL, -EINVAL, cases[i][2], NULL);
+		run_release(&run);
+	}
+}
+END_TEST
+
+START_TEST(check_window_outside_frames)
+{
+	struct run run;
+	uint64_t first, last;
+	char v[32];
+
+	copy_real_run();
+	expect_check(&run, NULL, 0, NULL);
+	first = run.frames.t_ns[0];
+	last = run.frames.t_ns[run.frames.n - 1];
+	run_release(&run);
+
+	/* after the last frame: a warm-up longer than the recording */
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)(last + 1000 * MS));
+	bench_set("window_start_ns", v);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)(last + 2000 * MS));
+	bench_set("window_end_ns", v);
+	expect_check(&run, NULL, -EINVAL, "the window starts at", "after the last frame", NULL);
+	run_release(&run);
+
+	/* before the first present */
+	bench_set("window_start_ns", "1");
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)first);
+	bench_set("window_end_ns", v);
+	expect_check(&run, NULL, -EINVAL, "before the first present", NULL);
+	run_release(&run);
+
+	/* reversed */
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)(first + 3000 * MS));
+	bench_set("window_start_ns", v);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)(first + 2000 * MS));
+	bench_set("window_end_ns", v);
+	expect_check(&run, NULL, -EINVAL, "before it starts", NULL);
+	run_release(&run);
+}
+END_TEST
+
+START_TEST(check_min_frames)
+{
+	struct metric_opts none = METRIC_OPTS_DEFAULT, many = METRIC_OPTS_DEFAULT;
+	struct run run;
+	char v[32];
+
+	copy_real_run();
+	expect_check(&run, NULL, 0, NULL);
+	/* the first half second of its window: 17 frames */
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)(bench_u64(&run, "window_start_ns") + 500 * MS));
+	run_release(&run);
+	bench_set("window_end_ns", v);
+	expect_check(&run, NULL, -EINVAL, "the window holds 17 frames, fewer than the minimum of 50",
+		     NULL);
+	run_release(&run);
+	none.min_frames = 0;
+	expect_check(&run, &none, 0, NULL);
+	/* run_validate() decides again with other options */
+	ck_assert_int_eq(run_validate(&run, NULL), -EINVAL);
+	ck_assert_str_eq(run.status, "invalid");
+	ck_assert_int_eq(run_validate(&run, &none), 0);
+	ck_assert_str_eq(run.status, "ok");
+	ck_assert_ptr_null(run.invalid);
+	run_release(&run);
+	/* the whole window, against a minimum above its 335 frames */
+	copy_real_run();
+	many.min_frames = 336;
+	expect_check(&run, &many, -EINVAL, "the window holds 335 frames, fewer than the minimum of 336",
+		     NULL);
+	run_release(&run);
+}
+END_TEST
+
+START_TEST(check_leaves_failed_runs)
+{
+	char *path = xasprintf("%s/frames.bin", dir);
+	struct strbuf err = STRBUF_INIT;
+	struct run run;
+
+	copy_real_run();
+	bench_set("status", "failed");
+	ck_assert_int_eq(truncate(path, 1001), 0);
+	ck_assert_msg(run_load(dir, &run, &err) == 0, "%s", err.buf);
+	ck_assert_int_eq(run_validate(&run, NULL), 0);
+	ck_assert_str_eq(run.status, "failed");
+	ck_assert_ptr_null(run.invalid);
+	run_release(&run);
+	strbuf_release(&err);
+	free(path);
+}
+END_TEST
+
+START_TEST(interval_run_no_per_frame_metrics)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct metrics m;
+	struct run run;
+
+	copy_real_run();
+	bench_set("frame_source_kind", "interval");
+	ck_assert_msg(run_load(dir, &run, &err) == 0, "%s", err.buf);
+	ck_assert(run_is_interval(&run));
+	ck_assert_int_eq(run_metrics(&run, NULL, &m), 0);
+	for (int i = 0; i < M_COUNT; i++)
+		if (metric_is_per_frame((enum metric_id)i))
+			ck_assert_msg(!m.have[i], "%s is set for an interval run", metric_defs[i].name);
+	ck_assert(m.have[M_FPS]);
+	ck_assert(m.have[M_WINDOW_S]);
+	ck_assert(metric_is_per_frame(M_P99_MS) && metric_is_per_frame(M_STALLS) &&
+		  metric_is_per_frame(M_LONGEST_MS) && metric_is_per_frame(M_LOW1));
+	run_release(&run);
+	strbuf_release(&err);
+}
+END_TEST
+
+START_TEST(result_says_invalid)
+{
+	struct metric_opts o = METRIC_OPTS_DEFAULT;
+	struct strbuf err = STRBUF_INIT;
+	char *path = xasprintf("%s/frames.bin", dir), *res = xasprintf("%s/result.txt", dir);
+	struct kvfile kf;
+	int line = 0;
+
+	copy_real_run();
+	ck_assert_int_eq(truncate(path, 1001), 0);
+	ck_assert_msg(run_write_result(dir, "ok", &o, &err) == 0, "%s", err.buf);
+	kvfile_init(&kf);
+	ck_assert_int_eq(kvfile_read(&kf, res, &line), 0);
+	ck_assert_str_eq(kvfile_get(&kf, "status"), "invalid");
+	ck_assert_str_eq(kvfile_get(&kf, "check_failed"),
+			 "frames.bin: 362 records in the header, 54 in the file");
+	kvfile_release(&kf);
+	/* a whole copy says ok and no check_failed */
+	copy_real_run();
+	ck_assert_msg(run_write_result(dir, "ok", &o, &err) == 0, "%s", err.buf);
+	kvfile_init(&kf);
+	ck_assert_int_eq(kvfile_read(&kf, res, &line), 0);
+	ck_assert_str_eq(kvfile_get(&kf, "status"), "ok");
+	ck_assert_ptr_null(kvfile_get(&kf, "check_failed"));
+	kvfile_release(&kf);
+	strbuf_release(&err);
+	free(path);
+	free(res);
+}
+END_TEST
+
 TEST_SUITE(run_suite)
 {
 	Suite *s = suite_create("run");
@@ -296,6 +580,18 @@ TEST_SUITE(run_suite)
 	tcase_add_test(tc, refuse_missing_run_id);
 	tcase_add_test(tc, refuse_bad_line);
 	tcase_add_test(tc, refuse_bad_frames);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("run_check");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, check_real_run_whole);
+	tcase_add_test(tc, check_cut_frames);
+	tcase_add_test(tc, check_untrimmed_frames_whole);
+	tcase_add_test(tc, check_numbers_parse);
+	tcase_add_test(tc, check_window_outside_frames);
+	tcase_add_test(tc, check_min_frames);
+	tcase_add_test(tc, check_leaves_failed_runs);
+	tcase_add_test(tc, interval_run_no_per_frame_metrics);
+	tcase_add_test(tc, result_says_invalid);
 	suite_add_tcase(s, tc);
 	return s;
 }
