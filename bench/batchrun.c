@@ -77,9 +77,12 @@ static void headline(const struct report_row *row, bool have, double stall_ms, s
 	strbuf_addstr(sb, " (measured window)");
 }
 
-/* Loads a finished run, indexes it, and says how it went. */
+/* Loads a finished run, indexes it, and says how it went. *check_failed
+ * is why its data failed an integrity check (analysis/runcheck.c), the
+ * caller's to free, or NULL: such a run counts as invalid, like one an
+ * observer marked. */
 static int take_run(struct batch_run *br, const struct run_outcome *o, const char *prefix,
-		    struct strbuf *err)
+		    char **check_failed, struct strbuf *err)
 {
 	struct strbuf line = STRBUF_INIT;
 	struct report_row row;
@@ -88,6 +91,7 @@ static int take_run(struct batch_run *br, const struct run_outcome *o, const cha
 	bool have;
 	int r;
 
+	*check_failed = NULL;
 	r = run_load(o->dir, &run, err);
 	if (r < 0)
 		return r;
@@ -106,9 +110,11 @@ static int take_run(struct batch_run *br, const struct run_outcome *o, const cha
 	if (o->invalid)
 		fprintf(stderr, "hitchbench: !! %s: %s: THIS RUN IS INVALID\n", run.name, o->invalid);
 	/* its data failed a check (run_report_row() validated it) */
-	if (run.invalid)
+	if (run.invalid) {
 		fprintf(stderr, "hitchbench: !! %s: invalid: %s: THIS RUN IS NOT COUNTED\n", run.name,
 			run.invalid);
+		*check_failed = xstrdup(run.invalid);
+	}
 	strbuf_release(&line);
 	run_release(&run);
 	return r;
@@ -182,7 +188,11 @@ static int prefetch_learn_runs(struct batch_run *br, struct strbuf *err)
 		req.extra = &extra;
 		r = runner_run(&req, &o, err);
 		if (r == 0) {
-			r = take_run(br, &o, prefix, err);
+			char *check_failed;
+
+			/* a learning run is never counted: its checks do not matter */
+			r = take_run(br, &o, prefix, &check_failed, err);
+			free(check_failed);
 			run_outcome_release(&o);
 		}
 		kvfile_release(&extra);
@@ -209,6 +219,7 @@ int batch_run_pending(struct batch_run *br, struct strbuf *err)
 		char *name, *prefix, left[32];
 		struct run_request req = br->req;
 		struct run_outcome o;
+		char *check_failed = NULL;
 		struct kvfile extra;
 		uint64_t t0;
 
@@ -264,21 +275,26 @@ int batch_run_pending(struct batch_run *br, struct strbuf *err)
 		if (strncmp(o.status, "ok", 2) != 0)
 			br->runs_failed++;
 		br->runs_done++;
-		r = take_run(br, &o, prefix, err);
-		if (o.invalid || o.interfered) {
-			char *why = o.invalid ? xstrdup(o.invalid) : xasprintf("interference: %s", o.interfered);
+		r = take_run(br, &o, prefix, &check_failed, err);
+		if (o.invalid || o.interfered || check_failed) {
+			char *why = o.invalid ? xstrdup(o.invalid) :
+				    o.interfered ? xasprintf("interference: %s", o.interfered) :
+				    xasprintf("data: %s", check_failed);
 
 			br->runs_invalid++;
 			batch_note(b, i, "invalid", o.dir, why);
 			free(why);
 			if (br->rerun_invalid && b->attempts[i] < 2) {
 				batch_note(b, i, "rerun", NULL, "invalid: run once more");
-				say(br, "%s: %s, run once more now", prefix, o.invalid ? "invalid" : "interfered");
+				say(br, "%s: %s, run once more now", prefix,
+				    o.interfered && !o.invalid ? "interfered" : "invalid");
 				i--; /* the same slot again, at once */
 			}
 		} else {
 			batch_note(b, i, "done", o.dir, o.status);
 		}
+		free(check_failed);
+		check_failed = NULL;
 		run_outcome_release(&o);
 next:
 		kvfile_release(&extra);

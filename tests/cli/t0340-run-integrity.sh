@@ -187,4 +187,14 @@ value check_failed "$rundir/result.txt" | grep -q '^the window holds [0-9]* fram
 	fail "result.txt reason: $(cat "$rundir/result.txt")"
 grep -q 'invalid: the window holds .*THIS RUN IS NOT COUNTED' "$T/err" || fail "the run did not say: $(cat "$T/err")"
 expect_eq "the runner's database" invalid "$(sqlite3 "$T/db.sqlite" 'select status from runs')"
+grep -Eq '^1[[:space:]]+invalid[[:space:]].*data: the window holds' "$(dirname "$rundir")/runs.txt" ||
+	fail "runs.txt does not list the run as invalid: $(cat "$(dirname "$rundir")/runs.txt")"
+
+# --rerun-invalid runs a run whose data failed a check once more, as it
+# does one an observer marked: two runs, both invalid, the second a rerun
+rm -rf "$T/runs" "$T/db.sqlite"
+hb_run "$T/few.ini" --rerun-invalid
+expect_eq "runs of the rerun batch" 2 "$(run_dirs "$T/runs" | wc -l)"
+grep -Eq '^1[[:space:]]+rerun[[:space:]]' "$(dirname "$rundir")/runs.txt" || fail "runs.txt has no rerun: $(cat "$(dirname "$rundir")/runs.txt")"
+grep -q 'invalid, run once more now' "$T/err" || fail "the batch did not say it reran: $(cat "$T/err")"
 exit 0
