@@ -308,11 +308,10 @@ static int pick_process(const struct pm *pm, const size_t *order, const char *wa
 		return 0;
 	}
 	kvfile_add(&out->info, "process_choice", "the most presents, compositors left out");
-	strbuf_addf(&out->notes, "%s: kept %s (%s), the process with the most presents (%zu of %zu) that is "
-		    "not a compositor", path, pr->app, pr->pid, pr->rows, out->rows);
 	if (pm->n_procs > 1)
-		strbuf_addstr(&out->notes, "; --process NAME or PID keeps another");
-	strbuf_addch(&out->notes, '\n');
+		strbuf_addf(&out->notes, "%s: kept %s (%s), the process with the most presents (%zu of %zu) "
+			    "that is not a compositor; --process NAME or PID keeps another\n", path, pr->app,
+			    pr->pid, pr->rows, out->rows);
 	return 0;
 }
 
