@@ -61,8 +61,8 @@ struct mparser {
 	bool have_system;
 	char **system_header;   /* the os,cpu,... fields, waiting for their values */
 	size_t n_system;
-	char *units;            /* frame time units per block, "us,ms" */
-	char *versions;
+	struct strbuf units;    /* frame time units per block, "us,ms" */
+	struct strbuf versions;
 };
 
 /* A version line ("0.7.2", "v0.6.8", "0.7.2-1"): 1 with *out set; 0 for a
@@ -108,12 +108,18 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static void append_list(char **list, const char *item)
-{
-	char *s = *list ? xasprintf("%s,%s", *list, item) : xstrdup(item);
+#define LIST_BLOCKS 16 /* blocks whose version and unit bench.txt names; log.blocks counts all */
 
-	free(*list);
-	*list = s;
+/* The version or unit of block number `block` (from 1) onto a list. A
+ * strbuf, not a string copied at each block: a file of many tiny blocks
+ * made that quadratic. */
+static void append_list(struct strbuf *list, int block, const char *item)
+{
+	if (block > LIST_BLOCKS + 1)
+		return;
+	if (list->len)
+		strbuf_addch(list, ',');
+	strbuf_addstr(list, block > LIST_BLOCKS ? "..." : item);
 }
 
 static void block_free(struct block *b)
@@ -163,10 +169,10 @@ static void block_flush(struct mparser *p)
 				scale_ms < 1 ? (b->gpu_power ? "0.6.5-0.6.8" : "0.6.0-0.6.4")
 					     : "0.6.9");
 	}
-	append_list(&p->versions, ver);
+	append_list(&p->versions, p->blocks, ver);
 	free(ver);
 	unit = b->i_ft < 0 ? "none" : scale_ms < 1 ? "us" : "ms";
-	append_list(&p->units, unit);
+	append_list(&p->units, p->blocks, unit);
 
 	/* Samples or frames: in a per-frame log, elapsed advances by about one
 	 * frame time a row; with log_interval it advances by the interval. */
@@ -445,15 +451,15 @@ int import_mangohud_parse(const char *text, size_t len, const char *path,
 		r = -EINVAL;
 		goto out;
 	}
-	kvfile_add(&out->info, "version", p.versions);
-	kvfile_add(&out->info, "frametime_unit", p.units);
+	kvfile_add(&out->info, "version", p.versions.buf);
+	kvfile_add(&out->info, "frametime_unit", p.units.buf);
 	kvfile_addf(&out->info, "blocks", "%d", p.blocks);
 	r = import_finish(out, path, err);
 out:
 	block_free(&p.b);
 	free_fields(p.system_header, p.n_system);
-	free(p.units);
-	free(p.versions);
+	strbuf_release(&p.units);
+	strbuf_release(&p.versions);
 	csv_release(&c);
 	return r;
 }

@@ -381,6 +381,23 @@ START_TEST(mangohud_version_lines)
 }
 END_TEST
 
+START_TEST(mangohud_many_blocks)
+{
+	/* 50,000 one-row logs appended: the lists of versions and units grew
+	 * by copying themselves at each block (quadratic); now linear, and
+	 * bench.txt names the first 16 */
+	struct strbuf t = STRBUF_INIT;
+
+	for (int i = 0; i < 50000; i++)
+		strbuf_addstr(&t, "fps,frametime,cpu_power,elapsed\n60,16,0,1\n");
+	ck_assert_int_eq(mango(t.buf), 0);
+	ck_assert_str_eq(info("blocks"), "50000");
+	ck_assert_uint_eq(s.rows_kept, 50000);
+	ck_assert(strstr(info("frametime_unit"), "ms,ms,...") && strlen(info("frametime_unit")) == 16 * 3 + 3);
+	strbuf_release(&t);
+}
+END_TEST
+
 START_TEST(presentmon_real)
 {
 	/* PresentMon 1.x capture of CS:GO: one process, 4265 rows summing to
@@ -629,6 +646,7 @@ TEST_SUITE(import_suite)
 	tcase_add_test(tc, mangohud_bad_frame_times);
 	tcase_add_test(tc, mangohud_frametime_misspelt);
 	tcase_add_test(tc, mangohud_version_lines);
+	tcase_add_test(tc, mangohud_many_blocks);
 	tcase_add_test(tc, presentmon_real);
 	tcase_add_test(tc, presentmon_gold);
 	tcase_add_test(tc, presentmon_bom_crlf_na);
