@@ -1,36 +1,44 @@
 /*
- * What the frame-log parsers (analysis/import-*.c) share: a line reader
- * that knows the BOM and CRLF of Windows tools, a comma splitter, and the
- * series being built. Not for use outside analysis/import*.c.
+ * What the frame-log parsers (analysis/import-*.c) share: how a logged
+ * frame time becomes a frame or a dropped row, and the series being built.
+ * Their records come from common/csv.h. Not for use outside
+ * analysis/import*.c.
  */
 #ifndef HB_IMPORT_INTERNAL_H
 #define HB_IMPORT_INTERNAL_H
 
+#include "csv.h"
 #include "import.h"
 
-struct lines {
-	const char *p, *end;
-	int no;                 /* the number of the line last returned, from 1 */
-	char *buf;              /* the line last returned, NUL-terminated, no CR/LF */
-	size_t alloc;
-};
+/* How every importer reads its file: blanks around fields are not data
+ * (FrameView pads its values), blank lines are skipped. */
+#define IMPORT_CSV_FLAGS (CSV_TRIM | CSV_SKIP_EMPTY)
 
-/* Starts reading text; a UTF-8 byte order mark at its start is skipped. */
-void lines_init(struct lines *l, const char *text, size_t len);
-void lines_release(struct lines *l);
-/* The next line (owned by l, valid until the next call), or NULL at the end. */
-char *lines_next(struct lines *l);
+/* "PATH:LINE: WHY" for a csv_next() that failed. */
+void import_csv_error(const struct csv *c, const char *path, struct strbuf *err);
 
-#define CSV_MAX_FIELDS 512
-/* Splits line in place at commas; fields are stripped of blanks at both ends
- * (FrameView pads its values). Returns the field count (at most max). */
-size_t csv_split(char *line, char **fields, size_t max);
+/* A logged value: a number as strtod reads it, "nan" and "inf" (what the
+ * C library writes for a value that was none) and numbers past double's
+ * range included, so the caller can count such a frame time as dropped
+ * rather than refuse the file; hex is refused. 0 or -EINVAL. */
+int import_parse_value(const char *s, double *out);
 
-/* Appends a frame time; ns must be > 0. */
-void import_push_frame(struct import_series *s, uint64_t ns);
-/* Frame time in ms (a logged number) to ns: 0 or -ERANGE (negative, NaN, too long). */
-int import_ms_to_ns(double ms, uint64_t *ns);
-/* Builds t_ns from the frame times pushed. */
-void import_finish(struct import_series *s);
+/* Counts a row of the kept process that is no frame: line is the row's,
+ * why says what is wrong ("frame time -5 is not positive"). */
+void import_drop(struct import_series *s, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* A last record with no line break after it, fields fewer than want
+ * (which the caller checked): dropped, counted, and warned of. */
+void import_drop_cut(struct import_series *s, const char *path, int line, const char *what);
+
+/* A frame time in ms, as logged at line (text: the value as the log has
+ * it, for the message): pushed as a frame, or dropped and counted when it
+ * is not positive, not a number, or over IMPORT_MAX_FRAME_MS. */
+void import_frame_ms(struct import_series *s, int line, double ms, const char *text);
+
+/* Builds t_ns from the frame times pushed and says what was dropped. 0, or
+ * -ERANGE (message in err) when the present times would pass 2^64 ns. */
+int import_finish(struct import_series *s, const char *path, struct strbuf *err);
 
 #endif

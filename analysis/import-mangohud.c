@@ -20,6 +20,12 @@
  * column set, the unit from the numbers (fps x frametime is about 1e3 in
  * ms, 1e6 in us). A log made with log_interval > 0 holds samples: its
  * elapsed steps are much longer than its frame times.
+ *
+ * A log without a frametime column (before 0.6, or a header whose column
+ * is misspelt) has no frames: it is read as samples only when the caller
+ * asks (import_opts.interval). MangoHud ends every row with a line break,
+ * so a last row without one was cut by a crash: it is dropped (counted and
+ * warned of) when it lacks fields or a number in it was cut in two.
  */
 #include "import-internal.h"
 
@@ -40,33 +46,53 @@ struct block {
 	bool gpu_power;         /* 0.6.5+ */
 	bool headerless;        /* rows without a column header: 0.4 */
 	double *fps, *ft, *elapsed;
+	int *line;
 	size_t n, alloc;
 };
 
 struct mparser {
 	const char *path;
+	const struct import_opts *o;
 	struct import_series *out;
 	struct strbuf *err;
 	struct block b;
 	int version;            /* the last version line seen, 0 if none */
 	int blocks;
 	bool have_system;
-	char *system_header;    /* the os,cpu,... line, waiting for its values */
-	char *units;            /* frame time units per block, "us,ms" */
-	char *versions;
+	char **system_header;   /* the os,cpu,... fields, waiting for their values */
+	size_t n_system;
+	struct strbuf units;    /* frame time units per block, "us,ms" */
+	struct strbuf versions;
 };
 
-static int parse_version(const char *s)
+/* A version line ("0.7.2", "v0.6.8", "0.7.2-1"): 1 with *out set; 0 for a
+ * line that is no version; -EINVAL for one that looks like a version (a
+ * digit, a dot, no comma) and is not MAJOR.MINOR.PATCH each of at most
+ * three digits, minor and patch below 100, not all 0. */
+static int parse_version(const char *s, int *out)
 {
-	unsigned a = 0, b = 0, c = 0;
-	int n = 0;
+	const char *p = s + (*s == 'v');
+	int part[3];
 
-	if (*s == 'v')
-		s++;
-	if (!isdigit((unsigned char)*s) || sscanf(s, "%u.%u.%u%n", &a, &b, &c, &n) != 3 ||
-	    (s[n] != '\0' && s[n] != '-'))
+	if (!isdigit((unsigned char)*p) || !strchr(p, '.') || strchr(s, ','))
 		return 0;
-	return VERSION((int)a, (int)b, (int)c);
+	for (int i = 0; i < 3; i++) {
+		int v = 0, digits = 0;
+
+		for (; isdigit((unsigned char)*p); p++) {
+			if (++digits > 3)
+				return -EINVAL;
+			v = v * 10 + (*p - '0');
+		}
+		if (!digits || (i < 2 && *p != '.'))
+			return -EINVAL;
+		part[i] = v;
+		p += i < 2;
+	}
+	if ((*p && *p != '-') || part[1] > 99 || part[2] > 99 || !(part[0] || part[1] || part[2]))
+		return -EINVAL;
+	*out = VERSION(part[0], part[1], part[2]);
+	return 1;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -82,12 +108,27 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static void append_list(char **list, const char *item)
-{
-	char *s = *list ? xasprintf("%s,%s", *list, item) : xstrdup(item);
+#define LIST_BLOCKS 16 /* blocks whose version and unit bench.txt names; log.blocks counts all */
 
-	free(*list);
-	*list = s;
+/* The version or unit of block number `block` (from 1) onto a list. A
+ * strbuf, not a string copied at each block: a file of many tiny blocks
+ * made that quadratic. */
+static void append_list(struct strbuf *list, int block, const char *item)
+{
+	if (block > LIST_BLOCKS + 1)
+		return;
+	if (list->len)
+		strbuf_addch(list, ',');
+	strbuf_addstr(list, block > LIST_BLOCKS ? "..." : item);
+}
+
+static void block_free(struct block *b)
+{
+	free(b->fps);
+	free(b->ft);
+	free(b->elapsed);
+	free(b->line);
+	memset(b, 0, sizeof(*b));
 }
 
 /* The block's rows into frames, once its unit and kind are known. */
@@ -96,6 +137,7 @@ static void block_flush(struct mparser *p)
 	struct block *b = &p->b;
 	struct import_series *out = p->out;
 	double scale_ms;        /* frametime value -> ms */
+	const char *unit;
 	char *ver = NULL;
 	bool interval = false;
 
@@ -127,9 +169,10 @@ static void block_flush(struct mparser *p)
 				scale_ms < 1 ? (b->gpu_power ? "0.6.5-0.6.8" : "0.6.0-0.6.4")
 					     : "0.6.9");
 	}
-	append_list(&p->versions, ver);
+	append_list(&p->versions, p->blocks, ver);
 	free(ver);
-	append_list(&p->units, b->i_ft < 0 ? "none" : scale_ms < 1 ? "us" : "ms");
+	unit = b->i_ft < 0 ? "none" : scale_ms < 1 ? "us" : "ms";
+	append_list(&p->units, p->blocks, unit);
 
 	/* Samples or frames: in a per-frame log, elapsed advances by about one
 	 * frame time a row; with log_interval it advances by the interval. */
@@ -150,16 +193,19 @@ static void block_flush(struct mparser *p)
 		out->interval = true;
 
 	for (size_t i = 0; i < b->n; i++) {
-		double ms = b->i_ft < 0 ? (b->fps[i] > 0 ? 1000 / b->fps[i] : -1) : b->ft[i] * scale_ms;
-		uint64_t ns;
+		char text[64];
 
-		if (import_ms_to_ns(ms, &ns) == 0)
-			import_push_frame(out, ns);
+		if (b->i_ft < 0 && !(b->fps[i] > 0)) {
+			import_drop(out, b->line[i], "fps %g is not positive", b->fps[i]);
+			continue;
+		}
+		if (b->i_ft < 0)
+			snprintf(text, sizeof(text), "%g ms (1000 / fps %g)", 1000 / b->fps[i], b->fps[i]);
+		else
+			snprintf(text, sizeof(text), "%g %s", b->ft[i], unit);
+		import_frame_ms(out, b->line[i], b->i_ft < 0 ? 1000 / b->fps[i] : b->ft[i] * scale_ms, text);
 	}
-	free(b->fps);
-	free(b->ft);
-	free(b->elapsed);
-	memset(b, 0, sizeof(*b));
+	block_free(b);
 }
 
 static void block_start(struct mparser *p, int line)
@@ -170,12 +216,12 @@ static void block_start(struct mparser *p, int line)
 	p->b.i_fps = p->b.i_ft = p->b.i_elapsed = -1;
 }
 
-static int column_header(struct mparser *p, char *line, int no)
+static int column_header(struct mparser *p, const struct csv_record *rec)
 {
-	char *f[CSV_MAX_FIELDS];
-	size_t n = csv_split(line, f, CSV_MAX_FIELDS);
+	char **f = rec->f;
+	size_t n = rec->n;
 
-	block_start(p, no);
+	block_start(p, rec->line);
 	p->b.ncols = n;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(f[i], "fps") == 0)
@@ -192,7 +238,16 @@ static int column_header(struct mparser *p, char *line, int no)
 	}
 	if (p->b.i_elapsed < 0) {
 		strbuf_addf(p->err, "%s:%d: expected MangoHud's column header with an 'elapsed' column",
-			    p->path, no);
+			    p->path, rec->line);
+		return -EINVAL;
+	}
+	if (p->b.i_ft < 0 && !p->o->interval) {
+		strbuf_addf(p->err, "%s:%d: expected a 'frametime' column in MangoHud's column header; it has ",
+			    p->path, rec->line);
+		for (size_t i = 0; i < n && p->err->len < 400; i++)
+			strbuf_addf(p->err, "%s%s", i ? "," : "", f[i]);
+		strbuf_addstr(p->err, " (a log of fps samples, as MangoHud before 0.6 wrote, is imported "
+			      "only as an interval log: --interval)");
 		return -EINVAL;
 	}
 	return 0;
@@ -208,44 +263,72 @@ static bool all_numbers(char **f, size_t n)
 	return true;
 }
 
-static int data_row(struct mparser *p, char *line, int no)
+/* Before 0.5 there was no column header: fps,cpu_load,gpu_load,elapsed. */
+static int headerless_block(struct mparser *p, const struct csv_record *rec)
+{
+	struct block *b = &p->b;
+
+	if (rec->n != 4 || !all_numbers(rec->f, rec->n)) {
+		strbuf_addf(p->err, "%s:%d: expected MangoHud's column header (fps,frametime,...,elapsed)"
+			    " or a row of 4 numbers (fps,cpu_load,gpu_load,elapsed: MangoHud 0.4)",
+			    p->path, rec->line);
+		return -EINVAL;
+	}
+	if (!p->o->interval) {
+		strbuf_addf(p->err, "%s:%d: expected MangoHud's column header; rows of 4 numbers without one "
+			    "are MangoHud 0.4's fps samples, imported only as an interval log: --interval",
+			    p->path, rec->line);
+		return -EINVAL;
+	}
+	if (b->first_line == 0)
+		block_start(p, rec->line);
+	b->ncols = 4;
+	b->headerless = true;
+	b->i_fps = 0;
+	b->i_elapsed = 3;
+	return 0;
+}
+
+static int data_row(struct mparser *p, const struct csv_record *rec)
 {
 	struct block *b = &p->b;
 	static const char *const names[] = { "fps", "frametime", "elapsed" };
-	char *f[CSV_MAX_FIELDS];
-	size_t n = csv_split(line, f, CSV_MAX_FIELDS);
-	int idx[3];
+	char **f = rec->f;
+	int idx[3], r;
 	double v[3] = { 0, 0, 0 };
 
-	if (!b->ncols) {
-		/* before 0.5 there was no column header: fps,cpu_load,gpu_load,elapsed */
-		if (n != 4 || !all_numbers(f, n)) {
-			strbuf_addf(p->err, "%s:%d: expected MangoHud's column header (fps,frametime,...,elapsed)"
-				    " or a row of 4 numbers (fps,cpu_load,gpu_load,elapsed: MangoHud 0.4)",
-				    p->path, no);
-			return -EINVAL;
-		}
-		if (b->first_line == 0)
-			block_start(p, no);
-		b->ncols = 4;
-		b->headerless = true;
-		b->i_fps = 0;
-		b->i_elapsed = 3;
+	if (!b->ncols && (r = headerless_block(p, rec)) < 0)
+		return r;
+	if (rec->cut && rec->n < b->ncols) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%zu of %zu fields", rec->n, b->ncols);
+		import_drop_cut(p->out, p->path, rec->line, what);
+		p->out->rows++;
+		return 0;
 	}
-	if (n != b->ncols) {
+	if (rec->n != b->ncols) {
 		strbuf_addf(p->err, "%s:%d: expected %zu fields as the header on line %d says, found %zu",
-			    p->path, no, b->ncols, b->first_line, n);
+			    p->path, rec->line, b->ncols, b->first_line, rec->n);
 		return -EINVAL;
 	}
 	idx[0] = b->i_fps;
 	idx[1] = b->i_ft;
 	idx[2] = b->i_elapsed;
 	for (int i = 0; i < 3; i++) {
-		if (idx[i] >= 0 && safe_atod(f[idx[i]], &v[i]) < 0) {
-			strbuf_addf(p->err, "%s:%d: expected a number in column '%s', found '%s'",
-				    p->path, no, names[i], f[idx[i]]);
-			return -EINVAL;
+		if (idx[i] < 0 || import_parse_value(f[idx[i]], &v[i]) == 0)
+			continue;
+		if (rec->cut) {
+			char *what = xasprintf("'%.20s' in column '%s'", f[idx[i]], names[i]);
+
+			import_drop_cut(p->out, p->path, rec->line, what);
+			free(what);
+			p->out->rows++;
+			return 0;
 		}
+		strbuf_addf(p->err, "%s:%d: expected a number in column '%s', found '%.40s'",
+			    p->path, rec->line, names[i], f[idx[i]]);
+		return -EINVAL;
 	}
 	/* elapsed is us before 0.6 (no frametime column), ns since */
 	if (b->i_ft < 0)
@@ -255,100 +338,128 @@ static int data_row(struct mparser *p, char *line, int no)
 		b->fps = xrealloc(b->fps, b->alloc * sizeof(double));
 		b->ft = xrealloc(b->ft, b->alloc * sizeof(double));
 		b->elapsed = xrealloc(b->elapsed, b->alloc * sizeof(double));
+		b->line = xrealloc(b->line, b->alloc * sizeof(int));
 	}
 	b->fps[b->n] = v[0];
 	b->ft[b->n] = v[1];
 	b->elapsed[b->n] = v[2];
+	b->line[b->n] = rec->line;
 	b->n++;
 	p->out->rows++;
 	return 0;
 }
 
-static void system_values(struct mparser *p, char *line)
+static void free_fields(char **f, size_t n)
 {
-	char *hf[CSV_MAX_FIELDS], *vf[CSV_MAX_FIELDS];
-	size_t nh = csv_split(p->system_header, hf, CSV_MAX_FIELDS);
-	size_t nv = csv_split(line, vf, CSV_MAX_FIELDS);
+	for (size_t i = 0; i < n; i++)
+		free(f[i]);
+	free(f);
+}
 
-	/* the first block's machine is the log's; the values may hold commas
-	 * no more often than a CPU name does: the last field takes the rest */
-	for (size_t i = 0; !p->have_system && i < nh; i++) {
-		if (!kvfile_valid_key(hf[i]) || i >= nv || !*vf[i])
+static void system_header(struct mparser *p, const struct csv_record *rec)
+{
+	p->system_header = xrealloc(NULL, rec->n * sizeof(char *));
+	for (size_t i = 0; i < rec->n; i++)
+		p->system_header[i] = xstrdup(rec->f[i]);
+	p->n_system = rec->n;
+}
+
+static void system_values(struct mparser *p, const struct csv_record *rec)
+{
+	/* the first block's machine is the log's */
+	for (size_t i = 0; !p->have_system && i < p->n_system; i++) {
+		if (!kvfile_valid_key(p->system_header[i]) || i >= rec->n || !*rec->f[i])
 			continue;
-		kvfile_add(&p->out->info, hf[i], vf[i]);
+		kvfile_add(&p->out->info, p->system_header[i], rec->f[i]);
 	}
 	p->have_system = true;
-	free(p->system_header);
+	free_fields(p->system_header, p->n_system);
 	p->system_header = NULL;
+	p->n_system = 0;
+}
+
+/* One record: banners, version lines, the system info, a column header or
+ * a row. 0 or -EINVAL (message in err). */
+static int record(struct mparser *p, const struct csv_record *rec)
+{
+	const char *f0 = rec->f[0];
+	int r, version;
+
+	if (p->system_header) {
+		system_values(p, rec);
+		return 0;
+	}
+	if (rec->n == 1 && (str_startswith(f0, "---") || strcmp(f0, "v1") == 0))
+		return 0; /* the banners around the system info; log_versioning's format line */
+	if (rec->n == 1 && (r = parse_version(f0, &version)) != 0) {
+		if (r < 0) {
+			strbuf_addf(p->err, "%s:%d: expected a MangoHud version (MAJOR.MINOR.PATCH), found '%.40s'",
+				    p->path, rec->line, f0);
+			return r;
+		}
+		p->version = version;
+		return 0;
+	}
+	if (strcmp(f0, "os") == 0 && rec->n > 1) {
+		block_flush(p);
+		p->b.i_fps = p->b.i_ft = p->b.i_elapsed = -1;
+		system_header(p, rec);
+		return 0;
+	}
+	if (strcmp(f0, "fps") == 0 && rec->n > 1)
+		return column_header(p, rec);
+	return data_row(p, rec);
 }
 
 int import_mangohud_parse(const char *text, size_t len, const char *path,
-			  struct import_series *out, struct strbuf *err)
+			  const struct import_opts *o, struct import_series *out,
+			  struct strbuf *err)
 {
+	static const struct import_opts defaults = IMPORT_OPTS_DEFAULT;
+	struct csv_record rec;
 	struct mparser p;
-	struct lines l;
-	char *line;
-	int r = 0;
+	struct csv c;
+	int r = 0, last = 0;
 
 	memset(&p, 0, sizeof(p));
 	p.path = path;
+	p.o = o ? o : &defaults;
 	p.out = out;
 	p.err = err;
 	p.b.i_fps = p.b.i_ft = p.b.i_elapsed = -1;
 	out->format = import_format_name(IMPORT_MANGOHUD);
-	lines_init(&l, text, len);
-	while ((line = lines_next(&l))) {
-		if (p.system_header) {
-			system_values(&p, line);
-			continue;
-		}
-		if (!*line || str_startswith(line, "---"))
-			continue; /* the banners around the system info */
-		if (strcmp(line, "v1") == 0)
-			continue; /* log_versioning's format line */
-		if (parse_version(line)) {
-			p.version = parse_version(line);
-			continue;
-		}
-		if (str_startswith(line, "os,")) {
-			block_flush(&p);
-			p.b.i_fps = p.b.i_ft = p.b.i_elapsed = -1;
-			p.system_header = xstrdup(line);
-			continue;
-		}
-		if (str_startswith(line, "fps,"))
-			r = column_header(&p, line, l.no);
-		else
-			r = data_row(&p, line, l.no);
-		if (r < 0)
+	csv_init(&c, text, len, IMPORT_CSV_FLAGS);
+	while ((r = csv_next(&c, &rec)) > 0) {
+		last = rec.last_line;
+		if ((r = record(&p, &rec)) < 0)
 			goto out;
+	}
+	if (r < 0) {
+		import_csv_error(&c, path, err);
+		goto out;
 	}
 	if (p.system_header) {
 		strbuf_addf(err, "%s:%d: expected the system values after MangoHud's system header, found the end",
-			    path, l.no);
+			    path, last);
 		r = -EINVAL;
 		goto out;
 	}
 	block_flush(&p);
 	if (!p.blocks) {
 		strbuf_addf(err, "%s:%d: expected MangoHud's column header (fps,...,elapsed), found the end",
-			    path, l.no);
+			    path, last);
 		r = -EINVAL;
 		goto out;
 	}
-	kvfile_add(&out->info, "version", p.versions);
-	kvfile_add(&out->info, "frametime_unit", p.units);
+	kvfile_add(&out->info, "version", p.versions.buf);
+	kvfile_add(&out->info, "frametime_unit", p.units.buf);
 	kvfile_addf(&out->info, "blocks", "%d", p.blocks);
-	import_finish(out);
+	r = import_finish(out, path, err);
 out:
-	if (p.b.fps) {
-		free(p.b.fps);
-		free(p.b.ft);
-		free(p.b.elapsed);
-	}
-	free(p.system_header);
-	free(p.units);
-	free(p.versions);
-	lines_release(&l);
+	block_free(&p.b);
+	free_fields(p.system_header, p.n_system);
+	strbuf_release(&p.units);
+	strbuf_release(&p.versions);
+	csv_release(&c);
 	return r;
 }

@@ -7,17 +7,25 @@
  * `MsBetweenPresents` (1.x late, 2.x, FrameView) or `FrameTime` (2.x with
  * --v2_metrics). One file holds every process that presented (dwm.exe,
  * browsers, the game): one process is kept, the one asked for or the one
- * with the most presents, and in it the swap chain with the most. Windows
- * files come with a UTF-8 BOM and CRLF; `NA` marks a value not known (the
- * first present of a swap chain).
+ * with the most presents that is not a compositor, and in it the swap
+ * chain with the most. Windows files come with a UTF-8 BOM and CRLF, and
+ * quote a field that holds a comma; `NA` marks a value not known (the
+ * first present of a swap chain). Processes and swap chains are found
+ * through hash tables: a file of many processes reads in linear time.
  */
 #include "import-internal.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* PresentMon and FrameView trace Windows (ETW), where one program
+ * composes the desktop: the Desktop Window Manager. It presents all the
+ * time (often more than a game that stutters), and is never the game. */
+const char *const import_presentmon_compositors[] = { "dwm.exe", NULL };
 
 struct pm_proc {
 	char *app, *pid;
@@ -32,54 +40,143 @@ struct pm_chain {
 
 struct pm_row {
 	size_t chain;
-	double ms;              /* NAN: not known */
+	int line;
+	double ms;              /* NAN: not known (NA) */
+};
+
+/* Open addressing over indices into procs or chains (0 = empty, else
+ * index + 1), at most half full. */
+struct pm_map {
+	size_t *slot;
+	size_t cap, n;
 };
 
 struct pm {
 	struct pm_proc *procs;
-	size_t n_procs;
+	size_t n_procs, alloc_procs;
 	struct pm_chain *chains;
-	size_t n_chains;
+	size_t n_chains, alloc_chains;
+	struct pm_map proc_map, chain_map;
 	struct pm_row *rows;
 	size_t n_rows, alloc_rows;
 };
 
-static int column(char **f, size_t n, const char *name)
+static uint64_t hash_str(uint64_t h, const char *s)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcasecmp(f[i], name) == 0)
-			return (int)i;
-	return -1;
+	/* FNV-1a, the terminating NUL included so "ab"+"c" != "a"+"bc" */
+	do
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	while (*s++);
+	return h;
 }
 
-static bool has_prefix_column(char **f, size_t n, const char *prefix)
+#define HASH_SEED 0xcbf29ce484222325ull
+
+static uint64_t proc_hash(const char *app, const char *pid)
 {
-	for (size_t i = 0; i < n; i++)
-		if (str_startswith(f[i], prefix))
-			return true;
-	return false;
+	return hash_str(hash_str(HASH_SEED, app), pid);
+}
+
+static uint64_t chain_hash(size_t proc, const char *addr)
+{
+	return hash_str(HASH_SEED ^ ((uint64_t)proc * 0x9e3779b97f4a7c15ull), addr);
+}
+
+static uint64_t entry_hash(const struct pm *pm, const struct pm_map *m, size_t i)
+{
+	if (m == &pm->proc_map)
+		return proc_hash(pm->procs[i].app, pm->procs[i].pid);
+	return chain_hash(pm->chains[i].proc, pm->chains[i].addr);
+}
+
+static void map_grow(struct pm *pm, struct pm_map *m)
+{
+	size_t cap = m->cap ? 2 * m->cap : 64;
+	size_t *slot = zalloc(cap * sizeof(*slot));
+
+	for (size_t i = 0; i < m->cap; i++) {
+		size_t h;
+
+		if (!m->slot[i])
+			continue;
+		for (h = entry_hash(pm, m, m->slot[i] - 1) & (cap - 1); slot[h]; h = (h + 1) & (cap - 1))
+			;
+		slot[h] = m->slot[i];
+	}
+	free(m->slot);
+	m->slot = slot;
+	m->cap = cap;
+}
+
+static void *grow(void *v, size_t *alloc, size_t n, size_t size)
+{
+	if (n < *alloc)
+		return v;
+	*alloc = *alloc ? 2 * *alloc : 16;
+	return xrealloc(v, *alloc * size);
+}
+
+/* What a process or a chain is found by: app and pid, or proc and addr. */
+struct pm_key {
+	size_t proc;
+	const char *s1, *s2;
+};
+
+static bool key_matches(const struct pm *pm, const struct pm_map *m, size_t i, const struct pm_key *k)
+{
+	if (m == &pm->proc_map)
+		return !strcmp(pm->procs[i].app, k->s1) && !strcmp(pm->procs[i].pid, k->s2);
+	return pm->chains[i].proc == k->proc && !strcmp(pm->chains[i].addr, k->s1);
+}
+
+/* The slot holding the entry of key k (*found set), or the empty slot
+ * where it goes (the map grown first, so it has room for one more). */
+static size_t *map_slot(struct pm *pm, struct pm_map *m, uint64_t hash, const struct pm_key *k,
+			bool *found)
+{
+	size_t h;
+
+	if (2 * (m->n + 1) > m->cap)
+		map_grow(pm, m);
+	for (h = hash & (m->cap - 1); m->slot[h]; h = (h + 1) & (m->cap - 1)) {
+		if (key_matches(pm, m, m->slot[h] - 1, k)) {
+			*found = true;
+			return &m->slot[h];
+		}
+	}
+	*found = false;
+	m->n++;
+	return &m->slot[h];
 }
 
 static size_t find_proc(struct pm *pm, const char *app, const char *pid)
 {
-	for (size_t i = 0; i < pm->n_procs; i++)
-		if (!strcmp(pm->procs[i].app, app) && !strcmp(pm->procs[i].pid, pid))
-			return i;
-	pm->procs = xrealloc(pm->procs, (pm->n_procs + 1) * sizeof(*pm->procs));
+	struct pm_key k = { 0, app, pid };
+	bool found;
+	size_t *slot = map_slot(pm, &pm->proc_map, proc_hash(app, pid), &k, &found);
+
+	if (found)
+		return *slot - 1;
+	pm->procs = grow(pm->procs, &pm->alloc_procs, pm->n_procs, sizeof(*pm->procs));
 	pm->procs[pm->n_procs] = (struct pm_proc){ xstrdup(app), xstrdup(pid), 0 };
-	return pm->n_procs++;
+	*slot = ++pm->n_procs;
+	return pm->n_procs - 1;
 }
 
 static size_t find_chain(struct pm *pm, size_t proc, const char *addr, const char *runtime,
 			 const char *mode)
 {
-	for (size_t i = 0; i < pm->n_chains; i++)
-		if (pm->chains[i].proc == proc && !strcmp(pm->chains[i].addr, addr))
-			return i;
-	pm->chains = xrealloc(pm->chains, (pm->n_chains + 1) * sizeof(*pm->chains));
+	struct pm_key k = { proc, addr, NULL };
+	bool found;
+	size_t *slot = map_slot(pm, &pm->chain_map, chain_hash(proc, addr), &k, &found);
+
+	if (found)
+		return *slot - 1;
+	pm->chains = grow(pm->chains, &pm->alloc_chains, pm->n_chains, sizeof(*pm->chains));
 	pm->chains[pm->n_chains] = (struct pm_chain){ proc, xstrdup(addr), xstrdup(runtime),
 						      xstrdup(mode), 0 };
-	return pm->n_chains++;
+	*slot = ++pm->n_chains;
+	return pm->n_chains - 1;
 }
 
 static void pm_release(struct pm *pm)
@@ -95,7 +192,25 @@ static void pm_release(struct pm *pm)
 	}
 	free(pm->procs);
 	free(pm->chains);
+	free(pm->proc_map.slot);
+	free(pm->chain_map.slot);
 	free(pm->rows);
+}
+
+static int column(char **f, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(f[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static bool has_prefix_column(char **f, size_t n, const char *prefix)
+{
+	for (size_t i = 0; i < n; i++)
+		if (str_startswith(f[i], prefix))
+			return true;
+	return false;
 }
 
 static const char *pm_version(char **f, size_t n, bool *frameview)
@@ -114,32 +229,148 @@ static const char *pm_version(char **f, size_t n, bool *frameview)
 	return "1.x";
 }
 
-/* The process to keep: asked for by name or id, else the one with most rows. */
-static int pick_process(struct pm *pm, const char *want, const char *path, size_t *out,
-			struct strbuf *err)
+static bool is_compositor(const char *app)
 {
-	size_t best = 0;
+	for (const char *const *c = import_presentmon_compositors; *c; c++)
+		if (!strcasecmp(app, *c))
+			return true;
+	return false;
+}
 
-	for (size_t i = 0; i < pm->n_procs; i++) {
-		struct pm_proc *pr = &pm->procs[i];
+/* Process indices by presents, most first (ties: first seen first). */
+static int by_rows(const void *a, const void *b, void *arg)
+{
+	const struct pm *pm = arg;
+	const struct pm_proc *x = &pm->procs[*(const size_t *)a];
+	const struct pm_proc *y = &pm->procs[*(const size_t *)b];
 
-		if (want) {
-			if (!strcasecmp(pr->app, want) || !strcmp(pr->pid, want)) {
-				*out = i;
+	if (x->rows != y->rows)
+		return x->rows > y->rows ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static size_t *procs_by_rows(struct pm *pm)
+{
+	size_t *order = xrealloc(NULL, pm->n_procs * sizeof(*order));
+
+	for (size_t i = 0; i < pm->n_procs; i++)
+		order[i] = i;
+	qsort_r(order, pm->n_procs, sizeof(*order), by_rows, pm);
+	return order;
+}
+
+#define LIST_PROCS 20 /* processes named in a message or bench.txt; the rest counted */
+
+static void list_procs(const struct pm *pm, const size_t *order, struct strbuf *sb)
+{
+	for (size_t k = 0; k < pm->n_procs && k < LIST_PROCS; k++) {
+		const struct pm_proc *pr = &pm->procs[order[k]];
+
+		strbuf_addf(sb, "%s%s (%s): %zu", k ? ", " : "", pr->app, pr->pid, pr->rows);
+	}
+	if (pm->n_procs > LIST_PROCS)
+		strbuf_addf(sb, ", and %zu more", pm->n_procs - LIST_PROCS);
+}
+
+/* The process to keep: asked for by name or id, else the one with the
+ * most rows that is not a compositor (a compositor only if nothing else
+ * presented). Says which in notes. */
+static int pick_process(const struct pm *pm, const size_t *order, const char *want,
+			const char *path, struct import_series *out, size_t *pick, struct strbuf *err)
+{
+	const struct pm_proc *pr;
+
+	if (want) {
+		for (size_t i = 0; i < pm->n_procs; i++) {
+			if (!strcasecmp(pm->procs[i].app, want) || !strcmp(pm->procs[i].pid, want)) {
+				*pick = i;
+				kvfile_add(&out->info, "process_choice", "--process");
 				return 0;
 			}
-		} else if (pr->rows > pm->procs[best].rows) {
-			best = i;
+		}
+		strbuf_addf(err, "%s: expected a process '%s' (by Application or ProcessID); the log has ",
+			    path, want);
+		list_procs(pm, order, err);
+		return -EINVAL;
+	}
+	*pick = order[0];
+	for (size_t k = 0; k < pm->n_procs; k++) {
+		if (!is_compositor(pm->procs[order[k]].app)) {
+			*pick = order[k];
+			break;
 		}
 	}
-	if (!want) {
-		*out = best;
+	pr = &pm->procs[*pick];
+	if (is_compositor(pr->app)) {
+		kvfile_add(&out->info, "process_choice", "the compositor: no other process presented");
+		strbuf_addf(&out->notes, "%s: only the compositor %s (%s) presented: kept it\n", path, pr->app,
+			    pr->pid);
 		return 0;
 	}
-	strbuf_addf(err, "%s: expected a process '%s' (by Application or ProcessID); the log has", path, want);
-	for (size_t i = 0; i < pm->n_procs; i++)
-		strbuf_addf(err, "%s %s (%s)", i ? "," : "", pm->procs[i].app, pm->procs[i].pid);
-	return -EINVAL;
+	kvfile_add(&out->info, "process_choice", "the most presents, compositors left out");
+	if (pm->n_procs > 1)
+		strbuf_addf(&out->notes, "%s: kept %s (%s), the process with the most presents (%zu of %zu) "
+			    "that is not a compositor; --process NAME or PID keeps another\n", path, pr->app,
+			    pr->pid, pr->rows, out->rows);
+	return 0;
+}
+
+struct pm_cols {
+	int app, pid, chain, ms, rt, mode, gpu, cpu, res;
+	int need;               /* the highest of them: a row has more fields */
+};
+
+static int header(const struct csv_record *rec, const char *path, struct pm_cols *c,
+		  struct import_series *out, bool *frameview, struct strbuf *err)
+{
+	char **f = rec->f;
+	size_t nh = rec->n;
+	int idx[9];
+
+	c->app = column(f, nh, "Application");
+	c->pid = column(f, nh, "ProcessID");
+	c->chain = column(f, nh, "SwapChainAddress");
+	c->ms = column(f, nh, "MsBetweenPresents");
+	if (c->ms < 0)
+		c->ms = column(f, nh, "FrameTime");
+	c->rt = column(f, nh, "PresentRuntime");
+	if (c->rt < 0)
+		c->rt = column(f, nh, "Runtime");
+	c->mode = column(f, nh, "PresentMode");
+	c->gpu = column(f, nh, "GPU");
+	c->cpu = column(f, nh, "CPU");
+	c->res = column(f, nh, "Resolution");
+	if (c->app < 0 || c->ms < 0) {
+		strbuf_addf(err, "%s:%d: expected PresentMon's column header (Application,ProcessID,..."
+			    "MsBetweenPresents or FrameTime), found '%.60s'", path, rec->line, f[0]);
+		return -EINVAL;
+	}
+	kvfile_add(&out->info, "version", pm_version(f, nh, frameview));
+	memcpy(idx, (int[]){ c->app, c->pid, c->chain, c->ms, c->rt, c->mode, c->gpu, c->cpu, c->res },
+	       sizeof(idx));
+	c->need = 0;
+	for (int k = 0; k < 9; k++)
+		if (idx[k] > c->need)
+			c->need = idx[k];
+	return 0;
+}
+
+static const char *col(const struct csv_record *rec, int i)
+{
+	return i >= 0 ? rec->f[i] : "";
+}
+
+/* The kept chain's rows into frames. */
+static void keep_frames(const struct pm *pm, size_t chain, struct import_series *out)
+{
+	for (size_t i = 0; i < pm->n_rows; i++) {
+		char text[32];
+
+		if (pm->rows[i].chain != chain || isnan(pm->rows[i].ms))
+			continue;
+		snprintf(text, sizeof(text), "%g ms", pm->rows[i].ms);
+		import_frame_ms(out, pm->rows[i].line, pm->rows[i].ms, text);
+	}
 }
 
 int import_presentmon_parse(const char *text, size_t len, const char *path,
@@ -147,96 +378,87 @@ int import_presentmon_parse(const char *text, size_t len, const char *path,
 			    struct strbuf *err)
 {
 	struct pm pm;
-	struct lines l;
+	struct pm_cols cl;
+	struct csv c;
+	struct csv_record rec;
 	struct strbuf procs = STRBUF_INIT;
-	char *f[CSV_MAX_FIELDS], *line;
-	size_t nh, proc, chain = 0;
-	int i_app, i_pid, i_chain, i_ms, i_rt, i_mode, i_gpu, i_cpu, i_res, need;
+	size_t nh, proc, chain = 0, *order = NULL;
 	bool frameview;
 	char *first_gpu = NULL, *first_cpu = NULL, *first_res = NULL;
-	int r = 0;
+	int r;
 
 	memset(&pm, 0, sizeof(pm));
 	out->format = import_format_name(IMPORT_PRESENTMON);
-	lines_init(&l, text, len);
-	while ((line = lines_next(&l)) && !*str_strip(line))
-		;
-	if (!line) {
-		strbuf_addf(err, "%s:%d: expected PresentMon's column header, found the end", path, l.no);
+	csv_init(&c, text, len, IMPORT_CSV_FLAGS);
+	if ((r = csv_next(&c, &rec)) <= 0) {
+		if (r < 0)
+			import_csv_error(&c, path, err);
+		else
+			strbuf_addf(err, "%s:%d: expected PresentMon's column header, found the end", path, c.line);
 		r = -EINVAL;
 		goto out;
 	}
-	nh = csv_split(line, f, CSV_MAX_FIELDS);
-	i_app = column(f, nh, "Application");
-	i_pid = column(f, nh, "ProcessID");
-	i_chain = column(f, nh, "SwapChainAddress");
-	i_ms = column(f, nh, "MsBetweenPresents");
-	if (i_ms < 0)
-		i_ms = column(f, nh, "FrameTime");
-	i_rt = column(f, nh, "PresentRuntime");
-	if (i_rt < 0)
-		i_rt = column(f, nh, "Runtime");
-	i_mode = column(f, nh, "PresentMode");
-	i_gpu = column(f, nh, "GPU");
-	i_cpu = column(f, nh, "CPU");
-	i_res = column(f, nh, "Resolution");
-	if (i_app < 0 || i_ms < 0) {
-		strbuf_addf(err, "%s:%d: expected PresentMon's column header (Application,ProcessID,..."
-			    "MsBetweenPresents or FrameTime), found '%.60s'", path, l.no, f[0]);
-		r = -EINVAL;
+	nh = rec.n;
+	if ((r = header(&rec, path, &cl, out, &frameview, err)) < 0)
 		goto out;
-	}
-	kvfile_add(&out->info, "version", pm_version(f, nh, &frameview));
-	need = i_app;
-	for (int k = 0; k < 9; k++) {
-		int idx[] = { i_pid, i_chain, i_ms, i_rt, i_mode, i_gpu, i_cpu, i_res, i_app };
 
-		if (idx[k] > need)
-			need = idx[k];
-	}
-
-	while ((line = lines_next(&l))) {
-		size_t n;
+	while ((r = csv_next(&c, &rec)) > 0) {
 		double ms = NAN;
+		const char *ft;
 
-		if (!*line)
+		if (rec.cut && rec.n < nh) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "%zu of %zu fields", rec.n, nh);
+			import_drop_cut(out, path, rec.line, what);
+			out->rows++;
 			continue;
-		n = csv_split(line, f, CSV_MAX_FIELDS);
-		if ((int)n <= need) {
+		}
+		if ((int)rec.n <= cl.need) {
 			strbuf_addf(err, "%s:%d: expected %zu fields as the header says, found %zu",
-				    path, l.no, nh, n);
+				    path, rec.line, nh, rec.n);
 			r = -EINVAL;
 			goto out;
 		}
-		if (strcmp(f[i_ms], "NA") != 0 && *f[i_ms] && safe_atod(f[i_ms], &ms) < 0) {
-			strbuf_addf(err, "%s:%d: expected a number or NA as the frame time, found '%s'",
-				    path, l.no, f[i_ms]);
+		ft = rec.f[cl.ms];
+		if (strcmp(ft, "NA") != 0 && *ft && import_parse_value(ft, &ms) < 0) {
+			if (rec.cut) {
+				char *what = xasprintf("'%.20s' as the frame time", ft);
+
+				import_drop_cut(out, path, rec.line, what);
+				free(what);
+				out->rows++;
+				continue;
+			}
+			strbuf_addf(err, "%s:%d: expected a number or NA as the frame time, found '%.40s'",
+				    path, rec.line, ft);
 			r = -EINVAL;
 			goto out;
 		}
-		proc = find_proc(&pm, f[i_app], i_pid >= 0 ? f[i_pid] : "");
+		proc = find_proc(&pm, rec.f[cl.app], col(&rec, cl.pid));
 		pm.procs[proc].rows++;
-		chain = find_chain(&pm, proc, i_chain >= 0 ? f[i_chain] : "",
-				   i_rt >= 0 ? f[i_rt] : "", i_mode >= 0 ? f[i_mode] : "");
+		chain = find_chain(&pm, proc, col(&rec, cl.chain), col(&rec, cl.rt), col(&rec, cl.mode));
 		pm.chains[chain].rows++;
-		if (pm.n_rows == pm.alloc_rows) {
-			pm.alloc_rows = pm.alloc_rows ? 2 * pm.alloc_rows : 1024;
-			pm.rows = xrealloc(pm.rows, pm.alloc_rows * sizeof(*pm.rows));
-		}
-		pm.rows[pm.n_rows++] = (struct pm_row){ chain, ms };
+		pm.rows = grow(pm.rows, &pm.alloc_rows, pm.n_rows, sizeof(*pm.rows));
+		pm.rows[pm.n_rows++] = (struct pm_row){ chain, rec.line, ms };
 		if (frameview && !first_gpu) {
-			first_gpu = xstrdup(i_gpu >= 0 ? f[i_gpu] : "");
-			first_cpu = xstrdup(i_cpu >= 0 ? f[i_cpu] : "");
-			first_res = xstrdup(i_res >= 0 ? f[i_res] : "");
+			first_gpu = xstrdup(col(&rec, cl.gpu));
+			first_cpu = xstrdup(col(&rec, cl.cpu));
+			first_res = xstrdup(col(&rec, cl.res));
 		}
 		out->rows++;
 	}
+	if (r < 0) {
+		import_csv_error(&c, path, err);
+		goto out;
+	}
 	if (!pm.n_rows) {
-		strbuf_addf(err, "%s:%d: expected presents after the header, found the end", path, l.no);
+		strbuf_addf(err, "%s:%d: expected presents after the header, found the end", path, c.line);
 		r = -EINVAL;
 		goto out;
 	}
-	r = pick_process(&pm, o ? o->process : NULL, path, &proc, err);
+	order = procs_by_rows(&pm);
+	r = pick_process(&pm, order, o ? o->process : NULL, path, out, &proc, err);
 	if (r < 0)
 		goto out;
 	for (size_t i = 0, best = 0; i < pm.n_chains; i++) {
@@ -245,25 +467,17 @@ int import_presentmon_parse(const char *text, size_t len, const char *path,
 		if (!best++ || pm.chains[i].rows > pm.chains[chain].rows)
 			chain = i;
 	}
-	for (size_t i = 0; i < pm.n_rows; i++) {
-		uint64_t ns;
-
-		if (pm.rows[i].chain == chain && !isnan(pm.rows[i].ms) &&
-		    import_ms_to_ns(pm.rows[i].ms, &ns) == 0)
-			import_push_frame(out, ns);
-	}
+	keep_frames(&pm, chain, out);
 	kvfile_add(&out->info, "application", pm.procs[proc].app);
-	if (i_pid >= 0)
+	if (cl.pid >= 0)
 		kvfile_add(&out->info, "process_id", pm.procs[proc].pid);
-	if (i_chain >= 0)
+	if (cl.chain >= 0)
 		kvfile_add(&out->info, "swap_chain", pm.chains[chain].addr);
-	if (i_rt >= 0)
+	if (cl.rt >= 0)
 		kvfile_add(&out->info, "runtime", pm.chains[chain].runtime);
-	if (i_mode >= 0)
+	if (cl.mode >= 0)
 		kvfile_add(&out->info, "present_mode", pm.chains[chain].mode);
-	for (size_t i = 0; i < pm.n_procs; i++)
-		strbuf_addf(&procs, "%s%s (%s): %zu", i ? ", " : "", pm.procs[i].app,
-			    pm.procs[i].pid, pm.procs[i].rows);
+	list_procs(&pm, order, &procs);
 	kvfile_add(&out->info, "processes", procs.buf);
 	if (first_gpu && *first_gpu)
 		kvfile_add(&out->info, "gpu", first_gpu);
@@ -271,13 +485,14 @@ int import_presentmon_parse(const char *text, size_t len, const char *path,
 		kvfile_add(&out->info, "cpu", first_cpu);
 	if (first_res && *first_res)
 		kvfile_add(&out->info, "resolution", first_res);
-	import_finish(out);
+	r = import_finish(out, path, err);
 out:
+	free(order);
 	free(first_gpu);
 	free(first_cpu);
 	free(first_res);
 	strbuf_release(&procs);
 	pm_release(&pm);
-	lines_release(&l);
+	csv_release(&c);
 	return r;
 }

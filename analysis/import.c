@@ -1,8 +1,10 @@
 /*
  * The frame-log importers' common part: format names, the series, the
  * line reader, and import_read() which finds and reads the file of a
- * format (the command and the runner call it). Parsers per format live in
- * import-mangohud.c, import-presentmon.c and import-gallium.c; the hook's
+ * format (the command and the runner call it), and how a logged frame
+ * time becomes a frame or a counted drop. Parsers per format live in
+ * import-mangohud.c, import-presentmon.c and import-gallium.c, over the
+ * records of common/csv.c; the hook's
  * own frame file is read with common/frames.c.
  */
 #include "import-internal.h"
@@ -10,8 +12,10 @@
 #include "frames.h"
 #include "hash.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +48,8 @@ void import_series_init(struct import_series *s)
 {
 	memset(s, 0, sizeof(*s));
 	kvfile_init(&s->info);
+	strbuf_init(&s->warnings);
+	strbuf_init(&s->notes);
 }
 
 void import_series_release(struct import_series *s)
@@ -52,67 +58,60 @@ void import_series_release(struct import_series *s)
 		return;
 	free(s->t_ns);
 	free(s->ft_ns);
+	free(s->first_dropped);
 	kvfile_release(&s->info);
+	strbuf_release(&s->warnings);
+	strbuf_release(&s->notes);
 	import_series_init(s);
 }
 
-void lines_init(struct lines *l, const char *text, size_t len)
+void import_csv_error(const struct csv *c, const char *path, struct strbuf *err)
 {
-	memset(l, 0, sizeof(*l));
-	l->p = text;
-	l->end = text + len;
-	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
-		l->p += 3;
+	strbuf_addf(err, "%s:%d: %s", path, c->err_line, c->why);
 }
 
-void lines_release(struct lines *l)
+int import_parse_value(const char *s, double *out)
 {
-	free(l->buf);
-	l->buf = NULL;
+	char *end;
+	double v;
+
+	/* no log writes hex; strtod would read "0x10" as 16 */
+	if (!*s || isspace((unsigned char)*s) || strpbrk(s, "xX"))
+		return -EINVAL;
+	v = strtod(s, &end);
+	if (*end != '\0')
+		return -EINVAL;
+	*out = v; /* past the range: +-HUGE_VAL (infinity) or towards 0 */
+	return 0;
 }
 
-char *lines_next(struct lines *l)
+void import_drop(struct import_series *s, int line, const char *fmt, ...)
 {
-	const char *nl;
-	size_t n;
+	struct strbuf why = STRBUF_INIT;
+	va_list ap;
 
-	if (l->p >= l->end)
-		return NULL;
-	nl = memchr(l->p, '\n', (size_t)(l->end - l->p));
-	n = nl ? (size_t)(nl - l->p) : (size_t)(l->end - l->p);
-	if (n + 1 > l->alloc) {
-		l->alloc = n + 64;
-		l->buf = xrealloc(l->buf, l->alloc);
-	}
-	memcpy(l->buf, l->p, n);
-	if (n && l->buf[n - 1] == '\r')
-		n--;
-	l->buf[n] = '\0';
-	l->p = nl ? nl + 1 : l->end;
-	l->no++;
-	return l->buf;
+	s->rows_dropped++;
+	/* PresentMon's frames are known after every row was read: the
+	 * first by line, not by when it was found */
+	if (s->first_dropped && line >= s->first_dropped_line)
+		return;
+	free(s->first_dropped);
+	s->first_dropped_line = line;
+	strbuf_addf(&why, "%d: ", line);
+	va_start(ap, fmt);
+	strbuf_vaddf(&why, fmt, ap);
+	va_end(ap);
+	s->first_dropped = strbuf_detach(&why);
 }
 
-size_t csv_split(char *line, char **fields, size_t max)
+void import_drop_cut(struct import_series *s, const char *path, int line, const char *what)
 {
-	size_t n = 0;
-	char *p = line;
-
-	for (;;) {
-		char *comma = strchr(p, ',');
-
-		if (comma)
-			*comma = '\0';
-		if (n < max)
-			fields[n++] = str_strip(p);
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
-	return n;
+	import_drop(s, line, "last row cut short (%s)", what);
+	strbuf_addf(&s->warnings, "%s:%d: last row cut short (%s): dropped\n", path, line, what);
+	s->cut_dropped = true;
 }
 
-void import_push_frame(struct import_series *s, uint64_t ns)
+static void push_frame(struct import_series *s, uint64_t ns)
 {
 	if (s->n_ft == s->alloc_ft) {
 		s->alloc_ft = s->alloc_ft ? 2 * s->alloc_ft : 1024;
@@ -121,30 +120,51 @@ void import_push_frame(struct import_series *s, uint64_t ns)
 	s->ft_ns[s->n_ft++] = ns;
 }
 
-int import_ms_to_ns(double ms, uint64_t *ns)
+void import_frame_ms(struct import_series *s, int line, double ms, const char *text)
 {
-	/* a frame of more than a day is no frame time */
-	if (!(ms > 0) || ms > 86400e3)
-		return -ERANGE;
-	*ns = (uint64_t)llround(ms * 1e6);
-	if (*ns == 0)
-		*ns = 1;
-	return 0;
+	uint64_t ns;
+
+	if (isnan(ms)) {
+		import_drop(s, line, "frame time %s is not a number", text);
+		return;
+	}
+	if (!(ms > 0)) {
+		import_drop(s, line, "frame time %s is not positive", text);
+		return;
+	}
+	if (ms > IMPORT_MAX_FRAME_MS) {
+		import_drop(s, line, "frame time %s is over %.0f s", text, IMPORT_MAX_FRAME_MS / 1e3);
+		return;
+	}
+	ns = (uint64_t)llround(ms * 1e6);
+	push_frame(s, ns ? ns : 1);
 }
 
-void import_finish(struct import_series *s)
+int import_finish(struct import_series *s, const char *path, struct strbuf *err)
 {
 	free(s->t_ns);
 	s->t_ns = NULL;
 	s->n_presents = 0;
 	s->rows_kept = s->n_ft;
+	if (s->rows_dropped > (s->cut_dropped ? 1u : 0u))
+		strbuf_addf(&s->warnings, "%s: %zu row%s dropped, not frames (the first, line %s)\n", path,
+			    s->rows_dropped, s->rows_dropped == 1 ? "" : "s", s->first_dropped);
 	if (s->n_ft == 0)
-		return;
+		return 0;
 	s->t_ns = xrealloc(NULL, (s->n_ft + 1) * sizeof(*s->t_ns));
 	s->t_ns[0] = IMPORT_T0_NS;
-	for (size_t i = 0; i < s->n_ft; i++)
+	for (size_t i = 0; i < s->n_ft; i++) {
+		if (s->ft_ns[i] > UINT64_MAX - s->t_ns[i]) {
+			strbuf_addf(err, "%s: the frame times add up to more than 2^64 ns (%zu frames)", path,
+				    s->n_ft);
+			free(s->t_ns);
+			s->t_ns = NULL;
+			return -ERANGE;
+		}
 		s->t_ns[i + 1] = s->t_ns[i] + s->ft_ns[i];
+	}
 	s->n_presents = s->n_ft + 1;
+	return 0;
 }
 
 /* The hook's frame file: its present times as they are. */
@@ -205,7 +225,7 @@ int import_read(enum import_format f, const char *path, const struct import_opts
 	}
 	switch (f) {
 	case IMPORT_MANGOHUD:
-		r = import_mangohud_parse(text, len, file, out, err);
+		r = import_mangohud_parse(text, len, file, o, out, err);
 		break;
 	case IMPORT_PRESENTMON:
 		r = import_presentmon_parse(text, len, file, o, out, err);
@@ -245,4 +265,10 @@ void import_series_describe(const struct import_series *s, const char *path,
 	}
 	snprintf(rows, sizeof(rows), "%zu", s->rows);
 	kvfile_set(bench, "log_rows", rows);
+	if (s->format && strcmp(s->format, "hook") == 0)
+		return;
+	snprintf(rows, sizeof(rows), "%zu", s->rows_dropped);
+	kvfile_set(bench, "log.rows_dropped", rows);
+	if (s->first_dropped)
+		kvfile_set(bench, "log.first_dropped", s->first_dropped);
 }

@@ -16,6 +16,14 @@
  * running sum: present 0 at IMPORT_T0_NS, present i+1 = present i + frame
  * time of row i. n rows give n frames (n + 1 presents), each frame time
  * exactly as logged (to the ns).
+ *
+ * Rows that are no frame are dropped and counted, never silently: a frame
+ * time that is not positive, not a number or over IMPORT_MAX_FRAME_MS, and
+ * a last row a crashed game left cut short (no line break after it and
+ * fewer fields than the header, or a number cut in two). rows_dropped and
+ * the first of them (its line and why) go into bench.txt as
+ * log.rows_dropped and log.first_dropped; what the caller should say goes
+ * into warnings and notes.
  */
 #ifndef HB_IMPORT_H
 #define HB_IMPORT_H
@@ -28,6 +36,10 @@
 #include "util.h"
 
 #define IMPORT_T0_NS 1000000000ull /* the first synthesized present: 1 s (0 means "unfinished") */
+/* The longest frame time an importer takes: a minute. A game that drew
+ * nothing for longer was not running; a number over it is a broken row or
+ * a unit read wrong, and counting it would make one frame the whole run. */
+#define IMPORT_MAX_FRAME_MS 60000.0
 
 enum import_format {
 	IMPORT_MANGOHUD,
@@ -47,15 +59,25 @@ struct import_opts {
 	                          * NULL: the process with the most frames */
 	double gallium_period_s; /* gallium-hud: the GALLIUM_HUD_PERIOD the log was made
 	                          * with; 0 = a value per frame, > 0 = per-period samples */
+	bool interval;           /* mangohud: a log without a frametime column (MangoHud
+	                          * before 0.6, fps samples) is taken as samples; without
+	                          * it such a log is refused (a misnamed column is not
+	                          * a log of samples) */
 };
-#define IMPORT_OPTS_DEFAULT { NULL, 0.5 }
+#define IMPORT_OPTS_DEFAULT { NULL, 0.5, false }
 
 struct import_series {
 	uint64_t *t_ns;         /* n_presents present times, ascending */
 	size_t n_presents;      /* frames + 1, or 0 for a log without rows */
 	size_t rows;            /* data rows read from the log */
 	size_t rows_kept;       /* rows that became frames (the others: other
-	                         * processes, `NA` frame times) */
+	                         * processes, `NA` frame times, rows dropped) */
+	size_t rows_dropped;    /* rows of the kept process that are no frame */
+	char *first_dropped;    /* "LINE: why" of the first of them, or NULL */
+	int first_dropped_line;
+	struct strbuf warnings; /* lines to say as warnings ("PATH:LINE: ..."), '\n'-separated */
+	struct strbuf notes;    /* lines to say as notes (what the importer chose) */
+	bool cut_dropped;       /* one of the dropped rows is a last row cut short */
 	bool interval;          /* rows are periodic samples, not every frame */
 	const char *format;     /* import_format_name() */
 	/* What the log says about itself and what the parser inferred, as
@@ -71,14 +93,20 @@ void import_series_init(struct import_series *s);
 void import_series_release(struct import_series *s);
 
 /* One MangoHud CSV log (any version since 0.4; several appended logs in
- * one file are read one after the other). */
+ * one file are read one after the other). o may be NULL (the defaults). */
 int import_mangohud_parse(const char *text, size_t len, const char *path,
-			  struct import_series *out, struct strbuf *err);
+			  const struct import_opts *o, struct import_series *out,
+			  struct strbuf *err);
 /* A PresentMon 1.x/2.x or FrameView CSV, filtered to one process and, in
- * it, its swap chain with the most presents. */
+ * it, its swap chain with the most presents. The process is o->process,
+ * else the one with the most presents that is not a compositor (the
+ * list: import_presentmon_compositors), said in notes. */
 int import_presentmon_parse(const char *text, size_t len, const char *path,
 			    const struct import_opts *o, struct import_series *out,
 			    struct strbuf *err);
+/* The processes that present for the desktop, not for a game: the
+ * default never picks them while another process presented. NULL-ended. */
+extern const char *const import_presentmon_compositors[];
 /* A Gallium HUD dump file of frame times (`frametime_(ms)`), one value a line. */
 int import_gallium_parse(const char *text, size_t len, const char *path,
 			 const struct import_opts *o, struct import_series *out,
@@ -93,7 +121,8 @@ int import_read(enum import_format f, const char *path, const struct import_opts
 
 /* What a run directory's bench.txt says of a log read into s: frame_source
  * (s->format), frame_source_kind, source_file (as given), source_sha256 (of
- * the file at path, when it can be read), the log.* facts and log_rows;
+ * the file at path, when it can be read), the log.* facts, log_rows, and
+ * for a log (not the hook's file) log.rows_dropped and log.first_dropped;
  * keys already there are replaced. hitchbench import and the runner's
  * frame sources (bench/framesource.c) share it. */
 void import_series_describe(const struct import_series *s, const char *path,

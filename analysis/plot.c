@@ -5,6 +5,7 @@
  * positions of count labels) is computed here, where tests reach it.
  */
 #include "plot.h"
+#include "csv.h"
 #include "metrics.h"
 
 #include <errno.h>
@@ -708,55 +709,6 @@ char *plot_metric_of(const char *path, const char *ext)
 	return xasprintf("%.*s", (int)len, base);
 }
 
-/* Splits one CSV line (no line break) into fields, in place: RFC 4180
- * quotes ("a,b", "say ""x""") are undone. Returns the count, or -1 for an
- * unterminated quote. */
-static int csv_split(char *line, char ***fields)
-{
-	size_t n = 0, alloc = 8;
-	char **f = zalloc(alloc * sizeof(*f));
-	char *r = line, *w = line;
-
-	for (;;) {
-		char *start = w;
-
-		if (*r == '"') {
-			r++;
-			for (;;) {
-				if (!*r) {
-					free(f);
-					return -1;
-				}
-				if (*r == '"' && r[1] == '"') {
-					*w++ = '"';
-					r += 2;
-				} else if (*r == '"') {
-					r++;
-					break;
-				} else {
-					*w++ = *r++;
-				}
-			}
-		}
-		while (*r && *r != ',')
-			*w++ = *r++;
-		if (n == alloc) {
-			alloc *= 2;
-			f = xrealloc(f, alloc * sizeof(*f));
-		}
-		f[n++] = start;
-		if (!*r) {
-			*w = '\0';
-			break;
-		}
-		r++;
-		*w++ = '\0';
-		w = r;
-	}
-	*fields = f;
-	return (int)n;
-}
-
 static const char *const cell_parts[4] = { ".median", ".min", ".max", ".n" };
 
 static int parse_cell(char **f, struct plot_matrix_cell *cell)
@@ -775,82 +727,96 @@ static int parse_cell(char **f, struct plot_matrix_cell *cell)
 	return 0;
 }
 
-int plot_matrix_parse(const char *path, const char *buf, struct plot_matrix *out, struct strbuf *err)
+/* The header's columns: game,run,<col>.median,<col>.min,<col>.max,<col>.n,... */
+static int matrix_header(const char *path, const struct csv_record *rec, struct plot_matrix *m,
+			 struct strbuf *err)
 {
-	struct plot_matrix m;
-	char *copy = xstrdup(buf), *line, *save = NULL;
-	char **f = NULL;
-	int lineno = 0, nf, r = -EINVAL;
+	char **f = rec->f;
+	size_t nf = rec->n;
 
-	memset(&m, 0, sizeof(m));
-	m.metric = plot_metric_of(path, ".csv");
-	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		size_t len = strlen(line);
+	if (nf < 6 || (nf - 2) % 4 || strcmp(f[0], "game") || strcmp(f[1], "run")) {
+		strbuf_addf(err, "%s:%d: the header is not game,run,<col>.median,<col>.min,"
+			    "<col>.max,<col>.n,...", path, rec->line);
+		return -EINVAL;
+	}
+	m->n_cols = (nf - 2) / 4;
+	m->cols = zalloc(m->n_cols * sizeof(*m->cols));
+	for (size_t c = 0; c < m->n_cols; c++) {
+		const char *h = f[2 + 4 * c];
+		size_t hl = strlen(h), pl = strlen(cell_parts[0]);
 
-		lineno++;
-		if (len && line[len - 1] == '\r')
-			line[len - 1] = '\0';
-		if (!*line)
-			continue;
-		free(f);
-		f = NULL;
-		nf = csv_split(line, &f);
-		if (nf < 0) {
-			strbuf_addf(err, "%s:%d: a quote is not closed", path, lineno);
-			goto out;
+		if (hl <= pl || strcmp(h + hl - pl, cell_parts[0])) {
+			strbuf_addf(err, "%s:%d: column %zu is '%s', not <col>.median", path, rec->line,
+				    3 + 4 * c, h);
+			return -EINVAL;
 		}
-		if (!m.cols) {
-			if (nf < 6 || (nf - 2) % 4 || strcmp(f[0], "game") || strcmp(f[1], "run")) {
-				strbuf_addf(err, "%s:%d: the header is not game,run,<col>.median,<col>.min,"
-					    "<col>.max,<col>.n,...", path, lineno);
-				goto out;
-			}
-			m.n_cols = (size_t)(nf - 2) / 4;
-			m.cols = zalloc(m.n_cols * sizeof(*m.cols));
-			for (size_t c = 0; c < m.n_cols; c++) {
-				const char *h = f[2 + 4 * c];
-				size_t hl = strlen(h), pl = strlen(cell_parts[0]);
+		m->cols[c] = xasprintf("%.*s", (int)(hl - pl), h);
+		for (int k = 1; k < 4; k++) {
+			char *want = xasprintf("%s%s", m->cols[c], cell_parts[k]);
+			bool ok = !strcmp(f[2 + 4 * c + k], want);
 
-				if (hl <= pl || strcmp(h + hl - pl, cell_parts[0])) {
-					strbuf_addf(err, "%s:%d: column %zu is '%s', not <col>.median", path,
-						    lineno, 3 + 4 * c, h);
-					goto out;
-				}
-				m.cols[c] = xasprintf("%.*s", (int)(hl - pl), h);
-				for (int k = 1; k < 4; k++) {
-					char *want = xasprintf("%s%s", m.cols[c], cell_parts[k]);
-					bool ok = !strcmp(f[2 + 4 * c + k], want);
-
-					free(want);
-					if (!ok) {
-						strbuf_addf(err, "%s:%d: column %zu is '%s', not '%s%s'", path,
-							    lineno, 3 + 4 * c + k, f[2 + 4 * c + k],
-							    m.cols[c], cell_parts[k]);
-						goto out;
-					}
-				}
-			}
-			continue;
-		}
-		if ((size_t)nf != 2 + 4 * m.n_cols) {
-			strbuf_addf(err, "%s:%d: %d fields, the header has %zu", path, lineno, nf,
-				    2 + 4 * m.n_cols);
-			goto out;
-		}
-		m.games = xrealloc(m.games, (m.n_rows + 1) * sizeof(*m.games));
-		m.runs = xrealloc(m.runs, (m.n_rows + 1) * sizeof(*m.runs));
-		m.cells = xrealloc(m.cells, (m.n_rows + 1) * m.n_cols * sizeof(*m.cells));
-		m.games[m.n_rows] = xstrdup(f[0]);
-		m.runs[m.n_rows] = xstrdup(f[1]);
-		m.n_rows++;
-		for (size_t c = 0; c < m.n_cols; c++) {
-			if (parse_cell(f + 2 + 4 * c, &m.cells[(m.n_rows - 1) * m.n_cols + c]) < 0) {
-				strbuf_addf(err, "%s:%d: column '%s' is not a number, min, max and count "
-					    "(or four empty fields)", path, lineno, m.cols[c]);
-				goto out;
+			free(want);
+			if (!ok) {
+				strbuf_addf(err, "%s:%d: column %zu is '%s', not '%s%s'", path, rec->line,
+					    3 + 4 * c + k, f[2 + 4 * c + k], m->cols[c], cell_parts[k]);
+				return -EINVAL;
 			}
 		}
 	}
+	return 0;
+}
+
+static int matrix_row(const char *path, const struct csv_record *rec, struct plot_matrix *m,
+		      struct strbuf *err)
+{
+	char **f = rec->f;
+
+	if (rec->n != 2 + 4 * m->n_cols) {
+		strbuf_addf(err, "%s:%d: %zu fields, the header has %zu", path, rec->line, rec->n,
+			    2 + 4 * m->n_cols);
+		return -EINVAL;
+	}
+	m->games = xrealloc(m->games, (m->n_rows + 1) * sizeof(*m->games));
+	m->runs = xrealloc(m->runs, (m->n_rows + 1) * sizeof(*m->runs));
+	m->cells = xrealloc(m->cells, (m->n_rows + 1) * m->n_cols * sizeof(*m->cells));
+	m->games[m->n_rows] = xstrdup(f[0]);
+	m->runs[m->n_rows] = xstrdup(f[1]);
+	m->n_rows++;
+	for (size_t c = 0; c < m->n_cols; c++) {
+		if (parse_cell(f + 2 + 4 * c, &m->cells[(m->n_rows - 1) * m->n_cols + c]) < 0) {
+			strbuf_addf(err, "%s:%d: column '%s' is not a number, min, max and count "
+				    "(or four empty fields)", path, rec->line, m->cols[c]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int plot_matrix_parse(const char *path, const char *buf, struct plot_matrix *out, struct strbuf *err)
+{
+	struct plot_matrix m;
+	struct csv_record rec;
+	struct csv c;
+	int r;
+
+	memset(&m, 0, sizeof(m));
+	m.metric = plot_metric_of(path, ".csv");
+	csv_init(&c, buf, strlen(buf), CSV_SKIP_EMPTY);
+	while ((r = csv_next(&c, &rec)) > 0) {
+		if (rec.open_quote) {
+			strbuf_addf(err, "%s:%d: a quote is not closed", path, rec.line);
+			r = -EINVAL;
+			goto out;
+		}
+		r = m.cols ? matrix_row(path, &rec, &m, err) : matrix_header(path, &rec, &m, err);
+		if (r < 0)
+			goto out;
+	}
+	if (r < 0) {
+		strbuf_addf(err, "%s:%d: %s", path, c.err_line, c.why);
+		goto out;
+	}
+	r = -EINVAL;
 	if (!m.cols) {
 		strbuf_addf(err, "%s: empty: no header", path);
 		goto out;
@@ -862,10 +828,11 @@ int plot_matrix_parse(const char *path, const char *buf, struct plot_matrix *out
 	r = 0;
 	*out = m;
 out:
-	free(f);
-	free(copy);
-	if (r < 0)
+	csv_release(&c);
+	if (r < 0) {
 		plot_matrix_release(&m);
+		r = -EINVAL;
+	}
 	return r;
 }
 
@@ -912,24 +879,20 @@ int plot_trend_parse(const char *path, const char *buf, struct plot_trend_point 
 		     size_t *n_out, struct strbuf *err)
 {
 	struct plot_trend_point *pts = NULL;
-	char *copy = xstrdup(buf), *line, *save = NULL;
+	struct csv_record rec;
+	struct csv c;
 	size_t n = 0;
-	int lineno = 0;
 	bool first = true;
+	int r;
 
-	/* split on '\n' by hand: strtok_r would skip empty lines and lose the count */
-	for (line = copy; line; line = save) {
-		char *f[9], *fs = NULL, *tok;
-		int nf = 0;
+	csv_init(&c, buf, strlen(buf), CSV_BLANKS | CSV_SKIP_EMPTY);
+	while ((r = csv_next(&c, &rec)) > 0) {
+		char **f = rec.f;
+		size_t nf = rec.n;
+		int line = rec.line;
 		struct plot_trend_point p;
 
-		save = strchr(line, '\n');
-		if (save)
-			*save++ = '\0';
-		lineno++;
-		for (tok = strtok_r(line, " \t\r", &fs); tok && nf < 9; tok = strtok_r(NULL, " \t\r", &fs))
-			f[nf++] = tok;
-		if (nf == 0 || f[0][0] == '#')
+		if (f[0][0] == '#')
 			continue;
 		if (first && !strcmp(f[0], "kernel")) {
 			first = false;
@@ -939,27 +902,27 @@ int plot_trend_parse(const char *path, const char *buf, struct plot_trend_point 
 		memset(&p, 0, sizeof(p));
 		if (nf < 6 || nf > 8) {
 			strbuf_addf(err, "%s:%d: want 'kernel median min max n change p magnitude', "
-				    "got %d field%s", path, lineno, nf, nf == 1 ? "" : "s");
+				    "got %zu field%s", path, line, nf, nf == 1 ? "" : "s");
 			goto fail;
 		}
 		if (safe_atod(f[1], &p.median) < 0 || safe_atod(f[2], &p.min) < 0 ||
 		    safe_atod(f[3], &p.max) < 0) {
-			strbuf_addf(err, "%s:%d: median, min and max must be numbers", path, lineno);
+			strbuf_addf(err, "%s:%d: median, min and max must be numbers", path, line);
 			goto fail;
 		}
 		if (safe_atoi(f[4], &p.n) < 0 || p.n < 0) {
-			strbuf_addf(err, "%s:%d: n '%s' is not a count", path, lineno, f[4]);
+			strbuf_addf(err, "%s:%d: n '%s' is not a count", path, line, f[4]);
 			goto fail;
 		}
 		if (parse_bool(f[5], &p.change) < 0) {
 			strbuf_addf(err, "%s:%d: change '%s' is not 0/1, yes/no or true/false", path,
-				    lineno, f[5]);
+				    line, f[5]);
 			goto fail;
 		}
 		if (parse_opt_num(nf > 6 ? f[6] : NULL, &p.p) < 0 ||
 		    parse_opt_num(nf > 7 ? f[7] : NULL, &p.magnitude) < 0 ||
 		    (p.change && (isnan(p.p) || isnan(p.magnitude)))) {
-			strbuf_addf(err, "%s:%d: p and magnitude must be numbers%s", path, lineno,
+			strbuf_addf(err, "%s:%d: p and magnitude must be numbers%s", path, line,
 				    p.change ? " at a change point" : " or '-'");
 			goto fail;
 		}
@@ -967,16 +930,20 @@ int plot_trend_parse(const char *path, const char *buf, struct plot_trend_point 
 		pts = xrealloc(pts, (n + 1) * sizeof(*pts));
 		pts[n++] = p;
 	}
+	if (r < 0) {
+		strbuf_addf(err, "%s:%d: %s", path, c.err_line, c.why);
+		goto fail;
+	}
 	if (!n) {
 		strbuf_addf(err, "%s: no kernels in it", path);
 		goto fail;
 	}
-	free(copy);
+	csv_release(&c);
 	*out = pts;
 	*n_out = n;
 	return 0;
 fail:
-	free(copy);
+	csv_release(&c);
 	plot_trend_release(pts, n);
 	return -EINVAL;
 }

@@ -21,6 +21,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,15 +46,23 @@ static const char import_usage[] =
 	"  --variant V      the variant (default: base)\n"
 	"  --out DIR        where the run directory goes (default: results/runs/imported)\n"
 	"  --process NAME   presentmon: the process to keep, by Application or ProcessID\n"
-	"                   (default: the one with the most presents)\n"
+	"                   (default: the one with the most presents that is not a\n"
+	"                   compositor, dwm.exe; the one kept is said on stderr)\n"
 	"  --hud-period S   gallium-hud: the GALLIUM_HUD_PERIOD of the log (default 0.5;\n"
 	"                   0: a value per frame, else the rows are samples)\n"
-	"  --warmup S       leave the first S seconds out of the measured window (default 0)\n"
+	"  --interval       mangohud: take a log without a frametime column (MangoHud\n"
+	"                   before 0.6 logged fps samples only) as an interval log;\n"
+	"                   without it such a log is refused\n"
+	"  --warmup S       leave the first S seconds out of the measured window (default 0;\n"
+	"                   shorter than the log)\n"
 	"  --db PATH        the database (default: results/hitchbench.db); --no-db: none\n"
 	"\n"
 	"  Frame times become present times by summing them from 1 s; an interval\n"
 	"  log (rows are periodic samples) is marked frame_source_kind=interval and\n"
-	"  its metrics are over samples, not frames. A file that is not in FORMAT\n"
+	"  its metrics are over samples, not frames. Rows that are no frame (a\n"
+	"  frame time not positive, not a number or over 60 s; a last row cut\n"
+	"  short by a crash) are dropped, said on stderr and counted in bench.txt\n"
+	"  (log.rows_dropped, log.first_dropped). A file that is not in FORMAT\n"
 	"  is refused with FILE:LINE and what was expected (exit 2).\n";
 
 struct import_args {
@@ -126,11 +136,41 @@ static int make_dir(const char *out_dir, const char *game, const char *variant, 
 	return -EEXIST;
 }
 
+/* Seconds for an option: a plain decimal number in [0, max]. A local
+ * check until common/util.c parses numbers one way for every command:
+ * safe_atod takes hex floats ("0x1p3") and numbers no option means. */
+static int parse_seconds(const char *s, double max, double *out)
+{
+	double v;
+
+	if (strpbrk(s, "xXpP") || safe_atod(s, &v) < 0 || v < 0 || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+#define MAX_WARMUP_S (7 * 86400.0) /* a week: longer than any log, and ns of it fit 64 bits */
+#define MAX_HUD_PERIOD_S 3600.0
+
+/* Says what the importer dropped and chose, one line each. */
+static void say(const struct strbuf *lines, void (*msg)(const char *fmt, ...))
+{
+	const char *p = lines->buf;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+
+		msg("%.*s", n, p);
+		p += n + (nl != NULL);
+	}
+}
+
 static void write_bench(struct kvfile *kf, const struct import_args *a, const char *game,
 			const char *source, const struct import_series *s, const char *cmdline)
 {
 	char id[33], iso[32], abs[PATH_MAX];
-	uint64_t start = s->t_ns[0] + (uint64_t)(a->warmup_s * 1e9);
+	uint64_t start = s->t_ns[0] + (uint64_t)llround(a->warmup_s * 1e9);
 
 	run_make_id(id);
 	kvfile_addf(kf, "format", "%d", HB_RUNDIR_FORMAT);
@@ -190,6 +230,7 @@ static int import_one(const struct import_args *a, const char *file, const char 
 	struct import_series s;
 	struct kvfile bench;
 	char *source = NULL, *game = NULL, *final = NULL, *tmp = NULL, *path = NULL;
+	uint64_t span;
 	int ret = HB_EXIT_FAILURE, r;
 
 	import_series_init(&s);
@@ -204,8 +245,18 @@ static int import_one(const struct import_args *a, const char *file, const char 
 		ret = r == -EINVAL ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
 		goto out;
 	}
+	say(&s.notes, note_msg);
+	say(&s.warnings, warn_msg);
 	if (s.n_presents < 2) {
-		error_msg("%s: no frames to import (%zu rows read)", source, s.rows);
+		error_msg("%s: no frames to import (%zu rows read, %zu dropped)", source, s.rows,
+			  s.rows_dropped);
+		ret = HB_EXIT_USAGE;
+		goto out;
+	}
+	span = s.t_ns[s.n_presents - 1] - s.t_ns[0];
+	if (a->warmup_s * 1e9 >= (double)span) {
+		error_msg("%s: --warmup %g s is not shorter than the log (%.3f s of frames): "
+			  "the window would be empty", source, a->warmup_s, (double)span / 1e9);
 		ret = HB_EXIT_USAGE;
 		goto out;
 	}
@@ -262,7 +313,8 @@ out:
 
 int cmd_import(int argc, char **argv, struct context *ctx)
 {
-	enum { O_FORMAT = 256, O_GAME, O_VARIANT, O_OUT, O_PROCESS, O_PERIOD, O_WARMUP, O_DB, O_NODB };
+	enum { O_FORMAT = 256, O_GAME, O_VARIANT, O_OUT, O_PROCESS, O_PERIOD, O_INTERVAL, O_WARMUP, O_DB,
+	       O_NODB };
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "game", required_argument, NULL, O_GAME },
@@ -270,6 +322,7 @@ int cmd_import(int argc, char **argv, struct context *ctx)
 		{ "out", required_argument, NULL, O_OUT },
 		{ "process", required_argument, NULL, O_PROCESS },
 		{ "hud-period", required_argument, NULL, O_PERIOD },
+		{ "interval", no_argument, NULL, O_INTERVAL },
 		{ "warmup", required_argument, NULL, O_WARMUP },
 		{ "db", required_argument, NULL, O_DB },
 		{ "no-db", no_argument, NULL, O_NODB },
@@ -300,12 +353,17 @@ int cmd_import(int argc, char **argv, struct context *ctx)
 			a.opts.process = optarg;
 			break;
 		case O_PERIOD:
-			if (safe_atod(optarg, &a.opts.gallium_period_s) < 0 || a.opts.gallium_period_s < 0)
-				return usage_error(import_usage, "--hud-period wants seconds, not '%s'", optarg);
+			if (parse_seconds(optarg, MAX_HUD_PERIOD_S, &a.opts.gallium_period_s) < 0)
+				return usage_error(import_usage, "--hud-period wants seconds from 0 to %g, not '%s'",
+						   MAX_HUD_PERIOD_S, optarg);
+			break;
+		case O_INTERVAL:
+			a.opts.interval = true;
 			break;
 		case O_WARMUP:
-			if (safe_atod(optarg, &a.warmup_s) < 0 || a.warmup_s < 0)
-				return usage_error(import_usage, "--warmup wants seconds, not '%s'", optarg);
+			if (parse_seconds(optarg, MAX_WARMUP_S, &a.warmup_s) < 0)
+				return usage_error(import_usage, "--warmup wants seconds from 0 to %g, not '%s'",
+						   MAX_WARMUP_S, optarg);
 			break;
 		case O_DB:
 			a.db_path = optarg;

@@ -3,7 +3,11 @@
 # directories (bench.txt with the log's provenance, frames.bin, result.txt),
 # indexed in the database; report and frames read them like any run; an
 # interval log says so; a file in the wrong format is refused with
-# FILE:LINE and exit 2.
+# FILE:LINE and exit 2. What a crashed game leaves (a last row cut short)
+# imports with the row dropped and said; rows that are no frame are counted
+# in bench.txt; a header without frametime needs --interval; PresentMon
+# keeps the game, not the compositor; a warm-up longer than the log, or
+# seconds no option means, are refused.
 . "$(dirname "$0")/../lib.sh"
 D=${HB_TESTDATA:?}
 [ -d "$D/mangohud-0.6.8-here" ] || fail "no MangoHud logs in $D"
@@ -51,6 +55,64 @@ out=$("$HB" import --format presentmon --process PresentBench.exe --warmup 1 --o
 	"$D/presentmon/presentmon_gold_test_case_5.csv") || fail "presentmon --process failed"
 expect_eq "pm process" 24892 "$(value log.process_id "$out/bench.txt")"
 [ "$(value window_start_ns "$out/bench.txt")" = 2000000000 ] || fail "--warmup 1 did not move the window"
+
+# the default of a multi-process capture: not dwm.exe (358 presents) but
+# PresentBench.exe (265), and said
+out=$("$HB" import --format presentmon --out "$T/runs" --no-db "$D/presentmon/presentmon_gold_test_case_5.csv" \
+	2>"$T/err") || fail "presentmon default failed: $(cat "$T/err")"
+expect_eq "pm default process" PresentBench.exe "$(value log.application "$out/bench.txt")"
+grep -q '^hitchbench: note: .*kept PresentBench.exe (24892), the process with the most presents (265 of 647) that is not a compositor; --process NAME or PID keeps another$' \
+	"$T/err" || fail "no note of the process kept: $(cat "$T/err")"
+
+# a quoted comma in a field shifts no column
+printf 'Application,ProcessID,PresentMode,MsBetweenPresents\r\n"Game, The.exe",5,"Hardware: Independent Flip",NA\r\n"Game, The.exe",5,"Hardware: Independent Flip",16.5\r\n"Game, The.exe",5,"Hardware: Independent Flip",17.5\r\n' \
+	>"$T/quoted.csv"
+out=$("$HB" import --format presentmon --game q --out "$T/runs" --no-db "$T/quoted.csv") || fail "quoted import failed"
+expect_eq "quoted application" "Game, The.exe" "$(value log.application "$out/bench.txt")"
+expect_eq "quoted window" 0.034000 "$(value window_s "$out/result.txt")"
+
+# a real log cut in the middle of its last row: imported, the row dropped and said
+head -c -40 "$M" >"$T/cut.csv"
+out=$("$HB" import --format mangohud --game cut --out "$T/runs" --no-db "$T/cut.csv" 2>"$T/err") ||
+	fail "cut log refused: $(cat "$T/err")"
+grep -qx "hitchbench: warning: $T/cut.csv:1215: last row cut short (3 of 12 fields): dropped" "$T/err" ||
+	fail "no warning of the cut row: $(cat "$T/err")"
+expect_eq "cut rows_dropped" 1 "$(value log.rows_dropped "$out/bench.txt")"
+expect_eq "cut first_dropped" "1215: last row cut short (3 of 12 fields)" "$(value log.first_dropped "$out/bench.txt")"
+expect_eq "cut frames" 1211.000000 "$(value frames "$out/result.txt")"
+expect_eq "whole log rows_dropped" 0 "$(value log.rows_dropped "$b")"
+
+# a frame time of -5 is counted, not lost
+printf 'v1\n0.7.2\nfps,frametime,cpu_load,elapsed\n60,16,1,16000000\n60,-5,1,32000000\n60,17,1,48000000\n' >"$T/neg.csv"
+out=$("$HB" import --format mangohud --game neg --out "$T/runs" --no-db "$T/neg.csv" 2>"$T/err") || fail "neg import failed"
+expect_eq "neg rows_dropped" 1 "$(value log.rows_dropped "$out/bench.txt")"
+expect_eq "neg first_dropped" "5: frame time -5 ms is not positive" "$(value log.first_dropped "$out/bench.txt")"
+grep -q "neg.csv: 1 row dropped, not frames (the first, line 5: frame time -5 ms is not positive)" "$T/err" ||
+	fail "the drop is not said: $(cat "$T/err")"
+
+# a misspelt frametime column: refused, unless an interval import is asked for
+printf 'fps,frametme,cpu_load,elapsed\n60,16,1,16000000\n60,17,1,33000000\n' >"$T/typo.csv"
+rc=0; "$HB" import --format mangohud --out "$T/runs" --no-db "$T/typo.csv" 2>"$T/err" || rc=$?
+expect_eq "typo exit" 2 "$rc"
+grep -q "typo.csv:1: expected a 'frametime' column in MangoHud's column header; it has fps,frametme,cpu_load,elapsed" \
+	"$T/err" || fail "typo message: $(cat "$T/err")"
+out=$("$HB" import --format mangohud --interval --game typo --out "$T/runs" --no-db "$T/typo.csv") ||
+	fail "--interval refused"
+expect_eq "typo kind" interval "$(value frame_source_kind "$out/bench.txt")"
+
+# a warm-up not shorter than the log, and seconds no option means
+printf '16.6\n17.1\n' >"$T/short"
+n=$(ls -A "$T/runs" | wc -l)
+rc=0; "$HB" import --format gallium-hud --hud-period 0 --warmup 999 --out "$T/runs" --no-db "$T/short" 2>"$T/err" || rc=$?
+expect_eq "long warm-up exit" 2 "$rc"
+grep -q "short: --warmup 999 s is not shorter than the log (0.034 s of frames)" "$T/err" ||
+	fail "long warm-up message: $(cat "$T/err")"
+for w in 1e308 0x1p3 inf nan -1; do
+	rc=0; "$HB" import --format gallium-hud --warmup "$w" --out "$T/runs" --no-db "$T/short" 2>"$T/err" || rc=$?
+	expect_eq "--warmup $w exit" 2 "$rc"
+	grep -q -- "--warmup wants seconds from 0 to" "$T/err" || fail "--warmup $w: $(cat "$T/err")"
+done
+expect_eq "nothing written by refusals" "$n" "$(ls -A "$T/runs" | wc -l)"
 
 # gallium-hud: a dump directory
 mkdir -p "$T/hud"

@@ -147,7 +147,7 @@ START_TEST(percentile_curves)
 END_TEST
 
 static const char matrix_csv[] =
-	"game,run,b1.median,b1.min,b1.max,b1.n,\"k 6.1\".median,\"k 6.1\".min,\"k 6.1\".max,\"k 6.1\".n\n"
+	"game,run,b1.median,b1.min,b1.max,b1.n,\"k 6.1.median\",\"k 6.1.min\",k 6.1.max,\"k 6.1.n\"\r\n"
 	"doom,software,25.5,24,27,3,,,,\n"
 	"\"doom, the game\",gl,18,17.5,19,2,19,19,19,1\n";
 
@@ -212,6 +212,8 @@ START_TEST(matrix_bad)
 	matrix_refused("game,run,a.median,a.min,a.max,a.n\ndoom,sw,1,x,3,3\n", "m.csv:2: column 'a'");
 	matrix_refused("game,run,a.median,a.min,a.max,a.n\ndoom,sw,1,,3,3\n", "m.csv:2: column 'a'");
 	matrix_refused("game,run,a.median,a.min,a.max,a.n\n\"doom,sw,1,1,1,1\n", "m.csv:2: a quote");
+	/* RFC 4180: a field is quoted whole or not at all */
+	matrix_refused("game,run,\"a\".median,a.min,a.max,a.n\n", "m.csv:1: something after a closing quote");
 }
 END_TEST
 
@@ -276,6 +278,7 @@ START_TEST(trend_bad)
 	trend_refused("6.1 1 1 1 -3 0\n", "t.tsv:1: n '-3'");
 	trend_refused("6.1 1 1 1 3 maybe\n", "t.tsv:1: change 'maybe'");
 	trend_refused("6.1 1 1 1 3 1 - -\n", "t.tsv:1: p and magnitude must be numbers at a change point");
+	trend_refused("6.1 1 1 1 3 0 - - 9\n", "t.tsv:1: want 'kernel median min max n change p magnitude', got 9");
 }
 END_TEST
 
