@@ -294,11 +294,11 @@ int cmd_import(int argc, char **argv, struct context *ctx)
 			a.opts.process = optarg;
 			break;
 		case O_PERIOD:
-			if (safe_atod(optarg, &a.opts.gallium_period_s) < 0 || a.opts.gallium_period_s < 0)
+			if (safe_atosec(optarg, &a.opts.gallium_period_s) < 0)
 				return usage_error(import_usage, "--hud-period wants seconds, not '%s'", optarg);
 			break;
 		case O_WARMUP:
-			if (safe_atod(optarg, &a.warmup_s) < 0 || a.warmup_s < 0)
+			if (safe_atosec(optarg, &a.warmup_s) < 0)
 				return usage_error(import_usage, "--warmup wants seconds, not '%s'", optarg);
 			break;
 		case O_DB:
