@@ -5,6 +5,7 @@
  */
 #include "intfscan.h"
 #include "kvfile.h"
+#include "regexlimit.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -301,7 +302,7 @@ int intf_actions_parse(struct intf_actions *a, const char *text, const char *pat
 			goto bad;
 		}
 		if (!strcmp(key, "action")) {
-			int e;
+			struct strbuf why = STRBUF_INIT;
 
 			if (n && !v[n - 1].why) {
 				strbuf_addf(err, "%s:%d: the action has no 'why' (each action says why it "
@@ -310,12 +311,10 @@ int intf_actions_parse(struct intf_actions *a, const char *text, const char *pat
 			}
 			v = xrealloc(v, (n + 1) * sizeof(*v));
 			memset(&v[n], 0, sizeof(v[n]));
-			e = regcomp(&v[n].re, value, REG_EXTENDED | REG_NOSUB);
-			if (e) {
-				char msg[256];
-
-				regerror(e, &v[n].re, msg, sizeof(msg));
-				strbuf_addf(err, "%s:%d: bad action pattern '%s': %s", path, line, value, msg);
+			if (regex_compile(&v[n].re, value, &why) < 0) {
+				strbuf_addf(err, "%s:%d: bad action pattern '%s': %s", path, line, value,
+					    why.buf);
+				strbuf_release(&why);
 				goto bad;
 			}
 			v[n].pattern = xstrdup(value);
