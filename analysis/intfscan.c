@@ -476,7 +476,8 @@ static void run_clock_read(const struct kvfile *bench, struct run_clock *c)
 		c->start_ns = have_pair && (!have_pass1 || pair < pass1) ? pair : pass1;
 		c->end_ns = c->start_ns;
 		if (get_utc(bench, "started_utc", &t0) && get_utc(bench, "ended_utc", &t1) && t1 >= t0)
-			c->end_ns = c->start_ns + (uint64_t)(t1 - t0 + 1) * 1000000000ULL;
+			c->end_ns = u64_add_sat(c->start_ns,
+						 u64_mul_sat((uint64_t)(t1 - t0) + 1, 1000000000ULL));
 		if (get_u64(bench, "window_end_ns", &v) && v > c->end_ns)
 			c->end_ns = v;
 		if (get_u64(bench, "last_present_ns", &v) && v > c->end_ns)

@@ -466,14 +466,15 @@ int reload_segments(const struct reload_rule *rule, const struct reload_pass *pa
 		if (start > window_end_ns)
 			continue;
 		if (rule->kind == RELOAD_FIXED) {
-			seg.end_ns = start + (uint64_t)llround(rule->after_s * 1e9);
+			seg.end_ns = u64_add_sat(start, (uint64_t)llround(rule->after_s * 1e9));
 		} else {
 			size_t j = 0;
 
 			while (j < n_line && line_ns[j] < start)
 				j++;
 			if (j < n_line && line_ns[j] < next) {
-				seg.end_ns = line_ns[j] + (uint64_t)llround(rule->margin_s * 1e9);
+				seg.end_ns = u64_add_sat(line_ns[j],
+							 (uint64_t)llround(rule->margin_s * 1e9));
 			} else {
 				/* no line: fine only when the pass drew nothing in the window */
 				size_t i = first_after(t_ns, n_frames, start > window_start_ns ?

@@ -40,6 +40,22 @@ int safe_atosec_ns(const char *s, uint64_t max_ns, uint64_t *ns);
  * converted. */
 int safe_atosec(const char *s, double *out);
 
+/* a + b and a * b, UINT64_MAX where they would wrap: times taken from
+ * files (a stamp near 2^64 in a game.log) never wrap round to small ones */
+static inline uint64_t u64_add_sat(uint64_t a, uint64_t b)
+{
+	uint64_t s;
+
+	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+static inline uint64_t u64_mul_sat(uint64_t a, uint64_t b)
+{
+	uint64_t p;
+
+	return __builtin_mul_overflow(a, b, &p) ? UINT64_MAX : p;
+}
+
 bool str_startswith(const char *s, const char *prefix);
 /* Trims blanks at both ends in place and returns s. */
 char *str_strip(char *s);

@@ -10,6 +10,7 @@
 #include "frames.h"
 #include "kvfile.h"
 #include "regexlimit.h"
+#include "reload.h"
 #include "stallrec.h"
 #include "unzstd.h"
 #include "util.h"
@@ -337,6 +338,30 @@ START_TEST(numbers_one_way)
 }
 END_TEST
 
+/* Times from files near 2^64 (a game.log stamp, a pass start): a reload
+ * segment's end was start + margin, which wrapped round to before its
+ * start. It saturates now. */
+START_TEST(reload_end_saturates)
+{
+	struct reload_rule rule;
+	struct reload_pass pass = { 1, UINT64_MAX - 1000 };
+	uint64_t line = UINT64_MAX - 500, t[] = { UINT64_MAX - 900, UINT64_MAX - 100 };
+	struct reload_segment *seg = NULL;
+	size_t n = 0;
+
+	reload_rule_init(&rule);
+	rule.kind = RELOAD_LINE;
+	rule.margin_s = 2.0;
+	ck_assert_int_eq(reload_segments(&rule, &pass, 1, &line, 1, t, 2, UINT64_MAX - 2000,
+					 UINT64_MAX - 1, &seg, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_ge(seg[0].end_ns, seg[0].start_ns);
+	ck_assert_uint_eq(seg[0].end_ns, UINT64_MAX);
+	free(seg);
+	reload_rule_release(&rule);
+}
+END_TEST
+
 TEST_SUITE(fuzzfound_suite)
 {
 	Suite *s = suite_create("fuzzfound");
@@ -352,6 +377,7 @@ TEST_SUITE(fuzzfound_suite)
 	tcase_add_test(t, regex_fuzz_inputs);
 	tcase_add_test(t, probe_many_cpus);
 	tcase_add_test(t, numbers_one_way);
+	tcase_add_test(t, reload_end_saturates);
 	suite_add_tcase(s, t);
 	return s;
 }
