@@ -8,11 +8,17 @@
 #   make bench-quiet   quieted runs against plain ones: how much they vary
 #   make bench-prefetch  the game prefetch against none: OpenArena's load time, cold cache (root)
 #   make bench-matrix  the batches of recipes/matrix.ini, then results/matrix/*.csv (QUICK=1: a short check)
+#   make fuzz FUZZ_S=N  every tests/fuzz/fuzz-*.c libFuzzer target (clang, ASan, UBSan,
+#                      leaks) for N seconds each (default 10) on a copy of its seed corpus,
+#                      then one line per target: executions, exec/s, corpus, findings
+#                      (kept under build/fuzz/findings/NAME/); exit 1 on any finding.
+#                      `make fuzz-targets` only builds them (tests/fuzz/README.md)
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #
 # Sources are found by wildcard: a new .c file in common/, analysis/ or bench/
 # joins libhitch.a, a new tests/unit/*.c file joins the unit-test binary, and a
-# new tests/*/tNNNN-*.sh script is run by tests/run.sh. Nothing is listed twice.
+# new tests/*/tNNNN-*.sh script is run by tests/run.sh, a new tests/fuzz/fuzz-NAME.c
+# is a fuzz target with its seeds in tests/fuzz/corpus/NAME/. Nothing is listed twice.
 
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
@@ -204,6 +210,31 @@ check-sanitize: deps
 	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(SAN_B)/tests/
 	@HB_BUILD=$(CURDIR)/$(SAN_B) HB_SANITIZE=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh
 
+# libFuzzer targets: the library again, built by clang into its own object
+# directory with the fuzzer's coverage hooks and ASan/UBSan (every undefined
+# behaviour a finding), and one binary per tests/fuzz/fuzz-NAME.c (each defines
+# only LLVMFuzzerTestOneInput; tests/fuzz/fuzz.h is included into each).
+# tests/fuzz/run.sh runs them on copies of their seeds, never in the tree.
+FUZZ_S      ?= 10
+FUZZ_B      := $(B)/fuzz
+FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+FUZZ_SRC    := $(wildcard tests/fuzz/fuzz-*.c)
+FUZZ_BINS    = $(FUZZ_SRC:tests/fuzz/%.c=$(B)/%)
+fuzz:
+	@sh scripts/deps.sh ensure fuzz
+	@$(MAKE) --no-print-directory fuzz-targets
+	@sh tests/fuzz/run.sh $(FUZZ_B) $(FUZZ_S) $(FUZZ_SRC:tests/fuzz/fuzz-%.c=%)
+
+fuzz-targets:
+	@$(MAKE) --no-print-directory B=$(FUZZ_B) CC=clang CFLAGS="$(FUZZ_CFLAGS)" fuzz-bins
+
+fuzz-bins: $(FUZZ_BINS)
+
+$(B)/tests/fuzz/%.o: CPPFLAGS += -include tests/fuzz/fuzz.h
+$(B)/fuzz-%: $(B)/tests/fuzz/fuzz-%.o $(B)/libhitch.a $(B)/gen/schema.o
+	$(CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS) $(INPUT_LIBS)
+
 DEMO_RECIPE ?= dsda-doom
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -249,7 +280,7 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps check check-sanitize tests demo bench-self bench-quiet bench-prefetch bench-matrix install clean FORCE
+.PHONY: all deps check check-sanitize fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-matrix install clean FORCE
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(wildcard $(B)/harness/*.d) \
-	$(wildcard $(B)/tests/tools/*.d)
+	$(wildcard $(B)/tests/tools/*.d) $(wildcard $(B)/tests/fuzz/*.d)

@@ -5,6 +5,7 @@
  */
 #include "intfscan.h"
 #include "kvfile.h"
+#include "regexlimit.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -301,7 +302,7 @@ int intf_actions_parse(struct intf_actions *a, const char *text, const char *pat
 			goto bad;
 		}
 		if (!strcmp(key, "action")) {
-			int e;
+			struct strbuf why = STRBUF_INIT;
 
 			if (n && !v[n - 1].why) {
 				strbuf_addf(err, "%s:%d: the action has no 'why' (each action says why it "
@@ -310,12 +311,10 @@ int intf_actions_parse(struct intf_actions *a, const char *text, const char *pat
 			}
 			v = xrealloc(v, (n + 1) * sizeof(*v));
 			memset(&v[n], 0, sizeof(v[n]));
-			e = regcomp(&v[n].re, value, REG_EXTENDED | REG_NOSUB);
-			if (e) {
-				char msg[256];
-
-				regerror(e, &v[n].re, msg, sizeof(msg));
-				strbuf_addf(err, "%s:%d: bad action pattern '%s': %s", path, line, value, msg);
+			if (regex_compile(&v[n].re, value, &why) < 0) {
+				strbuf_addf(err, "%s:%d: bad action pattern '%s': %s", path, line, value,
+					    why.buf);
+				strbuf_release(&why);
 				goto bad;
 			}
 			v[n].pattern = xstrdup(value);
@@ -477,7 +476,8 @@ static void run_clock_read(const struct kvfile *bench, struct run_clock *c)
 		c->start_ns = have_pair && (!have_pass1 || pair < pass1) ? pair : pass1;
 		c->end_ns = c->start_ns;
 		if (get_utc(bench, "started_utc", &t0) && get_utc(bench, "ended_utc", &t1) && t1 >= t0)
-			c->end_ns = c->start_ns + (uint64_t)(t1 - t0 + 1) * 1000000000ULL;
+			c->end_ns = u64_add_sat(c->start_ns,
+						 u64_mul_sat((uint64_t)(t1 - t0) + 1, 1000000000ULL));
 		if (get_u64(bench, "window_end_ns", &v) && v > c->end_ns)
 			c->end_ns = v;
 		if (get_u64(bench, "last_present_ns", &v) && v > c->end_ns)

@@ -10,6 +10,7 @@
  * recipe's [reload] section goes through too.
  */
 #include "reload.h"
+#include "regexlimit.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -89,14 +90,12 @@ int reload_rule_set(struct reload_rule *r, const char *key, const char *value, s
 		return parse_reload_seconds(key, value, &r->margin_s, msg);
 	}
 	if (!strcmp(key, "line")) {
+		struct strbuf why = STRBUF_INIT;
 		regex_t re;
-		int e = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
 
-		if (e) {
-			char buf[256];
-
-			regerror(e, &re, buf, sizeof(buf));
-			strbuf_addf(msg, "bad line pattern '%s': %s", value, buf);
+		if (regex_compile(&re, value, &why) < 0) {
+			strbuf_addf(msg, "bad line pattern '%s': %s", value, why.buf);
+			strbuf_release(&why);
 			return -EINVAL;
 		}
 		regfree(&re);
@@ -363,16 +362,14 @@ int reload_match_log(const char *path, const char *ere, uint64_t **stamps, size_
 {
 	char *text = NULL, *s;
 	size_t len, got = 0, cap = 0;
+	struct strbuf why = STRBUF_INIT;
 	uint64_t *v = NULL;
 	regex_t re;
 	int e, line = 0;
 
-	e = regcomp(&re, ere, REG_EXTENDED | REG_NOSUB);
-	if (e) {
-		char buf[256];
-
-		regerror(e, &re, buf, sizeof(buf));
-		strbuf_addf(err, "bad line pattern '%s': %s", ere, buf);
+	if (regex_compile(&re, ere, &why) < 0) {
+		strbuf_addf(err, "bad line pattern '%s': %s", ere, why.buf);
+		strbuf_release(&why);
 		return -EINVAL;
 	}
 	e = read_file(path, &text, &len);
@@ -469,14 +466,15 @@ int reload_segments(const struct reload_rule *rule, const struct reload_pass *pa
 		if (start > window_end_ns)
 			continue;
 		if (rule->kind == RELOAD_FIXED) {
-			seg.end_ns = start + (uint64_t)llround(rule->after_s * 1e9);
+			seg.end_ns = u64_add_sat(start, (uint64_t)llround(rule->after_s * 1e9));
 		} else {
 			size_t j = 0;
 
 			while (j < n_line && line_ns[j] < start)
 				j++;
 			if (j < n_line && line_ns[j] < next) {
-				seg.end_ns = line_ns[j] + (uint64_t)llround(rule->margin_s * 1e9);
+				seg.end_ns = u64_add_sat(line_ns[j],
+							 (uint64_t)llround(rule->margin_s * 1e9));
 			} else {
 				/* no line: fine only when the pass drew nothing in the window */
 				size_t i = first_after(t_ns, n_frames, start > window_start_ns ?

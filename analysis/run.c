@@ -46,7 +46,7 @@ int run_load(const char *dir, struct run *out, struct strbuf *err)
 	const char *fmt, *why = NULL;
 	const char *slash;
 	struct stat st;
-	int line = 0, version, r;
+	int version, r;
 
 	memset(&run, 0, sizeof(run));
 	kvfile_init(&run.bench);
@@ -57,15 +57,9 @@ int run_load(const char *dir, struct run *out, struct strbuf *err)
 	run.name = xstrdup(slash ? slash + 1 : run.dir);
 
 	path = xasprintf("%s/bench.txt", run.dir);
-	r = kvfile_read(&run.bench, path, &line);
-	if (r == -EINVAL) {
-		strbuf_addf(err, "%s:%d: not a key=value line", path, line);
+	r = kvfile_load(&run.bench, path, err);
+	if (r < 0)
 		goto fail;
-	}
-	if (r < 0) {
-		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
-		goto fail;
-	}
 	fmt = kvfile_get(&run.bench, "format");
 	if (!fmt || safe_atoi(fmt, &version) < 0 || version < 1) {
 		strbuf_addf(err, "%s: no format= line: not a hitchbench run directory", path);

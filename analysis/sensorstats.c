@@ -4,6 +4,7 @@
  */
 #include "sensorstats.h"
 #include "sensorlog.h"
+#include "unzstd.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,57 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
 struct column {
 	char *name;
 	size_t n;
 	double sum, min, max, first, last;
 };
-
-/* Decompresses data (one or more zstd frames) into text. 0, or -EINVAL with why. */
-static int decompress(const void *data, size_t len, struct strbuf *text, const char **why)
-{
-	ZSTD_DCtx *d = ZSTD_createDCtx();
-	ZSTD_inBuffer in = { data, len, 0 };
-	size_t chunk = ZSTD_DStreamOutSize(), left = 0;
-	char *buf = zalloc(chunk);
-	int r = 0;
-
-	if (!d)
-		abort();
-	while (in.pos < in.size) {
-		ZSTD_outBuffer out = { buf, chunk, 0 };
-
-		left = ZSTD_decompressStream(d, &out, &in);
-		if (ZSTD_isError(left)) {
-			*why = ZSTD_getErrorName(left);
-			r = -EINVAL;
-			break;
-		}
-		strbuf_add(text, buf, out.pos);
-		if (out.pos == 0 && in.pos == in.size)
-			break;
-	}
-	/* zstd may hold output back until asked again with no more input */
-	while (r == 0 && left != 0) {
-		ZSTD_outBuffer out = { buf, chunk, 0 };
-
-		left = ZSTD_decompressStream(d, &out, &in);
-		if (ZSTD_isError(left)) {
-			*why = ZSTD_getErrorName(left);
-			r = -EINVAL;
-		} else if (out.pos == 0 && left != 0) {
-			*why = "the zstd stream is cut short (the sampler did not finish)";
-			r = -EINVAL;
-		} else {
-			strbuf_add(text, buf, out.pos);
-		}
-	}
-	free(buf);
-	ZSTD_freeDCtx(d);
-	return r;
-}
 
 /* 55 -> "55", 12.3760 -> "12.376": three decimals at most, no trailing zeros. */
 static void add_number(struct kvfile *kf, const char *col, const char *stat, double v)
@@ -333,7 +289,7 @@ int sensors_summarize(const char *path, struct kvfile *out, struct strbuf *err)
 		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
 		return r;
 	}
-	r = decompress(data, len, &text, &why);
+	r = unzstd(data, len, HB_SENSORS_MAX_TEXT, &text, &why);
 	free(data);
 	if (r < 0)
 		strbuf_addf(err, "%s: %s", path, why);

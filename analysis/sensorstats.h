@@ -24,6 +24,9 @@
  * "path:line: what is wrong" (or "path: ...") in err; -errno when it cannot
  * be read. out is left untouched on failure. */
 int sensors_summarize(const char *path, struct kvfile *out, struct strbuf *err);
+/* The most the samples may decompress to (a file past it is refused): 256
+ * MiB, days of samples every 100 ms. */
+#define HB_SENSORS_MAX_TEXT ((size_t)256 << 20)
 /* The same from the decompressed text (tests; path only names it in errors). */
 int sensors_summarize_text(const char *path, const char *text, struct kvfile *out,
 			   struct strbuf *err);

@@ -136,20 +136,6 @@ static int make_dir(const char *out_dir, const char *game, const char *variant, 
 	return -EEXIST;
 }
 
-/* Seconds for an option: a plain decimal number in [0, max]. A local
- * check until common/util.c parses numbers one way for every command:
- * safe_atod takes hex floats ("0x1p3") and numbers no option means. */
-static int parse_seconds(const char *s, double max, double *out)
-{
-	double v;
-
-	if (strpbrk(s, "xXpP") || safe_atod(s, &v) < 0 || v < 0 || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-#define MAX_WARMUP_S (7 * 86400.0) /* a week: longer than any log, and ns of it fit 64 bits */
 #define MAX_HUD_PERIOD_S 3600.0
 
 /* Says what the importer dropped and chose, one line each. */
@@ -353,7 +339,8 @@ int cmd_import(int argc, char **argv, struct context *ctx)
 			a.opts.process = optarg;
 			break;
 		case O_PERIOD:
-			if (parse_seconds(optarg, MAX_HUD_PERIOD_S, &a.opts.gallium_period_s) < 0)
+			if (safe_atosec(optarg, &a.opts.gallium_period_s) < 0 ||
+			    a.opts.gallium_period_s > MAX_HUD_PERIOD_S)
 				return usage_error(import_usage, "--hud-period wants seconds from 0 to %g, not '%s'",
 						   MAX_HUD_PERIOD_S, optarg);
 			break;
@@ -361,9 +348,9 @@ int cmd_import(int argc, char **argv, struct context *ctx)
 			a.opts.interval = true;
 			break;
 		case O_WARMUP:
-			if (parse_seconds(optarg, MAX_WARMUP_S, &a.warmup_s) < 0)
-				return usage_error(import_usage, "--warmup wants seconds from 0 to %g, not '%s'",
-						   MAX_WARMUP_S, optarg);
+			if (safe_atosec(optarg, &a.warmup_s) < 0)
+				return usage_error(import_usage, "--warmup wants seconds from 0 to %d, not '%s'",
+						   HB_MAX_DURATION_S, optarg);
 			break;
 		case O_DB:
 			a.db_path = optarg;

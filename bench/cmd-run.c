@@ -183,13 +183,15 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			a->resume = optarg;
 			break;
 		case 'W':
-			if (positive_double(optarg, true, &a->warmup) < 0)
-				return usage_error(run_usage, "--warmup wants seconds >= 0, not '%s'", optarg);
+			if (safe_atosec(optarg, &a->warmup) < 0)
+				return usage_error(run_usage, "--warmup wants seconds from 0 to %d, not '%s'",
+						   HB_MAX_DURATION_S, optarg);
 			a->have_metric_opts = true;
 			break;
 		case 'w':
-			if (positive_double(optarg, false, &a->window) < 0)
-				return usage_error(run_usage, "--window wants seconds > 0, not '%s'", optarg);
+			if (safe_atosec(optarg, &a->window) < 0 || a->window == 0)
+				return usage_error(run_usage, "--window wants seconds over 0, at most %d, not '%s'",
+						   HB_MAX_DURATION_S, optarg);
 			a->have_metric_opts = true;
 			break;
 		case 'd':

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,15 @@ static int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
+}
+
+/* A number of the record's trailer (the recorder's own), NAN when absent
+ * or not a number: printed as such, never guessed as atof() would. */
+static double trailer_num(const char *v)
+{
+	double d;
+
+	return v && safe_atod(v, &d) == 0 ? d : NAN;
 }
 
 static void print_sources(const struct stall_run *sr)
@@ -47,7 +57,7 @@ static void print_sources(const struct stall_run *sr)
 	printf("\n");
 	if ((v = kvfile_get(tr, "samples")) && safe_atou64(v, &samples) == 0)
 		printf("  stallrec: %s samples, own CPU %.3f s (%s%% of a thread, %s us a sample)\n", v,
-		       kvfile_get(tr, "cpu_us") ? atof(kvfile_get(tr, "cpu_us")) / 1e6 : 0.0,
+		       trailer_num(kvfile_get(tr, "cpu_us")) / 1e6,
 		       kvfile_get(tr, "cpu_pct") ? kvfile_get(tr, "cpu_pct") : "?",
 		       kvfile_get(tr, "us_per_sample") ? kvfile_get(tr, "us_per_sample") : "?");
 	else
@@ -64,7 +74,7 @@ static void print_sources(const struct stall_run *sr)
 
 		if (!str_startswith(k, "cost.") || len < 8 || strcmp(k + len - 3, "_ns"))
 			continue;
-		printf(" %.*s %.1f us", (int)(len - 8), k + 5, atof(tr->items[i].value) / 1e3);
+		printf(" %.*s %.1f us", (int)(len - 8), k + 5, trailer_num(tr->items[i].value) / 1e3);
 	}
 	printf("\n");
 }

@@ -5,6 +5,7 @@
  * recipe with a key the driver lacks is refused when it is read.
  */
 #include "inputsteps.h"
+#include "regexlimit.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -205,18 +206,16 @@ static int parse_keys(struct input_step *s, const char *verb, const char *arg, s
 
 static int parse_arg(struct input_step *s, const char *verb, const char *arg, struct strbuf *why)
 {
+	struct strbuf msg = STRBUF_INIT;
 	char *a = NULL, *b = NULL;
 	regex_t re;
 	int e;
 
 	switch (s->kind) {
 	case STEP_WAIT_LINE:
-		e = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
-		if (e != 0) {
-			char msg[256];
-
-			regerror(e, &re, msg, sizeof(msg));
-			strbuf_addf(why, "bad regex '%s' for 'wait_line': %s", arg, msg);
+		if (regex_compile(&re, arg, &msg) < 0) {
+			strbuf_addf(why, "bad regex '%s' for 'wait_line': %s", arg, msg.buf);
+			strbuf_release(&msg);
 			return -EINVAL;
 		}
 		regfree(&re);

@@ -16,6 +16,7 @@
  * it is whole.
  */
 #include "recipe.h"
+#include "regexlimit.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -32,7 +33,7 @@
 
 /* Longest duration a recipe may ask for: a week, far from any overflow
  * when the runner turns seconds into nanoseconds. */
-#define MAX_SECONDS (7 * 24 * 3600.0)
+#define MAX_SECONDS ((double)HB_MAX_DURATION_S)
 #define MAX_SCREEN_SIDE 16384
 
 enum key_id {
@@ -369,14 +370,14 @@ static int set_end(struct parser *p, const char *value)
 /* A POSIX extended regex for key, checked with regcomp, into *dest. */
 static int set_regex(struct parser *p, const char *key, const char *value, char **dest)
 {
+	struct strbuf why = STRBUF_INIT;
 	regex_t re;
-	int e = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
+	int e;
 
-	if (e != 0) {
-		char why[256];
-
-		regerror(e, &re, why, sizeof(why));
-		return fail(p, "bad regex '%s' for '%s': %s", value, key, why);
+	if (regex_compile(&re, value, &why) < 0) {
+		e = fail(p, "bad regex '%s' for '%s': %s", value, key, why.buf);
+		strbuf_release(&why);
+		return e;
 	}
 	regfree(&re);
 	*dest = xstrdup(value);

@@ -234,12 +234,12 @@ int hb_frames_load(const char *path, struct hb_frames *out, const char **why)
 	/* A regular file is mapped, not copied (a long run's file is tens of
 	 * MB): readers load finished files (trimmed, or copied into a run
 	 * directory), which nobody truncates under them. */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path); /* a FIFO in its place must not block */
 	if (fd < 0) {
 		*why = "cannot read the frame file";
-		return -errno;
+		return fd;
 	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 		if (map != MAP_FAILED) {
 			close(fd);

@@ -112,19 +112,27 @@ static char *unescape(const char *s, size_t len, bool *ok)
 	return strbuf_detach(&sb);
 }
 
-int kvfile_parse(struct kvfile *kf, const char *text, int *err_line)
+int kvfile_parse_len(struct kvfile *kf, const char *text, size_t size, int *err_line,
+		     const char **why)
 {
-	const char *p = text;
+	const char *p = text, *end = text + size;
+	const char *what = "not a key=value line";
 	int line = 0;
 
-	while (*p) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t len = eol ? (size_t)(eol - p) : (size_t)(end - p);
 		const char *eq;
 		char *key, *value;
 		bool ok;
 
 		line++;
+		/* a NUL would end the line for every string function after
+		 * this: what follows it (an appended invalid=1) would be lost */
+		if (memchr(p, '\0', len)) {
+			what = "NUL byte";
+			goto bad;
+		}
 		if (len > 0 && p[len - 1] == '\r')
 			len--;
 		if (len == 0 || p[0] == '#')
@@ -132,9 +140,7 @@ int kvfile_parse(struct kvfile *kf, const char *text, int *err_line)
 		eq = memchr(p, '=', len);
 		if (!eq)
 			goto bad;
-		key = strndup(p, (size_t)(eq - p));
-		if (!key)
-			abort();
+		key = xstrndup(p, (size_t)(eq - p));
 		if (!kvfile_valid_key(key)) {
 			free(key);
 			goto bad;
@@ -147,23 +153,51 @@ int kvfile_parse(struct kvfile *kf, const char *text, int *err_line)
 		}
 		kvfile_push(kf, key, value, line);
 next:
-		p = eol ? eol + 1 : p + len;
+		/* past the newline, or to the end: never by len, which a
+		 * carriage return made one short */
+		p = eol ? eol + 1 : end;
 	}
 	return 0;
 bad:
 	if (err_line)
 		*err_line = line;
+	if (why)
+		*why = what;
 	return -EINVAL;
+}
+
+int kvfile_parse(struct kvfile *kf, const char *text, int *err_line)
+{
+	return kvfile_parse_len(kf, text, strlen(text), err_line, NULL);
 }
 
 int kvfile_read(struct kvfile *kf, const char *path, int *err_line)
 {
 	char *text;
-	int r = read_file(path, &text, NULL);
+	size_t len;
+	int r = read_file(path, &text, &len);
 
 	if (r < 0)
 		return r;
-	r = kvfile_parse(kf, text, err_line);
+	r = kvfile_parse_len(kf, text, len, err_line, NULL);
+	free(text);
+	return r;
+}
+
+int kvfile_load(struct kvfile *kf, const char *path, struct strbuf *err)
+{
+	const char *why = NULL;
+	char *text;
+	size_t len;
+	int line = 0, r = read_file(path, &text, &len);
+
+	if (r < 0) {
+		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
+		return r;
+	}
+	r = kvfile_parse_len(kf, text, len, &line, &why);
+	if (r < 0)
+		strbuf_addf(err, "%s:%d: %s", path, line, why);
 	free(text);
 	return r;
 }

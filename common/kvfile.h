@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct strbuf;
+
 struct kv {
 	char *key;
 	char *value;
@@ -33,10 +35,20 @@ void kvfile_set(struct kvfile *kf, const char *key, const char *value);
 const char *kvfile_get(const struct kvfile *kf, const char *key);
 bool kvfile_valid_key(const char *key);
 
-/* Parses text. 0, or -EINVAL with *err_line set to the bad line. */
+/* Parses size bytes of text. 0, or -EINVAL with *err_line set to the bad
+ * line and *why (either may be NULL) to what is wrong with it: "not a
+ * key=value line", or "NUL byte" (refused, never taken as the end). Pairs
+ * before the bad line stay in kf. */
+int kvfile_parse_len(struct kvfile *kf, const char *text, size_t size, int *err_line,
+		     const char **why);
+/* The same on a NUL-terminated string. */
 int kvfile_parse(struct kvfile *kf, const char *text, int *err_line);
-/* Reads a file. 0, -errno, or -EINVAL with *err_line. */
+/* Reads a file (a regular file only: read_file()). 0, -errno, or -EINVAL
+ * with *err_line. */
 int kvfile_read(struct kvfile *kf, const char *path, int *err_line);
+/* The same with the message in err: "cannot read 'PATH': ..." or
+ * "PATH:LINE: NUL byte" / "PATH:LINE: not a key=value line". */
+int kvfile_load(struct kvfile *kf, const char *path, struct strbuf *err);
 /* Serialises into a new string (caller frees). */
 char *kvfile_format(const struct kvfile *kf);
 /* Writes atomically (tmp + fsync + rename). 0 or -errno. */

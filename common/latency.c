@@ -18,7 +18,27 @@ void lat_hist_init(struct lat_hist *h)
 void lat_hist_release(struct lat_hist *h)
 {
 	free(h->bins);
+	free(h->sparse);
 	memset(h, 0, sizeof(*h));
+}
+
+uint64_t lat_hist_bin(const struct lat_hist *h, size_t b)
+{
+	size_t lo = 0, hi = h->n_sparse;
+
+	if (h->bins)
+		return b < LAT_BINS ? h->bins[b] : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->sparse[mid].bin == b)
+			return h->sparse[mid].count;
+		if (h->sparse[mid].bin < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
 }
 
 uint64_t lat_nearest_rank(uint64_t n, uint32_t ppm)
@@ -36,10 +56,10 @@ int lat_hist_percentile(const struct lat_hist *h, uint32_t ppm, uint64_t *us)
 	if (!h->n)
 		return -ENODATA;
 	rank = lat_nearest_rank(h->n, ppm);
-	for (size_t b = 0; b < LAT_BINS; b++) {
-		seen += h->bins[b];
+	for (size_t i = 0, n = h->bins ? LAT_BINS : h->n_sparse; i < n; i++) {
+		seen += h->bins ? h->bins[i] : h->sparse[i].count;
 		if (seen >= rank) {
-			*us = b;
+			*us = h->bins ? i : h->sparse[i].bin;
 			return 0;
 		}
 	}

@@ -23,8 +23,19 @@
 #define LAT_BIN_NS 1000ULL
 #define LAT_BINS 20000
 
+/* A bin with wakeups, in a histogram read from a file. */
+struct lat_bin {
+	uint32_t bin;           /* < LAT_BINS */
+	uint64_t count;
+};
+
+/* The probe fills bins, all LAT_BINS of them, allocated before its loop;
+ * a histogram read back from probe.txt holds only the bins the file lists
+ * (sparse, bins NULL), so what it costs is what the file holds. */
 struct lat_hist {
-	uint64_t *bins;         /* LAT_BINS counts */
+	uint64_t *bins;         /* LAT_BINS counts, or NULL: sparse */
+	struct lat_bin *sparse; /* [n_sparse], ascending bins, each once */
+	size_t n_sparse;
 	uint64_t overflow;      /* wakeups LAT_BINS us late or later */
 	uint64_t n;             /* every wakeup counted */
 	uint64_t worst_ns;
@@ -34,6 +45,8 @@ struct lat_hist {
 /* Allocates the bins (zalloc: aborts on out-of-memory). */
 void lat_hist_init(struct lat_hist *h);
 void lat_hist_release(struct lat_hist *h);
+/* Wakeups in bin b (either layout). */
+uint64_t lat_hist_bin(const struct lat_hist *h, size_t b);
 
 /* The hot path: one wakeup late_ns late. */
 static inline void lat_hist_add(struct lat_hist *h, uint64_t late_ns)

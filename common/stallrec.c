@@ -4,6 +4,7 @@
  * docs/formats.md ("Stall record").
  */
 #include "stallrec.h"
+#include "unzstd.h"
 #include "util.h"
 
 #include <errno.h>
@@ -166,6 +167,7 @@ int stallrec_set_columns(struct stallrec *r, const char *const *names, const uin
 static void reserve_rows(struct stallrec *r, size_t rows)
 {
 	int64_t *v;
+	size_t bytes;
 
 	if (rows <= r->rows_alloc)
 		return;
@@ -173,7 +175,11 @@ static void reserve_rows(struct stallrec *r, size_t rows)
 		rows = 2 * r->rows_alloc;
 	if (rows < 256)
 		rows = 256;
-	v = zalloc((r->n_cols ? r->n_cols : 1) * rows * sizeof(*v));
+	/* callers bound rows by what a file holds; a product that wraps is a bug */
+	if (__builtin_mul_overflow(r->n_cols ? r->n_cols : 1, rows, &bytes) ||
+	    __builtin_mul_overflow(bytes, sizeof(*v), &bytes))
+		abort();
+	v = zalloc(bytes);
 	for (size_t c = 0; r->n_rows && c < r->n_cols; c++)
 		memcpy(v + c * rows, r->v + c * r->rows_alloc, r->n_rows * sizeof(*v));
 	free(r->v);
@@ -513,7 +519,10 @@ int stallrec_parse_packed(const void *data, size_t len, struct stallrec *out, st
 	ret = -EINVAL;
 	rows = get_u64(&c);
 	ncols = get_u32(&c);
-	if (c.bad || ncols != r.n_cols || rows > (uint64_t)(c.end - c.p)) {
+	/* every value takes a byte at least: rows x columns bytes must be
+	 * there (a product that cannot wrap), and rows need a column */
+	if (c.bad || ncols != r.n_cols || (r.n_cols == 0 && rows > 0) ||
+	    (r.n_cols && rows > (uint64_t)(c.end - c.p) / r.n_cols)) {
 		strbuf_addstr(err, "the row or column count does not match the data");
 		goto out;
 	}
@@ -581,14 +590,19 @@ static int load_live_file(const char *path, struct stallrec *out, struct strbuf 
 {
 	struct stat st;
 	void *map;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+	int fd = open_regular(path), r;
 
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		r = -errno;
-		strbuf_addf(err, "cannot read '%s': %s", path, strerror(errno));
+		r = fd < 0 ? fd : -errno;
+		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
 		if (fd >= 0)
 			close(fd);
 		return r;
+	}
+	if (st.st_size < HB_STALLREC_LIVE_HDR) {
+		close(fd);
+		strbuf_addf(err, "%s: a live stall record cut short", path);
+		return -EINVAL;
 	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
@@ -601,48 +615,52 @@ static int load_live_file(const char *path, struct stallrec *out, struct strbuf 
 	return r;
 }
 
+int stallrec_parse_bytes(const void *data, size_t len, const char *path, struct stallrec *out,
+			 struct strbuf *err)
+{
+	struct strbuf raw = STRBUF_INIT, why = STRBUF_INIT;
+	const char *zwhy = NULL;
+	int r;
+
+	if (len >= 8 && memcmp(data, HB_STALLREC_LIVE_MAGIC, 8) == 0)
+		return load_live(path, data, len, out, err);
+	r = unzstd(data, len, HB_STALLREC_MAX_PACKED, &raw, &zwhy);
+	if (r < 0) {
+		strbuf_addf(err, "%s: not a stall record (%s)", path, zwhy);
+		goto out;
+	}
+	r = stallrec_parse_packed(raw.buf, raw.len, out, &why);
+	if (r < 0)
+		strbuf_addf(err, "%s: %s", path, why.buf);
+out:
+	strbuf_release(&why);
+	strbuf_release(&raw);
+	return r;
+}
+
 int stallrec_load(const char *path, struct stallrec *out, struct strbuf *err)
 {
-	unsigned char *data = NULL, *raw = NULL;
 	unsigned char magic[8];
+	char *data = NULL;
 	size_t len = 0;
-	unsigned long long size;
+	ssize_t n;
 	int r, fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0) {
-		strbuf_addf(err, "cannot read '%s': %s", path, strerror(errno));
-		return -errno;
+		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-fd));
+		return fd;
 	}
-	r = (int)read(fd, magic, sizeof(magic));
+	n = read(fd, magic, sizeof(magic));
 	close(fd);
-	if (r == (int)sizeof(magic) && memcmp(magic, HB_STALLREC_LIVE_MAGIC, 8) == 0)
+	if (n == (ssize_t)sizeof(magic) && memcmp(magic, HB_STALLREC_LIVE_MAGIC, 8) == 0)
 		return load_live_file(path, out, err);
-	r = read_file(path, (char **)&data, &len);
+	r = read_file(path, &data, &len);
 	if (r < 0) {
 		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
 		return r;
 	}
-	size = ZSTD_getFrameContentSize(data, len);
-	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
-	    size > (1ULL << 34)) {
-		strbuf_addf(err, "%s: not a stall record (neither zstd nor a live record)", path);
-		free(data);
-		return -EINVAL;
-	}
-	raw = zalloc(size ? (size_t)size : 1);
-	if (ZSTD_isError(ZSTD_decompress(raw, (size_t)size, data, len))) {
-		strbuf_addf(err, "%s: corrupt zstd data", path);
-		r = -EINVAL;
-	} else {
-		struct strbuf why = STRBUF_INIT;
-
-		r = stallrec_parse_packed(raw, (size_t)size, out, &why);
-		if (r < 0)
-			strbuf_addf(err, "%s: %s", path, why.buf);
-		strbuf_release(&why);
-	}
-	free(raw);
+	r = stallrec_parse_bytes(data, len, path, out, err);
 	free(data);
 	return r;
 }
@@ -826,13 +844,23 @@ static int load_live(const char *path, const unsigned char *data, size_t len,
 	uint64_t rows;
 	int ret;
 
+	uint64_t rows_bytes, str_end, stack_bytes, file_end;
+
+	memset(&h, 0, sizeof(h));
 	memcpy(&h, data, len < sizeof(h) ? len : sizeof(h));
+	/* every offset and size from the header checked against the file,
+	 * in arithmetic that cannot wrap */
 	if (len < HB_STALLREC_LIVE_HDR || h.version != HB_STALLREC_VERSION ||
 	    sizeof(h) + h.meta_len >= HB_STALLREC_LIVE_HDR || h.rows_off != HB_STALLREC_LIVE_HDR ||
-	    h.str_off != h.rows_off + h.capacity * live_row_bytes(h.n_cols) ||
-	    h.stack_off != h.str_off + (uint64_t)h.str_cap * HB_STALLREC_STR_LEN ||
-	    len < h.stack_off + (uint64_t)h.stack_cap * (16 + HB_STALLREC_STACK_LEN) ||
-	    h.count > h.capacity || h.n_str > h.str_cap || h.n_stack > h.stack_cap) {
+	    __builtin_mul_overflow(h.capacity, (uint64_t)live_row_bytes(h.n_cols), &rows_bytes) ||
+	    __builtin_add_overflow(h.rows_off, rows_bytes, &str_end) || h.str_off != str_end ||
+	    __builtin_add_overflow(h.str_off, (uint64_t)h.str_cap * HB_STALLREC_STR_LEN, &str_end) ||
+	    h.stack_off != str_end ||
+	    __builtin_mul_overflow((uint64_t)h.stack_cap, (uint64_t)(16 + HB_STALLREC_STACK_LEN),
+				   &stack_bytes) ||
+	    __builtin_add_overflow(h.stack_off, stack_bytes, &file_end) || len < file_end ||
+	    h.count > h.capacity || (h.n_cols == 0 && h.count > 0) || h.n_str > h.str_cap ||
+	    h.n_stack > h.stack_cap) {
 		strbuf_addf(err, "%s: a live stall record with an inconsistent header", path);
 		return -EINVAL;
 	}

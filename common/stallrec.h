@@ -204,9 +204,16 @@ const char *stallrec_str(const struct stallrec *r, int64_t id);
 /* Writes the packed layout to path (through a temporary file and a rename).
  * 0, or -errno with a message in err. */
 int stallrec_write(const struct stallrec *r, const char *path, struct strbuf *err);
-/* Reads a packed (zstd) or live record. 0, -ENOENT, or -EINVAL/-errno
- * with "PATH: what is wrong" in err. */
+/* The most a packed record may decompress to: 256 MiB, some 30 hours of a
+ * recorder sampling every 10 ms (a record of hundreds of MB in memory).
+ * A file past it is refused, and decompression never allocates more. */
+#define HB_STALLREC_MAX_PACKED ((size_t)256 << 20)
+/* Reads a packed (zstd) or live record, from a regular file only. 0,
+ * -ENOENT, or -EINVAL/-errno with "PATH: what is wrong" in err. */
 int stallrec_load(const char *path, struct stallrec *out, struct strbuf *err);
+/* The same from a file's bytes (path names it in messages). */
+int stallrec_parse_bytes(const void *data, size_t len, const char *path, struct stallrec *out,
+			 struct strbuf *err);
 /* Parses a packed record's bytes (after zstd). 0 or -EINVAL (why in err). */
 int stallrec_parse_packed(const void *data, size_t len, struct stallrec *out, struct strbuf *err);
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 void *zalloc(size_t size)
@@ -126,6 +127,10 @@ int safe_atod(const char *s, double *out)
 
 	if (!s || has_blank_edge(s))
 		return -EINVAL;
+	/* what strtod takes beyond decimal notation (hex floats, "inf",
+	 * "nan", "infinity") has letters other than the exponent's */
+	if (s[strspn(s, "0123456789+-.eE")] != '\0')
+		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno == ERANGE)
@@ -133,6 +138,50 @@ int safe_atod(const char *s, double *out)
 	if (*end != '\0' || isnan(v) || isinf(v))
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+int safe_atosec_ns(const char *s, uint64_t max_ns, uint64_t *ns)
+{
+	const uint64_t billion = 1000000000;
+	uint64_t whole = 0, frac = 0, scale = billion, v;
+	const char *p = s;
+
+	if (!s || !isdigit((unsigned char)*p))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (__builtin_mul_overflow(whole, 10, &whole) ||
+		    __builtin_add_overflow(whole, (uint64_t)(*p - '0'), &whole))
+			return -ERANGE;
+	}
+	if (*p == '.') {
+		if (!isdigit((unsigned char)*++p))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*p); p++) {
+			scale /= 10;
+			if (scale)
+				frac += (uint64_t)(*p - '0') * scale;
+			else if (*p != '0')
+				return -EINVAL; /* finer than a nanosecond */
+		}
+	}
+	if (*p)
+		return -EINVAL;
+	if (__builtin_mul_overflow(whole, billion, &v) || __builtin_add_overflow(v, frac, &v) ||
+	    v > max_ns)
+		return -ERANGE;
+	*ns = v;
+	return 0;
+}
+
+int safe_atosec(const char *s, double *out)
+{
+	uint64_t ns;
+	int r = safe_atosec_ns(s, (uint64_t)HB_MAX_DURATION_S * 1000000000u, &ns);
+
+	if (r < 0)
+		return r;
+	*out = (double)ns / 1e9;
 	return 0;
 }
 
@@ -242,19 +291,45 @@ char *strbuf_detach(struct strbuf *sb)
 	return b;
 }
 
+int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	/* /dev/null too: the empty file a user names for "none"
+	 * (--interfered /dev/null), which cannot block either */
+	if (!S_ISREG(st.st_mode) && !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	return fd;
+}
+
 int read_file(const char *path, char **out, size_t *len)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	int r = 0;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* a regular file's size up front: one allocation and large reads
 	 * (a long run's frame file is tens of MB); /proc files say 0 */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+		if ((uint64_t)st.st_size > HB_READ_FILE_MAX) {
+			close(fd);
+			return -EFBIG;
+		}
 		strbuf_grow(&sb, (size_t)st.st_size);
+	}
 	for (;;) {
 		ssize_t n;
 
@@ -271,6 +346,10 @@ int read_file(const char *path, char **out, size_t *len)
 			break;
 		sb.len += (size_t)n;
 		sb.buf[sb.len] = '\0';
+		if (sb.len > HB_READ_FILE_MAX) { /* a file growing while read */
+			r = -EFBIG;
+			break;
+		}
 	}
 	close(fd);
 	if (r < 0) {

@@ -19,13 +19,42 @@ char *xstrdup(const char *s);              /* strdup or abort; xstrdup(NULL) == 
 char *xstrndup(const char *s, size_t n);   /* strndup or abort */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Strict parsers: the whole string must be the number (surrounding blanks
- * are not accepted), in range. Return 0, or -EINVAL / -ERANGE; *out is
- * written only on success. */
+/* Strict parsers, the one way every number from outside is read: the
+ * whole string must be the number (surrounding blanks are not accepted),
+ * in range. Return 0, or -EINVAL / -ERANGE; *out is written only on
+ * success. Integers are decimal. safe_atod takes decimal notation with an
+ * optional exponent ("2.5", "-1e-3"): no hex floats, no inf or nan. */
 int safe_atoi(const char *s, int *out);
 int safe_atou64(const char *s, uint64_t *out);
 int safe_atoi64(const char *s, int64_t *out);
 int safe_atod(const char *s, double *out);
+
+/* The longest duration a recipe or an option may give: a week. */
+#define HB_MAX_DURATION_S (7 * 24 * 3600)
+/* Seconds as a plain decimal ("10", "2.5": no sign, exponent or hex) into
+ * nanoseconds, exactly (integer arithmetic, no rounding); digits past the
+ * nanosecond must be 0. -EINVAL for anything else, -ERANGE past max_ns. */
+int safe_atosec_ns(const char *s, uint64_t max_ns, uint64_t *ns);
+/* The same as seconds, at most HB_MAX_DURATION_S: a duration an option
+ * gives (--warmup, --window), so "1e308" or "0x10" is refused, never
+ * converted. */
+int safe_atosec(const char *s, double *out);
+
+/* a + b and a * b, UINT64_MAX where they would wrap: times taken from
+ * files (a stamp near 2^64 in a game.log) never wrap round to small ones */
+static inline uint64_t u64_add_sat(uint64_t a, uint64_t b)
+{
+	uint64_t s;
+
+	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+static inline uint64_t u64_mul_sat(uint64_t a, uint64_t b)
+{
+	uint64_t p;
+
+	return __builtin_mul_overflow(a, b, &p) ? UINT64_MAX : p;
+}
 
 bool str_startswith(const char *s, const char *prefix);
 /* Trims blanks at both ends in place and returns s. */
@@ -49,7 +78,19 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Hands the buffer to the caller (never NULL) and leaves sb empty. */
 char *strbuf_detach(struct strbuf *sb);
 
-/* Reads a whole file into a NUL-terminated buffer. 0 or -errno. */
+/* Opens a file to read that must be a regular file (O_NONBLOCK first, so
+ * a FIFO planted in its place cannot block the open; then fstat). The fd,
+ * or -errno: -EISDIR for a directory, -EINVAL for any other file that is
+ * not regular (a FIFO, a socket, a device), /dev/null excepted: the empty
+ * file users name for "none". The fd is left non-blocking, which changes
+ * nothing for a regular file. */
+int open_regular(const char *path);
+/* The largest file read_file() reads whole: a format without a size of its
+ * own is refused past it (-EFBIG) rather than read into memory. */
+#define HB_READ_FILE_MAX ((size_t)1 << 30)
+/* Reads a whole regular file (open_regular) into a NUL-terminated buffer;
+ * *len (may be NULL) is its length, which a NUL byte inside does not cut.
+ * 0 or -errno (-EFBIG past HB_READ_FILE_MAX). */
 int read_file(const char *path, char **out, size_t *len);
 /* Writes all of data, retrying short writes and EINTR. 0 or -errno. */
 int write_all(int fd, const void *data, size_t len);

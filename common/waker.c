@@ -175,8 +175,9 @@ int probe_result_write(const struct probe_result *r, FILE *out)
 		const struct probe_cpu *c = &r->cpus[i];
 
 		for (size_t b = 0; b < LAT_BINS; b++)
-			if (c->hist.bins[b])
-				fprintf(out, "hist %d %zu %" PRIu64 "\n", c->cpu, b, c->hist.bins[b]);
+			if (lat_hist_bin(&c->hist, b))
+				fprintf(out, "hist %d %zu %" PRIu64 "\n", c->cpu, b,
+					lat_hist_bin(&c->hist, b));
 	}
 	for (size_t i = 0; i < r->n_cpus; i++) {
 		const struct probe_cpu *c = &r->cpus[i];
@@ -229,13 +230,15 @@ static int parse_cpu(struct probe_result *r, char **f, int n)
 	struct probe_cpu *c;
 	int cpu;
 
-	if (n < 2 || n % 2 || safe_atoi(f[1], &cpu) < 0 || cpu < 0 || find_cpu(r, f[1]))
+	/* the probe takes its CPUs from a cpu_set_t: none past CPU_SETSIZE,
+	 * each once, so no more than CPU_SETSIZE of them */
+	if (n < 2 || n % 2 || safe_atoi(f[1], &cpu) < 0 || cpu < 0 || cpu >= CPU_SETSIZE ||
+	    find_cpu(r, f[1]))
 		return -EINVAL;
 	r->cpus = xrealloc(r->cpus, (r->n_cpus + 1) * sizeof(*r->cpus));
 	c = &r->cpus[r->n_cpus++];
-	memset(c, 0, sizeof(*c));
+	memset(c, 0, sizeof(*c)); /* the histogram sparse: what the file lists */
 	c->cpu = cpu;
-	lat_hist_init(&c->hist);
 	for (int i = 2; i < n; i += 2) {
 		uint64_t v;
 
@@ -294,7 +297,10 @@ static int parse_line(struct probe_result *r, char *line, bool *ended, const cha
 				*what = "bin beyond the histogram";
 				return -EINVAL;
 			}
-			c->hist.bins[a] += b;
+			c->hist.sparse = xrealloc(c->hist.sparse,
+						  (c->hist.n_sparse + 1) * sizeof(*c->hist.sparse));
+			c->hist.sparse[c->hist.n_sparse].bin = (uint32_t)a;
+			c->hist.sparse[c->hist.n_sparse++].count = b;
 		} else {
 			if (c->n_late == c->cap_late) {
 				c->cap_late = c->cap_late ? c->cap_late * 2 : 64;
@@ -340,6 +346,34 @@ static int parse_line(struct probe_result *r, char *line, bool *ended, const cha
 	return 0;
 }
 
+static int cmp_bin(const void *a, const void *b)
+{
+	uint32_t x = ((const struct lat_bin *)a)->bin, y = ((const struct lat_bin *)b)->bin;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts a histogram read from a file by bin, a bin listed twice summed
+ * into one. true when a sum wrapped. */
+static bool sparse_merge(struct lat_hist *h)
+{
+	size_t k = 0;
+	bool wrapped = false;
+
+	if (!h->n_sparse)
+		return false;
+	qsort(h->sparse, h->n_sparse, sizeof(*h->sparse), cmp_bin);
+	for (size_t i = 1; i < h->n_sparse; i++) {
+		if (h->sparse[i].bin == h->sparse[k].bin)
+			wrapped |= __builtin_add_overflow(h->sparse[k].count, h->sparse[i].count,
+							  &h->sparse[k].count);
+		else
+			h->sparse[++k] = h->sparse[i];
+	}
+	h->n_sparse = k + 1;
+	return wrapped;
+}
+
 int probe_result_parse(const char *text, struct probe_result *r, struct strbuf *err)
 {
 	char *copy = xstrdup(text), *line, *next;
@@ -369,10 +403,11 @@ int probe_result_parse(const char *text, struct probe_result *r, struct strbuf *
 	for (size_t i = 0; i < r->n_cpus && ret == 0; i++) {
 		struct probe_cpu *c = &r->cpus[i];
 		uint64_t sum = c->hist.overflow;
+		bool wrapped = sparse_merge(&c->hist);
 
-		for (size_t b = 0; b < LAT_BINS; b++)
-			sum += c->hist.bins[b];
-		if (sum != c->hist.n) {
+		for (size_t b = 0; b < c->hist.n_sparse; b++)
+			wrapped |= __builtin_add_overflow(sum, c->hist.sparse[b].count, &sum);
+		if (wrapped || sum != c->hist.n) {
 			strbuf_addf(err, "cpu %d: %" PRIu64 " wakeups, but its histogram holds %" PRIu64,
 				    c->cpu, c->hist.n, sum);
 			ret = -EINVAL;

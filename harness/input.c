@@ -23,6 +23,7 @@
  */
 #include "exitcodes.h"
 #include "input-internal.h"
+#include "regexlimit.h"
 #include "timeutil.h"
 
 #include <errno.h>
@@ -187,10 +188,8 @@ static int play(struct player *pl, const struct input_step *s, struct strbuf *ou
 
 	switch (s->kind) {
 	case STEP_WAIT_LINE:
-		if (regcomp(&re, s->arg, REG_EXTENDED | REG_NOSUB) != 0) {
-			strbuf_addstr(out, "bad regex");
+		if (regex_compile(&re, s->arg, out) < 0)
 			return -EINVAL;
-		}
 		if (!wait_for(pl, 0, &re, matched, sizeof(matched)))
 			r = 1;
 		regfree(&re);

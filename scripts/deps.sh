@@ -4,7 +4,8 @@
 # missing (apt-get, as root) and creates the unprivileged system user games
 # run as. `deps.sh list` prints the packages; `deps.sh missing` the ones
 # not installed (exit 1 if any). A second argument `bench` adds the BENCH
-# list: only `make bench-self` asks for it (`deps.sh ensure bench`).
+# list: only `make bench-self` asks for it (`deps.sh ensure bench`); `fuzz`
+# adds the FUZZ list, for `make fuzz` (`deps.sh ensure fuzz`).
 set -eu
 
 # build: compilers (the tree must build warning-free with gcc and clang),
@@ -26,6 +27,9 @@ GAMES="chocolate-doom openarena xmoto neverball armagetronad minetest"
 # bench: what bench-self compares hitchbench report with (an equivalent
 # pandas script) and measures both with (GNU time's peak RSS)
 BENCH="python3-pandas time"
+# fuzz: libFuzzer and the sanitizer runtimes clang links into the fuzz
+# targets of tests/fuzz (Debian 12's clang is 14)
+FUZZ="clang libclang-rt-14-dev"
 # libxtst-dev and libevdev-dev: the input helper (a recipe's [input] steps
 # through XTest or uinput) and the key names recipe.c checks. The libraries
 # fixed for later work (libudev, evemu) join these lists with the issues
@@ -33,13 +37,14 @@ BENCH="python3-pandas time"
 
 SYSTEM_USER=hitchbench
 
-# the lists asked for: BUILD and RUN, and BENCH after `bench`
+# the lists asked for: BUILD and RUN, and BENCH after `bench`, FUZZ after `fuzz`
 PACKAGES="$BUILD $RUN $GAMES"
 case "${2:-}" in
 "") ;;
 bench) PACKAGES="$PACKAGES $BENCH" ;;
+fuzz) PACKAGES="$PACKAGES $FUZZ" ;;
 *)
-	echo "deps.sh: unknown package list '$2' (only 'bench')" >&2
+	echo "deps.sh: unknown package list '$2' (only 'bench' or 'fuzz')" >&2
 	exit 2
 	;;
 esac
@@ -95,7 +100,7 @@ ensure)
 	fi
 	;;
 *)
-	echo "usage: deps.sh [ensure|missing|list] [bench]" >&2
+	echo "usage: deps.sh [ensure|missing|list] [bench|fuzz]" >&2
 	exit 2
 	;;
 esac

@@ -1,0 +1,44 @@
+#!/bin/sh
+# What the fuzzing of the parsers found (tests/fuzz), end to end: a copy of
+# a real run directory with one bad file in it, through hitchbench report,
+# which must finish (under a time limit) and say what is wrong:
+#   bench.txt whose last line ends in a carriage return (hung the reader);
+#   bench.txt with a NUL byte, then invalid=1 (everything after the NUL
+#   was lost and the run counted): refused with its line;
+#   frames.bin replaced by a FIFO (blocked report for ever).
+. "$(dirname "$0")/../lib.sh"
+R="$HB_FIXTURES/runs/20261130T120707Z-dsda-doom-software"
+command -v timeout >/dev/null || skip "no timeout(1)"
+
+copy() {
+	rm -rf "$T/$1"
+	mkdir -p "$T/$1"
+	cp "$R"/* "$T/$1/"
+}
+
+# a carriage return ends the last line, no newline after it
+copy cr
+printf 'note=written on Windows\r' >>"$T/cr/bench.txt"
+rc=0; timeout 20 "$HB" report "$T/cr" >"$T/cr.out" 2>"$T/cr.err" || rc=$?
+[ "$rc" != 124 ] || fail "report hung on a bench.txt ending in a carriage return"
+expect_eq "report of the CR file" 0 "$rc"
+
+# a NUL byte on line N, invalid=1 after it
+copy nul
+n=$(($(wc -l <"$T/nul/bench.txt") + 1))
+printf 'note=a\000b\ninvalid=1\n' >>"$T/nul/bench.txt"
+rc=0; timeout 20 "$HB" report "$T/nul" >"$T/nul.out" 2>"$T/nul.err" || rc=$?
+[ "$rc" != 124 ] || fail "report hung on a NUL byte"
+grep -q "bench.txt:$n: NUL byte" "$T/nul.err" "$T/nul.out" ||
+	fail "the NUL byte was not refused with its line: $(cat "$T/nul.err" "$T/nul.out")"
+grep -q "median" "$T/nul.out" && grep -q "n=1" "$T/nul.out" && fail "the run was counted: $(cat "$T/nul.out")"
+
+# a FIFO in the frame file's place: nobody will ever write it
+copy fifo
+rm "$T/fifo/frames.bin"
+mkfifo "$T/fifo/frames.bin" || skip "cannot make a FIFO here"
+rc=0; timeout 20 "$HB" report "$T/fifo" >"$T/fifo.out" 2>"$T/fifo.err" || rc=$?
+[ "$rc" != 124 ] || fail "report blocked on a FIFO in the run directory"
+grep -q "frame file" "$T/fifo.err" "$T/fifo.out" ||
+	fail "nothing said about the frame file: $(cat "$T/fifo.err" "$T/fifo.out")"
+exit 0

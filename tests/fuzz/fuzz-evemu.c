@@ -1,0 +1,19 @@
+/*
+ * Fuzz target: evemu recordings (common/evemu.c), descriptions and events.
+ */
+#include "evemu.h"
+#include "util.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct evemu_recording r;
+	char *text = fuzz_text(data, size);
+
+	evemu_init(&r);
+	evemu_parse(&r, "fuzz.evemu", text, &err);
+	evemu_release(&r);
+	strbuf_release(&err);
+	free(text);
+	return 0;
+}

@@ -1,0 +1,30 @@
+/*
+ * Fuzz target: key=value files (common/kvfile.c), what bench.txt and
+ * result.txt of a run directory are read with. A parsed file is formatted
+ * again and parsed back: it must come back the same.
+ */
+#include "kvfile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct kvfile kf, again;
+	char *text = fuzz_text(data, size), *out;
+	int line = 0;
+
+	kvfile_init(&kf);
+	kvfile_init(&again);
+	if (kvfile_parse_len(&kf, text, size, &line, NULL) == 0) {
+		out = kvfile_format(&kf);
+		if (kvfile_parse(&again, out, &line) != 0 || again.n != kf.n)
+			abort();
+		for (size_t i = 0; i < kf.n; i++)
+			if (strcmp(kf.items[i].key, again.items[i].key) ||
+			    strcmp(kf.items[i].value, again.items[i].value))
+				abort();
+		free(out);
+	}
+	kvfile_release(&kf);
+	kvfile_release(&again);
+	free(text);
+	return 0;
+}
