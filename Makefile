@@ -216,6 +216,7 @@ check-sanitize: deps
 # only LLVMFuzzerTestOneInput; tests/fuzz/fuzz.h is included into each).
 # tests/fuzz/run.sh runs them on copies of their seeds, never in the tree.
 FUZZ_S      ?= 10
+FUZZ_JOBS   ?= 1
 FUZZ_B      := $(B)/fuzz
 FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
@@ -224,12 +225,14 @@ FUZZ_BINS    = $(FUZZ_SRC:tests/fuzz/%.c=$(B)/%)
 fuzz:
 	@sh scripts/deps.sh ensure fuzz
 	@$(MAKE) --no-print-directory fuzz-targets
-	@sh tests/fuzz/run.sh $(FUZZ_B) $(FUZZ_S) $(FUZZ_SRC:tests/fuzz/fuzz-%.c=%)
+	@FUZZ_JOBS=$(FUZZ_JOBS) sh tests/fuzz/run.sh $(FUZZ_B) $(FUZZ_S) $(FUZZ_SRC:tests/fuzz/fuzz-%.c=%)
 
 fuzz-targets:
 	@$(MAKE) --no-print-directory B=$(FUZZ_B) CC=clang CFLAGS="$(FUZZ_CFLAGS)" fuzz-bins
 
 fuzz-bins: $(FUZZ_BINS)
+# the targets' objects are kept (not intermediate files make removes)
+.SECONDARY: $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/fuzz/%.o)
 
 $(B)/tests/fuzz/%.o: CPPFLAGS += -include tests/fuzz/fuzz.h
 $(B)/fuzz-%: $(B)/tests/fuzz/fuzz-%.o $(B)/libhitch.a $(B)/gen/schema.o

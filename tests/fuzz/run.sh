@@ -3,6 +3,7 @@
 # corpus and prints one line per target and a total (tests/fuzz/README.md).
 #
 #   sh tests/fuzz/run.sh FUZZ_DIR SECONDS NAME...
+#   FUZZ_JOBS=N sh tests/fuzz/run.sh ...   N targets at a time
 #
 # FUZZ_DIR holds the targets (fuzz-NAME); the seeds are tests/fuzz/corpus/NAME/
 # and stay untouched: the fuzzer grows a copy in a temporary directory. What
@@ -23,9 +24,15 @@ trap 'rm -rf "$work"' EXIT INT TERM
 timeout=${FUZZ_TIMEOUT:-10}
 rss=${FUZZ_RSS_MB:-2048}
 
-printf '%-16s %12s %9s %7s  %s\n' target executions exec/s corpus findings
-total_exec=0 total_find=0 failed=0
-for name in "$@"; do
+# FUZZ_JOBS targets run at once (1 unless set): each gets its SECONDS of
+# wall time all the same, and a share of the CPUs, which its executions show
+jobs=${FUZZ_JOBS:-1}
+case "$jobs" in ''|*[!0-9]*|0) echo "run.sh: FUZZ_JOBS must be a whole number above 0, not '$jobs'" >&2; exit 2 ;; esac
+
+# run_one NAME: the target's line into $work/NAME.line, its executions and
+# findings into $work/NAME.sum
+run_one() {
+	name=$1
 	bin=$dir/fuzz-$name
 	out=$dir/findings/$name
 	rm -rf "$out"
@@ -49,8 +56,26 @@ for name in "$@"; do
 		n=1
 	fi
 	printf '%-16s %12s %9s %7s  %s\n' "$name" "${execs:-?}" "${rate:-?}" "$corpus" \
-		"$( [ "$n" = 0 ] && echo 0 || echo "$n: $(echo $finds)")"
-	total_exec=$((total_exec + ${execs:-0}))
+		"$( [ "$n" = 0 ] && echo 0 || echo "$n: $(echo $finds)")" >"$work/$name.line"
+	echo "${execs:-0} $n" >"$work/$name.sum"
+}
+
+printf '%-16s %12s %9s %7s  %s\n' target executions exec/s corpus findings
+total_exec=0 total_find=0 failed=0 running=0 batch=""
+for name in "$@"; do
+	run_one "$name" &
+	running=$((running + 1))
+	batch="$batch $name"
+	[ "$running" -lt "$jobs" ] && continue
+	wait
+	for b in $batch; do cat "$work/$b.line"; done
+	running=0 batch=""
+done
+wait
+for b in $batch; do cat "$work/$b.line"; done
+for name in "$@"; do
+	read -r execs n <"$work/$name.sum" || { execs=0 n=1; }
+	total_exec=$((total_exec + execs))
 	total_find=$((total_find + n))
 	[ "$n" = 0 ] || failed=1
 done
