@@ -125,7 +125,6 @@ static void run_probe_metrics(const struct run *run, struct metrics *m)
 	for (size_t i = 0; i < run->bench.n; i++) {
 		const char *k = run->bench.items[i].key, *v = run->bench.items[i].value;
 		enum metric_id id;
-		char *end;
 		double d;
 
 		if (!str_startswith(k, "probe.cpu"))
@@ -138,8 +137,7 @@ static void run_probe_metrics(const struct run *run, struct metrics *m)
 			continue;
 		if (str_startswith(v, ">="))
 			v += 2;
-		d = strtod(v, &end);
-		if (end == v || *end || d < 0)
+		if (safe_atod(v, &d) < 0 || d < 0)
 			continue;
 		if (!m->have[id] || d > m->v[id]) {
 			m->v[id] = d;
