@@ -68,9 +68,15 @@ int rundir_arg_load(const char *dir, struct run *run)
 		error_msg("'%s' is not a run directory (no bench.txt)", dir);
 		r = HB_EXIT_USAGE;
 	}
-	if (r == HB_EXIT_OK && run_load(dir, run, &err) < 0) {
-		error_msg("%s", err.buf);
-		r = HB_EXIT_FAILURE;
+	if (r == HB_EXIT_OK) {
+		int lr = run_load(dir, run, &err);
+
+		/* a file that is not what it should be is bad input (exit 2);
+		 * one that cannot be read is a failure */
+		if (lr < 0) {
+			error_msg("%s", err.buf);
+			r = lr == -EINVAL ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
+		}
 	}
 	free(bench);
 	strbuf_release(&err);

@@ -32,6 +32,10 @@ rc=0; timeout 20 "$HB" report "$T/nul" >"$T/nul.out" 2>"$T/nul.err" || rc=$?
 grep -q "bench.txt:$n: NUL byte" "$T/nul.err" "$T/nul.out" ||
 	fail "the NUL byte was not refused with its line: $(cat "$T/nul.err" "$T/nul.out")"
 grep -q "median" "$T/nul.out" && grep -q "n=1" "$T/nul.out" && fail "the run was counted: $(cat "$T/nul.out")"
+# frames reads the same bench.txt: bad input, exit 2, with the line
+rc=0; "$HB" frames "$T/nul" >/dev/null 2>"$T/nul.ferr" || rc=$?
+expect_eq "frames of a bench.txt with a NUL byte" 2 "$rc"
+grep -q "bench.txt:$n: NUL byte" "$T/nul.ferr" || fail "frames did not name the line: $(cat "$T/nul.ferr")"
 
 # a FIFO in the frame file's place: nobody will ever write it
 copy fifo
