@@ -3,7 +3,7 @@
  * few milliseconds. Each takes a buffer (the file as read with pread) and
  * fills a struct, allocating nothing, so the recorder calls them in its
  * loop and the tests call them on the real /proc trees under
- * ../shared/testdata/procfs. Numbers are as the kernel prints them; units
+ * tests/fixtures/testdata/procfs. Numbers are as the kernel prints them; units
  * are said per field.
  */
 #ifndef HB_PROCPARSE_H
