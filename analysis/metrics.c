@@ -18,75 +18,94 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PPM 1000000u
 
 const struct metric_def metric_defs[M_COUNT] = {
-	[M_FRAMES]     = { "frames",     "frames",  0, "frames whose end (the later present) is in the window" },
-	[M_WINDOW_S]   = { "window_s",   "window",  3, "window end - window start, seconds" },
-	[M_FPS]        = { "fps",        "fps",     1, "frames / window_s" },
-	[M_STEADY_FPS] = { "steady_fps", "steady",  1, "1000 / p50_ms" },
-	[M_SMOOTH_FPS] = { "smooth_fps", "smooth",  1, "frames not over the stall threshold / the seconds they took" },
-	[M_STALLS]     = { "stalls",     "stalls",  0, "frames over the stall threshold" },
-	[M_STALL_S]    = { "stall_s",    "stall_s", 2, "the seconds the frames over the stall threshold took" },
-	[M_LONGEST_MS] = { "longest_ms", "longest", 1, "the longest frame time, ms" },
-	[M_P50_MS]     = { "p50_ms",     "p50",     2, "50th percentile of frame time, ms" },
-	[M_P99_MS]     = { "p99_ms",     "p99",     2, "99th percentile of frame time, ms" },
-	[M_P999_MS]    = { "p999_ms",    "p999",    2, "99.9th percentile of frame time, ms" },
-	[M_LOW1]       = { "low1",       "low1",    1, "1000 / p99_ms (the \"1% low\")" },
-	[M_LOW01]      = { "low01",      "low01",   1, "1000 / p999_ms (the \"0.1% low\")" },
+	[M_FRAMES]     = { "frames",     "frames",  0, "frames whose end (the later present) is in the window", BETTER_NEITHER },
+	[M_WINDOW_S]   = { "window_s",   "window",  3, "window end - window start, seconds", BETTER_NEITHER },
+	[M_FPS]        = { "fps",        "fps",     1, "frames / window_s", BETTER_HIGHER },
+	[M_STEADY_FPS] = { "steady_fps", "steady",  1, "1000 / p50_ms", BETTER_HIGHER },
+	[M_SMOOTH_FPS] = { "smooth_fps", "smooth",  1, "frames not over the stall threshold / the seconds they took", BETTER_HIGHER },
+	[M_STALLS]     = { "stalls",     "stalls",  0, "frames over the stall threshold", BETTER_LOWER },
+	[M_STALL_S]    = { "stall_s",    "stall_s", 2, "the seconds the frames over the stall threshold took", BETTER_LOWER },
+	[M_LONGEST_MS] = { "longest_ms", "longest", 1, "the longest frame time, ms", BETTER_LOWER },
+	[M_P50_MS]     = { "p50_ms",     "p50",     2, "50th percentile of frame time, ms", BETTER_LOWER },
+	[M_P99_MS]     = { "p99_ms",     "p99",     2, "99th percentile of frame time, ms", BETTER_LOWER },
+	[M_P999_MS]    = { "p999_ms",    "p999",    2, "99.9th percentile of frame time, ms", BETTER_LOWER },
+	[M_LOW1]       = { "low1",       "low1",    1, "1000 / p99_ms (the \"1% low\")", BETTER_HIGHER },
+	[M_LOW01]      = { "low01",      "low01",   1, "1000 / p999_ms (the \"0.1% low\")", BETTER_HIGHER },
 	[M_LOW1_AVG]   = { "low1_avg",   "low1avg", 1,
 			   "1000 / mean of the frame times at or above their R-8 99th percentile "
-			   "(CapFrameX \"1% low average\")" },
+			   "(CapFrameX \"1% low average\")", BETTER_HIGHER },
 	[M_LOW01_AVG]  = { "low01_avg",  "low01avg", 1,
 			   "1000 / mean of the frame times at or above their R-8 99.9th percentile "
-			   "(CapFrameX \"0.1% low average\")" },
+			   "(CapFrameX \"0.1% low average\")", BETTER_HIGHER },
 	[M_LOW1_INTEGRAL] = { "low1_integral", "low1int", 1,
 			   "1000 / the frame time at which the longest frames first add up to 1% of "
-			   "the time (MSI Afterburner / CapFrameX \"1% low integral\")" },
+			   "the time (MSI Afterburner / CapFrameX \"1% low integral\")", BETTER_HIGHER },
 	[M_STUTTER_PCT] = { "stutter_pct", "stutter", 2,
 			   "% of the time in frames over 2.5 x the trailing 500 ms moving average "
-			   "(CapFrameX \"stuttering time\")" },
+			   "(CapFrameX \"stuttering time\")", BETTER_LOWER },
 	[M_MANGOHUD_LOW01] = { "mangohud_low01", "mh01", 1,
 			   "MangoHud's \"0.1% Min FPS\" by the formula of the MangoHud version named "
-			   "in the notes (0.6.8 unless imported from a newer log)" },
+			   "in the notes (0.6.8 unless imported from a newer log)", BETTER_HIGHER },
 	[M_MANGOHUD_LOW1] = { "mangohud_low1", "mh1", 1,
-			   "MangoHud's \"1% Min FPS\", same formula version" },
+			   "MangoHud's \"1% Min FPS\", same formula version", BETTER_HIGHER },
 	[M_MANGOHUD_P97] = { "mangohud_p97", "mh97", 1,
-			   "MangoHud's \"97% Percentile FPS\" (fast frames), same formula version" },
+			   "MangoHud's \"97% Percentile FPS\" (fast frames), same formula version", BETTER_HIGHER },
 	[M_MANGOHUD_AVG] = { "mangohud_avg", "mhavg", 1,
-			   "MangoHud's \"Average FPS\", same formula version" },
-	[M_STALLS_WARM]  = { "stalls_warm",  "st_warm",  0, "frames over the stall threshold in the warm-up (first present to window start)" },
-	[M_STALL_WARM_S] = { "stall_warm_s", "stw_s",    2, "the seconds the warm-up's frames over the stall threshold took" },
-	[M_LONGEST_WARM] = { "longest_warm", "lg_warm",  1, "the longest frame of the warm-up, ms" },
-	[M_STALLS_PLAY]  = { "stalls_play",  "st_play",  0, "frames over the stall threshold in the window, reload segments left out" },
-	[M_STALL_PLAY_S] = { "stall_play_s", "stp_s",    2, "the seconds the play frames over the stall threshold took" },
-	[M_LONGEST_PLAY] = { "longest_play", "lg_play",  1, "the longest play frame (window less reload segments), ms" },
-	[M_LOW1_PLAY]    = { "low1_play",    "low1_pl",  1, "1000 / p99 of the play frames (window less reload segments)" },
-	[M_WIN_PLAY]     = { "win_play",     "win_pl",   3, "seconds of the window outside reload segments" },
-	[M_RELOAD_S]     = { "reload_s",     "rel_s",    3, "seconds of the window inside reload segments" },
-	[M_RELOAD_N]     = { "reload_n",     "rel_n",    0, "reload segments that overlap the window" },
-	[M_STALL_DISK_S]    = { "stall_disk_s",    "disk",    2, "stall_s waiting on a page fault read from a disk (stall record, docs/stalls.md)" },
-	[M_STALL_SWAP_S]    = { "stall_swap_s",    "swap",    2, "stall_s waiting on swap-ins (zram, VRAM or disk swap)" },
-	[M_STALL_RECLAIM_S] = { "stall_reclaim_s", "reclaim", 2, "stall_s in direct or cgroup memory reclaim, compaction, or GPU memory growth (gart)" },
-	[M_STALL_GPU_S]     = { "stall_gpu_s",     "gpu",     2, "stall_s asleep in a DRM ioctl or a fence wait" },
-	[M_STALL_CPU_S]     = { "stall_cpu_s",     "cpu",     2, "stall_s running (cpu) or runnable without a CPU (runq)" },
-	[M_STALL_IO_S]      = { "stall_io_s",      "io",      2, "stall_s blocked in a system call (read, fsync, ...)" },
-	[M_STALL_WAIT_S]    = { "stall_wait_s",    "wait",    2, "stall_s asleep: futex, poll or socket, sleep" },
-	[M_STALL_OTHER_S]   = { "stall_other_s",   "other",   2, "stall_s in page faults without reads, or not sampled (unknown)" },
+			   "MangoHud's \"Average FPS\", same formula version", BETTER_HIGHER },
+	[M_STALLS_WARM]  = { "stalls_warm",  "st_warm",  0, "frames over the stall threshold in the warm-up (first present to window start)", BETTER_LOWER },
+	[M_STALL_WARM_S] = { "stall_warm_s", "stw_s",    2, "the seconds the warm-up's frames over the stall threshold took", BETTER_LOWER },
+	[M_LONGEST_WARM] = { "longest_warm", "lg_warm",  1, "the longest frame of the warm-up, ms", BETTER_LOWER },
+	[M_STALLS_PLAY]  = { "stalls_play",  "st_play",  0, "frames over the stall threshold in the window, reload segments left out", BETTER_LOWER },
+	[M_STALL_PLAY_S] = { "stall_play_s", "stp_s",    2, "the seconds the play frames over the stall threshold took", BETTER_LOWER },
+	[M_LONGEST_PLAY] = { "longest_play", "lg_play",  1, "the longest play frame (window less reload segments), ms", BETTER_LOWER },
+	[M_LOW1_PLAY]    = { "low1_play",    "low1_pl",  1, "1000 / p99 of the play frames (window less reload segments)", BETTER_HIGHER },
+	[M_WIN_PLAY]     = { "win_play",     "win_pl",   3, "seconds of the window outside reload segments", BETTER_NEITHER },
+	[M_RELOAD_S]     = { "reload_s",     "rel_s",    3, "seconds of the window inside reload segments", BETTER_NEITHER },
+	[M_RELOAD_N]     = { "reload_n",     "rel_n",    0, "reload segments that overlap the window", BETTER_NEITHER },
+	[M_STALL_DISK_S]    = { "stall_disk_s",    "disk",    2, "stall_s waiting on a page fault read from a disk (stall record, docs/stalls.md)", BETTER_LOWER },
+	[M_STALL_SWAP_S]    = { "stall_swap_s",    "swap",    2, "stall_s waiting on swap-ins (zram, VRAM or disk swap)", BETTER_LOWER },
+	[M_STALL_RECLAIM_S] = { "stall_reclaim_s", "reclaim", 2, "stall_s in direct or cgroup memory reclaim, compaction, or GPU memory growth (gart)", BETTER_LOWER },
+	[M_STALL_GPU_S]     = { "stall_gpu_s",     "gpu",     2, "stall_s asleep in a DRM ioctl or a fence wait", BETTER_LOWER },
+	[M_STALL_CPU_S]     = { "stall_cpu_s",     "cpu",     2, "stall_s running (cpu) or runnable without a CPU (runq)", BETTER_LOWER },
+	[M_STALL_IO_S]      = { "stall_io_s",      "io",      2, "stall_s blocked in a system call (read, fsync, ...)", BETTER_LOWER },
+	[M_STALL_WAIT_S]    = { "stall_wait_s",    "wait",    2, "stall_s asleep: futex, poll or socket, sleep", BETTER_LOWER },
+	[M_STALL_OTHER_S]   = { "stall_other_s",   "other",   2, "stall_s in page faults without reads, or not sampled (unknown)", BETTER_LOWER },
 	[M_LOAD_DISK_S]     = { "load_disk_s",     "ld_disk", 2,
 				"seconds waiting on the disk from each pass's launch to its first present: the main "
-				"thread's delay accounting (delay.blkio_us) when recorded, else the samples classified disk" },
-	[M_WARM_DISK_S]     = { "warm_disk_s",     "wm_disk", 2, "the warm-up's stall frames' disk seconds (as stall_disk_s)" },
-	[M_STALLREC_SAMPLES]  = { "stallrec_samples",  "rec_n",   0, "samples the stall recorder took (its trailer)" },
-	[M_STALLREC_CPU_S]    = { "stallrec_cpu_s",    "rec_cpu", 3, "the stall recorder's own CPU time, seconds" },
-	[M_STALLREC_CPU_PCT]  = { "stallrec_cpu_pct",  "rec_pct", 2, "the stall recorder's CPU time, % of one thread over its run" },
-	[M_STALLREC_US_PER_SAMPLE] = { "stallrec_us_per_sample", "rec_us", 1, "the stall recorder's CPU time a sample, us (its wakeups included)" },
-	[M_STALLREC_WORK_US]  = { "stallrec_work_us",  "rec_work", 1, "the stall recorder's CPU time inside a sample, us (the sampling itself, without the wakeup)" },
-	[M_PROBE_WORST_US]    = { "probe_worst_us",    "pr_worst", 1, "the PROBE switch's worst timer wakeup lateness, us, the largest over the CPUs (each CPU's in bench.txt)" },
-	[M_PROBE_P999_US]     = { "probe_p999_us",     "pr_p999",  0, "the largest over the CPUs of the nearest-rank 99.9th percentile of the PROBE switch's wakeup lateness, us (20000: at least that, past its histogram)" },
+				"thread's delay accounting (delay.blkio_us) when recorded, else the samples classified disk", BETTER_LOWER },
+	[M_WARM_DISK_S]     = { "warm_disk_s",     "wm_disk", 2, "the warm-up's stall frames' disk seconds (as stall_disk_s)", BETTER_LOWER },
+	[M_STALLREC_SAMPLES]  = { "stallrec_samples",  "rec_n",   0, "samples the stall recorder took (its trailer)", BETTER_NEITHER },
+	[M_STALLREC_CPU_S]    = { "stallrec_cpu_s",    "rec_cpu", 3, "the stall recorder's own CPU time, seconds", BETTER_LOWER },
+	[M_STALLREC_CPU_PCT]  = { "stallrec_cpu_pct",  "rec_pct", 2, "the stall recorder's CPU time, % of one thread over its run", BETTER_LOWER },
+	[M_STALLREC_US_PER_SAMPLE] = { "stallrec_us_per_sample", "rec_us", 1, "the stall recorder's CPU time a sample, us (its wakeups included)", BETTER_LOWER },
+	[M_STALLREC_WORK_US]  = { "stallrec_work_us",  "rec_work", 1, "the stall recorder's CPU time inside a sample, us (the sampling itself, without the wakeup)", BETTER_LOWER },
+	[M_PROBE_WORST_US]    = { "probe_worst_us",    "pr_worst", 1, "the PROBE switch's worst timer wakeup lateness, us, the largest over the CPUs (each CPU's in bench.txt)", BETTER_LOWER },
+	[M_PROBE_P999_US]     = { "probe_p999_us",     "pr_p999",  0, "the largest over the CPUs of the nearest-rank 99.9th percentile of the PROBE switch's wakeup lateness, us (20000: at least that, past its histogram)", BETTER_LOWER },
+	[M_CPU_MS_PER_FRAME]  = { "cpu_ms_per_frame",  "cpu_ms/f", 3,
+				  "the game's CPU time over (noise.t0_ns, noise.t1_ns] (utime+stime of its processes, "
+				  "threads and reaped children, bench.txt noise.game_cpu_ms) / the frames whose end is in that "
+				  "interval, ms", BETTER_LOWER },
+	[M_STEAL_PCT]         = { "steal_pct",         "steal",    2,
+				  "% of all CPUs' ticks stolen by the hypervisor over (noise.t0_ns, noise.t1_ns] "
+				  "(/proc/stat steal, bench.txt noise.steal_pct; none without a steal clock)", BETTER_LOWER },
+	[M_FOREIGN_CPU_PCT]   = { "foreign_cpu_pct",   "foreign",  2,
+				  "% of all CPUs' time over (noise.t0_ns, noise.t1_ns] busy outside the run's own "
+				  "processes (/proc/stat busy less their CPU time, bench.txt noise.foreign_cpu_pct)",
+				  BETTER_LOWER },
+	[M_IRQ_PCT]           = { "irq_pct",           "irq",      2,
+				  "% of all CPUs' ticks in irq and softirq over (noise.t0_ns, noise.t1_ns] "
+				  "(/proc/stat, bench.txt noise.irq_pct)", BETTER_LOWER },
+	[M_GAME_RUNQ_MS_PER_S] = { "game_runq_ms_per_s", "runq/s", 2,
+				  "ms a second the game's threads waited runnable for a CPU over (noise.t0_ns, "
+				  "noise.t1_ns] (proc/PID/task/TID/schedstat, bench.txt noise.game_runq_ms_per_s)",
+				  BETTER_LOWER },
 };
 
 /* floor(a * ppm / 1e6) and its remainder, exact for any a: a is split at
@@ -303,6 +322,36 @@ const char *metrics_stall_why(const struct metrics *m)
 			best = k;
 	}
 	return best < 0 ? NULL : stall_group_names[best];
+}
+
+void metrics_noise_summary(const struct metrics *m, char *buf, size_t size)
+{
+	static const struct {
+		const char *tag;
+		enum metric_id id;
+		int decimals;
+	} fig[] = { { "st", M_STEAL_PCT, 1 }, { "fg", M_FOREIGN_CPU_PCT, 1 }, { "rq", M_GAME_RUNQ_MS_PER_S, 0 } };
+	size_t len = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(fig); i++)
+		any |= m->have[fig[i].id] && isfinite(m->v[fig[i].id]);
+	if (!any) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	if (size)
+		buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(fig) && len < size; i++) {
+		double v = m->v[fig[i].id];
+		const char *sep = i ? " " : "";
+
+		if (m->have[fig[i].id] && isfinite(v))
+			len += (size_t)snprintf(buf + len, size - len, "%s%s%.*f", sep, fig[i].tag,
+						fig[i].decimals, v);
+		else
+			len += (size_t)snprintf(buf + len, size - len, "%s%s-", sep, fig[i].tag);
+	}
 }
 
 int metric_lookup(const char *name)

@@ -25,6 +25,10 @@
  *   stall_disk_s .. stall_other_s   stall_s split by cause (a stall record)
  *   load_disk_s, warm_disk_s   disk waits of the load and the warm-up
  *   stallrec_*   the stall recorder's own cost
+ *   cpu_ms_per_frame   the game's CPU time (bench.txt noise.game_cpu_ms) /
+ *                the frames whose end is in (noise.t0_ns, noise.t1_ns]
+ *   steal_pct, foreign_cpu_pct, irq_pct, game_runq_ms_per_s   the host's
+ *                noise over the same interval, as bench.txt noise.* says
  *
  * Percentiles use one definition at a time (enum percentile_def); the
  * default is nearest-rank: the value at rank ceil(p/100 * N) of the frame
@@ -103,7 +107,23 @@ enum metric_id {
 	 * largest over the CPUs */
 	M_PROBE_WORST_US,
 	M_PROBE_P999_US,
+	/* the game's CPU time per frame and the host's noise, from bench.txt
+	 * noise.* (the runner's two /proc snapshots near the window's ends,
+	 * docs/formats.md "Host noise"); unset when the run has none */
+	M_CPU_MS_PER_FRAME,
+	M_STEAL_PCT,
+	M_FOREIGN_CPU_PCT,
+	M_IRQ_PCT,
+	M_GAME_RUNQ_MS_PER_S,
 	M_COUNT
+};
+
+/* Which way a metric gets better: a frame rate up, a frame time, a stall
+ * or a cost down; a count of frames or a window's seconds neither. */
+enum metric_better {
+	BETTER_NEITHER = 0,
+	BETTER_HIGHER,
+	BETTER_LOWER,
 };
 
 struct metric_def {
@@ -111,6 +131,7 @@ struct metric_def {
 	const char *column;      /* short table heading */
 	int decimals;            /* digits after the point in table and CSV */
 	const char *definition;  /* one line, printed with reports */
+	enum metric_better better;
 };
 
 extern const struct metric_def metric_defs[M_COUNT];
@@ -177,6 +198,12 @@ extern const char *const stall_group_names[M_STALL_OTHER_S - M_STALL_DISK_S + 1]
  * "gpu", "cpu", "io", "wait", "other"; the first of a tie), or NULL when
  * m has none of them or they are all 0. The report's stall_why. */
 const char *metrics_stall_why(const struct metrics *m);
+
+/* The host's noise in a few characters, the report's noise column:
+ * "st0.4 fg2.1 rq9" (steal_pct and foreign_cpu_pct to one decimal,
+ * game_runq_ms_per_s to none; a figure m lacks as "st-"), or "-" when m
+ * has none of the three. Writes at most size bytes, NUL included. */
+void metrics_noise_summary(const struct metrics *m, char *buf, size_t size);
 
 /* A metric by name; -1 if unknown. */
 int metric_lookup(const char *name);

@@ -19,6 +19,10 @@
  * longest label, every number column as wide as its heading or widest
  * value, numbers right-aligned with the metric's decimals, "-" where a
  * value is missing. '#' lines at the end say how the numbers were computed.
+ * The default columns are the headline ones; when a counted run has the
+ * host's noise (bench.txt noise.*), cpu_ms/f follows fps and a last column
+ * "noise" sums the noise up (metrics_noise_summary(): "st0.4 fg2.1 rq9",
+ * "-" for a run without), so older runs' tables stay as they were.
  *
  * CSV (RFC 4180 quoting; lines end in "\n", not CRLF):
  *   run,game,variant,status,n,frames,window_s,...,stallrec_us_per_sample,stall_why,excluded
@@ -66,6 +70,11 @@ static const enum metric_id headline_metrics[] = {
 	"(--include-interfered); median: the middle value, the mean of the two middle values " \
 	"for an even count"
 #define FRAME_DEFINITION "interval between consecutive presents"
+#define NOISE_DEFINITION "the host's noise over the same interval as cpu_ms/f (bench.txt " \
+	"noise.*): st = steal_pct, % of all CPUs' ticks stolen by the hypervisor (st-: no steal " \
+	"clock); fg = foreign_cpu_pct, % of all CPUs' time busy outside the run's processes; rq = " \
+	"game_runq_ms_per_s, ms a second the game's threads waited for a CPU; - : the run has none " \
+	"(imported, or made before hitchbench recorded it)"
 #define STALL_WHY_DEFINITION "the stall_*_s column with the most seconds (disk, swap, reclaim, " \
 	"gpu, cpu, io, wait or other; a group: of its medians)"
 
@@ -191,7 +200,12 @@ struct table {
 	size_t n_col;
 	int *width;
 	int label_width;
+	bool noise;             /* a noise column (metrics_noise_summary) after the numbers */
+	int noise_width;
 };
+
+/* Room for "st100.0 fg100.0 rq1000000" and more. */
+#define NOISE_SUMMARY_MAX 64
 
 static void table_widen(struct table *t, const char *label, const struct metrics *m)
 {
@@ -203,6 +217,13 @@ static void table_widen(struct table *t, const char *label, const struct metrics
 
 		if (w > t->width[c])
 			t->width[c] = w;
+	}
+	if (t->noise) {
+		char buf[NOISE_SUMMARY_MAX];
+
+		metrics_noise_summary(m, buf, sizeof(buf));
+		if ((int)strlen(buf) > t->noise_width)
+			t->noise_width = (int)strlen(buf);
 	}
 }
 
@@ -217,6 +238,13 @@ static void table_line(FILE *out, const struct table *t, const char *label, cons
 			fprintf(out, "  %*.*f", t->width[c], metric_defs[id].decimals, m->v[id]);
 		else
 			fprintf(out, "  %*s", t->width[c], "-");
+	}
+	if (t->noise) {
+		char buf[NOISE_SUMMARY_MAX];
+
+		metrics_noise_summary(m, buf, sizeof(buf));
+		/* the last column unless why follows: no trailing blanks */
+		fprintf(out, "  %-*s", why ? t->noise_width : 0, buf);
 	}
 	if (why) {
 		const char *w = metrics_stall_why(m);
@@ -271,18 +299,29 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 			const struct report_group *grp, size_t n_grp,
 			const struct report_opts *opts)
 {
-	struct table t = { opts->table_metrics, opts->n_table_metrics, NULL, (int)strlen("run") };
+	struct table t = { opts->table_metrics, opts->n_table_metrics, NULL, (int)strlen("run"),
+			   false, (int)strlen("noise") };
 	bool inc = opts->include_interfered, probe = false;
-	enum metric_id cols[ARRAY_SIZE(headline_metrics) + 2];
+	enum metric_id cols[ARRAY_SIZE(headline_metrics) + 3];
 	char threshold[32];
 
 	if (!t.col) {
-		/* the headline, and the probe's lateness when a run has it */
-		memcpy(cols, headline_metrics, sizeof(headline_metrics));
+		/* the headline; the probe's lateness when a run has it; the
+		 * game's CPU time a frame (beside fps) and the noise when a
+		 * run has the host's noise figures */
 		t.col = cols;
-		t.n_col = ARRAY_SIZE(headline_metrics);
-		for (size_t i = 0; i < n && !probe; i++)
-			probe = !report_row_excluded(&rows[i], inc) && rows[i].m.have[M_PROBE_WORST_US];
+		for (size_t i = 0; i < n; i++) {
+			if (report_row_excluded(&rows[i], inc))
+				continue;
+			probe |= rows[i].m.have[M_PROBE_WORST_US];
+			for (int id = M_CPU_MS_PER_FRAME; id <= M_GAME_RUNQ_MS_PER_S; id++)
+				t.noise |= rows[i].m.have[id];
+		}
+		for (size_t k = 0; k < ARRAY_SIZE(headline_metrics); k++) {
+			cols[t.n_col++] = headline_metrics[k];
+			if (headline_metrics[k] == M_FPS && t.noise)
+				cols[t.n_col++] = M_CPU_MS_PER_FRAME;
+		}
 		if (probe) {
 			cols[t.n_col++] = M_PROBE_WORST_US;
 			cols[t.n_col++] = M_PROBE_P999_US;
@@ -306,6 +345,8 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 	fprintf(out, "%-*s", t.label_width, "run");
 	for (size_t c = 0; c < t.n_col; c++)
 		fprintf(out, "  %*s", t.width[c], metric_defs[t.col[c]].column);
+	if (t.noise)
+		fprintf(out, "  %-*s", opts->stall_why ? t.noise_width : 0, "noise");
 	fputs(opts->stall_why ? "  why\n" : "\n", out);
 	for (size_t i = 0; i < n; i++)
 		if (!report_row_excluded(&rows[i], inc))
@@ -333,10 +374,12 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 		percentile_def_formula(opts->metric.pct));
 	fprintf(out, "# steady = 1000 / p50 frame time\n");
 	fprintf(out, "# low1 = 1000 / p99 frame time\n");
-	for (size_t c = 0; (opts->table_metrics || probe) && c < t.n_col; c++)
+	for (size_t c = 0; (opts->table_metrics || probe || t.noise) && c < t.n_col; c++)
 		if (t.col[c] >= M_STALL_DISK_S)
 			fprintf(out, "# %s = %s\n", metric_defs[t.col[c]].column,
 				metric_defs[t.col[c]].definition);
+	if (t.noise)
+		fprintf(out, "# noise = %s\n", NOISE_DEFINITION);
 	if (opts->stall_why)
 		fprintf(out, "# why = %s\n", STALL_WHY_DEFINITION);
 	fprintf(out, "# median, min, max = %s\n", inc ? GROUP_DEFINITION_ALL : GROUP_DEFINITION);

@@ -71,7 +71,8 @@ struct report_opts {
 	const char *window_note;    /* e.g. "frames ending in each run's measured window" */
 	bool include_interfered;    /* count disturbed runs in the groups (never failed ones) */
 	/* The table's number columns, in order; NULL: the headline ones
-	 * (frames fps steady stalls stall_s longest low1). CSV and JSON
+	 * (frames fps steady stalls stall_s longest low1; with cpu_ms/f and
+	 * a noise column when a run has the host's noise). CSV and JSON
 	 * carry every metric. */
 	const enum metric_id *table_metrics;
 	size_t n_table_metrics;

@@ -7,6 +7,7 @@
 #include "timeutil.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,55 @@ static void run_probe_metrics(const struct run *run, struct metrics *m)
 	}
 }
 
+/* The host's noise figures bench.txt carries as they are (docs/formats.md
+ * "Host noise"); "-" (steal without a steal clock) or no key leaves the
+ * metric unset, never 0. */
+static const struct {
+	const char *key;
+	enum metric_id id;
+} noise_figures[] = {
+	{ "noise.steal_pct", M_STEAL_PCT },
+	{ "noise.foreign_cpu_pct", M_FOREIGN_CPU_PCT },
+	{ "noise.irq_pct", M_IRQ_PCT },
+	{ "noise.game_runq_ms_per_s", M_GAME_RUNQ_MS_PER_S },
+};
+
+/* A figure of bench.txt: a number >= 0 (run_check() refuses any other). */
+static bool get_figure(const struct run *run, const char *key, double *out)
+{
+	const char *v = kvfile_get(&run->bench, key);
+
+	return v && safe_atod(v, out) == 0 && isfinite(*out) && *out >= 0;
+}
+
+/* cpu_ms_per_frame: the game's CPU time between the runner's two
+ * snapshots over the frames that ended between them, (t0, t1] as the
+ * window counts frames; the snapshots' own interval, not the window's,
+ * so the CPU time and the frames cover the same span. Unset without the
+ * keys or without a frame in the interval. */
+static void run_noise_metrics(const struct run *run, struct metrics *m)
+{
+	uint64_t t0, t1, frames = 0;
+	double v;
+
+	for (size_t i = 0; i < ARRAY_SIZE(noise_figures); i++) {
+		if (get_figure(run, noise_figures[i].key, &v)) {
+			m->v[noise_figures[i].id] = v;
+			m->have[noise_figures[i].id] = true;
+		}
+	}
+	if (get_u64(run, "noise.t0_ns", &t0) < 0 || get_u64(run, "noise.t1_ns", &t1) < 0 || t1 <= t0 ||
+	    !get_figure(run, "noise.game_cpu_ms", &v))
+		return;
+	for (uint64_t i = 1; i < run->frames.n; i++)
+		if (run->frames.t_ns[i] > t0 && run->frames.t_ns[i] <= t1)
+			frames++;
+	if (frames > 0) {
+		m->v[M_CPU_MS_PER_FRAME] = v / (double)frames;
+		m->have[M_CPU_MS_PER_FRAME] = true;
+	}
+}
+
 int run_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m)
 {
 	static const struct metric_opts defaults = METRIC_OPTS_DEFAULT;
@@ -166,6 +216,7 @@ int run_metrics(const struct run *run, const struct metric_opts *opts, struct me
 		run_window_metrics(run, opts, m);
 		run_stall_metrics(run, opts, m);
 		run_probe_metrics(run, m);
+		run_noise_metrics(run, m);
 		/* samples are not frames: what needs every frame is unknown */
 		if (run_is_interval(run))
 			run_interval_unset(m);

@@ -48,9 +48,11 @@ int run_metrics(const struct run *run, const struct metric_opts *opts, struct me
  * whether the run's data is whole and consistent enough to be counted,
  * checked in this order: frames.bin is there and holds the records its
  * header says; bench.txt's numbers the analysis reads (window_start_ns,
- * window_end_ns, first_frame_ns, pass.N.start_ns, warmup_s, window_s)
- * parse; the window is present, starts before it ends and overlaps the
- * frames; it holds at least opts->min_frames frames (NULL opts:
+ * window_end_ns, first_frame_ns, pass.N.start_ns, warmup_s, window_s, and
+ * of the host's noise noise.t0_ns, noise.t1_ns, noise.game_cpu_ms,
+ * noise.steal_pct ("-" too), noise.foreign_cpu_pct, noise.irq_pct,
+ * noise.game_runq_ms_per_s) parse; the window is present, starts before
+ * it ends and overlaps the frames; it holds at least opts->min_frames frames (NULL opts:
  * METRIC_OPTS_DEFAULT). 0, or -EINVAL with the first failure in why
  * ("frames.bin: 7841 records in the header, 54 in the file",
  * "bench.txt:12: window_start_ns=abc is not a number"). The frames must

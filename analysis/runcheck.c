@@ -33,7 +33,7 @@ static const enum metric_id per_frame_metrics[] = {
 	M_STALLS_WARM, M_STALL_WARM_S, M_LONGEST_WARM, M_STALLS_PLAY, M_STALL_PLAY_S,
 	M_LONGEST_PLAY, M_LOW1_PLAY, M_STALL_DISK_S, M_STALL_SWAP_S, M_STALL_RECLAIM_S,
 	M_STALL_GPU_S, M_STALL_CPU_S, M_STALL_IO_S, M_STALL_WAIT_S, M_STALL_OTHER_S,
-	M_WARM_DISK_S,
+	M_WARM_DISK_S, M_CPU_MS_PER_FRAME,
 };
 
 bool run_is_interval(const struct run *run)
@@ -58,9 +58,16 @@ void run_interval_unset(struct metrics *m)
 }
 
 /* bench.txt keys the analysis reads as numbers: nanoseconds (whole) and
- * seconds (any number >= 0). pass.N.start_ns is matched apart. */
-static const char *const ns_keys[] = { "window_start_ns", "window_end_ns", "first_frame_ns" };
-static const char *const s_keys[] = { "warmup_s", "window_s" };
+ * amounts (seconds, milliseconds, percentages: any number >= 0; the
+ * noise.* ones are the host's noise, run.c). pass.N.start_ns is matched
+ * apart, and noise.steal_pct may be "-" (no steal clock). */
+static const char *const ns_keys[] = {
+	"window_start_ns", "window_end_ns", "first_frame_ns", "noise.t0_ns", "noise.t1_ns",
+};
+static const char *const s_keys[] = {
+	"warmup_s", "window_s", "noise.game_cpu_ms", "noise.steal_pct", "noise.foreign_cpu_pct",
+	"noise.irq_pct", "noise.game_runq_ms_per_s",
+};
 
 static bool is_pass_start(const char *key)
 {
@@ -89,6 +96,8 @@ static int check_numbers(const struct run *run, struct strbuf *why)
 
 		if (in_list(kv->key, ns_keys, ARRAY_SIZE(ns_keys)) || is_pass_start(kv->key))
 			ok = safe_atou64(kv->value, &u) == 0;
+		else if (strcmp(kv->key, "noise.steal_pct") == 0 && strcmp(kv->value, "-") == 0)
+			ok = true;
 		else if (in_list(kv->key, s_keys, ARRAY_SIZE(s_keys)))
 			ok = safe_atod(kv->value, &d) == 0 && isfinite(d) && d >= 0;
 		else

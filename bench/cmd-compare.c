@@ -105,9 +105,10 @@ static const char *rounds_text(size_t r, char *buf, size_t size, size_t max)
 static void print_comparison(const char *game, const char *metric, const char *batch,
 			     const struct side *a, const struct side *b,
 			     const struct stats_compare_opts *o, const struct stats_comparison *c,
-			     int decimals)
+			     enum metric_id id)
 {
-	const int d = decimals + 1;
+	const int d = metric_defs[id].decimals + 1;
+	const enum metric_better better = metric_defs[id].better;
 	char r1[32], r2[32], r3[32];
 
 	printf("compare %s %s: A = %s, B = %s%s%s\n", game, metric, a->name, b->name,
@@ -132,6 +133,11 @@ static void print_comparison(const char *game, const char *metric, const char *b
 	       "thresholds", c->low_threshold, c->high_threshold, c->n, "", "", o->magnitude,
 	       o->simulations, (unsigned long long)o->seed);
 	printf("%-20s %s\n", "verdict", stats_verdict_name(c->verdict));
+	/* which side a DIFFERENT verdict favours, for a metric with a direction */
+	if (c->verdict == VERDICT_DIFFERENT && better != BETTER_NEITHER && c->median_a != c->median_b)
+		printf("%-20s %-29s   %s %s is better\n", "better",
+		       (c->median_b < c->median_a) == (better == BETTER_LOWER) ? "B" : "A",
+		       better == BETTER_LOWER ? "lower" : "higher", metric);
 	if (c->verdict == VERDICT_UNKNOWN)
 		printf("%-20s about %s more of each   the smaller of: the observed effect significant at %.2g\n"
 		       "%-20s %-29s   with 80%% power (Noether 1987): %s; the high threshold reaching the\n"
@@ -226,7 +232,7 @@ int cmd_compare(int argc, char **argv, struct context *ctx)
 		goto out;
 	}
 	print_comparison(q.game, q.metric, q.batch, &sides[0], &sides[1], &so, &cmp,
-			 metric_defs[metric].decimals);
+			 (enum metric_id)metric);
 	ret = cmp.verdict == VERDICT_SAME ? HB_EXIT_OK :
 	      cmp.verdict == VERDICT_DIFFERENT ? HB_EXIT_REGRESSION : HB_EXIT_UNDECIDED;
 out:

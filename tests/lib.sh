@@ -27,6 +27,15 @@ expect_eq() {
 	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
 }
 
+# recorded_runs: the real recorded runs (tests/fixtures/runs/README.md):
+# R their directory, A and B the two software runs, G the gl run
+recorded_runs() {
+	R=$HB_FIXTURES/runs
+	A=20261130T120707Z-dsda-doom-software
+	B=20261130T120724Z-dsda-doom-software
+	G=20261130T120715Z-dsda-doom-gl
+}
+
 # value KEY FILE: the value of the first KEY= line of a key=value file
 value() {
 	sed -n "s/^$1=//p" "$2" | head -n 1

@@ -7,10 +7,7 @@
 # yields no per-frame metrics; frames says a cut file; a run the runner
 # just made with too few frames comes out invalid in its result.txt.
 . "$(dirname "$0")/../lib.sh"
-R=$HB_FIXTURES/runs
-A=20261130T120707Z-dsda-doom-software
-B=20261130T120724Z-dsda-doom-software
-G=20261130T120715Z-dsda-doom-gl
+recorded_runs
 D=$T/runs
 mkdir -p "$D"
 cp -r "$R/$A" "$R/$B" "$R/$G" "$D/"

@@ -352,6 +352,7 @@ START_TEST(lookup)
 		"stall_io_s", "stall_wait_s", "stall_other_s", "load_disk_s", "warm_disk_s",
 		"stallrec_samples", "stallrec_cpu_s", "stallrec_cpu_pct", "stallrec_us_per_sample",
 		"stallrec_work_us", "probe_worst_us", "probe_p999_us",
+		"cpu_ms_per_frame", "steal_pct", "foreign_cpu_pct", "irq_pct", "game_runq_ms_per_s",
 	};
 
 	for (int id = 0; id < M_COUNT; id++) {

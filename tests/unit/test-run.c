@@ -6,6 +6,11 @@
  * refused with a message that names the file. Run integrity
  * (analysis/runcheck.c) on copies of a real recorded run: each way its
  * data can be broken is refused with its reason, and a whole copy passes.
+ * The host's noise (bench.txt noise.*) on such copies: cpu_ms_per_frame
+ * counts the frames of (noise.t0_ns, noise.t1_ns] right at both edges,
+ * the figures are bench.txt's, absent keys and steal "-" leave them unset,
+ * and a noise number that does not parse makes the run invalid with its
+ * line.
  */
 #include "frames.h"
 #include "kvfile.h"
@@ -565,6 +570,287 @@ START_TEST(result_says_invalid)
 }
 END_TEST
 
+/* ---- the host's noise (bench.txt noise.*) as metrics, on copies of a real run ---- */
+
+/* The line of KEY= in the copy's bench.txt, counted here from the file
+ * (1-based), 0 when it is not there. */
+static int bench_line_of(const char *key)
+{
+	char *path = xasprintf("%s/bench.txt", dir), *buf = NULL, *p;
+	size_t len, klen = strlen(key);
+	int line = 1, found = 0;
+
+	ck_assert_int_eq(read_file(path, &buf, &len), 0);
+	for (p = buf; p && *p; line++) {
+		if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+			found = line;
+			break;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	free(buf);
+	free(path);
+	return found;
+}
+
+/* The noise keys a run made with them has (docs/formats.md "Host noise"),
+ * over (t0, t1], but for the key WITHOUT (NULL: all of them). */
+static void bench_set_noise_without(uint64_t t0, uint64_t t1, const char *without)
+{
+	static const char *const kv[][2] = {
+		{ "noise.cpus", "2" },
+		{ "noise.steal_pct", "0.41" },
+		{ "noise.steal", "proc/stat steal; worst cpu1 0.60%" },
+		{ "noise.irq_pct", "0.85" },
+		{ "noise.softirq_pct", "0.30" },
+		{ "noise.foreign_cpu_pct", "2.13" },
+		{ "noise.run_cpu_ms", "6400.000" },
+		{ "noise.game_cpu_ms", "1234.500" },
+		{ "noise.game_runq_ms", "55.020" },
+		{ "noise.game_runq_ms_per_s", "9.17" },
+		{ "noise.cost_us", "118" },
+	};
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)t0);
+	bench_set("noise.t0_ns", buf);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)t1);
+	bench_set("noise.t1_ns", buf);
+	for (size_t i = 0; i < ARRAY_SIZE(kv); i++)
+		if (!without || strcmp(kv[i][0], without) != 0)
+			bench_set(kv[i][0], kv[i][1]);
+}
+
+static void bench_set_noise(uint64_t t0, uint64_t t1)
+{
+	bench_set_noise_without(t0, t1, NULL);
+}
+
+/* The copy's present times, loaded once without the noise keys. */
+static struct run load_plain(void)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct run run;
+
+	ck_assert_msg(run_load(dir, &run, &err) == 0, "%s", err.buf);
+	strbuf_release(&err);
+	ck_assert_uint_ge(run.frames.n, 200);
+	return run;
+}
+
+static void load_metrics(struct run *run, struct metrics *m)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	ck_assert_msg(run_load(dir, run, &err) == 0, "%s", err.buf);
+	ck_assert_int_eq(run_validate(run, NULL), 0);
+	ck_assert_int_eq(run_metrics(run, NULL, m), 0);
+	strbuf_release(&err);
+}
+
+/* A fresh copy of the real run (no noise keys); its window's start. */
+static uint64_t copy_window_start(void)
+{
+	struct run run;
+	uint64_t ws;
+
+	copy_real_run();
+	run = load_plain();
+	ws = run.window_start_ns;
+	run_release(&run);
+	return ws;
+}
+
+START_TEST(noise_cpu_ms_per_frame_edges)
+{
+	struct run plain, run;
+	struct metrics m;
+	uint64_t t10, t110;
+
+	copy_real_run();
+	plain = load_plain();
+	t10 = plain.frames.t_ns[10];
+	t110 = plain.frames.t_ns[110];
+	ck_assert(plain.frames.t_ns[9] < t10 && t10 < plain.frames.t_ns[11]);
+	ck_assert(plain.frames.t_ns[109] < t110 && t110 < plain.frames.t_ns[111]);
+	run_release(&plain);
+
+	/* (t10, t110]: presents 11 to 110 end a frame in it, 100 frames; the
+	 * one at t0 does not (it ends the frame before), the one at t1 does */
+	bench_set_noise(t10, t110);
+	load_metrics(&run, &m);
+	ck_assert(m.have[M_CPU_MS_PER_FRAME]);
+	ck_assert_double_eq_tol(m.v[M_CPU_MS_PER_FRAME], 1234.5 / 100, 1e-12);
+	run_release(&run);
+	/* a nanosecond earlier, present 10 is in: 101 frames */
+	bench_set_noise(t10 - 1, t110);
+	load_metrics(&run, &m);
+	ck_assert_double_eq_tol(m.v[M_CPU_MS_PER_FRAME], 1234.5 / 101, 1e-12);
+	run_release(&run);
+	/* an end a nanosecond before present 110 leaves it out: 99 */
+	bench_set_noise(t10, t110 - 1);
+	load_metrics(&run, &m);
+	ck_assert_double_eq_tol(m.v[M_CPU_MS_PER_FRAME], 1234.5 / 99, 1e-12);
+	/* the figures as bench.txt has them */
+	ck_assert(m.have[M_STEAL_PCT] && m.have[M_FOREIGN_CPU_PCT] && m.have[M_IRQ_PCT] &&
+		  m.have[M_GAME_RUNQ_MS_PER_S]);
+	ck_assert_double_eq(m.v[M_STEAL_PCT], 0.41);
+	ck_assert_double_eq(m.v[M_FOREIGN_CPU_PCT], 2.13);
+	ck_assert_double_eq(m.v[M_IRQ_PCT], 0.85);
+	ck_assert_double_eq(m.v[M_GAME_RUNQ_MS_PER_S], 9.17);
+	run_release(&run);
+}
+END_TEST
+
+START_TEST(noise_absent_undefined)
+{
+	static const enum metric_id noise[] = {
+		M_CPU_MS_PER_FRAME, M_STEAL_PCT, M_FOREIGN_CPU_PCT, M_IRQ_PCT, M_GAME_RUNQ_MS_PER_S,
+	};
+	struct run run;
+	struct metrics m, with;
+	uint64_t ws;
+	char buf[16];
+
+	/* the real run as recorded has no noise keys: none of the five, and
+	 * the rest as before */
+	copy_real_run();
+	load_metrics(&run, &m);
+	for (size_t i = 0; i < ARRAY_SIZE(noise); i++)
+		ck_assert_msg(!m.have[noise[i]], "%s set without noise keys", metric_defs[noise[i]].name);
+	ck_assert_double_eq(m.v[M_FRAMES], 335);
+	ws = run.window_start_ns;
+	run_release(&run);
+	bench_set_noise(ws, ws + 6000000000ull);
+	load_metrics(&run, &with);
+	ck_assert_double_eq(with.v[M_FRAMES], m.v[M_FRAMES]);
+	ck_assert_double_eq(with.v[M_FPS], m.v[M_FPS]);
+	run_release(&run);
+	metrics_noise_summary(&m, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "-");
+}
+END_TEST
+
+START_TEST(noise_partial_undefined)
+{
+	struct run run;
+	struct metrics m;
+	char buf[32];
+	uint64_t ws;
+
+	ws = copy_window_start();
+	/* no steal clock: steal unset, the run still whole and the rest set */
+	bench_set_noise(ws, ws + 6000000000ull);
+	bench_set("noise.steal_pct", "-");
+	bench_set("noise.steal", "no steal clock: no hypervisor flag in /proc/cpuinfo");
+	load_metrics(&run, &m);
+	ck_assert(!m.have[M_STEAL_PCT]);
+	ck_assert(m.have[M_FOREIGN_CPU_PCT] && m.have[M_CPU_MS_PER_FRAME]);
+	ck_assert_double_eq_tol(m.v[M_CPU_MS_PER_FRAME], 1234.5 / 335, 1e-12);
+	metrics_noise_summary(&m, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "st- fg2.1 rq9");
+	m.have[M_STEAL_PCT] = true;
+	m.v[M_STEAL_PCT] = 0.41;
+	metrics_noise_summary(&m, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "st0.4 fg2.1 rq9");
+	/* a buffer too small is cut, never overrun */
+	metrics_noise_summary(&m, buf, 8);
+	ck_assert_str_eq(buf, "st0.4 f");
+	run_release(&run);
+
+	/* an interval that ends before it starts, or holds no frame: no
+	 * CPU time a frame, the figures stay */
+	bench_set("noise.t1_ns", "1");
+	load_metrics(&run, &m);
+	ck_assert(!m.have[M_CPU_MS_PER_FRAME]);
+	ck_assert(m.have[M_IRQ_PCT]);
+	run_release(&run);
+	bench_set("noise.t0_ns", "0");
+	load_metrics(&run, &m);
+	ck_assert(!m.have[M_CPU_MS_PER_FRAME]);
+	run_release(&run);
+	/* no game CPU time: unset, the figures stay */
+	copy_real_run();
+	bench_set_noise_without(ws, ws + 6000000000ull, "noise.game_cpu_ms");
+	load_metrics(&run, &m);
+	ck_assert(!m.have[M_CPU_MS_PER_FRAME]);
+	ck_assert(m.have[M_STEAL_PCT]);
+	run_release(&run);
+	/* no run-queue figure (no schedstat): rq- */
+	copy_real_run();
+	bench_set_noise_without(ws, ws + 6000000000ull, "noise.game_runq_ms_per_s");
+	load_metrics(&run, &m);
+	ck_assert(!m.have[M_GAME_RUNQ_MS_PER_S]);
+	metrics_noise_summary(&m, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "st0.4 fg2.1 rq-");
+	run_release(&run);
+}
+END_TEST
+
+START_TEST(noise_bad_number_refused)
+{
+	static const char *const keys[] = {
+		"noise.t0_ns", "noise.t1_ns", "noise.game_cpu_ms", "noise.steal_pct",
+		"noise.foreign_cpu_pct", "noise.irq_pct", "noise.game_runq_ms_per_s",
+	};
+	static const char *const bad[] = { "abc", "-1", "0x10", "inf", "1.5e" };
+	struct run run;
+	uint64_t ws;
+
+	ws = copy_window_start();
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+		for (size_t b = 0; b < ARRAY_SIZE(bad); b++) {
+			char *want;
+
+			bench_set_noise(ws, ws + 6000000000ull);
+			bench_set(keys[k], bad[b]);
+			want = xasprintf("bench.txt:%d: %s=%s is not a number", bench_line_of(keys[k]),
+					 keys[k], bad[b]);
+			ck_assert_int_gt(bench_line_of(keys[k]), 43);
+			expect_check(&run, NULL, -EINVAL, want, NULL);
+			ck_assert_int_eq(run_validate(&run, NULL), -EINVAL);
+			ck_assert_str_eq(run.status, "invalid");
+			ck_assert_str_eq(run.invalid, want);
+			run_release(&run);
+			free(want);
+		}
+	}
+	/* "-" is steal's word for no steal clock, no other figure's */
+	bench_set_noise(ws, ws + 6000000000ull);
+	bench_set("noise.steal_pct", "-");
+	expect_check(&run, NULL, 0, NULL);
+	run_release(&run);
+	bench_set("noise.irq_pct", "-");
+	expect_check(&run, NULL, -EINVAL, "noise.irq_pct=- is not a number", NULL);
+	run_release(&run);
+	/* keys the analysis does not read are the runner's to word */
+	bench_set_noise(ws, ws + 6000000000ull);
+	bench_set("noise.steal", "no steal clock: guest whose steal counter is 0");
+	bench_set("noise.cost_us", "n/a");
+	expect_check(&run, NULL, 0, NULL);
+	run_release(&run);
+}
+END_TEST
+
+START_TEST(noise_interval_run)
+{
+	struct run run;
+	struct metrics m;
+	uint64_t ws;
+
+	ws = copy_window_start();
+	/* samples are not frames: no CPU time a frame, the host's figures stay */
+	bench_set_noise(ws, ws + 6000000000ull);
+	bench_set("frame_source_kind", "interval");
+	load_metrics(&run, &m);
+	ck_assert(!m.have[M_CPU_MS_PER_FRAME]);
+	ck_assert(m.have[M_STEAL_PCT]);
+	run_release(&run);
+}
+END_TEST
+
 TEST_SUITE(run_suite)
 {
 	Suite *s = suite_create("run");
@@ -592,6 +878,14 @@ TEST_SUITE(run_suite)
 	tcase_add_test(tc, check_leaves_failed_runs);
 	tcase_add_test(tc, interval_run_no_per_frame_metrics);
 	tcase_add_test(tc, result_says_invalid);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("noise");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, noise_cpu_ms_per_frame_edges);
+	tcase_add_test(tc, noise_absent_undefined);
+	tcase_add_test(tc, noise_partial_undefined);
+	tcase_add_test(tc, noise_bad_number_refused);
+	tcase_add_test(tc, noise_interval_run);
 	suite_add_tcase(s, tc);
 	return s;
 }
