@@ -103,6 +103,8 @@ static int take_run(struct batch_run *br, const struct run_outcome *o, const cha
 	}
 	strbuf_addf(&line, "%s %s", prefix, o->status);
 	headline(&row, have, br->req.metric.stall_ms, &line);
+	if (o->noise)
+		strbuf_addf(&line, "; noise %s", o->noise);
 	say(br, "%s", line.buf);
 	if (o->interfered)
 		fprintf(stderr, "hitchbench: !! INTERFERENCE: %s: %s: THIS RUN IS INVALID\n", run.name,
@@ -280,10 +282,12 @@ int batch_run_pending(struct batch_run *br, struct strbuf *err)
 			char *why = o.invalid ? xstrdup(o.invalid) :
 				    o.interfered ? xasprintf("interference: %s", o.interfered) :
 				    xasprintf("data: %s", check_failed);
+			char *with_noise = o.noise ? xasprintf("%s; noise %s", why, o.noise) : NULL;
 
 			br->runs_invalid++;
-			batch_note(b, i, "invalid", o.dir, why);
+			batch_note(b, i, "invalid", o.dir, with_noise ? with_noise : why);
 			free(why);
+			free(with_noise);
 			if (br->rerun_invalid && b->attempts[i] < 2) {
 				batch_note(b, i, "rerun", NULL, "invalid: run once more");
 				say(br, "%s: %s, run once more now", prefix,
@@ -291,7 +295,10 @@ int batch_run_pending(struct batch_run *br, struct strbuf *err)
 				i--; /* the same slot again, at once */
 			}
 		} else {
-			batch_note(b, i, "done", o.dir, o.status);
+			char *detail = o.noise ? xasprintf("%s; noise %s", o.status, o.noise) : NULL;
+
+			batch_note(b, i, "done", o.dir, detail ? detail : o.status);
+			free(detail);
 		}
 		free(check_failed);
 		check_failed = NULL;

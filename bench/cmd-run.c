@@ -585,6 +585,8 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 		.recipe = &recipe, .warmup_s = a.warmup, .window_s = a.window, .out_dir = batch.dir,
 		.display = a.display, .hook_path = ctx->hook_path, .helper_dir = ctx->helper_dir,
 		.harness_command = cmdline, .user = &user, .metric = a.metric, .signal_fd = signal_fd,
+		.noise_limits = a.profile ? &quiet.profile.noise : NULL,
+		.noise_profile = a.profile ? quiet.profile.path : NULL,
 		.verbose = a.verbose, .progress = a.silent ? NULL : print_progress,
 	};
 	strbuf_reset(&err);

@@ -25,11 +25,12 @@ enum section {
 	S_QUIET,
 	S_IDLE,
 	S_THERMAL,
+	S_NOISE,
 	N_SECTIONS
 };
 
 static const char *const section_names[N_SECTIONS] = {
-	[S_QUIET] = "quiet", [S_IDLE] = "idle", [S_THERMAL] = "thermal",
+	[S_QUIET] = "quiet", [S_IDLE] = "idle", [S_THERMAL] = "thermal", [S_NOISE] = "noise",
 };
 
 /* Sections profiles used to have: each gets its own error, so that an old
@@ -262,6 +263,10 @@ static const struct key_def keys[] = {
 	{ S_THERMAL, "sensors", KEY_EMPTY_OK },
 	{ S_THERMAL, "max_c", 0 },
 	{ S_THERMAL, "timeout_s", 0 },
+	{ S_NOISE, "steal_pct_max", KEY_EMPTY_OK },
+	{ S_NOISE, "foreign_cpu_pct_max", KEY_EMPTY_OK },
+	{ S_NOISE, "irq_pct_max", KEY_EMPTY_OK },
+	{ S_NOISE, "game_runq_ms_per_s_max", KEY_EMPTY_OK },
 };
 
 #define DAY_S 86400.0
@@ -304,6 +309,14 @@ static int set_key(struct parser *ps, const struct key_def *k, const char *v)
 		if (!strcmp(n, "max_c"))
 			return parse_num(ps, n, v, 0, 200, false, &p->thermal_max_c);
 		return parse_num(ps, n, v, 0, DAY_S, false, &p->thermal_timeout_s);
+	case S_NOISE:
+		if (!strcmp(n, "steal_pct_max"))
+			return parse_num(ps, n, v, 0, 100, true, &p->noise.steal_pct_max);
+		if (!strcmp(n, "foreign_cpu_pct_max"))
+			return parse_num(ps, n, v, 0, 100, true, &p->noise.foreign_cpu_pct_max);
+		if (!strcmp(n, "irq_pct_max"))
+			return parse_num(ps, n, v, 0, 100, true, &p->noise.irq_pct_max);
+		return parse_num(ps, n, v, 0, 1000, true, &p->noise.game_runq_ms_per_s_max);
 	default:
 		return -EINVAL;
 	}
@@ -443,6 +456,9 @@ void quiet_profile_init(struct quiet_profile *p)
 	p->idle.timeout_s = 120;
 	p->thermal_sensors = xstrdup("temp.*");
 	p->thermal_timeout_s = 300;
+	p->noise = (struct noise_limits)NOISE_LIMITS_NONE;
+	p->noise.steal_pct_max = 5;
+	p->noise.foreign_cpu_pct_max = 10;
 }
 
 void quiet_profile_release(struct quiet_profile *p)

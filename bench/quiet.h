@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "argv.h"
+#include "hostnoise.h"
 #include "kvfile.h"
 #include "sensors.h"
 #include "thaw.h"
@@ -47,6 +48,9 @@ struct quiet_profile {
 				    * NULL: all temperatures (the guard wants "temp.*") */
 	double thermal_max_c;      /* 0: off */
 	double thermal_timeout_s;
+	/* [noise]: a run whose window's host noise (runnoise.h) is over one
+	 * of these is marked invalid; < 0 (the key absent or empty): no limit */
+	struct noise_limits noise;
 	/* No [sampler]: the sampler's settings are the SENSORS switch's
 	 * parameters (docs/switches.md); a profile with one is an error. */
 };

@@ -25,6 +25,7 @@
 #include "proctree.h"
 #include "provenance.h"
 #include "run.h"
+#include "runnoise.h"
 #include "spawn.h"
 #include "stage.h"
 #include "timeutil.h"
@@ -59,6 +60,7 @@ struct runner {
 	const char *display;
 	struct argv_list cmd, env;
 	struct switch_ctx sw;
+	struct run_noise noise;     /* host noise at the window's start and end */
 	cpu_set_t game_cpus;
 	bool pin_game;
 	pid_t game_pid;
@@ -72,6 +74,7 @@ struct runner {
 	int interrupts;     /* a second one means: no grace, stop everything now */
 	int game_status;
 	char *status, *detail, *end_reason;
+	char *noise_brief;          /* noise_figures_brief() of the window, or NULL */
 };
 
 static void set_status(struct runner *rn, const char *status, const char *fmt, ...)
@@ -134,20 +137,34 @@ static uint64_t frames_count(const struct runner *rn)
 
 /* ---- children, output and signals ---- */
 
+static bool is_helper(const struct runner *rn, pid_t p)
+{
+	for (size_t i = 0; i < rn->sw.n_helpers; i++)
+		if (rn->sw.helpers[i].pid == p)
+			return true;
+	return false;
+}
+
+/* What the game's reaped processes used counts in its CPU time (they
+ * leave proc/ when reaped: runnoise.h). */
 static void reap(struct runner *rn)
 {
+	struct rusage ru;
 	int st;
 	pid_t p;
 
-	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+	while ((p = wait4(-1, &st, WNOHANG, &ru)) > 0) {
 		if (p == rn->game_pid) {
 			rn->game_exited = true;
 			rn->game_status = st;
 			rn->game_pid = 0;
+			run_noise_reaped(&rn->noise, &ru);
 		} else if (p == rn->x.pid) {
 			rn->x_died = true;
 			rn->x.pid = 0;
 		} else {
+			if (!is_helper(rn, p))
+				run_noise_reaped(&rn->noise, &ru); /* an orphan of the game's */
 			switch_ctx_reaped(&rn->sw, p, st);
 		}
 	}
@@ -436,8 +453,8 @@ static void note_own_cost(struct runner *rn, double cpu0, uint64_t t0)
 }
 
 /*
- * How long the loop may sleep: until the next deadline (the window's end,
- * the current pass's load timeout), at most a second. Output and children
+ * How long the loop may sleep: until the next deadline (the window's start
+ * and end, the current pass's load timeout), at most a second. Output and children
  * wake it anyway. The runner is an observer too, and its wakeups are kept
  * rare in the measured window; nothing it measures depends on when it
  * wakes (window and frames come from the presents' own stamps).
@@ -449,9 +466,43 @@ static int poll_timeout_ms(const struct runner *rn)
 
 	if (frames_count(rn) == rn->count_at_launch && load_end < until)
 		until = load_end;
+	if (rn->have_window && !rn->noise.asked[0] && rn->window_start < until)
+		until = rn->window_start > now ? rn->window_start : now; /* the noise snapshot */
 	if (rn->have_window && rn->window_end < until)
 		until = rn->window_end > now ? rn->window_end : now + 100 * NSEC_PER_MSEC; /* waiting for a log */
 	return until > now ? (int)((until - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
+}
+
+/* A host noise snapshot (0: the window's start, 1: its end), once each. */
+static void take_noise(struct runner *rn, pid_t sid, int which)
+{
+	struct pid_list game = { 0 };
+
+	if (rn->noise.asked[which] || (which == 1 && !rn->noise.asked[0]))
+		return;
+	if (sid > 0)
+		scan_tree(rn, sid, &game);
+	run_noise_take(&rn->noise, which, &game);
+	pid_list_release(&game);
+}
+
+/* The noise.* keys, and the run marked invalid when over the profile's
+ * [noise] limits. */
+static void finish_noise(struct runner *rn)
+{
+	struct strbuf why = STRBUF_INIT, brief = STRBUF_INIT;
+
+	if (run_noise_finish(&rn->noise, rn->req->noise_limits, rn->req->noise_profile, &rn->bench,
+			     &why))
+		switch_ctx_invalid(&rn->sw, "%s", why.buf);
+	if (rn->noise.have_fig) {
+		noise_figures_brief(&rn->noise.fig, &brief);
+		progress(rn, "noise over the window: %s", brief.buf);
+		free(rn->noise_brief);
+		rn->noise_brief = strbuf_detach(&brief);
+	}
+	strbuf_release(&why);
+	strbuf_release(&brief);
 }
 
 static int main_loop(struct runner *rn, struct strbuf *err)
@@ -476,6 +527,10 @@ static int main_loop(struct runner *rn, struct strbuf *err)
 		note_first_frame(rn);
 		if (rn->interrupted)
 			break;
+		if (rn->have_window && now >= rn->window_start)
+			take_noise(rn, sid, 0);
+		if (rn->have_window && now >= rn->window_end)
+			take_noise(rn, sid, 1);
 		if (rn->x_died) {
 			set_status(rn, "failed", "the X server died during the run");
 			break;
@@ -553,6 +608,9 @@ static int main_loop(struct runner *rn, struct strbuf *err)
 		if (rn->req->verbose)
 			progress(rn, "pass %d", rn->pass);
 	}
+	/* a window cut short (the game's exit, its end line): when noticed */
+	take_noise(rn, sid, 1);
+	finish_noise(rn);
 	note_own_cost(rn, cpu0, t0);
 	if (rn->pass_running)
 		end_pass(rn, sid);
@@ -900,6 +958,8 @@ static void runner_release(struct runner *rn)
 		waitpid(rn->game_pid, NULL, 0);
 	}
 	switch_ctx_release(&rn->sw);
+	run_noise_release(&rn->noise);
+	free(rn->noise_brief);
 	xserver_stop(&rn->x);
 	stage_release(&rn->stage);
 	game_output_close(&rn->out);
@@ -972,6 +1032,7 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 	} else {
 		handle_signals(&rn);
 		probe_gl(&rn);
+		run_noise_init(&rn.noise);
 		build_env(&rn, true);
 		if (!rn.interrupted) {
 			progress(&rn, "starting on %s as user %s", rn.display, req->user->name);
@@ -998,6 +1059,7 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 	out->dir = xstrdup(rn.final_dir);
 	out->invalid = xstrdup(rn.sw.invalid);
 	out->interfered = xstrdup(rn.sw.interfered);
+	out->noise = xstrdup(rn.noise_brief);
 	out->status = xasprintf("%s%s%s", rn.status, rn.detail && *rn.detail ? ": " : "",
 				rn.detail ? rn.detail : "");
 out:
@@ -1011,6 +1073,7 @@ void run_outcome_release(struct run_outcome *o)
 {
 	free(o->invalid);
 	free(o->interfered);
+	free(o->noise);
 	free(o->dir);
 	free(o->status);
 	memset(o, 0, sizeof(*o));

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "gameuser.h"
+#include "hostnoise.h"
 #include "metrics.h"
 #include "kvfile.h"
 #include "recipe.h"
@@ -32,6 +33,8 @@ struct run_request {
 	const char *harness_command;     /* how hitchbench was invoked, for bench.txt */
 	const struct game_user *user;
 	struct metric_opts metric;
+	const struct noise_limits *noise_limits; /* the quiet profile's [noise]; NULL: no profile */
+	const char *noise_profile;       /* that profile's path, for bench.txt */
 	int signal_fd;                   /* signalfd for SIGCHLD, SIGINT, SIGTERM, SIGHUP */
 	bool verbose;                    /* also report each pass */
 	void (*progress)(const char *line); /* how the run goes, a line at a time; may be NULL */
@@ -44,6 +47,8 @@ struct run_outcome {
 	char *invalid;      /* why an observer marked the run invalid, or NULL */
 	char *interfered;   /* what the interference watcher counted (someone used the
 	                     * machine: the run is invalid too), or NULL */
+	char *noise;        /* the window's host noise in brief ("steal 0.10% foreign 2.30%
+	                     * irq 0.00% runq 1.2 ms/s"), or NULL */
 };
 
 /* 0 when a run directory was completed (its status may still say the run

@@ -5,6 +5,7 @@
  */
 #include "sensors.h"
 #include "fsroot.h"
+#include "hostnoise.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -22,7 +23,8 @@
 
 enum source_type {
 	SRC_VALUE,   /* one integer, times scale */
-	SRC_STAT,    /* proc/stat: field 0 busy %, 1 iowait % */
+	SRC_STAT,    /* proc/stat: field 0 busy %, 1 iowait %, 2 steal %, 3 irq %, 4 softirq %,
+		      * then STAT_CPU_FIELD(k, 0..2): steal, irq, softirq % of the k-th cpuN line */
 	SRC_MEMINFO, /* proc/meminfo: field 0 available MiB, 1 swap used MiB */
 	SRC_PSI,     /* proc/pressure/X: field 0 some %, 1 full % */
 };
@@ -35,7 +37,14 @@ struct sensor_source {
 	bool have_prev;
 	struct cpu_ticks prev_ticks;
 	struct psi_totals prev_psi;
+	/* SRC_STAT: every cpu line, as the last sample read them and now */
+	struct noise_ticks prev_all, cur_all;
+	struct noise_ticks *prev_cpu, *cur_cpu;
+	int *prev_id, *cur_id;
+	size_t ncpu;        /* room in the arrays (the cpuN lines at discovery) */
 };
+
+#define STAT_CPU_FIELD(k, i) (5 + 3 * (int)(k) + (i))
 
 const char *sensor_kind_name(enum sensor_kind kind)
 {
@@ -560,15 +569,41 @@ static void discover_cpus(struct sensors *s)
 	free_list(list, n);
 }
 
+/* proc/stat's channels: busy and iowait, steal, irq and softirq of all
+ * CPUs, then steal, irq and softirq of each (add_source left the file in
+ * s->buf). */
+static void discover_stat(struct sensors *s, int src)
+{
+	static const char *const what[] = { "steal", "irq", "softirq" };
+	struct sensor_source *so = &s->src[src];
+	struct noise_ticks all;
+	size_t n = 0;
+
+	add_channel(s, src, 0, SENSOR_CPU, "%", "proc/stat", "cpu.busy_pct");
+	add_channel(s, src, 1, SENSOR_CPU, "%", "proc/stat", "cpu.iowait_pct");
+	if (noise_stat_parse(s->buf, &all, NULL, NULL, 0, &n) < 0)
+		return; /* cut short (a machine of hundreds of CPUs): the aggregate line alone */
+	for (size_t i = 0; i < ARRAY_SIZE(what); i++)
+		add_channel(s, src, 2 + (int)i, SENSOR_CPU, "%", "proc/stat", "cpu.%s_pct", what[i]);
+	so->ncpu = n;
+	so->prev_cpu = zalloc((n ? n : 1) * sizeof(*so->prev_cpu));
+	so->cur_cpu = zalloc((n ? n : 1) * sizeof(*so->cur_cpu));
+	so->prev_id = zalloc((n ? n : 1) * sizeof(*so->prev_id));
+	so->cur_id = zalloc((n ? n : 1) * sizeof(*so->cur_id));
+	noise_stat_parse(s->buf, &all, so->cur_cpu, so->cur_id, n, &n);
+	for (size_t k = 0; k < so->ncpu; k++)
+		for (size_t i = 0; i < ARRAY_SIZE(what); i++)
+			add_channel(s, src, STAT_CPU_FIELD(k, i), SENSOR_CPU, "%", "proc/stat",
+				    "cpu.cpu%d.%s_pct", so->cur_id[k], what[i]);
+}
+
 static void discover_proc(struct sensors *s)
 {
 	static const char *const psi[] = { "cpu", "io", "memory" };
 	int src = add_source(s, "proc/stat", SRC_STAT, 1);
 
-	if (src >= 0) {
-		add_channel(s, src, 0, SENSOR_CPU, "%", "proc/stat", "cpu.busy_pct");
-		add_channel(s, src, 1, SENSOR_CPU, "%", "proc/stat", "cpu.iowait_pct");
-	}
+	if (src >= 0)
+		discover_stat(s, src);
 	src = add_source(s, "proc/meminfo", SRC_MEMINFO, 1);
 	if (src >= 0) {
 		struct mem_kb m;
@@ -614,8 +649,13 @@ int sensors_open(struct sensors *s)
 
 void sensors_release(struct sensors *s)
 {
-	for (size_t i = 0; i < s->nsrc; i++)
+	for (size_t i = 0; i < s->nsrc; i++) {
 		close(s->src[i].fd);
+		free(s->src[i].prev_cpu);
+		free(s->src[i].cur_cpu);
+		free(s->src[i].prev_id);
+		free(s->src[i].cur_id);
+	}
 	free(s->src);
 	free(s->ch);
 	memset(s, 0, sizeof(*s));
@@ -636,10 +676,62 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : NAN;
 }
 
+/* A share of a cpu line's ticks over the interval: field f (NF_STEAL,
+ * NF_IRQ with softirq added, NF_SOFTIRQ). */
+static double ticks_pct(const struct noise_ticks *a, const struct noise_ticks *b, int f)
+{
+	uint64_t ta = noise_ticks_total(a), tb = noise_ticks_total(b), part;
+
+	if (tb <= ta || b->f[f] < a->f[f] || b->f[NF_SOFTIRQ] < a->f[NF_SOFTIRQ])
+		return NAN;
+	part = b->f[f] - a->f[f];
+	if (f == NF_IRQ)
+		part += b->f[NF_SOFTIRQ] - a->f[NF_SOFTIRQ];
+	return pct(part, tb - ta);
+}
+
+/* The steal, irq and softirq channels of proc/stat (fields 2 and up). */
+static double stat_field(const struct sensor_source *src, int field)
+{
+	static const int which[] = { NF_STEAL, NF_IRQ, NF_SOFTIRQ };
+	size_t k;
+
+	if (field < 5)
+		return ticks_pct(&src->prev_all, &src->cur_all, which[field - 2]);
+	k = (size_t)(field - 5) / 3;
+	/* the same CPU at the same place in both readings (none went offline) */
+	if (k >= src->ncpu || src->prev_id[k] != src->cur_id[k])
+		return NAN;
+	return ticks_pct(&src->prev_cpu[k], &src->cur_cpu[k], which[(field - 5) % 3]);
+}
+
+/* proc/stat's per-CPU part: the cpu lines of this sample, and whether the
+ * last sample had them too. */
+static bool stat_cpus(struct sensor_source *src, const char *buf, bool had_prev)
+{
+	struct noise_ticks *t;
+	int *id;
+	size_t n;
+	bool ok;
+
+	if (!src->ncpu)
+		return false;
+	t = src->prev_cpu, src->prev_cpu = src->cur_cpu, src->cur_cpu = t;
+	id = src->prev_id, src->prev_id = src->cur_id, src->cur_id = id;
+	src->prev_all = src->cur_all;
+	ok = noise_stat_parse(buf, &src->cur_all, src->cur_cpu, src->cur_id, src->ncpu, &n) == 0;
+	if (!ok)
+		n = 0;
+	for (size_t k = n; k < src->ncpu; k++)
+		src->cur_id[k] = -1; /* fewer CPUs now, or none read: no value */
+	return ok && had_prev;
+}
+
 static void sample_source(struct sensors *s, struct sensor_source *src, double *values)
 {
 	ssize_t n = pread(src->fd, s->buf, sizeof(s->buf) - 1, 0);
 	double v[2] = { NAN, NAN };
+	bool have_cpus = false;
 	double dt_us = (double)(s->t_ns - s->prev_t_ns) / 1000.0;
 	int64_t i64;
 	struct cpu_ticks t;
@@ -657,6 +749,11 @@ static void sample_source(struct sensors *s, struct sensor_source *src, double *
 			src->have_prev = false;
 			break;
 		}
+		/* fields 2 and up: from the cpu lines, here */
+		have_cpus = stat_cpus(src, s->buf, src->have_prev);
+		for (size_t c = src->ch0; c < src->ch0 + src->nch; c++)
+			if (s->ch[c].field >= 2)
+				values[c] = have_cpus ? stat_field(src, s->ch[c].field) : NAN;
 		if (src->have_prev && t.total > src->prev_ticks.total && t.idle >= src->prev_ticks.idle &&
 		    t.iowait >= src->prev_ticks.iowait) {
 			uint64_t dt = t.total - src->prev_ticks.total;
@@ -692,7 +789,10 @@ static void sample_source(struct sensors *s, struct sensor_source *src, double *
 		break;
 	}
 	for (size_t c = src->ch0; c < src->ch0 + src->nch; c++)
-		values[c] = v[s->ch[c].field];
+		if (s->ch[c].field < 2)
+			values[c] = v[s->ch[c].field];
+		else if (!have_cpus)
+			values[c] = NAN;
 }
 
 int sensors_sample(struct sensors *s, double *values)

@@ -29,6 +29,10 @@ psi_io_some_avg10 = 60
 cpu_busy_pct = 60
 settle_s = 0.5
 timeout_s = 15
+# the machine may be busy: no noise limit (every run must be valid)
+[noise]
+steal_pct_max =
+foreign_cpu_pct_max =
 EOP
 delayacct_before=$(cat /proc/sys/kernel/task_delayacct)
 

@@ -38,6 +38,10 @@ START_TEST(profile_defaults_file)
 	ck_assert_str_eq(p.thermal_sensors, "temp.*");
 	ck_assert_str_eq(def.thermal_sensors, "temp.*");
 	ck_assert(p.thermal_max_c == 0 && p.thermal_timeout_s == 300);
+	ck_assert(p.noise.steal_pct_max == 5 && def.noise.steal_pct_max == 5);
+	ck_assert(p.noise.foreign_cpu_pct_max == 10 && def.noise.foreign_cpu_pct_max == 10);
+	ck_assert(p.noise.irq_pct_max < 0 && def.noise.irq_pct_max < 0);
+	ck_assert(p.noise.game_runq_ms_per_s_max < 0 && def.noise.game_runq_ms_per_s_max < 0);
 	quiet_profile_release(&p);
 	quiet_profile_release(&def);
 	strbuf_release(&err);
@@ -74,6 +78,18 @@ START_TEST(profile_values)
 	ck_assert(p.idle.psi_io_some_avg10 < 0);
 	ck_assert_str_eq(p.thermal_sensors, "temp.coretemp0.*");
 	ck_assert(p.thermal_max_c == 85);
+	/* [noise]: set, and empty (no limit) */
+	ck_assert_int_eq(quiet_profile_parse("[noise]\nsteal_pct_max = 2.5\nforeign_cpu_pct_max =\n"
+					     "game_runq_ms_per_s_max = 40\n", "t.ini", &p, &err), 0);
+	ck_assert(p.noise.steal_pct_max == 2.5 && p.noise.foreign_cpu_pct_max < 0);
+	ck_assert(p.noise.irq_pct_max < 0 && p.noise.game_runq_ms_per_s_max == 40);
+	strbuf_reset(&err);
+	ck_assert_int_eq(quiet_profile_parse("[noise]\nirq_pct_max = 101\n", "t.ini", &p, &err), -EINVAL);
+	ck_assert_str_eq(err.buf, "t.ini:2: 'irq_pct_max' wants a number from 0 to 100 (or nothing: not "
+			 "checked), not '101'");
+	strbuf_reset(&err);
+	ck_assert_int_eq(quiet_profile_parse("[noise]\nsteal_max = 1\n", "t.ini", &p, &err), -EINVAL);
+	ck_assert_str_eq(err.buf, "t.ini:2: unknown key 'steal_max' in [noise]");
 	/* one empty services line: none */
 	ck_assert_int_eq(quiet_profile_parse("[quiet]\nservices =\n", "t.ini", &p, &err), 0);
 	ck_assert_uint_eq(p.services.n, 0);

@@ -580,6 +580,67 @@ START_TEST(guard_no_sensors)
 }
 END_TEST
 
+/* Copies the host noise fixture's proc/stat over root's in place (the
+ * sampler holds the file open and preads it). */
+static void put_stat_in_place(const char *root, const char *fixture)
+{
+	char *text = NULL, *path = xasprintf("%s/proc/stat", root);
+	FILE *f;
+
+	ck_assert_int_eq(read_file(fixture_path(fixture), &text, NULL), 0);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	free(text);
+	free(path);
+}
+
+/* steal, irq and softirq of all CPUs and of each, from the host noise
+ * fixtures' two proc/stat files (tests/fixtures/hostnoise/README.md) */
+START_TEST(stat_steal_irq)
+{
+	char *root = test_tmpdir(), *dir = xasprintf("%s/proc", root);
+	struct sensors s;
+	double v[64];
+	static const struct {
+		const char *name;
+		double pct;
+	} want[] = {
+		{ "cpu.steal_pct", 5.5 }, { "cpu.irq_pct", 3.5 }, { "cpu.softirq_pct", 3.0 },
+		{ "cpu.cpu0.steal_pct", 5 }, { "cpu.cpu0.irq_pct", 5 }, { "cpu.cpu0.softirq_pct", 4 },
+		{ "cpu.cpu1.steal_pct", 6 }, { "cpu.cpu1.irq_pct", 2 }, { "cpu.cpu1.softirq_pct", 2 },
+	};
+
+	ck_assert_int_eq(mkdir_p(dir, 0755), 0);
+	put_stat_in_place(root, "hostnoise/steal/t0/proc/stat");
+	fsroot_set(root);
+	ck_assert_int_eq(sensors_open(&s), 0);
+	fsroot_set(NULL);
+	ck_assert_uint_le(s.n, ARRAY_SIZE(v));
+	ck_assert_int_eq(sensors_sample(&s, v), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		int c = sensors_find(&s, want[i].name);
+
+		ck_assert_msg(c >= 0, "no column %s", want[i].name);
+		ck_assert_msg(isnan(v[c]), "%s has a value on the first sample", want[i].name);
+	}
+	put_stat_in_place(root, "hostnoise/steal/t1/proc/stat");
+	ck_assert_int_eq(sensors_sample(&s, v), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		int c = sensors_find(&s, want[i].name);
+
+		ck_assert_msg(fabs(v[c] - want[i].pct) < 1e-9, "%s: %g, want %g", want[i].name, v[c],
+			      want[i].pct);
+	}
+	ck_assert(fabs(v[sensors_find(&s, "cpu.busy_pct")] - 49.0) < 1e-9);
+	sensors_release(&s);
+	remove_tree(root);
+	free(root);
+	free(dir);
+}
+END_TEST
+
 TEST_SUITE(sensors_suite)
 {
 	Suite *s = suite_create("sensors");
@@ -606,6 +667,7 @@ TEST_SUITE(sensors_suite)
 
 	tcase_add_checked_fixture(pf, procfs_setup, root_teardown);
 	tcase_add_test(pf, procfs_tree);
+	tcase_add_test(pf, stat_steal_irq);
 	suite_add_tcase(s, pf);
 
 	tcase_add_checked_fixture(empty, empty_setup, root_teardown);

@@ -1,0 +1,118 @@
+/*
+ * Host noise for one run (see runnoise.h).
+ */
+#include "runnoise.h"
+#include "timeutil.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A run's tree is the runner, Xvfb, a few helpers and the game's
+ * processes: past this many the rest is left out (and said). */
+#define RUN_PIDS_MAX 4096
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+void run_noise_init(struct run_noise *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->open_err = noise_reader_open(&n->rd);
+	if (n->open_err < 0)
+		return;
+	n->ready = true;
+	noise_snapshot_init(&n->s[0], &n->rd);
+	noise_snapshot_init(&n->s[1], &n->rd);
+	n->run_max = RUN_PIDS_MAX;
+	n->run_pids = xrealloc(NULL, n->run_max * sizeof(*n->run_pids));
+}
+
+void run_noise_release(struct run_noise *n)
+{
+	if (n->ready) {
+		noise_snapshot_release(&n->s[0]);
+		noise_snapshot_release(&n->s[1]);
+		noise_reader_close(&n->rd);
+	}
+	free(n->run_pids);
+	memset(n, 0, sizeof(*n));
+}
+
+void run_noise_reaped(struct run_noise *n, const struct rusage *ru)
+{
+	n->reaped_game_ns += (uint64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * NSEC_PER_SEC +
+			     (uint64_t)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000;
+}
+
+void run_noise_take(struct run_noise *n, int which, const struct pid_list *game)
+{
+	uint64_t c0 = thread_cpu_ns();
+	int k, r;
+
+	if (which == 0 || n->asked[0])
+		n->asked[which] = true;
+	if (!n->ready || n->take_err < 0 || n->have[which] || (which == 1 && !n->have[0]))
+		return;
+	k = noise_descendants(&n->rd, getpid(), n->run_pids, n->run_max);
+	if (k < 0) {
+		/* no children files: the runner alone, and the game's */
+		n->run_pids[0] = getpid();
+		k = 1;
+	}
+	r = noise_snapshot_take(&n->rd, n->run_pids, (size_t)k < n->run_max ? (size_t)k : n->run_max,
+				game->v, game->n, &n->s[which]);
+	if (r < 0) {
+		n->take_err = r;
+	} else {
+		n->s[which].game_cpu_ns += n->reaped_game_ns;
+		n->have[which] = true;
+	}
+	n->cost_ns += thread_cpu_ns() - c0;
+}
+
+bool run_noise_finish(struct run_noise *n, const struct noise_limits *limits, const char *profile,
+		      struct kvfile *bench, struct strbuf *why)
+{
+	struct strbuf sb = STRBUF_INIT;
+	bool over = false;
+	int r;
+
+	if (!n->asked[0])
+		return false; /* no window: no keys */
+	if (!n->ready) {
+		kvfile_addf(bench, "noise", "not measured: cannot read proc/stat: %s", strerror(-n->open_err));
+		return false;
+	}
+	if (n->take_err < 0) {
+		kvfile_addf(bench, "noise", "not measured: a snapshot failed: %s", strerror(-n->take_err));
+		return false;
+	}
+	if (!n->have[0] || !n->have[1])
+		return false;
+	r = noise_diff(&n->s[0], &n->s[1], n->rd.hypervisor, n->rd.hz, &n->fig);
+	if (r < 0) {
+		kvfile_add(bench, "noise", "not measured: proc/stat did not move over the window");
+		return false;
+	}
+	n->have_fig = true;
+	noise_figures_write(&n->fig, bench);
+	kvfile_addf(bench, "noise.cost_us", "%.0f", (double)n->cost_ns / 1e3);
+	if (!limits) {
+		kvfile_add(bench, "noise.limits", "none (no quiet profile: --no-quieting)");
+	} else {
+		noise_limits_describe(limits, &sb);
+		kvfile_addf(bench, "noise.limits", "%s (profile %s)", sb.buf, profile ? profile : "(defaults)");
+		over = noise_over_limits(&n->fig, limits, why);
+	}
+	strbuf_release(&sb);
+	return over;
+}

@@ -1,0 +1,53 @@
+/*
+ * Host noise for one run (issue 17): the runner takes a snapshot of the
+ * machine (common/hostnoise.h) at its window's start and end, of its own
+ * processes (itself and every descendant) and the game's (the game's
+ * session, as proctree.h finds it), and writes the noise.* keys of
+ * docs/formats.md ("Host noise (noise.*)") into bench.txt, with what the
+ * snapshots cost it. A quiet profile's [noise] limits mark a run over them
+ * invalid. Nothing here prints.
+ */
+#ifndef HB_RUNNOISE_H
+#define HB_RUNNOISE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include "hostnoise.h"
+#include "kvfile.h"
+#include "proctree.h"
+#include "util.h"
+
+struct run_noise {
+	struct noise_reader rd;
+	bool ready;                 /* the reader is open */
+	int open_err;               /* why it could not open (-errno), or 0 */
+	struct noise_snapshot s[2]; /* window start, end */
+	bool asked[2];              /* the runner came to take it */
+	bool have[2];
+	int take_err;               /* the first snapshot that failed, -errno */
+	pid_t *run_pids;
+	size_t run_max;
+	uint64_t reaped_game_ns;    /* CPU time of the game's processes the runner reaped */
+	uint64_t cost_ns;           /* the runner's thread CPU time for the snapshots */
+	struct noise_figures fig;
+	bool have_fig;
+};
+
+/* Opens the reader (a failure is recorded, not fatal). A zeroed struct
+ * may be released without it. */
+void run_noise_init(struct run_noise *n);
+void run_noise_release(struct run_noise *n);
+/* What a reaped process of the game's used (wait4's rusage). */
+void run_noise_reaped(struct run_noise *n, const struct rusage *ru);
+/* Takes snapshot which (0: start, 1: end; once each, the end only after
+ * the start) of the runner's tree and of game[] (the game's processes). */
+void run_noise_take(struct run_noise *n, int which, const struct pid_list *game);
+/* After the end snapshot: the noise.* keys into bench, and whether the
+ * figures are over limits (NULL: no quiet profile, profile its path for
+ * noise.limits): the reason into why, true. */
+bool run_noise_finish(struct run_noise *n, const struct noise_limits *limits, const char *profile,
+		      struct kvfile *bench, struct strbuf *why);
+
+#endif
