@@ -3,10 +3,15 @@
  * the stub present library (SDL_GL_SwapWindow from dlsym, like an SDL
  * game, so the frame hook sees it), and misbehaves on cue.
  *
- *   fakegame [--fps N] [--seconds S] [--stall-at SEC:MS[:HOW]]... [--print-at SEC:TEXT]...
+ *   fakegame [--fps N] [--busy-us N] [--seconds S] [--stall-at SEC:MS[:HOW]]... [--print-at SEC:TEXT]...
  *            [--exit-code C] [--ignore-term] [--fork-child] [--fault-file F] [--cgroup DIR]
  *
  * --fps N            presents per second (default 60), on absolute deadlines
+ * --busy-us N        a frame's work: N us busy on the CPU (the clock read in a
+ *                    loop) before each present; with a period shorter than the
+ *                    work the game is CPU-bound and never sleeps (the SLOWDOWN
+ *                    switch's test: a spin in the present lengthens such a frame,
+ *                    a paced frame hides it in its sleep)
  * --seconds S        exit after S seconds (decimals allowed); 0, the default: never
  * --stall-at SEC:MS[:HOW]  at SEC seconds, stall MS ms before the next present (one
  *                    long frame): HOW is sleep (the default), busy, futex, fault, runq,
@@ -67,6 +72,7 @@ struct fake_event {
 
 struct fakegame_opts {
 	double fps;
+	uint64_t busy_ns;       /* work before each present */
 	uint64_t run_ns;        /* 0: forever */
 	int exit_code;
 	bool ignore_term;
@@ -223,6 +229,9 @@ static int run(struct fakegame_opts *o, void (*swap_window)(void *))
 			deadline = mono_ns();
 		if (o->dpy)
 			x_input_poll(o);
+		if (o->busy_ns)
+			for (uint64_t t0 = mono_ns(); mono_ns() - t0 < o->busy_ns;)
+				;
 		swap_window(NULL);
 		deadline += period;
 		now = mono_ns();
@@ -252,7 +261,7 @@ static void show_cpus(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fakegame [--fps N] [--seconds S] [--stall-at SEC:MS[:HOW]]... [--print-at SEC:TEXT]...\n"
+	fprintf(f, "usage: fakegame [--fps N] [--busy-us N] [--seconds S] [--stall-at SEC:MS[:HOW]]... [--print-at SEC:TEXT]...\n"
 		   "                [--exit-code C] [--ignore-term] [--fork-child] [--show-env NAME]\n"
 		   "                [--show-cpus] [--x-input] [--fault-file F] [--cgroup DIR] [--reclaim-mb N]\n"
 		   "  HOW: sleep (default), busy, futex, fault, runq, reclaim, swapin\n");
@@ -262,6 +271,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "fps", required_argument, NULL, 'f' },
+		{ "busy-us", required_argument, NULL, 'b' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "stall-at", required_argument, NULL, 'S' },
 		{ "print-at", required_argument, NULL, 'p' },
@@ -292,6 +302,13 @@ int main(int argc, char **argv)
 				return HB_EXIT_USAGE;
 			}
 			o.fps = (double)v;
+			break;
+		case 'b':
+			if (parse_uint(optarg, 10 * 1000 * 1000, &v) < 0) {
+				fprintf(stderr, "fakegame: --busy-us wants 0 to 10000000, not '%s'\n", optarg);
+				return HB_EXIT_USAGE;
+			}
+			o.busy_ns = v * 1000;
 			break;
 		case 's':
 			if (parse_seconds(optarg, &o.run_ns) < 0) {
