@@ -54,7 +54,7 @@ PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hi
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev \
-              $(B)/tests/fifohog
+              $(B)/tests/fifohog $(B)/tests/seqsim
 
 all: $(PROGS)
 
@@ -140,6 +140,10 @@ $(B)/tests/fakegame: $(B)/tests/tools/fakegame.o $(B)/tests/tools/stallways.o $(
 		$(B)/tests/libhbstub.so
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/fakegame.o $(B)/tests/tools/stallways.o \
 		$(B)/libhitch.a -ldl -pthread $(shell pkg-config --libs x11)
+
+# The paired sequential test's error rates and pairs to a verdict, simulated (bench-self).
+$(B)/tests/seqsim: $(B)/tests/tools/seqsim.o $(B)/libhitch.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 # Reads and makes frame files for the hook's test and bench-self.
 $(B)/tests/mkframes: $(B)/tests/tools/mkframes.o $(B)/libhitch.a

@@ -390,6 +390,11 @@ static int print_plan(const struct run_args *a, const struct recipe *rc,
 
 int cmd_run(int argc, char **argv, struct context *ctx)
 {
+	return cmd_run_batch(argc, argv, ctx, NULL);
+}
+
+int cmd_run_batch(int argc, char **argv, struct context *ctx, char **batch_dir)
+{
 	struct run_args a = { .metric = METRIC_OPTS_DEFAULT, .warmup = -1, .window = -1,
 			      .db_path = ctx->default_db, .profile = "default" };
 	struct quiet_session quiet = { 0 };
@@ -623,6 +628,8 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	}
 	if (ret == HB_EXIT_OK && br.runs_failed > 0)
 		ret = HB_EXIT_FAILURE;
+	if (batch_dir)
+		*batch_dir = xstrdup(batch.dir);
 out:
 	quiet_session_end(&quiet, &notes);
 	strbuf_release(&notes);

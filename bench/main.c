@@ -31,6 +31,7 @@ static const struct command {
 	{ "db", cmd_db, "the results database: import run directories, show what it holds" },
 	{ "import", cmd_import, "make another tool's frame log (MangoHud, PresentMon, ...) a run directory" },
 	{ "compare", cmd_compare, "do two sets of runs differ? SAME, DIFFERENT or UNKNOWN (exit 0, 3, 4)" },
+	{ "calibrate", cmd_calibrate, "the machine's noise: spread, false-positive rates, smallest effect seen" },
 	{ "regress", cmd_regress, "a metric across kernel versions, with its change points" },
 	{ "stalls", cmd_stalls, "why each run stalled, stall by stall, from its stall record (STALLS=1)" },
 	{ "frames", cmd_frames, "print a run's frames as text, for plots and checks" },

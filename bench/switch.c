@@ -20,14 +20,16 @@
 
 #include "timeutil.h"
 
-extern const struct switch_def switch_gameenv, switch_gamecpu, switch_sensors, switch_stalls,
-	switch_waker, switch_probe, switch_prefetch, switch_intf;
+extern const struct switch_def switch_gameenv, switch_gamecpu, switch_slowdown, switch_slowdown_us,
+	switch_sensors, switch_stalls, switch_waker, switch_probe, switch_prefetch, switch_intf;
 
 /* Hooks run in this order: the interference watcher last, so that it
  * starts just before the game. */
 static const struct switch_def *const registry[] = {
 	&switch_gameenv,
 	&switch_gamecpu,
+	&switch_slowdown,
+	&switch_slowdown_us,
 	&switch_sensors,
 	&switch_stalls,
 	&switch_waker,

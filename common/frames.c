@@ -219,6 +219,8 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 	f.cost_ns = h.cost_ns;
 	f.cost_samples = h.cost_samples;
 	f.hooked_procs = h.hooked_procs;
+	f.spin_ns = h.spin_ns;
+	f.spin_presents = h.spin_presents;
 	*out = f;
 	return 0;
 }

@@ -56,7 +56,12 @@ struct hb_frames_header {
 	uint64_t cost_ns;       /* the hook's own time, summed over sampled presents (atomic) */
 	uint64_t cost_samples;  /* presents whose cost was sampled (one in HB_COST_EVERY) */
 	uint64_t hooked_procs;  /* processes that mapped the file (atomic) */
-	uint8_t reserved[56];   /* zero; room for later fields (header is 128 bytes) */
+	/* The SLOWDOWN switch's spin (bench/switch-slowdown.c): ns the hook
+	 * busy-waited in all, and at how many presents (atomic). Zero without
+	 * it, as in files written before these fields. */
+	uint64_t spin_ns;
+	uint64_t spin_presents;
+	uint8_t reserved[40];   /* zero; room for later fields (header is 128 bytes) */
 };
 
 struct hb_frame_record {
@@ -72,7 +77,12 @@ struct hb_frame_record {
 _Static_assert(sizeof(struct hb_frames_header) == 128, "frames header is 128 bytes");
 _Static_assert(sizeof(struct hb_frame_record) == 16, "frame record is 16 bytes");
 
-#define HB_FRAMES_ENV "HITCHBENCH_FRAMES" /* the hook's one input: the file's path */
+#define HB_FRAMES_ENV "HITCHBENCH_FRAMES" /* the hook's input: the file's path */
+/* The SLOWDOWN switch's figure, read by the hook at load: spin at each
+ * present for PCT% of the frame before it, or for N microseconds. */
+#define HB_SLOWDOWN_PCT_ENV "HITCHBENCH_SLOWDOWN_PCT"
+#define HB_SLOWDOWN_US_ENV "HITCHBENCH_SLOWDOWN_US"
+#define HB_SLOWDOWN_US_MAX 1000000u
 
 const char *hb_present_source_name(unsigned source);
 
@@ -102,6 +112,7 @@ struct hb_frames {
 	uint64_t cost_ns;
 	uint64_t cost_samples;
 	uint64_t hooked_procs;
+	uint64_t spin_ns, spin_presents;
 	uint64_t per_source[HB_SRC_MAX];
 	/* Whether the file is whole: the header's records (min(count,
 	 * capacity)) against the whole records the file holds. A file the

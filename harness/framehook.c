@@ -27,6 +27,14 @@
  *
  * Without HITCHBENCH_FRAMES the hook still interposes (the game behaves the
  * same) but records nothing.
+ *
+ * The SLOWDOWN switch (bench/switch-slowdown.c) makes the hook a known
+ * effect: with HITCHBENCH_SLOWDOWN_PCT or _US (read once, at load) each
+ * recorded present, once stamped and before the real call, busy-waits on
+ * the vDSO clock for PCT% of the frame that ended at it, less the spin
+ * that frame already held, or for N us. Still no system call; the spin is
+ * kept out of the hook's cost and of present_us, and summed in the header
+ * (spin_ns, spin_presents) so that the run says what was injected.
  */
 #include "frames.h"
 
@@ -143,6 +151,15 @@ static uint32_t cached_pid;
 /* Presents of this thread in progress: only the outermost records. */
 static __thread unsigned present_depth __attribute__((tls_model("initial-exec")));
 
+/* The SLOWDOWN spin, set once by the constructor: a fraction of the frame
+ * before each present, or a fixed time; both 0 when off. */
+static double slow_fraction;
+static uint64_t slow_fixed_ns;
+/* This thread's previous recorded present and the spin it did (a frame is
+ * the interval between one thread's presents: a game presents from one). */
+static __thread uint64_t slow_last_ns __attribute__((tls_model("initial-exec")));
+static __thread uint64_t slow_last_spin_ns __attribute__((tls_model("initial-exec")));
+
 /*
  * The real dlsym, found by version because an unversioned lookup of
  * "dlsym" through dlsym would find ourselves. The versions are those glibc
@@ -229,7 +246,45 @@ struct present {
 	uint64_t t_entry;       /* the record's time */
 	uint64_t t_call;        /* just before the real call (sampled only) */
 	uint64_t t_return;      /* just after it */
+	uint64_t spin_ns;       /* SLOWDOWN's busy-wait before the real call */
 };
+
+/*
+ * SLOWDOWN: busy-waits on the clock (vDSO, no system call) before the
+ * real call. A fraction spins for that fraction of the game's own time in
+ * the frame that ended at this present: the interval since this thread's
+ * previous present less the spin done at that one, so that each frame
+ * grows by the fraction of the game's time (a spin of a fraction of the
+ * whole interval would feed on itself: f/(1-f) in the end). Nothing at a
+ * thread's first present.
+ */
+static inline void slow_spin(struct present *p)
+{
+	uint64_t want = slow_fixed_ns, start, t;
+
+	p->spin_ns = 0;
+	if (slow_fraction > 0) {
+		uint64_t frame = 0;
+
+		if (slow_last_ns && p->t_entry > slow_last_ns)
+			frame = p->t_entry - slow_last_ns;
+		frame = frame > slow_last_spin_ns ? frame - slow_last_spin_ns : 0;
+		want = (uint64_t)((double)frame * slow_fraction);
+		slow_last_ns = p->t_entry;
+	}
+	if (want == 0) {
+		slow_last_spin_ns = 0;
+		return;
+	}
+	start = now_ns();
+	do
+		t = now_ns();
+	while (t - start < want);
+	p->spin_ns = t - start;
+	slow_last_spin_ns = p->spin_ns;
+	__atomic_fetch_add(&frames_header->spin_ns, p->spin_ns, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&frames_header->spin_presents, 1, __ATOMIC_RELAXED);
+}
 
 static inline void present_begin(struct present *p, enum hooked which)
 {
@@ -259,6 +314,10 @@ static inline void present_begin(struct present *p, enum hooked which)
 	p->sampled = (p->slot % HB_COST_EVERY) == (p->slot / HB_COST_EVERY * 37 % HB_COST_EVERY);
 	if (p->sampled)
 		p->t_call = now_ns();
+	if (slow_fraction > 0 || slow_fixed_ns)
+		slow_spin(p);
+	else
+		p->spin_ns = 0;
 }
 
 static inline void present_end(struct present *p)
@@ -270,10 +329,11 @@ static inline void present_end(struct present *p)
 		return;
 	p->t_return = now_ns();
 	if (p->slot < frames_capacity) {
-		us = (p->t_return - p->t_entry) / 1000;
+		us = (p->t_return - p->t_entry - p->spin_ns) / 1000;
 		frames_records[p->slot].present_us = us > UINT16_MAX ? UINT16_MAX : (uint16_t)us;
 	}
 	if (p->sampled) {
+		/* the spin came after t_call: not the hook's cost */
 		uint64_t cost = (p->t_call - p->t_entry) + (now_ns() - p->t_return);
 
 		__atomic_fetch_add(&frames_header->cost_ns, cost, __ATOMIC_RELAXED);
@@ -494,6 +554,46 @@ out:
 	return r;
 }
 
+/*
+ * The SLOWDOWN figure from the environment, once: PCT (0 to 100, decimals
+ * allowed) or US (0 to HB_SLOWDOWN_US_MAX). A bad value is said and spins
+ * nothing; the runner checked it before, so this is someone else's start.
+ */
+static void slow_init(void)
+{
+	const char *pct = getenv(HB_SLOWDOWN_PCT_ENV), *us = getenv(HB_SLOWDOWN_US_ENV);
+	char *end;
+
+	if (pct && *pct) {
+		double v;
+
+		errno = 0;
+		v = strtod(pct, &end);
+		if (errno || *end || !(v >= 0 && v <= 100))
+			fprintf(stderr, "hitchbench-hook: %s='%s' is not 0 to 100: no slowdown\n",
+				HB_SLOWDOWN_PCT_ENV, pct);
+		else
+			slow_fraction = v / 100.0;
+	}
+	if (us && *us) {
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(us, &end, 10);
+		if (errno || *end || us[0] == '-' || v > HB_SLOWDOWN_US_MAX)
+			fprintf(stderr, "hitchbench-hook: %s='%s' is not 0 to %u: no slowdown\n",
+				HB_SLOWDOWN_US_ENV, us, HB_SLOWDOWN_US_MAX);
+		else
+			slow_fixed_ns = (uint64_t)v * 1000u;
+	}
+	if (slow_fraction > 0 && slow_fixed_ns) {
+		fprintf(stderr, "hitchbench-hook: both %s and %s: no slowdown\n", HB_SLOWDOWN_PCT_ENV,
+			HB_SLOWDOWN_US_ENV);
+		slow_fraction = 0;
+		slow_fixed_ns = 0;
+	}
+}
+
 __attribute__((constructor)) static void hook_init(void)
 {
 	const char *path = getenv(HB_FRAMES_ENV);
@@ -515,4 +615,5 @@ __attribute__((constructor)) static void hook_init(void)
 		return;
 	}
 	__atomic_fetch_add(&frames_header->hooked_procs, 1, __ATOMIC_RELAXED);
+	slow_init();
 }

@@ -33,6 +33,11 @@
 # machine (intfwatch.sh), and the waker's and the probe's own CPU a second
 # (waker.sh).
 #
+# And the paired sequential test of 'hitchbench ab' (tests/tools/seqsim.c):
+# simulated A/A and A/B sequences at a 3% effect, per noise model and
+# scale, with the pairs it took to stop (mean, median, 90th percentile):
+# what a verdict costs in runs, by arithmetic alone.
+#
 # Environment: HB_BUILD (default build), HB_BENCH_ROUNDS (7),
 # HB_BENCH_STUB_FRAMES (1000000), HB_BENCH_GLX_FRAMES (5000),
 # HB_BENCH_SAMPLER_ROUNDS (3), HB_BENCH_REPORT_FRAMES (1000000),
@@ -332,6 +337,9 @@ sh tests/bench-self/intfwatch.sh || die "the interference watcher's benchmark fa
 
 echo
 sh tests/bench-self/waker.sh || die "the waker's benchmark failed"
+
+echo
+"$B/tests/seqsim" 2000 0.03 200 || die "the sequential test's simulation failed"
 
 [ "$bad" = 0 ] || die "the hook did not record one frame per present (see above)"
 exit 0

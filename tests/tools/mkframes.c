@@ -64,6 +64,8 @@ static int cmd_stat(const char *path)
 	printf("hooked_procs=%" PRIu64 "\n", f.hooked_procs);
 	printf("cost_ns=%" PRIu64 "\n", f.cost_ns);
 	printf("cost_samples=%" PRIu64 "\n", f.cost_samples);
+	printf("spin_ns=%" PRIu64 "\n", f.spin_ns);
+	printf("spin_presents=%" PRIu64 "\n", f.spin_presents);
 	printf("cost_ns_per_sample=%.1f\n", f.cost_samples ? (double)f.cost_ns / (double)f.cost_samples : 0.0);
 	if (f.n > 0) {
 		printf("first_ns=%" PRIu64 "\n", f.t_ns[0]);

@@ -229,6 +229,62 @@ START_TEST(prepare_hooks)
 }
 END_TEST
 
+/* SLOWDOWN: its labels (one name per figure), its refusals, and the
+ * figure in the game's environment. */
+START_TEST(slowdown)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct switch_set *sets = NULL, set;
+	struct argv_list env;
+	struct kvfile bench;
+	struct switch_ctx ctx = { .game_env = &env, .bench = &bench };
+	size_t n = 0;
+	char *e;
+
+	ck_assert_int_eq(switch_tokens_parse("SLOWDOWN=0 - SLOWDOWN=3 SLOWDOWN=2.50 SLOWDOWN_US=250",
+					     &sets, &n, &err), 0);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_str_eq(sets[0].label, "slow0");
+	ck_assert_str_eq(sets[1].label, "");
+	ck_assert_str_eq(sets[2].label, "slow3");
+	ck_assert_str_eq(sets[3].label, "slow2.5");
+	ck_assert_str_eq(sets[4].label, "slow250us");
+	switch_sets_free(sets, n);
+	/* two spellings of one figure name the same runs */
+	ck_assert_int_eq(switch_tokens_parse("SLOWDOWN=3 SLOWDOWN=3.0", &sets, &n, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.buf, "name the same runs"));
+	strbuf_reset(&err);
+	ck_assert_int_eq(switch_tokens_parse("SLOWDOWN=3+SLOWDOWN_US=100", &sets, &n, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.buf, "a token takes one"));
+	refused("SLOWDOWN=101", "wants a percentage from 0 to 100");
+	refused("SLOWDOWN=-1", "wants a percentage");
+	refused("SLOWDOWN=3%", "wants a percentage");
+	refused("SLOWDOWN_US=1.5", "whole microseconds");
+	refused("SLOWDOWN_US=1000001", "whole microseconds");
+
+	argv_init(&env);
+	kvfile_init(&bench);
+	argv_push(&env, "HITCHBENCH_SLOWDOWN_PCT=9");
+	e = parse("SLOWDOWN=03", &set);
+	ck_assert_str_eq(e, "");
+	ck_assert_int_eq(set.on[0].def->prepare(&set.on[0], &ctx, &err), 0);
+	ck_assert_uint_eq(env.n, 1);
+	ck_assert_str_eq(env.v[0], "HITCHBENCH_SLOWDOWN_PCT=3");
+	ck_assert_str_eq(kvfile_get(&bench, "slowdown.pct"), "3");
+	free(e);
+	switch_set_release(&set);
+	e = parse("SLOWDOWN_US=250", &set);
+	ck_assert_int_eq(set.on[0].def->prepare(&set.on[0], &ctx, &err), 0);
+	ck_assert_str_eq(env.v[1], "HITCHBENCH_SLOWDOWN_US=250");
+	ck_assert_str_eq(kvfile_get(&bench, "slowdown.us"), "250");
+	free(e);
+	switch_set_release(&set);
+	argv_release(&env);
+	kvfile_release(&bench);
+	strbuf_release(&err);
+}
+END_TEST
+
 /* A helper program a switch needs is looked for before a batch starts. */
 START_TEST(helpers_ready)
 {
@@ -277,6 +333,7 @@ TEST_SUITE(switch_suite)
 	tcase_add_test(tc, cpus_online);
 	tcase_add_test(tc, token_lists);
 	tcase_add_test(tc, prepare_hooks);
+	tcase_add_test(tc, slowdown);
 	tcase_add_test(tc, helpers_ready);
 	suite_add_tcase(s, tc);
 	return s;
