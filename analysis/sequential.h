@@ -11,10 +11,19 @@
  * far, against Wald's bounds ln(beta/(1-alpha)) and ln((1-beta)/alpha).
  * H0: the mean log-ratio is 0; H1: it is +ln(1+effect) or -ln(1+effect).
  * The two-sided test is two one-sided tests at alpha/2 each (Sobel and
- * Wald 1949); the LLR reported is the larger of the two, its sign the
- * side it is on. docs/metrics.md ("A paired A/B that stops when it knows")
- * has the whole procedure for users, with the error rates the unit tests
- * measure by simulation.
+ * Wald 1949); the LLR reported is the larger of the two,
+ *   LLR = (delta |sum w| - k delta^2 / 2) / v   after k pairs,
+ * its sign the side it is on. DIFFERENT at LLR >= ln((1-beta)/(alpha/2)),
+ * SAME at LLR <= ln(beta/(1-alpha/2)), not before min_pairs; UNKNOWN at
+ * max_pairs. Against heavy tails and few pairs:
+ *   - w: the pairs winsorised at the median +- SEQ_WINSOR_MADS x 1.4826 MAD;
+ *   - v: their sample variance as an upper confidence bound,
+ *     s^2 (k-1) / chi2_{k-1} at the SEQ_VAR_QUANTILE quantile, plus the
+ *     floor squared (SEQ_SD_FLOOR_OF_EFFECT x delta unless sd_floor).
+ * The estimate is exp(mean w); its interval is Robbins' normal-mixture
+ * confidence sequence at level 1 - alpha (valid at any stopping time).
+ * docs/metrics.md ("A paired A/B that stops when it knows") has it for
+ * users, with the error rates the unit tests measure by simulation.
  *
  * Pure: no I/O, no globals; the inputs are not modified.
  */
@@ -35,7 +44,7 @@ struct seq_opts {
 	double sd_floor;        /* the least standard deviation of a log-ratio the test
 				 * believes; 0: SEQ_SD_FLOOR_OF_EFFECT x ln(1 + effect) */
 };
-/* The values may still be tuned by simulation before the test is final. */
+/* Chosen by simulation (docs/metrics.md); the contract's defaults plus sd_floor. */
 #define SEQ_OPTS_DEFAULT { 0.03, 0.05, 0.05, 3, 30, 0 }
 #define SEQ_MIN_PAIRS_LEAST 2
 /* The constants of the procedure (docs/metrics.md says how each was chosen). */

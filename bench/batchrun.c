@@ -223,6 +223,7 @@ int batch_run_pending(struct batch_run *br, struct strbuf *err)
 		struct run_outcome o;
 		char *check_failed = NULL;
 		struct kvfile extra;
+		bool again = false;
 		uint64_t t0;
 
 		if (b->state[i] == SLOT_DONE)
@@ -293,6 +294,7 @@ int batch_run_pending(struct batch_run *br, struct strbuf *err)
 				say(br, "%s: %s, run once more now", prefix,
 				    o.interfered && !o.invalid ? "interfered" : "invalid");
 				i--; /* the same slot again, at once */
+				again = true;
 			}
 		} else {
 			char *detail = o.noise ? xasprintf("%s; noise %s", o.status, o.noise) : NULL;
@@ -307,6 +309,14 @@ next:
 		kvfile_release(&extra);
 		free(name);
 		free(prefix);
+		if (r == 0 && !again && br->after_round && (i + 1 == total || b->slots[i + 1].round != s->round)) {
+			r = br->after_round(br, s->round, br->round_data, err);
+			if (r > 0) {
+				br->stopped = true;
+				r = 0;
+				break;
+			}
+		}
 	}
 	if (r == -EINTR)
 		br->interrupted = true;

@@ -7,6 +7,7 @@
  * can see, and whether they found the known one (analysis/calibrate.h).
  */
 #include "batch.h"
+#include "batchrun.h"
 #include "calibrate.h"
 #include "cmd.h"
 #include "exitcodes.h"
@@ -333,7 +334,7 @@ int cmd_calibrate(int argc, char **argv, struct context *ctx)
 	for (size_t i = 0; i < a.run_opts.n; i++)
 		argv_push(&run_argv, a.run_opts.v[i]);
 	optind = 0; /* run parses its own options afresh */
-	ret = cmd_run_batch((int)run_argv.n - 1, run_argv.v + 1, ctx, &batch_dir);
+	ret = batch_command((int)run_argv.n - 1, run_argv.v + 1, ctx, NULL, &batch_dir);
 	if (!batch_dir)
 		goto out;
 	if (ret == HB_EXIT_INTERRUPTED) {

@@ -5,6 +5,7 @@
  * results database. The exit code is the verdict, so a script can gate on
  * it: 0 SAME, 3 DIFFERENT, 4 UNKNOWN.
  */
+#include "abtest.h"
 #include "cmd.h"
 #include "cmdargs.h"
 #include "exitcodes.h"
@@ -13,15 +14,19 @@
 #include "stats.h"
 #include "util.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char compare_usage[] =
 	"usage: hitchbench compare [--db PATH] [--metric M] [--batch ID] [--cross-boot]\n"
 	"                          [--magnitude IQR] [--seed N] GAME A B\n"
+	"       hitchbench compare --paired BATCH [--metric M] [--effect PCT] [--alpha A]\n"
+	"                          [--beta B] [--max-rounds N]\n"
 	"\n"
 	"  A, B            run names: variant@switches, or the variant for runs without switches\n"
 	"  --metric M      the metric compared (default fps; names as in 'hitchbench report')\n"
@@ -31,6 +36,9 @@ static const char compare_usage[] =
 	"  --magnitude X   the smallest difference worth finding, in interquartile ranges\n"
 	"                  (default 1.0): SAME means a difference this large is unlikely\n"
 	"  --seed N        seed of the bootstrap and the threshold simulation\n"
+	"  --paired BATCH  the rounds of a two-cell batch (hitchbench ab's, or run's) as\n"
+	"                  pairs, through ab's sequential test in round order (its options\n"
+	"                  are ab.txt's unless given: --effect, --alpha, --beta, --max-rounds)\n"
 	"\n"
 	"exit status: 0 SAME, 3 DIFFERENT, 4 UNKNOWN (more rounds needed), 1 failure, 2 usage\n";
 
@@ -149,6 +157,56 @@ static void print_comparison(const char *game, const char *metric, const char *b
 	print_excluded(stdout, b, "B");
 }
 
+/* ab's options given to compare --paired, applied over ab.txt's */
+struct paired_opt {
+	const char *name, *arg;
+};
+
+/* compare --paired: the batch's rounds as pairs, the sequential test over
+ * them in order, the lines ab printed and its exit code. */
+static int compare_paired(struct context *ctx, const char *arg, const struct paired_opt *po, size_t n_po)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct ab_test t;
+	struct batch b;
+	char *parent = xasprintf("%s/runs", ctx->results_dir), *a_name = NULL, *b_name = NULL, *dir = NULL;
+	int ret = HB_EXIT_USAGE, r;
+
+	batch_init(&b);
+	ab_test_init(&t);
+	/* a directory, or an id under results/runs, as run --resume takes */
+	dir = strchr(arg, '/') || access(arg, F_OK) == 0 ? xstrdup(arg) : xasprintf("%s/%s", parent, arg);
+	if (input_arg_check(dir) != HB_EXIT_OK)
+		goto out;
+	if (batch_open(&b, arg, parent, &err) < 0 || ab_batch_cells(&b, &err) < 0 ||
+	    ab_batch_metric_opts(&b, &t.mo, &err) < 0) {
+		error_msg("%s", err.buf);
+		goto out;
+	}
+	r = ab_state_read_opts(&t, &b, &err);
+	if (r < 0 && r != -ENOENT) {
+		error_msg("%s", err.buf);
+		goto out;
+	}
+	for (size_t i = 0; i < n_po; i++)
+		if (ab_test_option(&t, compare_usage, po[i].name, po[i].arg) != HB_EXIT_OK)
+			goto out;
+	a_name = ab_cell_name(&b, 0);
+	b_name = ab_cell_name(&b, 1);
+	ab_test_update(&t, &b, NULL);
+	ab_print_all(stdout, &t, a_name, b_name);
+	ret = ab_exit_code(&t);
+out:
+	free(a_name);
+	free(b_name);
+	free(parent);
+	free(dir);
+	ab_test_release(&t);
+	batch_release(&b);
+	strbuf_release(&err);
+	return ret;
+}
+
 int cmd_compare(int argc, char **argv, struct context *ctx)
 {
 	static const struct option opts[] = {
@@ -158,6 +216,11 @@ int cmd_compare(int argc, char **argv, struct context *ctx)
 		{ "cross-boot", no_argument, NULL, 'x' },
 		{ "magnitude", required_argument, NULL, 'M' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "paired", required_argument, NULL, 'p' },
+		{ "effect", required_argument, NULL, 'E' },
+		{ "alpha", required_argument, NULL, 'E' },
+		{ "beta", required_argument, NULL, 'E' },
+		{ "max-rounds", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -167,16 +230,28 @@ int cmd_compare(int argc, char **argv, struct context *ctx)
 	struct stats_comparison cmp;
 	struct resultsdb *db = NULL;
 	const char *path = NULL, *boot1, *boot2;
-	bool cross_boot = false;
-	int c, metric, ret;
+	struct paired_opt po[8];
+	const char *paired = NULL;
+	bool cross_boot = false, metric_given = false;
+	size_t n_po = 0;
+	int c, metric, ret, which = 0;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, &which)) != -1) {
 		switch (c) {
+		case 'p':
+			paired = optarg;
+			break;
+		case 'E':
+			if (n_po == ARRAY_SIZE(po))
+				return usage_error(compare_usage, "too many options");
+			po[n_po++] = (struct paired_opt){ opts[which].name, optarg };
+			break;
 		case 'd':
 			path = optarg;
 			break;
 		case 'm':
 			q.metric = optarg;
+			metric_given = true;
 			break;
 		case 'b':
 			q.batch = optarg;
@@ -201,6 +276,19 @@ int cmd_compare(int argc, char **argv, struct context *ctx)
 			return HB_EXIT_USAGE;
 		}
 	}
+	if (paired) {
+		if (optind != argc || path || q.batch || cross_boot)
+			return usage_error(compare_usage, "--paired wants the batch alone: no GAME A B, "
+					   "--db, --batch or --cross-boot");
+		if (metric_given) {
+			if (n_po == ARRAY_SIZE(po))
+				return usage_error(compare_usage, "too many options");
+			po[n_po++] = (struct paired_opt){ "metric", q.metric };
+		}
+		return compare_paired(ctx, paired, po, n_po);
+	}
+	if (n_po)
+		return usage_error(compare_usage, "--%s is for --paired", po[0].name);
 	if (argc - optind != 3)
 		return usage_error(compare_usage, "compare wants GAME A B");
 	if (metric_arg(compare_usage, q.metric, &metric) != HB_EXIT_OK)

@@ -75,6 +75,7 @@ struct run_args {
 	bool have_seed, rerun, silent, verbose, have_metric_opts, plan_only, profile_given;
 	uint64_t seed;
 	struct metric_opts metric;
+	const struct batch_hooks *hooks;   /* NULL: hitchbench run itself */
 };
 
 static int positive_double(const char *s, bool allow_zero, double *out)
@@ -131,6 +132,9 @@ static int stop_signal_fd(void)
 	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
+/* getopt's value of an option batch_hooks.option takes */
+#define HOOK_OPTION 0x100
+
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	static const struct option opts[] = {
@@ -154,16 +158,30 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "no-quieting", no_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		/* ab's own (batch_hooks.option) */
+		{ "metric", required_argument, NULL, HOOK_OPTION },
+		{ "effect", required_argument, NULL, HOOK_OPTION },
+		{ "alpha", required_argument, NULL, HOOK_OPTION },
+		{ "beta", required_argument, NULL, HOOK_OPTION },
+		{ "max-rounds", required_argument, NULL, HOOK_OPTION },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *env;
-	int c, rounds = 0;
+	const char *usage = a->hooks ? a->hooks->usage : run_usage, *env;
+	int c, rounds = 0, which = 0, r;
 
-	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hqv", opts, &which)) != -1) {
 		switch (c) {
+		case HOOK_OPTION:
+			if (!a->hooks)
+				return usage_error(usage, "--%s is an option of 'hitchbench ab', not of run",
+						   opts[which].name);
+			r = a->hooks->option(a->hooks->data, opts[which].name, optarg);
+			if (r != HB_EXIT_OK)
+				return r;
+			break;
 		case 'r':
 			if (safe_atoi(optarg, &a->rounds) < 0 || a->rounds < 1)
-				return usage_error(run_usage, "--rounds wants a count of 1 or more, not '%s'", optarg);
+				return usage_error(usage, "--rounds wants a count of 1 or more, not '%s'", optarg);
 			break;
 		case 'S':
 			a->tokens = optarg;
@@ -173,7 +191,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			break;
 		case 'e':
 			if (safe_atou64(optarg, &a->seed) < 0)
-				return usage_error(run_usage, "--seed wants a number, not '%s'", optarg);
+				return usage_error(usage, "--seed wants a number, not '%s'", optarg);
 			a->have_seed = true;
 			break;
 		case 'R':
@@ -184,13 +202,13 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			break;
 		case 'W':
 			if (safe_atosec(optarg, &a->warmup) < 0)
-				return usage_error(run_usage, "--warmup wants seconds from 0 to %d, not '%s'",
+				return usage_error(usage, "--warmup wants seconds from 0 to %d, not '%s'",
 						   HB_MAX_DURATION_S, optarg);
 			a->have_metric_opts = true;
 			break;
 		case 'w':
 			if (safe_atosec(optarg, &a->window) < 0 || a->window == 0)
-				return usage_error(run_usage, "--window wants seconds over 0, at most %d, not '%s'",
+				return usage_error(usage, "--window wants seconds over 0, at most %d, not '%s'",
 						   HB_MAX_DURATION_S, optarg);
 			a->have_metric_opts = true;
 			break;
@@ -205,17 +223,17 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			break;
 		case 'D':
 			if (optarg[0] != ':' && !strchr(optarg, ':'))
-				return usage_error(run_usage, "--display wants an X display like ':0', not '%s'", optarg);
+				return usage_error(usage, "--display wants an X display like ':0', not '%s'", optarg);
 			a->display = optarg;
 			break;
 		case 's':
 			if (positive_double(optarg, false, &a->metric.stall_ms) < 0)
-				return usage_error(run_usage, "--stall-ms wants milliseconds > 0, not '%s'", optarg);
+				return usage_error(usage, "--stall-ms wants milliseconds > 0, not '%s'", optarg);
 			a->have_metric_opts = true;
 			break;
 		case 'p':
 			if (percentile_def_parse(optarg, &a->metric.pct) < 0)
-				return usage_error(run_usage, "unknown percentile definition '%s'", optarg);
+				return usage_error(usage, "unknown percentile definition '%s'", optarg);
 			a->have_metric_opts = true;
 			break;
 		case 'q':
@@ -236,39 +254,49 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			a->verbose = true;
 			break;
 		case 'h':
-			fputs(run_usage, stdout);
+			fputs(usage, stdout);
 			switch_help(stdout);
 			return -1;
 		default:
-			fputs(run_usage, stderr);
+			fputs(usage, stderr);
 			return HB_EXIT_USAGE;
 		}
 	}
 	if (a->resume && a->plan_only)
-		return usage_error(run_usage, "--plan is for a new batch; a batch's plan is in its batch.txt");
+		return usage_error(usage, "--plan is for a new batch; a batch's plan is in its batch.txt");
+	if (a->hooks && (a->rounds || a->tokens || a->order || a->have_seed || a->plan_only))
+		return usage_error(usage, "%s makes its own plan: no --rounds, --switches, --order, --seed "
+				   "or --plan", a->hooks->name);
 	if (a->resume) {
 		if (optind < argc || a->tokens || a->order || a->have_seed || a->rounds || a->have_metric_opts)
-			return usage_error(run_usage, "--resume runs the batch as it was planned: "
+			return usage_error(usage, "--resume runs the batch as it was planned: "
 					   "no recipe, variants, rounds, switches, order or windows with it");
 		return 0;
 	}
+	if (a->hooks) {
+		if (optind >= argc)
+			return usage_error(usage, "%s wants a recipe first", a->hooks->name);
+		a->recipe = argv[optind];
+		return a->hooks->cells(a->hooks->data, argv + optind + 1, argc - optind - 1, &a->variants,
+				       &a->tokens, &a->rounds);
+	}
 	if (optind >= argc || argc - optind > 3)
-		return usage_error(run_usage, "run wants a recipe, then at most the variants and the rounds");
+		return usage_error(usage, "run wants a recipe, then at most the variants and the rounds");
 	a->recipe = argv[optind];
 	if (argc - optind >= 2)
 		a->variants = argv[optind + 1];
 	if (argc - optind == 3) {
 		if (safe_atoi(argv[optind + 2], &rounds) < 0 || rounds < 1)
-			return usage_error(run_usage, "ROUNDS wants a count of 1 or more, not '%s'", argv[optind + 2]);
+			return usage_error(usage, "ROUNDS wants a count of 1 or more, not '%s'", argv[optind + 2]);
 		if (a->rounds && a->rounds != rounds)
-			return usage_error(run_usage, "ROUNDS %d and --rounds %d disagree", rounds, a->rounds);
+			return usage_error(usage, "ROUNDS %d and --rounds %d disagree", rounds, a->rounds);
 		a->rounds = rounds;
 	}
 	if (!a->rounds)
 		a->rounds = 1;
 	env = getenv("ENVS");
 	if (env && a->tokens && strcmp(env, a->tokens) != 0)
-		return usage_error(run_usage, "ENVS='%s' and --switches '%s' disagree", env, a->tokens);
+		return usage_error(usage, "ENVS='%s' and --switches '%s' disagree", env, a->tokens);
 	if (!a->tokens)
 		a->tokens = env;
 	env = getenv("RERUN_INTERFERED");
@@ -288,6 +316,8 @@ static void options_record(struct kvfile *kf, const struct run_args *a, const ch
 	kvfile_add(kf, "percentile", percentile_def_name(a->metric.pct));
 	kvfile_add(kf, "rerun_invalid", a->rerun ? "1" : "0");
 	kvfile_add(kf, "quiet_profile", a->profile ? a->profile : "none");
+	if (a->hooks)
+		kvfile_add(kf, "command", a->hooks->name);
 }
 
 /* Reads those settings back from a batch being resumed. */
@@ -303,6 +333,13 @@ static int options_read(const struct batch *b, struct run_args *a, struct strbuf
 	    !(v = kvfile_get(&b->info, "percentile")) || percentile_def_parse(v, &a->metric.pct) < 0) {
 		strbuf_addf(err, "%s/batch.txt: recipe, warmup_s, window_s, stall_ms or percentile "
 			    "missing or bad", b->dir);
+		return -EINVAL;
+	}
+	/* a batch of ab is resumed by ab, which goes on with its test */
+	v = kvfile_get(&b->info, "command");
+	if ((v || a->hooks) && (!v || !a->hooks || strcmp(v, a->hooks->name) != 0)) {
+		strbuf_addf(err, "it is a batch of 'hitchbench %s': resume it with 'hitchbench %s --resume'",
+			    v ? v : "run", v ? v : "run");
 		return -EINVAL;
 	}
 	v = kvfile_get(&b->info, "rerun_invalid");
@@ -390,13 +427,14 @@ static int print_plan(const struct run_args *a, const struct recipe *rc,
 
 int cmd_run(int argc, char **argv, struct context *ctx)
 {
-	return cmd_run_batch(argc, argv, ctx, NULL);
+	return batch_command(argc, argv, ctx, NULL, NULL);
 }
 
-int cmd_run_batch(int argc, char **argv, struct context *ctx, char **batch_dir)
+int batch_command(int argc, char **argv, struct context *ctx, const struct batch_hooks *hooks,
+		  char **batch_dir)
 {
 	struct run_args a = { .metric = METRIC_OPTS_DEFAULT, .warmup = -1, .window = -1,
-			      .db_path = ctx->default_db, .profile = "default" };
+			      .db_path = ctx->default_db, .profile = "default", .hooks = hooks };
 	struct quiet_session quiet = { 0 };
 	struct strbuf notes = STRBUF_INIT;
 	struct batch_run br = { 0 };
@@ -450,7 +488,7 @@ int cmd_run_batch(int argc, char **argv, struct context *ctx, char **batch_dir)
 			argv_push(&variants, batch.variants.v[i]);
 	} else if (argv_split(&variants, a.variants ? a.variants : recipe.default_variant, &why) < 0 ||
 		   variants.n == 0) {
-		ret = usage_error(run_usage, "variants '%s': %s", a.variants, why ? why : "none named");
+		ret = usage_error(hooks ? hooks->usage : run_usage, "variants '%s': %s", a.variants, why ? why : "none named");
 		goto out;
 	}
 	if (check_variants(&recipe, &variants) < 0) {
@@ -595,12 +633,23 @@ int cmd_run_batch(int argc, char **argv, struct context *ctx, char **batch_dir)
 		.verbose = a.verbose, .progress = a.silent ? NULL : print_progress,
 	};
 	strbuf_reset(&err);
-	r = batch_run_pending(&br, &err);
+	r = 0;
+	if (hooks) {
+		/* the test so far (a resumed batch's rounds), and maybe its end */
+		r = hooks->begin(hooks->data, &batch, &a.metric, a.resume != NULL);
+		br.after_round = hooks->after_round;
+		br.round_data = hooks->data;
+		br.stopped = r > 0;
+	}
+	if (r < 0)
+		ret = HB_EXIT_FAILURE;
+	else if (!br.stopped)
+		r = batch_run_pending(&br, &err);
 	if (r == -EINTR) {
 		error_msg("interrupted: the game and its helpers are stopped; %zu finished run(s) kept; "
 			  "'hitchbench run --resume %s' finishes the batch", br.runs_done, batch.dir);
 		ret = HB_EXIT_INTERRUPTED;
-	} else if (r < 0) {
+	} else if (r < 0 && err.len) {
 		error_msg("%s", err.buf);
 		ret = HB_EXIT_FAILURE;
 	}
@@ -613,7 +662,7 @@ int cmd_run_batch(int argc, char **argv, struct context *ctx, char **batch_dir)
 	} else if (notes.len && !a.silent) {
 		fprintf(stderr, "hitchbench: thawed:\n%s", notes.buf);
 	}
-	batch_finish(&batch, r == -EINTR ? "interrupted" : r < 0 ? "failed" :
+	batch_finish(&batch, r == -EINTR ? "interrupted" : r < 0 ? "failed" : br.stopped ? "stopped" :
 			     batch_pending(&batch) ? "incomplete" : "complete");
 	if (db && resultsdb_import_batch(db, &batch.info, batch.dir, &dberr) < 0) {
 		error_msg("cannot store batch '%s' in '%s': %s", batch.id, a.db_path, dberr);
@@ -626,7 +675,9 @@ int cmd_run_batch(int argc, char **argv, struct context *ctx, char **batch_dir)
 		if (db)
 			printf("# stored in %s\n", a.db_path);
 	}
-	if (ret == HB_EXIT_OK && br.runs_failed > 0)
+	if (hooks) /* a failed run is left out of its pair: the verdict decides */
+		ret = hooks->end(hooks->data, &batch, ret);
+	else if (ret == HB_EXIT_OK && br.runs_failed > 0)
 		ret = HB_EXIT_FAILURE;
 	if (batch_dir)
 		*batch_dir = xstrdup(batch.dir);

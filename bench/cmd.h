@@ -19,9 +19,6 @@ struct context {
 };
 
 int cmd_run(int argc, char **argv, struct context *ctx);
-/* hitchbench run, telling the caller where its batch went (*batch_dir,
- * malloc'd, left alone when no batch ran): calibrate runs one this way. */
-int cmd_run_batch(int argc, char **argv, struct context *ctx, char **batch_dir);
 int cmd_report(int argc, char **argv, struct context *ctx);
 int cmd_db(int argc, char **argv, struct context *ctx);
 int cmd_frames(int argc, char **argv, struct context *ctx);
@@ -29,6 +26,7 @@ int cmd_plot(int argc, char **argv, struct context *ctx);
 int cmd_quiet(int argc, char **argv, struct context *ctx);
 int cmd_thaw(int argc, char **argv, struct context *ctx);
 int cmd_import(int argc, char **argv, struct context *ctx);
+int cmd_ab(int argc, char **argv, struct context *ctx);
 int cmd_compare(int argc, char **argv, struct context *ctx);
 int cmd_calibrate(int argc, char **argv, struct context *ctx);
 int cmd_regress(int argc, char **argv, struct context *ctx);

@@ -30,6 +30,7 @@ static const struct command {
 	{ "matrix", cmd_matrix, "each game and variant@switches against each batch or kernel, as CSV" },
 	{ "db", cmd_db, "the results database: import run directories, show what it holds" },
 	{ "import", cmd_import, "make another tool's frame log (MangoHud, PresentMon, ...) a run directory" },
+	{ "ab", cmd_ab, "A against B in pairs until a sequential test knows: SAME, DIFFERENT, UNKNOWN (0, 3, 4)" },
 	{ "compare", cmd_compare, "do two sets of runs differ? SAME, DIFFERENT or UNKNOWN (exit 0, 3, 4)" },
 	{ "calibrate", cmd_calibrate, "the machine's noise: spread, false-positive rates, smallest effect seen" },
 	{ "regress", cmd_regress, "a metric across kernel versions, with its change points" },

@@ -1,0 +1,83 @@
+#!/bin/sh
+# ab on the fake game: B at 60 fps against A at 100 stops DIFFERENT (slower)
+# at the third pair, exit 3, with its state in ab.txt and the batch
+# "stopped" short of its cap; compare --paired over the batch agrees, line
+# for line; ab --resume of the finished test runs nothing and says the
+# same; an A/A of two variants that run the same steady game ends SAME or
+# UNKNOWN (0 or 4), never DIFFERENT; bad cells and ab's options given to
+# run are refused (2). The interference watcher is off (INTF=0): other work
+# on the machine must not leave every pair out.
+# time-limit: 180
+. "$(dirname "$0")/../lib.sh"
+need_game_user
+fake_setup
+fake_recipe pair "--fps 100" "warmup = 0" "window = 1.5" "stop_grace = 0.5" \
+	"[variant fast]" "args = --fps 100" "[variant slow]" "args = --fps 60" "[variant same]" "args = --fps 100"
+
+hb_ab() {
+	rc=0
+	"$HB" ab --no-quieting --display :99 --out "$T/runs" --db "$T/db.sqlite" "$@" >"$T/out" 2>"$T/err" || rc=$?
+	batchdir=$(ls -d "$T"/runs/*/ 2>/dev/null | tail -n 1)
+	batchdir=${batchdir%/}
+}
+
+# refused before anything runs
+for cells in "fast@INTF=0 slow@-" "fast fast" "nosuch slow"; do
+	# shellcheck disable=SC2086
+	hb_ab "$T/pair.ini" $cells
+	expect_eq "exit status for cells '$cells'" 2 "$rc"
+done
+[ ! -e "$T/runs" ] || fail "a refused ab left a batch"
+rc=0; "$HB" run --no-quieting --out "$T/runs" --no-db "$T/pair.ini" --effect 3 >/dev/null 2>"$T/err" || rc=$?
+expect_eq "run with ab's --effect" 2 "$rc"
+rc=0; "$HB" ab --no-quieting --out "$T/runs" --no-db "$T/pair.ini" fast slow --rounds 3 >/dev/null 2>&1 || rc=$?
+expect_eq "ab with --rounds" 2 "$rc"
+
+# A/B: a 40% slower B is found at min_pairs (3), well under the cap
+hb_ab "$T/pair.ini" fast@INTF=0 slow@INTF=0 --max-rounds 10
+expect_eq "ab exit status (DIFFERENT)" 3 "$rc"
+grep -q "^verdict DIFFERENT: B slower than A after 3 pair(s)$" "$T/out" || fail "no verdict line: $(cat "$T/out" "$T/err")"
+[ "$(grep -c '^ *[0-9][0-9]* *[0-9][0-9]* .* \[' "$T/out")" = 3 ] || fail "not three pair lines: $(cat "$T/out")"
+grep -q "^estimate B/A 0\.[56]" "$T/out" || fail "no estimate near 0.6: $(grep estimate "$T/out")"
+ab=$batchdir/ab.txt
+[ -f "$ab" ] || fail "no ab.txt in $batchdir"
+expect_eq "ab.txt format" 1 "$(value format "$ab")"
+expect_eq "ab.txt state" done "$(value state "$ab")"
+expect_eq "ab.txt verdict" DIFFERENT "$(value verdict "$ab")"
+expect_eq "ab.txt sign" -1 "$(value sign "$ab")"
+expect_eq "ab.txt pairs" 3 "$(value pairs "$ab")"
+expect_eq "ab.txt a" "fast@INTF=0" "$(value a "$ab")"
+value round.3 "$ab" | grep -q "^pair 3 a 99\.[0-9]* b 59\.[0-9]* d -0\.5" || fail "round.3: $(value round.3 "$ab")"
+expect_eq "batch status" stopped "$(value status "$batchdir/batch.txt")"
+expect_eq "batch command" ab "$(value command "$batchdir/batch.txt")"
+expect_eq "runs kept" 6 "$(run_dirs "$T/runs" | wc -l | tr -d ' ')"
+sqlite3 "$T/db.sqlite" "select count(*) from runs" >"$T/n" 2>/dev/null && expect_eq "runs in the database" 6 "$(cat "$T/n")"
+
+# compare --paired re-analyses it the same way, from the run directories
+# the test's lines (the batch's report sits between the pairs and the verdict)
+test_lines() {
+	grep -E '^(# paired|# H1|# pair|  |verdict|estimate)' "$1"
+}
+test_lines "$T/out" >"$T/ab-lines"
+[ "$(wc -l <"$T/ab-lines")" = 8 ] || fail "ab's lines: $(cat "$T/ab-lines")"
+rc=0; "$HB" compare --paired "$batchdir" >"$T/cmp" 2>"$T/err" || rc=$?
+expect_eq "compare --paired exit status" 3 "$rc"
+test_lines "$T/cmp" >"$T/cmp-lines"
+cmp -s "$T/ab-lines" "$T/cmp-lines" || fail "compare --paired differs from ab: $(diff "$T/ab-lines" "$T/cmp-lines")"
+
+# a finished test resumed: nothing runs, the same verdict
+rc=0; "$HB" ab --resume "$batchdir" --no-quieting --display :99 --db "$T/db.sqlite" >"$T/out" 2>"$T/err" || rc=$?
+expect_eq "ab --resume exit status" 3 "$rc"
+expect_eq "runs after the resume" 6 "$(run_dirs "$T/runs" | wc -l | tr -d ' ')"
+grep -q "^verdict DIFFERENT" "$T/out" || fail "resume: no verdict: $(cat "$T/out" "$T/err")"
+rc=0; "$HB" run --resume "$batchdir" --no-quieting --display :99 --no-db >/dev/null 2>"$T/err" || rc=$?
+expect_eq "run --resume of an ab batch" 2 "$rc"
+grep -q "hitchbench ab --resume" "$T/err" || fail "run --resume says nothing useful: $(cat "$T/err")"
+
+# A/A: two variants running the same steady game, at a small cap
+rm -rf "$T/runs"
+hb_ab "$T/pair.ini" fast@INTF=0 same@INTF=0 --max-rounds 4
+[ "$rc" = 0 ] || [ "$rc" = 4 ] || fail "A/A exit status $rc: $(cat "$T/out" "$T/err")"
+grep -q "^verdict \(SAME\|UNKNOWN\)" "$T/out" || fail "A/A verdict: $(grep verdict "$T/out")"
+no_fakegame_left
+exit 0
