@@ -83,30 +83,32 @@ static double var_inflation(size_t k)
 
 /*
  * The location and scale of d[0..k-1] that the test uses: the values
- * winsorised at the median +- SEQ_WINSOR_MADS robust standard deviations
- * (1.4826 MAD, floored), then their mean and sample variance; the
- * variance floored at the floor's square. scratch has room for k values;
- * sorted holds d[0..k-1] in order.
+ * winsorised by SEQ_WINSOR_FRACTION at each end (the g = floor(fk)
+ * lowest become the next lowest, the g highest the next highest), their
+ * mean, and their sample variance over (1 - 2g/k)^2, which is Tukey and
+ * McLaughlin's (1963) standard error of a trimmed mean put back on one
+ * pair's scale. A fixed fraction, not a cut at so many robust standard
+ * deviations: a scale from the MAD or the IQR collapses when most pairs
+ * sit in one group (a machine with two states), and cutting at it pulls
+ * the other group in and makes a difference of nothing (a simulated A/A
+ * of +-10% pairs said DIFFERENT 44% of the time that way). Under H0 the
+ * pairs are symmetric about 0 (counterbalanced), so a symmetric cut biases
+ * nothing. Then the variance is inflated for few pairs and floored.
+ * scratch has room for k values; sorted holds d[0..k-1] in order.
  */
 static void robust_moments(const double *d, const double *sorted, size_t k, double floor_sd,
 			   double *scratch, double *mean, double *var)
 {
-	double med = median_of_sorted(sorted, k), mad, lo, hi, sum = 0, ss = 0;
+	size_t g = (size_t)(SEQ_WINSOR_FRACTION * (double)k);
+	double lo = sorted[g], hi = sorted[k - 1 - g], kept = 1.0 - 2.0 * (double)g / (double)k;
+	double sum = 0, ss = 0;
 
-	for (size_t i = 0; i < k; i++)
-		scratch[i] = fabs(d[i] - med);
-	qsort(scratch, k, sizeof(*scratch), cmp_double);
-	mad = 1.482602218505602 * median_of_sorted(scratch, k);
-	if (mad < floor_sd)
-		mad = floor_sd;
-	lo = med - SEQ_WINSOR_MADS * mad;
-	hi = med + SEQ_WINSOR_MADS * mad;
 	for (size_t i = 0; i < k; i++)
 		sum += scratch[i] = d[i] < lo ? lo : d[i] > hi ? hi : d[i];
 	*mean = sum / (double)k;
 	for (size_t i = 0; i < k; i++)
 		ss += (scratch[i] - *mean) * (scratch[i] - *mean);
-	*var = k > 1 ? ss / (double)(k - 1) : 0;
+	*var = k > 1 ? ss / (double)(k - 1) / (kept * kept) : 0;
 	*var = *var * var_inflation(k) + floor_sd * floor_sd;
 }
 
@@ -202,6 +204,11 @@ double seq_sim_draw(const struct seq_sim *s, struct stats_rng *rng)
 		if ((double)(stats_rng_next(rng) >> 11) / 9007199254740992.0 < s->outlier_p)
 			d -= log(0.7);
 		return d;
+	case SEQ_NOISE_BIMODAL:
+		/* a machine in one of two states per pair: B/A is up or down
+		 * by sd (as often), blurred by a tenth of that */
+		d = (stats_rng_next(rng) >> 63) ? s->sd : -s->sd;
+		return s->mu + d + 0.1 * s->sd * z;
 	case SEQ_NOISE_NORMAL:
 	default:
 		return s->mu + s->sd * z;

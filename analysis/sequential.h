@@ -16,7 +16,8 @@
  * its sign the side it is on. DIFFERENT at LLR >= ln((1-beta)/(alpha/2)),
  * SAME at LLR <= ln(beta/(1-alpha/2)), not before min_pairs; UNKNOWN at
  * max_pairs. Against heavy tails and few pairs:
- *   - w: the pairs winsorised at the median +- SEQ_WINSOR_MADS x 1.4826 MAD;
+ *   - w: the pairs winsorised by SEQ_WINSOR_FRACTION at each end, their
+ *     variance over (1 - 2g/k)^2 (Tukey-McLaughlin);
  *   - v: their sample variance as an upper confidence bound,
  *     s^2 (k-1) / chi2_{k-1} at the SEQ_VAR_QUANTILE quantile, plus the
  *     floor squared (SEQ_SD_FLOOR_OF_EFFECT x delta unless sd_floor).
@@ -45,11 +46,11 @@ struct seq_opts {
 				 * believes; 0: SEQ_SD_FLOOR_OF_EFFECT x ln(1 + effect) */
 };
 /* Chosen by simulation (docs/metrics.md); the contract's defaults plus sd_floor. */
-#define SEQ_OPTS_DEFAULT { 0.03, 0.05, 0.05, 3, 30, 0 }
+#define SEQ_OPTS_DEFAULT { 0.03, 0.05, 0.05, 6, 30, 0 }
 #define SEQ_MIN_PAIRS_LEAST 2
 /* The constants of the procedure (docs/metrics.md says how each was chosen). */
 #define SEQ_SD_FLOOR_OF_EFFECT 0.25
-#define SEQ_WINSOR_MADS 2.5
+#define SEQ_WINSOR_FRACTION 0.1
 #define SEQ_VAR_QUANTILE 0.05
 #define SEQ_CS_PAIRS 10.0
 
@@ -102,6 +103,7 @@ enum seq_noise {
 	SEQ_NOISE_NORMAL,
 	SEQ_NOISE_T3,
 	SEQ_NOISE_OUTLIERS,
+	SEQ_NOISE_BIMODAL,      /* +-sd as often, plus a tenth of sd of normal noise */
 };
 struct seq_sim {
 	enum seq_noise noise;

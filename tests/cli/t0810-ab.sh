@@ -1,6 +1,6 @@
 #!/bin/sh
 # ab on the fake game: B at 60 fps against A at 100 stops DIFFERENT (slower)
-# at the third pair, exit 3, with its state in ab.txt and the batch
+# at the sixth pair (min_pairs), exit 3, with its state in ab.txt and the batch
 # "stopped" short of its cap; compare --paired over the batch agrees, line
 # for line; ab --resume of the finished test runs nothing and says the
 # same; an A/A of two variants that run the same steady game ends SAME or
@@ -33,11 +33,11 @@ expect_eq "run with ab's --effect" 2 "$rc"
 rc=0; "$HB" ab --no-quieting --out "$T/runs" --no-db "$T/pair.ini" fast slow --rounds 3 >/dev/null 2>&1 || rc=$?
 expect_eq "ab with --rounds" 2 "$rc"
 
-# A/B: a 40% slower B is found at min_pairs (3), well under the cap
+# A/B: a 40% slower B is found at min_pairs (6), well under the cap
 hb_ab "$T/pair.ini" fast@INTF=0 slow@INTF=0 --max-rounds 10
 expect_eq "ab exit status (DIFFERENT)" 3 "$rc"
-grep -q "^verdict DIFFERENT: B slower than A after 3 pair(s)$" "$T/out" || fail "no verdict line: $(cat "$T/out" "$T/err")"
-[ "$(grep -c '^ *[0-9][0-9]* *[0-9][0-9]* .* \[' "$T/out")" = 3 ] || fail "not three pair lines: $(cat "$T/out")"
+grep -q "^verdict DIFFERENT: B slower than A after 6 pair(s)$" "$T/out" || fail "no verdict line: $(cat "$T/out" "$T/err")"
+[ "$(grep -c '^ *[0-9][0-9]* *[0-9][0-9]* .* \[' "$T/out")" = 6 ] || fail "not six pair lines: $(cat "$T/out")"
 grep -q "^estimate B/A 0\.[56]" "$T/out" || fail "no estimate near 0.6: $(grep estimate "$T/out")"
 ab=$batchdir/ab.txt
 [ -f "$ab" ] || fail "no ab.txt in $batchdir"
@@ -45,13 +45,13 @@ expect_eq "ab.txt format" 1 "$(value format "$ab")"
 expect_eq "ab.txt state" done "$(value state "$ab")"
 expect_eq "ab.txt verdict" DIFFERENT "$(value verdict "$ab")"
 expect_eq "ab.txt sign" -1 "$(value sign "$ab")"
-expect_eq "ab.txt pairs" 3 "$(value pairs "$ab")"
+expect_eq "ab.txt pairs" 6 "$(value pairs "$ab")"
 expect_eq "ab.txt a" "fast@INTF=0" "$(value a "$ab")"
 value round.3 "$ab" | grep -q "^pair 3 a 99\.[0-9]* b 59\.[0-9]* d -0\.5" || fail "round.3: $(value round.3 "$ab")"
 expect_eq "batch status" stopped "$(value status "$batchdir/batch.txt")"
 expect_eq "batch command" ab "$(value command "$batchdir/batch.txt")"
-expect_eq "runs kept" 6 "$(run_dirs "$T/runs" | wc -l | tr -d ' ')"
-sqlite3 "$T/db.sqlite" "select count(*) from runs" >"$T/n" 2>/dev/null && expect_eq "runs in the database" 6 "$(cat "$T/n")"
+expect_eq "runs kept" 12 "$(run_dirs "$T/runs" | wc -l | tr -d ' ')"
+sqlite3 "$T/db.sqlite" "select count(*) from runs" >"$T/n" 2>/dev/null && expect_eq "runs in the database" 12 "$(cat "$T/n")"
 
 # compare --paired re-analyses it the same way, from the run directories
 # the test's lines (the batch's report sits between the pairs and the verdict)
@@ -59,7 +59,7 @@ test_lines() {
 	grep -E '^(# paired|# H1|# pair|  |verdict|estimate)' "$1"
 }
 test_lines "$T/out" >"$T/ab-lines"
-[ "$(wc -l <"$T/ab-lines")" = 8 ] || fail "ab's lines: $(cat "$T/ab-lines")"
+[ "$(wc -l <"$T/ab-lines")" = 11 ] || fail "ab's lines: $(cat "$T/ab-lines")"
 rc=0; "$HB" compare --paired "$batchdir" >"$T/cmp" 2>"$T/err" || rc=$?
 expect_eq "compare --paired exit status" 3 "$rc"
 test_lines "$T/cmp" >"$T/cmp-lines"
@@ -68,7 +68,7 @@ cmp -s "$T/ab-lines" "$T/cmp-lines" || fail "compare --paired differs from ab: $
 # a finished test resumed: nothing runs, the same verdict
 rc=0; "$HB" ab --resume "$batchdir" --no-quieting --display :99 --db "$T/db.sqlite" >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "ab --resume exit status" 3 "$rc"
-expect_eq "runs after the resume" 6 "$(run_dirs "$T/runs" | wc -l | tr -d ' ')"
+expect_eq "runs after the resume" 12 "$(run_dirs "$T/runs" | wc -l | tr -d ' ')"
 grep -q "^verdict DIFFERENT" "$T/out" || fail "resume: no verdict: $(cat "$T/out" "$T/err")"
 rc=0; "$HB" run --resume "$batchdir" --no-quieting --display :99 --no-db >/dev/null 2>"$T/err" || rc=$?
 expect_eq "run --resume of an ab batch" 2 "$rc"
@@ -76,7 +76,7 @@ grep -q "hitchbench ab --resume" "$T/err" || fail "run --resume says nothing use
 
 # A/A: two variants running the same steady game, at a small cap
 rm -rf "$T/runs"
-hb_ab "$T/pair.ini" fast@INTF=0 same@INTF=0 --max-rounds 4
+hb_ab "$T/pair.ini" fast@INTF=0 same@INTF=0 --max-rounds 6
 [ "$rc" = 0 ] || [ "$rc" = 4 ] || fail "A/A exit status $rc: $(cat "$T/out" "$T/err")"
 grep -q "^verdict \(SAME\|UNKNOWN\)" "$T/out" || fail "A/A verdict: $(grep verdict "$T/out")"
 no_fakegame_left

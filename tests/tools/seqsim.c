@@ -16,14 +16,16 @@
 
 static const char *noise_name(enum seq_noise n)
 {
-	return n == SEQ_NOISE_T3 ? "t3" : n == SEQ_NOISE_OUTLIERS ? "normal+30%-outliers(5%)" : "normal";
+	return n == SEQ_NOISE_T3 ? "t3" : n == SEQ_NOISE_OUTLIERS ? "normal+30%-outliers(5%)"
+	       : n == SEQ_NOISE_BIMODAL ? "two-states(+-sd)" : "normal";
 }
 
 int main(int argc, char **argv)
 {
 	struct seq_opts o = SEQ_OPTS_DEFAULT;
 	static const double sds[] = { 0.01, 0.03, 0.05, 0.10, 0.18 };
-	static const enum seq_noise noises[] = { SEQ_NOISE_NORMAL, SEQ_NOISE_T3, SEQ_NOISE_OUTLIERS };
+	static const enum seq_noise noises[] = { SEQ_NOISE_NORMAL, SEQ_NOISE_T3, SEQ_NOISE_OUTLIERS,
+						   SEQ_NOISE_BIMODAL };
 	int sequences = 2000;
 	int max_pairs = 200;
 
