@@ -71,16 +71,7 @@ static void label(const struct switch_on *on, struct strbuf *out)
 
 static int prepare(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
-	size_t n = (size_t)(strchr(on->value, '=') - on->value) + 1;
-
-	for (size_t i = 0; i < ctx->game_env->n; i++)
-		if (strncmp(ctx->game_env->v[i], on->value, n) == 0) {
-			free(ctx->game_env->v[i]);
-			ctx->game_env->v[i] = xstrdup(on->value);
-			goto out;
-		}
-	argv_push(ctx->game_env, on->value);
-out:
+	switch_ctx_setenv(ctx, on->value);
 	kvfile_add(ctx->bench, "env", on->value);
 	return 0;
 }

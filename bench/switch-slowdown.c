@@ -75,28 +75,14 @@ static int check_tokens(const struct switch_set *sets, size_t n, struct strbuf *
 	return 0;
 }
 
-static void env_set(struct switch_ctx *ctx, const char *name, const char *value)
-{
-	size_t n = strlen(name);
-	char *kv = xasprintf("%s=%s", name, value);
-
-	for (size_t i = 0; i < ctx->game_env->n; i++)
-		if (strncmp(ctx->game_env->v[i], name, n) == 0 && ctx->game_env->v[i][n] == '=') {
-			free(ctx->game_env->v[i]);
-			ctx->game_env->v[i] = kv;
-			return;
-		}
-	argv_push(ctx->game_env, kv);
-	free(kv);
-}
-
 static int prepare_pct(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
 	struct strbuf v = STRBUF_INIT;
 
+	strbuf_addstr(&v, HB_SLOWDOWN_PCT_ENV "=");
 	pct_text(on->value, &v);
-	env_set(ctx, HB_SLOWDOWN_PCT_ENV, v.buf);
-	kvfile_add(ctx->bench, "slowdown.pct", v.buf);
+	switch_ctx_setenv(ctx, v.buf);
+	kvfile_add(ctx->bench, "slowdown.pct", v.buf + strlen(HB_SLOWDOWN_PCT_ENV "="));
 	strbuf_release(&v);
 	return 0;
 }
@@ -104,12 +90,13 @@ static int prepare_pct(const struct switch_on *on, struct switch_ctx *ctx, struc
 static int prepare_us(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
 	uint64_t us = 0;
-	char v[24];
+	char v[64];
+	size_t name_len = strlen(HB_SLOWDOWN_US_ENV "=");
 
 	safe_atou64(on->value, &us);
-	snprintf(v, sizeof(v), "%" PRIu64, us);
-	env_set(ctx, HB_SLOWDOWN_US_ENV, v);
-	kvfile_add(ctx->bench, "slowdown.us", v);
+	snprintf(v, sizeof(v), "%s=%" PRIu64, HB_SLOWDOWN_US_ENV, us);
+	switch_ctx_setenv(ctx, v);
+	kvfile_add(ctx->bench, "slowdown.us", v + name_len);
 	return 0;
 }
 

@@ -455,6 +455,20 @@ void switch_ctx_send_pid(struct switch_ctx *ctx, const char *name, pid_t pid)
 		sigqueue(h->pid, SIGUSR1, v);
 }
 
+void switch_ctx_setenv(struct switch_ctx *ctx, const char *name_value)
+{
+	size_t n = (size_t)(strchrnul(name_value, '=') - name_value) + 1;
+	struct argv_list *env = ctx->game_env;
+
+	for (size_t i = 0; i < env->n; i++)
+		if (strncmp(env->v[i], name_value, n) == 0) {
+			free(env->v[i]);
+			env->v[i] = xstrdup(name_value);
+			return;
+		}
+	argv_push(env, name_value);
+}
+
 void switch_ctx_note(struct switch_ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;

@@ -160,6 +160,9 @@ int switch_ctx_wait_ready(struct switch_ctx *ctx, const char *name, const char *
 /* Tells the helper called name, if running, of a pass's pid:
  * sigqueue(SIGUSR1) with the pid as its value (common/helperproc.h). */
 void switch_ctx_send_pid(struct switch_ctx *ctx, const char *name, pid_t pid);
+/* Sets "NAME=VALUE" in the game's environment, replacing an entry of the
+ * same name (prepare hooks: GAMEENV, SLOWDOWN). */
+void switch_ctx_setenv(struct switch_ctx *ctx, const char *name_value);
 /* A line the runner shows the user when the run ends ("stallrec: ..."). */
 void switch_ctx_note(struct switch_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
