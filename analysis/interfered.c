@@ -1,7 +1,10 @@
 /*
  * Reading results/interfered.txt (see interfered.h), for report and matrix.
+ * The file is read by the INI adapter's reading half (common/ini.h: a NUL
+ * byte refused with its line); its lines are not INI and are split here.
  */
 #include "interfered.h"
+#include "ini.h"
 #include "report.h"
 
 #include <ctype.h>
@@ -94,22 +97,17 @@ bad:
 int interfered_read(struct interfered_list *list, const char *path, int missing_ok,
 		    struct strbuf *err)
 {
+	struct strbuf why = STRBUF_INIT;
 	char *text = NULL;
-	size_t len;
-	int r = read_file(path, &text, &len);
+	int r = ini_file_read(path, "an interfered file", &text, NULL, &why);
 
-	if (r == -ENOENT && missing_ok)
-		return 0;
-	if (r < 0) {
-		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
-		return r;
-	}
-	if (strlen(text) != len) {
-		strbuf_addf(err, "%s: not a text file (NUL byte)", path);
-		free(text);
-		return -EINVAL;
-	}
-	r = interfered_parse(list, text, path, err);
+	if (r == 0)
+		r = interfered_parse(list, text, path, err);
+	else if (r != -ENOENT || !missing_ok)
+		strbuf_addstr(err, why.buf);
+	else
+		r = 0;
+	strbuf_release(&why);
 	free(text);
 	return r;
 }

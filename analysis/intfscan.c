@@ -4,6 +4,7 @@
  * intfscan.h; what it finds in docs/interference.md, "Old runs").
  */
 #include "intfscan.h"
+#include "ini.h"
 #include "kvfile.h"
 #include "regexlimit.h"
 
@@ -271,117 +272,117 @@ void intf_actions_release(struct intf_actions *a)
 	intf_actions_init(a);
 }
 
+/* interference.ini as an INI format: no sections, 'action' and 'why'. */
+struct actions_ini {
+	struct intf_action *v;
+	size_t n;
+};
+
+/* The last action needs its why before another action or the end. */
+static int check_last_why(struct ini *ini, const struct actions_ini *ai)
+{
+	if (ai->n && !ai->v[ai->n - 1].why)
+		return ini_fail_at(ini, ai->v[ai->n - 1].line, "the action has no 'why' (each "
+				   "action says why it is a player's doing)");
+	return 0;
+}
+
+static int on_action_key(struct ini *ini, void *user, const char *section, const char *key,
+			 const char *value)
+{
+	struct actions_ini *ai = user;
+	struct intf_action *last;
+	char *joined;
+
+	if (!*value)
+		return ini_fail(ini, "empty value for '%s'", key);
+	if (!strcmp(key, "action")) {
+		struct strbuf why = STRBUF_INIT;
+		int e = check_last_why(ini, ai);
+
+		if (e < 0)
+			return e;
+		ai->v = xrealloc(ai->v, (ai->n + 1) * sizeof(*ai->v));
+		last = &ai->v[ai->n];
+		memset(last, 0, sizeof(*last));
+		if (regex_compile(&last->re, value, &why) < 0) {
+			e = ini_fail(ini, "bad action pattern '%s': %s", value, why.buf);
+			strbuf_release(&why);
+			return e;
+		}
+		last->pattern = xstrdup(value);
+		last->line = ini_line(ini);
+		ai->n++;
+		return 0;
+	}
+	if (strcmp(key, "why"))
+		return ini_fail(ini, "unknown key '%s' (interference.ini has 'action' and 'why')", key);
+	if (!ai->n)
+		return ini_fail(ini, "'why' before any 'action'");
+	last = &ai->v[ai->n - 1];
+	joined = last->why ? xasprintf("%s %s", last->why, value) : xstrdup(value);
+	free(last->why);
+	last->why = joined;
+	return 0;
+}
+
+static int on_actions_end(struct ini *ini, void *user)
+{
+	return check_last_why(ini, user);
+}
+
+static const struct ini_format actions_format = {
+	.what = "an interference.ini",
+	.expected = "expected 'action = PATTERN' or 'why = TEXT'",
+	.key = on_action_key,
+	.end = on_actions_end,
+};
+
+/* Hands the actions of a parse (result e) over to a when it went well. */
+static int actions_done(int e, struct actions_ini *ai, const char *path, struct intf_actions *a)
+{
+	if (e < 0) {
+		actions_free(ai->v, ai->n);
+		return e;
+	}
+	intf_actions_release(a);
+	a->v = ai->v;
+	a->n = ai->n;
+	a->source = xstrdup(path);
+	return 0;
+}
+
 int intf_actions_parse(struct intf_actions *a, const char *text, const char *path,
 		       struct strbuf *err)
 {
-	struct intf_action *v = NULL;
-	size_t n = 0;
-	int line = 0;
+	struct actions_ini ai = { NULL, 0 };
+	int e = ini_parse_text(&actions_format, text, strlen(text), path, &ai, err);
 
-	while (*text) {
-		const char *end = strchrnul(text, '\n');
-		char *buf = xstrndup(text, (size_t)(end - text));
-		char *s = str_strip(buf), *eq, *key, *value;
-
-		line++;
-		text = *end ? end + 1 : end;
-		if (!*s || *s == '#' || *s == ';') {
-			free(buf);
-			continue;
-		}
-		eq = strchr(s, '=');
-		if (!eq) {
-			strbuf_addf(err, "%s:%d: expected 'action = PATTERN' or 'why = TEXT'", path, line);
-			goto bad;
-		}
-		*eq = '\0';
-		key = str_strip(s);
-		value = str_strip(eq + 1);
-		if (!*value) {
-			strbuf_addf(err, "%s:%d: empty value for '%s'", path, line, key);
-			goto bad;
-		}
-		if (!strcmp(key, "action")) {
-			struct strbuf why = STRBUF_INIT;
-
-			if (n && !v[n - 1].why) {
-				strbuf_addf(err, "%s:%d: the action has no 'why' (each action says why it "
-					    "is a player's doing)", path, v[n - 1].line);
-				goto bad;
-			}
-			v = xrealloc(v, (n + 1) * sizeof(*v));
-			memset(&v[n], 0, sizeof(v[n]));
-			if (regex_compile(&v[n].re, value, &why) < 0) {
-				strbuf_addf(err, "%s:%d: bad action pattern '%s': %s", path, line, value,
-					    why.buf);
-				strbuf_release(&why);
-				goto bad;
-			}
-			v[n].pattern = xstrdup(value);
-			v[n].line = line;
-			n++;
-		} else if (!strcmp(key, "why")) {
-			char *why;
-
-			if (!n) {
-				strbuf_addf(err, "%s:%d: 'why' before any 'action'", path, line);
-				goto bad;
-			}
-			why = v[n - 1].why ? xasprintf("%s %s", v[n - 1].why, value) : xstrdup(value);
-			free(v[n - 1].why);
-			v[n - 1].why = why;
-		} else {
-			strbuf_addf(err, "%s:%d: unknown key '%s' (interference.ini has 'action' and "
-				    "'why')", path, line, key);
-			goto bad;
-		}
-		free(buf);
-		continue;
-bad:
-		free(buf);
-		actions_free(v, n);
-		return -EINVAL;
-	}
-	if (n && !v[n - 1].why) {
-		strbuf_addf(err, "%s:%d: the action has no 'why' (each action says why it is a "
-			    "player's doing)", path, v[n - 1].line);
-		actions_free(v, n);
-		return -EINVAL;
-	}
-	intf_actions_release(a);
-	a->v = v;
-	a->n = n;
-	a->source = xstrdup(path);
-	return 0;
+	return actions_done(e, &ai, path, a);
 }
 
 int intf_actions_load(struct intf_actions *a, const char *const *dirs, size_t n_dirs,
 		      const char *game, struct strbuf *err)
 {
 	for (size_t i = 0; i < n_dirs; i++) {
-		char *path, *text = NULL;
-		size_t len;
+		struct actions_ini ai = { NULL, 0 };
+		struct strbuf why = STRBUF_INIT;
+		char *path;
 		int e;
 
 		if (!dirs[i])
 			continue;
 		path = xasprintf("%s/%s/%s", dirs[i], game, INTF_ACTIONS_FILE);
-		e = read_file(path, &text, &len);
-		if (e == -ENOENT) {
-			free(path);
-			continue;
-		}
-		if (e < 0)
-			strbuf_addf(err, "cannot read '%s': %s", path, strerror(-e));
-		else if (strlen(text) != len) {
-			strbuf_addf(err, "%s: NUL byte in an interference.ini", path);
-			e = -EINVAL;
-		} else {
-			e = intf_actions_parse(a, text, path, err);
-		}
-		free(text);
+		e = ini_load(&actions_format, path, &ai, &why);
+		/* a game without the file in this directory: the next one */
+		if (e != -ENOENT && why.buf)
+			strbuf_addstr(err, why.buf);
+		if (e != -ENOENT)
+			e = actions_done(e, &ai, path, a);
+		strbuf_release(&why);
 		free(path);
-		return e;
+		if (e != -ENOENT)
+			return e;
 	}
 	return -ENOENT;
 }

@@ -2,22 +2,18 @@
  * Reload rules and segments (contract in reload.h, format in
  * gamedb/README.md).
  *
- * analysis.ini is read by inih through a line reader of our own, for the
- * reason bench/recipe.c gives: Debian's inih tells its handler neither the
- * line number nor the sections without keys. The reader counts lines and
- * takes "[section]" lines itself; inih splits "key = value" and strips
- * "; comments". The keys are checked by reload_rule_set(), which a
- * recipe's [reload] section goes through too.
+ * analysis.ini is read by the INI adapter (common/ini.h), as every INI
+ * file is. The keys are checked by reload_rule_set(), which a recipe's
+ * [reload] section goes through too.
  */
 #include "reload.h"
+#include "ini.h"
 #include "regexlimit.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <ini.h>
 #include <math.h>
 #include <regex.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,182 +153,100 @@ char *reload_rule_describe(const struct reload_rule *r)
 	return xstrdup("unset");
 }
 
-/* analysis.ini's parser state. */
-struct ini_parser {
-	const char *path;
-	const char *text;       /* what is left to read */
-	int line;
+/* analysis.ini as an INI format: one [reload], its keys those of
+ * reload_rule_set(). */
+struct analysis_ini {
 	int section_line;       /* where [reload] was, 0 before */
 	struct reload_rule rule;
-	int err_line;           /* 0: not on one line */
-	bool failed;
-	struct strbuf msg;
 };
 
-__attribute__((format(printf, 3, 4)))
-static void ini_fail(struct ini_parser *p, int line, const char *fmt, ...)
+static int on_section(struct ini *ini, void *user, const char *name)
 {
-	va_list ap;
+	struct analysis_ini *a = user;
 
-	if (p->failed)
-		return;
-	p->failed = true;
-	p->err_line = line;
-	va_start(ap, fmt);
-	strbuf_vaddf(&p->msg, fmt, ap);
-	va_end(ap);
+	if (strcmp(name, "reload"))
+		return ini_fail(ini, "unknown section '[%s]' (analysis.ini has [reload] only)", name);
+	if (a->section_line)
+		return ini_fail(ini, "duplicate section '[reload]' (first on line %d)",
+				a->section_line);
+	a->section_line = ini_line(ini);
+	return 0;
 }
 
-static int ini_on_key(void *user, const char *section, const char *name, const char *value)
+static int on_key(struct ini *ini, void *user, const char *section, const char *name,
+		  const char *value)
 {
-	struct ini_parser *p = user;
+	struct analysis_ini *a = user;
+	struct strbuf msg = STRBUF_INIT;
 	int e;
 
-	if (p->failed)
-		return 1;
-	if (!p->section_line) {
-		ini_fail(p, p->line, "key '%s' outside [reload]", name);
-		return 1;
-	}
-	if (!value || !*value) {
-		ini_fail(p, p->line, "empty value for '%s'", name);
-		return 1;
-	}
-	e = reload_rule_set(&p->rule, name, value, &p->msg);
+	if (!section)
+		return ini_fail(ini, "key '%s' outside [reload]", name);
+	if (!*value)
+		return ini_fail(ini, "empty value for '%s'", name);
+	e = reload_rule_set(&a->rule, name, value, &msg);
 	if (e == -ENOENT)
-		ini_fail(p, p->line, "unknown key '%s'", name);
+		ini_fail(ini, "unknown key '%s'", name);
 	else if (e == -EEXIST)
-		ini_fail(p, p->line, "duplicate key '%s'", name);
-	else if (e < 0) {
-		/* reload_rule_set wrote the reason into msg already */
-		p->failed = true;
-		p->err_line = p->line;
-	}
-	/* nonzero: inih reports a zero as an error on this line */
-	return 1;
+		ini_fail(ini, "duplicate key '%s'", name);
+	else if (e < 0)
+		ini_fail(ini, "%s", msg.buf);
+	strbuf_release(&msg);
+	return e;
 }
 
-static void ini_section(struct ini_parser *p, const char *s, size_t len)
+static int on_end(struct ini *ini, void *user)
 {
-	const char *close = memchr(s, ']', len);
-	const char *rest;
+	struct analysis_ini *a = user;
+	struct strbuf msg = STRBUF_INIT;
+	int e = 0;
 
-	if (!close) {
-		ini_fail(p, p->line, "missing ']' in section header");
-		return;
-	}
-	for (rest = close + 1; rest < s + len && isspace((unsigned char)*rest); rest++)
-		;
-	if (rest < s + len && *rest != ';' && *rest != '#') {
-		ini_fail(p, p->line, "unexpected text after section header");
-		return;
-	}
-	if ((size_t)(close - s) != 7 || strncmp(s, "[reload", 7)) {
-		ini_fail(p, p->line, "unknown section '%.*s' (analysis.ini has [reload] only)",
-			 (int)(close - s + 1), s);
-		return;
-	}
-	if (p->section_line) {
-		ini_fail(p, p->line, "duplicate section '[reload]' (first on line %d)", p->section_line);
-		return;
-	}
-	p->section_line = p->line;
+	if (!a->section_line)
+		return ini_fail_at(ini, 0, "no [reload] section");
+	if (reload_rule_check(&a->rule, &msg) < 0)
+		e = ini_fail_at(ini, a->section_line, "%s", msg.buf);
+	strbuf_release(&msg);
+	return e;
 }
 
-/* inih's reader, like fgets: one line of the text per call. */
-static char *ini_read_line(char *buf, int num, void *stream)
-{
-	struct ini_parser *p = stream;
-	const char *s = p->text, *end;
-	size_t len;
+static const struct ini_format analysis_ini_format = {
+	.what = "an analysis.ini",
+	.expected = "expected 'key = value' or '[reload]'",
+	.max_line = 198,
+	.too_long_hint = "; a long 'why' takes several 'why =' lines",
+	.section = on_section,
+	.key = on_key,
+	.end = on_end,
+};
 
-	if (p->failed || !*s)
-		return NULL;
-	end = strchrnul(s, '\n');
-	p->text = *end ? end + 1 : end;
-	p->line++;
-	while (s < end && isspace((unsigned char)*s))
-		s++;
-	len = (size_t)(end - s);
-	if (len > 0 && *s == '[')
-		ini_section(p, s, len);
-	if (len == 0 || *s == '#' || *s == ';' || *s == '[') {
-		memcpy(buf, "\n", 2);
-		return buf;
+/* Hands the rule over to out when the parse (result e) went well. */
+static int rule_done(int e, struct analysis_ini *a, const char *path, struct reload_rule *out)
+{
+	if (e == 0) {
+		a->rule.source = xasprintf("%s:%d", path, a->section_line);
+		reload_rule_release(out);
+		*out = a->rule;
+		memset(&a->rule, 0, sizeof(a->rule));
 	}
-	if (len + 2 > (size_t)num) {
-		ini_fail(p, p->line, "line too long (%d bytes at most)", num - 2);
-		return NULL;
-	}
-	memcpy(buf, s, len);
-	memcpy(buf + len, "\n", 2);
-	return buf;
+	reload_rule_release(&a->rule);
+	return e;
 }
 
 int reload_rule_parse_string(const char *text, const char *path, struct reload_rule *out,
 			     struct strbuf *err)
 {
-	struct ini_parser p;
-	int bad_line, e = 0;
+	struct analysis_ini a = { 0 };
+	int e = ini_parse_text(&analysis_ini_format, text, strlen(text), path, &a, err);
 
-	memset(&p, 0, sizeof(p));
-	p.path = path;
-	p.text = text;
-	strbuf_init(&p.msg);
-	bad_line = ini_parse_stream(ini_read_line, &p, ini_on_key, &p);
-	if (bad_line == -2) {
-		e = -ENOMEM;
-		strbuf_addf(err, "%s: %s", path, strerror(ENOMEM));
-		goto out;
-	}
-	/* lines without '=' inih reports itself, without calling the handler */
-	if (bad_line > 0 && (!p.failed || bad_line < p.err_line)) {
-		strbuf_reset(&p.msg);
-		p.failed = false;
-		ini_fail(&p, bad_line, "expected 'key = value' or '[reload]'");
-	}
-	if (!p.failed && !p.section_line)
-		ini_fail(&p, 0, "no [reload] section");
-	if (!p.failed && reload_rule_check(&p.rule, &p.msg) < 0) {
-		p.failed = true;
-		p.err_line = p.section_line;
-	}
-	if (p.failed) {
-		e = -EINVAL;
-		if (p.err_line > 0)
-			strbuf_addf(err, "%s:%d: %s", path, p.err_line, p.msg.buf);
-		else
-			strbuf_addf(err, "%s: %s", path, p.msg.buf);
-		goto out;
-	}
-	p.rule.source = xasprintf("%s:%d", path, p.section_line);
-	reload_rule_release(out);
-	*out = p.rule;
-	memset(&p.rule, 0, sizeof(p.rule));
-out:
-	reload_rule_release(&p.rule);
-	strbuf_release(&p.msg);
-	return e;
+	return rule_done(e, &a, path, out);
 }
 
 int reload_rule_load(const char *path, struct reload_rule *out, struct strbuf *err)
 {
-	char *text = NULL;
-	size_t len;
-	int e = read_file(path, &text, &len);
+	struct analysis_ini a = { 0 };
+	int e = ini_load(&analysis_ini_format, path, &a, err);
 
-	if (e < 0) {
-		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-e));
-		return e;
-	}
-	if (strlen(text) != len) {
-		strbuf_addf(err, "%s: NUL byte in an analysis.ini", path);
-		free(text);
-		return -EINVAL;
-	}
-	e = reload_rule_parse_string(text, path, out, err);
-	free(text);
-	return e;
+	return rule_done(e, &a, path, out);
 }
 
 /* "SECONDS.MICROSECONDS" of a game.log line, to ns. */

@@ -1,20 +1,17 @@
 /*
  * Reading quiet profiles (recipes/quiet/NAME.ini; keys in recipes/README.md).
  *
- * As for recipes (bench/recipe.c), inih reads through our own line reader,
- * because Debian's inih tells the handler neither the line nor about
- * sections without keys: the reader counts lines and handles "[section]"
- * lines itself. Profiles have no long values (a long 'services' list is
- * written over several lines), so a line too long for inih is an error.
- * The first error wins; the profile is handed over only when whole.
+ * Read by the INI adapter (common/ini.h), as recipes are. Profiles have no
+ * long values (a long 'services' list is written over several lines), so
+ * a line is at most 197 characters. The first error wins; the profile is
+ * handed over only when whole.
  */
 #include "quiet.h"
+#include "ini.h"
 #include "recipe.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <ini.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,30 +49,13 @@ static const char *section_gone(const char *name)
 
 struct parser {
 	struct quiet_profile *p;
-	const char *text;
-	int line;
+	struct ini *ini;        /* the file being read */
 	enum section section;
 	int section_line[N_SECTIONS];
 	int seen[64];
-	bool failed;
-	int err_line;
-	struct strbuf msg;
 };
 
-__attribute__((format(printf, 2, 3)))
-static int fail(struct parser *ps, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ps->failed)
-		return -EINVAL;
-	ps->failed = true;
-	ps->err_line = ps->line;
-	va_start(ap, fmt);
-	strbuf_vaddf(&ps->msg, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
+#define fail(ps, ...) ini_fail((ps)->ini, __VA_ARGS__)
 
 static int parse_bool(struct parser *ps, const char *key, const char *v, bool *out)
 {
@@ -322,113 +302,65 @@ static int set_key(struct parser *ps, const struct key_def *k, const char *v)
 	}
 }
 
-static int on_key(void *user, const char *section, const char *name, const char *value)
+static int on_key(struct ini *ini, void *user, const char *section, const char *name,
+		  const char *value)
 {
 	struct parser *ps = user;
 	size_t id;
 
-	if (ps->failed)
-		return 0;
-	if (!value || !*name) {
-		fail(ps, "expected 'key = value' or '[section]'");
-		return 0;
-	}
-	if (ps->section == S_NONE) {
-		fail(ps, "key '%s' outside any section", name);
-		return 0;
-	}
+	ps->ini = ini;
+	if (!*name)
+		return fail(ps, "expected 'key = value' or '[section]'");
+	if (ps->section == S_NONE)
+		return fail(ps, "key '%s' outside any section", name);
 	for (id = 0; id < ARRAY_SIZE(keys); id++)
 		if (keys[id].section == ps->section && !strcmp(keys[id].name, name))
 			break;
-	if (id == ARRAY_SIZE(keys)) {
-		fail(ps, "unknown key '%s' in [%s]", name, section_names[ps->section]);
-		return 0;
-	}
-	if (ps->seen[id] && !(keys[id].flags & KEY_REPEAT)) {
-		fail(ps, "duplicate key '%s' (first set on line %d)", name, ps->seen[id]);
-		return 0;
-	}
-	if (!*value && !(keys[id].flags & KEY_EMPTY_OK)) {
-		fail(ps, "empty value for '%s'", name);
-		return 0;
-	}
+	if (id == ARRAY_SIZE(keys))
+		return fail(ps, "unknown key '%s' in [%s]", name, section_names[ps->section]);
+	if (ps->seen[id] && !(keys[id].flags & KEY_REPEAT))
+		return fail(ps, "duplicate key '%s' (first set on line %d)", name, ps->seen[id]);
+	if (!*value && !(keys[id].flags & KEY_EMPTY_OK))
+		return fail(ps, "empty value for '%s'", name);
 	/* the first 'services' line replaces the default list, later ones add */
 	if (!ps->seen[id] && !strcmp(name, "services")) {
 		argv_release(&ps->p->services);
 		argv_init(&ps->p->services);
 	}
 	if (!ps->seen[id])
-		ps->seen[id] = ps->line;
-	return set_key(ps, &keys[id], value) == 0;
+		ps->seen[id] = ini_line(ini);
+	return set_key(ps, &keys[id], value);
 }
 
-static void begin_section(struct parser *ps, const char *s, size_t len)
+static int on_section(struct ini *ini, void *user, const char *name)
 {
-	const char *close = memchr(s, ']', len), *rest, *gone;
-	char *name;
+	struct parser *ps = user;
+	const char *gone;
 	int i;
 
-	if (!close) {
-		fail(ps, "missing ']' in section header");
-		return;
-	}
-	for (rest = close + 1; rest < s + len && isspace((unsigned char)*rest); rest++)
-		;
-	if (rest < s + len && *rest != ';' && *rest != '#') {
-		fail(ps, "unexpected text after section header");
-		return;
-	}
-	name = xasprintf("%.*s", (int)(close - s - 1), s + 1);
-	str_strip(name);
 	for (i = 1; i < N_SECTIONS; i++)
 		if (!strcmp(name, section_names[i]))
 			break;
 	if (i == N_SECTIONS && (gone = section_gone(name)))
-		fail(ps, "[%s] is gone: %s", name, gone);
-	else if (i == N_SECTIONS)
-		fail(ps, "unknown section '[%s]'", name);
-	else if (ps->section_line[i])
-		fail(ps, "duplicate section '[%s]' (first on line %d)", name, ps->section_line[i]);
-	else {
-		ps->section = (enum section)i;
-		ps->section_line[i] = ps->line;
-	}
-	free(name);
+		return ini_fail(ini, "[%s] is gone: %s", name, gone);
+	if (i == N_SECTIONS)
+		return ini_fail(ini, "unknown section '[%s]'", name);
+	if (ps->section_line[i])
+		return ini_fail(ini, "duplicate section '[%s]' (first on line %d)", name,
+				ps->section_line[i]);
+	ps->section = (enum section)i;
+	ps->section_line[i] = ini_line(ini);
+	return 0;
 }
 
-/* inih's reader: one line per call, comment and section lines handled
- * here (inih sees an empty line instead). */
-static char *read_line(char *buf, int num, void *stream)
-{
-	struct parser *ps = stream;
-	const char *s = ps->text, *end;
-	size_t len;
-
-	if (ps->failed || !*s)
-		return NULL;
-	end = strchrnul(s, '\n');
-	ps->text = *end ? end + 1 : end;
-	ps->line++;
-	if (ps->line == 1 && !strncmp(s, "\xef\xbb\xbf", 3))
-		s += 3;
-	while (s < end && isspace((unsigned char)*s))
-		s++;
-	len = (size_t)(end - s);
-	if (len > 0 && *s == '[')
-		begin_section(ps, s, len);
-	if (len == 0 || *s == '#' || *s == ';' || *s == '[') {
-		memcpy(buf, "\n", 2);
-		return buf;
-	}
-	if (len + 2 >= (size_t)num) {
-		fail(ps, "line too long (at most %d characters; a long 'services' list can be "
-		     "split over several 'services =' lines)", num - 3);
-		return NULL;
-	}
-	memcpy(buf, s, len);
-	memcpy(buf + len, "\n", 2);
-	return buf;
-}
+static const struct ini_format profile_format = {
+	.what = "a profile",
+	.expected = "expected 'key = value' or '[section]'",
+	.max_line = 197,
+	.too_long_hint = "; a long 'services' list can be split over several 'services =' lines",
+	.section = on_section,
+	.key = on_key,
+};
 
 void quiet_profile_init(struct quiet_profile *p)
 {
@@ -472,68 +404,40 @@ void quiet_profile_release(struct quiet_profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int quiet_profile_parse(const char *text, const char *path, struct quiet_profile *p,
+/* Reads the profile at path (text NULL) or the text over the defaults,
+ * into p when it is whole. */
+static int profile_read(const char *text, const char *path, struct quiet_profile *p,
 			struct strbuf *err)
 {
-	struct parser ps;
+	struct parser ps = { 0 };
 	struct quiet_profile tmp;
-	int bad_line, r = 0;
+	int r;
 
 	quiet_profile_init(&tmp);
 	tmp.path = xstrdup(path);
-	memset(&ps, 0, sizeof(ps));
 	ps.p = &tmp;
-	ps.text = text;
-	strbuf_init(&ps.msg);
-	bad_line = ini_parse_stream(read_line, &ps, on_key, &ps);
-	if (bad_line == -2) {
-		strbuf_addf(err, "%s: %s", path, strerror(ENOMEM));
-		r = -ENOMEM;
-		goto out;
+	if (text)
+		r = ini_parse_text(&profile_format, text, strlen(text), path, &ps, err);
+	else
+		r = ini_load(&profile_format, path, &ps, err);
+	if (r == 0) {
+		quiet_profile_release(p);
+		*p = tmp;
+		memset(&tmp, 0, sizeof(tmp));
 	}
-	/* lines without '=' inih reports itself; an earlier one wins */
-	if (bad_line > 0 && (!ps.failed || bad_line < ps.err_line)) {
-		strbuf_reset(&ps.msg);
-		ps.failed = true;
-		ps.err_line = bad_line;
-		strbuf_addstr(&ps.msg, "expected 'key = value' or '[section]'");
-	}
-	if (ps.failed) {
-		strbuf_addf(err, "%s:%d: %s", path, ps.err_line, ps.msg.buf);
-		r = -EINVAL;
-		goto out;
-	}
-	quiet_profile_release(p);
-	*p = tmp;
-	memset(&tmp, 0, sizeof(tmp));
-out:
 	quiet_profile_release(&tmp);
-	strbuf_release(&ps.msg);
 	return r;
+}
+
+int quiet_profile_parse(const char *text, const char *path, struct quiet_profile *p,
+			struct strbuf *err)
+{
+	return profile_read(text, path, p, err);
 }
 
 int quiet_profile_load(const char *path, struct quiet_profile *p, struct strbuf *err)
 {
-	char *text = NULL;
-	size_t len;
-	int r = read_file(path, &text, &len);
-
-	if (r < 0) {
-		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
-		return r;
-	}
-	if (strlen(text) != len) {
-		int line = 1;
-
-		for (const char *c = text; *c; c++)
-			line += *c == '\n';
-		strbuf_addf(err, "%s:%d: NUL byte in a profile", path, line);
-		free(text);
-		return -EINVAL;
-	}
-	r = quiet_profile_parse(text, path, p, err);
-	free(text);
-	return r;
+	return profile_read(NULL, path, p, err);
 }
 
 char *quiet_profile_find(const char *arg, char *const *recipe_dirs, size_t n)

@@ -1,8 +1,8 @@
 /*
- * Recipes: one INI file per game in recipes/ (parsed with inih), saying how
- * to run the game unattended and how the run ends. Every key is documented
- * in recipes/README.md. A bad recipe is refused before anything starts:
- * "recipes/x.ini:12: unknown key 'windw'".
+ * Recipes: one INI file per game in recipes/ (read by the INI adapter,
+ * common/ini.h), saying how to run the game unattended and how the run
+ * ends. Every key is documented in recipes/README.md. A bad recipe is
+ * refused before anything starts: "recipes/x.ini:12: unknown key 'windw'".
  */
 #ifndef HB_RECIPE_H
 #define HB_RECIPE_H

@@ -1,5 +1,5 @@
 /*
- * Tests of the recipe parser (bench/recipe.c): a full recipe and the
+ * Tests of the recipe parser (bench/recipe*.c): a full recipe and the
  * defaults parse to the expected fields, every kind of mistake gives its
  * exact "file:line: what is wrong" message, names resolve to files, and
  * the recipes shipped in recipes/ parse.

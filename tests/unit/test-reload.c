@@ -406,6 +406,11 @@ START_TEST(warmup_metrics)
 }
 END_TEST
 
+/* 200 characters */
+#define LONG_WHY_20 "twenty characters.. "
+#define LONG_WHY LONG_WHY_20 LONG_WHY_20 LONG_WHY_20 LONG_WHY_20 LONG_WHY_20 \
+	LONG_WHY_20 LONG_WHY_20 LONG_WHY_20 LONG_WHY_20 LONG_WHY_20
+
 /* analysis.ini: good files parse, bad ones are refused with PATH:LINE. */
 START_TEST(ini_errors)
 {
@@ -431,6 +436,9 @@ START_TEST(ini_errors)
 		{ "[reload]\nwhy = x\njust words\n", "x.ini:3: expected 'key = value' or '[reload]'" },
 		{ "[reload] extra\n", "x.ini:1: unexpected text after section header" },
 		{ "# nothing\n", "x.ini: no [reload] section" },
+		/* a long 'why' is written over several lines */
+		{ "[reload]\nwhy = " LONG_WHY "\n", "x.ini:2: line too long (at most 198 characters; a "
+		  "long 'why' takes several 'why =' lines)" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -464,6 +472,11 @@ START_TEST(ini_good)
 	ck_assert_str_eq(d, "pass start to 1 s after the first line matching '^CL_InitCGame:'");
 	free(d);
 	reload_rule_release(&r);
+	/* a BOM (once taken for text before the section), CRLF */
+	ck_assert_msg(reload_rule_parse_string("\xef\xbb\xbf[reload]\r\nnone = yes\r\nwhy = x\r\n", "x.ini",
+					       &r, &err) == 0, "%s", err.buf);
+	ck_assert_int_eq(r.kind, RELOAD_NONE);
+	ck_assert_str_eq(r.source, "x.ini:1");
 
 	/* the rules shipped in gamedb/ parse */
 	ck_assert_msg(reload_rule_load(srcdir_path("gamedb/dsda-doom/analysis.ini"), &r, &err) == 0,
