@@ -4,7 +4,7 @@
  * intfscan.h; what it finds in docs/interference.md, "Old runs").
  */
 #include "intfscan.h"
-#include "ini.h"
+#include "inifile.h"
 #include "kvfile.h"
 #include "regexlimit.h"
 

@@ -1,6 +1,6 @@
 /*
  * Recipes: one INI file per game in recipes/ (read by the INI adapter,
- * common/ini.h), saying how to run the game unattended and how the run
+ * common/inifile.h), saying how to run the game unattended and how the run
  * ends. Every key is documented in recipes/README.md. A bad recipe is
  * refused before anything starts: "recipes/x.ini:12: unknown key 'windw'".
  */

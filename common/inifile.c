@@ -1,5 +1,5 @@
 /*
- * The INI adapter over inih (contract in ini.h).
+ * The INI adapter over inih (contract in inifile.h).
  *
  * inih reads through read_line() below, one line of the text per call as
  * fgets would give it. The line it gets is never a comment, a blank line
@@ -9,7 +9,9 @@
  * long_value for on_pair(). So inih splits pairs and strips their
  * comments, and everything it does not tell its handler is done here.
  */
-#include "ini.h"
+#include "inifile.h"
+
+#include <ini.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -18,15 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/*
- * inih's API (Debian's libinih1, built without INI_HANDLER_LINENO), as its
- * <ini.h> declares it: that header is shadowed by ours on the include
- * path, so that no other file can reach inih past this adapter.
- */
-typedef char *(*inih_reader)(char *str, int num, void *stream);
-typedef int (*inih_handler)(void *user, const char *section, const char *name, const char *value);
-int ini_parse_stream(inih_reader reader, void *stream, inih_handler handler, void *user);
 
 #define UTF8_BOM "\xef\xbb\xbf"
 

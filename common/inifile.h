@@ -15,11 +15,11 @@
  * "PATH:LINE: what is wrong" ("PATH: what is wrong" when no line is at
  * fault).
  *
- * This header shadows inih's own <ini.h> on the include path on purpose:
- * nothing but common/ini.c reaches inih.
+ * Nothing but common/inifile.c includes inih's <ini.h>: every format goes
+ * through this adapter.
  */
-#ifndef HB_INI_H
-#define HB_INI_H
+#ifndef HB_INIFILE_H
+#define HB_INIFILE_H
 
 #include <stddef.h>
 
