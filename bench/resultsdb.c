@@ -1,7 +1,7 @@
 /*
  * The results database (see resultsdb.h): SQLite behind the few operations
  * the commands need, so that no command writes SQL of its own and the
- * schema (results/schema/NNNN-*.sql, compiled in as schema_migrations[])
+ * schema (bench/schema/NNNN-*.sql, compiled in as schema_migrations[])
  * is applied the same way by every program that opens a database.
  *
  * Journal mode: the default rollback journal, not WAL. A results database
