@@ -47,6 +47,7 @@
  * are not valid UTF-8 become U+FFFD, so the output is always valid JSON.
  */
 #include "report.h"
+#include "csv.h"
 #include "kvfile.h"
 #include "util.h"
 
@@ -391,23 +392,6 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 
 /* ---- CSV ---- */
 
-void report_csv_field(FILE *out, const char *s)
-{
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 /* The metrics, then stall_why (derived from them), each after a comma. */
 static void csv_values(FILE *out, const struct metrics *m, bool ok)
 {
@@ -418,7 +402,7 @@ static void csv_values(FILE *out, const struct metrics *m, bool ok)
 	}
 	fputc(',', out);
 	if (ok)
-		report_csv_field(out, metrics_stall_why(m));
+		csv_write_field(out, metrics_stall_why(m));
 	fputc(',', out);
 }
 
@@ -431,24 +415,24 @@ static void print_csv(FILE *out, const struct report_row *rows, size_t n,
 	fputs(",stall_why,excluded\n", out);
 
 	for (size_t i = 0; i < n; i++) {
-		report_csv_field(out, rows[i].run);
+		csv_write_field(out, rows[i].run);
 		fputc(',', out);
-		report_csv_field(out, rows[i].game);
+		csv_write_field(out, rows[i].game);
 		fputc(',', out);
-		report_csv_field(out, rows[i].variant);
+		csv_write_field(out, rows[i].variant);
 		fputc(',', out);
-		report_csv_field(out, rows[i].status);
+		csv_write_field(out, rows[i].status);
 		fputc(',', out);
 		csv_values(out, &rows[i].m, row_ok(&rows[i]));
-		report_csv_field(out, report_row_excluded(&rows[i], inc));
+		csv_write_field(out, report_row_excluded(&rows[i], inc));
 		fputc('\n', out);
 	}
 	for (size_t g = 0; g < n_grp; g++) {
 		for (int k = 0; k < 3; k++) {
 			fprintf(out, "%s,", stat_name[k]);
-			report_csv_field(out, grp[g].game);
+			csv_write_field(out, grp[g].game);
 			fputc(',', out);
-			report_csv_field(out, grp[g].run_name);
+			csv_write_field(out, grp[g].run_name);
 			fprintf(out, ",,%zu", grp[g].s.n);
 			csv_values(out, group_stat(&grp[g], k), true);
 			fputc('\n', out);
