@@ -74,11 +74,11 @@ $(B)/libhitch.a: $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-# The database schema is a list of migrations (results/schema/NNNN-*.sql),
+# The database schema is a list of migrations (bench/schema/NNNN-*.sql),
 # compiled into the program so a run can create or upgrade any database.
-$(B)/gen/schema.c: $(sort $(wildcard results/schema/*.sql)) scripts/embed-sql.sh
+$(B)/gen/schema.c: $(sort $(wildcard bench/schema/*.sql)) scripts/embed-sql.sh
 	@mkdir -p $(@D)
-	sh scripts/embed-sql.sh $(sort $(wildcard results/schema/*.sql)) > $@.tmp && mv $@.tmp $@
+	sh scripts/embed-sql.sh $(sort $(wildcard bench/schema/*.sql)) > $@.tmp && mv $@.tmp $@
 
 $(B)/gen/schema.o: $(B)/gen/schema.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<

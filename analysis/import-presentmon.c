@@ -59,6 +59,7 @@ struct pm {
 	struct pm_map proc_map, chain_map;
 	struct pm_row *rows;
 	size_t n_rows, alloc_rows;
+	char *first_gpu, *first_cpu, *first_res;   /* FrameView's, of its first row */
 };
 
 static uint64_t hash_str(uint64_t h, const char *s)
@@ -194,6 +195,9 @@ static void pm_release(struct pm *pm)
 	free(pm->chains);
 	free(pm->proc_map.slot);
 	free(pm->chain_map.slot);
+	free(pm->first_gpu);
+	free(pm->first_cpu);
+	free(pm->first_res);
 	free(pm->rows);
 }
 
@@ -373,6 +377,96 @@ static void keep_frames(const struct pm *pm, size_t chain, struct import_series 
 	}
 }
 
+/* One row after the header into pm: 1 when it was kept, 0 when dropped
+ * (cut short by a crash: noted in out), -EINVAL with err set. */
+static int read_row(struct pm *pm, const struct pm_cols *cl, bool frameview, size_t nh,
+		    const struct csv_record *rec, const char *path, struct import_series *out,
+		    struct strbuf *err)
+{
+	double ms = NAN;
+	const char *ft;
+	size_t proc, chain;
+
+	if (rec->cut && rec->n < nh) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%zu of %zu fields", rec->n, nh);
+		import_drop_cut(out, path, rec->line, what);
+		return 0;
+	}
+	if ((int)rec->n <= cl->need) {
+		strbuf_addf(err, "%s:%d: expected %zu fields as the header says, found %zu",
+			    path, rec->line, nh, rec->n);
+		return -EINVAL;
+	}
+	ft = rec->f[cl->ms];
+	if (strcmp(ft, "NA") != 0 && *ft && import_parse_value(ft, &ms) < 0) {
+		if (rec->cut) {
+			char *what = xasprintf("'%.20s' as the frame time", ft);
+
+			import_drop_cut(out, path, rec->line, what);
+			free(what);
+			return 0;
+		}
+		strbuf_addf(err, "%s:%d: expected a number or NA as the frame time, found '%.40s'",
+			    path, rec->line, ft);
+		return -EINVAL;
+	}
+	proc = find_proc(pm, rec->f[cl->app], col(rec, cl->pid));
+	pm->procs[proc].rows++;
+	chain = find_chain(pm, proc, col(rec, cl->chain), col(rec, cl->rt), col(rec, cl->mode));
+	pm->chains[chain].rows++;
+	pm->rows = grow(pm->rows, &pm->alloc_rows, pm->n_rows, sizeof(*pm->rows));
+	pm->rows[pm->n_rows++] = (struct pm_row){ chain, rec->line, ms };
+	if (frameview && !pm->first_gpu) {
+		pm->first_gpu = xstrdup(col(rec, cl->gpu));
+		pm->first_cpu = xstrdup(col(rec, cl->cpu));
+		pm->first_res = xstrdup(col(rec, cl->res));
+	}
+	return 1;
+}
+
+/* The picked process's busiest chain (the first of a tie). */
+static size_t busiest_chain(const struct pm *pm, size_t proc)
+{
+	size_t chain = 0;
+
+	for (size_t i = 0, best = 0; i < pm->n_chains; i++) {
+		if (pm->chains[i].proc != proc)
+			continue;
+		if (!best++ || pm->chains[i].rows > pm->chains[chain].rows)
+			chain = i;
+	}
+	return chain;
+}
+
+/* What was kept, for the import's info: the process, its chain, the
+ * processes seen, and FrameView's GPU, CPU and resolution. */
+static void describe(const struct pm *pm, const struct pm_cols *cl, const size_t *order,
+		     size_t proc, size_t chain, struct import_series *out)
+{
+	struct strbuf procs = STRBUF_INIT;
+
+	kvfile_add(&out->info, "application", pm->procs[proc].app);
+	if (cl->pid >= 0)
+		kvfile_add(&out->info, "process_id", pm->procs[proc].pid);
+	if (cl->chain >= 0)
+		kvfile_add(&out->info, "swap_chain", pm->chains[chain].addr);
+	if (cl->rt >= 0)
+		kvfile_add(&out->info, "runtime", pm->chains[chain].runtime);
+	if (cl->mode >= 0)
+		kvfile_add(&out->info, "present_mode", pm->chains[chain].mode);
+	list_procs(pm, order, &procs);
+	kvfile_add(&out->info, "processes", procs.buf);
+	strbuf_release(&procs);
+	if (pm->first_gpu && *pm->first_gpu)
+		kvfile_add(&out->info, "gpu", pm->first_gpu);
+	if (pm->first_cpu && *pm->first_cpu)
+		kvfile_add(&out->info, "cpu", pm->first_cpu);
+	if (pm->first_res && *pm->first_res)
+		kvfile_add(&out->info, "resolution", pm->first_res);
+}
+
 int import_presentmon_parse(const char *text, size_t len, const char *path,
 			    const struct import_opts *o, struct import_series *out,
 			    struct strbuf *err)
@@ -381,10 +475,8 @@ int import_presentmon_parse(const char *text, size_t len, const char *path,
 	struct pm_cols cl;
 	struct csv c;
 	struct csv_record rec;
-	struct strbuf procs = STRBUF_INIT;
-	size_t nh, proc, chain = 0, *order = NULL;
+	size_t nh, proc, chain, *order = NULL;
 	bool frameview;
-	char *first_gpu = NULL, *first_cpu = NULL, *first_res = NULL;
 	int r;
 
 	memset(&pm, 0, sizeof(pm));
@@ -401,51 +493,10 @@ int import_presentmon_parse(const char *text, size_t len, const char *path,
 	nh = rec.n;
 	if ((r = header(&rec, path, &cl, out, &frameview, err)) < 0)
 		goto out;
-
 	while ((r = csv_next(&c, &rec)) > 0) {
-		double ms = NAN;
-		const char *ft;
-
-		if (rec.cut && rec.n < nh) {
-			char what[64];
-
-			snprintf(what, sizeof(what), "%zu of %zu fields", rec.n, nh);
-			import_drop_cut(out, path, rec.line, what);
-			out->rows++;
-			continue;
-		}
-		if ((int)rec.n <= cl.need) {
-			strbuf_addf(err, "%s:%d: expected %zu fields as the header says, found %zu",
-				    path, rec.line, nh, rec.n);
-			r = -EINVAL;
+		r = read_row(&pm, &cl, frameview, nh, &rec, path, out, err);
+		if (r < 0)
 			goto out;
-		}
-		ft = rec.f[cl.ms];
-		if (strcmp(ft, "NA") != 0 && *ft && import_parse_value(ft, &ms) < 0) {
-			if (rec.cut) {
-				char *what = xasprintf("'%.20s' as the frame time", ft);
-
-				import_drop_cut(out, path, rec.line, what);
-				free(what);
-				out->rows++;
-				continue;
-			}
-			strbuf_addf(err, "%s:%d: expected a number or NA as the frame time, found '%.40s'",
-				    path, rec.line, ft);
-			r = -EINVAL;
-			goto out;
-		}
-		proc = find_proc(&pm, rec.f[cl.app], col(&rec, cl.pid));
-		pm.procs[proc].rows++;
-		chain = find_chain(&pm, proc, col(&rec, cl.chain), col(&rec, cl.rt), col(&rec, cl.mode));
-		pm.chains[chain].rows++;
-		pm.rows = grow(pm.rows, &pm.alloc_rows, pm.n_rows, sizeof(*pm.rows));
-		pm.rows[pm.n_rows++] = (struct pm_row){ chain, rec.line, ms };
-		if (frameview && !first_gpu) {
-			first_gpu = xstrdup(col(&rec, cl.gpu));
-			first_cpu = xstrdup(col(&rec, cl.cpu));
-			first_res = xstrdup(col(&rec, cl.res));
-		}
 		out->rows++;
 	}
 	if (r < 0) {
@@ -461,37 +512,12 @@ int import_presentmon_parse(const char *text, size_t len, const char *path,
 	r = pick_process(&pm, order, o ? o->process : NULL, path, out, &proc, err);
 	if (r < 0)
 		goto out;
-	for (size_t i = 0, best = 0; i < pm.n_chains; i++) {
-		if (pm.chains[i].proc != proc)
-			continue;
-		if (!best++ || pm.chains[i].rows > pm.chains[chain].rows)
-			chain = i;
-	}
+	chain = busiest_chain(&pm, proc);
 	keep_frames(&pm, chain, out);
-	kvfile_add(&out->info, "application", pm.procs[proc].app);
-	if (cl.pid >= 0)
-		kvfile_add(&out->info, "process_id", pm.procs[proc].pid);
-	if (cl.chain >= 0)
-		kvfile_add(&out->info, "swap_chain", pm.chains[chain].addr);
-	if (cl.rt >= 0)
-		kvfile_add(&out->info, "runtime", pm.chains[chain].runtime);
-	if (cl.mode >= 0)
-		kvfile_add(&out->info, "present_mode", pm.chains[chain].mode);
-	list_procs(&pm, order, &procs);
-	kvfile_add(&out->info, "processes", procs.buf);
-	if (first_gpu && *first_gpu)
-		kvfile_add(&out->info, "gpu", first_gpu);
-	if (first_cpu && *first_cpu)
-		kvfile_add(&out->info, "cpu", first_cpu);
-	if (first_res && *first_res)
-		kvfile_add(&out->info, "resolution", first_res);
+	describe(&pm, &cl, order, proc, chain, out);
 	r = import_finish(out, path, err);
 out:
 	free(order);
-	free(first_gpu);
-	free(first_cpu);
-	free(first_res);
-	strbuf_release(&procs);
 	pm_release(&pm);
 	csv_release(&c);
 	return r;

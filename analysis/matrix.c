@@ -2,6 +2,7 @@
  * Building the matrix of runs (see matrix.h) and writing it as CSV.
  */
 #include "matrix.h"
+#include "csv.h"
 #include "util.h"
 
 #include <errno.h>
@@ -204,15 +205,15 @@ int matrix_write_csv(FILE *out, const struct matrix *m, enum metric_id id)
 			char *name = xasprintf("%s.%s", m->col[c], parts[p]);
 
 			fputc(',', out);
-			report_csv_field(out, name);
+			csv_write_field(out, name);
 			free(name);
 		}
 	}
 	fputc('\n', out);
 	for (size_t r = 0; r < m->n_rows; r++) {
-		report_csv_field(out, m->row_game[r]);
+		csv_write_field(out, m->row_game[r]);
 		fputc(',', out);
-		report_csv_field(out, m->row_name[r]);
+		csv_write_field(out, m->row_name[r]);
 		for (size_t c = 0; c < m->n_cols; c++) {
 			const struct run_stats *s = &m->cell[r * m->n_cols + c];
 

@@ -307,7 +307,8 @@ void metrics_median(const struct metrics *runs, size_t n, struct metrics *out)
 	free(vals);
 }
 
-const char *const stall_group_names[M_STALL_OTHER_S - M_STALL_DISK_S + 1] = {
+/* The groups of the stall_*_s metrics, in their order. */
+static const char *const stall_group_names[M_STALL_OTHER_S - M_STALL_DISK_S + 1] = {
 	"disk", "swap", "reclaim", "gpu", "cpu", "io", "wait", "other",
 };
 

@@ -190,10 +190,6 @@ int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
  * (and for n == 0). */
 void metrics_median(const struct metrics *runs, size_t n, struct metrics *out);
 
-/* The groups of the stall_*_s metrics, in their order: "disk" for
- * stall_disk_s ... "other" for stall_other_s. */
-extern const char *const stall_group_names[M_STALL_OTHER_S - M_STALL_DISK_S + 1];
-
 /* The stall_*_s group with the most seconds ("disk", "swap", "reclaim",
  * "gpu", "cpu", "io", "wait", "other"; the first of a tie), or NULL when
  * m has none of them or they are all 0. The report's stall_why. */

@@ -8,6 +8,8 @@
  *
  * The plot_*_write() halves write only the script and data (into a
  * directory the caller made), so tests can check them without gnuplot.
+ * Reading the matrix CSV and trend TSV a picture is drawn from is
+ * plot-inputs.h's.
  */
 #ifndef HB_PLOT_H
 #define HB_PLOT_H
@@ -91,10 +93,6 @@ struct plot_trend_point {
  * "" when unknown. */
 const char *plot_metric_unit(const char *metric);
 
-/* The metric a file is about: its base name without ext ("results/matrix/
- * p99_ms.csv", ".csv" -> "p99_ms"). The caller frees it. */
-char *plot_metric_of(const char *path, const char *ext);
-
 int plot_frames(const struct plot_out *out, const struct plot_frames *f, struct strbuf *err);
 int plot_percentiles(const struct plot_out *out, const char *title,
 		     const struct plot_series *series, size_t n, struct strbuf *err);
@@ -110,21 +108,5 @@ int plot_percentiles_write(const struct plot_out *out, const char *workdir, cons
 int plot_matrix_write(const struct plot_out *out, const char *workdir, const struct plot_matrix *m);
 int plot_trend_write(const struct plot_out *out, const char *workdir, const char *metric,
 		     const struct plot_trend_point *pts, size_t n);
-
-/* Parses a matrix CSV (text buf, read from path, which names errors and
- * gives the metric: its base name without ".csv"). 0, or -EINVAL with
- * "path:line: what is wrong" in err. */
-int plot_matrix_parse(const char *path, const char *buf, struct plot_matrix *m, struct strbuf *err);
-void plot_matrix_release(struct plot_matrix *m);
-
-/* Parses a trend TSV: an optional header line starting with "kernel",
- * '#' comments, then "kernel median min max n change p magnitude" rows
- * (tab- or blank-separated; change is 0/1, yes/no or true/false; p and
- * magnitude may be "-" or empty where change is 0). *pts (kernel strings
- * inside it) is freed with plot_trend_release(). 0, or -EINVAL with
- * "path:line: what is wrong" in err. */
-int plot_trend_parse(const char *path, const char *buf, struct plot_trend_point **pts,
-		     size_t *n, struct strbuf *err);
-void plot_trend_release(struct plot_trend_point *pts, size_t n);
 
 #endif

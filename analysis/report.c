@@ -47,6 +47,7 @@
  * are not valid UTF-8 become U+FFFD, so the output is always valid JSON.
  */
 #include "report.h"
+#include "csv.h"
 #include "kvfile.h"
 #include "util.h"
 
@@ -295,6 +296,66 @@ static void print_integrity_notes(FILE *out, const struct report_row *rows, size
 	      "(frames, stalls, longest, percentiles, lows) are left empty\n", out);
 }
 
+/* The default table's columns into cols (t->col): the headline; the
+ * probe's lateness when a run has it (returns whether one does); the
+ * game's CPU time a frame (beside fps) and the noise column when a run
+ * has the host's noise figures (t->noise). */
+static bool default_columns(struct table *t, enum metric_id *cols, const struct report_row *rows,
+			    size_t n, bool inc)
+{
+	bool probe = false;
+
+	t->col = cols;
+	for (size_t i = 0; i < n; i++) {
+		if (report_row_excluded(&rows[i], inc))
+			continue;
+		probe |= rows[i].m.have[M_PROBE_WORST_US];
+		for (int id = M_CPU_MS_PER_FRAME; id <= M_GAME_RUNQ_MS_PER_S; id++)
+			t->noise |= rows[i].m.have[id];
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(headline_metrics); k++) {
+		cols[t->n_col++] = headline_metrics[k];
+		if (headline_metrics[k] == M_FPS && t->noise)
+			cols[t->n_col++] = M_CPU_MS_PER_FRAME;
+	}
+	if (probe) {
+		cols[t->n_col++] = M_PROBE_WORST_US;
+		cols[t->n_col++] = M_PROBE_P999_US;
+	}
+	return probe;
+}
+
+/* The '#' lines under the table: how each figure shown is defined. */
+static void table_notes(FILE *out, const struct table *t, const struct report_opts *opts, bool probe)
+{
+	bool inc = opts->include_interfered;
+	char threshold[32];
+
+	format_exact(threshold, sizeof(threshold), opts->metric.stall_ms);
+	if (opts->window_note)
+		fprintf(out, "# %s\n", opts->window_note);
+	fprintf(out, "# frame time = " FRAME_DEFINITION "\n");
+	fprintf(out, "# fps = frames / window seconds\n");
+	fprintf(out, "# stall = a frame over %s ms (stalls: how many, stall_s: the seconds they took)\n",
+		threshold);
+	fprintf(out, "# percentiles: %s = %s\n", percentile_def_name(opts->metric.pct),
+		percentile_def_formula(opts->metric.pct));
+	fprintf(out, "# steady = 1000 / p50 frame time\n");
+	fprintf(out, "# low1 = 1000 / p99 frame time\n");
+	for (size_t c = 0; (opts->table_metrics || probe || t->noise) && c < t->n_col; c++)
+		if (t->col[c] >= M_STALL_DISK_S)
+			fprintf(out, "# %s = %s\n", metric_defs[t->col[c]].column,
+				metric_defs[t->col[c]].definition);
+	if (t->noise)
+		fprintf(out, "# noise = %s\n", NOISE_DEFINITION);
+	if (opts->stall_why)
+		fprintf(out, "# why = %s\n", STALL_WHY_DEFINITION);
+	fprintf(out, "# median, min, max = %s\n", inc ? GROUP_DEFINITION_ALL : GROUP_DEFINITION);
+	fprintf(out, "# excluded = not in the groups: the run failed%s\n",
+		inc ? "" : ", or was marked disturbed (bench.txt invalid=1 or interfered=1, "
+			   "or listed in the interfered file)");
+}
+
 static void print_table(FILE *out, const struct report_row *rows, size_t n,
 			const struct report_group *grp, size_t n_grp,
 			const struct report_opts *opts)
@@ -303,30 +364,9 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 			   false, (int)strlen("noise") };
 	bool inc = opts->include_interfered, probe = false;
 	enum metric_id cols[ARRAY_SIZE(headline_metrics) + 3];
-	char threshold[32];
 
-	if (!t.col) {
-		/* the headline; the probe's lateness when a run has it; the
-		 * game's CPU time a frame (beside fps) and the noise when a
-		 * run has the host's noise figures */
-		t.col = cols;
-		for (size_t i = 0; i < n; i++) {
-			if (report_row_excluded(&rows[i], inc))
-				continue;
-			probe |= rows[i].m.have[M_PROBE_WORST_US];
-			for (int id = M_CPU_MS_PER_FRAME; id <= M_GAME_RUNQ_MS_PER_S; id++)
-				t.noise |= rows[i].m.have[id];
-		}
-		for (size_t k = 0; k < ARRAY_SIZE(headline_metrics); k++) {
-			cols[t.n_col++] = headline_metrics[k];
-			if (headline_metrics[k] == M_FPS && t.noise)
-				cols[t.n_col++] = M_CPU_MS_PER_FRAME;
-		}
-		if (probe) {
-			cols[t.n_col++] = M_PROBE_WORST_US;
-			cols[t.n_col++] = M_PROBE_P999_US;
-		}
-	}
+	if (!t.col)
+		probe = default_columns(&t, cols, rows, n, inc);
 	t.width = zalloc((t.n_col ? t.n_col : 1) * sizeof(*t.width));
 	for (size_t c = 0; c < t.n_col; c++)
 		t.width[c] = (int)strlen(metric_defs[t.col[c]].column);
@@ -363,50 +403,11 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 		report_print_excluded(out, "", &rows[i], inc);
 	free(t.width);
 
-	format_exact(threshold, sizeof(threshold), opts->metric.stall_ms);
-	if (opts->window_note)
-		fprintf(out, "# %s\n", opts->window_note);
-	fprintf(out, "# frame time = " FRAME_DEFINITION "\n");
-	fprintf(out, "# fps = frames / window seconds\n");
-	fprintf(out, "# stall = a frame over %s ms (stalls: how many, stall_s: the seconds they took)\n",
-		threshold);
-	fprintf(out, "# percentiles: %s = %s\n", percentile_def_name(opts->metric.pct),
-		percentile_def_formula(opts->metric.pct));
-	fprintf(out, "# steady = 1000 / p50 frame time\n");
-	fprintf(out, "# low1 = 1000 / p99 frame time\n");
-	for (size_t c = 0; (opts->table_metrics || probe || t.noise) && c < t.n_col; c++)
-		if (t.col[c] >= M_STALL_DISK_S)
-			fprintf(out, "# %s = %s\n", metric_defs[t.col[c]].column,
-				metric_defs[t.col[c]].definition);
-	if (t.noise)
-		fprintf(out, "# noise = %s\n", NOISE_DEFINITION);
-	if (opts->stall_why)
-		fprintf(out, "# why = %s\n", STALL_WHY_DEFINITION);
-	fprintf(out, "# median, min, max = %s\n", inc ? GROUP_DEFINITION_ALL : GROUP_DEFINITION);
-	fprintf(out, "# excluded = not in the groups: the run failed%s\n",
-		inc ? "" : ", or was marked disturbed (bench.txt invalid=1 or interfered=1, "
-			   "or listed in the interfered file)");
+	table_notes(out, &t, opts, probe);
 	print_integrity_notes(out, rows, n);
 }
 
 /* ---- CSV ---- */
-
-void report_csv_field(FILE *out, const char *s)
-{
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
 
 /* The metrics, then stall_why (derived from them), each after a comma. */
 static void csv_values(FILE *out, const struct metrics *m, bool ok)
@@ -418,7 +419,7 @@ static void csv_values(FILE *out, const struct metrics *m, bool ok)
 	}
 	fputc(',', out);
 	if (ok)
-		report_csv_field(out, metrics_stall_why(m));
+		csv_write_field(out, metrics_stall_why(m));
 	fputc(',', out);
 }
 
@@ -431,24 +432,24 @@ static void print_csv(FILE *out, const struct report_row *rows, size_t n,
 	fputs(",stall_why,excluded\n", out);
 
 	for (size_t i = 0; i < n; i++) {
-		report_csv_field(out, rows[i].run);
+		csv_write_field(out, rows[i].run);
 		fputc(',', out);
-		report_csv_field(out, rows[i].game);
+		csv_write_field(out, rows[i].game);
 		fputc(',', out);
-		report_csv_field(out, rows[i].variant);
+		csv_write_field(out, rows[i].variant);
 		fputc(',', out);
-		report_csv_field(out, rows[i].status);
+		csv_write_field(out, rows[i].status);
 		fputc(',', out);
 		csv_values(out, &rows[i].m, row_ok(&rows[i]));
-		report_csv_field(out, report_row_excluded(&rows[i], inc));
+		csv_write_field(out, report_row_excluded(&rows[i], inc));
 		fputc('\n', out);
 	}
 	for (size_t g = 0; g < n_grp; g++) {
 		for (int k = 0; k < 3; k++) {
 			fprintf(out, "%s,", stat_name[k]);
-			report_csv_field(out, grp[g].game);
+			csv_write_field(out, grp[g].game);
 			fputc(',', out);
-			report_csv_field(out, grp[g].run_name);
+			csv_write_field(out, grp[g].run_name);
 			fprintf(out, ",,%zu", grp[g].s.n);
 			csv_values(out, group_stat(&grp[g], k), true);
 			fputc('\n', out);
@@ -587,11 +588,10 @@ static void json_provenance(FILE *out, const struct kvfile *kf)
 	fputc('}', out);
 }
 
-static void print_json(FILE *out, const struct report_row *rows, size_t n,
-		       const struct report_group *grp, size_t n_grp,
-		       const struct report_opts *opts)
+/* The "definitions" object: what each figure means, with the options in force. */
+static void json_definitions(FILE *out, const struct report_opts *opts)
 {
-	bool inc = opts->include_interfered, any = false;
+	bool inc = opts->include_interfered;
 
 	fputs("{\n  \"format\": 2,\n  \"definitions\": {\n", out);
 	if (opts->window_note) {
@@ -616,32 +616,46 @@ static void print_json(FILE *out, const struct report_row *rows, size_t n,
 	json_number(out, true, opts->metric.stall_ms);
 	fprintf(out, ",\n    \"groups\": \"median, min and max %s\"\n  },\n",
 		inc ? GROUP_DEFINITION_ALL : GROUP_DEFINITION);
+}
+
+/* One run of "runs" (first: the list's first, without a comma before it). */
+static void json_run(FILE *out, const struct report_row *row, bool first, bool inc)
+{
+	fputs(first ? "\n    {\"run\": " : ",\n    {\"run\": ", out);
+	json_string(out, row->run);
+	fputs(", \"dir\": ", out);
+	json_string(out, row->dir);
+	fputs(", \"run_id\": ", out);
+	json_string(out, row->run_id);
+	fputs(", \"game\": ", out);
+	json_string(out, row->game);
+	fputs(", \"run_name\": ", out);
+	json_string(out, row->variant);
+	fputs(", \"status\": ", out);
+	json_string(out, row->status);
+	fputs(", \"excluded\": ", out);
+	json_string(out, report_row_excluded(row, inc));
+	fputs(", ", out);
+	json_provenance(out, row->provenance);
+	fputs(", ", out);
+	json_metrics(out, "metrics", &row->m, row_ok(row));
+	fputs(", \"stall_why\": ", out);
+	json_string(out, row_ok(row) ? metrics_stall_why(&row->m) : NULL);
+	fputc('}', out);
+}
+
+static void print_json(FILE *out, const struct report_row *rows, size_t n,
+		       const struct report_group *grp, size_t n_grp,
+		       const struct report_opts *opts)
+{
+	bool inc = opts->include_interfered, any = false;
+
+	json_definitions(out, opts);
 	fprintf(out, "  \"include_interfered\": %s,\n", inc ? "true" : "false");
 
 	fputs("  \"runs\": [", out);
-	for (size_t i = 0; i < n; i++) {
-		fputs(i ? ",\n    {\"run\": " : "\n    {\"run\": ", out);
-		json_string(out, rows[i].run);
-		fputs(", \"dir\": ", out);
-		json_string(out, rows[i].dir);
-		fputs(", \"run_id\": ", out);
-		json_string(out, rows[i].run_id);
-		fputs(", \"game\": ", out);
-		json_string(out, rows[i].game);
-		fputs(", \"run_name\": ", out);
-		json_string(out, rows[i].variant);
-		fputs(", \"status\": ", out);
-		json_string(out, rows[i].status);
-		fputs(", \"excluded\": ", out);
-		json_string(out, report_row_excluded(&rows[i], inc));
-		fputs(", ", out);
-		json_provenance(out, rows[i].provenance);
-		fputs(", ", out);
-		json_metrics(out, "metrics", &rows[i].m, row_ok(&rows[i]));
-		fputs(", \"stall_why\": ", out);
-		json_string(out, row_ok(&rows[i]) ? metrics_stall_why(&rows[i].m) : NULL);
-		fputc('}', out);
-	}
+	for (size_t i = 0; i < n; i++)
+		json_run(out, &rows[i], i == 0, inc);
 	fputs(n ? "\n  ],\n" : "],\n", out);
 
 	fputs("  \"groups\": [", out);

@@ -110,7 +110,4 @@ size_t report_groups(const struct report_row *rows, size_t n, bool include_inter
 int report_print(FILE *out, const struct report_row *rows, size_t n,
 		 const struct report_opts *opts);
 
-/* One CSV field, quoted as RFC 4180 wants when it must be (NULL: empty). */
-void report_csv_field(FILE *out, const char *s);
-
 #endif

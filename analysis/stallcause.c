@@ -37,11 +37,6 @@ enum stall_group stall_cause_group(enum stall_cause c)
 	return (unsigned)c < SC_COUNT ? cause_group[c] : SG_OTHER;
 }
 
-const char *stall_group_name(enum stall_group g)
-{
-	return (unsigned)g < SG_COUNT ? stall_group_names[g] : "other";
-}
-
 const char *stall_decider_name(enum stall_decider d)
 {
 	switch (d) {

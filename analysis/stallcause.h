@@ -56,7 +56,6 @@ enum stall_section { SS_LOAD, SS_WARM, SS_WINDOW, SS_COUNT };
 
 const char *stall_cause_name(enum stall_cause c);
 enum stall_group stall_cause_group(enum stall_cause c);
-const char *stall_group_name(enum stall_group g);
 const char *stall_decider_name(enum stall_decider d);
 const char *stall_section_name(enum stall_section s);
 

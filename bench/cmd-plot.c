@@ -8,6 +8,7 @@
 #include "cmdargs.h"
 #include "exitcodes.h"
 #include "plot.h"
+#include "plot-inputs.h"
 #include "run.h"
 
 #include <errno.h>

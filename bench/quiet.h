@@ -13,7 +13,7 @@
 #include "argv.h"
 #include "hostnoise.h"
 #include "kvfile.h"
-#include "sensors.h"
+#include "sensors-parse.h"
 #include "thaw.h"
 #include "util.h"
 

@@ -2,7 +2,7 @@
  * The results database (SQLite): one row per run, one row per metric value,
  * every bench.txt pair kept as provenance. It is an index of run
  * directories and can always be rebuilt from them (hitchbench db import).
- * Schema: results/schema/NNNN-*.sql, applied in order as migrations and
+ * Schema: bench/schema/NNNN-*.sql, applied in order as migrations and
  * recorded in PRAGMA user_version; documented in docs/formats.md.
  */
 #ifndef HB_RESULTSDB_H
@@ -16,7 +16,7 @@
 
 struct resultsdb;
 
-/* The migrations, generated from results/schema/ at build time. */
+/* The migrations, generated from bench/schema/ at build time. */
 struct schema_migration {
 	int version;            /* NNNN of the file name */
 	const char *name;       /* file name */

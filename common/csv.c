@@ -2,7 +2,8 @@
  * The CSV reader of csv.h: one pass over the caller's buffer, a record at
  * a time, copying the unquoted bytes of its fields into one buffer that is
  * grown before the record (to what its bytes could need at most), so the
- * field pointers handed out never move while the record is read.
+ * field pointers handed out never move while the record is read; and the
+ * writer, which quotes a field only when the reader needs it to.
  */
 #include "csv.h"
 #include "util.h"
@@ -183,4 +184,21 @@ int csv_next(struct csv *c, struct csv_record *rec)
 		    rec->open_quote)
 			return 1;
 	}
+}
+
+void csv_write_field(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
 }

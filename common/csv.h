@@ -1,10 +1,12 @@
 /*
- * One reader of comma-separated files (RFC 4180) for every CSV hitchbench
- * reads from elsewhere: the frame logs of MangoHud and PresentMon/FrameView
- * (analysis/import-*.c), and the matrix CSV and trend TSV that
- * `hitchbench plot` draws (analysis/plot.c). Windows tools quote fields
- * that hold a comma, write CRLF and start with a UTF-8 byte order mark; a
- * game that crashed leaves its last record cut short. The reader knows all
+ * The one reader and the one writer of comma-separated files (RFC 4180).
+ *
+ * The reader is for every CSV hitchbench reads from elsewhere: the frame
+ * logs of MangoHud and PresentMon/FrameView (analysis/import-*.c), and the
+ * matrix CSV and trend TSV that `hitchbench plot` draws
+ * (analysis/plot-inputs.c). Windows tools quote fields that hold a
+ * comma, write CRLF and start with a UTF-8 byte order mark; a game that
+ * crashed leaves its last record cut short. The reader knows all
  * of these and says which line a record came from, so a caller can write
  * "path:line: what is wrong".
  *
@@ -27,12 +29,16 @@
  *   - more than CSV_MAX_FIELDS fields or more than CSV_MAX_RECORD bytes
  *     in a record: no file these readers take comes near either, so a
  *     record past them is not one of those files.
+ *
+ * The writer is csv_write_field(), for every CSV hitchbench writes (the
+ * report's CSV, the matrices): the reader reads back what it wrote.
  */
 #ifndef HB_CSV_H
 #define HB_CSV_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define CSV_MAX_FIELDS 4096
 #define CSV_MAX_RECORD (1u << 20) /* bytes, as read (quotes and line ends included) */
@@ -72,5 +78,10 @@ void csv_release(struct csv *c);
 /* 1 and the next record in *rec, 0 at the end, or -EINVAL / -E2BIG with
  * c->why and c->err_line set. After an error the reader stays at the end. */
 int csv_next(struct csv *c, struct csv_record *rec);
+
+/* Writes s as one CSV field (no separator): as it is, or quoted when it
+ * holds a comma, a quote, CR or LF, each '"' doubled. NULL writes nothing
+ * (an empty field). The stream's ferror() tells whether it was written. */
+void csv_write_field(FILE *out, const char *s);
 
 #endif

@@ -68,35 +68,4 @@ int sensors_find(const struct sensors *s, const char *name);
 /* "temp", "fan", ... for a kind. */
 const char *sensor_kind_name(enum sensor_kind kind);
 
-/* The pure parse layer: from a buffer to numbers, 0 or -EINVAL (-ENOENT
- * where a wanted line is missing). Outputs are written only on success. */
-
-/* A sysfs integer attribute ("55000\n", "-44000"). */
-int sensor_parse_int(const char *buf, int64_t *out);
-
-/* The aggregate "cpu" line of /proc/stat, in clock ticks. */
-struct cpu_ticks {
-	uint64_t total;  /* user+nice+system+idle+iowait+irq+softirq+steal */
-	uint64_t idle;   /* idle + iowait */
-	uint64_t iowait;
-};
-int sensor_parse_stat(const char *buf, struct cpu_ticks *out);
-
-/* /proc/meminfo, kB; -1 where the line is absent (MemAvailable needs 3.14). */
-struct mem_kb {
-	int64_t available, swap_total, swap_free;
-};
-int sensor_parse_meminfo(const char *buf, struct mem_kb *out);
-
-/* /proc/pressure/{cpu,io,memory}: total= of the "some" and "full" lines,
- * microseconds; -1 where the line is absent (cpu has no "full" before 5.13). */
-struct psi_totals {
-	int64_t some_us, full_us;
-};
-int sensor_parse_psi(const char *buf, struct psi_totals *out);
-
-/* Makes s a column-name part in place: lowercase, runs of anything outside
- * [a-z0-9_-] become one '_', no '_' at either end. Returns s (maybe ""). */
-char *sensor_name_part(char *s);
-
 #endif

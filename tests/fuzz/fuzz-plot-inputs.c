@@ -4,6 +4,7 @@
  * any bytes (both parsers on each input).
  */
 #include "plot.h"
+#include "plot-inputs.h"
 
 #include <stdint.h>
 #include <stdlib.h>

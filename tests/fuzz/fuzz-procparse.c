@@ -7,7 +7,7 @@
 #include "procparse.h"
 #include "prefetch.h"
 #include "quiet.h"
-#include "sensors.h"
+#include "sensors-parse.h"
 
 static const char *const wanted[] = { "pgmajfault", "pswpin", "nr_free_pages", "allocstall_normal" };
 

@@ -2,7 +2,8 @@
  * common/csv.c: records and fields as RFC 4180 has them (quotes, doubled
  * quotes, separators and line breaks inside quotes), the line ends and
  * byte order mark of Windows tools, a last record cut short, the blank-
- * separated mode of the trend TSV, and what is refused with its line.
+ * separated mode of the trend TSV, and what is refused with its line;
+ * and that the writer's fields read back as they were written.
  */
 #include "csv.h"
 #include "test.h"
@@ -175,6 +176,44 @@ START_TEST(fields_stay)
 }
 END_TEST
 
+/* Fields that need no quotes are written as they are; the others are
+ * quoted, and every one of them reads back unchanged. */
+START_TEST(write_reads_back)
+{
+	static const char *const fields[] = {
+		"plain", "", "a,b", "say \"hi\"", "two\nlines", "cr\rhere", "\"", " pad ",
+	};
+	size_t nf = sizeof(fields) / sizeof(fields[0]), len = 0;
+	struct csv_record rec;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	struct csv c;
+
+	ck_assert_ptr_nonnull(f);
+	for (size_t i = 0; i < nf; i++) {
+		if (i)
+			fputc(',', f);
+		csv_write_field(f, fields[i]);
+	}
+	fputc(',', f);
+	csv_write_field(f, NULL);
+	fputc('\n', f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "plain,,\"a,b\",\"say \"\"hi\"\"\","));
+	ck_assert_ptr_nonnull(strstr(buf, ",\"\"\"\", pad ,\n"));
+
+	csv_init(&c, buf, len, 0);
+	ck_assert_int_eq(csv_next(&c, &rec), 1);
+	ck_assert_uint_eq(rec.n, nf + 1);
+	for (size_t i = 0; i < nf; i++)
+		ck_assert_str_eq(rec.f[i], fields[i]);
+	ck_assert_str_eq(rec.f[nf], "");
+	ck_assert_int_eq(csv_next(&c, &rec), 0);
+	csv_release(&c);
+	free(buf);
+}
+END_TEST
+
 TEST_SUITE(csv_suite)
 {
 	Suite *su = suite_create("csv");
@@ -188,6 +227,7 @@ TEST_SUITE(csv_suite)
 	tcase_add_test(tc, blanks);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, limits);
+	tcase_add_test(tc, write_reads_back);
 	tcase_add_test(tc, fields_stay);
 	suite_add_tcase(su, tc);
 	return su;

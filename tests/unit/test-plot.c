@@ -5,6 +5,7 @@
  * regress commands write and refuse the rest with file:line messages.
  */
 #include "plot.h"
+#include "plot-inputs.h"
 #include "test.h"
 #include "util.h"
 

@@ -15,6 +15,7 @@
 #include "fsroot.h"
 #include "sensorlog.h"
 #include "sensors.h"
+#include "sensors-parse.h"
 #include "sensorstats.h"
 #include "test.h"
 #include "thermalguard.h"

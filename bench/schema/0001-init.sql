@@ -5,7 +5,7 @@
 -- frames) by "hitchbench db import", and the whole database can be rebuilt
 -- from the directories at any time.
 --
--- Migrations: each results/schema/NNNN-*.sql file is one migration, applied
+-- Migrations: each bench/schema/NNNN-*.sql file is one migration, applied
 -- in order of NNNN, each in its own transaction, after which PRAGMA
 -- user_version is set to NNNN. This file is version 1. A migration file is
 -- never edited once released: a change to the schema is a new file.
