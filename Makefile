@@ -39,7 +39,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -std=gnu11 -fPIC
 LIBS       = $(shell pkg-config --libs inih sqlite3 nettle libzstd) -lm
 CHECK_LIBS = $(shell pkg-config --libs check)
 GL_LIBS    = $(shell pkg-config --libs x11 gl)
-# What resolves a recipe's [input] key names (bench/inputsteps.c) and plays them
+# What resolves a recipe's [input] key names (common/inputsteps.c) and plays them
 INPUT_LIBS = $(shell pkg-config --libs x11 libevdev)
 XTEST_LIBS = $(shell pkg-config --libs xtst x11 libevdev)
 

@@ -20,10 +20,10 @@
  * a wrapper that launched it.
  */
 #include "stallrec-internal.h"
+#include "cpulist.h"
 #include "exitcodes.h"
 #include "helperproc.h"
 #include "fsroot.h"
-#include "switch.h"     /* cpu_list_parse */
 #include "timeutil.h"
 
 #include <errno.h>

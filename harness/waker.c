@@ -22,11 +22,11 @@
  * probe.txt ("Probe file"). SIGTERM or SIGINT ends a run cleanly (exit
  * 0), as does -t SECONDS.
  */
+#include "cpulist.h"
 #include "exitcodes.h"
 #include "fsroot.h"
 #include "helperproc.h"
 #include "kvfile.h"
-#include "switch.h"     /* cpu_list_parse */
 #include "timeutil.h"
 #include "util.h"
 #include "waker.h"

@@ -1,6 +1,6 @@
 /*
  * common/sensors.c, common/sensorlog.c, analysis/sensorstats.c and
- * bench/thermalguard.c: the parsers on strings and real /proc files, and
+ * common/thermalguard.c: the parsers on strings and real /proc files, and
  * discovery plus sampling on real sysfs trees other projects test against
  * (tests/fixtures/testdata/sysfs, see MANIFEST.md), on the hand-made
  * cpufreq tree (tests/fixtures/sysfs-cpufreq) and on an empty root.

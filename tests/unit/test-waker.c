@@ -5,6 +5,7 @@
  * written and read back, and what the reader refuses; and the WAKER and
  * PROBE switches' labels and refusals.
  */
+#include "cpulist.h"
 #include "fsroot.h"
 #include "latency.h"
 #include "switch.h"
