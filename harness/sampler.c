@@ -62,14 +62,6 @@ static int parse_seconds(const char *opt, const char *arg, double *out)
 	return 0;
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 static int print_once(struct sensors *s, double *values, uint64_t period_ns)
 {
 	struct timespec ts = { (time_t)(period_ns / NSEC_PER_SEC), (long)(period_ns % NSEC_PER_SEC) };
@@ -105,7 +97,6 @@ static int sample_loop(struct sensors *s, double *values, struct sensor_log *log
 
 	while (!stop) {
 		uint64_t c0 = thread_cpu_ns(), cost, now;
-		struct timespec ts;
 
 		sensors_sample(s, values);
 		r = sensor_log_row(log, s->t_ns, values);
@@ -126,10 +117,7 @@ static int sample_loop(struct sensors *s, double *values, struct sensor_log *log
 			next += ((now - next) / period_ns + 1) * period_ns;
 		if (next >= end)
 			break;
-		ts.tv_sec = (time_t)(next / NSEC_PER_SEC);
-		ts.tv_nsec = (long)(next % NSEC_PER_SEC);
-		while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
+		sleep_until(next, &stop);
 	}
 	if (r == 0)
 		r = sensor_log_close(log, &self);
@@ -214,7 +202,7 @@ int main(int argc, char **argv)
 		struct thermal_guard_result res;
 		struct kvfile kf;
 
-		r = thermal_guard_wait(pattern, wait_below, wait_timeout, &res);
+		r = thermal_guard_wait(pattern, wait_below, wait_timeout, &stop, &res);
 		if (r < 0) {
 			fprintf(stderr, "hitchbench-sampler: thermal guard interrupted\n");
 			return HB_EXIT_INTERRUPTED;

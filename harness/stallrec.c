@@ -301,12 +301,11 @@ int main(int argc, char **argv)
 		end = start + (uint64_t)duration_s * NSEC_PER_SEC;
 	next = start;
 	while (!helper_stop_sig && (!end || next < end)) {
-		struct timespec ts = { (time_t)(next / NSEC_PER_SEC), (long)(next % NSEC_PER_SEC) };
 		uint64_t now;
 
-		/* a pid arriving wakes the sleep early: sleep again */
-		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			continue;
+		/* a pid arriving wakes the sleep early: it is slept again */
+		if (sleep_until(next, &helper_stop_sig) != 0)
+			break;
 		pid = helper_take_pid();
 		if (pid >= 0)
 			game_open(&rc, pid);

@@ -246,35 +246,17 @@ static int target_cpus(struct opts *o, cpu_set_t *online)
 	return 0;
 }
 
-static uint64_t self_cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * NSEC_PER_SEC +
-	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
-}
-
-static struct timespec ts_of(uint64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / NSEC_PER_SEC), (long)(ns % NSEC_PER_SEC) };
-
-	return ts;
-}
-
 /* The main thread's wait: until -t is up or a stop signal. */
 static void wait_end(uint64_t end_ns)
 {
 	while (!helper_stop_sig) {
 		uint64_t now = mono_ns(), until = end_ns ? end_ns : now + NSEC_PER_SEC;
-		struct timespec ts;
 
 		if (end_ns && now >= end_ns)
 			break;
 		if (until > now + NSEC_PER_SEC)
 			until = now + NSEC_PER_SEC;
-		ts = ts_of(until);
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		sleep_until(until, &helper_stop_sig);
 	}
 }
 
@@ -289,16 +271,10 @@ static uint64_t end_of(const struct opts *o, uint64_t start)
  * pass end (0: none). */
 static bool sleep_to_next(uint64_t *next, uint64_t period_ns, uint64_t end)
 {
-	struct timespec ts;
-
 	if (helper_stop_sig || (end && *next + period_ns > end))
 		return false;
 	*next += period_ns;
-	ts = ts_of(*next);
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		if (helper_stop_sig)
-			return false;
-	return true;
+	return sleep_until(*next, &helper_stop_sig) == 0;
 }
 
 /* Threads never take the stop signals: the main thread does. */
@@ -612,6 +588,9 @@ struct probe_thread {
 	atomic_bool *stop;
 };
 
+/* Set by the SIGUSR2 that wakes the probe threads when the probe stops. */
+static volatile sig_atomic_t probe_woken;
+
 /* The measuring loop: nothing allocated, logged or written in it. */
 static void *probe_main(void *arg)
 {
@@ -620,12 +599,11 @@ static void *probe_main(void *arg)
 	uint64_t next = p->start_ns;
 
 	while (!atomic_load_explicit(p->stop, memory_order_relaxed)) {
-		struct timespec ts;
 		uint64_t now, late;
 
 		next += p->period_ns;
-		ts = ts_of(next);
-		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
+		/* woken to stop: the stop flag says so above */
+		if (sleep_until(next, &probe_woken) != 0) {
 			next -= p->period_ns;
 			continue;
 		}
@@ -651,6 +629,7 @@ static void *probe_main(void *arg)
 static void on_wake(int sig)
 {
 	(void)sig;
+	probe_woken = 1;
 }
 
 static void install_wake(void)
@@ -662,9 +641,8 @@ static void install_wake(void)
 	sigaction(SIGUSR2, &sa, NULL);
 }
 
-/* Joins a probe thread, waking it until it ends: a SIGUSR2 that lands
- * between its stop check and its sleep is lost, and the sleep may be as
- * long as a period. */
+/* Joins a probe thread, waking it until it ends (SIGUSR2 again every 50
+ * ms, should the thread not have taken the first). */
 static void join_waking(pthread_t th)
 {
 	for (;;) {

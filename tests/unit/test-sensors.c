@@ -572,7 +572,7 @@ START_TEST(guard_no_sensors)
 	struct thermal_guard_result res;
 
 	/* the root of this test is empty, as this VM's /sys is of sensors */
-	ck_assert_int_eq(thermal_guard_wait("temp.*", 10, 600, &res), 0);
+	ck_assert_int_eq(thermal_guard_wait("temp.*", 10, 600, NULL, &res), 0);
 	ck_assert_int_eq(res.outcome, THERMAL_GUARD_NO_SENSORS);
 	ck_assert_uint_eq(res.sensors, 0);
 	ck_assert_str_eq(res.hottest, "");
