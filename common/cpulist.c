@@ -38,3 +38,34 @@ int cpu_list_parse(const char *s, cpu_set_t *set)
 	free(copy);
 	return r;
 }
+
+void cpu_set_format(const cpu_set_t *set, struct strbuf *out)
+{
+	bool first = true;
+
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		int end = c;
+
+		if (!CPU_ISSET(c, set))
+			continue;
+		while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, set))
+			end++;
+		strbuf_addf(out, "%s%d", first ? "" : ",", c);
+		if (end > c)
+			strbuf_addf(out, "-%d", end);
+		first = false;
+		c = end;
+	}
+	if (first)
+		strbuf_addstr(out, "");
+}
+
+int cpu_set_check_online(const cpu_set_t *want, const cpu_set_t *online, int *bad)
+{
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, want) && !CPU_ISSET(c, online)) {
+			*bad = c;
+			return -EINVAL;
+		}
+	return 0;
+}

@@ -9,7 +9,7 @@
 
 #include "frames.h"
 #include "procparse.h"
-#include "stallrec.h"
+#include "stallrecord.h"
 #include "taskstats.h"
 #include "util.h"
 

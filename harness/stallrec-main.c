@@ -2,7 +2,7 @@
  * hitchbench-stallrec: the stall recorder. Beside a game (the STALLS
  * switch) it samples, every period (10 ms by default), what the game's main
  * thread is doing and what the machine's memory and disks are doing, into
- * a live record in /dev/shm (common/stallrec.h), packed into the run
+ * a live record in /dev/shm (common/stallrecord.h), packed into the run
  * directory (stalls.rec.zst) when it ends. hitchbench stalls then gives
  * every stall frame a cause (docs/stalls.md).
  *

@@ -10,7 +10,7 @@
  *              (unpinned unless -c): wakeups and nothing else
  *   -m kick    one pinned sleeper per CPU of -c (default every online CPU),
  *              each blocked on an eventfd that a kicker on another CPU
- *              writes every period (common/waker.h, kick_plan_make)
+ *              writes every period (common/wakeplan.h, kick_plan_make)
  *   -m probe   one SCHED_FIFO sleeper pinned per CPU, memory locked, every
  *              buffer allocated before the loop; lateness = the time it ran
  *              minus its deadline, into a histogram per CPU and, past
@@ -27,9 +27,10 @@
 #include "fsroot.h"
 #include "helperproc.h"
 #include "kvfile.h"
+#include "probefile.h"
 #include "timeutil.h"
 #include "util.h"
-#include "waker.h"
+#include "wakeplan.h"
 
 #include <errno.h>
 #include <fcntl.h>
