@@ -115,7 +115,8 @@ $(B)/hitchbench-intfwatch: $(B)/harness/intfwatch.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(shell pkg-config --libs libevdev libudev)
 
 # The waker and the probe (the WAKER and PROBE switches): threads pinned per CPU.
-$(B)/hitchbench-waker: $(B)/harness/waker-main.o $(B)/libhitch.a
+$(B)/hitchbench-waker: $(B)/harness/waker-main.o $(B)/harness/waker-run.o $(B)/harness/waker-kick.o \
+		$(B)/harness/waker-probe.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -pthread
 
 # The learning game prefetch (the GAMEPREFETCH switch): learn, fetch, run.
