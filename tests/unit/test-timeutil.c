@@ -115,15 +115,17 @@ START_TEST(signal_slept_through)
 }
 END_TEST
 
+/* What the spin adds to, so that no compiler drops it. */
+static volatile unsigned burn_sink;
+
 /* Spins until the calling thread has used ns of CPU time. */
 static void burn(uint64_t ns)
 {
 	uint64_t t0 = thread_cpu_ns();
-	volatile unsigned x = 0;
 
 	while (thread_cpu_ns() - t0 < ns)
 		for (int i = 0; i < 1000; i++)
-			x += (unsigned)i;
+			burn_sink += (unsigned)i;
 }
 
 static void *burner(void *arg)
