@@ -39,7 +39,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -std=gnu11 -fPIC
 LIBS       = $(shell pkg-config --libs inih sqlite3 nettle libzstd) -lm
 CHECK_LIBS = $(shell pkg-config --libs check)
 GL_LIBS    = $(shell pkg-config --libs x11 gl)
-# What resolves a recipe's [input] key names (bench/inputsteps.c) and plays them
+# What resolves a recipe's [input] key names (common/inputsteps.c) and plays them
 INPUT_LIBS = $(shell pkg-config --libs x11 libevdev)
 XTEST_LIBS = $(shell pkg-config --libs xtst x11 libevdev)
 
@@ -100,7 +100,7 @@ $(B)/hitchbench-sampler: $(B)/harness/sampler.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # The stall recorder (the STALLS switch): root's, beside the game, every 10 ms.
-$(B)/hitchbench-stallrec: $(B)/harness/stallrec.o $(B)/harness/stallrec-setup.o \
+$(B)/hitchbench-stallrec: $(B)/harness/stallrec-main.o $(B)/harness/stallrec-setup.o \
 		$(B)/harness/stallrec-sample.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -115,7 +115,8 @@ $(B)/hitchbench-intfwatch: $(B)/harness/intfwatch.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(shell pkg-config --libs libevdev libudev)
 
 # The waker and the probe (the WAKER and PROBE switches): threads pinned per CPU.
-$(B)/hitchbench-waker: $(B)/harness/waker.o $(B)/libhitch.a
+$(B)/hitchbench-waker: $(B)/harness/waker-main.o $(B)/harness/waker-run.o $(B)/harness/waker-kick.o \
+		$(B)/harness/waker-probe.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -pthread
 
 # The learning game prefetch (the GAMEPREFETCH switch): learn, fetch, run.

@@ -1,5 +1,5 @@
 /*
- * Why the game stalled: every sample of a stall record (common/stallrec.h)
+ * Why the game stalled: every sample of a stall record (common/stallrecord.h)
  * gets one cause from the main thread's state and the counters' deltas
  * since the previous sample, and every stall frame gets its seconds split
  * over the samples that cover it, with the kernel's exact counters (delay
@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "metrics.h"
-#include "stallrec.h"
+#include "stallrecord.h"
 
 struct run;
 struct strbuf;

@@ -434,19 +434,10 @@ static void cut_window(struct runner *rn, uint64_t t)
 		rn->window_end = t;
 }
 
-static double cpu_seconds(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
 /* The runner watches the game too: it says what that cost. */
 static void note_own_cost(struct runner *rn, double cpu0, uint64_t t0)
 {
-	double cpu = cpu_seconds() - cpu0, wall = (double)(mono_ns() - t0) / 1e9;
+	double cpu = (double)self_cpu_ns() / 1e9 - cpu0, wall = (double)(mono_ns() - t0) / 1e9;
 
 	kvfile_addf(&rn->bench, "runner_cpu_s", "%.3f", cpu);
 	kvfile_addf(&rn->bench, "runner_cpu_ms_per_s", "%.3f", wall > 0 ? cpu * 1000 / wall : 0);
@@ -509,7 +500,7 @@ static int main_loop(struct runner *rn, struct strbuf *err)
 {
 	const struct recipe *rc = rn->req->recipe;
 	pid_t sid = rn->game_pid;
-	double cpu0 = cpu_seconds();
+	double cpu0 = (double)self_cpu_ns() / 1e9;
 	uint64_t t0 = mono_ns();
 	int r = 0;
 

@@ -14,15 +14,6 @@
  * processes: past this many the rest is left out (and said). */
 #define RUN_PIDS_MAX 4096
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 void run_noise_init(struct run_noise *n)
 {
 	memset(n, 0, sizeof(*n));

@@ -4,6 +4,7 @@
  * game off the CPU a helper is pinned to.
  */
 #include "switch.h"
+#include "cpulist.h"
 
 #include <errno.h>
 #include <string.h>

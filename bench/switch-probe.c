@@ -16,7 +16,8 @@
  * after a probe that was not there.
  */
 #include "switch.h"
-#include "waker.h"
+#include "probefile.h"
+#include "wakeplan.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -13,7 +13,7 @@
  * bench.txt (stallrec=) and onto the terminal.
  */
 #include "gamecgroup.h"
-#include "stallrec.h"
+#include "stallrecord.h"
 #include "switch.h"
 
 #include <errno.h>

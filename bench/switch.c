@@ -4,6 +4,7 @@
  * mark. A new switch is a file of its own and one line in registry[].
  */
 #include "switch.h"
+#include "cpulist.h"
 #include "fsroot.h"
 #include "spawn.h"
 
@@ -592,37 +593,6 @@ int switch_check_ms(const char *value, struct strbuf *why)
 		return 0;
 	strbuf_addstr(why, "wants milliseconds from 1 to 60000");
 	return -EINVAL;
-}
-
-int cpu_list_parse(const char *s, cpu_set_t *set)
-{
-	char *copy = xstrdup(s), *save = NULL, *str = str_strip(copy);
-	int r = 0;
-
-	CPU_ZERO(set);
-	if (!*str || *str == ',' || str[strlen(str) - 1] == ',' || strstr(str, ",,"))
-		r = -EINVAL;
-	for (char *t = r ? NULL : strtok_r(str, ",", &save); t && r == 0; t = strtok_r(NULL, ",", &save)) {
-		char *dash = strchr(t, '-');
-		int a, b;
-
-		if (dash)
-			*dash = '\0';
-		if (safe_atoi(t, &a) < 0 || (dash && safe_atoi(dash + 1, &b) < 0)) {
-			r = -EINVAL;
-			break;
-		}
-		if (!dash)
-			b = a;
-		if (a < 0 || b < a || b >= CPU_SETSIZE) {
-			r = -EINVAL;
-			break;
-		}
-		for (int c = a; c <= b; c++)
-			CPU_SET(c, set);
-	}
-	free(copy);
-	return r;
 }
 
 int switch_check_cpus(const char *value, struct strbuf *why)

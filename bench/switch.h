@@ -181,6 +181,5 @@ int switch_check_ms(const char *value, struct strbuf *why);        /* 1..60000 *
 /* A CPU list ("0", "1-3", "0,2"): each CPU online (under the root's
  * sys/devices/system/cpu/online). */
 int switch_check_cpus(const char *value, struct strbuf *why);
-int cpu_list_parse(const char *s, cpu_set_t *set);
 
 #endif

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -78,11 +77,7 @@ static void usage(FILE *out)
 
 static double cpu_ms(void)
 {
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3 + ru.ru_stime.tv_sec * 1e3 +
-	       ru.ru_stime.tv_usec / 1e3;
+	return (double)self_cpu_ns() / 1e6;
 }
 
 static const char *opt_dir;

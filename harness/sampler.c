@@ -62,14 +62,6 @@ static int parse_seconds(const char *opt, const char *arg, double *out)
 	return 0;
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 static int print_once(struct sensors *s, double *values, uint64_t period_ns)
 {
 	struct timespec ts = { (time_t)(period_ns / NSEC_PER_SEC), (long)(period_ns % NSEC_PER_SEC) };
@@ -105,7 +97,6 @@ static int sample_loop(struct sensors *s, double *values, struct sensor_log *log
 
 	while (!stop) {
 		uint64_t c0 = thread_cpu_ns(), cost, now;
-		struct timespec ts;
 
 		sensors_sample(s, values);
 		r = sensor_log_row(log, s->t_ns, values);
@@ -126,10 +117,7 @@ static int sample_loop(struct sensors *s, double *values, struct sensor_log *log
 			next += ((now - next) / period_ns + 1) * period_ns;
 		if (next >= end)
 			break;
-		ts.tv_sec = (time_t)(next / NSEC_PER_SEC);
-		ts.tv_nsec = (long)(next % NSEC_PER_SEC);
-		while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
+		sleep_until(next, &stop);
 	}
 	if (r == 0)
 		r = sensor_log_close(log, &self);
@@ -140,7 +128,47 @@ static int sample_loop(struct sensors *s, double *values, struct sensor_log *log
 	return r;
 }
 
-int main(int argc, char **argv)
+struct args {
+	const char *out, *pattern;
+	double duration_s, wait_below, wait_timeout;
+	int period_ms, niceness, once;
+};
+
+/* One option into a. 0, 1 (--help printed), or -1 (said why). */
+static int parse_one(int c, struct args *a)
+{
+	switch (c) {
+	case 'o': a->out = optarg; return 0;
+	case 'p':
+		if (safe_atoi(optarg, &a->period_ms) < 0 || a->period_ms < 1 || a->period_ms > 3600000) {
+			fprintf(stderr, "hitchbench-sampler: --period-ms: not 1..3600000: '%s'\n", optarg);
+			return -1;
+		}
+		return 0;
+	case 'd': return parse_seconds("--duration", optarg, &a->duration_s);
+	case 'n':
+		if (safe_atoi(optarg, &a->niceness) < 0 || a->niceness < -20 || a->niceness > 19) {
+			fprintf(stderr, "hitchbench-sampler: --nice: not -20..19: '%s'\n", optarg);
+			return -1;
+		}
+		return 0;
+	case '1': a->once = 1; return 0;
+	case 'w':
+		if (safe_atod(optarg, &a->wait_below) < 0 || !isfinite(a->wait_below)) {
+			fprintf(stderr, "hitchbench-sampler: --wait-below: not a temperature: '%s'\n",
+				optarg);
+			return -1;
+		}
+		return 0;
+	case 's': a->pattern = optarg; return 0;
+	case 't': return parse_seconds("--wait-timeout", optarg, &a->wait_timeout);
+	case 'h': usage(stdout); return 1;
+	default: usage(stderr); return -1;
+	}
+}
+
+/* 0, 1 (--help printed), or -1 (said why). */
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' },
@@ -154,100 +182,80 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = NULL, *pattern = "temp.*";
-	double duration_s = 0, wait_below = NAN, wait_timeout = 600;
-	int period_ms = 500, niceness = 10, once = 0, c, r, status = HB_EXIT_OK;
+	int c, r;
+
+	*a = (struct args){ .pattern = "temp.*", .wait_below = NAN, .wait_timeout = 600,
+			    .period_ms = 500, .niceness = 10 };
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+		if ((r = parse_one(c, a)) != 0)
+			return r;
+	if (optind < argc || (!a->out && !a->once && isnan(a->wait_below)) || (a->out && a->once)) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* --wait-below: the guard's outcome as key=value lines on stdout, and the
+ * exit status so far in *status (1 on a timeout). 0 to go on (sampling if
+ * asked), or -1 to end now with *status. */
+static int thermal_guard(const struct args *a, int *status)
+{
+	struct thermal_guard_result res;
+	struct kvfile kf;
+
+	if (thermal_guard_wait(a->pattern, a->wait_below, a->wait_timeout, &stop, &res) < 0) {
+		fprintf(stderr, "hitchbench-sampler: thermal guard interrupted\n");
+		*status = HB_EXIT_INTERRUPTED;
+		return -1;
+	}
+	kvfile_init(&kf);
+	thermal_guard_record(&res, a->pattern, a->wait_below, &kf);
+	for (size_t i = 0; i < kf.n; i++)
+		printf("%s=%s\n", kf.items[i].key, kf.items[i].value);
+	kvfile_release(&kf);
+	if (fflush(stdout) || ferror(stdout)) {
+		*status = HB_EXIT_FAILURE;
+		return -1;
+	}
+	*status = res.outcome == THERMAL_GUARD_TIMEOUT ? HB_EXIT_FAILURE : HB_EXIT_OK;
+	return !a->out && !a->once ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
 	struct sigaction sa = { .sa_handler = on_signal };
+	int r, status = HB_EXIT_OK;
 	struct sensor_log log;
 	struct sensors s;
+	struct args a;
+	uint64_t period_ns;
 	double *values;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': out = optarg; break;
-		case 'p':
-			if (safe_atoi(optarg, &period_ms) < 0 || period_ms < 1 || period_ms > 3600000) {
-				fprintf(stderr, "hitchbench-sampler: --period-ms: not 1..3600000: '%s'\n",
-					optarg);
-				return HB_EXIT_USAGE;
-			}
-			break;
-		case 'd':
-			if (parse_seconds("--duration", optarg, &duration_s) < 0)
-				return HB_EXIT_USAGE;
-			break;
-		case 'n':
-			if (safe_atoi(optarg, &niceness) < 0 || niceness < -20 || niceness > 19) {
-				fprintf(stderr, "hitchbench-sampler: --nice: not -20..19: '%s'\n", optarg);
-				return HB_EXIT_USAGE;
-			}
-			break;
-		case '1': once = 1; break;
-		case 'w':
-			if (safe_atod(optarg, &wait_below) < 0 || !isfinite(wait_below)) {
-				fprintf(stderr, "hitchbench-sampler: --wait-below: not a temperature: '%s'\n",
-					optarg);
-				return HB_EXIT_USAGE;
-			}
-			break;
-		case 's': pattern = optarg; break;
-		case 't':
-			if (parse_seconds("--wait-timeout", optarg, &wait_timeout) < 0)
-				return HB_EXIT_USAGE;
-			break;
-		case 'h': usage(stdout); return HB_EXIT_OK;
-		default: usage(stderr); return HB_EXIT_USAGE;
-		}
-	}
-	if (optind < argc || (!out && !once && isnan(wait_below)) || (out && once)) {
-		usage(stderr);
-		return HB_EXIT_USAGE;
-	}
-	if (setpriority(PRIO_PROCESS, 0, niceness) < 0)
-		fprintf(stderr, "hitchbench-sampler: warning: cannot set nice %d: %s\n", niceness,
+	r = parse_args(argc, argv, &a);
+	if (r != 0)
+		return r > 0 ? HB_EXIT_OK : HB_EXIT_USAGE;
+	period_ns = (uint64_t)a.period_ms * NSEC_PER_MSEC;
+	if (setpriority(PRIO_PROCESS, 0, a.niceness) < 0)
+		fprintf(stderr, "hitchbench-sampler: warning: cannot set nice %d: %s\n", a.niceness,
 			strerror(errno));
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-
-	if (!isnan(wait_below)) {
-		struct thermal_guard_result res;
-		struct kvfile kf;
-
-		r = thermal_guard_wait(pattern, wait_below, wait_timeout, &res);
-		if (r < 0) {
-			fprintf(stderr, "hitchbench-sampler: thermal guard interrupted\n");
-			return HB_EXIT_INTERRUPTED;
-		}
-		kvfile_init(&kf);
-		thermal_guard_record(&res, pattern, wait_below, &kf);
-		for (size_t i = 0; i < kf.n; i++)
-			printf("%s=%s\n", kf.items[i].key, kf.items[i].value);
-		kvfile_release(&kf);
-		if (fflush(stdout) || ferror(stdout))
-			return HB_EXIT_FAILURE;
-		if (res.outcome == THERMAL_GUARD_TIMEOUT)
-			status = HB_EXIT_FAILURE;
-		if (!out && !once)
-			return status;
-	}
-
+	if (!isnan(a.wait_below) && thermal_guard(&a, &status) < 0)
+		return status;
 	sensors_open(&s);
 	values = zalloc((s.n ? s.n : 1) * sizeof(*values));
-	if (once) {
-		r = print_once(&s, values, (uint64_t)period_ms * NSEC_PER_MSEC);
+	if (a.once) {
+		r = print_once(&s, values, period_ns);
 		free(values);
 		sensors_release(&s);
 		return r != HB_EXIT_OK ? r : status;
 	}
 	/* the file exists before the first sample: a bad path fails now */
-	r = sensor_log_open(&log, out, s.ch, s.n, (uint64_t)period_ms * NSEC_PER_MSEC, fsroot());
-	if (r < 0) {
-		fprintf(stderr, "hitchbench-sampler: cannot write '%s': %s\n", out, strerror(-r));
-		status = HB_EXIT_FAILURE;
-	} else if ((r = sample_loop(&s, values, &log, (uint64_t)period_ms * NSEC_PER_MSEC,
-				    duration_s)) < 0) {
-		fprintf(stderr, "hitchbench-sampler: cannot write '%s': %s\n", out, strerror(-r));
+	r = sensor_log_open(&log, a.out, s.ch, s.n, period_ns, fsroot());
+	if (r < 0 || (r = sample_loop(&s, values, &log, period_ns, a.duration_s)) < 0) {
+		fprintf(stderr, "hitchbench-sampler: cannot write '%s': %s\n", a.out, strerror(-r));
 		status = HB_EXIT_FAILURE;
 	}
 	free(values);

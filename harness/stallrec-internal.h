@@ -9,7 +9,7 @@
 
 #include "frames.h"
 #include "procparse.h"
-#include "stallrec.h"
+#include "stallrecord.h"
 #include "taskstats.h"
 #include "util.h"
 
@@ -114,7 +114,6 @@ ssize_t reread(int fd);
 /* Opens a file under the root (fsroot.h) by a printf pattern; fd or -errno. */
 int open_rel(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void close_fd(int *fd);
-uint64_t thread_cpu_ns(void);
 
 /* stallrec-setup.c: what this machine offers, found once, said in meta */
 bool delayacct_on(void);

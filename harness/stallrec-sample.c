@@ -163,14 +163,6 @@ static void find_drm_fds(struct recorder *rc)
 
 #define PUT(row, rc, c, v) do { if ((rc)->col[c] >= 0) (row)[(rc)->col[c]] = (int64_t)(v); } while (0)
 
-uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 static bool waits_by_design(const char *syscall)
 {
 	static const char *const waits[] = {

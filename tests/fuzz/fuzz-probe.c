@@ -1,8 +1,8 @@
 /*
- * Fuzz target: the probe's file, probe.txt (common/waker.c
+ * Fuzz target: the probe's file, probe.txt (common/probefile.c
  * probe_result_parse), which report reads from a run directory.
  */
-#include "waker.h"
+#include "probefile.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -133,14 +133,6 @@ static void x_input_poll(struct fakegame_opts *o)
 	}
 }
 
-static void sleep_until(uint64_t t)
-{
-	struct timespec ts = { .tv_sec = (time_t)(t / NSEC_PER_SEC), .tv_nsec = (long)(t % NSEC_PER_SEC) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 /* Seconds as a decimal number, whole string, not negative: 0 or -EINVAL. */
 static int parse_seconds(const char *s, uint64_t *ns)
 {
@@ -237,7 +229,7 @@ static int run(struct fakegame_opts *o, void (*swap_window)(void *))
 		now = mono_ns();
 		if (deadline + period < now)
 			deadline = now; /* fell behind: no burst of catch-up frames */
-		sleep_until(deadline);
+		sleep_until(deadline, NULL);
 	}
 	return o->exit_code;
 }

@@ -20,6 +20,7 @@
  *     one-time scan and the end's busy-session pass reported apart).
  */
 #include "procwatch.h"
+#include "timeutil.h"
 #include "util.h"
 
 #include <errno.h>
@@ -28,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,11 +43,7 @@ static double mono(void)
 
 static double cpu_ms(void)
 {
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+	return (double)self_cpu_ns() / 1e6;
 }
 
 static void print_verdict(void *ctx, const struct procwatch_verdict *v)

@@ -10,7 +10,7 @@
  * Reads a packed record (stalls.rec.zst) or a live one.
  */
 #include "exitcodes.h"
-#include "stallrec.h"
+#include "stallrecord.h"
 #include "util.h"
 
 #include <stdio.h>

@@ -20,14 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 int main(int argc, char **argv)
 {
 	static char buf[65536];
@@ -46,12 +38,8 @@ int main(int argc, char **argv)
 	cpu0 = thread_cpu_ns();
 	next = mono_ns();
 	for (int i = 0; i < wakeups; i++) {
-		struct timespec ts;
-
 		next += (uint64_t)period_ms * NSEC_PER_MSEC;
-		ts.tv_sec = (time_t)(next / NSEC_PER_SEC);
-		ts.tv_nsec = (long)(next % NSEC_PER_SEC);
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		sleep_until(next, NULL);
 		if (fd >= 0) {
 			t = thread_cpu_ns();
 			if (pread(fd, buf, sizeof(buf), 0) < 0)

@@ -7,7 +7,7 @@
 
 #include "frames.h"
 #include "kvfile.h"
-#include "stallrec.h"
+#include "stallrecord.h"
 #include "util.h"
 
 #include <errno.h>

@@ -11,10 +11,10 @@
 #include "kvfile.h"
 #include "regexlimit.h"
 #include "reload.h"
-#include "stallrec.h"
+#include "stallrecord.h"
 #include "unzstd.h"
 #include "util.h"
-#include "waker.h"
+#include "probefile.h"
 
 #include <errno.h>
 #include <stdlib.h>

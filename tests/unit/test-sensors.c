@@ -1,6 +1,6 @@
 /*
  * common/sensors.c, common/sensorlog.c, analysis/sensorstats.c and
- * bench/thermalguard.c: the parsers on strings and real /proc files, and
+ * common/thermalguard.c: the parsers on strings and real /proc files, and
  * discovery plus sampling on real sysfs trees other projects test against
  * (tests/fixtures/testdata/sysfs, see MANIFEST.md), on the hand-made
  * cpufreq tree (tests/fixtures/sysfs-cpufreq) and on an empty root.
@@ -573,7 +573,7 @@ START_TEST(guard_no_sensors)
 	struct thermal_guard_result res;
 
 	/* the root of this test is empty, as this VM's /sys is of sensors */
-	ck_assert_int_eq(thermal_guard_wait("temp.*", 10, 600, &res), 0);
+	ck_assert_int_eq(thermal_guard_wait("temp.*", 10, 600, NULL, &res), 0);
 	ck_assert_int_eq(res.outcome, THERMAL_GUARD_NO_SENSORS);
 	ck_assert_uint_eq(res.sensors, 0);
 	ck_assert_str_eq(res.hottest, "");

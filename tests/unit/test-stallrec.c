@@ -2,7 +2,7 @@
  * The stall record's codec: a record survives packing and the live file
  * unchanged; damaged and foreign files are refused with a reason.
  */
-#include "stallrec.h"
+#include "stallrecord.h"
 #include "test.h"
 #include "util.h"
 

@@ -3,6 +3,7 @@
  * what it refuses before a batch starts, the labels runs are named by, and
  * what the switches of this issue do to the game (environment, CPUs).
  */
+#include "cpulist.h"
 #include "fsroot.h"
 #include "switch.h"
 #include "test.h"

@@ -7,6 +7,8 @@
 #ifndef HB_THERMALGUARD_H
 #define HB_THERMALGUARD_H
 
+#include <signal.h>
+
 #include "kvfile.h"
 #include "sensors.h"
 
@@ -28,10 +30,12 @@ struct thermal_guard_result {
  * fnmatch(3) pattern (e.g. "temp.*", "temp.coretemp*") reads at most max_c,
  * looking once a second, for at most timeout_s. Returns at once with
  * THERMAL_GUARD_NO_SENSORS on a machine without any. 0 (res written), or
- * -EINTR when a signal interrupted the wait. */
+ * -EINTR when *stop (a signal handler's flag; NULL: none) was set during
+ * the wait; other signals are slept through. */
 int thermal_guard_wait(const char *pattern, double max_c, double timeout_s,
-		       struct thermal_guard_result *res);
-/* The same, looking every poll_s seconds (tests). */
+		       const volatile sig_atomic_t *stop, struct thermal_guard_result *res);
+/* The same, looking every poll_s seconds, never stopped early (the
+ * runner's quieting, which takes its signals from a signalfd; tests). */
 int thermal_guard_wait_every(const char *pattern, double max_c, double timeout_s, double poll_s,
 			     struct thermal_guard_result *res);
 /* "reached", "timeout", "no-sensors". */

@@ -1,6 +1,6 @@
 /*
  * The stall record: what the game's main thread and the machine were doing
- * every period of a run, written by the stall recorder (harness/stallrec.c,
+ * every period of a run, written by the stall recorder (harness/stallrec-main.c,
  * the STALLS switch) and read by the stall analysis (analysis/stallcause.c).
  * Format version 1, documented in docs/formats.md ("Stall record").
  *
@@ -24,8 +24,8 @@
  *           and the recorder's own numbers.
  * stallrec_load() reads either.
  */
-#ifndef HB_STALLREC_H
-#define HB_STALLREC_H
+#ifndef HB_STALLRECORD_H
+#define HB_STALLRECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,7 +2,7 @@
  * hitchbench-stallrec: the stall recorder. Beside a game (the STALLS
  * switch) it samples, every period (10 ms by default), what the game's main
  * thread is doing and what the machine's memory and disks are doing, into
- * a live record in /dev/shm (common/stallrec.h), packed into the run
+ * a live record in /dev/shm (common/stallrecord.h), packed into the run
  * directory (stalls.rec.zst) when it ends. hitchbench stalls then gives
  * every stall frame a cause (docs/stalls.md).
  *
@@ -20,10 +20,10 @@
  * a wrapper that launched it.
  */
 #include "stallrec-internal.h"
+#include "cpulist.h"
 #include "exitcodes.h"
 #include "helperproc.h"
 #include "fsroot.h"
-#include "switch.h"     /* cpu_list_parse */
 #include "timeutil.h"
 
 #include <errno.h>
@@ -162,7 +162,47 @@ static int parse_int_opt(const char *opt, const char *arg, int lo, int hi, int *
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* What main is told beyond the recorder's own fields. */
+struct args {
+	int period_ms, niceness, pid, duration_s;
+	const char *cpus, *ready;
+};
+
+/* Every fd closed (-1) before anything is opened. */
+static void recorder_reset(struct recorder *rc)
+{
+	memset(rc, 0, sizeof(*rc));
+	rc->vmstat_fd = rc->x_stat_fd = rc->x_wchan_fd = -1;
+	rc->psi_fd[0] = rc->psi_fd[1] = rc->psi_fd[2] = -1;
+	rc->ts.fd = -1;
+	rc->g.stat_fd = rc->g.task_stat_fd = rc->g.wchan_fd = rc->g.syscall_fd = -1;
+	rc->g.schedstat_fd = rc->g.stack_fd = rc->g.fd_dir = -1;
+	rc->last_pair_us = -1;
+}
+
+/* One option into rc or a. 0, 1 (--help printed), or -1 (said why). */
+static int parse_one(int opt, struct recorder *rc, struct args *a)
+{
+	switch (opt) {
+	case 'o': rc->out_path = optarg; return 0;
+	case 'l': rc->live_path = optarg; return 0;
+	case 'f': rc->frames_path = optarg; return 0;
+	case 'c': a->cpus = optarg; return 0;
+	case 'W': rc->nowrite = true; return 0;
+	case 'r': a->ready = optarg; return 0;
+	case 'g': rc->cgroup_dir = optarg; return 0;
+	case 'p': return parse_int_opt("--pid", optarg, 1, 1 << 30, &a->pid);
+	case 'P': return parse_int_opt("--period-ms", optarg, 1, 60000, &a->period_ms);
+	case 'x': return parse_int_opt("--xserver", optarg, 1, 1 << 30, &rc->x_pid);
+	case 'n': return parse_int_opt("--nice", optarg, -20, 19, &a->niceness);
+	case 'd': return parse_int_opt("--duration", optarg, 1, 1 << 24, &a->duration_s);
+	case 'h': usage(stdout); return 1;
+	default: usage(stderr); return -1;
+	}
+}
+
+/* 0, 1 (--help printed), or -1 (said why). */
+static int parse_args(int argc, char **argv, struct recorder *rc, struct args *a)
 {
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' },
@@ -180,155 +220,144 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct recorder rc;
-	struct strbuf meta = STRBUF_INIT, err = STRBUF_INIT;
-	int period_ms = 10, niceness = 10, pid = 0, opt, duration_s = 0;
-	const char *cpus = NULL, *ready = NULL;
-	uint64_t start, next, end = 0, cpu0;
-	char *live_default = NULL;
+	int opt, r;
 
-	memset(&rc, 0, sizeof(rc));
-	rc.vmstat_fd = rc.x_stat_fd = rc.x_wchan_fd = -1;
-	rc.psi_fd[0] = rc.psi_fd[1] = rc.psi_fd[2] = -1;
-	rc.ts.fd = -1;
-	rc.g.stat_fd = rc.g.task_stat_fd = rc.g.wchan_fd = rc.g.syscall_fd = -1;
-	rc.g.schedstat_fd = rc.g.stack_fd = rc.g.fd_dir = -1;
-	rc.last_pair_us = -1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'o': rc.out_path = optarg; break;
-		case 'l': rc.live_path = optarg; break;
-		case 'f': rc.frames_path = optarg; break;
-		case 'c': cpus = optarg; break;
-		case 'W': rc.nowrite = true; break;
-		case 'r': ready = optarg; break;
-		case 'g': rc.cgroup_dir = optarg; break;
-		case 'p':
-			if (parse_int_opt("--pid", optarg, 1, 1 << 30, &pid) < 0)
-				return HB_EXIT_USAGE;
-			break;
-		case 'P':
-			if (parse_int_opt("--period-ms", optarg, 1, 60000, &period_ms) < 0)
-				return HB_EXIT_USAGE;
-			break;
-		case 'x':
-			if (parse_int_opt("--xserver", optarg, 1, 1 << 30, &rc.x_pid) < 0)
-				return HB_EXIT_USAGE;
-			break;
-		case 'n':
-			if (parse_int_opt("--nice", optarg, -20, 19, &niceness) < 0)
-				return HB_EXIT_USAGE;
-			break;
-		case 'd':
-			if (parse_int_opt("--duration", optarg, 1, 1 << 24, &duration_s) < 0)
-				return HB_EXIT_USAGE;
-			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return HB_EXIT_USAGE;
-		}
-	}
-	if (optind != argc || (!rc.out_path && !rc.nowrite)) {
+	*a = (struct args){ .period_ms = 10, .niceness = 10 };
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+		if ((r = parse_one(opt, rc, a)) != 0)
+			return r;
+	if (optind != argc || (!rc->out_path && !rc->nowrite)) {
 		usage(stderr);
-		return HB_EXIT_USAGE;
+		return -1;
 	}
+	return 0;
+}
+
+/* Signals, niceness, CPUs. 0, or -1 (a bad --cpu, said). */
+static int set_up_process(const struct args *a)
+{
 	/* signals first: the switch sends the game's pid as soon as the live
 	 * record exists, and that is created last */
 	helper_signals_install();
-	if (setpriority(PRIO_PROCESS, 0, niceness) < 0)
-		fprintf(stderr, "hitchbench-stallrec: cannot set nice %d: %s\n", niceness, strerror(errno));
-	if (cpus) {
+	if (setpriority(PRIO_PROCESS, 0, a->niceness) < 0)
+		fprintf(stderr, "hitchbench-stallrec: cannot set nice %d: %s\n", a->niceness,
+			strerror(errno));
+	if (a->cpus) {
 		cpu_set_t set;
 
-		if (cpu_list_parse(cpus, &set) < 0 || sched_setaffinity(0, sizeof(set), &set) < 0) {
-			fprintf(stderr, "hitchbench-stallrec: --cpu %s: not CPUs this machine has\n", cpus);
-			return HB_EXIT_USAGE;
+		if (cpu_list_parse(a->cpus, &set) < 0 || sched_setaffinity(0, sizeof(set), &set) < 0) {
+			fprintf(stderr, "hitchbench-stallrec: --cpu %s: not CPUs this machine has\n",
+				a->cpus);
+			return -1;
 		}
 	}
-	rc.period_ns = (uint64_t)period_ms * NSEC_PER_MSEC;
+	return 0;
+}
+
+/* Finds what this machine offers and opens it, each said in meta. */
+static void find_sources(struct recorder *rc, int pid, struct strbuf *meta)
+{
+	char release[128];
+
+	strbuf_addf(meta, "period_us=%llu\n", (unsigned long long)(rc->period_ns / 1000));
+	strbuf_addf(meta, "clock_pair=%llu %llu\n", (unsigned long long)mono_ns(),
+		    (unsigned long long)real_ns());
+	strbuf_addf(meta, "clk_tck=%ld\n", sysconf(_SC_CLK_TCK));
+	strbuf_addf(meta, "root=%s\n", fsroot());
+	if (fsroot_read_line("proc/sys/kernel/osrelease", release, sizeof(release)) == 0)
+		strbuf_addf(meta, "kernel=%s\n", release);
+	choose_delay_source(rc, meta);
+	choose_schedstat(rc, meta);
+	rc->stack_ok = geteuid() == 0;
+	strbuf_addf(meta, "sources.stack=%s\n", rc->stack_ok ? "yes (blocked 50 ms, every 250 ms, "
+		    "1000 at most)" : "no (not root)");
+	open_vmstat(rc);
+	find_disks(rc);
+	describe_swaps(meta);
+	find_processes(rc);
+	if (rc->x_pid) {
+		struct proc_stat st;
+
+		rc->x_stat_fd = open_rel("proc/%d/stat", rc->x_pid);
+		rc->x_wchan_fd = open_rel("proc/%d/wchan", rc->x_pid);
+		strbuf_addf(meta, "sources.x=%d %s\n", rc->x_pid,
+			    proc_stat_read(rc->x_pid, &st) == 0 ? st.comm : "?");
+	} else {
+		strbuf_addstr(meta, "sources.x=none (no X server found)\n");
+	}
+	strbuf_addf(meta, "sources.kswapd=%zu\n", rc->n_kswapd);
+	if (rc->frames_path && hb_frames_view_open(&rc->frames, rc->frames_path) == 0)
+		rc->have_frames = true;
+	strbuf_addf(meta, "sources.frames=%s\n", rc->have_frames ? rc->frames_path : "none");
+	strbuf_addstr(meta, "sources.gpu=drm fdinfo (drm-total-*) of the fds found 1, 5 and 30 s "
+		      "in, on every 10th full row\n");
+	open_psi(rc, pid, meta);
+	game_open(rc, pid);
+}
+
+/* Samples every period on absolute deadlines until a stop signal or
+ * duration_s (0: none); a late sample skips the deadlines it missed. */
+static void record_loop(struct recorder *rc, int duration_s)
+{
+	uint64_t start = mono_ns(), next = start;
+	uint64_t end = duration_s ? start + (uint64_t)duration_s * NSEC_PER_SEC : 0;
+
+	while (!helper_stop_sig && (!end || next < end)) {
+		uint64_t now;
+		int pid;
+
+		/* a pid arriving wakes the sleep early: it is slept again */
+		if (sleep_until(next, &helper_stop_sig) != 0)
+			break;
+		pid = helper_take_pid();
+		if (pid >= 0)
+			game_open(rc, pid);
+		follow_presenter(rc);
+		sample(rc);
+		next += rc->period_ns;
+		now = mono_ns();
+		if (now > next) {
+			/* late by a whole period or more: skip what cannot be kept */
+			uint64_t behind = (now - next) / rc->period_ns + 1;
+
+			rc->late++;
+			rc->missed += behind;
+			next += behind * rc->period_ns;
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct recorder rc;
+	struct strbuf meta = STRBUF_INIT, err = STRBUF_INIT;
+	struct args a;
+	uint64_t start, cpu0;
+	char *live_default = NULL;
+	int r;
+
+	recorder_reset(&rc);
+	r = parse_args(argc, argv, &rc, &a);
+	if (r != 0)
+		return r > 0 ? 0 : HB_EXIT_USAGE;
+	if (set_up_process(&a) < 0)
+		return HB_EXIT_USAGE;
+	rc.period_ns = (uint64_t)a.period_ms * NSEC_PER_MSEC;
 	rc.clk_tck = (uint64_t)sysconf(_SC_CLK_TCK);
 	if (!rc.live_path)
 		rc.live_path = live_default = xasprintf("/dev/shm/hitchbench-stallrec.%d", (int)getpid());
-
-	/* what this machine offers, said in the record */
-	strbuf_addf(&meta, "period_us=%llu\n", (unsigned long long)(rc.period_ns / 1000));
-	strbuf_addf(&meta, "clock_pair=%llu %llu\n", (unsigned long long)mono_ns(),
-		    (unsigned long long)real_ns());
-	strbuf_addf(&meta, "clk_tck=%ld\n", sysconf(_SC_CLK_TCK));
-	strbuf_addf(&meta, "root=%s\n", fsroot());
-	{
-		char release[128];
-
-		if (fsroot_read_line("proc/sys/kernel/osrelease", release, sizeof(release)) == 0)
-			strbuf_addf(&meta, "kernel=%s\n", release);
-	}
-	choose_delay_source(&rc, &meta);
-	choose_schedstat(&rc, &meta);
-	rc.stack_ok = geteuid() == 0;
-	strbuf_addf(&meta, "sources.stack=%s\n", rc.stack_ok ? "yes (blocked 50 ms, every 250 ms, "
-		    "1000 at most)" : "no (not root)");
-	open_vmstat(&rc);
-	find_disks(&rc);
-	describe_swaps(&meta);
-	find_processes(&rc);
-	if (rc.x_pid) {
-		struct proc_stat st;
-
-		rc.x_stat_fd = open_rel("proc/%d/stat", rc.x_pid);
-		rc.x_wchan_fd = open_rel("proc/%d/wchan", rc.x_pid);
-		strbuf_addf(&meta, "sources.x=%d %s\n", rc.x_pid,
-			    proc_stat_read(rc.x_pid, &st) == 0 ? st.comm : "?");
-	} else {
-		strbuf_addstr(&meta, "sources.x=none (no X server found)\n");
-	}
-	strbuf_addf(&meta, "sources.kswapd=%zu\n", rc.n_kswapd);
-	if (rc.frames_path && hb_frames_view_open(&rc.frames, rc.frames_path) == 0)
-		rc.have_frames = true;
-	strbuf_addf(&meta, "sources.frames=%s\n", rc.have_frames ? rc.frames_path : "none");
-	strbuf_addstr(&meta, "sources.gpu=drm fdinfo (drm-total-*) of the fds found 1, 5 and 30 s "
-		      "in, on every 10th full row\n");
-	open_psi(&rc, pid, &meta);
-	game_open(&rc, pid);
+	find_sources(&rc, a.pid, &meta);
 	if (set_up_record(&rc, &meta, &err) < 0) {
 		fprintf(stderr, "hitchbench-stallrec: %s\n", err.buf);
 		return HB_EXIT_FAILURE;
 	}
 	strbuf_release(&meta);
-	helper_ready(ready);
-
+	helper_ready(a.ready);
 	cpu0 = thread_cpu_ns();
 	start = mono_ns();
-	if (duration_s)
-		end = start + (uint64_t)duration_s * NSEC_PER_SEC;
-	next = start;
-	while (!helper_stop_sig && (!end || next < end)) {
-		struct timespec ts = { (time_t)(next / NSEC_PER_SEC), (long)(next % NSEC_PER_SEC) };
-		uint64_t now;
-
-		/* a pid arriving wakes the sleep early: sleep again */
-		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			continue;
-		pid = helper_take_pid();
-		if (pid >= 0)
-			game_open(&rc, pid);
-		follow_presenter(&rc);
-		sample(&rc);
-		next += rc.period_ns;
-		now = mono_ns();
-		if (now > next) {
-			/* late by a whole period or more: skip what cannot be kept */
-			uint64_t behind = (now - next) / rc.period_ns + 1;
-
-			rc.late++;
-			rc.missed += behind;
-			next += behind * rc.period_ns;
-		}
-	}
-	{
-		uint64_t cpu = thread_cpu_ns() - cpu0, wall = mono_ns() - start;
-		int r = finish(&rc, cpu, wall);
-
-		free(live_default);
-		strbuf_release(&err);
-		return r < 0 ? HB_EXIT_FAILURE : 0;
-	}
+	record_loop(&rc, a.duration_s);
+	r = finish(&rc, thread_cpu_ns() - cpu0, mono_ns() - start);
+	free(live_default);
+	strbuf_release(&err);
+	return r < 0 ? HB_EXIT_FAILURE : 0;
 }

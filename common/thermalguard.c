@@ -24,8 +24,9 @@ const char *thermal_guard_outcome_name(enum thermal_guard_outcome outcome)
 	return "?";
 }
 
-int thermal_guard_wait_every(const char *pattern, double max_c, double timeout_s, double poll_s,
-			     struct thermal_guard_result *res)
+/* Both waits: stop NULL sleeps through every signal. */
+static int guard_wait(const char *pattern, double max_c, double timeout_s, double poll_s,
+		      const volatile sig_atomic_t *stop, struct thermal_guard_result *res)
 {
 	struct thermal_guard_result out = { .outcome = THERMAL_GUARD_NO_SENSORS, .hottest_c = NAN };
 	struct sensors s;
@@ -42,7 +43,6 @@ int thermal_guard_wait_every(const char *pattern, double max_c, double timeout_s
 		goto done;
 	values = zalloc(s.n * sizeof(*values));
 	for (;;) {
-		struct timespec ts;
 		size_t hottest = s.n;
 
 		sensors_sample(&s, values);
@@ -73,11 +73,9 @@ int thermal_guard_wait_every(const char *pattern, double max_c, double timeout_s
 		next += poll_ns;
 		if (next > end)
 			next = end;
-		ts.tv_sec = (time_t)(next / NSEC_PER_SEC);
-		ts.tv_nsec = (long)(next % NSEC_PER_SEC);
-		r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		r = sleep_until(next, stop);
 		if (r) {
-			r = -r;
+			r = r > 0 ? -EINTR : r;
 			goto fail;
 		}
 	}
@@ -89,10 +87,16 @@ fail:
 	return r;
 }
 
-int thermal_guard_wait(const char *pattern, double max_c, double timeout_s,
-		       struct thermal_guard_result *res)
+int thermal_guard_wait_every(const char *pattern, double max_c, double timeout_s, double poll_s,
+			     struct thermal_guard_result *res)
 {
-	return thermal_guard_wait_every(pattern, max_c, timeout_s, 1.0, res);
+	return guard_wait(pattern, max_c, timeout_s, poll_s, NULL, res);
+}
+
+int thermal_guard_wait(const char *pattern, double max_c, double timeout_s,
+		       const volatile sig_atomic_t *stop, struct thermal_guard_result *res)
+{
+	return guard_wait(pattern, max_c, timeout_s, 1.0, stop, res);
 }
 
 void thermal_guard_record(const struct thermal_guard_result *res, const char *pattern, double max_c,
