@@ -25,7 +25,7 @@
 /* PresentMon and FrameView trace Windows (ETW), where one program
  * composes the desktop: the Desktop Window Manager. It presents all the
  * time (often more than a game that stutters), and is never the game. */
-const char *const import_presentmon_compositors[] = { "dwm.exe", NULL };
+static const char *const import_presentmon_compositors[] = { "dwm.exe", NULL };
 
 struct pm_proc {
 	char *app, *pid;

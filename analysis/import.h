@@ -100,13 +100,10 @@ int import_mangohud_parse(const char *text, size_t len, const char *path,
 /* A PresentMon 1.x/2.x or FrameView CSV, filtered to one process and, in
  * it, its swap chain with the most presents. The process is o->process,
  * else the one with the most presents that is not a compositor (the
- * list: import_presentmon_compositors), said in notes. */
+ * list: compositors in import-presentmon.c), said in notes. */
 int import_presentmon_parse(const char *text, size_t len, const char *path,
 			    const struct import_opts *o, struct import_series *out,
 			    struct strbuf *err);
-/* The processes that present for the desktop, not for a game: the
- * default never picks them while another process presented. NULL-ended. */
-extern const char *const import_presentmon_compositors[];
 /* A Gallium HUD dump file of frame times (`frametime_(ms)`), one value a line. */
 int import_gallium_parse(const char *text, size_t len, const char *path,
 			 const struct import_opts *o, struct import_series *out,

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-const char *intf_kind_name(enum intf_kind kind)
+static const char *intf_kind_name(enum intf_kind kind)
 {
 	static const char *const names[INTF_N_KINDS] = {
 		[INTF_VT_AWAY] = "VT switch away",
@@ -361,7 +361,10 @@ int intf_actions_parse(struct intf_actions *a, const char *text, const char *pat
 	return actions_done(e, &ai, path, a);
 }
 
-int intf_actions_load(struct intf_actions *a, const char *const *dirs, size_t n_dirs,
+/* DIR/GAME/interference.ini in the first of dirs (n of them, NULLs
+ * skipped) that has one. 0 read; -ENOENT none (a empty); -EINVAL or -errno
+ * with err. */
+static int intf_actions_load(struct intf_actions *a, const char *const *dirs, size_t n_dirs,
 		      const char *game, struct strbuf *err)
 {
 	for (size_t i = 0; i < n_dirs; i++) {

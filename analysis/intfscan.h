@@ -57,9 +57,6 @@ enum intf_kind {
 	INTF_N_KINDS
 };
 
-/* "VT switch away", "input device added", ... */
-const char *intf_kind_name(enum intf_kind kind);
-
 /* What a matcher recognised in one line. */
 struct intf_line {
 	enum intf_kind kind;
@@ -104,11 +101,6 @@ void intf_actions_release(struct intf_actions *a);
 /* 0, or -EINVAL with "path:line: what is wrong" in err and a unchanged. */
 int intf_actions_parse(struct intf_actions *a, const char *text, const char *path,
 		       struct strbuf *err);
-/* DIR/GAME/interference.ini in the first of dirs (n of them, NULLs
- * skipped) that has one. 0 read; -ENOENT none (a empty); -EINVAL or -errno
- * with err. */
-int intf_actions_load(struct intf_actions *a, const char *const *dirs, size_t n_dirs,
-		      const char *game, struct strbuf *err);
 /* The index of the first action matching the line, or -1. */
 int intf_actions_match(const struct intf_actions *a, const char *text);
 

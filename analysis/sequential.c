@@ -183,7 +183,8 @@ int seq_run(const double *d, size_t n, const struct seq_opts *o, struct seq_resu
 	return 0;
 }
 
-double seq_sim_draw(const struct seq_sim *s, struct stats_rng *rng)
+/* One pair's log-ratio from the noise model. */
+static double seq_sim_draw(const struct seq_sim *s, struct stats_rng *rng)
 {
 	double z = stats_rng_normal(rng), chi2 = 0, d;
 

@@ -120,8 +120,6 @@ struct seq_sim_result {
 	double mean_pairs, median_pairs;
 	double p90_pairs;       /* 90th percentile of the pairs to the stop */
 };
-/* One pair's log-ratio from the noise model. */
-double seq_sim_draw(const struct seq_sim *s, struct stats_rng *rng);
 /* 0, or -EINVAL (bad options, sequences 0, sd < 0). */
 int seq_simulate(const struct seq_opts *o, const struct seq_sim *s, struct seq_sim_result *out);
 

@@ -48,7 +48,7 @@ void input_caps_set(struct input_caps *c, unsigned type, unsigned code)
 		bits[code / 8] |= 1u << (code % 8);
 }
 
-bool input_caps_has_prop(const struct input_caps *c, unsigned prop)
+static bool input_caps_has_prop(const struct input_caps *c, unsigned prop)
 {
 	return prop <= INPUT_PROP_MAX && (c->props[prop / 8] & (1u << (prop % 8)));
 }

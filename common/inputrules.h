@@ -124,7 +124,6 @@ void input_caps_init(struct input_caps *c);
 bool input_caps_has(const struct input_caps *c, unsigned type, unsigned code);
 /* Sets a type or code bit; ignored when out of range. */
 void input_caps_set(struct input_caps *c, unsigned type, unsigned code);
-bool input_caps_has_prop(const struct input_caps *c, unsigned prop);
 
 enum input_kind {
 	INPUT_KEY,

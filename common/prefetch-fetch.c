@@ -163,7 +163,7 @@ int pf_pressure_parse(const char *vmstat, struct pf_pressure *p)
 	return any ? 0 : -ENODATA;
 }
 
-int pf_pressure_read(struct pf_pressure *p)
+static int pf_pressure_read(struct pf_pressure *p)
 {
 	char *buf = NULL;
 	int r = fsroot_read_all("proc/vmstat", &buf);

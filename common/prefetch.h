@@ -231,7 +231,6 @@ struct pf_pressure {
 	uint64_t pswpout;
 };
 int pf_pressure_parse(const char *vmstat, struct pf_pressure *p);
-int pf_pressure_read(struct pf_pressure *p);
 
 struct pf_fetch {
 	/* in */

@@ -148,6 +148,8 @@ static void add_run_root(struct procwatch *w, pid_t pid)
 		w->run_sessions[w->n_run_sessions++] = sid;
 }
 
+static void add_harness(struct procwatch *w, pid_t pid);
+
 /* The run's process groups, sessions and login sessions; the watcher's
  * ancestors as the harness's. */
 static void find_run_and_harness(struct procwatch *w)
@@ -167,7 +169,7 @@ static void find_run_and_harness(struct procwatch *w)
 	}
 	for (int depth = 0; pid > 1 && depth < 64; depth++) {
 		if (!pw_pid_in(w->harness, w->n_harness, pid))
-			procwatch_add_harness(w, pid);
+			add_harness(w, pid);
 		if (pw_read_stat(w, pid, &st) < 0)
 			break;
 		pid = st.ppid;
@@ -220,7 +222,8 @@ void procwatch_add_run_root(struct procwatch *w, pid_t pid)
 	}
 }
 
-void procwatch_add_harness(struct procwatch *w, pid_t pid)
+/* A harness process (exempt): the watcher's ancestors and cfg->harness. */
+static void add_harness(struct procwatch *w, pid_t pid)
 {
 	struct proc_ent *e;
 
@@ -250,7 +253,7 @@ int procwatch_start(struct procwatch **out, const struct procwatch_config *cfg)
 	w->busy_ticks = (uint64_t)(cfg->busy_ms ? cfg->busy_ms : 1000) * (uint64_t)w->hz / 1000u;
 	w->scan_ns = (uint64_t)(cfg->scan_ms ? cfg->scan_ms : PROCWATCH_SCAN_MS) * 1000000u;
 	for (size_t i = 0; i < cfg->n_harness; i++)
-		procwatch_add_harness(w, cfg->harness[i]);
+		add_harness(w, cfg->harness[i]);
 	r = pw_open_proc(w);
 	if (r < 0)
 		goto fail;

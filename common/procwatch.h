@@ -149,8 +149,6 @@ int procwatch_scan(struct procwatch *w);
  * watch starts just before it): it and what it starts from now on are
  * the run's; no verdict is given for it. */
 void procwatch_add_run_root(struct procwatch *w, pid_t pid);
-/* Adds a harness process started after procwatch_start() (exempt). */
-void procwatch_add_harness(struct procwatch *w, pid_t pid);
 /* Ends the watch: verdicts for processes still undecided, then the
  * busy-session pass. Call once; dispatch does nothing afterwards. */
 int procwatch_finish(struct procwatch *w);

@@ -47,7 +47,7 @@ struct sensor_source {
 
 #define STAT_CPU_FIELD(k, i) (5 + 3 * (int)(k) + (i))
 
-const char *sensor_kind_name(enum sensor_kind kind)
+static const char *sensor_kind_name(enum sensor_kind kind)
 {
 	static const char *const names[] = { "temp", "fan", "freq", "throttle", "cpu", "mem", "psi" };
 

@@ -65,7 +65,5 @@ int sensors_sample(struct sensors *s, double *values);
 void sensors_release(struct sensors *s);
 /* Index of the channel with this column name, or -1. */
 int sensors_find(const struct sensors *s, const char *name);
-/* "temp", "fan", ... for a kind. */
-const char *sensor_kind_name(enum sensor_kind kind);
 
 #endif
