@@ -144,7 +144,7 @@ struct metric_opts {
 	const char *const *gamedb_dirs;
 	enum mangohud_formula mangohud; /* whose summary mangohud_* reproduce; default MH_068 (Debian 12) */
 	/* a run whose window holds fewer frames is invalid (run_check(),
-	 * analysis/runcheck.c); 0: no minimum */
+	 * analysis/run-check.c); 0: no minimum */
 	unsigned min_frames;
 };
 /* The default minimum of frames in a run's window (--min-frames): the

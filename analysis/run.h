@@ -44,7 +44,7 @@ void run_release(struct run *run);
  * window or no frames (a failed run). */
 int run_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m);
 
-/* Run integrity (analysis/runcheck.c, docs/formats.md "Run integrity"):
+/* Run integrity (analysis/run-check.c, docs/formats.md "Run integrity"):
  * whether the run's data is whole and consistent enough to be counted,
  * checked in this order: frames.bin is there and holds the records its
  * header says; bench.txt's numbers the analysis reads (window_start_ns,

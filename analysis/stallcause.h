@@ -6,7 +6,7 @@
  * accounting, schedstat, a cgroup's PSI) deciding over the sampled guess
  * where they are recorded. The rules, in order, and their reasons:
  * docs/stalls.md. Used by run_metrics() (the stall_*_s metrics, through
- * stallmetrics.c) and by `hitchbench stalls`.
+ * stallcause-run.c) and by `hitchbench stalls`.
  */
 #ifndef HB_STALLCAUSE_H
 #define HB_STALLCAUSE_H
@@ -137,7 +137,7 @@ int stall_run_load(const struct run *run, const struct metric_opts *opts, struct
 void stall_run_release(struct stall_run *sr);
 
 /* Fills the stall_*_s, load_disk_s, warm_disk_s and stallrec_* metrics
- * (analysis/stallmetrics.c; called by run_metrics()). Nothing without a
+ * (analysis/stallcause-run.c; called by run_metrics()). Nothing without a
  * record. */
 void run_stall_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m);
 

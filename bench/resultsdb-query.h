@@ -25,7 +25,7 @@ struct resultsdb_value {
 };
 
 /* The metric's values of the runs that count: status "ok" (not "invalid":
- * its data passed the checks of analysis/runcheck.c) and not marked
+ * its data passed the checks of analysis/run-check.c) and not marked
  * invalid (invalid NULL or 0), of the game whose run_name (the variant for
  * runs made before run names existed) is q->run_name, in start order.
  * Runs without a row for the metric are left out. *out (free with
