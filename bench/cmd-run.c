@@ -17,6 +17,7 @@
 #include "report.h"
 #include "resultsdb.h"
 #include "run.h"
+#include "runargs.h"
 #include "runner.h"
 #include "stage.h"
 #include "switch.h"
@@ -67,27 +68,6 @@ static const char run_usage[] =
 	"\n"
 	"switches:\n";
 
-struct run_args {
-	const char *recipe, *variants, *tokens, *resume, *db_path, *out_dir, *display, *order;
-	const char *profile;       /* the quiet profile; NULL: --no-quieting */
-	double warmup, window;
-	int rounds;
-	bool have_seed, rerun, silent, verbose, have_metric_opts, plan_only, profile_given;
-	uint64_t seed;
-	struct metric_opts metric;
-	const struct batch_hooks *hooks;   /* NULL: hitchbench run itself */
-};
-
-static int positive_double(const char *s, bool allow_zero, double *out)
-{
-	double v;
-
-	if (safe_atod(s, &v) < 0 || v < 0 || (!allow_zero && v == 0))
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static void print_progress(const char *line)
 {
 	fprintf(stderr, "hitchbench:   %s\n", line);
@@ -132,154 +112,41 @@ static int stop_signal_fd(void)
 	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
-/* getopt's value of an option batch_hooks.option takes */
-#define HOOK_OPTION 0x100
-
-static int parse_args(int argc, char **argv, struct run_args *a)
+static int parse_options(int argc, char **argv, struct run_args *a, const char *usage)
 {
-	static const struct option opts[] = {
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "switches", required_argument, NULL, 'S' },
-		{ "order", required_argument, NULL, 'O' },
-		{ "seed", required_argument, NULL, 'e' },
-		{ "rerun-invalid", no_argument, NULL, 'R' },
-		{ "resume", required_argument, NULL, 'u' },
-		{ "warmup", required_argument, NULL, 'W' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "no-db", no_argument, NULL, 'N' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "display", required_argument, NULL, 'D' },
-		{ "stall-ms", required_argument, NULL, 's' },
-		{ "percentile", required_argument, NULL, 'p' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "plan", no_argument, NULL, 'P' },
-		{ "profile", required_argument, NULL, 'Q' },
-		{ "no-quieting", no_argument, NULL, 'n' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		/* ab's own (batch_hooks.option) */
-		{ "metric", required_argument, NULL, HOOK_OPTION },
-		{ "effect", required_argument, NULL, HOOK_OPTION },
-		{ "alpha", required_argument, NULL, HOOK_OPTION },
-		{ "beta", required_argument, NULL, HOOK_OPTION },
-		{ "max-rounds", required_argument, NULL, HOOK_OPTION },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *usage = a->hooks ? a->hooks->usage : run_usage, *env;
-	int c, rounds = 0, which = 0, r;
+	struct option opts[40];
+	size_t n = 0;
+	int c, r;
 
-	while ((c = getopt_long(argc, argv, "hqv", opts, &which)) != -1) {
-		switch (c) {
-		case HOOK_OPTION:
-			if (!a->hooks)
-				return usage_error(usage, "--%s is an option of 'hitchbench ab', not of run",
-						   opts[which].name);
-			r = a->hooks->option(a->hooks->data, opts[which].name, optarg);
+	run_options_getopt(opts, &n, ARRAY_SIZE(opts) - 1, 0);
+	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	opts[n] = (struct option){ NULL, 0, NULL, 0 };
+	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
+		const struct run_option *o = run_option_of(c);
+
+		if (o) {
+			r = o->set(a, o, optarg, usage);
 			if (r != HB_EXIT_OK)
 				return r;
-			break;
-		case 'r':
-			if (safe_atoi(optarg, &a->rounds) < 0 || a->rounds < 1)
-				return usage_error(usage, "--rounds wants a count of 1 or more, not '%s'", optarg);
-			break;
-		case 'S':
-			a->tokens = optarg;
-			break;
-		case 'O':
-			a->order = optarg;
-			break;
-		case 'e':
-			if (safe_atou64(optarg, &a->seed) < 0)
-				return usage_error(usage, "--seed wants a number, not '%s'", optarg);
-			a->have_seed = true;
-			break;
-		case 'R':
-			a->rerun = true;
-			break;
-		case 'u':
-			a->resume = optarg;
-			break;
-		case 'W':
-			if (safe_atosec(optarg, &a->warmup) < 0)
-				return usage_error(usage, "--warmup wants seconds from 0 to %d, not '%s'",
-						   HB_MAX_DURATION_S, optarg);
-			a->have_metric_opts = true;
-			break;
-		case 'w':
-			if (safe_atosec(optarg, &a->window) < 0 || a->window == 0)
-				return usage_error(usage, "--window wants seconds over 0, at most %d, not '%s'",
-						   HB_MAX_DURATION_S, optarg);
-			a->have_metric_opts = true;
-			break;
-		case 'd':
-			a->db_path = optarg;
-			break;
-		case 'N':
-			a->db_path = NULL;
-			break;
-		case 'o':
-			a->out_dir = optarg;
-			break;
-		case 'D':
-			if (optarg[0] != ':' && !strchr(optarg, ':'))
-				return usage_error(usage, "--display wants an X display like ':0', not '%s'", optarg);
-			a->display = optarg;
-			break;
-		case 's':
-			if (positive_double(optarg, false, &a->metric.stall_ms) < 0)
-				return usage_error(usage, "--stall-ms wants milliseconds > 0, not '%s'", optarg);
-			a->have_metric_opts = true;
-			break;
-		case 'p':
-			if (percentile_def_parse(optarg, &a->metric.pct) < 0)
-				return usage_error(usage, "unknown percentile definition '%s'", optarg);
-			a->have_metric_opts = true;
-			break;
-		case 'q':
-			a->silent = true;
-			break;
-		case 'P':
-			a->plan_only = true;
-			break;
-		case 'Q':
-			a->profile = optarg;
-			a->profile_given = true;
-			break;
-		case 'n':
-			a->profile = NULL;
-			a->profile_given = true;
-			break;
-		case 'v':
-			a->verbose = true;
-			break;
-		case 'h':
+		} else if (c == 'h') {
 			fputs(usage, stdout);
 			switch_help(stdout);
 			return -1;
-		default:
+		} else {
 			fputs(usage, stderr);
 			return HB_EXIT_USAGE;
 		}
 	}
-	if (a->resume && a->plan_only)
-		return usage_error(usage, "--plan is for a new batch; a batch's plan is in its batch.txt");
-	if (a->hooks && (a->rounds || a->tokens || a->order || a->have_seed || a->plan_only))
-		return usage_error(usage, "%s makes its own plan: no --rounds, --switches, --order, --seed "
-				   "or --plan", a->hooks->name);
-	if (a->resume) {
-		if (optind < argc || a->tokens || a->order || a->have_seed || a->rounds || a->have_metric_opts)
-			return usage_error(usage, "--resume runs the batch as it was planned: "
-					   "no recipe, variants, rounds, switches, order or windows with it");
-		return 0;
-	}
-	if (a->hooks) {
-		if (optind >= argc)
-			return usage_error(usage, "%s wants a recipe first", a->hooks->name);
-		a->recipe = argv[optind];
-		return a->hooks->cells(a->hooks->data, argv + optind + 1, argc - optind - 1, &a->variants,
-				       &a->tokens, &a->rounds);
-	}
+	return 0;
+}
+
+/* A new batch's positional arguments: RECIPE ["VARIANT..." [ROUNDS]], and
+ * the switches of ENVS (RERUN_INTERFERED=1 is --rerun-invalid). */
+static int new_batch_args(int argc, char **argv, struct run_args *a, const char *usage)
+{
+	const char *env;
+	int rounds = 0;
+
 	if (optind >= argc || argc - optind > 3)
 		return usage_error(usage, "run wants a recipe, then at most the variants and the rounds");
 	a->recipe = argv[optind];
@@ -303,6 +170,36 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	if (env && strcmp(env, "1") == 0)
 		a->rerun = true;
 	return 0;
+}
+
+/* The options and arguments, and what they ask of each other: 0, -1 when
+ * the help was printed, or the exit code after saying what is wrong. */
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+	const char *usage = a->hooks ? a->hooks->usage : run_usage;
+	int r = parse_options(argc, argv, a, usage);
+
+	if (r != 0)
+		return r;
+	if (a->resume && a->plan_only)
+		return usage_error(usage, "--plan is for a new batch; a batch's plan is in its batch.txt");
+	if (a->hooks && (a->rounds || a->tokens || a->order || a->have_seed || a->plan_only))
+		return usage_error(usage, "%s makes its own plan: no --rounds, --switches, --order, --seed "
+				   "or --plan", a->hooks->name);
+	if (a->resume) {
+		if (optind < argc || a->tokens || a->order || a->have_seed || a->rounds || a->have_metric_opts)
+			return usage_error(usage, "--resume runs the batch as it was planned: "
+					   "no recipe, variants, rounds, switches, order or windows with it");
+		return 0;
+	}
+	if (a->hooks) {
+		if (optind >= argc)
+			return usage_error(usage, "%s wants a recipe first", a->hooks->name);
+		a->recipe = argv[optind];
+		return a->hooks->cells(a->hooks->data, argv + optind + 1, argc - optind - 1, &a->variants,
+				       &a->tokens, &a->rounds);
+	}
+	return new_batch_args(argc, argv, a, usage);
 }
 
 /* The settings a resumed batch must run with, kept in batch.txt. */
