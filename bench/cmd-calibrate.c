@@ -13,6 +13,7 @@
 #include "exitcodes.h"
 #include "metrics.h"
 #include "run.h"
+#include "runargs.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -59,92 +60,86 @@ struct calib_args {
 	struct metric_opts metric;
 };
 
+/* calibrate's own options; getopt's values of the run options it passes on
+ * are run_options' (runargs.h) */
+static const struct option calib_options[] = {
+	{ "rounds", required_argument, NULL, 'r' },
+	{ "effect", required_argument, NULL, 'E' },
+	{ "resamples", required_argument, NULL, 'R' },
+	{ "with", required_argument, NULL, 'T' },
+	{ "help", no_argument, NULL, 'h' },
+};
+
+static int own_option(int c, const char *arg, struct calib_args *a)
+{
+	int n;
+
+	switch (c) {
+	case 'r':
+		if (safe_atoi(arg, &a->rounds) < 0 || a->rounds < 2)
+			return usage_error(calibrate_usage, "--rounds wants 2 or more, not '%s'", arg);
+		break;
+	case 'E':
+		if (safe_atod(arg, &a->effect) < 0 || !(a->effect > 0 && a->effect <= 100))
+			return usage_error(calibrate_usage, "--effect wants a percentage over 0, at most "
+					   "100, not '%s'", arg);
+		break;
+	case 'R':
+		if (safe_atoi(arg, &n) < 0 || n < 1 || n > 1000000)
+			return usage_error(calibrate_usage, "--resamples wants 1 to 1000000, not '%s'", arg);
+		a->resamples = (unsigned)n;
+		break;
+	case 'T':
+		if (!*arg || strchr(arg, ' ') || strstr(arg, "SLOWDOWN"))
+			return usage_error(calibrate_usage, "--with wants switch terms joined by '+' "
+					   "(no SLOWDOWN: calibrate sets it), not '%s'", arg);
+		a->with = arg;
+		break;
+	case 'h':
+		fputs(calibrate_usage, stdout);
+		return -1;
+	default:
+		fputs(calibrate_usage, stderr);
+		return HB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* A run option: checked as run checks it (the stall threshold and the
+ * percentiles are calibrate's too), then passed on as given. */
+static int run_option(const struct run_option *o, const char *arg, struct run_args *run,
+		      struct calib_args *a)
+{
+	char *s = xasprintf("--%s", o->name);
+	int r = o->set(run, o, arg, calibrate_usage);
+
+	if (r == HB_EXIT_OK) {
+		argv_push(&a->run_opts, s);
+		if (o->flags & RUN_OPT_ARG)
+			argv_push(&a->run_opts, arg);
+	}
+	free(s);
+	return r;
+}
+
 static int parse_args(int argc, char **argv, struct calib_args *a)
 {
-	static const struct option opts[] = {
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "effect", required_argument, NULL, 'E' },
-		{ "resamples", required_argument, NULL, 'R' },
-		{ "with", required_argument, NULL, 'T' },
-		/* passed on to run, which checks them */
-		{ "warmup", required_argument, NULL, 'W' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "no-db", no_argument, NULL, 'N' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "display", required_argument, NULL, 'D' },
-		{ "profile", required_argument, NULL, 'Q' },
-		{ "no-quieting", no_argument, NULL, 'n' },
-		{ "order", required_argument, NULL, 'O' },
-		{ "seed", required_argument, NULL, 'e' },
-		{ "stall-ms", required_argument, NULL, 's' },
-		{ "percentile", required_argument, NULL, 'p' },
-		{ "rerun-invalid", no_argument, NULL, 'I' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, idx = 0;
+	struct option opts[40];
+	struct run_args run = { .metric = METRIC_OPTS_DEFAULT };
+	size_t n = ARRAY_SIZE(calib_options);
+	int c, r;
 
-	while ((c = getopt_long(argc, argv, "hqv", opts, &idx)) != -1) {
-		switch (c) {
-		case 'r':
-			if (safe_atoi(optarg, &a->rounds) < 0 || a->rounds < 2)
-				return usage_error(calibrate_usage, "--rounds wants 2 or more, not '%s'", optarg);
-			break;
-		case 'E':
-			if (safe_atod(optarg, &a->effect) < 0 || !(a->effect > 0 && a->effect <= 100))
-				return usage_error(calibrate_usage, "--effect wants a percentage over 0, at most "
-						   "100, not '%s'", optarg);
-			break;
-		case 'R':
-			if (safe_atoi(optarg, &idx) < 0 || idx < 1 || idx > 1000000)
-				return usage_error(calibrate_usage, "--resamples wants 1 to 1000000, not '%s'",
-						   optarg);
-			a->resamples = (unsigned)idx;
-			break;
-		case 'T':
-			if (!*optarg || strchr(optarg, ' ') || strstr(optarg, "SLOWDOWN"))
-				return usage_error(calibrate_usage, "--with wants switch terms joined by '+' "
-						   "(no SLOWDOWN: calibrate sets it), not '%s'", optarg);
-			a->with = optarg;
-			break;
-		case 's':
-			if (safe_atod(optarg, &a->metric.stall_ms) < 0 || !(a->metric.stall_ms > 0))
-				return usage_error(calibrate_usage, "--stall-ms wants milliseconds > 0, not '%s'",
-						   optarg);
-			goto pass_on;
-		case 'p':
-			if (percentile_def_parse(optarg, &a->metric.pct) < 0)
-				return usage_error(calibrate_usage, "unknown percentile definition '%s'", optarg);
-			goto pass_on;
-		case 'q':
-		case 'v':
-			argv_push(&a->run_opts, c == 'q' ? "--quiet" : "--verbose");
-			break;
-		case 'W': case 'w': case 'd': case 'N': case 'o': case 'D': case 'Q': case 'n':
-		case 'O': case 'e': case 'I':
-pass_on:
-			/* the long option as given, by its table entry */
-			for (const struct option *o = opts; o->name; o++)
-				if (o->val == c) {
-					char *s = xasprintf("--%s", o->name);
+	memcpy(opts, calib_options, sizeof(calib_options));
+	run_options_getopt(opts, &n, ARRAY_SIZE(opts), RUN_OPT_BATCH);
+	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
+		const struct run_option *o = run_option_of(c);
 
-					argv_push(&a->run_opts, s);
-					free(s);
-					if (o->has_arg)
-						argv_push(&a->run_opts, optarg);
-				}
-			break;
-		case 'h':
-			fputs(calibrate_usage, stdout);
-			return -1;
-		default:
-			fputs(calibrate_usage, stderr);
-			return HB_EXIT_USAGE;
-		}
+		r = o ? run_option(o, optarg, &run, a) : own_option(c, optarg, a);
+		if (r != 0)
+			return r;
 	}
+	a->metric.stall_ms = run.metric.stall_ms;
+	a->metric.pct = run.metric.pct;
 	if (argc - optind < 1 || argc - optind > 2)
 		return usage_error(calibrate_usage, "calibrate wants a recipe and at most one variant");
 	a->recipe = argv[optind];
@@ -289,20 +284,81 @@ static void print_row(const char *name, const size_t *valid, const struct calib_
 	       verdict_text(bs, sizeof(bs), c->have_ab_seq, c->ab_seq.verdict, c->ab_seq.sign, c->ab_seq.pairs));
 }
 
+/* The batch: run's argv (main's program name before it), through run's
+ * own code; *batch_dir as batch_command() leaves it. */
+static int run_batch(const struct calib_args *a, const char *prog, struct context *ctx, char **batch_dir)
+{
+	struct argv_list run_argv;
+	char *s;
+	int ret;
+
+	argv_init(&run_argv);
+	argv_push(&run_argv, prog);
+	argv_push(&run_argv, "run");
+	argv_push(&run_argv, a->recipe);
+	if (a->variant)
+		argv_push(&run_argv, a->variant);
+	argv_push(&run_argv, "--rounds");
+	s = xasprintf("%d", a->rounds);
+	argv_push(&run_argv, s);
+	free(s);
+	argv_push(&run_argv, "--switches");
+	if (a->with)
+		s = xasprintf("SLOWDOWN=0+%s %s SLOWDOWN=%g+%s", a->with, a->with, a->effect, a->with);
+	else
+		s = xasprintf("SLOWDOWN=0 - SLOWDOWN=%g", a->effect);
+	argv_push(&run_argv, s);
+	free(s);
+	for (size_t i = 0; i < a->run_opts.n; i++)
+		argv_push(&run_argv, a->run_opts.v[i]);
+	optind = 0; /* run parses its own options afresh */
+	ret = batch_command((int)run_argv.n - 1, run_argv.v + 1, ctx, NULL, batch_dir);
+	argv_release(&run_argv);
+	return ret;
+}
+
+/* A row per metric calibrated, or the line that says why it is skipped. */
+static int print_rows(const int *ids, struct calib_values *vals, const size_t *valid, int rounds,
+		      const struct calib_opts *co)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(calib_metrics); k++) {
+		struct calib_result c;
+		bool any = false;
+
+		if (ids[k] < 0) {
+			printf("%-17s skipped: no metric of that name in this build\n", calib_metrics[k]);
+			continue;
+		}
+		for (int cell = 0; cell < CELLS; cell++)
+			for (int i = 0; i < rounds; i++)
+				any = any || isfinite(vals[k].v[cell][i]);
+		if (!any) {
+			printf("%-17s skipped: no valid run of the batch has a value of it\n", calib_metrics[k]);
+			continue;
+		}
+		if (calib_compute(vals[k].v[CELL_A], vals[k].v[CELL_A2], vals[k].v[CELL_B], (size_t)rounds, co,
+				  &c) < 0) {
+			error_msg("cannot calibrate %s: bad options", calib_metrics[k]);
+			return HB_EXIT_FAILURE;
+		}
+		print_row(calib_metrics[k], valid, &c);
+	}
+	/* the table is the answer: failed runs are missing values, said in it */
+	return HB_EXIT_OK;
+}
+
 int cmd_calibrate(int argc, char **argv, struct context *ctx)
 {
 	struct calib_args a = { .rounds = 10, .effect = 3, .metric = METRIC_OPTS_DEFAULT };
 	struct calib_opts co = CALIB_OPTS_DEFAULT;
 	struct calib_values vals[ARRAY_SIZE(calib_metrics)];
 	int ids[ARRAY_SIZE(calib_metrics)];
-	struct argv_list run_argv;
 	size_t valid[CELLS] = { 0, 0, 0 };
-	char *batch_dir = NULL, *s;
-	int ret, r, rounds = 0;
+	char *batch_dir = NULL;
+	int ret, rounds = 0;
 
 	memset(vals, 0, sizeof(vals));
 	argv_init(&a.run_opts);
-	argv_init(&run_argv);
 	a.resamples = co.resamples;
 	ret = parse_args(argc, argv, &a);
 	if (ret != 0) {
@@ -314,27 +370,7 @@ int cmd_calibrate(int argc, char **argv, struct context *ctx)
 	co.seq.effect = a.effect / 100.0;
 	a.metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
 
-	/* the batch: run's argv, with main's program name before it */
-	argv_push(&run_argv, argv[-1]);
-	argv_push(&run_argv, "run");
-	argv_push(&run_argv, a.recipe);
-	if (a.variant)
-		argv_push(&run_argv, a.variant);
-	argv_push(&run_argv, "--rounds");
-	s = xasprintf("%d", a.rounds);
-	argv_push(&run_argv, s);
-	free(s);
-	argv_push(&run_argv, "--switches");
-	if (a.with)
-		s = xasprintf("SLOWDOWN=0+%s %s SLOWDOWN=%g+%s", a.with, a.with, a.effect, a.with);
-	else
-		s = xasprintf("SLOWDOWN=0 - SLOWDOWN=%g", a.effect);
-	argv_push(&run_argv, s);
-	free(s);
-	for (size_t i = 0; i < a.run_opts.n; i++)
-		argv_push(&run_argv, a.run_opts.v[i]);
-	optind = 0; /* run parses its own options afresh */
-	ret = batch_command((int)run_argv.n - 1, run_argv.v + 1, ctx, NULL, &batch_dir);
+	ret = run_batch(&a, argv[-1], ctx, &batch_dir);
 	if (!batch_dir)
 		goto out;
 	if (ret == HB_EXIT_INTERRUPTED) {
@@ -352,37 +388,12 @@ int cmd_calibrate(int argc, char **argv, struct context *ctx)
 	print_header(&co, batch_dir, rounds, a.effect, a.with);
 	if (valid[CELL_A] + valid[CELL_A2] + valid[CELL_B] == 0)
 		printf("# no valid run in the batch (failed or disturbed: the report above says which)\n");
-	for (size_t k = 0; k < ARRAY_SIZE(calib_metrics); k++) {
-		struct calib_result c;
-		bool any = false;
-
-		if (ids[k] < 0) {
-			printf("%-17s skipped: no metric of that name in this build\n", calib_metrics[k]);
-			continue;
-		}
-		for (int cell = 0; cell < CELLS; cell++)
-			for (int i = 0; i < rounds; i++)
-				any = any || isfinite(vals[k].v[cell][i]);
-		if (!any) {
-			printf("%-17s skipped: no valid run of the batch has a value of it\n", calib_metrics[k]);
-			continue;
-		}
-		r = calib_compute(vals[k].v[CELL_A], vals[k].v[CELL_A2], vals[k].v[CELL_B], (size_t)rounds, &co, &c);
-		if (r < 0) {
-			error_msg("cannot calibrate %s: bad options", calib_metrics[k]);
-			ret = HB_EXIT_FAILURE;
-			goto out;
-		}
-		print_row(calib_metrics[k], valid, &c);
-	}
-	/* the table is the answer: failed runs are missing values, said in it */
-	ret = HB_EXIT_OK;
+	ret = print_rows(ids, vals, valid, rounds, &co);
 out:
 	for (size_t k = 0; k < ARRAY_SIZE(calib_metrics); k++)
 		for (int c = 0; c < CELLS; c++)
 			free(vals[k].v[c]);
 	free(batch_dir);
 	argv_release(&a.run_opts);
-	argv_release(&run_argv);
 	return ret;
 }

@@ -207,10 +207,19 @@ out:
 	return ret;
 }
 
-int cmd_compare(int argc, char **argv, struct context *ctx)
+struct compare_args {
+	struct stats_compare_opts so;
+	struct resultsdb_query q;
+	const char *a, *b;              /* the run names compared */
+	const char *paired;             /* --paired BATCH */
+	struct paired_opt po[8];
+	size_t n_po;
+	bool cross_boot, metric_given;
+};
+
+static int parse_options(int argc, char **argv, struct compare_args *a)
 {
 	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
 		{ "metric", required_argument, NULL, 'm' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "cross-boot", no_argument, NULL, 'x' },
@@ -224,103 +233,104 @@ int cmd_compare(int argc, char **argv, struct context *ctx)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct stats_compare_opts so = STATS_COMPARE_DEFAULT;
-	struct resultsdb_query q = { .metric = "fps" };
-	struct side sides[2] = { { 0 }, { 0 } };
-	struct stats_comparison cmp;
-	struct resultsdb *db = NULL;
-	const char *path = NULL, *boot1, *boot2;
-	struct paired_opt po[8];
-	const char *paired = NULL;
-	bool cross_boot = false, metric_given = false;
-	size_t n_po = 0;
-	int c, metric, ret, which = 0;
+	int c, which = 0;
 
 	while ((c = getopt_long(argc, argv, "h", opts, &which)) != -1) {
 		switch (c) {
 		case 'p':
-			paired = optarg;
+			a->paired = optarg;
 			break;
 		case 'E':
-			if (n_po == ARRAY_SIZE(po))
+			if (a->n_po == ARRAY_SIZE(a->po))
 				return usage_error(compare_usage, "too many options");
-			po[n_po++] = (struct paired_opt){ opts[which].name, optarg };
-			break;
-		case 'd':
-			path = optarg;
+			a->po[a->n_po++] = (struct paired_opt){ opts[which].name, optarg };
 			break;
 		case 'm':
-			q.metric = optarg;
-			metric_given = true;
+			a->q.metric = optarg;
+			a->metric_given = true;
 			break;
 		case 'b':
-			q.batch = optarg;
+			a->q.batch = optarg;
 			break;
 		case 'x':
-			cross_boot = true;
+			a->cross_boot = true;
 			break;
 		case 'M':
-			if (safe_atod(optarg, &so.magnitude) < 0 || !(so.magnitude > 0))
+			if (safe_atod(optarg, &a->so.magnitude) < 0 || !(a->so.magnitude > 0))
 				return usage_error(compare_usage, "--magnitude wants a number > 0, not '%s'", optarg);
 			break;
 		case 's':
-			if (safe_atou64(optarg, &so.seed) < 0)
+			if (safe_atou64(optarg, &a->so.seed) < 0)
 				return usage_error(compare_usage, "--seed wants a whole number, not '%s'", optarg);
-			so.bootstrap.seed = so.seed;
+			a->so.bootstrap.seed = a->so.seed;
 			break;
 		case 'h':
 			fputs(compare_usage, stdout);
-			return HB_EXIT_OK;
+			return -1;
 		default:
 			fputs(compare_usage, stderr);
 			return HB_EXIT_USAGE;
 		}
 	}
-	if (paired) {
-		if (optind != argc || path || q.batch || cross_boot)
+	return HB_EXIT_OK;
+}
+
+/* GAME A B and the checks between the options, once they are parsed. */
+static int check_args(int argc, char **argv, bool db_given, struct compare_args *a, int *metric)
+{
+	if (a->paired) {
+		if (optind != argc || db_given || a->q.batch || a->cross_boot)
 			return usage_error(compare_usage, "--paired wants the batch alone: no GAME A B, "
 					   "--db, --batch or --cross-boot");
-		if (metric_given) {
-			if (n_po == ARRAY_SIZE(po))
+		if (a->metric_given) {
+			if (a->n_po == ARRAY_SIZE(a->po))
 				return usage_error(compare_usage, "too many options");
-			po[n_po++] = (struct paired_opt){ "metric", q.metric };
+			a->po[a->n_po++] = (struct paired_opt){ "metric", a->q.metric };
 		}
-		return compare_paired(ctx, paired, po, n_po);
+		return HB_EXIT_OK;
 	}
-	if (n_po)
-		return usage_error(compare_usage, "--%s is for --paired", po[0].name);
+	if (a->n_po)
+		return usage_error(compare_usage, "--%s is for --paired", a->po[0].name);
 	if (argc - optind != 3)
 		return usage_error(compare_usage, "compare wants GAME A B");
-	if (metric_arg(compare_usage, q.metric, &metric) != HB_EXIT_OK)
+	if (metric_arg(compare_usage, a->q.metric, metric) != HB_EXIT_OK)
 		return HB_EXIT_USAGE;
-	q.game = argv[optind];
-	sides[0].name = argv[optind + 1];
-	sides[1].name = argv[optind + 2];
-	ret = db_arg_open(ctx, path, RESULTSDB_READ, &db, &path);
-	if (ret != HB_EXIT_OK)
-		return ret;
-	ret = HB_EXIT_FAILURE;
-	if (load_side(db, &q, &sides[0]) < 0 || load_side(db, &q, &sides[1]) < 0)
+	a->q.game = argv[optind];
+	a->a = argv[optind + 1];
+	a->b = argv[optind + 2];
+	return HB_EXIT_OK;
+}
+
+/* The two sides from the database, and the verdict as the exit code. */
+static int compare_sides(struct resultsdb *db, const char *path, struct compare_args *a,
+			 enum metric_id metric)
+{
+	struct side sides[2] = { { .name = a->a }, { .name = a->b } };
+	const struct resultsdb_query *q = &a->q;
+	struct stats_comparison cmp;
+	const char *boot1, *boot2;
+	int ret = HB_EXIT_FAILURE;
+
+	if (load_side(db, &a->q, &sides[0]) < 0 || load_side(db, &a->q, &sides[1]) < 0)
 		goto out;
 	for (int i = 0; i < 2; i++)
 		if (sides[i].n == 0) {
-			error_msg("no valid runs of %s '%s' with %s%s%s in '%s'", q.game, sides[i].name,
-				  q.metric, q.batch ? " in batch " : "", q.batch ? q.batch : "", path);
+			error_msg("no valid runs of %s '%s' with %s%s%s in '%s'", q->game, sides[i].name,
+				  q->metric, q->batch ? " in batch " : "", q->batch ? q->batch : "", path);
 			print_excluded(stderr, &sides[i], i ? "B" : "A");
 			goto out;
 		}
-	if (count_boots(sides, 2, &boot1, &boot2) > 1 && !cross_boot) {
+	if (count_boots(sides, 2, &boot1, &boot2) > 1 && !a->cross_boot) {
 		error_msg("the runs come from different boots (%s and %s): a reboot can make a "
 			  "difference of its own; --cross-boot compares them anyway", boot1, boot2);
 		ret = HB_EXIT_USAGE;
 		goto out;
 	}
-	if (stats_compare(sides[0].x, sides[0].n, sides[1].x, sides[1].n, &so, &cmp) < 0) {
+	if (stats_compare(sides[0].x, sides[0].n, sides[1].x, sides[1].n, &a->so, &cmp) < 0) {
 		error_msg("cannot compare: bad options");
 		goto out;
 	}
-	print_comparison(q.game, q.metric, q.batch, &sides[0], &sides[1], &so, &cmp,
-			 (enum metric_id)metric);
+	print_comparison(q->game, q->metric, q->batch, &sides[0], &sides[1], &a->so, &cmp, metric);
 	ret = cmp.verdict == VERDICT_SAME ? HB_EXIT_OK :
 	      cmp.verdict == VERDICT_DIFFERENT ? HB_EXIT_REGRESSION : HB_EXIT_UNDECIDED;
 out:
@@ -329,6 +339,24 @@ out:
 		resultsdb_excluded_free(sides[i].ex, sides[i].n_ex);
 		free(sides[i].x);
 	}
-	resultsdb_close(db);
 	return ret;
+}
+
+int cmd_compare(int argc, char **argv, struct context *ctx)
+{
+	struct compare_args a = { .so = STATS_COMPARE_DEFAULT, .q = { .metric = "fps" } };
+	struct resultsdb *db;
+	int metric = 0, ret = parse_options(argc, argv, &a);
+
+	if (ret != HB_EXIT_OK)
+		return ret < 0 ? HB_EXIT_OK : ret;
+	ret = check_args(argc, argv, ctx->db_given, &a, &metric);
+	if (ret != HB_EXIT_OK)
+		return ret;
+	if (a.paired)
+		return compare_paired(ctx, a.paired, a.po, a.n_po);
+	ret = cmd_db_open(ctx, &db);
+	if (ret != HB_EXIT_OK)
+		return ret;
+	return compare_sides(db, ctx->db_path, &a, (enum metric_id)metric);
 }

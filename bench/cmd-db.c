@@ -149,7 +149,6 @@ static int db_info(struct resultsdb *db, const char *path)
 int cmd_db(int argc, char **argv, struct context *ctx)
 {
 	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
 		{ "stall-ms", required_argument, NULL, 's' },
 		{ "percentile", required_argument, NULL, 'p' },
 		{ "min-frames", required_argument, NULL, 'F' },
@@ -163,8 +162,8 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		{ "import", RESULTSDB_WRITE }, { "info", RESULTSDB_READ }, { "upgrade", RESULTSDB_UPGRADE },
 	};
 	struct metric_opts mo = METRIC_OPTS_DEFAULT;
-	const char *path = NULL, *sub;
-	struct resultsdb *db = NULL;
+	const char *path = ctx->db_path, *sub;
+	struct resultsdb *db;
 	struct argv_list dirs;
 	size_t k;
 	int c, ret;
@@ -173,9 +172,6 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd':
-			path = optarg;
-			break;
 		case 's':
 			if (safe_atod(optarg, &mo.stall_ms) < 0 || mo.stall_ms <= 0)
 				return usage_error(db_usage, "--stall-ms wants milliseconds > 0, not '%s'", optarg);
@@ -214,7 +210,8 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 	argv_release(&dirs);
 	if (ret != HB_EXIT_OK)
 		return ret;
-	ret = db_arg_open(ctx, path, subs[k].mode, &db, &path);
+	ctx->db_mode = subs[k].mode;
+	ret = cmd_db_open(ctx, &db);
 	if (ret != HB_EXIT_OK)
 		return ret;
 	if (subs[k].mode == RESULTSDB_WRITE)
@@ -223,6 +220,5 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		ret = db_info(db, path);
 	else
 		printf("database=%s\nschema_version=%d\n", path, resultsdb_schema_version(db));
-	resultsdb_close(db);
 	return ret;
 }

@@ -208,44 +208,88 @@ out:
 	return r;
 }
 
-static int import_one(const struct import_args *a, const char *file, const char *out_dir,
-		      const char *db_path, const char *cmdline)
+/* The file read into s, with its notes said; refused when it holds fewer
+ * than two frames or not more than the warm-up. HB_EXIT_OK or the exit code. */
+static int read_series(const struct import_args *a, const char *file, struct import_series *s,
+		       char **source)
+{
+	struct strbuf err = STRBUF_INIT;
+	uint64_t span;
+	int r, ret = input_arg_check(file);
+
+	if (ret != HB_EXIT_OK)
+		return ret;
+	r = import_read(a->format, file, &a->opts, s, source, &err);
+	if (r < 0) {
+		error_msg("%s", err.buf);
+		strbuf_release(&err);
+		return r == -EINVAL ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
+	}
+	strbuf_release(&err);
+	say(&s->notes, note_msg);
+	say(&s->warnings, warn_msg);
+	if (s->n_presents < 2) {
+		error_msg("%s: no frames to import (%zu rows read, %zu dropped)", *source, s->rows,
+			  s->rows_dropped);
+		return HB_EXIT_USAGE;
+	}
+	span = s->t_ns[s->n_presents - 1] - s->t_ns[0];
+	if (a->warmup_s * 1e9 >= (double)span) {
+		error_msg("%s: --warmup %g s is not shorter than the log (%.3f s of frames): "
+			  "the window would be empty", *source, a->warmup_s, (double)span / 1e9);
+		return HB_EXIT_USAGE;
+	}
+	return HB_EXIT_OK;
+}
+
+/* frames.bin, bench.txt and result.txt in the temporary directory tmp,
+ * which becomes final: 0, or -1 after saying what failed. */
+static int write_run_dir(const struct import_args *a, const struct import_series *s, const char *game,
+			 const char *source, const char *cmdline, const char *tmp, const char *final)
 {
 	struct metric_opts mo = METRIC_OPTS_DEFAULT;
 	struct strbuf err = STRBUF_INIT;
-	struct import_series s;
 	struct kvfile bench;
-	char *source = NULL, *game = NULL, *final = NULL, *tmp = NULL, *path = NULL;
-	uint64_t span;
-	int ret = HB_EXIT_FAILURE, r;
+	char *path = xasprintf("%s/frames.bin", tmp);
+	int r = hb_frames_write(path, s->t_ns, s->n_presents, format_source[a->format], 0644);
+
+	kvfile_init(&bench);
+	if (r < 0) {
+		error_msg("cannot write '%s': %s", path, strerror(-r));
+		goto out;
+	}
+	free(path);
+	path = xasprintf("%s/bench.txt", tmp);
+	write_bench(&bench, a, game, source, s, cmdline);
+	if ((r = kvfile_write(&bench, path)) < 0) {
+		error_msg("cannot write '%s': %s", path, strerror(-r));
+		goto out;
+	}
+	if ((r = run_write_result(tmp, "ok", &mo, &err)) < 0) {
+		error_msg("%s", err.buf);
+		goto out;
+	}
+	if ((r = rename(tmp, final)) < 0)
+		error_msg("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
+out:
+	free(path);
+	kvfile_release(&bench);
+	strbuf_release(&err);
+	return r < 0 ? -1 : 0;
+}
+
+static int import_one(const struct import_args *a, const char *file, const char *out_dir,
+		      const char *db_path, const char *cmdline)
+{
+	struct import_series s;
+	char *source = NULL, *game = NULL, *final = NULL, *tmp = NULL;
+	int ret, r;
 
 	import_series_init(&s);
-	kvfile_init(&bench);
-	ret = input_arg_check(file);
+	ret = read_series(a, file, &s, &source);
 	if (ret != HB_EXIT_OK)
 		goto out;
 	ret = HB_EXIT_FAILURE;
-	r = import_read(a->format, file, &a->opts, &s, &source, &err);
-	if (r < 0) {
-		error_msg("%s", err.buf);
-		ret = r == -EINVAL ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
-		goto out;
-	}
-	say(&s.notes, note_msg);
-	say(&s.warnings, warn_msg);
-	if (s.n_presents < 2) {
-		error_msg("%s: no frames to import (%zu rows read, %zu dropped)", source, s.rows,
-			  s.rows_dropped);
-		ret = HB_EXIT_USAGE;
-		goto out;
-	}
-	span = s.t_ns[s.n_presents - 1] - s.t_ns[0];
-	if (a->warmup_s * 1e9 >= (double)span) {
-		error_msg("%s: --warmup %g s is not shorter than the log (%.3f s of frames): "
-			  "the window would be empty", source, a->warmup_s, (double)span / 1e9);
-		ret = HB_EXIT_USAGE;
-		goto out;
-	}
 	if (a->game)
 		game = xstrdup(a->game);
 	else if (a->format == IMPORT_PRESENTMON && kvfile_get(&s.info, "application"))
@@ -256,27 +300,8 @@ static int import_one(const struct import_args *a, const char *file, const char 
 		error_msg("cannot create a run directory in '%s': %s", out_dir, strerror(-r));
 		goto out;
 	}
-	path = xasprintf("%s/frames.bin", tmp);
-	r = hb_frames_write(path, s.t_ns, s.n_presents, format_source[a->format], 0644);
-	if (r < 0) {
-		error_msg("cannot write '%s': %s", path, strerror(-r));
+	if (write_run_dir(a, &s, game, source, cmdline, tmp, final) < 0)
 		goto out;
-	}
-	free(path);
-	path = xasprintf("%s/bench.txt", tmp);
-	write_bench(&bench, a, game, source, &s, cmdline);
-	if ((r = kvfile_write(&bench, path)) < 0) {
-		error_msg("cannot write '%s': %s", path, strerror(-r));
-		goto out;
-	}
-	if (run_write_result(tmp, "ok", &mo, &err) < 0) {
-		error_msg("%s", err.buf);
-		goto out;
-	}
-	if (rename(tmp, final) < 0) {
-		error_msg("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
-		goto out;
-	}
 	free(tmp);
 	tmp = NULL;
 	if (db_path && index_run(a, db_path, final) < 0)
@@ -286,18 +311,15 @@ static int import_one(const struct import_args *a, const char *file, const char 
 out:
 	if (tmp)
 		remove_tree(tmp);
-	free(path);
 	free(tmp);
 	free(final);
 	free(game);
 	free(source);
-	kvfile_release(&bench);
 	import_series_release(&s);
-	strbuf_release(&err);
 	return ret;
 }
 
-int cmd_import(int argc, char **argv, struct context *ctx)
+static int parse_args(int argc, char **argv, struct import_args *a)
 {
 	enum { O_FORMAT = 256, O_GAME, O_VARIANT, O_OUT, O_PROCESS, O_PERIOD, O_INTERVAL, O_WARMUP, O_DB,
 	       O_NODB };
@@ -315,67 +337,76 @@ int cmd_import(int argc, char **argv, struct context *ctx)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct import_args a = { .variant = "base", .opts = IMPORT_OPTS_DEFAULT };
-	char *out_dir = NULL, *cmdline;
-	int c, ret = HB_EXIT_OK;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_FORMAT:
-			if (import_format_parse(optarg, &a.format) < 0)
+			if (import_format_parse(optarg, &a->format) < 0)
 				return usage_error(import_usage, "unknown format '%s'", optarg);
-			a.have_format = true;
+			a->have_format = true;
 			break;
 		case O_GAME:
-			a.game = optarg;
+			a->game = optarg;
 			break;
 		case O_VARIANT:
-			a.variant = optarg;
+			a->variant = optarg;
 			break;
 		case O_OUT:
-			a.out_dir = optarg;
+			a->out_dir = optarg;
 			break;
 		case O_PROCESS:
-			a.opts.process = optarg;
+			a->opts.process = optarg;
 			break;
 		case O_PERIOD:
-			if (safe_atosec(optarg, &a.opts.gallium_period_s) < 0 ||
-			    a.opts.gallium_period_s > MAX_HUD_PERIOD_S)
+			if (safe_atosec(optarg, &a->opts.gallium_period_s) < 0 ||
+			    a->opts.gallium_period_s > MAX_HUD_PERIOD_S)
 				return usage_error(import_usage, "--hud-period wants seconds from 0 to %g, not '%s'",
 						   MAX_HUD_PERIOD_S, optarg);
 			break;
 		case O_INTERVAL:
-			a.opts.interval = true;
+			a->opts.interval = true;
 			break;
 		case O_WARMUP:
-			if (safe_atosec(optarg, &a.warmup_s) < 0)
+			if (safe_atosec(optarg, &a->warmup_s) < 0)
 				return usage_error(import_usage, "--warmup wants seconds from 0 to %d, not '%s'",
 						   HB_MAX_DURATION_S, optarg);
 			break;
 		case O_DB:
-			a.db_path = optarg;
+			a->db_path = optarg;
 			break;
 		case O_NODB:
-			a.no_db = true;
+			a->no_db = true;
 			break;
 		case 'h':
 			fputs(import_usage, stdout);
-			return HB_EXIT_OK;
+			return -1;
 		default:
 			fputs(import_usage, stderr);
 			return HB_EXIT_USAGE;
 		}
 	}
-	if (!a.have_format)
+	if (!a->have_format)
 		return usage_error(import_usage, "import wants --format");
 	if (optind >= argc)
 		return usage_error(import_usage, "import wants at least one FILE");
-	for (const char *p = a.game; p && *p; p++)
+	for (const char *p = a->game; p && *p; p++)
 		if (*p == '/')
 			return usage_error(import_usage, "--game cannot hold '/'");
-	for (const char *p = a.variant; *p; p++)
+	for (const char *p = a->variant; *p; p++)
 		if (*p == '/' || *p == '@')
 			return usage_error(import_usage, "--variant cannot hold '/' or '@'");
+	return HB_EXIT_OK;
+}
+
+int cmd_import(int argc, char **argv, struct context *ctx)
+{
+	struct import_args a = { .variant = "base", .opts = IMPORT_OPTS_DEFAULT };
+	char *out_dir, *cmdline;
+	int ret = parse_args(argc, argv, &a);
+
+	if (ret != HB_EXIT_OK)
+		return ret < 0 ? HB_EXIT_OK : ret;
 	out_dir = a.out_dir ? xstrdup(a.out_dir) : xasprintf("%s/runs/imported", ctx->results_dir);
 	cmdline = argv_join(argv - 1);
 	for (int i = optind; i < argc; i++) {

@@ -142,7 +142,12 @@ static void print_notes(const struct scan_totals *t)
 	       "leave no trace in these logs\n");
 }
 
-int cmd_interference_scan(int argc, char **argv, struct context *ctx)
+struct scan_args {
+	const char *interfered_path, *gamedb;
+	bool write;
+};
+
+static int parse_options(int argc, char **argv, struct scan_args *a)
 {
 	static const struct option opts[] = {
 		{ "write", no_argument, NULL, 'w' },
@@ -151,60 +156,44 @@ int cmd_interference_scan(int argc, char **argv, struct context *ctx)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *interfered_path = NULL, *gamedb = NULL;
-	const char *dirs[1 + ARRAY_SIZE(ctx->gamedb_dirs)];
-	struct interfered_list listed;
-	struct argv_list list;
-	struct intf_scan *scans = NULL;
-	struct scan_totals t = { 0 };
-	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	char *path = NULL, *last_err = NULL;
-	bool write = false, bad = false;
-	int c, ret = HB_EXIT_OK;
-	size_t appended = 0, already = 0, n_listed;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
-			write = true;
+			a->write = true;
 			break;
 		case 'i':
-			interfered_path = optarg;
+			a->interfered_path = optarg;
 			break;
 		case 'g':
-			gamedb = optarg;
+			a->gamedb = optarg;
 			break;
 		case 'h':
 			fputs(scan_usage, stdout);
-			return HB_EXIT_OK;
+			return -1;
 		default:
 			return usage_error(scan_usage, "bad option");
 		}
 	}
 	if (optind >= argc)
 		return usage_error(scan_usage, "interference-scan wants run directories");
-	dirs[0] = gamedb;
-	for (size_t i = 0; i < ARRAY_SIZE(ctx->gamedb_dirs); i++)
-		dirs[i + 1] = ctx->gamedb_dirs[i];
+	return HB_EXIT_OK;
+}
 
-	/* the interfered file first: a bad one stops everything (it need not exist) */
-	path = interfered_path ? xstrdup(interfered_path) : xasprintf("%s/interfered.txt", ctx->results_dir);
-	interfered_init(&listed);
-	if (interfered_read(&listed, path, 1, &err) < 0) {
-		error_msg("%s", err.buf);
-		ret = HB_EXIT_USAGE;
-		goto out_early;
-	}
-	argv_init(&list);
-	ret = rundir_args_expand(argv + optind, argc - optind, &list);
-	if (ret != HB_EXIT_OK)
-		goto out;
-	scans = zalloc((list.n ? list.n : 1) * sizeof(*scans));
-	for (size_t i = 0; i < list.n; i++) {
+/* Each run's logs read: false when a file was bad (said, once each). */
+static bool scan_runs(const struct argv_list *list, const char *const *dirs, size_t n_dirs,
+		      struct intf_scan *scans)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *last_err = NULL;
+	bool bad = false;
+
+	for (size_t i = 0; i < list->n; i++) {
 		intf_scan_init(&scans[i]);
 		strbuf_reset(&err);
-		if (intf_scan_run(list.v[i], dirs, ARRAY_SIZE(dirs), &scans[i], &err) < 0) {
+		if (intf_scan_run(list->v[i], dirs, n_dirs, &scans[i], &err) < 0) {
 			/* a game's bad interference.ini is said once, not once a run */
 			if (!last_err || strcmp(last_err, err.buf))
 				error_msg("%s", err.buf);
@@ -213,33 +202,45 @@ int cmd_interference_scan(int argc, char **argv, struct context *ctx)
 			bad = true;
 		}
 	}
-	if (bad) {
-		error_msg("nothing written: fix the files above first");
-		ret = HB_EXIT_USAGE;
-		goto out;
-	}
-	n_listed = listed.n;
+	free(last_err);
+	strbuf_release(&err);
+	return !bad;
+}
 
-	for (size_t i = 0; i < list.n; i++) {
+/* What --write adds to the interfered file, and how many it found there. */
+struct scan_additions {
+	struct strbuf lines;
+	size_t appended, already;
+};
+
+/* The totals and a suspect's lines for each scan; with add, the lines of
+ * the suspects the interfered file (listed, at path) does not hold yet. */
+static void list_suspects(const struct intf_scan *scans, size_t n, struct interfered_list *listed,
+			  const char *path, struct scan_additions *add, struct scan_totals *t)
+{
+	struct strbuf err = STRBUF_INIT;
+	size_t n_listed = listed->n;
+
+	for (size_t i = 0; i < n; i++) {
 		const struct intf_scan *s = &scans[i];
-		const struct interfered_entry *e = interfered_find(&listed, s->run_id, s->name);
-		bool added = e && (size_t)(e - listed.v) >= n_listed;
+		const struct interfered_entry *e = interfered_find(listed, s->run_id, s->name);
+		bool added = e && (size_t)(e - listed->v) >= n_listed;
 		char *line;
 
-		t.runs++;
-		t.xserver += !!(s->logs & INTF_LOG_XSERVER);
-		t.kernel += !!(s->logs & INTF_LOG_KERNEL);
-		t.game += !!(s->logs & INTF_LOG_GAME);
-		t.exempt += s->exempt;
-		t.outside += s->outside;
+		t->runs++;
+		t->xserver += !!(s->logs & INTF_LOG_XSERVER);
+		t->kernel += !!(s->logs & INTF_LOG_KERNEL);
+		t->game += !!(s->logs & INTF_LOG_GAME);
+		t->exempt += s->exempt;
+		t->outside += s->outside;
 		if (!s->n)
 			continue;
-		t.suspects++;
+		t->suspects++;
 		print_suspect(s, e, added);
-		if (!write)
+		if (!add)
 			continue;
 		if (e) {
-			already += !added;
+			add->already += !added;
 			continue;
 		}
 		line = entry_line(s, path);
@@ -249,23 +250,64 @@ int cmd_interference_scan(int argc, char **argv, struct context *ctx)
 			continue;
 		}
 		/* the same run named twice (a batch and its run) is added once */
-		if (interfered_parse(&listed, line, path, &err) == 0) {
-			strbuf_addstr(&out, line);
-			appended++;
+		if (interfered_parse(listed, line, path, &err) == 0) {
+			strbuf_addstr(&add->lines, line);
+			add->appended++;
 		}
 		free(line);
 	}
+	strbuf_release(&err);
+}
+
+int cmd_interference_scan(int argc, char **argv, struct context *ctx)
+{
+	struct scan_args a = { 0 };
+	const char *dirs[1 + ARRAY_SIZE(ctx->gamedb_dirs)];
+	struct interfered_list listed;
+	struct argv_list list;
+	struct intf_scan *scans = NULL;
+	struct scan_totals t = { 0 };
+	struct scan_additions add = { .lines = STRBUF_INIT };
+	struct strbuf err = STRBUF_INIT;
+	char *path;
+	int ret = parse_options(argc, argv, &a);
+
+	if (ret != HB_EXIT_OK)
+		return ret < 0 ? HB_EXIT_OK : ret;
+	dirs[0] = a.gamedb;
+	for (size_t i = 0; i < ARRAY_SIZE(ctx->gamedb_dirs); i++)
+		dirs[i + 1] = ctx->gamedb_dirs[i];
+
+	/* the interfered file first: a bad one stops everything (it need not exist) */
+	path = a.interfered_path ? xstrdup(a.interfered_path) : xasprintf("%s/interfered.txt", ctx->results_dir);
+	interfered_init(&listed);
+	argv_init(&list);
+	if (interfered_read(&listed, path, 1, &err) < 0) {
+		error_msg("%s", err.buf);
+		ret = HB_EXIT_USAGE;
+		goto out;
+	}
+	ret = rundir_args_expand(argv + optind, argc - optind, &list);
+	if (ret != HB_EXIT_OK)
+		goto out;
+	scans = zalloc((list.n ? list.n : 1) * sizeof(*scans));
+	if (!scan_runs(&list, dirs, ARRAY_SIZE(dirs), scans)) {
+		error_msg("nothing written: fix the files above first");
+		ret = HB_EXIT_USAGE;
+		goto out;
+	}
+	list_suspects(scans, list.n, &listed, path, a.write ? &add : NULL, &t);
 	print_notes(&t);
-	if (write) {
-		int r = out.len ? append_file(path, out.buf) : 0;
+	if (a.write) {
+		int r = add.lines.len ? append_file(path, add.lines.buf) : 0;
 
 		if (r < 0) {
 			error_msg("cannot append to '%s': %s", path, strerror(-r));
 			ret = HB_EXIT_FAILURE;
 			goto out;
 		}
-		printf("# --write: %zu run%s added to %s, %zu already listed there\n", appended,
-		       appended == 1 ? "" : "s", path, already);
+		printf("# --write: %zu run%s added to %s, %zu already listed there\n", add.appended,
+		       add.appended == 1 ? "" : "s", path, add.already);
 	}
 	ret = t.suspects ? HB_EXIT_SUSPECTS : HB_EXIT_OK;
 out:
@@ -273,11 +315,9 @@ out:
 		intf_scan_release(&scans[i]);
 	free(scans);
 	argv_release(&list);
-out_early:
 	interfered_release(&listed);
 	strbuf_release(&err);
-	strbuf_release(&out);
-	free(last_err);
+	strbuf_release(&add.lines);
 	free(path);
 	return ret;
 }

@@ -107,13 +107,22 @@ out:
 	return ret;
 }
 
-int cmd_matrix(int argc, char **argv, struct context *ctx)
+struct matrix_args {
+	struct metric_opts metric;
+	const char *game, *interfered_path;
+	enum matrix_by by;
+	enum metric_id ids[M_COUNT];
+	size_t n_ids;
+	bool include_interfered;
+	const char *out_dir;            /* NULL: results/matrix */
+};
+
+static int parse_options(int argc, char **argv, struct matrix_args *a)
 {
 	static const struct option opts[] = {
 		{ "by", required_argument, NULL, 'b' },
 		{ "metric", required_argument, NULL, 'm' },
 		{ "out", required_argument, NULL, 'o' },
-		{ "db", required_argument, NULL, 'd' },
 		{ "game", required_argument, NULL, 'g' },
 		{ "interfered", required_argument, NULL, 'i' },
 		{ "include-interfered", no_argument, NULL, 'I' },
@@ -121,86 +130,79 @@ int cmd_matrix(int argc, char **argv, struct context *ctx)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct metric_opts metric = METRIC_OPTS_DEFAULT;
-	const char *db = NULL, *game = NULL, *interfered_path = NULL;
-	enum matrix_by by = MATRIX_BY_BATCH;
-	enum metric_id ids[M_COUNT];
-	size_t n_ids = 0;
-	bool include_interfered = false;
-	struct interfered_list interfered;
-	struct report_rows rr;
-	char *out_dir = NULL;
-	int c, id, ret;
-
-	metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
+	int c, id;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			if (matrix_by_parse(optarg, &by) < 0)
+			if (matrix_by_parse(optarg, &a->by) < 0)
 				return usage_error(matrix_usage, "--by wants batch or kernel, not '%s'", optarg);
 			break;
 		case 'm':
-			if (metric_arg(matrix_usage, optarg, &id) != HB_EXIT_OK) {
-				free(out_dir);
+			if (metric_arg(matrix_usage, optarg, &id) != HB_EXIT_OK)
 				return HB_EXIT_USAGE;
-			}
-			metric_list_add(ids, &n_ids, optarg);
+			metric_list_add(a->ids, &a->n_ids, optarg);
 			break;
 		case 'o':
-			free(out_dir);
-			out_dir = xstrdup(optarg);
-			break;
-		case 'd':
-			db = optarg;
+			a->out_dir = optarg;
 			break;
 		case 'g':
-			game = optarg;
+			a->game = optarg;
 			break;
 		case 'i':
-			interfered_path = optarg;
+			a->interfered_path = optarg;
 			break;
 		case 'I':
-			include_interfered = true;
+			a->include_interfered = true;
 			break;
 		case 'F':
-			if (min_frames_parse(optarg, &metric.min_frames) < 0)
+			if (min_frames_parse(optarg, &a->metric.min_frames) < 0)
 				return usage_error(matrix_usage, "--min-frames wants a whole number, not '%s'", optarg);
 			break;
 		case 'h':
 			fputs(matrix_usage, stdout);
-			free(out_dir);
-			return HB_EXIT_OK;
+			return -1;
 		default:
 			fputs(matrix_usage, stderr);
-			free(out_dir);
 			return HB_EXIT_USAGE;
 		}
 	}
-	if (db && optind < argc) {
-		free(out_dir);
+	return HB_EXIT_OK;
+}
+
+int cmd_matrix(int argc, char **argv, struct context *ctx)
+{
+	struct matrix_args a = { .metric = METRIC_OPTS_DEFAULT, .by = MATRIX_BY_BATCH };
+	struct interfered_list interfered;
+	struct report_rows rr;
+	char *out_dir;
+	int ret;
+
+	a.metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
+	ret = parse_options(argc, argv, &a);
+	if (ret != HB_EXIT_OK)
+		return ret < 0 ? HB_EXIT_OK : ret;
+	if (ctx->db_given && optind < argc)
 		return usage_error(matrix_usage, "give run directories or --db, not both");
-	}
-	if (n_ids == 0)
+	if (a.n_ids == 0)
 		for (int id = 0; id < M_COUNT; id++)
-			ids[n_ids++] = (enum metric_id)id;
-	if (!out_dir)
-		out_dir = xasprintf("%s/matrix", ctx->results_dir);
+			a.ids[a.n_ids++] = (enum metric_id)id;
+	out_dir = a.out_dir ? xstrdup(a.out_dir) : xasprintf("%s/matrix", ctx->results_dir);
 
 	interfered_init(&interfered);
-	ret = load_interfered(ctx, interfered_path, &interfered);
+	ret = load_interfered(ctx, a.interfered_path, &interfered);
 	if (ret != HB_EXIT_OK)
 		goto out;
 	if (optind < argc)
-		ret = report_rows_from_dirs(&rr, argv + optind, argc - optind, &metric);
+		ret = report_rows_from_dirs(&rr, argv + optind, argc - optind, &a.metric);
 	else
-		ret = report_rows_from_db(&rr, ctx, db, game, NULL, 0);
+		ret = report_rows_from_db(&rr, ctx, a.game, NULL, 0);
 	if (ret == HB_EXIT_USAGE || (optind >= argc && ret != HB_EXIT_OK)) {
 		report_rows_release(&rr);
 		goto out;
 	}
 	interfered_mark(&interfered, rr.rows, rr.n);
-	if (write_matrix(&rr, game, by, include_interfered, ids, n_ids, out_dir) != HB_EXIT_OK)
+	if (write_matrix(&rr, a.game, a.by, a.include_interfered, a.ids, a.n_ids, out_dir) != HB_EXIT_OK)
 		ret = HB_EXIT_FAILURE;
 	report_rows_release(&rr);
 out:

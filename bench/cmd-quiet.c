@@ -51,7 +51,7 @@ static int block_signals(void)
 	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
-int cmd_quiet(int argc, char **argv, struct context *ctx)
+static int parse_args(int argc, char **argv, const char **profile, const char **what)
 {
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' },
@@ -59,27 +59,19 @@ int cmd_quiet(int argc, char **argv, struct context *ctx)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *profile_arg = "default", *what = NULL;
-	struct quiet_profile prof;
-	struct thaw_journal j;
-	struct thaw_report rep;
-	struct strbuf err = STRBUF_INIT;
-	struct kvfile record;
-	struct quiet_opts qo = { .wake_fd = -1 };
-	char *path = NULL;
-	int c, r, ret = HB_EXIT_OK;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			profile_arg = optarg;
+			*profile = optarg;
 			break;
 		case 'w':
-			what = optarg;
+			*what = optarg;
 			break;
 		case 'h':
 			fputs(quiet_usage, stdout);
-			return HB_EXIT_OK;
+			return -1;
 		default:
 			fputs(quiet_usage, stderr);
 			return HB_EXIT_USAGE;
@@ -87,23 +79,68 @@ int cmd_quiet(int argc, char **argv, struct context *ctx)
 	}
 	if (optind < argc)
 		return usage_error(quiet_usage, "quiet takes no arguments, not '%s'", argv[optind]);
+	return HB_EXIT_OK;
+}
 
+/* The profile quiet_apply() follows, found and loaded: 0, or the exit code. */
+static int load_profile(const char *arg, struct context *ctx, struct quiet_profile *prof)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *path = quiet_profile_find(arg, ctx->recipe_dirs, ARRAY_SIZE(ctx->recipe_dirs));
+	int ret = HB_EXIT_OK;
+
+	if (!path) {
+		error_msg("no quiet profile '%s' (looked for quiet/%s.ini in the recipe directories)", arg, arg);
+		return HB_EXIT_USAGE;
+	}
+	if (quiet_profile_load(path, prof, &err) < 0) {
+		fprintf(stderr, "%s\n", err.buf);
+		ret = HB_EXIT_USAGE;
+	}
+	free(path);
+	strbuf_release(&err);
+	return ret;
+}
+
+/* What quiet_apply() did (r), said: the record, and how the machine stays. */
+static int print_outcome(int r, const struct kvfile *record, const struct thaw_journal *j,
+			 const struct strbuf *err)
+{
+	for (size_t i = 0; i < record->n; i++)
+		printf("%s=%s\n", record->items[i].key, record->items[i].value);
+	if (r == -EINTR) {
+		printf("# interrupted; what was changed stays so until 'hitchbench thaw'\n");
+		return HB_EXIT_INTERRUPTED;
+	}
+	if (r < 0 && r != -EIO) {
+		error_msg("%s", err->buf);
+		return HB_EXIT_FAILURE;
+	}
+	printf("# the machine stays quiet; 'hitchbench thaw' gives it back (journal: %s)\n",
+	       j->exists ? j->path : "none, nothing was changed");
+	return r == -EIO ? HB_EXIT_FAILURE : HB_EXIT_OK;
+}
+
+int cmd_quiet(int argc, char **argv, struct context *ctx)
+{
+	const char *profile_arg = "default", *what = NULL;
+	struct quiet_profile prof;
+	struct thaw_journal j;
+	struct thaw_report rep;
+	struct strbuf err = STRBUF_INIT;
+	struct kvfile record;
+	struct quiet_opts qo = { .wake_fd = -1 };
+	int r, ret = parse_args(argc, argv, &profile_arg, &what);
+
+	if (ret != HB_EXIT_OK)
+		return ret < 0 ? HB_EXIT_OK : ret;
 	quiet_profile_init(&prof);
 	thaw_journal_init(&j);
 	thaw_report_init(&rep);
 	kvfile_init(&record);
-	path = quiet_profile_find(profile_arg, ctx->recipe_dirs, ARRAY_SIZE(ctx->recipe_dirs));
-	if (!path) {
-		error_msg("no quiet profile '%s' (looked for quiet/%s.ini in the recipe directories)",
-			  profile_arg, profile_arg);
-		ret = HB_EXIT_USAGE;
+	ret = load_profile(profile_arg, ctx, &prof);
+	if (ret != HB_EXIT_OK)
 		goto out;
-	}
-	if (quiet_profile_load(path, &prof, &err) < 0) {
-		fprintf(stderr, "%s\n", err.buf);
-		ret = HB_EXIT_USAGE;
-		goto out;
-	}
 	if (thaw_journal_open(&j, NULL, THAW_MANUAL, &err) < 0 ||
 	    thaw_recover(&j, &rep, &err) < 0) {
 		print_notes(&rep.notes);
@@ -115,24 +152,10 @@ int cmd_quiet(int argc, char **argv, struct context *ctx)
 	qo.what = what;
 	qo.wake_fd = block_signals();
 	r = quiet_apply(&prof, &j, &qo, &record, &err);
-	for (size_t i = 0; i < record.n; i++)
-		printf("%s=%s\n", record.items[i].key, record.items[i].value);
-	if (r == -EINTR) {
-		printf("# interrupted; what was changed stays so until 'hitchbench thaw'\n");
-		ret = HB_EXIT_INTERRUPTED;
-	} else if (r < 0 && r != -EIO) {
-		error_msg("%s", err.buf);
-		ret = HB_EXIT_FAILURE;
-	} else {
-		if (r == -EIO)
-			ret = HB_EXIT_FAILURE;
-		printf("# the machine stays quiet; 'hitchbench thaw' gives it back (journal: %s)\n",
-		       j.exists ? j.path : "none, nothing was changed");
-	}
+	ret = print_outcome(r, &record, &j, &err);
 	if (qo.wake_fd >= 0)
 		close(qo.wake_fd);
 out:
-	free(path);
 	kvfile_release(&record);
 	thaw_report_release(&rep);
 	thaw_journal_release(&j);

@@ -103,93 +103,14 @@ static void print_excluded(FILE *out, const struct resultsdb_excluded *ex, size_
 			ex[i].why);
 }
 
-int cmd_regress(int argc, char **argv, struct context *ctx)
+/* The values of one kernel release after another: rows of x (sorted by
+ * kernel), and where E-divisive may split (only between kernels). */
+static size_t kernel_rows(const struct resultsdb_value *v, size_t n, double *x, bool *may_split,
+			  struct kernel_row *rows)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct changepoint_opts co = CHANGEPOINT_OPTS_DEFAULT;
-	struct resultsdb_query q = { 0 };
-	struct resultsdb_value *v = NULL;
-	struct resultsdb_excluded *ex = NULL;
-	struct changepoint *cps = NULL;
-	struct kernel_row *rows = NULL;
-	struct resultsdb *db = NULL;
-	const char *path = NULL;
-	size_t n = 0, nused = 0, nrows = 0, ncps = 0, skipped = 0, n_ex = 0;
-	bool tsv = false, *may_split = NULL;
-	double *x = NULL;
-	char *err = NULL;
-	int c, metric, ret = HB_EXIT_FAILURE;
+	size_t nrows = 0;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			path = optarg;
-			break;
-		case 'm':
-			q.metric = optarg;
-			break;
-		case 'f':
-			if (!strcmp(optarg, "tsv"))
-				tsv = true;
-			else if (strcmp(optarg, "table") != 0)
-				return usage_error(regress_usage, "unknown format '%s'", optarg);
-			break;
-		case 's':
-			if (safe_atou64(optarg, &co.seed) < 0)
-				return usage_error(regress_usage, "--seed wants a whole number, not '%s'", optarg);
-			break;
-		case 'h':
-			fputs(regress_usage, stdout);
-			return HB_EXIT_OK;
-		default:
-			fputs(regress_usage, stderr);
-			return HB_EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 2)
-		return usage_error(regress_usage, "regress wants GAME RUN_NAME");
-	if (!q.metric)
-		return usage_error(regress_usage, "regress wants --metric");
-	if (metric_arg(regress_usage, q.metric, &metric) != HB_EXIT_OK)
-		return HB_EXIT_USAGE;
-	q.game = argv[optind];
-	q.run_name = argv[optind + 1];
-	ret = db_arg_open(ctx, path, RESULTSDB_READ, &db, &path);
-	if (ret != HB_EXIT_OK)
-		return ret;
-	ret = HB_EXIT_FAILURE;
-	if (resultsdb_metric_values(db, &q, &v, &n, &err) < 0 ||
-	    resultsdb_excluded_runs(db, &q, &ex, &n_ex, &err) < 0) {
-		error_msg("cannot read the results database '%s': %s", path, err);
-		free(err);
-		goto out;
-	}
-	/* runs that do not say their kernel cannot be placed: sorted last, left out */
-	qsort(v, n, sizeof(*v), cmp_kernel);
-	while (nused < n && v[nused].kernel_release)
-		nused++;
-	skipped = n - nused;
-	if (nused == 0) {
-		error_msg("no valid runs of %s '%s' with %s and a kernel release in '%s'", q.game,
-			  q.run_name, q.metric, path);
-		print_excluded(stderr, ex, n_ex);
-		goto out;
-	}
-	if (nused > CHANGEPOINT_MAX_VALUES) {
-		error_msg("%zu runs: change points are looked for in at most %d", nused, CHANGEPOINT_MAX_VALUES);
-		goto out;
-	}
-	x = zalloc(sizeof(*x) * nused);
-	may_split = zalloc(sizeof(*may_split) * nused);
-	rows = zalloc(sizeof(*rows) * nused);
-	for (size_t i = 0; i < nused; i++) {
+	for (size_t i = 0; i < n; i++) {
 		x[i] = v[i].value;
 		if (i == 0 || strcmp(v[i].kernel_release, v[i - 1].kernel_release) != 0) {
 			may_split[i] = true;
@@ -207,7 +128,108 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 			k->max = fmax(k->max, x[i]);
 		}
 	}
-	if (changepoint_edivisive(x, nused, may_split, &co, &cps, &ncps) < 0) {
+	return nrows;
+}
+
+struct regress_args {
+	struct resultsdb_query q;
+	struct changepoint_opts co;
+	int metric;
+	bool tsv;
+};
+
+static int parse_args(int argc, char **argv, struct regress_args *a)
+{
+	static const struct option opts[] = {
+		{ "metric", required_argument, NULL, 'm' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			a->q.metric = optarg;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "tsv"))
+				a->tsv = true;
+			else if (strcmp(optarg, "table") != 0)
+				return usage_error(regress_usage, "unknown format '%s'", optarg);
+			break;
+		case 's':
+			if (safe_atou64(optarg, &a->co.seed) < 0)
+				return usage_error(regress_usage, "--seed wants a whole number, not '%s'", optarg);
+			break;
+		case 'h':
+			fputs(regress_usage, stdout);
+			return -1;
+		default:
+			fputs(regress_usage, stderr);
+			return HB_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2)
+		return usage_error(regress_usage, "regress wants GAME RUN_NAME");
+	if (!a->q.metric)
+		return usage_error(regress_usage, "regress wants --metric");
+	if (metric_arg(regress_usage, a->q.metric, &a->metric) != HB_EXIT_OK)
+		return HB_EXIT_USAGE;
+	a->q.game = argv[optind];
+	a->q.run_name = argv[optind + 1];
+	return HB_EXIT_OK;
+}
+
+int cmd_regress(int argc, char **argv, struct context *ctx)
+{
+	struct regress_args a = { .co = CHANGEPOINT_OPTS_DEFAULT };
+	const struct resultsdb_query *q = &a.q;
+	struct resultsdb_value *v = NULL;
+	struct resultsdb_excluded *ex = NULL;
+	struct changepoint *cps = NULL;
+	struct kernel_row *rows = NULL;
+	struct resultsdb *db;
+	const char *path = ctx->db_path;
+	size_t n = 0, nused = 0, nrows, ncps = 0, n_ex = 0;
+	bool *may_split = NULL;
+	double *x = NULL;
+	char *err = NULL;
+	int ret = parse_args(argc, argv, &a);
+
+	if (ret != HB_EXIT_OK)
+		return ret < 0 ? HB_EXIT_OK : ret;
+	ret = cmd_db_open(ctx, &db);
+	if (ret != HB_EXIT_OK)
+		return ret;
+	ret = HB_EXIT_FAILURE;
+	if (resultsdb_metric_values(db, q, &v, &n, &err) < 0 ||
+	    resultsdb_excluded_runs(db, q, &ex, &n_ex, &err) < 0) {
+		error_msg("cannot read the results database '%s': %s", path, err);
+		free(err);
+		goto out;
+	}
+	/* runs that do not say their kernel cannot be placed: sorted last, left out */
+	qsort(v, n, sizeof(*v), cmp_kernel);
+	while (nused < n && v[nused].kernel_release)
+		nused++;
+	if (nused == 0) {
+		error_msg("no valid runs of %s '%s' with %s and a kernel release in '%s'", q->game,
+			  q->run_name, q->metric, path);
+		print_excluded(stderr, ex, n_ex);
+		goto out;
+	}
+	if (nused > CHANGEPOINT_MAX_VALUES) {
+		error_msg("%zu runs: change points are looked for in at most %d", nused, CHANGEPOINT_MAX_VALUES);
+		goto out;
+	}
+	x = zalloc(sizeof(*x) * nused);
+	may_split = zalloc(sizeof(*may_split) * nused);
+	rows = zalloc(sizeof(*rows) * nused);
+	nrows = kernel_rows(v, nused, x, may_split, rows);
+	if (changepoint_edivisive(x, nused, may_split, &a.co, &cps, &ncps) < 0) {
 		error_msg("cannot look for change points in %zu runs", nused);
 		goto out;
 	}
@@ -215,18 +237,17 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 		for (size_t r = 0; r < nrows; r++)
 			if (rows[r].from == cps[i].index)
 				rows[r].change = &cps[i];
-	if (tsv)
+	if (a.tsv)
 		print_tsv(rows, nrows);
 	else
-		print_table(q.game, q.run_name, q.metric, metric_defs[metric].decimals, rows, nrows, nused,
-			    skipped, &co);
+		print_table(q->game, q->run_name, q->metric, metric_defs[a.metric].decimals, rows, nrows,
+			    nused, n - nused, &a.co);
 	/* the runs not counted, and why: after the table, or beside the TSV */
-	print_excluded(tsv ? stderr : stdout, ex, n_ex);
+	print_excluded(a.tsv ? stderr : stdout, ex, n_ex);
 	ret = ncps ? HB_EXIT_REGRESSION : HB_EXIT_OK;
 out:
 	resultsdb_values_free(v, n);
 	resultsdb_excluded_free(ex, n_ex);
-	resultsdb_close(db);
 	free(cps);
 	free(rows);
 	free(x);

@@ -44,13 +44,19 @@ static const enum metric_id stall_table[] = {
 	M_STALL_IO_S, M_STALL_WAIT_S, M_STALL_OTHER_S, M_LOAD_DISK_S, M_WARM_DISK_S,
 };
 
-int cmd_report(int argc, char **argv, struct context *ctx)
+struct report_args {
+	struct report_opts ro;
+	const char *game, *variant, *interfered_path;
+	enum metric_id cols[M_COUNT];   /* --metric's table columns */
+	size_t n_cols;
+};
+
+static int parse_options(int argc, char **argv, struct report_args *a)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "stall-ms", required_argument, NULL, 's' },
 		{ "percentile", required_argument, NULL, 'p' },
-		{ "db", required_argument, NULL, 'd' },
 		{ "game", required_argument, NULL, 'g' },
 		{ "variant", required_argument, NULL, 'V' },
 		{ "metric", required_argument, NULL, 'm' },
@@ -61,97 +67,112 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report_opts ro = {
-		.format = REPORT_TABLE, .metric = METRIC_OPTS_DEFAULT, .window_note = REPORT_WINDOW_RUNDIR,
-	};
-	const char *db = NULL, *game = NULL, *variant = NULL, *interfered_path = NULL;
-	struct interfered_list interfered;
-	struct report_rows rr;
-	enum metric_id cols[M_COUNT];
-	size_t n_cols = 0;
-	int c, id, ret;
-
-	ro.metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
+	struct report_opts *ro = &a->ro;
+	int c, id;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (report_format_parse(optarg, &ro.format) < 0)
+			if (report_format_parse(optarg, &ro->format) < 0)
 				return usage_error(report_usage, "unknown format '%s'", optarg);
 			break;
 		case 's':
-			if (safe_atod(optarg, &ro.metric.stall_ms) < 0 || ro.metric.stall_ms <= 0)
+			if (safe_atod(optarg, &ro->metric.stall_ms) < 0 || ro->metric.stall_ms <= 0)
 				return usage_error(report_usage, "--stall-ms wants milliseconds > 0, not '%s'", optarg);
 			break;
 		case 'p':
-			if (percentile_def_parse(optarg, &ro.metric.pct) < 0)
+			if (percentile_def_parse(optarg, &ro->metric.pct) < 0)
 				return usage_error(report_usage, "unknown percentile definition '%s'", optarg);
 			break;
-		case 'd':
-			db = optarg;
-			break;
 		case 'g':
-			game = optarg;
+			a->game = optarg;
 			break;
 		case 'V':
-			variant = optarg;
+			a->variant = optarg;
 			break;
 		case 'm':
 			if (metric_arg(report_usage, optarg, &id) != HB_EXIT_OK)
 				return HB_EXIT_USAGE;
-			metric_list_add(cols, &n_cols, optarg);
+			metric_list_add(a->cols, &a->n_cols, optarg);
 			break;
 		case 'i':
-			interfered_path = optarg;
+			a->interfered_path = optarg;
 			break;
 		case 'I':
-			ro.include_interfered = true;
+			ro->include_interfered = true;
 			break;
 		case 'S':
-			ro.stall_why = true;
+			ro->stall_why = true;
 			break;
 		case 'F':
-			if (min_frames_parse(optarg, &ro.metric.min_frames) < 0)
+			if (min_frames_parse(optarg, &ro->metric.min_frames) < 0)
 				return usage_error(report_usage, "--min-frames wants a whole number, not '%s'", optarg);
 			break;
 		case 'h':
 			fputs(report_usage, stdout);
-			return HB_EXIT_OK;
+			return -1;
 		default:
 			fputs(report_usage, stderr);
 			return HB_EXIT_USAGE;
 		}
 	}
-	if (ro.stall_why && n_cols)
+	return HB_EXIT_OK;
+}
+
+/* The table's columns, and what the options and arguments ask of each other. */
+static int check_args(int argc, bool db, struct report_args *a)
+{
+	if (a->ro.stall_why && a->n_cols)
 		return usage_error(report_usage, "--stalls chooses the columns: not with --metric");
-	if (ro.stall_why) {
-		ro.table_metrics = stall_table;
-		ro.n_table_metrics = sizeof(stall_table) / sizeof(stall_table[0]);
+	if (a->ro.stall_why) {
+		a->ro.table_metrics = stall_table;
+		a->ro.n_table_metrics = sizeof(stall_table) / sizeof(stall_table[0]);
 	}
-	if (n_cols) {
-		ro.table_metrics = cols;
-		ro.n_table_metrics = n_cols;
+	if (a->n_cols) {
+		a->ro.table_metrics = a->cols;
+		a->ro.n_table_metrics = a->n_cols;
 	}
 	if (db && optind < argc)
 		return usage_error(report_usage, "give run directories or --db, not both");
-	if (!db && (game || variant))
+	if (!db && (a->game || a->variant))
 		return usage_error(report_usage, "--game and --variant filter the database (--db)");
 	if (!db && optind >= argc)
 		return usage_error(report_usage, "report wants run directories (or --db PATH)");
+	return HB_EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv, struct context *ctx)
+{
+	struct report_args a = {
+		.ro = { .format = REPORT_TABLE, .metric = METRIC_OPTS_DEFAULT,
+			.window_note = REPORT_WINDOW_RUNDIR },
+	};
+	struct report_opts *ro = &a.ro;
+	const bool db = ctx->db_given;
+	struct interfered_list interfered;
+	struct report_rows rr;
+	int ret;
+
+	ro->metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
+	ret = parse_options(argc, argv, &a);
+	if (ret == HB_EXIT_OK)
+		ret = check_args(argc, db, &a);
+	if (ret != HB_EXIT_OK)
+		return ret < 0 ? HB_EXIT_OK : ret;
 
 	interfered_init(&interfered);
-	ret = load_interfered(ctx, interfered_path, &interfered);
+	ret = load_interfered(ctx, a.interfered_path, &interfered);
 	if (ret != HB_EXIT_OK)
 		return ret;
 	if (db) {
-		ret = report_rows_from_db(&rr, ctx, db, game, variant, ro.format == REPORT_JSON);
-		ro.window_note = "as stored: frames ending in each run's measured window";
+		ret = report_rows_from_db(&rr, ctx, a.game, a.variant, ro->format == REPORT_JSON);
+		ro->window_note = "as stored: frames ending in each run's measured window";
 	} else {
-		ret = report_rows_from_dirs(&rr, argv + optind, argc - optind, &ro.metric);
+		ret = report_rows_from_dirs(&rr, argv + optind, argc - optind, &ro->metric);
 	}
 	if (ret != HB_EXIT_USAGE && !(db && ret != HB_EXIT_OK)) {
 		interfered_mark(&interfered, rr.rows, rr.n);
-		if (report_print(stdout, rr.rows, rr.n, &ro) < 0)
+		if (report_print(stdout, rr.rows, rr.n, ro) < 0)
 			ret = HB_EXIT_FAILURE;
 	}
 	report_rows_release(&rr);

@@ -17,6 +17,7 @@
 #include "report.h"
 #include "resultsdb.h"
 #include "run.h"
+#include "runargs.h"
 #include "runner.h"
 #include "stage.h"
 #include "switch.h"
@@ -67,27 +68,6 @@ static const char run_usage[] =
 	"\n"
 	"switches:\n";
 
-struct run_args {
-	const char *recipe, *variants, *tokens, *resume, *db_path, *out_dir, *display, *order;
-	const char *profile;       /* the quiet profile; NULL: --no-quieting */
-	double warmup, window;
-	int rounds;
-	bool have_seed, rerun, silent, verbose, have_metric_opts, plan_only, profile_given;
-	uint64_t seed;
-	struct metric_opts metric;
-	const struct batch_hooks *hooks;   /* NULL: hitchbench run itself */
-};
-
-static int positive_double(const char *s, bool allow_zero, double *out)
-{
-	double v;
-
-	if (safe_atod(s, &v) < 0 || v < 0 || (!allow_zero && v == 0))
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static void print_progress(const char *line)
 {
 	fprintf(stderr, "hitchbench:   %s\n", line);
@@ -132,154 +112,41 @@ static int stop_signal_fd(void)
 	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
-/* getopt's value of an option batch_hooks.option takes */
-#define HOOK_OPTION 0x100
-
-static int parse_args(int argc, char **argv, struct run_args *a)
+static int parse_options(int argc, char **argv, struct run_args *a, const char *usage)
 {
-	static const struct option opts[] = {
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "switches", required_argument, NULL, 'S' },
-		{ "order", required_argument, NULL, 'O' },
-		{ "seed", required_argument, NULL, 'e' },
-		{ "rerun-invalid", no_argument, NULL, 'R' },
-		{ "resume", required_argument, NULL, 'u' },
-		{ "warmup", required_argument, NULL, 'W' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "no-db", no_argument, NULL, 'N' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "display", required_argument, NULL, 'D' },
-		{ "stall-ms", required_argument, NULL, 's' },
-		{ "percentile", required_argument, NULL, 'p' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "plan", no_argument, NULL, 'P' },
-		{ "profile", required_argument, NULL, 'Q' },
-		{ "no-quieting", no_argument, NULL, 'n' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		/* ab's own (batch_hooks.option) */
-		{ "metric", required_argument, NULL, HOOK_OPTION },
-		{ "effect", required_argument, NULL, HOOK_OPTION },
-		{ "alpha", required_argument, NULL, HOOK_OPTION },
-		{ "beta", required_argument, NULL, HOOK_OPTION },
-		{ "max-rounds", required_argument, NULL, HOOK_OPTION },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *usage = a->hooks ? a->hooks->usage : run_usage, *env;
-	int c, rounds = 0, which = 0, r;
+	struct option opts[40];
+	size_t n = 0;
+	int c, r;
 
-	while ((c = getopt_long(argc, argv, "hqv", opts, &which)) != -1) {
-		switch (c) {
-		case HOOK_OPTION:
-			if (!a->hooks)
-				return usage_error(usage, "--%s is an option of 'hitchbench ab', not of run",
-						   opts[which].name);
-			r = a->hooks->option(a->hooks->data, opts[which].name, optarg);
+	run_options_getopt(opts, &n, ARRAY_SIZE(opts) - 1, 0);
+	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	opts[n] = (struct option){ NULL, 0, NULL, 0 };
+	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
+		const struct run_option *o = run_option_of(c);
+
+		if (o) {
+			r = o->set(a, o, optarg, usage);
 			if (r != HB_EXIT_OK)
 				return r;
-			break;
-		case 'r':
-			if (safe_atoi(optarg, &a->rounds) < 0 || a->rounds < 1)
-				return usage_error(usage, "--rounds wants a count of 1 or more, not '%s'", optarg);
-			break;
-		case 'S':
-			a->tokens = optarg;
-			break;
-		case 'O':
-			a->order = optarg;
-			break;
-		case 'e':
-			if (safe_atou64(optarg, &a->seed) < 0)
-				return usage_error(usage, "--seed wants a number, not '%s'", optarg);
-			a->have_seed = true;
-			break;
-		case 'R':
-			a->rerun = true;
-			break;
-		case 'u':
-			a->resume = optarg;
-			break;
-		case 'W':
-			if (safe_atosec(optarg, &a->warmup) < 0)
-				return usage_error(usage, "--warmup wants seconds from 0 to %d, not '%s'",
-						   HB_MAX_DURATION_S, optarg);
-			a->have_metric_opts = true;
-			break;
-		case 'w':
-			if (safe_atosec(optarg, &a->window) < 0 || a->window == 0)
-				return usage_error(usage, "--window wants seconds over 0, at most %d, not '%s'",
-						   HB_MAX_DURATION_S, optarg);
-			a->have_metric_opts = true;
-			break;
-		case 'd':
-			a->db_path = optarg;
-			break;
-		case 'N':
-			a->db_path = NULL;
-			break;
-		case 'o':
-			a->out_dir = optarg;
-			break;
-		case 'D':
-			if (optarg[0] != ':' && !strchr(optarg, ':'))
-				return usage_error(usage, "--display wants an X display like ':0', not '%s'", optarg);
-			a->display = optarg;
-			break;
-		case 's':
-			if (positive_double(optarg, false, &a->metric.stall_ms) < 0)
-				return usage_error(usage, "--stall-ms wants milliseconds > 0, not '%s'", optarg);
-			a->have_metric_opts = true;
-			break;
-		case 'p':
-			if (percentile_def_parse(optarg, &a->metric.pct) < 0)
-				return usage_error(usage, "unknown percentile definition '%s'", optarg);
-			a->have_metric_opts = true;
-			break;
-		case 'q':
-			a->silent = true;
-			break;
-		case 'P':
-			a->plan_only = true;
-			break;
-		case 'Q':
-			a->profile = optarg;
-			a->profile_given = true;
-			break;
-		case 'n':
-			a->profile = NULL;
-			a->profile_given = true;
-			break;
-		case 'v':
-			a->verbose = true;
-			break;
-		case 'h':
+		} else if (c == 'h') {
 			fputs(usage, stdout);
 			switch_help(stdout);
 			return -1;
-		default:
+		} else {
 			fputs(usage, stderr);
 			return HB_EXIT_USAGE;
 		}
 	}
-	if (a->resume && a->plan_only)
-		return usage_error(usage, "--plan is for a new batch; a batch's plan is in its batch.txt");
-	if (a->hooks && (a->rounds || a->tokens || a->order || a->have_seed || a->plan_only))
-		return usage_error(usage, "%s makes its own plan: no --rounds, --switches, --order, --seed "
-				   "or --plan", a->hooks->name);
-	if (a->resume) {
-		if (optind < argc || a->tokens || a->order || a->have_seed || a->rounds || a->have_metric_opts)
-			return usage_error(usage, "--resume runs the batch as it was planned: "
-					   "no recipe, variants, rounds, switches, order or windows with it");
-		return 0;
-	}
-	if (a->hooks) {
-		if (optind >= argc)
-			return usage_error(usage, "%s wants a recipe first", a->hooks->name);
-		a->recipe = argv[optind];
-		return a->hooks->cells(a->hooks->data, argv + optind + 1, argc - optind - 1, &a->variants,
-				       &a->tokens, &a->rounds);
-	}
+	return 0;
+}
+
+/* A new batch's positional arguments: RECIPE ["VARIANT..." [ROUNDS]], and
+ * the switches of ENVS (RERUN_INTERFERED=1 is --rerun-invalid). */
+static int new_batch_args(int argc, char **argv, struct run_args *a, const char *usage)
+{
+	const char *env;
+	int rounds = 0;
+
 	if (optind >= argc || argc - optind > 3)
 		return usage_error(usage, "run wants a recipe, then at most the variants and the rounds");
 	a->recipe = argv[optind];
@@ -303,6 +170,36 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	if (env && strcmp(env, "1") == 0)
 		a->rerun = true;
 	return 0;
+}
+
+/* The options and arguments, and what they ask of each other: 0, -1 when
+ * the help was printed, or the exit code after saying what is wrong. */
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+	const char *usage = a->hooks ? a->hooks->usage : run_usage;
+	int r = parse_options(argc, argv, a, usage);
+
+	if (r != 0)
+		return r;
+	if (a->resume && a->plan_only)
+		return usage_error(usage, "--plan is for a new batch; a batch's plan is in its batch.txt");
+	if (a->hooks && (a->rounds || a->tokens || a->order || a->have_seed || a->plan_only))
+		return usage_error(usage, "%s makes its own plan: no --rounds, --switches, --order, --seed "
+				   "or --plan", a->hooks->name);
+	if (a->resume) {
+		if (optind < argc || a->tokens || a->order || a->have_seed || a->rounds || a->have_metric_opts)
+			return usage_error(usage, "--resume runs the batch as it was planned: "
+					   "no recipe, variants, rounds, switches, order or windows with it");
+		return 0;
+	}
+	if (a->hooks) {
+		if (optind >= argc)
+			return usage_error(usage, "%s wants a recipe first", a->hooks->name);
+		a->recipe = argv[optind];
+		return a->hooks->cells(a->hooks->data, argv + optind + 1, argc - optind - 1, &a->variants,
+				       &a->tokens, &a->rounds);
+	}
+	return new_batch_args(argc, argv, a, usage);
 }
 
 /* The settings a resumed batch must run with, kept in batch.txt. */
@@ -430,36 +327,318 @@ int cmd_run(int argc, char **argv, struct context *ctx)
 	return batch_command(argc, argv, ctx, NULL, NULL);
 }
 
+/* A batch command's state from its arguments to its end, each phase below
+ * filling in what the next needs; batch_cmd_release() takes all of it down. */
+struct batch_cmd {
+	struct context *ctx;
+	const struct batch_hooks *hooks;
+	struct run_args a;
+	struct quiet_session quiet;
+	struct strbuf notes, err;
+	struct batch_run br;
+	struct batch batch;
+	struct recipe recipe;
+	struct game_user user;
+	struct resultsdb *db;
+	struct switch_set *sets;
+	size_t n_sets;
+	struct argv_list variants;
+	char *recipe_path, *default_out, *dberr, *cmdline;
+	int signal_fd, stop_fd;
+};
+
+static void batch_cmd_init(struct batch_cmd *bc, struct context *ctx, const struct batch_hooks *hooks)
+{
+	memset(bc, 0, sizeof(*bc));
+	bc->ctx = ctx;
+	bc->hooks = hooks;
+	bc->a = (struct run_args){ .metric = METRIC_OPTS_DEFAULT, .warmup = -1, .window = -1,
+				   .db_path = ctx->default_db, .profile = "default", .hooks = hooks };
+	bc->a.metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
+	strbuf_init(&bc->notes);
+	strbuf_init(&bc->err);
+	batch_init(&bc->batch);
+	recipe_init(&bc->recipe);
+	argv_init(&bc->variants);
+	bc->signal_fd = bc->stop_fd = -1;
+}
+
+static void batch_cmd_release(struct batch_cmd *bc)
+{
+	quiet_session_end(&bc->quiet, &bc->notes);
+	strbuf_release(&bc->notes);
+	free(bc->cmdline);
+	if (bc->signal_fd >= 0)
+		close(bc->signal_fd);
+	if (bc->stop_fd >= 0)
+		close(bc->stop_fd);
+	switch_sets_free(bc->sets, bc->n_sets);
+	argv_release(&bc->variants);
+	batch_release(&bc->batch);
+	resultsdb_close(bc->db);
+	game_user_release(&bc->user);
+	recipe_release(&bc->recipe);
+	strbuf_release(&bc->err);
+	free(bc->recipe_path);
+	free(bc->default_out);
+	free(bc->dberr);
+}
+
+/* The switch tokens: a resumed batch's, or the command line's. */
+static int parse_tokens(struct batch_cmd *bc)
+{
+	struct strbuf list = STRBUF_INIT;
+	int r;
+
+	if (!bc->a.resume)
+		return switch_tokens_parse(bc->a.tokens, &bc->sets, &bc->n_sets, &bc->err);
+	for (size_t i = 0; i < bc->batch.tokens.n; i++)
+		strbuf_addf(&list, "%s%s", i ? " " : "", bc->batch.tokens.v[i]);
+	r = switch_tokens_parse(list.buf, &bc->sets, &bc->n_sets, &bc->err);
+	strbuf_release(&list);
+	return r;
+}
+
+/* Everything the command line names, checked before anything starts: the
+ * batch resumed, the recipe, its variants, the switch tokens, the order. */
+static int check_plan(struct batch_cmd *bc)
+{
+	struct run_args *a = &bc->a;
+	const char *why = NULL;
+
+	if (a->resume) {
+		if (batch_open(&bc->batch, a->resume, a->out_dir ? a->out_dir : bc->default_out, &bc->err) < 0 ||
+		    options_read(&bc->batch, a, &bc->err) < 0) {
+			error_msg("cannot resume '%s': %s", a->resume, bc->err.buf);
+			return HB_EXIT_USAGE;
+		}
+	}
+	if (load_recipe(a->recipe, bc->ctx, &bc->recipe, &bc->recipe_path) < 0)
+		return HB_EXIT_USAGE;
+	if (a->resume) {
+		for (size_t i = 0; i < bc->batch.variants.n; i++)
+			argv_push(&bc->variants, bc->batch.variants.v[i]);
+	} else if (argv_split(&bc->variants, a->variants ? a->variants : bc->recipe.default_variant, &why) < 0 ||
+		   bc->variants.n == 0) {
+		return usage_error(bc->hooks ? bc->hooks->usage : run_usage, "variants '%s': %s", a->variants,
+				   why ? why : "none named");
+	}
+	if (check_variants(&bc->recipe, &bc->variants) < 0)
+		return HB_EXIT_USAGE;
+	if (parse_tokens(bc) < 0)
+		return usage_with_switches("%s", bc->err.buf);
+	if (!a->resume && a->order && batch_order_parse(a->order, &(enum batch_order){ 0 }) < 0)
+		return usage_error(run_usage, "--order wants rotate or shuffle, not '%s'", a->order);
+	return HB_EXIT_OK;
+}
+
+/* What a run needs of the machine: the hook, the switches' helpers, the
+ * game's user, the database (opened first, so a bad path fails now, not
+ * after an hour), the signals, the machine quieted. */
+static int prepare_machine(struct batch_cmd *bc)
+{
+	int r;
+
+	if (access(bc->ctx->hook_path, R_OK) < 0) {
+		error_msg("cannot find the frame hook '%s': build it with 'make'", bc->ctx->hook_path);
+		return HB_EXIT_FAILURE;
+	}
+	if (switch_sets_ready(bc->sets, bc->n_sets, bc->ctx->helper_dir, &bc->err) < 0 ||
+	    game_user_resolve(&bc->user, &bc->err) < 0) {
+		error_msg("%s", bc->err.buf);
+		return HB_EXIT_FAILURE;
+	}
+	if (bc->a.db_path && resultsdb_open(bc->a.db_path, &bc->db, &bc->dberr) < 0) {
+		error_msg("cannot open the results database '%s': %s", bc->a.db_path, bc->dberr);
+		return HB_EXIT_FAILURE;
+	}
+	if (stage_sweep() > 0)
+		warn_msg("removed the staging directories of runners that were killed");
+	bc->signal_fd = setup_signals();
+	if (bc->signal_fd >= 0) {
+		bc->stop_fd = stop_signal_fd();
+		if (bc->stop_fd < 0) {
+			close(bc->signal_fd);
+			bc->signal_fd = bc->stop_fd;
+		}
+	}
+	if (bc->signal_fd < 0) {
+		error_msg("cannot set up signal handling: %s", strerror(-bc->signal_fd));
+		return HB_EXIT_FAILURE;
+	}
+	/* the journal first: what a killed runner left is restored before anything */
+	if (!bc->a.profile)
+		return HB_EXIT_OK;
+	r = quiet_session_start(&bc->quiet, bc->a.profile, bc->ctx->recipe_dirs,
+				ARRAY_SIZE(bc->ctx->recipe_dirs), &bc->notes, &bc->err);
+	if (bc->notes.len)
+		fprintf(stderr, "hitchbench: thaw: %s", bc->notes.buf);
+	if (r < 0) {
+		error_msg("cannot quiet the machine: %s", bc->err.buf);
+		return r == -EINVAL ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
+	}
+	strbuf_reset(&bc->err);
+	return HB_EXIT_OK;
+}
+
+/* A new batch's directory and batch.txt, its plan and settings in it. */
+static int create_batch(struct batch_cmd *bc, char **argv)
+{
+	struct run_args *a = &bc->a;
+	struct kvfile options;
+	struct argv_list tokens;
+	struct batch_spec spec = {
+		.game = bc->recipe.name, .variants = &bc->variants, .tokens = &tokens,
+		.rounds = a->rounds, .options = &options,
+	};
+	int r;
+
+	if (a->order)
+		batch_order_parse(a->order, &spec.order);
+	spec.seed = a->seed;
+	if (!a->have_seed && getrandom(&spec.seed, sizeof(spec.seed), 0) != sizeof(spec.seed))
+		spec.seed = (uint64_t)getpid() * 2654435761u ^ (uint64_t)time(NULL);
+	if (a->warmup < 0)
+		a->warmup = bc->recipe.warmup_s;
+	if (a->window <= 0)
+		a->window = bc->recipe.window_s;
+	argv_init(&tokens);
+	for (size_t i = 0; i < bc->n_sets; i++)
+		argv_push(&tokens, bc->sets[i].token);
+	kvfile_init(&options);
+	options_record(&options, a, bc->recipe_path, a->warmup, a->window);
+	bc->cmdline = argv_join(argv - 1); /* main's argv: the whole command */
+	kvfile_add(&options, "harness_command", bc->cmdline);
+	r = batch_create(&bc->batch, a->out_dir ? a->out_dir : bc->default_out, &spec, &bc->err);
+	kvfile_release(&options);
+	argv_release(&tokens);
+	if (r < 0) {
+		error_msg("%s", bc->err.buf);
+		return HB_EXIT_FAILURE;
+	}
+	return HB_EXIT_OK;
+}
+
+/* The batch made or resumed (a resume in another boot is said), the line
+ * that says what is to run, and the batch runner's template filled in. */
+static int open_batch(struct batch_cmd *bc, char **argv)
+{
+	struct run_args *a = &bc->a;
+	struct batch *b = &bc->batch;
+
+	if (!a->resume) {
+		int ret = create_batch(bc, argv);
+
+		if (ret != HB_EXIT_OK)
+			return ret;
+	} else {
+		const char *boot = kvfile_get(&b->info, "boot_id");
+		char now[64];
+
+		if (boot && fsroot_read_line("proc/sys/kernel/random/boot_id", now, sizeof(now)) == 0 &&
+		    strcmp(boot, now) != 0)
+			warn_msg("batch '%s' started in another boot (%s): its runs from before and after "
+				 "this resume are not same-boot comparisons", b->id, boot);
+		bc->cmdline = argv_join(argv - 1);
+	}
+	if (!a->silent)
+		fprintf(stderr, "hitchbench: batch %s: %zu variant(s) x %zu switch token(s) x %d round(s), "
+			"%zu run(s) to go, order %s (seed %llu)\n", b->id, b->variants.n, b->tokens.n, b->rounds,
+			batch_pending(b), batch_order_name(b->order), (unsigned long long)b->seed);
+	bc->br = (struct batch_run){
+		.batch = b, .recipe = &bc->recipe, .sets = bc->sets, .db = bc->db, .db_path = a->db_path,
+		.rerun_invalid = a->rerun, .silent = a->silent, .quiet = a->profile ? &bc->quiet : NULL,
+		.stop_fd = bc->stop_fd,
+	};
+	bc->br.req = (struct run_request){
+		.recipe = &bc->recipe, .warmup_s = a->warmup, .window_s = a->window, .out_dir = b->dir,
+		.display = a->display, .hook_path = bc->ctx->hook_path, .helper_dir = bc->ctx->helper_dir,
+		.harness_command = bc->cmdline, .user = &bc->user, .metric = a->metric,
+		.signal_fd = bc->signal_fd, .noise_limits = a->profile ? &bc->quiet.profile.noise : NULL,
+		.noise_profile = a->profile ? bc->quiet.profile.path : NULL,
+		.verbose = a->verbose, .progress = a->silent ? NULL : print_progress,
+	};
+	return HB_EXIT_OK;
+}
+
+/* The rounds: what is pending, unless the hooks' test ended before. The
+ * batch runner's result (0, -EINTR, -errno) in *r; the exit code so far. */
+static int run_rounds(struct batch_cmd *bc, int *r)
+{
+	const struct batch_hooks *hooks = bc->hooks;
+	int ret = HB_EXIT_OK;
+
+	strbuf_reset(&bc->err);
+	*r = 0;
+	if (hooks) {
+		/* the test so far (a resumed batch's rounds), and maybe its end */
+		*r = hooks->begin(hooks->data, &bc->batch, &bc->a.metric, bc->a.resume != NULL);
+		bc->br.after_round = hooks->after_round;
+		bc->br.round_data = hooks->data;
+		bc->br.stopped = *r > 0;
+	}
+	if (*r < 0)
+		ret = HB_EXIT_FAILURE;
+	else if (!bc->br.stopped)
+		*r = batch_run_pending(&bc->br, &bc->err);
+	if (*r == -EINTR) {
+		error_msg("interrupted: the game and its helpers are stopped; %zu finished run(s) kept; "
+			  "'hitchbench run --resume %s' finishes the batch", bc->br.runs_done, bc->batch.dir);
+		ret = HB_EXIT_INTERRUPTED;
+	} else if (*r < 0 && bc->err.len) {
+		error_msg("%s", bc->err.buf);
+		ret = HB_EXIT_FAILURE;
+	}
+	return ret;
+}
+
+/* However the rounds ended: the machine thawed, the batch's status, the
+ * batch in the database, its report, and the exit code. */
+static int end_batch(struct batch_cmd *bc, int r, int ret)
+{
+	struct batch *b = &bc->batch;
+
+	/* signals stay blocked, so a second Ctrl-C cannot cut the thaw short */
+	strbuf_reset(&bc->notes);
+	if (quiet_session_end(&bc->quiet, &bc->notes) < 0) {
+		error_msg("the machine is not fully thawed ('hitchbench thaw' tries again):\n%s", bc->notes.buf);
+		ret = HB_EXIT_FAILURE;
+	} else if (bc->notes.len && !bc->a.silent) {
+		fprintf(stderr, "hitchbench: thawed:\n%s", bc->notes.buf);
+	}
+	batch_finish(b, r == -EINTR ? "interrupted" : r < 0 ? "failed" : bc->br.stopped ? "stopped" :
+			batch_pending(b) ? "incomplete" : "complete");
+	if (bc->db && resultsdb_import_batch(bc->db, &b->info, b->dir, &bc->dberr) < 0) {
+		error_msg("cannot store batch '%s' in '%s': %s", b->id, bc->a.db_path, bc->dberr);
+		ret = HB_EXIT_FAILURE;
+	}
+	if (bc->br.runs_done + (b->n_slots - batch_pending(b)) > 0) {
+		putchar('\n');
+		printf("# batch %s (%s)\n", b->id, b->dir);
+		batch_print_report(b, &bc->a.metric, stdout);
+		if (bc->db)
+			printf("# stored in %s\n", bc->a.db_path);
+	}
+	if (bc->hooks) /* a failed run is left out of its pair: the verdict decides */
+		return bc->hooks->end(bc->hooks->data, b, ret);
+	if (ret == HB_EXIT_OK && bc->br.runs_failed > 0)
+		return HB_EXIT_FAILURE;
+	return ret;
+}
+
 int batch_command(int argc, char **argv, struct context *ctx, const struct batch_hooks *hooks,
 		  char **batch_dir)
 {
-	struct run_args a = { .metric = METRIC_OPTS_DEFAULT, .warmup = -1, .window = -1,
-			      .db_path = ctx->default_db, .profile = "default", .hooks = hooks };
-	struct quiet_session quiet = { 0 };
-	struct strbuf notes = STRBUF_INIT;
-	struct batch_run br = { 0 };
-	struct batch batch;
-	struct recipe recipe;
-	struct game_user user = { 0 };
-	struct resultsdb *db = NULL;
-	struct strbuf err = STRBUF_INIT;
-	struct switch_set *sets = NULL;
-	struct argv_list variants;
-	char *recipe_path = NULL, *default_out = NULL, *dberr = NULL, *cmdline = NULL;
-	const char *why = NULL;
-	size_t n_sets = 0;
-	int ret = HB_EXIT_OK, r, signal_fd = -1, stop_fd = -1;
+	struct batch_cmd bc;
+	int ret, r;
 
-	a.metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
-	batch_init(&batch);
-	recipe_init(&recipe);
-	argv_init(&variants);
-	r = parse_args(argc, argv, &a);
+	batch_cmd_init(&bc, ctx, hooks);
+	r = parse_args(argc, argv, &bc.a);
 	if (r != 0) {
 		ret = r < 0 ? HB_EXIT_OK : r;
 		goto out;
 	}
-	default_out = xasprintf("%s/runs", ctx->results_dir);
+	bc.default_out = xasprintf("%s/runs", ctx->results_dir);
 	/* What this process starts (helpers, the X server, quieting's commands)
 	 * is the harness's: the interference watcher lets it pass. The game's
 	 * environment is built afresh and carries the run's marker instead. */
@@ -469,235 +648,24 @@ int batch_command(int argc, char **argv, struct context *ctx, const struct batch
 		snprintf(pid, sizeof(pid), "%d", (int)getpid());
 		setenv(PROCWATCH_HARNESS_ENV, pid, 0);
 	}
-
 	/* Everything is checked before anything starts. */
-	if (a.resume) {
-		if (batch_open(&batch, a.resume, a.out_dir ? a.out_dir : default_out, &err) < 0 ||
-		    options_read(&batch, &a, &err) < 0) {
-			error_msg("cannot resume '%s': %s", a.resume, err.buf);
-			ret = HB_EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (load_recipe(a.recipe, ctx, &recipe, &recipe_path) < 0) {
-		ret = HB_EXIT_USAGE;
+	ret = check_plan(&bc);
+	if (ret != HB_EXIT_OK)
+		goto out;
+	if (bc.a.plan_only) {
+		ret = print_plan(&bc.a, &bc.recipe, &bc.variants, bc.sets, bc.n_sets);
 		goto out;
 	}
-	if (a.resume) {
-		for (size_t i = 0; i < batch.variants.n; i++)
-			argv_push(&variants, batch.variants.v[i]);
-	} else if (argv_split(&variants, a.variants ? a.variants : recipe.default_variant, &why) < 0 ||
-		   variants.n == 0) {
-		ret = usage_error(hooks ? hooks->usage : run_usage, "variants '%s': %s", a.variants, why ? why : "none named");
+	ret = prepare_machine(&bc);
+	if (ret == HB_EXIT_OK)
+		ret = open_batch(&bc, argv);
+	if (ret != HB_EXIT_OK)
 		goto out;
-	}
-	if (check_variants(&recipe, &variants) < 0) {
-		ret = HB_EXIT_USAGE;
-		goto out;
-	}
-	if (a.resume) {
-		struct strbuf list = STRBUF_INIT;
-
-		for (size_t i = 0; i < batch.tokens.n; i++)
-			strbuf_addf(&list, "%s%s", i ? " " : "", batch.tokens.v[i]);
-		r = switch_tokens_parse(list.buf, &sets, &n_sets, &err);
-		strbuf_release(&list);
-	} else {
-		r = switch_tokens_parse(a.tokens, &sets, &n_sets, &err);
-	}
-	if (r < 0) {
-		ret = usage_with_switches("%s", err.buf);
-		goto out;
-	}
-	if (!a.resume && a.order && batch_order_parse(a.order, &(enum batch_order){ 0 }) < 0) {
-		ret = usage_error(run_usage, "--order wants rotate or shuffle, not '%s'", a.order);
-		goto out;
-	}
-	if (a.plan_only) {
-		ret = print_plan(&a, &recipe, &variants, sets, n_sets);
-		goto out;
-	}
-	if (access(ctx->hook_path, R_OK) < 0) {
-		error_msg("cannot find the frame hook '%s': build it with 'make'", ctx->hook_path);
-		ret = HB_EXIT_FAILURE;
-		goto out;
-	}
-	if (switch_sets_ready(sets, n_sets, ctx->helper_dir, &err) < 0) {
-		error_msg("%s", err.buf);
-		ret = HB_EXIT_FAILURE;
-		goto out;
-	}
-	if (game_user_resolve(&user, &err) < 0) {
-		error_msg("%s", err.buf);
-		ret = HB_EXIT_FAILURE;
-		goto out;
-	}
-	/* the database is opened first, so a bad path fails now, not after an hour */
-	if (a.db_path && resultsdb_open(a.db_path, &db, &dberr) < 0) {
-		error_msg("cannot open the results database '%s': %s", a.db_path, dberr);
-		ret = HB_EXIT_FAILURE;
-		goto out;
-	}
-	if (stage_sweep() > 0)
-		warn_msg("removed the staging directories of runners that were killed");
-	signal_fd = setup_signals();
-	if (signal_fd >= 0) {
-		stop_fd = stop_signal_fd();
-		if (stop_fd < 0) {
-			close(signal_fd);
-			signal_fd = stop_fd;
-		}
-	}
-	if (signal_fd < 0) {
-		error_msg("cannot set up signal handling: %s", strerror(-signal_fd));
-		ret = HB_EXIT_FAILURE;
-		goto out;
-	}
-
-	/* the journal first: what a killed runner left is restored before anything */
-	if (a.profile) {
-		r = quiet_session_start(&quiet, a.profile, ctx->recipe_dirs, ARRAY_SIZE(ctx->recipe_dirs),
-					&notes, &err);
-		if (notes.len)
-			fprintf(stderr, "hitchbench: thaw: %s", notes.buf);
-		if (r < 0) {
-			error_msg("cannot quiet the machine: %s", err.buf);
-			ret = r == -EINVAL ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
-			goto out;
-		}
-		strbuf_reset(&err);
-	}
-	if (!a.resume) {
-		struct kvfile options;
-		struct argv_list tokens;
-		struct batch_spec spec = {
-			.game = recipe.name, .variants = &variants, .tokens = &tokens,
-			.rounds = a.rounds, .options = &options,
-		};
-
-		if (a.order)
-			batch_order_parse(a.order, &spec.order);
-		spec.seed = a.seed;
-		if (!a.have_seed && getrandom(&spec.seed, sizeof(spec.seed), 0) != sizeof(spec.seed))
-			spec.seed = (uint64_t)getpid() * 2654435761u ^ (uint64_t)time(NULL);
-		if (a.warmup < 0)
-			a.warmup = recipe.warmup_s;
-		if (a.window <= 0)
-			a.window = recipe.window_s;
-		argv_init(&tokens);
-		for (size_t i = 0; i < n_sets; i++)
-			argv_push(&tokens, sets[i].token);
-		kvfile_init(&options);
-		options_record(&options, &a, recipe_path, a.warmup, a.window);
-		cmdline = argv_join(argv - 1); /* main's argv: the whole command */
-		kvfile_add(&options, "harness_command", cmdline);
-		r = batch_create(&batch, a.out_dir ? a.out_dir : default_out, &spec, &err);
-		kvfile_release(&options);
-		argv_release(&tokens);
-		if (r < 0) {
-			error_msg("%s", err.buf);
-			ret = HB_EXIT_FAILURE;
-			goto out;
-		}
-	} else {
-		const char *boot = kvfile_get(&batch.info, "boot_id");
-		char now[64];
-
-		if (boot && fsroot_read_line("proc/sys/kernel/random/boot_id", now, sizeof(now)) == 0 &&
-		    strcmp(boot, now) != 0)
-			warn_msg("batch '%s' started in another boot (%s): its runs from before and after "
-				 "this resume are not same-boot comparisons", batch.id, boot);
-		cmdline = argv_join(argv - 1);
-	}
-	if (!a.silent)
-		fprintf(stderr, "hitchbench: batch %s: %zu variant(s) x %zu switch token(s) x %d round(s), "
-			"%zu run(s) to go, order %s (seed %llu)\n", batch.id, batch.variants.n,
-			batch.tokens.n, batch.rounds, batch_pending(&batch), batch_order_name(batch.order),
-			(unsigned long long)batch.seed);
-
-	br.batch = &batch;
-	br.recipe = &recipe;
-	br.sets = sets;
-	br.db = db;
-	br.db_path = a.db_path;
-	br.rerun_invalid = a.rerun;
-	br.silent = a.silent;
-	br.quiet = a.profile ? &quiet : NULL;
-	br.stop_fd = stop_fd;
-	br.req = (struct run_request){
-		.recipe = &recipe, .warmup_s = a.warmup, .window_s = a.window, .out_dir = batch.dir,
-		.display = a.display, .hook_path = ctx->hook_path, .helper_dir = ctx->helper_dir,
-		.harness_command = cmdline, .user = &user, .metric = a.metric, .signal_fd = signal_fd,
-		.noise_limits = a.profile ? &quiet.profile.noise : NULL,
-		.noise_profile = a.profile ? quiet.profile.path : NULL,
-		.verbose = a.verbose, .progress = a.silent ? NULL : print_progress,
-	};
-	strbuf_reset(&err);
-	r = 0;
-	if (hooks) {
-		/* the test so far (a resumed batch's rounds), and maybe its end */
-		r = hooks->begin(hooks->data, &batch, &a.metric, a.resume != NULL);
-		br.after_round = hooks->after_round;
-		br.round_data = hooks->data;
-		br.stopped = r > 0;
-	}
-	if (r < 0)
-		ret = HB_EXIT_FAILURE;
-	else if (!br.stopped)
-		r = batch_run_pending(&br, &err);
-	if (r == -EINTR) {
-		error_msg("interrupted: the game and its helpers are stopped; %zu finished run(s) kept; "
-			  "'hitchbench run --resume %s' finishes the batch", br.runs_done, batch.dir);
-		ret = HB_EXIT_INTERRUPTED;
-	} else if (r < 0 && err.len) {
-		error_msg("%s", err.buf);
-		ret = HB_EXIT_FAILURE;
-	}
-	/* thawed however the batch ended; signals stay blocked, so a second
-	 * Ctrl-C cannot cut the thaw short */
-	strbuf_reset(&notes);
-	if (quiet_session_end(&quiet, &notes) < 0) {
-		error_msg("the machine is not fully thawed ('hitchbench thaw' tries again):\n%s", notes.buf);
-		ret = HB_EXIT_FAILURE;
-	} else if (notes.len && !a.silent) {
-		fprintf(stderr, "hitchbench: thawed:\n%s", notes.buf);
-	}
-	batch_finish(&batch, r == -EINTR ? "interrupted" : r < 0 ? "failed" : br.stopped ? "stopped" :
-			     batch_pending(&batch) ? "incomplete" : "complete");
-	if (db && resultsdb_import_batch(db, &batch.info, batch.dir, &dberr) < 0) {
-		error_msg("cannot store batch '%s' in '%s': %s", batch.id, a.db_path, dberr);
-		ret = HB_EXIT_FAILURE;
-	}
-	if (br.runs_done + (batch.n_slots - batch_pending(&batch)) > 0) {
-		putchar('\n');
-		printf("# batch %s (%s)\n", batch.id, batch.dir);
-		batch_print_report(&batch, &a.metric, stdout);
-		if (db)
-			printf("# stored in %s\n", a.db_path);
-	}
-	if (hooks) /* a failed run is left out of its pair: the verdict decides */
-		ret = hooks->end(hooks->data, &batch, ret);
-	else if (ret == HB_EXIT_OK && br.runs_failed > 0)
-		ret = HB_EXIT_FAILURE;
+	ret = run_rounds(&bc, &r);
+	ret = end_batch(&bc, r, ret);
 	if (batch_dir)
-		*batch_dir = xstrdup(batch.dir);
+		*batch_dir = xstrdup(bc.batch.dir);
 out:
-	quiet_session_end(&quiet, &notes);
-	strbuf_release(&notes);
-	free(cmdline);
-	if (signal_fd >= 0)
-		close(signal_fd);
-	if (stop_fd >= 0)
-		close(stop_fd);
-	switch_sets_free(sets, n_sets);
-	argv_release(&variants);
-	batch_release(&batch);
-	resultsdb_close(db);
-	game_user_release(&user);
-	recipe_release(&recipe);
-	strbuf_release(&err);
-	free(recipe_path);
-	free(default_out);
-	free(dberr);
+	batch_cmd_release(&bc);
 	return ret;
 }

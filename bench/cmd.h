@@ -5,7 +5,24 @@
 #ifndef HB_CMD_H
 #define HB_CMD_H
 
+#include <stdbool.h>
 #include <stdio.h>
+
+#include "resultsdb.h"
+
+/* What a command's entry in the table (main.c) asks its runner for, as
+ * git's RUN_SETUP does. */
+enum cmd_flags {
+	/* takes the shared --db PATH: the runner takes it out of argv (the
+	 * command's getopt never sees it) into context.db_path and db_given */
+	CMD_DB_OPTION = 1 << 0,
+	/* the database cmd_db_open() gives is opened read-only (SQLite
+	 * mode=ro; a missing one is "no such database: PATH", exit 2; one of
+	 * an older schema is refused with the pointer to 'hitchbench db upgrade') */
+	CMD_DB_READ = 1 << 1,
+	/* ... or read-write: made when missing, migrated */
+	CMD_DB_WRITE = 1 << 2,
+};
 
 struct context {
 	char *srcdir;       /* the checkout, when running from its build/; else NULL */
@@ -16,7 +33,21 @@ struct context {
 	char *gamedb_dirs[3];  /* beside each recipe directory: gamedb/<game>/analysis.ini */
 	char *results_dir;  /* default home of runs/ and hitchbench.db */
 	char *default_db;
+
+	/* the results database, for a command with CMD_DB_OPTION */
+	const char *db_path;           /* --db PATH, else default_db */
+	bool db_given;                 /* --db was on the command line */
+	enum resultsdb_mode db_mode;   /* from the flags; db's subcommands narrow it */
+	struct resultsdb *db;          /* cmd_db_open()'s, closed by the runner */
 };
+
+/* The command's database at ctx->db_path in ctx->db_mode, opened by the
+ * table's runner once (a second call gives the same) and closed by it when
+ * the command returns: the command calls it when its arguments are checked,
+ * so a usage error never opens, nor makes, a database. HB_EXIT_OK with *db
+ * set, or the exit code after saying what is wrong (2 no such database, 1
+ * any other failure). */
+int cmd_db_open(struct context *ctx, struct resultsdb **db);
 
 int cmd_run(int argc, char **argv, struct context *ctx);
 int cmd_report(int argc, char **argv, struct context *ctx);

@@ -12,26 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int db_arg_open(const struct context *ctx, const char *path, enum resultsdb_mode mode,
-		struct resultsdb **db, const char **path_out)
-{
-	char *err = NULL;
-	int r;
-
-	if (!path)
-		path = ctx->default_db;
-	if (path_out)
-		*path_out = path;
-	r = resultsdb_open_mode(path, mode, db, &err);
-	if (r < 0) {
-		/* the library's message names the path and what is wrong */
-		error_msg("%s", err ? err : strerror(-r));
-		free(err);
-		return r == -ENOENT ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
-	}
-	return HB_EXIT_OK;
-}
-
 int input_arg_check(const char *path)
 {
 	struct stat st;

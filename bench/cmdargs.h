@@ -1,8 +1,8 @@
 /*
  * What several commands do alike with their arguments, in one place so
- * they say it in one voice: the database --db names (opened for reading or
- * writing as the command needs), input paths that must exist, run
- * directories, and metric names. Command-layer code: each function says
+ * they say it in one voice: input paths that must exist, run directories,
+ * and metric names (the database --db names is the command table's:
+ * cmd_db_open() in cmd.h). Command-layer code: each function says
  * what is wrong through error_msg() and returns an exit code (exitcodes.h),
  * HB_EXIT_OK when all is well.
  */
@@ -14,14 +14,6 @@
 #include "run.h"
 
 struct context;
-
-/* The database of --db PATH (NULL: the default, results/hitchbench.db),
- * its path in *path_out when that is not NULL. Readers (RESULTSDB_READ)
- * open it read-only and refuse a missing one ("no such database: PATH",
- * usage, 2): only a writer makes a database. HB_EXIT_OK with *db set, or
- * the exit code (2 missing, 1 any other failure). */
-int db_arg_open(const struct context *ctx, const char *path, enum resultsdb_mode mode,
-		struct resultsdb **db, const char **path_out);
 
 /* An input file or directory the user named: HB_EXIT_OK when it exists,
  * else "cannot open 'PATH': No such file or directory" and HB_EXIT_USAGE. */

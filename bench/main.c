@@ -6,6 +6,7 @@
  */
 #include "cmd.h"
 #include "exitcodes.h"
+#include "resultsdb.h"
 #include "util.h"
 
 #include <errno.h>
@@ -20,26 +21,34 @@
 #define HB_SRCDIR "."
 #endif
 
+/* What the table's runner does for a command before and after it runs
+ * (git's RUN_SETUP habit): enum cmd_flags in cmd.h. */
 static const struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv, struct context *ctx);
+	unsigned flags;         /* enum cmd_flags */
 	const char *summary;
 } commands[] = {
-	{ "run", cmd_run, "run a recipe's game and measure every frame" },
-	{ "report", cmd_report, "print the numbers of run directories or of the database" },
-	{ "matrix", cmd_matrix, "each game and variant@switches against each batch or kernel, as CSV" },
-	{ "db", cmd_db, "the results database: import run directories, show what it holds" },
-	{ "import", cmd_import, "make another tool's frame log (MangoHud, PresentMon, ...) a run directory" },
-	{ "ab", cmd_ab, "A against B in pairs until a sequential test knows: SAME, DIFFERENT, UNKNOWN (0, 3, 4)" },
-	{ "compare", cmd_compare, "do two sets of runs differ? SAME, DIFFERENT or UNKNOWN (exit 0, 3, 4)" },
-	{ "calibrate", cmd_calibrate, "the machine's noise: spread, false-positive rates, smallest effect seen" },
-	{ "regress", cmd_regress, "a metric across kernel versions, with its change points" },
-	{ "stalls", cmd_stalls, "why each run stalled, stall by stall, from its stall record (STALLS=1)" },
-	{ "frames", cmd_frames, "print a run's frames as text, for plots and checks" },
-	{ "plot", cmd_plot, "draw PNG and SVG pictures: frames, percentiles, a matrix, a kernel trend" },
-	{ "quiet", cmd_quiet, "quiet the machine for a manual session (stop services, governor, ...)" },
-	{ "thaw", cmd_thaw, "give the machine back: restore what quiet or a killed batch changed" },
-	{ "interference-scan", cmd_interference_scan,
+	{ "run", cmd_run, 0, "run a recipe's game and measure every frame" },
+	{ "report", cmd_report, CMD_DB_OPTION | CMD_DB_READ,
+	  "print the numbers of run directories or of the database" },
+	{ "matrix", cmd_matrix, CMD_DB_OPTION | CMD_DB_READ,
+	  "each game and variant@switches against each batch or kernel, as CSV" },
+	{ "db", cmd_db, CMD_DB_OPTION | CMD_DB_WRITE,
+	  "the results database: import run directories, show what it holds" },
+	{ "import", cmd_import, 0, "make another tool's frame log (MangoHud, PresentMon, ...) a run directory" },
+	{ "ab", cmd_ab, 0, "A against B in pairs until a sequential test knows: SAME, DIFFERENT, UNKNOWN (0, 3, 4)" },
+	{ "compare", cmd_compare, CMD_DB_OPTION | CMD_DB_READ,
+	  "do two sets of runs differ? SAME, DIFFERENT or UNKNOWN (exit 0, 3, 4)" },
+	{ "calibrate", cmd_calibrate, 0, "the machine's noise: spread, false-positive rates, smallest effect seen" },
+	{ "regress", cmd_regress, CMD_DB_OPTION | CMD_DB_READ,
+	  "a metric across kernel versions, with its change points" },
+	{ "stalls", cmd_stalls, 0, "why each run stalled, stall by stall, from its stall record (STALLS=1)" },
+	{ "frames", cmd_frames, 0, "print a run's frames as text, for plots and checks" },
+	{ "plot", cmd_plot, 0, "draw PNG and SVG pictures: frames, percentiles, a matrix, a kernel trend" },
+	{ "quiet", cmd_quiet, 0, "quiet the machine for a manual session (stop services, governor, ...)" },
+	{ "thaw", cmd_thaw, 0, "give the machine back: restore what quiet or a killed batch changed" },
+	{ "interference-scan", cmd_interference_scan, 0,
 	  "old runs whose X server, kernel or game logs show someone using the machine" },
 };
 
@@ -175,20 +184,133 @@ static void context_release(struct context *ctx)
 	free(ctx->default_db);
 }
 
+/* "--db PATH", "--db=PATH" (or "--d", as getopt_long takes a unique
+ * prefix): the option's value, or NULL when arg is not the option. *val_next
+ * is set when the value is the next argument. */
+static const char *db_option_value(const char *arg, const char *next, bool *val_next)
+{
+	size_t len = strcspn(arg, "=");
+
+	if (len < 3 || len > 4 || strncmp(arg, "--db", len) != 0)
+		return NULL;
+	*val_next = arg[len] != '=';
+	return *val_next ? next : arg + len + 1;
+}
+
+/* Takes the shared --db PATH out of argv (up to a "--"), so the command
+ * sees only its own options; the last one given counts, as with getopt. */
+static int take_db_option(int *argc, char **argv, struct context *ctx)
+{
+	int out = 1, i = 1;
+
+	ctx->db_path = ctx->default_db;
+	while (i < *argc && strcmp(argv[i], "--") != 0) {
+		bool val_next = false;
+		const char *v = db_option_value(argv[i], i + 1 < *argc ? argv[i + 1] : NULL, &val_next);
+
+		if (!v && !val_next) {
+			argv[out++] = argv[i++];
+			continue;
+		}
+		if (!v) {
+			error_msg("option '--db' wants a path; see 'hitchbench %s --help'", argv[0]);
+			return HB_EXIT_USAGE;
+		}
+		ctx->db_path = v;
+		ctx->db_given = true;
+		i += val_next ? 2 : 1;
+	}
+	while (i < *argc)
+		argv[out++] = argv[i++];
+	argv[out] = NULL;
+	*argc = out;
+	return HB_EXIT_OK;
+}
+
+int cmd_db_open(struct context *ctx, struct resultsdb **db)
+{
+	char *err = NULL;
+	int r;
+
+	if (!ctx->db) {
+		r = resultsdb_open_mode(ctx->db_path, ctx->db_mode, &ctx->db, &err);
+		if (r < 0) {
+			/* the library's message names the path and what is wrong:
+			 * "no such database: PATH", or how to upgrade an older one */
+			error_msg("%s", err ? err : strerror(-r));
+			free(err);
+			ctx->db = NULL;
+			return r == -ENOENT ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
+		}
+	}
+	*db = ctx->db;
+	return HB_EXIT_OK;
+}
+
+/* The command with what its flags ask for set up, and taken down after. */
+static int run_command(const struct command *cmd, int argc, char **argv, struct context *ctx)
+{
+	int r;
+
+	ctx->db_path = ctx->default_db;
+	ctx->db_mode = cmd->flags & CMD_DB_WRITE ? RESULTSDB_WRITE : RESULTSDB_READ;
+	if (cmd->flags & CMD_DB_OPTION) {
+		r = take_db_option(&argc, argv, ctx);
+		if (r != HB_EXIT_OK)
+			return r;
+	}
+	r = cmd->fn(argc, argv, ctx);
+	resultsdb_close(ctx->db);
+	ctx->db = NULL;
+	return r;
+}
+
+/* The one place stdout is finished: flushed, checked and closed, so a
+ * full disk or a closed pipe fails loudly (exit 1) whatever wrote to it.
+ * The cause is said when the flush or the close found it; a write that
+ * failed before (a library's fflush, its error returned) left only the
+ * stream's error flag. */
+static int finish_stdout(int r)
+{
+	bool earlier = ferror(stdout) != 0;
+	int err = 0;
+
+	if (fflush(stdout) != 0)
+		err = errno ? errno : EIO;
+	if (fclose(stdout) != 0 && !err)
+		err = errno ? errno : EIO;
+	if (!earlier && !err)
+		return r;
+	if (err)
+		error_msg("cannot write to standard output: %s", strerror(err));
+	else
+		error_msg("cannot write to standard output");
+	return HB_EXIT_FAILURE;
+}
+
+static const struct command *command_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	char *help_argv[] = { NULL, NULL, "--help", NULL };
+	const struct command *cmd;
 	struct context ctx;
-	int r = -1;
+	int r;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? HB_EXIT_USAGE : HB_EXIT_OK;
+		return finish_stdout(argc < 2 ? HB_EXIT_USAGE : HB_EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("hitchbench %s\n", HB_VERSION);
-		return HB_EXIT_OK;
+		return finish_stdout(HB_EXIT_OK);
 	}
 	/* "help CMD" is "CMD --help" (git's way) */
 	if (!strcmp(argv[1], "help")) {
@@ -201,21 +323,13 @@ int main(int argc, char **argv)
 		argc = 3;
 		argv = help_argv;
 	}
-	context_init(&ctx);
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
-		if (strcmp(argv[1], commands[i].name) != 0)
-			continue;
-		r = commands[i].fn(argc - 1, argv + 1, &ctx);
-		break;
-	}
-	context_release(&ctx);
-	if (r < 0) {
+	cmd = command_find(argv[1]);
+	if (!cmd) {
 		error_msg("'%s' is not a hitchbench command; see 'hitchbench --help'", argv[1]);
 		return HB_EXIT_USAGE;
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		error_msg("cannot write to standard output: %s", strerror(errno));
-		return HB_EXIT_FAILURE;
-	}
-	return r;
+	context_init(&ctx);
+	r = run_command(cmd, argc - 1, argv + 1, &ctx);
+	context_release(&ctx);
+	return finish_stdout(r);
 }

@@ -65,31 +65,29 @@ int report_rows_from_dirs(struct report_rows *rr, char **dirs, int n,
 	return ret;
 }
 
-int report_rows_from_db(struct report_rows *rr, const struct context *ctx, const char *path,
-			const char *game, const char *variant, int with_provenance)
+int report_rows_from_db(struct report_rows *rr, struct context *ctx, const char *game,
+			const char *variant, int with_provenance)
 {
-	struct resultsdb *db = NULL;
+	const char *path = ctx->db_path;
+	struct resultsdb *db;
 	char *err = NULL;
 	int ret;
 
 	memset(rr, 0, sizeof(*rr));
-	ret = db_arg_open(ctx, path, RESULTSDB_READ, &db, &path);
+	ret = cmd_db_open(ctx, &db);
 	if (ret != HB_EXIT_OK)
 		return ret;
 	if (resultsdb_list(db, game, variant, &rr->db_runs, &rr->n_db_runs, &err) < 0 ||
 	    (with_provenance && resultsdb_load_provenance(db, rr->db_runs, rr->n_db_runs, &err) < 0)) {
 		error_msg("cannot read the results database '%s': %s", path, err);
 		free(err);
-		ret = HB_EXIT_FAILURE;
-		goto out;
+		return HB_EXIT_FAILURE;
 	}
 	rr->rows = zalloc(sizeof(*rr->rows) * (rr->n_db_runs ? rr->n_db_runs : 1));
 	for (size_t i = 0; i < rr->n_db_runs; i++)
 		resultsdb_run_report_row(&rr->db_runs[i], &rr->rows[i]);
 	rr->n = rr->n_db_runs;
-out:
-	resultsdb_close(db);
-	return ret;
+	return HB_EXIT_OK;
 }
 
 int load_interfered(const struct context *ctx, const char *path, struct interfered_list *list)

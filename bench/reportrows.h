@@ -28,12 +28,13 @@ struct report_rows {
 int report_rows_from_dirs(struct report_rows *rr, char **dirs, int n,
 			  const struct metric_opts *opts);
 /* The database's runs of game and variant (NULL: any), with their
- * provenance when with_provenance, from --db PATH (NULL: the default),
- * opened read-only. HB_EXIT_OK; HB_EXIT_USAGE when there is no database
- * there (none is made); else HB_EXIT_FAILURE. */
+ * provenance when with_provenance, from the command's database
+ * (cmd_db_open(): --db PATH or the default, read-only). HB_EXIT_OK;
+ * HB_EXIT_USAGE when there is no database there (none is made); else
+ * HB_EXIT_FAILURE. */
 struct context;
-int report_rows_from_db(struct report_rows *rr, const struct context *ctx, const char *path,
-			const char *game, const char *variant, int with_provenance);
+int report_rows_from_db(struct report_rows *rr, struct context *ctx, const char *game,
+			const char *variant, int with_provenance);
 void report_rows_release(struct report_rows *rr);
 
 /* --min-frames N: a whole number of frames (0: no minimum). 0 or -EINVAL. */

@@ -1,6 +1,9 @@
 #!/bin/sh
 # The command table: help, usage errors (exit 2), unknown commands and
-# recipes, and a bad recipe refused before anything starts.
+# recipes, and a bad recipe refused before anything starts; what the table's
+# runner does for every command: stdout checked once (a full disk is exit 1
+# with one message, for help and data alike) and the shared --db taken in
+# each of getopt's spellings.
 . "$(dirname "$0")/../lib.sh"
 
 "$HB" >/dev/null 2>&1 && fail "no command should be a usage error"
@@ -57,4 +60,35 @@ rc=0; "$HB" report "$T/nothing" 2>"$T/err" || rc=$?
 expect_eq "report of nothing" 2 "$rc"
 expect_eq "report of nothing: message" "hitchbench: cannot open '$T/nothing': No such file or directory" \
 	"$(cat "$T/err")"
+
+# stdout that cannot be written: exit 1, one message (with its cause when
+# the last flush found it: report's own flush finds it first), whatever the command
+if [ -w /dev/full ]; then
+	for args in "--help" "--version" "help report" "report --help" "report $HB_FIXTURES/runs"; do
+		rc=0; "$HB" $args >/dev/full 2>"$T/err" || rc=$?
+		expect_eq "$args >/dev/full: exit" 1 "$rc"
+		expect_eq "$args >/dev/full: lines on stderr" 1 "$(wc -l <"$T/err")"
+		grep -q '^hitchbench: cannot write to standard output' "$T/err" ||
+			fail "$args >/dev/full: $(cat "$T/err")"
+	done
+fi
+# --db PATH, --db=PATH and getopt's prefix --d, anywhere before a '--'
+db="$T/none.db"
+for args in "--db $db" "--db=$db" "--d $db" "--d=$db" "--game g --db $db" "--db x --db $db"; do
+	rc=0; "$HB" report $args >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "report $args: exit" 2 "$rc"
+	expect_eq "report $args: message" "hitchbench: no such database: $db" "$(cat "$T/err")"
+done
+rc=0; "$HB" report --db 2>"$T/err" || rc=$?
+expect_eq "--db without a path: exit" 2 "$rc"
+expect_eq "--db without a path: message" \
+	"hitchbench: option '--db' wants a path; see 'hitchbench report --help'" "$(cat "$T/err")"
+rc=0; "$HB" report -- --db "$db" 2>"$T/err" || rc=$?
+expect_eq "--db after --: exit" 2 "$rc"
+expect_eq "--db after --: a run directory" "hitchbench: cannot open '--db': No such file or directory" \
+	"$(cat "$T/err")"
+# a command whose --db is its own (run's, with --no-db) is not the table's
+rc=0; "$HB" frames --db "$db" 2>"$T/err" || rc=$?
+expect_eq "frames --db: exit" 2 "$rc"
+grep -q "unrecognized option '--db'" "$T/err" || fail "frames --db: $(cat "$T/err")"
 exit 0

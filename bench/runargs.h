@@ -1,0 +1,61 @@
+/*
+ * hitchbench run's options as a table, so the commands that are a batch
+ * (run, ab through batch_hooks, calibrate, which passes a batch's settings
+ * on to run) name and check them in one place: each entry says its long
+ * name, whether it takes a value and what it sets in struct run_args.
+ */
+#ifndef HB_RUNARGS_H
+#define HB_RUNARGS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "metrics.h"
+
+struct batch_hooks;
+
+/* What a batch command's command line asks for (bench/cmd-run.c). */
+struct run_args {
+	const char *recipe, *variants, *tokens, *resume, *db_path, *out_dir, *display, *order;
+	const char *profile;       /* the quiet profile; NULL: --no-quieting */
+	double warmup, window;
+	int rounds;
+	bool have_seed, rerun, silent, verbose, have_metric_opts, plan_only, profile_given;
+	uint64_t seed;
+	struct metric_opts metric;
+	const struct batch_hooks *hooks;   /* NULL: hitchbench run itself */
+};
+
+enum run_option_flags {
+	RUN_OPT_ARG = 1 << 0,      /* takes a value */
+	RUN_OPT_BATCH = 1 << 1,    /* a setting of the batch that calibrate passes on to run */
+	RUN_OPT_HOOK = 1 << 2,     /* a batch_hooks command's own (ab's): run refuses it */
+};
+
+struct run_option {
+	const char *name;          /* the long option, without "--" */
+	char short_name;           /* -q, -v, or 0 */
+	unsigned flags;            /* enum run_option_flags */
+	/* Sets it in a: HB_EXIT_OK, or the exit code after saying what is
+	 * wrong (usage is the command's usage text, printed after). */
+	int (*set)(struct run_args *a, const struct run_option *o, const char *arg, const char *usage);
+	size_t field;              /* for the setters that set one field: its offset */
+};
+
+/* The table; the last entry's name is NULL. */
+extern const struct run_option run_options[];
+
+/* getopt_long's value of run_options[i] is RUN_OPT_VAL + i. */
+#define RUN_OPT_VAL 0x200
+
+/* getopt_long entries for the run options having every flag of need (0:
+ * all), appended to opts from *n; opts has room for max entries, the
+ * terminating one included, which is written after them. */
+void run_options_getopt(struct option *opts, size_t *n, size_t max, unsigned need);
+
+/* The option getopt_long returned c for (RUN_OPT_VAL + i, or a short
+ * name), or NULL when c is none of them. */
+const struct run_option *run_option_of(int c);
+
+#endif
