@@ -723,6 +723,26 @@ static void write_provenance(struct runner *rn, time_t start, uint64_t start_mon
 		kvfile_add(&rn->bench, rn->req->extra->items[i].key, rn->req->extra->items[i].value);
 }
 
+/* The reload rule the analysis will split the run's passes by, resolved
+ * now and kept in bench.txt (reload.*), so that the run is analysed from
+ * its own files, whatever becomes of its recipe. A bad analysis.ini stops
+ * the run before the game starts. */
+static int write_reload_rule(struct runner *rn, struct strbuf *err)
+{
+	const struct recipe *rc = rn->req->recipe;
+	struct strbuf origin = STRBUF_INIT;
+	struct reload_rule rule;
+	int r;
+
+	r = run_reload_resolve(&rc->reload, rc->path, rc->name, rn->req->metric.gamedb_dirs, &rule,
+			       &origin, err);
+	if (r == 0)
+		run_reload_record(&rn->bench, &rule, origin.buf);
+	reload_rule_release(&rule);
+	strbuf_release(&origin);
+	return r;
+}
+
 static void write_frame_facts(struct runner *rn)
 {
 	const struct hb_frames_header *h = rn->frames.hdr;
@@ -985,6 +1005,9 @@ static int prepare_run(struct runner *rn, time_t start, uint64_t start_mono, str
 	if (r < 0)
 		return r;
 	write_provenance(rn, start, start_mono);
+	r = write_reload_rule(rn, err);
+	if (r < 0)
+		return r;
 	log = xasprintf("%s/game.log", rn->tmp_dir);
 	r = game_output_open(&rn->out, log, req->recipe->start_line,
 			     req->recipe->end == END_LINE ? req->recipe->end_line : NULL);
