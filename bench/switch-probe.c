@@ -67,7 +67,9 @@ static void label(const struct switch_on *on, struct strbuf *out)
 static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
 	/* root's: SCHED_FIFO and mlockall */
-	static const struct switch_helper_start hs = { .name = "probe", .log_name = LOG, .wait_ready = true };
+	static const struct switch_helper_start hs = {
+		.name = "probe", .log_name = LOG, .wait_ready = true,
+	};
 	char *out;
 	const char *argv[16];
 	size_t n = 0;

@@ -45,7 +45,9 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	}
 	out = xasprintf("%s/%s", ctx->run_dir, SAMPLES_FILE);
 	{
-		const char *argv[] = { SAMPLER, "--out", out, "--period-ms", switch_param(on, "SENSORS_MS"), NULL };
+		const char *argv[] = {
+			SAMPLER, "--out", out, "--period-ms", switch_param(on, "SENSORS_MS"), NULL,
+		};
 
 		r = switch_ctx_start_helper(ctx, &hs, argv, err);
 	}

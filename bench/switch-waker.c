@@ -63,7 +63,9 @@ static void label(const struct switch_on *on, struct strbuf *out)
 static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
 	/* root's: nice -10 */
-	static const struct switch_helper_start hs = { .name = "waker", .log_name = LOG, .wait_ready = true };
+	static const struct switch_helper_start hs = {
+		.name = "waker", .log_name = LOG, .wait_ready = true,
+	};
 	char *report = xasprintf("%s/%s", ctx->run_dir, REPORT);
 	const char *argv[16];
 	size_t n = 0;
