@@ -169,7 +169,7 @@ static int prefetch_learn_runs(struct batch_run *br, struct strbuf *err)
 		struct run_request req = br->req;
 		struct run_outcome o;
 		struct kvfile extra;
-		char *name = run_name(variant, learn.label);
+		char *name = batch_run_name(variant, learn.label);
 		char *prefix = xasprintf("[prefetch learn run %zu/%zu] %s %s", v + 1, b->variants.n,
 					 br->recipe->name, name);
 
@@ -294,7 +294,7 @@ static int slot_run(struct batch_run *br, size_t i, struct batch_pace *pace, boo
 	const struct batch_slot *s = &b->slots[i];
 	const struct switch_set *set = &br->sets[s->token];
 	const char *variant = b->variants.v[s->variant];
-	char *name = run_name(variant, set->label), left[32];
+	char *name = batch_run_name(variant, set->label), left[32];
 	char *prefix = xasprintf("[round %d/%d, run %zu/%zu] %s %s", s->round, b->rounds,
 				 (size_t)s->position, b->n_slots / (size_t)b->rounds, br->recipe->name,
 				 name);
