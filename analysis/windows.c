@@ -189,7 +189,7 @@ static int rule_from_bench(const struct run *run, struct reload_rule *rule, stru
 	for (size_t i = 0; i < run->bench.n && e == 0; i++) {
 		const struct kv *kv = &run->bench.items[i];
 
-		if (!strncmp(kv->key, "reload.", strlen("reload.")) && strcmp(kv->key, "reload.format") &&
+		if (str_startswith(kv->key, "reload.") && strcmp(kv->key, "reload.format") &&
 		    strcmp(kv->key, "reload.source"))
 			e = record_key(run, kv, rule, err);
 	}
@@ -201,8 +201,8 @@ static int rule_from_bench(const struct run *run, struct reload_rule *rule, stru
 	if (e < 0)
 		return e;
 	/* "recipe PATH:LINE" and "gamedb PATH:LINE" keep their PATH:LINE */
-	if (!strncmp(origin, "recipe ", 7) || !strncmp(origin, "gamedb ", 7))
-		rule->source = xstrdup(origin + 7);
+	if (str_startswith(origin, "recipe ") || str_startswith(origin, "gamedb "))
+		rule->source = xstrdup(strchr(origin, ' ') + 1);
 	strbuf_addf(note, "%s (as bench.txt records it)", origin);
 	return 1;
 }
