@@ -78,22 +78,36 @@ void run_interval_unset(struct metrics *m);
 struct run_reload {
 	struct reload_rule rule;         /* kind RELOAD_NONE when no rule exists */
 	char *note;                      /* where the rule came from, in words */
-	char *recipe_note;               /* NULL, or what a user should hear about the run's
-					  * recipe: it no longer loads, or it changed since the
-					  * run (its rule as it is now is the one used) */
 	bool split;                      /* false: a pass lacks the rule's line (no play numbers) */
 	struct reload_segment *segments; /* in pass order */
 	size_t n_segments;
 };
 
-/* Finds the run's reload rule and its segments. The rule is, first, the
- * [reload] section of the recipe bench.txt names (re-read; the note says
- * when it is gone or changed since the run), else DIR/GAME/analysis.ini in
- * each of gamedb_dirs (NULL-terminated, may be NULL), else the gamedb
- * directory beside the recipe's directory (RECIPEDIR/../gamedb), else none.
- * 0; -EINVAL with "PATH:LINE: ..." in err for a bad analysis.ini or an
- * unreadable game.log; -ENODATA for a run without frames or window. A
- * missing line is not an error: split is false. */
+/* The version of bench.txt's reload.* keys (docs/formats.md). */
+#define RUN_RELOAD_FORMAT 1
+
+/* The reload rule a run is made with, resolved by the runner before the
+ * game starts: the recipe's [reload] (recipe_rule, when its kind is set),
+ * else GAME/analysis.ini in each of gamedb_dirs (NULL-terminated, may be
+ * NULL), else the gamedb directory beside the recipe's directory
+ * (RECIPEDIR/../gamedb), else none. out is initialized here; origin gets
+ * "recipe PATH:LINE", "gamedb PATH:LINE" or "none: why". 0; -EINVAL with
+ * "PATH:LINE: ..." in err for a bad analysis.ini; -errno. */
+int run_reload_resolve(const struct reload_rule *recipe_rule, const char *recipe_path,
+		       const char *game, const char *const *gamedb_dirs, struct reload_rule *out,
+		       struct strbuf *origin, struct strbuf *err);
+/* Adds the rule to bench.txt as reload.format, reload.source (origin)
+ * and the rule's [reload] keys as reload.KEY. */
+void run_reload_record(struct kvfile *bench, const struct reload_rule *rule, const char *origin);
+
+/* Finds the run's reload rule and its segments. The rule is the one the
+ * runner recorded in bench.txt (reload.*), whatever the recipe or the
+ * gamedb say now; a run from before those keys gets the game's rule
+ * without its recipe (never read): DIR/GAME/analysis.ini in each of
+ * gamedb_dirs, else RECIPEDIR/../gamedb, else none; the note says so.
+ * 0; -EINVAL with "PATH:LINE: ..." in err for bad reload.* keys, a bad
+ * analysis.ini or an unreadable game.log; -ENODATA for a run without
+ * frames or window. A missing line is not an error: split is false. */
 int run_reload_find(const struct run *run, const char *const *gamedb_dirs, struct run_reload *out,
 		    struct strbuf *err);
 void run_reload_release(struct run_reload *rr);

@@ -8,18 +8,19 @@
  * the reload segments (reload.h) left out, while the whole-window metrics
  * stay as they are. Called from run_metrics(), so result.txt, reports and
  * the database all get them.
+ *
+ * The rule comes from the run's own bench.txt (reload.*), which the runner
+ * fills before the game starts by run_reload_resolve() here: the analysis
+ * never reads a recipe, so a moved, copied or imported run is analysed
+ * from its files alone.
  */
-#include "recipe.h"
 #include "run.h"
-
-#include "hash.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 /* bench.txt's pass.N.start_ns, in start order. */
 size_t run_passes(const struct run *run, struct reload_pass **out)
@@ -49,64 +50,18 @@ size_t run_passes(const struct run *run, struct reload_pass **out)
 	return n;
 }
 
-/* The recipe's own [reload], when the recipe is still there and has one.
- * 1 when it gave the rule, 0 when not (note says why, if anything is odd;
- * what the user should be told goes to rr->recipe_note too). */
-static int rule_from_recipe(const struct run *run, struct run_reload *rr, struct strbuf *note)
-{
-	const char *path = kvfile_get(&run->bench, "recipe");
-	const char *sha = kvfile_get(&run->bench, "recipe_sha256");
-	char now[HB_SHA256_HEX_LEN + 1];
-	struct strbuf err = STRBUF_INIT;
-	struct recipe r;
-	bool changed;
-	int got = 0;
-
-	if (!path)
-		return 0;
-	recipe_init(&r);
-	if (access(path, F_OK) < 0) {
-		strbuf_addf(note, "the recipe %s is gone: its [reload], if any, is not known; ", path);
-		goto out;
-	}
-	if (recipe_load(path, &r, &err) < 0) {
-		strbuf_addf(note, "the recipe no longer loads (%s); ", err.buf);
-		rr->recipe_note = xasprintf("the recipe no longer loads (%s): its reload rule is not "
-					    "known", err.buf);
-		goto out;
-	}
-	/* a recipe changed since the run may have gained or lost its [reload] */
-	changed = sha && (sha256_file_hex(path, now) < 0 || strcmp(now, sha));
-	if (changed)
-		rr->recipe_note = xasprintf("the recipe %s changed since the run: %s", path,
-					    r.reload.kind == RELOAD_UNSET ? "it has no [reload] now"
-									  : "its [reload] as it is now is used");
-	if (r.reload.kind == RELOAD_UNSET)
-		goto out;
-	rr->rule = r.reload;
-	memset(&r.reload, 0, sizeof(r.reload));
-	strbuf_addf(note, "recipe %s", rr->rule.source);
-	if (changed)
-		strbuf_addstr(note, " (the recipe changed since the run)");
-	got = 1;
-out:
-	recipe_release(&r);
-	strbuf_release(&err);
-	return got;
-}
-
 /* gamedb/<game>/analysis.ini: 1 found (rule set), 0 none, -errno. */
-static int rule_from_gamedb(const char *dir, const struct run *run, struct run_reload *rr,
-			    struct strbuf *note, struct strbuf *err)
+static int rule_from_gamedb(const char *dir, const char *game, struct reload_rule *rule,
+			    struct strbuf *origin, struct strbuf *err)
 {
-	char *path = xasprintf("%s/%s/analysis.ini", dir, run->game);
+	char *path = xasprintf("%s/%s/analysis.ini", dir, game);
 	struct stat st;
 	int e = 0;
 
 	if (stat(path, &st) == 0) {
-		e = reload_rule_load(path, &rr->rule, err);
+		e = reload_rule_load(path, rule, err);
 		if (e == 0) {
-			strbuf_addf(note, "gamedb %s", rr->rule.source);
+			strbuf_addf(origin, "gamedb %s", rule->source);
 			e = 1;
 		}
 	}
@@ -114,31 +69,157 @@ static int rule_from_gamedb(const char *dir, const struct run *run, struct run_r
 	return e;
 }
 
-static int find_rule(const struct run *run, const char *const *gamedb_dirs, struct run_reload *rr,
-		     struct strbuf *note, struct strbuf *err)
+/* The game's own rule, without its recipe: gamedb_dirs, then the gamedb
+ * beside the recipe's directory; else none (origin says so). */
+static int rule_from_gamedbs(const char *game, const char *recipe_path,
+			     const char *const *gamedb_dirs, struct reload_rule *rule,
+			     struct strbuf *origin, struct strbuf *err)
 {
-	const char *recipe = kvfile_get(&run->bench, "recipe");
 	int e;
 
-	if (rule_from_recipe(run, rr, note))
-		return 0;
 	for (size_t i = 0; gamedb_dirs && gamedb_dirs[i]; i++) {
-		e = rule_from_gamedb(gamedb_dirs[i], run, rr, note, err);
+		e = rule_from_gamedb(gamedb_dirs[i], game, rule, origin, err);
 		if (e)
 			return e < 0 ? e : 0;
 	}
-	if (recipe && strrchr(recipe, '/')) {
-		char *dir = xasprintf("%.*s/../gamedb", (int)(strrchr(recipe, '/') - recipe), recipe);
+	if (recipe_path && strrchr(recipe_path, '/')) {
+		char *dir = xasprintf("%.*s/../gamedb", (int)(strrchr(recipe_path, '/') - recipe_path),
+				      recipe_path);
 
-		e = rule_from_gamedb(dir, run, rr, note, err);
+		e = rule_from_gamedb(dir, game, rule, origin, err);
 		free(dir);
 		if (e)
 			return e < 0 ? e : 0;
 	}
-	rr->rule.kind = RELOAD_NONE;
-	strbuf_addf(note, "no reload rule for %s (no [reload] in its recipe, no "
-		    "gamedb/%s/analysis.ini)", run->game, run->game);
+	rule->kind = RELOAD_NONE;
+	strbuf_addf(origin, "none: no [reload] in the recipe, no gamedb/%s/analysis.ini", game);
 	return 0;
+}
+
+int run_reload_resolve(const struct reload_rule *recipe_rule, const char *recipe_path,
+		       const char *game, const char *const *gamedb_dirs, struct reload_rule *out,
+		       struct strbuf *origin, struct strbuf *err)
+{
+	reload_rule_init(out);
+	if (recipe_rule && recipe_rule->kind != RELOAD_UNSET) {
+		out->kind = recipe_rule->kind;
+		out->after_s = recipe_rule->after_s;
+		out->line = recipe_rule->line ? xstrdup(recipe_rule->line) : NULL;
+		out->margin_s = recipe_rule->margin_s;
+		out->have_margin = recipe_rule->have_margin;
+		out->why = recipe_rule->why ? xstrdup(recipe_rule->why) : NULL;
+		out->source = recipe_rule->source ? xstrdup(recipe_rule->source) : NULL;
+		strbuf_addf(origin, "recipe %s", out->source ? out->source : recipe_path);
+		return 0;
+	}
+	return rule_from_gamedbs(game, recipe_path, gamedb_dirs, out, origin, err);
+}
+
+/* Seconds as the shortest text that reads back as the same double. */
+static void add_seconds(struct kvfile *bench, const char *key, double v)
+{
+	char buf[40];
+	double back;
+
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (safe_atod(buf, &back) == 0 && back == v)
+			break;
+	}
+	kvfile_add(bench, key, buf);
+}
+
+void run_reload_record(struct kvfile *bench, const struct reload_rule *rule, const char *origin)
+{
+	kvfile_addf(bench, "reload.format", "%d", RUN_RELOAD_FORMAT);
+	kvfile_add(bench, "reload.source", origin);
+	switch (rule->kind) {
+	case RELOAD_FIXED:
+		add_seconds(bench, "reload.after_pass_start", rule->after_s);
+		break;
+	case RELOAD_LINE:
+		kvfile_add(bench, "reload.line", rule->line);
+		add_seconds(bench, "reload.margin", rule->margin_s);
+		break;
+	case RELOAD_NONE:
+	case RELOAD_UNSET:
+		kvfile_add(bench, "reload.none", "yes");
+		break;
+	}
+	/* a rule found nowhere has no why of its own: where it was looked for */
+	kvfile_add(bench, "reload.why", rule->why && *rule->why ? rule->why : origin);
+}
+
+/* One reload.* key of bench.txt into rule; 0, or -EINVAL with the line. */
+static int record_key(const struct run *run, const struct kv *kv, struct reload_rule *rule,
+		      struct strbuf *err)
+{
+	struct strbuf msg = STRBUF_INIT;
+	int e = reload_rule_set(rule, kv->key + strlen("reload."), kv->value, &msg);
+
+	if (e == -ENOENT)
+		strbuf_addf(&msg, "%s is not a reload key", kv->key);
+	else if (e == -EEXIST)
+		strbuf_addf(&msg, "%s given twice", kv->key);
+	if (e < 0)
+		strbuf_addf(err, "%s/bench.txt:%d: %s", run->dir, kv->line, msg.buf);
+	strbuf_release(&msg);
+	return e < 0 ? -EINVAL : 0;
+}
+
+/* The rule the runner recorded (bench.txt reload.*, docs/formats.md): 1
+ * when there is one (rule and note set), 0 for a run from before the
+ * keys, -EINVAL with "DIR/bench.txt:LINE: ..." in err for a bad one. */
+static int rule_from_bench(const struct run *run, struct reload_rule *rule, struct strbuf *note,
+			   struct strbuf *err)
+{
+	const char *format = kvfile_get(&run->bench, "reload.format");
+	const char *origin = kvfile_get(&run->bench, "reload.source");
+	struct strbuf msg = STRBUF_INIT;
+	int e = 0;
+
+	if (!format)
+		return 0;
+	if (strcmp(format, "1") || !origin || !*origin) {
+		strbuf_addf(err, "%s/bench.txt: %s", run->dir,
+			    origin && *origin ? "reload.format is not 1 (the one this hitchbench reads)"
+					      : "reload.format without reload.source");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < run->bench.n && e == 0; i++) {
+		const struct kv *kv = &run->bench.items[i];
+
+		if (str_startswith(kv->key, "reload.") && strcmp(kv->key, "reload.format") &&
+		    strcmp(kv->key, "reload.source"))
+			e = record_key(run, kv, rule, err);
+	}
+	if (e == 0 && reload_rule_check(rule, &msg) < 0) {
+		strbuf_addf(err, "%s/bench.txt: reload.*: %s", run->dir, msg.buf);
+		e = -EINVAL;
+	}
+	strbuf_release(&msg);
+	if (e < 0)
+		return e;
+	/* "recipe PATH:LINE" and "gamedb PATH:LINE" keep their PATH:LINE */
+	if (str_startswith(origin, "recipe ") || str_startswith(origin, "gamedb "))
+		rule->source = xstrdup(strchr(origin, ' ') + 1);
+	strbuf_addf(note, "%s (as bench.txt records it)", origin);
+	return 1;
+}
+
+static int find_rule(const struct run *run, const char *const *gamedb_dirs, struct run_reload *rr,
+		     struct strbuf *note, struct strbuf *err)
+{
+	int e = rule_from_bench(run, &rr->rule, note, err);
+
+	if (e)
+		return e < 0 ? e : 0;
+	/* a run from before reload.*: its recipe is not read (the analysis
+	 * takes a run's own files), so a [reload] it may have had is not known */
+	strbuf_addstr(note, "the run records no reload rule (bench.txt before reload.format): "
+		      "a [reload] of its recipe, if any, is not known; ");
+	return rule_from_gamedbs(run->game, kvfile_get(&run->bench, "recipe"), gamedb_dirs,
+				 &rr->rule, note, err);
 }
 
 int run_reload_find(const struct run *run, const char *const *gamedb_dirs, struct run_reload *out,
@@ -197,7 +278,6 @@ void run_reload_release(struct run_reload *rr)
 		return;
 	reload_rule_release(&rr->rule);
 	free(rr->note);
-	free(rr->recipe_note);
 	free(rr->segments);
 	memset(rr, 0, sizeof(*rr));
 }

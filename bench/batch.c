@@ -80,7 +80,7 @@ const char *batch_order_name(enum batch_order o)
 	return o == BATCH_SHUFFLE ? "shuffle" : "rotate";
 }
 
-char *run_name(const char *variant, const char *label)
+char *batch_run_name(const char *variant, const char *label)
 {
 	return label && *label ? xasprintf("%s@%s", variant, label) : xstrdup(variant);
 }

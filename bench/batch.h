@@ -101,6 +101,6 @@ int batch_finish(struct batch *b, const char *status);
 size_t batch_pending(const struct batch *b);
 
 /* "software@rec10" (variant@label), or the variant alone without a label. */
-char *run_name(const char *variant, const char *label);
+char *batch_run_name(const char *variant, const char *label);
 
 #endif

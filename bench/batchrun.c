@@ -169,7 +169,7 @@ static int prefetch_learn_runs(struct batch_run *br, struct strbuf *err)
 		struct run_request req = br->req;
 		struct run_outcome o;
 		struct kvfile extra;
-		char *name = run_name(variant, learn.label);
+		char *name = batch_run_name(variant, learn.label);
 		char *prefix = xasprintf("[prefetch learn run %zu/%zu] %s %s", v + 1, b->variants.n,
 					 br->recipe->name, name);
 
@@ -206,25 +206,144 @@ static int prefetch_learn_runs(struct batch_run *br, struct strbuf *err)
 	return r;
 }
 
+/* The bench.txt pairs of slot i's run: where it stands in the batch. */
+static void slot_extra(const struct batch_run *br, size_t i, struct kvfile *extra)
+{
+	const struct batch *b = br->batch;
+	const struct batch_slot *s = &b->slots[i];
+
+	kvfile_init(extra);
+	kvfile_add(extra, "batch_id", b->id);
+	kvfile_addf(extra, "batch_round", "%d", s->round);
+	kvfile_addf(extra, "batch_rounds", "%d", b->rounds);
+	kvfile_addf(extra, "batch_position", "%d", s->position);
+	kvfile_addf(extra, "batch_index", "%d", s->index);
+	kvfile_addf(extra, "batch_runs", "%zu", b->n_slots);
+	kvfile_addf(extra, "batch_attempt", "%d", b->attempts[i] + 1);
+	if (prefetch_on(&br->sets[s->token]))
+		kvfile_add(extra, "prefetch_batch_learnt", "1");
+}
+
+/* The machine quieted before slot i's run (its steps into extra). */
+static int slot_quiet(struct batch_run *br, size_t i, const char *name, const char *prefix,
+		      struct kvfile *extra, struct strbuf *err)
+{
+	const struct batch *b = br->batch;
+	const struct batch_slot *s = &b->slots[i];
+	char *what = xasprintf("%s %s, round %d/%d, run %d/%zu", br->recipe->name, name, s->round,
+			       b->rounds, s->position, b->n_slots / (size_t)b->rounds);
+	int r = quiet_session_before_run(br->quiet, what, extra, br->stop_fd, err);
+
+	free(what);
+	if (r == 0 && kvfile_get(extra, "quiet.idle"))
+		say(br, "%s: quiet: idle %s", prefix, kvfile_get(extra, "quiet.idle"));
+	return r;
+}
+
+/* Slot i's finished run taken into the batch: done, or invalid (an
+ * observer, the interference watcher or the data's checks said so), and
+ * then *again when it is to be run once more at once. */
+static int slot_outcome(struct batch_run *br, size_t i, struct run_outcome *o, const char *prefix,
+			bool *again, struct strbuf *err)
+{
+	struct batch *b = br->batch;
+	char *check_failed = NULL;
+	int r;
+
+	if (strncmp(o->status, "ok", 2) != 0)
+		br->runs_failed++;
+	br->runs_done++;
+	r = take_run(br, o, prefix, &check_failed, err);
+	if (o->invalid || o->interfered || check_failed) {
+		char *why = o->invalid ? xstrdup(o->invalid) :
+			    o->interfered ? xasprintf("interference: %s", o->interfered) :
+			    xasprintf("data: %s", check_failed);
+		char *with_noise = o->noise ? xasprintf("%s; noise %s", why, o->noise) : NULL;
+
+		br->runs_invalid++;
+		batch_note(b, i, "invalid", o->dir, with_noise ? with_noise : why);
+		free(why);
+		free(with_noise);
+		if (br->rerun_invalid && b->attempts[i] < 2) {
+			batch_note(b, i, "rerun", NULL, "invalid: run once more");
+			say(br, "%s: %s, run once more now", prefix,
+			    o->interfered && !o->invalid ? "interfered" : "invalid");
+			*again = true;
+		}
+	} else {
+		char *detail = o->noise ? xasprintf("%s; noise %s", o->status, o->noise) : NULL;
+
+		batch_note(b, i, "done", o->dir, detail ? detail : o->status);
+		free(detail);
+	}
+	free(check_failed);
+	return r;
+}
+
+/* How long a run takes, for the time left: a guess, then the mean so far. */
+struct batch_pace {
+	double per_run_s, spent_s;
+	size_t timed;
+};
+
+/* Slot i's run, quieting first; the outcome into the batch. */
+static int slot_run(struct batch_run *br, size_t i, struct batch_pace *pace, bool *again,
+		    struct strbuf *err)
+{
+	struct batch *b = br->batch;
+	const struct batch_slot *s = &b->slots[i];
+	const struct switch_set *set = &br->sets[s->token];
+	const char *variant = b->variants.v[s->variant];
+	char *name = batch_run_name(variant, set->label), left[32];
+	char *prefix = xasprintf("[round %d/%d, run %zu/%zu] %s %s", s->round, b->rounds,
+				 (size_t)s->position, b->n_slots / (size_t)b->rounds, br->recipe->name,
+				 name);
+	struct run_request req = br->req;
+	struct run_outcome o;
+	struct kvfile extra;
+	uint64_t t0 = mono_ns();
+	int r = 0;
+
+	time_left(pace->per_run_s * (double)batch_pending(b), left, sizeof(left));
+	say(br, "%s: starting (about %s left in the batch)", prefix, left);
+	slot_extra(br, i, &extra);
+	batch_note(b, i, "started", NULL, NULL);
+	if (br->quiet)
+		r = slot_quiet(br, i, name, prefix, &extra, err);
+	if (r == 0) {
+		req.variant_name = variant;
+		req.variant = recipe_find_variant(br->recipe, variant);
+		req.switches = set;
+		req.run_name = name;
+		req.extra = &extra;
+		r = runner_run(&req, &o, err);
+	}
+	if (r < 0) {
+		batch_note(b, i, "aborted", NULL, r == -EINTR ? "interrupted" : err->buf);
+	} else {
+		pace->spent_s += (double)(mono_ns() - t0) / 1e9;
+		pace->per_run_s = pace->spent_s / (double)++pace->timed;
+		r = slot_outcome(br, i, &o, prefix, again, err);
+		run_outcome_release(&o);
+	}
+	kvfile_release(&extra);
+	free(name);
+	free(prefix);
+	return r;
+}
+
 int batch_run_pending(struct batch_run *br, struct strbuf *err)
 {
 	struct batch *b = br->batch;
-	size_t total = b->n_slots, m = total / (size_t)b->rounds;
-	double per_run = br->req.warmup_s + br->req.window_s + RUN_OVERHEAD_GUESS_S, spent = 0;
-	size_t timed = 0;
+	size_t total = b->n_slots;
+	struct batch_pace pace = {
+		.per_run_s = br->req.warmup_s + br->req.window_s + RUN_OVERHEAD_GUESS_S,
+	};
 	int r = prefetch_learn_runs(br, err);
 
 	for (size_t i = 0; i < total && r == 0; i++) {
 		const struct batch_slot *s = &b->slots[i];
-		const struct switch_set *set = &br->sets[s->token];
-		const char *variant = b->variants.v[s->variant];
-		char *name, *prefix, left[32];
-		struct run_request req = br->req;
-		struct run_outcome o;
-		char *check_failed = NULL;
-		struct kvfile extra;
 		bool again = false;
-		uint64_t t0;
 
 		if (b->state[i] == SLOT_DONE)
 			continue;
@@ -232,83 +351,9 @@ int batch_run_pending(struct batch_run *br, struct strbuf *err)
 			r = -EINTR;
 			break;
 		}
-		name = run_name(variant, set->label);
-		prefix = xasprintf("[round %d/%d, run %zu/%zu] %s %s", s->round, b->rounds,
-				   (size_t)s->position, m, br->recipe->name, name);
-		time_left(per_run * (double)batch_pending(b), left, sizeof(left));
-		say(br, "%s: starting (about %s left in the batch)", prefix, left);
-
-		kvfile_init(&extra);
-		kvfile_add(&extra, "batch_id", b->id);
-		kvfile_addf(&extra, "batch_round", "%d", s->round);
-		kvfile_addf(&extra, "batch_rounds", "%d", b->rounds);
-		kvfile_addf(&extra, "batch_position", "%d", s->position);
-		kvfile_addf(&extra, "batch_index", "%d", s->index);
-		kvfile_addf(&extra, "batch_runs", "%zu", total);
-		kvfile_addf(&extra, "batch_attempt", "%d", b->attempts[i] + 1);
-		if (prefetch_on(set))
-			kvfile_add(&extra, "prefetch_batch_learnt", "1");
-		batch_note(b, i, "started", NULL, NULL);
-		t0 = mono_ns();
-		if (br->quiet) {
-			char *what = xasprintf("%s %s, round %d/%d, run %d/%zu", br->recipe->name, name,
-					       s->round, b->rounds, s->position, m);
-
-			r = quiet_session_before_run(br->quiet, what, &extra, br->stop_fd, err);
-			free(what);
-			if (r < 0) {
-				batch_note(b, i, "aborted", NULL, r == -EINTR ? "interrupted" : err->buf);
-				goto next;
-			}
-			if (kvfile_get(&extra, "quiet.idle"))
-				say(br, "%s: quiet: idle %s", prefix, kvfile_get(&extra, "quiet.idle"));
-		}
-		req.variant_name = variant;
-		req.variant = recipe_find_variant(br->recipe, variant);
-		req.switches = set;
-		req.run_name = name;
-		req.extra = &extra;
-		r = runner_run(&req, &o, err);
-		if (r < 0) {
-			batch_note(b, i, "aborted", NULL, r == -EINTR ? "interrupted" : err->buf);
-			goto next;
-		}
-		spent += (double)(mono_ns() - t0) / 1e9;
-		per_run = spent / (double)++timed;
-		if (strncmp(o.status, "ok", 2) != 0)
-			br->runs_failed++;
-		br->runs_done++;
-		r = take_run(br, &o, prefix, &check_failed, err);
-		if (o.invalid || o.interfered || check_failed) {
-			char *why = o.invalid ? xstrdup(o.invalid) :
-				    o.interfered ? xasprintf("interference: %s", o.interfered) :
-				    xasprintf("data: %s", check_failed);
-			char *with_noise = o.noise ? xasprintf("%s; noise %s", why, o.noise) : NULL;
-
-			br->runs_invalid++;
-			batch_note(b, i, "invalid", o.dir, with_noise ? with_noise : why);
-			free(why);
-			free(with_noise);
-			if (br->rerun_invalid && b->attempts[i] < 2) {
-				batch_note(b, i, "rerun", NULL, "invalid: run once more");
-				say(br, "%s: %s, run once more now", prefix,
-				    o.interfered && !o.invalid ? "interfered" : "invalid");
-				i--; /* the same slot again, at once */
-				again = true;
-			}
-		} else {
-			char *detail = o.noise ? xasprintf("%s; noise %s", o.status, o.noise) : NULL;
-
-			batch_note(b, i, "done", o.dir, detail ? detail : o.status);
-			free(detail);
-		}
-		free(check_failed);
-		check_failed = NULL;
-		run_outcome_release(&o);
-next:
-		kvfile_release(&extra);
-		free(name);
-		free(prefix);
+		r = slot_run(br, i, &pace, &again, err);
+		if (again)
+			i--; /* the same slot again, at once */
 		if (r == 0 && !again && br->after_round && (i + 1 == total || b->slots[i + 1].round != s->round)) {
 			r = br->after_round(br, s->round, br->round_data, err);
 			if (r > 0) {

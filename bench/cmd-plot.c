@@ -203,8 +203,6 @@ static int plot_frames_cmd(struct plot_args *a)
 	/* the reload segments when the game has a rule (a bad rule: none drawn) */
 	have_rr = run_reload_find(&run, a->gamedb_dirs, &rr, &err) == 0;
 	strbuf_reset(&err);
-	if (have_rr)
-		run_recipe_note(&run, &rr);
 	seg = zalloc(sizeof(*seg) * (2 + (have_rr ? rr.n_segments : 0)));
 	f = (struct plot_frames){ .title = title, .t_s = t, .ms = ms, .n = run.frames.n - 1,
 				  .stall_ms = a->stall_ms, .segments = seg,

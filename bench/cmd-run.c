@@ -312,7 +312,7 @@ static int print_plan(const struct run_args *a, const struct recipe *rc,
 	       order == BATCH_SHUFFLE && a->have_seed ? " (this seed)" : "");
 	printf("# index round position run token\n");
 	for (size_t i = 0; i < n; i++) {
-		char *name = run_name(variants->v[slots[i].variant], sets[slots[i].token].label);
+		char *name = batch_run_name(variants->v[slots[i].variant], sets[slots[i].token].label);
 
 		printf("%d %d %d %s %s\n", slots[i].index, slots[i].round, slots[i].position, name,
 		       sets[slots[i].token].token);

@@ -202,7 +202,6 @@ static void print_section(const struct stall_run *sr, enum stall_section sec, bo
 static int stalls_one(const char *dir, const struct metric_opts *mo, bool verbose, bool *had)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct run_reload rr;
 	struct stall_run sr;
 	struct run run;
 	int r;
@@ -212,12 +211,6 @@ static int stalls_one(const char *dir, const struct metric_opts *mo, bool verbos
 		strbuf_release(&err);
 		return HB_EXIT_FAILURE;
 	}
-	/* the sections come from the run's reload rule: say if its recipe moved on */
-	if (run_reload_find(&run, mo->gamedb_dirs, &rr, &err) == 0) {
-		run_recipe_note(&run, &rr);
-		run_reload_release(&rr);
-	}
-	strbuf_reset(&err);
 	printf("run %s (%s)\n", run.name, run.dir);
 	r = stall_run_load(&run, mo, &sr, &err);
 	if (r == -ENOENT) {

@@ -87,9 +87,3 @@ int metric_arg(const char *usage, const char *name, int *id)
 	strbuf_release(&list);
 	return ret;
 }
-
-void run_recipe_note(const struct run *run, const struct run_reload *rr)
-{
-	if (rr->recipe_note)
-		note_msg("%s: %s", run->name, rr->recipe_note);
-}

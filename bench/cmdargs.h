@@ -33,9 +33,4 @@ int rundir_arg_load(const char *dir, struct run *run);
  * the list of those there are, the usage, and HB_EXIT_USAGE. */
 int metric_arg(const char *usage, const char *name, int *id);
 
-/* "hitchbench: note: RUN: the recipe ... changed since the run" on stderr
- * when run_reload_find() had something to say about the run's recipe
- * (report, stalls and plot frames say it once for each run). */
-void run_recipe_note(const struct run *run, const struct run_reload *rr);
-
 #endif

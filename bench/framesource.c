@@ -261,31 +261,21 @@ static void record(struct kvfile *bench, enum frame_source f, const struct impor
 		kvfile_addf(bench, "align.end_error_ns", "%lld", (long long)a->end_error_ns);
 }
 
-int framesource_collect(enum frame_source f, const char *home, const char *run_dir,
-			uint64_t window_start_ns, uint64_t window_end_ns, struct kvfile *bench,
-			struct strbuf *err)
+/* The frame source's log in HOME, read into s (its path in *source). */
+static int read_log(enum frame_source f, const char *home, struct import_series *s, char **source,
+		    size_t *n_logs, struct strbuf *err)
 {
 	struct import_opts opts = IMPORT_OPTS_DEFAULT;
-	struct import_series s;
-	struct framesource_align a;
-	struct hb_frames hook = { 0 };
-	const char *why = NULL, *name = frame_source_name(f);
-	char *dir = NULL, *log = NULL, *source = NULL, *rel = NULL, *kept = NULL;
-	char *frames = xasprintf("%s/frames.bin", run_dir);
-	char *hook_frames = xasprintf("%s/hook-frames.bin", run_dir);
-	uint64_t *t = NULL, first, last, need_first, need_last;
-	size_t n_logs = 1;
+	char *dir, *log = NULL;
 	int r;
 
-	import_series_init(&s);
 	if (!log_dir_name(f)) {
-		r = -EINVAL;
-		strbuf_addf(err, "frame source '%s' has no log", name);
-		goto out;
+		strbuf_addf(err, "frame source '%s' has no log", frame_source_name(f));
+		return -EINVAL;
 	}
 	dir = xasprintf("%s/%s", home, log_dir_name(f));
 	if (f == FRAMES_MANGOHUD) {
-		log = newest_mangohud_log(dir, &n_logs, NULL);
+		log = newest_mangohud_log(dir, n_logs, NULL);
 		if (!log) {
 			r = -ENOENT;
 			strbuf_addf(err, "no MangoHud log in HOME/%s: MangoHud writes it only when its "
@@ -304,94 +294,150 @@ int framesource_collect(enum frame_source f, const char *home, const char *run_d
 		}
 		opts.gallium_period_s = 0; /* GALLIUM_HUD_PERIOD=0: a line per frame */
 	}
-	r = import_read(f == FRAMES_MANGOHUD ? IMPORT_MANGOHUD : IMPORT_GALLIUM_HUD, log, &opts, &s,
-			&source, err);
-	if (r < 0)
-		goto out;
-	if (s.n_presents < 2) {
+	r = import_read(f == FRAMES_MANGOHUD ? IMPORT_MANGOHUD : IMPORT_GALLIUM_HUD, log, &opts, s,
+			source, err);
+	if (r == 0 && s->n_presents < 2) {
 		r = -EINVAL;
-		strbuf_addf(err, "the %s log '%s' holds no frame", name, source);
-		goto out;
+		strbuf_addf(err, "the %s log '%s' holds no frame", frame_source_name(f), *source);
 	}
-	r = hb_frames_load(frames, &hook, &why);
-	if (r < 0) {
-		strbuf_addf(err, "cannot read the hook's frames '%s': %s", frames, why ? why : strerror(-r));
-		goto out;
-	}
-	r = framesource_align(hook.t_ns, hook.n, s.t_ns, s.n_presents, &a);
+out:
+	free(log);
+	free(dir);
+	return r;
+}
+
+/* The log's presents placed on the hook's clock (*t, a new array), when
+ * they match the hook's and cover the window: the window's frames end in
+ * (start, end], so the log needs the present before the first of them and
+ * the last of them. */
+static int place_log(const char *name, const struct hb_frames *hook, const struct import_series *s,
+		     uint64_t window_start_ns, uint64_t window_end_ns, struct framesource_align *a,
+		     uint64_t **t_out, struct strbuf *err)
+{
+	uint64_t *t, first, last, need_first, need_last;
+	double t0;
+	int r = framesource_align(hook->t_ns, hook->n, s->t_ns, s->n_presents, a);
+
 	if (r == -EINVAL) {
-		r = -ERANGE;
 		strbuf_addf(err, "the %s log has %zu presents, the hook recorded %llu: cannot place "
-			    "the log on the run's clock", name, s.n_presents, (unsigned long long)hook.n);
-		goto out;
+			    "the log on the run's clock", name, s->n_presents, (unsigned long long)hook->n);
+		return -ERANGE;
 	}
 	if (r < 0) {
 		strbuf_addf(err, "the %s log's frame times match none of the hook's (best mean "
 			    "difference %.2f ms): not a log of this run's presents", name,
-			    a.residual_ns / 1e6);
-		goto out;
+			    a->residual_ns / 1e6);
+		return r;
 	}
-	t = zalloc(s.n_presents * sizeof(*t));
-	for (size_t i = 0; i < s.n_presents; i++)
-		t[i] = s.t_ns[i] + (uint64_t)a.offset_ns;
-	/* the window's frames end in (start, end]: the log needs the present
-	 * before the first of them and the last of them */
+	t = zalloc(s->n_presents * sizeof(*t));
+	for (size_t i = 0; i < s->n_presents; i++)
+		t[i] = s->t_ns[i] + (uint64_t)a->offset_ns;
 	first = t[0];
-	last = t[s.n_presents - 1];
-	need_first = present_at(hook.t_ns, hook.n, window_start_ns);
-	need_last = present_at(hook.t_ns, hook.n, window_end_ns);
-	if (first > need_first + COVER_SLACK_NS || last + COVER_SLACK_NS < need_last) {
-		double t0 = (double)hook.t_ns[0];
+	last = t[s->n_presents - 1];
+	need_first = present_at(hook->t_ns, hook->n, window_start_ns);
+	need_last = present_at(hook->t_ns, hook->n, window_end_ns);
+	if (first <= need_first + COVER_SLACK_NS && last + COVER_SLACK_NS >= need_last) {
+		*t_out = t;
+		return 0;
+	}
+	t0 = (double)hook->t_ns[0];
+	strbuf_addf(err, "the %s log covers %.2f-%.2f s after the first frame, the window "
+		    "%.2f-%.2f s: %s", name, ((double)first - t0) / 1e9, ((double)last - t0) / 1e9,
+		    ((double)window_start_ns - t0) / 1e9, ((double)window_end_ns - t0) / 1e9,
+		    first > need_first + COVER_SLACK_NS
+			    ? "it starts too late (MangoHud logs from 1 s after it loads: a "
+			      "longer warm-up)"
+			    : "it ends too early");
+	free(t);
+	return -ERANGE;
+}
 
-		r = -ERANGE;
-		strbuf_addf(err, "the %s log covers %.2f-%.2f s after the first frame, the window "
-			    "%.2f-%.2f s: %s", name, ((double)first - t0) / 1e9, ((double)last - t0) / 1e9,
-			    ((double)window_start_ns - t0) / 1e9, ((double)window_end_ns - t0) / 1e9,
-			    first > need_first + COVER_SLACK_NS
-				    ? "it starts too late (MangoHud logs from 1 s after it loads: a "
-				      "longer warm-up)"
-				    : "it ends too early");
+/* The log kept in the run directory's home/ (the runner's copy of HOME
+ * skips big files); its path there, relative, in *rel. */
+static int keep_log(const char *name, const char *home, const char *run_dir, const char *source,
+		    char **rel, struct strbuf *err)
+{
+	char *kept, *parent;
+	int r = 0;
+
+	*rel = xasprintf("home/%s", source + strlen(home) + 1);
+	kept = xasprintf("%s/%s", run_dir, *rel);
+	if (access(kept, F_OK) == 0)
 		goto out;
-	}
-	rel = xasprintf("home/%s", source + strlen(home) + 1);
-	kept = xasprintf("%s/%s", run_dir, rel);
-	if (access(kept, F_OK) < 0) {
-		/* the runner's copy of HOME skips big files */
-		char *parent = xstrdup(kept);
+	parent = xstrdup(kept);
+	*strrchr(parent, '/') = '\0';
+	r = mkdir_p(parent, 0755);
+	free(parent);
+	if (r == 0)
+		r = copy_file(source, kept, 0644);
+	if (r < 0)
+		strbuf_addf(err, "cannot keep the %s log as '%s': %s", name, kept, strerror(-r));
+out:
+	free(kept);
+	return r;
+}
 
-		*strrchr(parent, '/') = '\0';
-		r = mkdir_p(parent, 0755);
-		free(parent);
-		if (r == 0)
-			r = copy_file(source, kept, 0644);
-		if (r < 0) {
-			strbuf_addf(err, "cannot keep the %s log as '%s': %s", name, kept, strerror(-r));
-			goto out;
-		}
-	}
+/* frames.bin becomes hook-frames.bin, and the log's presents frames.bin. */
+static int replace_frames(enum frame_source f, const char *run_dir, const uint64_t *t, size_t n,
+			  struct strbuf *err)
+{
+	char *frames = xasprintf("%s/frames.bin", run_dir);
+	char *hook_frames = xasprintf("%s/hook-frames.bin", run_dir);
+	int r = 0;
+
 	if (rename(frames, hook_frames) < 0) {
 		r = -errno;
 		strbuf_addf(err, "cannot rename '%s': %s", frames, strerror(errno));
 		goto out;
 	}
-	r = hb_frames_write(frames, t, s.n_presents,
-			    f == FRAMES_MANGOHUD ? HB_SRC_MANGOHUD : HB_SRC_GALLIUM_HUD, 0644);
+	r = hb_frames_write(frames, t, n, f == FRAMES_MANGOHUD ? HB_SRC_MANGOHUD : HB_SRC_GALLIUM_HUD,
+			    0644);
 	if (r < 0) {
 		strbuf_addf(err, "cannot write '%s': %s", frames, strerror(-r));
 		rename(hook_frames, frames);
+	}
+out:
+	free(frames);
+	free(hook_frames);
+	return r;
+}
+
+int framesource_collect(enum frame_source f, const char *home, const char *run_dir,
+			uint64_t window_start_ns, uint64_t window_end_ns, struct kvfile *bench,
+			struct strbuf *err)
+{
+	struct import_series s;
+	struct framesource_align a;
+	struct hb_frames hook = { 0 };
+	const char *why = NULL, *name = frame_source_name(f);
+	char *source = NULL, *rel = NULL;
+	char *frames = xasprintf("%s/frames.bin", run_dir);
+	uint64_t *t = NULL;
+	size_t n_logs = 1;
+	int r;
+
+	import_series_init(&s);
+	r = read_log(f, home, &s, &source, &n_logs, err);
+	if (r < 0)
+		goto out;
+	r = hb_frames_load(frames, &hook, &why);
+	if (r < 0) {
+		strbuf_addf(err, "cannot read the hook's frames '%s': %s", frames, why ? why : strerror(-r));
 		goto out;
 	}
-	record(bench, f, &s, rel, source, n_logs, &a);
+	r = place_log(name, &hook, &s, window_start_ns, window_end_ns, &a, &t, err);
+	if (r == 0)
+		r = keep_log(name, home, run_dir, source, &rel, err);
+	if (r == 0)
+		r = replace_frames(f, run_dir, t, s.n_presents, err);
+	if (r == 0)
+		record(bench, f, &s, rel, source, n_logs, &a);
 out:
 	free(t);
 	hb_frames_release(&hook);
 	import_series_release(&s);
-	free(kept);
 	free(rel);
 	free(source);
-	free(log);
-	free(dir);
 	free(frames);
-	free(hook_frames);
 	return r;
 }

@@ -13,13 +13,12 @@
 int input_helper_start(struct switch_ctx *sw, const struct recipe_input *in, const char *run_dir,
 		       const char *display, const char *xauth, const char *run_id, struct strbuf *err)
 {
-	char *log;
+	static const struct switch_helper_start hs = { .name = "input", .log_name = "input.log" };
 	struct argv_list a;
 	int r;
 
 	if (in->n_steps == 0)
 		return 0;
-	log = xasprintf("%s/input.log", run_dir);
 	argv_init(&a);
 	argv_push(&a, INPUT_HELPER);
 	argv_push(&a, "--driver");
@@ -37,9 +36,8 @@ int input_helper_start(struct switch_ctx *sw, const struct recipe_input *in, con
 	argv_push(&a, "--");
 	for (size_t i = 0; i < in->n_steps; i++)
 		argv_push(&a, in->steps[i].text);
-	r = switch_ctx_spawn(sw, "input", a.v, false, log, err);
+	r = switch_ctx_start_helper(sw, &hs, (const char *const *)a.v, err);
 	argv_release(&a);
-	free(log);
 	return r;
 }
 

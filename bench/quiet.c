@@ -7,7 +7,7 @@
 #include "quiet.h"
 #include "banner.h"
 #include "fsroot.h"
-#include "units.h"
+#include "systemd-units.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -75,7 +75,7 @@ static void step_services(const struct quiet_profile *p, struct step_ctx *c)
 		kvfile_add(c->record, "quiet.services", "none listed");
 		return;
 	}
-	if (units_systemctl(&prog, &why) < 0) {
+	if (systemd_find_systemctl(&prog, &why) < 0) {
 		kvfile_addf(c->record, "quiet.services", "skipped (%s)", why);
 		return;
 	}
@@ -87,12 +87,12 @@ static void step_services(const struct quiet_profile *p, struct step_ctx *c)
 		const char *u = p->services.v[i];
 		struct strbuf *to = &idle;
 
-		if (units_state(prog, u, state, sizeof(state)) < 0) {
+		if (systemd_unit_state(prog, u, state, sizeof(state)) < 0) {
 			to = &bad;
 		} else if (!strcmp(state, "active")) {
 			if (journal(c, THAW_UNIT, u, "active") < 0)
 				break;
-			to = units_stop(prog, u) == 0 ? &stopped : &bad;
+			to = systemd_unit_stop(prog, u) == 0 ? &stopped : &bad;
 		} else if (thaw_journal_find(c->j, THAW_UNIT, u)) {
 			to = &stopped; /* stopped before an earlier run of this batch */
 		}
@@ -351,7 +351,7 @@ int quiet_apply(const struct quiet_profile *p, struct thaw_journal *j, const str
 
 		r = quiet_wait_idle(&p->idle, o->poll_s, o->wake_fd, &res);
 		if (r == 0) {
-			idle_describe(&p->idle, &res, &sb);
+			quiet_idle_describe(&p->idle, &res, &sb);
 			kvfile_add(record, "quiet.idle", sb.buf);
 		} else {
 			kvfile_add(record, "quiet.idle", "interrupted");

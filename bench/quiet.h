@@ -68,7 +68,7 @@ int quiet_profile_parse(const char *text, const char *path, struct quiet_profile
  * (recipe_dirs NULL-terminated or n entries). A new string or NULL. */
 char *quiet_profile_find(const char *arg, char *const *recipe_dirs, size_t n);
 
-/* ---- idle ---- */
+/* ---- idle (quiet-idle.c) ---- */
 
 struct idle_sample {
 	bool have_psi;
@@ -78,11 +78,11 @@ struct idle_sample {
 };
 
 /* Parsers of the files' text. 0 or -EINVAL. */
-int psi_some_avg10(const char *text, double *out);
-int loadavg_load1(const char *text, double *out);
+int quiet_psi_some_avg10(const char *text, double *out);
+int quiet_loadavg_load1(const char *text, double *out);
 /* Busy percent between two readings of /proc/stat (sensor_parse_stat());
  * -1 when no time passed. */
-double cpu_busy_pct(const struct cpu_ticks *before, const struct cpu_ticks *after);
+double quiet_cpu_busy_pct(const struct cpu_ticks *before, const struct cpu_ticks *after);
 
 /* The settle logic, apart from clocks and files: feed it samples with the
  * seconds since the wait began. 1 when the limits have held for settle_s,
@@ -90,10 +90,10 @@ double cpu_busy_pct(const struct cpu_ticks *before, const struct cpu_ticks *afte
 struct idle_state {
 	double quiet_since;        /* < 0: not quiet now */
 };
-void idle_state_init(struct idle_state *st);
-bool idle_sample_quiet(const struct idle_limits *l, const struct idle_sample *s);
-int idle_step(struct idle_state *st, const struct idle_limits *l, const struct idle_sample *s,
-	      double now_s);
+void quiet_idle_init(struct idle_state *st);
+bool quiet_idle_sample_is_quiet(const struct idle_limits *l, const struct idle_sample *s);
+int quiet_idle_step(struct idle_state *st, const struct idle_limits *l, const struct idle_sample *s,
+		    double now_s);
 
 struct idle_result {
 	bool reached;
@@ -107,7 +107,8 @@ struct idle_result {
 int quiet_wait_idle(const struct idle_limits *l, double poll_s, int wake_fd,
 		    struct idle_result *res);
 /* "reached after 3.2 s (psi cpu 0.40 io 0.00, cpu busy 1.2 %, load1 0.31)". */
-void idle_describe(const struct idle_limits *l, const struct idle_result *r, struct strbuf *sb);
+void quiet_idle_describe(const struct idle_limits *l, const struct idle_result *r,
+			 struct strbuf *sb);
 
 /* ---- the steps ---- */
 

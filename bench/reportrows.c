@@ -11,18 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A bad analysis.ini (or game.log) is the user's to fix, not a run
- * without play numbers: refused with its file and line. A recipe that
- * changed or no longer loads is said, once for the run. */
+/* A bad reload rule (bench.txt's reload.* keys, an older run's
+ * analysis.ini) or game.log is the user's to fix, not a run without play
+ * numbers: refused with its file and line. */
 static int check_reload(const struct run *run, const struct metric_opts *opts, struct strbuf *err)
 {
 	struct run_reload rr;
 	int e = run_reload_find(run, opts->gamedb_dirs, &rr, err);
 
-	if (e == 0) {
-		run_recipe_note(run, &rr);
+	if (e == 0)
 		run_reload_release(&rr);
-	}
 	return e == -EINVAL ? e : 0;
 }
 

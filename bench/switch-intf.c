@@ -28,7 +28,6 @@
 
 #define WATCHER "hitchbench-intfwatch"
 #define LOG_NAME "interference.log"
-#define READY_WAIT_S 5.0
 
 static bool is_on(const struct switch_on *on)
 {
@@ -45,7 +44,11 @@ static void label(const struct switch_on *on, struct strbuf *out)
 static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
 	const char *id = kvfile_get(ctx->bench, "run_id");
-	char *log, *ready, *out, harness[24];
+	static const struct switch_helper_start hs = {
+		/* root's: every input device, the proc connector, the kernel log */
+		.name = "intfwatch", .log_name = "intfwatch.log", .ready_log = LOG_NAME, .wait_ready = true,
+	};
+	char *log, harness[24];
 	const char *argv[16];
 	size_t n = 0;
 	int r;
@@ -56,14 +59,10 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 		return 0;
 	}
 	log = xasprintf("%s/%s", ctx->run_dir, LOG_NAME);
-	out = xasprintf("%s/intfwatch.log", ctx->run_dir);
-	ready = xasprintf("%s/intfwatch.ready", ctx->stage_dir);
 	snprintf(harness, sizeof(harness), "%d", (int)getpid());
 	argv[n++] = WATCHER;
 	argv[n++] = "--log";
 	argv[n++] = log;
-	argv[n++] = "--ready";
-	argv[n++] = ready;
 	argv[n++] = "--harness";
 	argv[n++] = harness;
 	if (id) {
@@ -73,13 +72,8 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	if (strcmp(switch_param(on, "INTF_SCAN"), "1") == 0)
 		argv[n++] = "--scan";
 	argv[n] = NULL;
-	/* root's: every input device, the proc connector, the kernel log */
-	r = switch_ctx_spawn(ctx, "intfwatch", (char *const *)argv, false, out, err);
-	if (r == 0)
-		r = switch_ctx_wait_ready(ctx, "intfwatch", ready, LOG_NAME, READY_WAIT_S, err);
+	r = switch_ctx_start_helper(ctx, &hs, argv, err);
 	free(log);
-	free(out);
-	free(ready);
 	return r;
 }
 

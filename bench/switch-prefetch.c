@@ -34,7 +34,6 @@
 #define PREFETCHER "hitchbench-prefetch"
 #define FETCH_LOG "prefetch.log"
 #define LEARN_LOG "prefetch-learn.log"
-#define READY_WAIT_S 5.0
 /* bench.txt key the batch sets on its measured runs: they do not learn */
 #define BATCH_LEARNT_KEY "prefetch_batch_learnt"
 
@@ -119,7 +118,17 @@ static char *game_exe(char *const *argv, char *const *envp)
 
 static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
-	char *exe, *log, *ready = NULL, *data = NULL;
+	/* root's: it reads whatever the game may read, at a low priority */
+	static const struct switch_helper_start fetch = {
+		.name = "prefetch", .log_name = FETCH_LOG, .wait_ready = true,
+	};
+	/* root's: the game's /proc/PID/maps and fd need it; after the game it
+	 * still walks the data, maps the pages and merges: more than the
+	 * runner's few seconds on a big game */
+	static const struct switch_helper_start learn = {
+		.name = "pflearn", .log_name = LEARN_LOG, .wait_ready = true, .grace_s = LEARN_GRACE_S,
+	};
+	char *exe, *data = NULL;
 	const char *argv[24], *base;
 	struct stat st;
 	size_t n;
@@ -135,8 +144,6 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	}
 	kvfile_add(ctx->bench, "prefetch.exe", exe);
 	if (fetches(on)) {
-		log = xasprintf("%s/%s", ctx->run_dir, FETCH_LOG);
-		ready = xasprintf("%s/prefetch.ready", ctx->stage_dir);
 		n = 0;
 		argv[n++] = PREFETCHER;
 		argv[n++] = "fetch";
@@ -148,44 +155,23 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 		argv[n++] = switch_param(on, "GAMEPREFETCH_RESERVE_MB");
 		argv[n++] = "--io";
 		argv[n++] = switch_param(on, "GAMEPREFETCH_IO");
-		argv[n++] = "--ready";
-		argv[n++] = ready;
 		argv[n] = NULL;
-		/* root's: it reads whatever the game may read, at a low priority */
-		r = switch_ctx_spawn(ctx, "prefetch", (char *const *)argv, false, log, err);
-		if (r == 0)
-			r = switch_ctx_wait_ready(ctx, "prefetch", ready, FETCH_LOG, READY_WAIT_S, err);
-		free(log);
-		free(ready);
-		ready = NULL;
+		r = switch_ctx_start_helper(ctx, &fetch, argv, err);
 	}
 	if (r == 0 && learns(on, ctx)) {
-		log = xasprintf("%s/%s", ctx->run_dir, LEARN_LOG);
-		ready = xasprintf("%s/prefetch-learn.ready", ctx->stage_dir);
 		base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
 		n = 0;
 		argv[n++] = PREFETCHER;
 		argv[n++] = "learn";
 		argv[n++] = "--exe";
 		argv[n++] = exe;
-		argv[n++] = "--ready";
-		argv[n++] = ready;
 		data = xasprintf("/usr/share/games/%s", base);
 		if (stat(data, &st) == 0 && S_ISDIR(st.st_mode)) {
 			argv[n++] = "--data";
 			argv[n++] = data;
 		}
 		argv[n] = NULL;
-		/* root's: the game's /proc/PID/maps and fd need it */
-		r = switch_ctx_spawn(ctx, "pflearn", (char *const *)argv, false, log, err);
-		if (r == 0)
-			/* after the game it still walks the data, maps the pages and
-			 * merges: more than the runner's few seconds on a big game */
-			switch_ctx_helper(ctx, "pflearn")->grace_s = LEARN_GRACE_S;
-		if (r == 0)
-			r = switch_ctx_wait_ready(ctx, "pflearn", ready, LEARN_LOG, READY_WAIT_S, err);
-		free(log);
-		free(ready);
+		r = switch_ctx_start_helper(ctx, &learn, argv, err);
 		free(data);
 	} else if (strcmp(on->value, "on") == 0) {
 		kvfile_add(ctx->bench, "prefetch.learn", "no: the batch learnt the list before its "

@@ -28,7 +28,6 @@
 #define PROBE_PROG "hitchbench-waker"
 #define PROBE_FILE "probe.txt"
 #define LOG "probe.log"
-#define READY_WAIT_S 5.0
 #define DEFAULT_MS "1.37"
 
 static int check_period(const char *value, struct strbuf *why)
@@ -68,7 +67,11 @@ static void label(const struct switch_on *on, struct strbuf *out)
 
 static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
-	char *out, *log, *ready;
+	/* root's: SCHED_FIFO and mlockall */
+	static const struct switch_helper_start hs = {
+		.name = "probe", .log_name = LOG, .wait_ready = true,
+	};
+	char *out;
 	const char *argv[16];
 	size_t n = 0;
 	int r;
@@ -76,8 +79,6 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	if (!is_on(on))
 		return 0;
 	out = xasprintf("%s/%s", ctx->run_dir, PROBE_FILE);
-	log = xasprintf("%s/%s", ctx->run_dir, LOG);
-	ready = xasprintf("%s/probe.ready", ctx->stage_dir);
 	argv[n++] = PROBE_PROG;
 	argv[n++] = "-m";
 	argv[n++] = "probe";
@@ -89,16 +90,9 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	argv[n++] = switch_param(on, "PROBE_LATE_US");
 	argv[n++] = "-o";
 	argv[n++] = out;
-	argv[n++] = "--ready";
-	argv[n++] = ready;
 	argv[n] = NULL;
-	/* root's: SCHED_FIFO and mlockall */
-	r = switch_ctx_spawn(ctx, "probe", (char *const *)argv, false, log, err);
-	if (r == 0)
-		r = switch_ctx_wait_ready(ctx, "probe", ready, LOG, READY_WAIT_S, err);
+	r = switch_ctx_start_helper(ctx, &hs, argv, err);
 	free(out);
-	free(log);
-	free(ready);
 	return r;
 }
 

@@ -35,7 +35,8 @@ static void label(const struct switch_on *on, struct strbuf *out)
 
 static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
-	char *out, *log;
+	static const struct switch_helper_start hs = { .name = "sampler", .log_name = "sampler.log" };
+	char *out;
 	int r;
 
 	if (strcmp(on->value, "0") == 0) {
@@ -43,16 +44,14 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 		return 0;
 	}
 	out = xasprintf("%s/%s", ctx->run_dir, SAMPLES_FILE);
-	log = xasprintf("%s/sampler.log", ctx->run_dir);
 	{
-		char *argv[] = {
-			SAMPLER, "--out", out, "--period-ms", (char *)switch_param(on, "SENSORS_MS"), NULL,
+		const char *argv[] = {
+			SAMPLER, "--out", out, "--period-ms", switch_param(on, "SENSORS_MS"), NULL,
 		};
 
-		r = switch_ctx_spawn(ctx, "sampler", argv, false, log, err);
+		r = switch_ctx_start_helper(ctx, &hs, argv, err);
 	}
 	free(out);
-	free(log);
 	return r;
 }
 

@@ -23,7 +23,6 @@
 #include <sys/wait.h>
 
 #define RECORDER "hitchbench-stallrec"
-#define READY_WAIT_S 5.0
 
 static int check_nice(const char *value, struct strbuf *why)
 {
@@ -58,7 +57,11 @@ static bool is_on(const struct switch_on *on)
 
 static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
-	char *out, *live, *log, *ready, *cgroup = NULL;
+	/* root's: the game's wait channel, system call and kernel stack need it */
+	static const struct switch_helper_start hs = {
+		.name = "stallrec", .log_name = "stallrec.log", .wait_ready = true,
+	};
+	char *out, *live, *cgroup = NULL;
 	const char *argv[24];
 	size_t n = 0;
 	int r;
@@ -69,8 +72,6 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	}
 	out = xasprintf("%s/%s", ctx->run_dir, HB_STALLREC_FILE);
 	live = xasprintf("%s/stalls.live", ctx->stage_dir);
-	log = xasprintf("%s/stallrec.log", ctx->run_dir);
-	ready = xasprintf("%s/stallrec.ready", ctx->stage_dir);
 	/* the game's own cgroup, for PSI that counts the game alone */
 	if (strcmp(switch_param(on, "STALLS_CGROUP"), "1") == 0) {
 		struct strbuf why = STRBUF_INIT;
@@ -88,8 +89,6 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	argv[n++] = out;
 	argv[n++] = "--live";
 	argv[n++] = live;
-	argv[n++] = "--ready";
-	argv[n++] = ready;
 	argv[n++] = "--period-ms";
 	argv[n++] = switch_param(on, "STALLS_MS");
 	argv[n++] = "--nice";
@@ -109,14 +108,9 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 		argv[n++] = cgroup;
 	}
 	argv[n] = NULL;
-	/* root's: the game's wait channel, system call and kernel stack need it */
-	r = switch_ctx_spawn(ctx, "stallrec", (char *const *)argv, false, log, err);
-	if (r == 0)
-		r = switch_ctx_wait_ready(ctx, "stallrec", ready, "stallrec.log", READY_WAIT_S, err);
+	r = switch_ctx_start_helper(ctx, &hs, argv, err);
 	free(out);
 	free(live);
-	free(log);
-	free(ready);
 	free(cgroup);
 	return r;
 }

@@ -27,7 +27,6 @@
 #define WAKER_PROG "hitchbench-waker"
 #define REPORT "waker.txt"
 #define LOG "waker.log"
-#define READY_WAIT_S 5.0
 
 static int check_period(const char *value, struct strbuf *why)
 {
@@ -63,9 +62,11 @@ static void label(const struct switch_on *on, struct strbuf *out)
 
 static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
+	/* root's: nice -10 */
+	static const struct switch_helper_start hs = {
+		.name = "waker", .log_name = LOG, .wait_ready = true,
+	};
 	char *report = xasprintf("%s/%s", ctx->run_dir, REPORT);
-	char *log = xasprintf("%s/%s", ctx->run_dir, LOG);
-	char *ready = xasprintf("%s/waker.ready", ctx->stage_dir);
 	const char *argv[16];
 	size_t n = 0;
 	int r;
@@ -79,20 +80,13 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	argv[n++] = "0";
 	argv[n++] = "-o";
 	argv[n++] = report;
-	argv[n++] = "--ready";
-	argv[n++] = ready;
 	if (switch_param(on, "WAKER_CPU")) {
 		argv[n++] = "-c";
 		argv[n++] = switch_param(on, "WAKER_CPU");
 	}
 	argv[n] = NULL;
-	/* root's: nice -10 */
-	r = switch_ctx_spawn(ctx, "waker", (char *const *)argv, false, log, err);
-	if (r == 0)
-		r = switch_ctx_wait_ready(ctx, "waker", ready, LOG, READY_WAIT_S, err);
+	r = switch_ctx_start_helper(ctx, &hs, argv, err);
 	free(report);
-	free(log);
-	free(ready);
 	return r;
 }
 

@@ -39,12 +39,6 @@ static const struct switch_def *const registry[] = {
 	&switch_intf,
 };
 
-const struct switch_def *const *switch_registry(size_t *n)
-{
-	*n = ARRAY_SIZE(registry);
-	return registry;
-}
-
 static const struct switch_def *find_switch(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(registry); i++)
@@ -344,13 +338,16 @@ void switch_help(FILE *out)
 
 /* ---- what the runner offers ---- */
 
-int switch_ctx_spawn(struct switch_ctx *ctx, const char *name, char *const *argv,
-		     bool as_game_user, const char *log_path, struct strbuf *err)
+/* Starts argv (in ctx->helper_dir when argv[0] has no '/') as a helper
+ * of the run, --ready READY appended when ready is not NULL. */
+static int spawn_helper(struct switch_ctx *ctx, const struct switch_helper_start *hs,
+			const char *const *argv, const char *ready, const char *log_path,
+			struct strbuf *err)
 {
 	extern char **environ;
 	struct switch_helper *h;
 	char *prog = NULL;
-	char **args = NULL;
+	const char **args = NULL;
 	int log_fd = -1, r;
 	size_t n = 0;
 	pid_t pid;
@@ -361,11 +358,15 @@ int switch_ctx_spawn(struct switch_ctx *ctx, const char *name, char *const *argv
 	}
 	while (argv[n])
 		n++;
-	args = zalloc(sizeof(*args) * (n + 1));
+	args = zalloc(sizeof(*args) * (n + 3));
 	memcpy(args, argv, sizeof(*args) * n);
 	if (!strchr(argv[0], '/')) {
 		prog = xasprintf("%s/%s", ctx->helper_dir, argv[0]);
 		args[0] = prog;
+	}
+	if (ready) {
+		args[n++] = "--ready";
+		args[n++] = ready;
 	}
 	if (log_path) {
 		log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -377,21 +378,23 @@ int switch_ctx_spawn(struct switch_ctx *ctx, const char *name, char *const *argv
 	}
 	{
 		struct spawn_opts o = {
-			.argv = args, .envp = environ, .in_fd = -1, .out_fd = log_fd, .err_fd = log_fd,
-			.user = as_game_user ? ctx->user : NULL, .new_session = true,
+			.argv = (char *const *)args, .envp = environ,
+			.in_fd = -1, .out_fd = log_fd, .err_fd = log_fd,
+			.user = hs->as_game_user ? ctx->user : NULL, .new_session = true,
 			.parent_death_signal = SIGKILL,
 		};
 
 		r = spawn_process(&o, &pid);
 	}
 	if (r < 0) {
-		strbuf_addf(err, "cannot start %s ('%s'): %s", name, args[0], strerror(-r));
+		strbuf_addf(err, "cannot start %s ('%s'): %s", hs->name, args[0], strerror(-r));
 		goto out;
 	}
 	h = &ctx->helpers[ctx->n_helpers++];
 	memset(h, 0, sizeof(*h));
-	h->name = xstrdup(name);
+	h->name = xstrdup(hs->name);
 	h->pid = pid;
+	h->grace_s = hs->grace_s;
 out:
 	if (log_fd >= 0)
 		close(log_fd);
@@ -420,8 +423,10 @@ void switch_ctx_interfered(struct switch_ctx *ctx, const char *summary)
 		ctx->interfered = xstrdup(summary);
 }
 
-int switch_ctx_wait_ready(struct switch_ctx *ctx, const char *name, const char *ready,
-			  const char *log_name, double timeout_s, struct strbuf *err)
+/* Waits until the helper just started creates its ready file (it set up
+ * its signal handlers and opened what it watches). */
+static int wait_ready(struct switch_ctx *ctx, const char *name, const char *ready,
+		      const char *log_name, double timeout_s, struct strbuf *err)
 {
 	struct switch_helper *h = switch_ctx_helper(ctx, name);
 	uint64_t until = mono_ns() + (uint64_t)(timeout_s * 1e9);
@@ -445,6 +450,22 @@ int switch_ctx_wait_ready(struct switch_ctx *ctx, const char *name, const char *
 		nanosleep(&pause, NULL);
 	}
 	return 0;
+}
+
+int switch_ctx_start_helper(struct switch_ctx *ctx, const struct switch_helper_start *hs,
+			    const char *const *argv, struct strbuf *err)
+{
+	char *log = hs->log_name ? xasprintf("%s/%s", ctx->run_dir, hs->log_name) : NULL;
+	char *ready = hs->wait_ready ? xasprintf("%s/%s.ready", ctx->stage_dir, hs->name) : NULL;
+	int r;
+
+	r = spawn_helper(ctx, hs, argv, ready, log, err);
+	if (r == 0 && ready)
+		r = wait_ready(ctx, hs->name, ready, hs->ready_log ? hs->ready_log : hs->log_name,
+			       SWITCH_READY_WAIT_S, err);
+	free(log);
+	free(ready);
+	return r;
 }
 
 void switch_ctx_send_pid(struct switch_ctx *ctx, const char *name, pid_t pid)

@@ -16,7 +16,7 @@
  *   finish    after the game and the helpers are stopped: what they left,
  *             into bench.txt; may mark the run invalid
  *
- * and stops every helper a switch started through switch_ctx_spawn().
+ * and stops every helper a switch started through switch_ctx_start_helper().
  * Observers that run with every run (the sensor sampler) are switches
  * that are on by default: a token turns them off with NAME=0.
  */
@@ -136,27 +136,38 @@ const char *switch_param(const struct switch_on *on, const char *name);
 int switch_sets_ready(const struct switch_set *sets, size_t n, const char *helper_dir,
 		      struct strbuf *err);
 
-/* The registry, for --help and the docs. */
-const struct switch_def *const *switch_registry(size_t *n);
+/* The registry's switches and their parameters, for --help. */
 void switch_help(FILE *out);
 
+/* How long a helper has to say it is ready. */
+#define SWITCH_READY_WAIT_S 5.0
+
+/* What a switch (or the recipe's input) starts beside the game. */
+struct switch_helper_start {
+	const char *name;       /* its name among the run's helpers ("waker"); its ready
+				 * file is STAGE_DIR/NAME.ready */
+	const char *log_name;   /* its stdout and stderr: RUN_DIR/LOG_NAME; NULL: /dev/null */
+	const char *ready_log;  /* the log a "not ready" error points to; NULL: log_name */
+	bool as_game_user;      /* the game user's process, else root's */
+	bool wait_ready;        /* pass "--ready PATH" (appended to argv, so argv must not
+				 * end in "--" and positional words) and wait for PATH */
+	double grace_s;         /* its time to finish after SIGTERM; 0: the runner's */
+};
+
 /* Starts argv (a helper program, found in ctx->helper_dir when argv[0] has
- * no '/') beside the game, as root's or the game user's process as asked,
- * output to log_path (NULL: /dev/null), killed with the runner. */
-int switch_ctx_spawn(struct switch_ctx *ctx, const char *name, char *const *argv,
-		     bool as_game_user, const char *log_path, struct strbuf *err);
+ * no '/') beside the game as hs says, killed with the runner, and with
+ * wait_ready waits up to SWITCH_READY_WAIT_S for its ready file. 0, or
+ * -errno with the reason in err: it could not start, -ECHILD it exited
+ * before it was ready, -ETIMEDOUT it was not ready in time (err names
+ * RUN_DIR/LOG). */
+int switch_ctx_start_helper(struct switch_ctx *ctx, const struct switch_helper_start *hs,
+			    const char *const *argv, struct strbuf *err);
 /* Marks the run invalid (the first reason stays). */
 void switch_ctx_invalid(struct switch_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Marks the run interfered with: someone used the machine (the first
  * summary stays). An interfered run is invalid too. */
 void switch_ctx_interfered(struct switch_ctx *ctx, const char *summary);
-/* Waits until the helper called name creates the file ready (it set up
- * its signal handlers and opened what it watches), at most timeout_s.
- * 0; -ECHILD if it exited first, -ETIMEDOUT; err names
- * run_dir/log_name. */
-int switch_ctx_wait_ready(struct switch_ctx *ctx, const char *name, const char *ready,
-			  const char *log_name, double timeout_s, struct strbuf *err);
 /* Tells the helper called name, if running, of a pass's pid:
  * sigqueue(SIGUSR1) with the pid as its value (common/helperproc.h). */
 void switch_ctx_send_pid(struct switch_ctx *ctx, const char *name, pid_t pid);

@@ -11,7 +11,7 @@
 #include "banner.h"
 #include "fsroot.h"
 #include "timeutil.h"
-#include "units.h"
+#include "systemd-units.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -361,12 +361,12 @@ static void restore_unit(const struct thaw_entry *e, struct thaw_result *res)
 	char *prog = NULL, state[64];
 	const char *why;
 
-	res->err = units_systemctl(&prog, &why);
+	res->err = systemd_find_systemctl(&prog, &why);
 	if (res->err < 0)
 		return;
-	if (units_state(prog, e->key, state, sizeof(state)) < 0 || strcmp(state, e->value) != 0)
-		res->err = units_start(prog, e->key);
-	if (units_state(prog, e->key, state, sizeof(state)) == 0)
+	if (systemd_unit_state(prog, e->key, state, sizeof(state)) < 0 || strcmp(state, e->value) != 0)
+		res->err = systemd_unit_start(prog, e->key);
+	if (systemd_unit_state(prog, e->key, state, sizeof(state)) == 0)
 		res->got = xstrdup(state);
 	free(prog);
 }

@@ -31,12 +31,22 @@ no_fakegame_left
 
 # 2. a looping demo: the game exits after 1.5 s, the recipe relaunches it
 rm -rf "$T/runs"
-fake_recipe loop "--fps 100 --seconds 1.5" "warmup = 0.5" "window = 3" "relaunch = yes"
+fake_recipe loop "--fps 100 --seconds 1.5" "warmup = 0.5" "window = 3" "relaunch = yes" "" \
+	"[reload]" "after_pass_start = 0.3" "why = the fake game's relaunch"
 hb_run "$T/loop.ini"
 expect_eq "relaunch exit status" 0 "$rc"
 passes=$(value passes "$rundir/bench.txt")
 [ "$passes" -ge 2 ] || fail "expected 2 or more passes, got $passes"
 [ -n "$(value pass.2.start_ns "$rundir/bench.txt")" ] || fail "pass 2 not stamped"
+# the recipe's reload rule is kept in bench.txt, and splits the run after
+# the recipe is deleted: pass 2 starts in the window
+expect_eq "reload.source" "recipe $T/loop.ini:9" "$(value reload.source "$rundir/bench.txt")"
+expect_eq "reload.after_pass_start" 0.3 "$(value reload.after_pass_start "$rundir/bench.txt")"
+rm "$T/loop.ini"
+"$HB" report --format csv "$rundir" >"$T/loop.csv" 2>"$T/err" || fail "report of the loop: $(cat "$T/err")"
+n=$(head -n 1 "$T/loop.csv" | tr ',' '\n' | grep -nx reload_n | cut -d: -f1)
+reloads=$(sed -n 2p "$T/loop.csv" | cut -d, -f"$n")
+[ "$reloads" -ge 1 ] || fail "the recorded rule gave $reloads reload segments in the window"
 # the helpers beside the game live through the relaunch: the watcher
 # watched the whole run, not only pass 1
 watched=$(sed -n 's/^# self .* over \([0-9.]*\) s;.*/\1/p' "$rundir/interference.log")

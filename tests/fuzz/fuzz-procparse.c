@@ -1,6 +1,6 @@
 /*
  * Fuzz target: the /proc and /sys parsers (common/procparse.c, the
- * sensors' and the idle wait's in common/sensors.c and bench/idle.c).
+ * sensors' and the idle wait's in common/sensors.c and bench/quiet-idle.c).
  * The first byte picks the parser, the rest is the file: one target for
  * a dozen small formats that each take a buffer.
  */
@@ -62,8 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 14: sensor_parse_psi(text, &u.pt); break;
 	case 15: pf_pressure_parse(text, &u.pp); break;
 	case 16:
-		psi_some_avg10(text, &d);
-		loadavg_load1(text, &d);
+		quiet_psi_some_avg10(text, &d);
+		quiet_loadavg_load1(text, &d);
 		break;
 	}
 	free(text);

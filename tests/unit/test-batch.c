@@ -129,7 +129,7 @@ END_TEST
 
 START_TEST(run_names)
 {
-	char *a = run_name("base", "rec10+wkkick10"), *b = run_name("base", "");
+	char *a = batch_run_name("base", "rec10+wkkick10"), *b = batch_run_name("base", "");
 
 	ck_assert_str_eq(a, "base@rec10+wkkick10");
 	ck_assert_str_eq(b, "base");

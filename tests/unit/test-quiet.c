@@ -1,5 +1,5 @@
 /*
- * bench/quiet-profile.c and bench/idle.c: profiles good and bad (each bad
+ * bench/quiet-profile.c and bench/quiet-idle.c: profiles good and bad (each bad
  * one with its file:line), the PSI, loadavg and /proc/stat parsers on
  * real files (tests/fixtures/testdata/procfs), the settle logic on made-up
  * sample sequences, and one real wait on a fixture tree.
@@ -215,22 +215,22 @@ START_TEST(parse_proc_files)
 
 	/* values read off the files by eye */
 	t = slurp("procfs/node_exporter/proc/pressure/io");
-	ck_assert_int_eq(psi_some_avg10(t, &v), 0);
+	ck_assert_int_eq(quiet_psi_some_avg10(t, &v), 0);
 	ck_assert_double_eq_tol(v, 0.18, 1e-9);
 	free(t);
 	t = slurp("procfs/prometheus_procfs/proc/pressure/cpu");
-	ck_assert_int_eq(psi_some_avg10(t, &v), 0);
+	ck_assert_int_eq(quiet_psi_some_avg10(t, &v), 0);
 	ck_assert_double_eq_tol(v, 0.10, 1e-9);
 	free(t);
 	/* irq has only a "full" line */
 	t = slurp("procfs/node_exporter/proc/pressure/irq");
-	ck_assert_int_eq(psi_some_avg10(t, &v), -EINVAL);
+	ck_assert_int_eq(quiet_psi_some_avg10(t, &v), -EINVAL);
 	free(t);
 	t = slurp("procfs/sysstat/root1/proc/loadavg");
-	ck_assert_int_eq(loadavg_load1(t, &v), 0);
+	ck_assert_int_eq(quiet_loadavg_load1(t, &v), 0);
 	ck_assert_double_eq_tol(v, 3.16, 1e-9);
 	free(t);
-	ck_assert_int_eq(loadavg_load1("x 1 2", &v), -EINVAL);
+	ck_assert_int_eq(quiet_loadavg_load1("x 1 2", &v), -EINVAL);
 
 	/* two snapshots of one machine, 31 s apart; the busy share
 	 * recomputed by hand from the "cpu" lines' deltas */
@@ -242,11 +242,11 @@ START_TEST(parse_proc_files)
 	free(t);
 	ck_assert_uint_eq(a.total, 96005ULL + 2578701 + 53845 + 3617879 + 60648 + 27891 + 25853);
 	ck_assert_uint_eq(a.idle, 3617879 + 60648);
-	v = cpu_busy_pct(&a, &b);
+	v = quiet_cpu_busy_pct(&a, &b);
 	ck_assert(v >= 0 && v <= 100);
 	ck_assert_double_eq_tol(v, 100.0 * (double)((b.total - b.idle) - (a.total - a.idle)) /
 				(double)(b.total - a.total), 1e-9);
-	ck_assert(cpu_busy_pct(&a, &a) < 0);
+	ck_assert(quiet_cpu_busy_pct(&a, &a) < 0);
 	ck_assert_int_lt(sensor_parse_stat("cpu0 1 2 3 4\n", &a), 0);
 }
 END_TEST
@@ -264,25 +264,25 @@ START_TEST(settle_logic)
 	nopsi.have_psi = false;
 	nopsi.psi_cpu = 99;
 	unknown.busy_pct = -1;
-	ck_assert(idle_sample_quiet(&l, &quiet));
-	ck_assert(!idle_sample_quiet(&l, &busy));
-	ck_assert(idle_sample_quiet(&l, &nopsi)); /* no PSI: only the busy share counts */
-	ck_assert(!idle_sample_quiet(&l, &unknown));
+	ck_assert(quiet_idle_sample_is_quiet(&l, &quiet));
+	ck_assert(!quiet_idle_sample_is_quiet(&l, &busy));
+	ck_assert(quiet_idle_sample_is_quiet(&l, &nopsi)); /* no PSI: only the busy share counts */
+	ck_assert(!quiet_idle_sample_is_quiet(&l, &unknown));
 	/* load1 1.9 counts only when asked for */
 	l.load1 = 0.5;
-	ck_assert(!idle_sample_quiet(&l, &quiet));
+	ck_assert(!quiet_idle_sample_is_quiet(&l, &quiet));
 	l.load1 = -1;
 
-	idle_state_init(&st);
-	ck_assert_int_eq(idle_step(&st, &l, &quiet, 1), 0);
-	ck_assert_int_eq(idle_step(&st, &l, &quiet, 2), 0);
-	ck_assert_int_eq(idle_step(&st, &l, &busy, 3), 0);  /* a busy sample starts over */
-	ck_assert_int_eq(idle_step(&st, &l, &quiet, 4), 0);
-	ck_assert_int_eq(idle_step(&st, &l, &quiet, 6), 0);
-	ck_assert_int_eq(idle_step(&st, &l, &quiet, 7), 1);
+	quiet_idle_init(&st);
+	ck_assert_int_eq(quiet_idle_step(&st, &l, &quiet, 1), 0);
+	ck_assert_int_eq(quiet_idle_step(&st, &l, &quiet, 2), 0);
+	ck_assert_int_eq(quiet_idle_step(&st, &l, &busy, 3), 0);  /* a busy sample starts over */
+	ck_assert_int_eq(quiet_idle_step(&st, &l, &quiet, 4), 0);
+	ck_assert_int_eq(quiet_idle_step(&st, &l, &quiet, 6), 0);
+	ck_assert_int_eq(quiet_idle_step(&st, &l, &quiet, 7), 1);
 	l.settle_s = 0;
-	idle_state_init(&st);
-	ck_assert_int_eq(idle_step(&st, &l, &quiet, 1), 1);
+	quiet_idle_init(&st);
+	ck_assert_int_eq(quiet_idle_step(&st, &l, &quiet, 1), 1);
 }
 END_TEST
 
@@ -309,7 +309,7 @@ START_TEST(wait_on_tree)
 	fsroot_set(root);
 	ck_assert_int_eq(quiet_wait_idle(&l, 0.01, -1, &res), 0);
 	ck_assert(res.reached);
-	idle_describe(&l, &res, &sb);
+	quiet_idle_describe(&l, &res, &sb);
 	ck_assert_msg(str_startswith(sb.buf, "reached after 0.0"), "%s", sb.buf);
 	ck_assert(strstr(sb.buf, "(psi cpu 0.00 io 0.30, load1 0.50)"));
 
@@ -320,7 +320,7 @@ START_TEST(wait_on_tree)
 	ck_assert(!res.reached);
 	ck_assert(res.waited_s >= 0.05);
 	strbuf_reset(&sb);
-	idle_describe(&l, &res, &sb);
+	quiet_idle_describe(&l, &res, &sb);
 	ck_assert_msg(str_startswith(sb.buf, "timeout after 0 s (psi cpu 0.00 io 7.50"), "%s", sb.buf);
 
 	/* no PSI in this kernel: recorded as such, the rest still decides */

@@ -3,11 +3,11 @@
  * analysis/windows.c) on synthetic looped runs: a run of three passes at
  * 10 ms a frame, each pass starting with a load (no presents for a while),
  * split by a fixed rule, by a line and margin, with a frame straddling the
- * segment's end, with a pass missing its line (no play numbers), with a
- * recipe's [reload] winning over gamedb; the warm-up's numbers; and every
- * kind of bad analysis.ini refused with its file and line.
+ * segment's end, with a pass missing its line (no play numbers), with the
+ * rule the runner recorded in bench.txt (a recipe's [reload] winning over
+ * gamedb) used after the recipe is gone; the warm-up's numbers; and every
+ * kind of bad analysis.ini and bad reload.* key refused with its line.
  */
-#include "hash.h"
 #include "kvfile.h"
 #include "metrics.h"
 #include "recipe.h"
@@ -281,38 +281,89 @@ START_TEST(pass_stopped_while_loading)
 }
 END_TEST
 
-/* The recipe's [reload] wins over gamedb; a recipe that is gone leaves
- * the gamedb rule, and the note says so. */
-START_TEST(recipe_override)
+/* What the runner does before a run: the rule resolved (recipe, gamedb,
+ * none) and recorded in bench.txt as reload.*. */
+static void record(struct synth *s, const struct reload_rule *recipe_rule, const char *recipe_path)
+{
+	struct strbuf origin = STRBUF_INIT, err = STRBUF_INIT;
+	char *dir = xasprintf("%s/gamedb", s->tmp);
+	const char *dirs[] = { dir, NULL };
+	struct reload_rule rule;
+
+	ck_assert_msg(run_reload_resolve(recipe_rule, recipe_path, "loopgame", dirs, &rule, &origin,
+					 &err) == 0, "%s", err.buf);
+	run_reload_record(&s->run.bench, &rule, origin.buf);
+	reload_rule_release(&rule);
+	strbuf_release(&origin);
+	strbuf_release(&err);
+	free(dir);
+}
+
+/* The recipe's [reload] wins over gamedb when the run is made; the run
+ * keeps it in bench.txt, so deleting the recipe afterwards changes
+ * nothing. A run from before the keys whose recipe is gone gets the
+ * gamedb rule, and the note says why; no rule anywhere is recorded too. */
+START_TEST(recorded_rule)
 {
 	struct synth s;
 	struct run_reload rr;
+	struct recipe r;
+	struct strbuf err = STRBUF_INIT;
 	char *tmp = test_tmpdir();
 	char *recipe = put(tmp, "recipes/loopgame.ini",
 			   "[recipe]\ncommand = true\n\n[reload]\nafter_pass_start = 0.2\n"
 			   "why = the recipe's own\n");
-	char *gone = xasprintf("%s/recipes/gone.ini", tmp);
 
+	recipe_init(&r);
+	ck_assert_msg(recipe_load(recipe, &r, &err) == 0, "%s", err.buf);
 	synth_init(&s, true, recipe);
 	gamedb(&s, "[reload]\nline = ^Loading level\nmargin = 0.5\nwhy = a test\n");
+	record(&s, &r.reload, recipe);
+	ck_assert_str_eq(kvfile_get(&s.run.bench, "reload.format"), "1");
+	ck_assert_str_eq(kvfile_get(&s.run.bench, "reload.after_pass_start"), "0.2");
+	ck_assert_ptr_null(kvfile_get(&s.run.bench, "reload.line"));
+	ck_assert_int_eq(unlink(recipe), 0);
 	split(&s, &rr);
 	ck_assert_int_eq(rr.rule.kind, RELOAD_FIXED);
 	ck_assert_ptr_nonnull(strstr(rr.note, "recipe "));
 	ck_assert_ptr_nonnull(strstr(rr.note, "loopgame.ini:4"));
+	ck_assert_str_eq(rr.rule.why, "the recipe's own");
 	assert_seg(&rr.segments[1], 2, 10000, 10800);
 	run_reload_release(&rr);
 	synth_release(&s);
 
-	synth_init(&s, true, gone);
-	gamedb(&s, "[reload]\nline = ^Loading level\nmargin = 0.5\nwhy = a test\n");
+	/* without a [reload] in the recipe the gamedb's is recorded, and a
+	 * gamedb edited after the run does not change it */
+	synth_init(&s, true, recipe);
+	gamedb(&s, "[reload]\nline = ^Loading level\nmargin = 0.055\nwhy = a test\nwhy = of two lines\n");
+	record(&s, NULL, recipe);
+	gamedb(&s, "[reload]\nafter_pass_start = 3\nwhy = edited since\n");
 	split(&s, &rr);
 	ck_assert_int_eq(rr.rule.kind, RELOAD_LINE);
-	ck_assert_ptr_nonnull(strstr(rr.note, "is gone"));
+	ck_assert_str_eq(rr.rule.line, "^Loading level");
+	ck_assert(rr.rule.margin_s == 0.055);
+	ck_assert_str_eq(rr.rule.why, "a test of two lines");
+	ck_assert_ptr_nonnull(strstr(rr.note, "gamedb "));
+	ck_assert_ptr_nonnull(strstr(rr.rule.source, "gamedb/loopgame/analysis.ini:1"));
 	run_reload_release(&rr);
 	synth_release(&s);
 
-	/* no rule anywhere: no segments, play = the window */
+	/* a run from before reload.*: its recipe (gone) is not read */
+	synth_init(&s, true, recipe);
+	gamedb(&s, "[reload]\nline = ^Loading level\nmargin = 0.5\nwhy = a test\n");
+	split(&s, &rr);
+	ck_assert_int_eq(rr.rule.kind, RELOAD_LINE);
+	ck_assert_ptr_nonnull(strstr(rr.note, "records no reload rule"));
+	run_reload_release(&rr);
+	synth_release(&s);
+
+	/* no rule anywhere: recorded as none; no segments, play = the window */
 	synth_init(&s, true, NULL);
+	record(&s, NULL, NULL);
+	ck_assert_str_eq(kvfile_get(&s.run.bench, "reload.none"), "yes");
+	ck_assert_str_eq(kvfile_get(&s.run.bench, "reload.source"),
+			 "none: no [reload] in the recipe, no gamedb/loopgame/analysis.ini");
+	gamedb(&s, "[reload]\nafter_pass_start = 3\nwhy = found after the run\n");
 	split(&s, &rr);
 	ck_assert_int_eq(rr.rule.kind, RELOAD_NONE);
 	ck_assert(rr.split);
@@ -320,62 +371,81 @@ START_TEST(recipe_override)
 	run_reload_release(&rr);
 	synth_release(&s);
 
+	recipe_release(&r);
+	strbuf_release(&err);
 	remove_tree(tmp);
 	free(tmp);
 	free(recipe);
-	free(gone);
 }
 END_TEST
 
-/* What the user is told of the run's recipe (recipe_note): nothing while
- * it is as it was at the run, or gone (a copied run); that it changed since
- * (with or without a [reload] now) or no longer loads. */
-START_TEST(recipe_note)
+/* A fixture bench.txt of a run whose recipe was deleted after the run:
+ * the recipe's rule (not the gamedb's) splits it. */
+START_TEST(recorded_rule_fixture)
 {
-	static const char with[] = "[recipe]\ncommand = true\n\n[reload]\nafter_pass_start = 0.2\n"
-				   "why = the recipe's own\n";
 	struct synth s;
 	struct run_reload rr;
-	char *tmp = test_tmpdir();
-	char *recipe = put(tmp, "recipes/loopgame.ini", with);
-	char sha[HB_SHA256_HEX_LEN + 1];
+	struct metrics m;
+	struct strbuf err = STRBUF_INIT;
 
-	ck_assert_int_eq(sha256_file_hex(recipe, sha), 0);
-	synth_init(&s, true, recipe);
-	kvfile_add(&s.run.bench, "recipe_sha256", sha);
-	split(&s, &rr);
-	ck_assert_ptr_null(rr.recipe_note);
-	run_reload_release(&rr);
-
-	free(put(tmp, "recipes/loopgame.ini", "[recipe]\ncommand = true\n# [reload] taken out\n"));
-	split(&s, &rr);
-	ck_assert_msg(rr.recipe_note && strstr(rr.recipe_note, "changed since the run: it has no [reload] now") &&
-		      strstr(rr.recipe_note, recipe), "note: %s", rr.recipe_note);
-	run_reload_release(&rr);
-
-	free(put(tmp, "recipes/loopgame.ini", "[recipe]\ncommand = true\n\n[reload]\n"
-		 "after_pass_start = 0.3\nwhy = edited\n"));
+	synth_init(&s, true, NULL);
+	gamedb(&s, "[reload]\nline = ^Loading level\nmargin = 0.5\nwhy = a test\n");
+	kvfile_release(&s.run.bench);
+	kvfile_init(&s.run.bench);
+	ck_assert_msg(kvfile_load(&s.run.bench, fixture_path("reload-recorded/bench.txt"), &err) == 0,
+		      "%s", err.buf);
+	ck_assert_int_ne(access(kvfile_get(&s.run.bench, "recipe"), F_OK), 0);
 	split(&s, &rr);
 	ck_assert_int_eq(rr.rule.kind, RELOAD_FIXED);
-	ck_assert_msg(rr.recipe_note && strstr(rr.recipe_note, "its [reload] as it is now is used"),
-		      "note: %s", rr.recipe_note);
+	ck_assert_str_eq(rr.rule.source, "/nonexistent/recipes/loopgame.ini:4");
+	ck_assert_uint_eq(rr.n_segments, 3);
+	assert_seg(&rr.segments[1], 2, 10000, 10800);
 	run_reload_release(&rr);
-
-	free(put(tmp, "recipes/loopgame.ini", "[recipe]\ncommand = true\nwindw = 3\n"));
-	split(&s, &rr);
-	ck_assert_msg(rr.recipe_note && strstr(rr.recipe_note, "no longer loads (") &&
-		      strstr(rr.recipe_note, "loopgame.ini:3"), "note: %s", rr.recipe_note);
-	run_reload_release(&rr);
-
-	ck_assert_int_eq(unlink(recipe), 0);
-	split(&s, &rr);
-	ck_assert_ptr_null(rr.recipe_note);
-	ck_assert_ptr_nonnull(strstr(rr.note, "is gone"));
-	run_reload_release(&rr);
+	metrics_of(&s, &m);
+	ck_assert_int_eq((int)m.v[M_RELOAD_N], 2);
 	synth_release(&s);
-	remove_tree(tmp);
-	free(tmp);
-	free(recipe);
+	strbuf_release(&err);
+}
+END_TEST
+
+/* Bad reload.* keys are refused with bench.txt's line, as a bad
+ * analysis.ini is with its own. */
+START_TEST(recorded_rule_errors)
+{
+	static const struct {
+		const char *keys, *msg;
+	} bad[] = {
+		{ "reload.format=2\nreload.source=none\nreload.none=yes\nreload.why=x\n",
+		  "bench.txt: reload.format is not 1" },
+		{ "reload.format=1\nreload.none=yes\nreload.why=x\n",
+		  "bench.txt: reload.format without reload.source" },
+		{ "reload.format=1\nreload.source=none\nreload.after_pass_start=soon\nreload.why=x\n",
+		  "bench.txt:3: bad after_pass_start 'soon' (seconds, 0 to 3600)" },
+		{ "reload.format=1\nreload.source=none\nreload.none=yes\nreload.window=1\nreload.why=x\n",
+		  "bench.txt:4: reload.window is not a reload key" },
+		{ "reload.format=1\nreload.source=none\nreload.none=yes\nreload.none=yes\nreload.why=x\n",
+		  "bench.txt:4: reload.none given twice" },
+		{ "reload.format=1\nreload.source=none\nreload.line=a\nreload.why=x\n",
+		  "bench.txt: reload.*: 'line' needs 'margin'" },
+		{ "reload.format=1\nreload.source=none\nreload.none=yes\n",
+		  "bench.txt: reload.*: [reload] needs 'why'" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct strbuf err = STRBUF_INIT;
+		struct run_reload rr;
+		struct synth s;
+		int line;
+
+		synth_init(&s, true, NULL);
+		kvfile_release(&s.run.bench);
+		kvfile_init(&s.run.bench);
+		ck_assert_int_eq(kvfile_parse(&s.run.bench, bad[i].keys, &line), 0);
+		ck_assert_int_eq(run_reload_find(&s.run, NULL, &rr, &err), -EINVAL);
+		ck_assert_msg(strstr(err.buf, bad[i].msg), "%zu: %s", i, err.buf);
+		synth_release(&s);
+		strbuf_release(&err);
+	}
 }
 END_TEST
 
@@ -550,8 +620,9 @@ TEST_SUITE(reload_suite)
 	tcase_add_test(tc, line_rule_and_straddling_frame);
 	tcase_add_test(tc, missing_line);
 	tcase_add_test(tc, pass_stopped_while_loading);
-	tcase_add_test(tc, recipe_override);
-	tcase_add_test(tc, recipe_note);
+	tcase_add_test(tc, recorded_rule);
+	tcase_add_test(tc, recorded_rule_fixture);
+	tcase_add_test(tc, recorded_rule_errors);
 	tcase_add_test(tc, warmup_metrics);
 	tcase_add_test(tc, ini_errors);
 	tcase_add_test(tc, ini_good);

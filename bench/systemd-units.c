@@ -1,8 +1,8 @@
 /*
- * systemctl, run as a program (see units.h). No D-Bus library: the
+ * systemctl, run as a program (see systemd-units.h). No D-Bus library: the
  * runner needs three verbs, and a program is what tests can fake.
  */
-#include "units.h"
+#include "systemd-units.h"
 #include "fsroot.h"
 #include "spawn.h"
 #include "util.h"
@@ -33,7 +33,7 @@ static int is_system_systemctl(const char *prog)
 	return 0;
 }
 
-int units_systemctl(char **prog, const char **why)
+int systemd_find_systemctl(char **prog, const char **why)
 {
 	extern char **environ;
 	int fd = fsroot_open("run/systemd/system", O_RDONLY | O_DIRECTORY);
@@ -65,7 +65,7 @@ static int run(const char *prog, const char *verb, const char *unit, char **out,
 	return spawn_capture(argv, out, status);
 }
 
-int units_state(const char *prog, const char *unit, char *buf, size_t size)
+int systemd_unit_state(const char *prog, const char *unit, char *buf, size_t size)
 {
 	char *out = NULL;
 	int status, r = run(prog, "is-active", unit, &out, &status);
@@ -94,12 +94,12 @@ static int verb(const char *prog, const char *v, const char *unit)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
 }
 
-int units_stop(const char *prog, const char *unit)
+int systemd_unit_stop(const char *prog, const char *unit)
 {
 	return verb(prog, "stop", unit);
 }
 
-int units_start(const char *prog, const char *unit)
+int systemd_unit_start(const char *prog, const char *unit)
 {
 	return verb(prog, "start", unit);
 }

@@ -6,6 +6,10 @@
  * and load1 (off by default: it decays with a one-minute time constant, so
  * after a game kept both CPUs of a 2-core machine busy it stays above 0.3
  * for about two minutes of true idleness). All must hold for settle_s.
+ *
+ * A part of the quiet family (quiet.c the steps, quiet-profile.c the
+ * profile, quietrun.c a batch's session, this file the idle wait): they
+ * share quiet.h, where these functions are declared under "idle".
  */
 #include "quiet.h"
 #include "fsroot.h"
@@ -19,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int psi_some_avg10(const char *text, double *out)
+int quiet_psi_some_avg10(const char *text, double *out)
 {
 	const char *s = text;
 
@@ -47,7 +51,7 @@ int psi_some_avg10(const char *text, double *out)
 	}
 }
 
-int loadavg_load1(const char *text, double *out)
+int quiet_loadavg_load1(const char *text, double *out)
 {
 	char num[32];
 	size_t n = strspn(text, "0123456789.");
@@ -59,7 +63,7 @@ int loadavg_load1(const char *text, double *out)
 	return safe_atod(num, out);
 }
 
-double cpu_busy_pct(const struct cpu_ticks *before, const struct cpu_ticks *after)
+double quiet_cpu_busy_pct(const struct cpu_ticks *before, const struct cpu_ticks *after)
 {
 	uint64_t busy0 = before->total - before->idle, busy1 = after->total - after->idle;
 
@@ -68,12 +72,12 @@ double cpu_busy_pct(const struct cpu_ticks *before, const struct cpu_ticks *afte
 	return 100.0 * (double)(busy1 - busy0) / (double)(after->total - before->total);
 }
 
-void idle_state_init(struct idle_state *st)
+void quiet_idle_init(struct idle_state *st)
 {
 	st->quiet_since = -1;
 }
 
-bool idle_sample_quiet(const struct idle_limits *l, const struct idle_sample *s)
+bool quiet_idle_sample_is_quiet(const struct idle_limits *l, const struct idle_sample *s)
 {
 	if (s->have_psi && l->psi_cpu_some_avg10 >= 0 && s->psi_cpu > l->psi_cpu_some_avg10)
 		return false;
@@ -86,10 +90,10 @@ bool idle_sample_quiet(const struct idle_limits *l, const struct idle_sample *s)
 	return true;
 }
 
-int idle_step(struct idle_state *st, const struct idle_limits *l, const struct idle_sample *s,
-	      double now_s)
+int quiet_idle_step(struct idle_state *st, const struct idle_limits *l, const struct idle_sample *s,
+		    double now_s)
 {
-	if (!idle_sample_quiet(l, s)) {
+	if (!quiet_idle_sample_is_quiet(l, s)) {
 		st->quiet_since = -1;
 		return 0;
 	}
@@ -123,17 +127,17 @@ static void take_sample(struct idle_sample *s, struct cpu_ticks *prev, bool *hav
 	struct cpu_ticks now;
 
 	s->have_psi = fsroot_read("proc/pressure/cpu", buf, sizeof(buf)) > 0 &&
-		      psi_some_avg10(buf, &s->psi_cpu) == 0 &&
+		      quiet_psi_some_avg10(buf, &s->psi_cpu) == 0 &&
 		      fsroot_read("proc/pressure/io", buf, sizeof(buf)) > 0 &&
-		      psi_some_avg10(buf, &s->psi_io) == 0;
+		      quiet_psi_some_avg10(buf, &s->psi_io) == 0;
 	s->busy_pct = -1;
 	if (read_ticks(&now) == 0) {
 		if (*have_prev)
-			s->busy_pct = cpu_busy_pct(prev, &now);
+			s->busy_pct = quiet_cpu_busy_pct(prev, &now);
 		*prev = now;
 		*have_prev = true;
 	}
-	if (fsroot_read("proc/loadavg", buf, sizeof(buf)) <= 0 || loadavg_load1(buf, &s->load1) < 0)
+	if (fsroot_read("proc/loadavg", buf, sizeof(buf)) <= 0 || quiet_loadavg_load1(buf, &s->load1) < 0)
 		s->load1 = -1;
 }
 
@@ -158,7 +162,7 @@ int quiet_wait_idle(const struct idle_limits *l, double poll_s, int wake_fd,
 	uint64_t start = mono_ns();
 
 	memset(res, 0, sizeof(*res));
-	idle_state_init(&st);
+	quiet_idle_init(&st);
 	if (poll_s <= 0)
 		poll_s = 1;
 	take_sample(&res->last, &prev, &have_prev);
@@ -170,7 +174,7 @@ int quiet_wait_idle(const struct idle_limits *l, double poll_s, int wake_fd,
 		take_sample(&res->last, &prev, &have_prev);
 		now = (double)(mono_ns() - start) / 1e9;
 		res->waited_s = now;
-		if (idle_step(&st, l, &res->last, now) == 1) {
+		if (quiet_idle_step(&st, l, &res->last, now) == 1) {
 			res->reached = true;
 			return 0;
 		}
@@ -179,7 +183,7 @@ int quiet_wait_idle(const struct idle_limits *l, double poll_s, int wake_fd,
 	}
 }
 
-void idle_describe(const struct idle_limits *l, const struct idle_result *r, struct strbuf *sb)
+void quiet_idle_describe(const struct idle_limits *l, const struct idle_result *r, struct strbuf *sb)
 {
 	const struct idle_sample *s = &r->last;
 
