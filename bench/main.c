@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,51 +50,6 @@ static const struct command {
 	{ "interference-scan", cmd_interference_scan, 0,
 	  "old runs whose X server, kernel or game logs show someone using the machine" },
 };
-
-static void vmsg(const char *prefix, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "hitchbench: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void error_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-}
-
-void warn_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void note_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("note: ", fmt, ap);
-	va_end(ap);
-}
-
-int usage_error(const char *usage, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "%s", usage);
-	return HB_EXIT_USAGE;
-}
 
 static void usage(FILE *out)
 {
@@ -224,26 +178,6 @@ static int take_db_option(int *argc, char **argv, struct context *ctx)
 		argv[out++] = argv[i++];
 	argv[out] = NULL;
 	*argc = out;
-	return HB_EXIT_OK;
-}
-
-int cmd_db_open(struct context *ctx, struct resultsdb **db)
-{
-	char *err = NULL;
-	int r;
-
-	if (!ctx->db) {
-		r = resultsdb_open_mode(ctx->db_path, ctx->db_mode, &ctx->db, &err);
-		if (r < 0) {
-			/* the library's message names the path and what is wrong:
-			 * "no such database: PATH", or how to upgrade an older one */
-			error_msg("%s", err ? err : strerror(-r));
-			free(err);
-			ctx->db = NULL;
-			return r == -ENOENT ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
-		}
-	}
-	*db = ctx->db;
 	return HB_EXIT_OK;
 }
 
