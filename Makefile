@@ -15,10 +15,23 @@
 #                      `make fuzz-targets` only builds them (tests/fuzz/README.md)
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #
+# The layers are walled (docs/layout.md): one archive per layer, each
+# compiled with its own include path, so an include across a wall fails to
+# compile and a call across one fails to link:
+#   common/    libcommon.a    sees common/ only          depends on nothing of ours
+#   analysis/  libanalysis.a  sees common/, analysis/     links libcommon.a alone
+#   bench/     librunner.a    sees all three              the hitchbench command
+#   harness/   one program each, sees common/, harness/   links libcommon.a alone
+#   the hook   harness/framehook.c: the header common/frames.h, libc and libdl
+# `all` links common and analysis as shared objects with -z defs (build/walls/),
+# which fails on any call out of their layer.
+#
 # Sources are found by wildcard: a new .c file in common/, analysis/ or bench/
-# joins libhitch.a, a new tests/unit/*.c file joins the unit-test binary, and a
-# new tests/*/tNNNN-*.sh script is run by tests/run.sh, a new tests/fuzz/fuzz-NAME.c
-# is a fuzz target with its seeds in tests/fuzz/corpus/NAME/. Nothing is listed twice.
+# joins its layer's archive; hitchbench-PROG is harness/PROG.c or
+# harness/PROG-main.c with every harness/PROG-*.c; a new tests/unit/*.c file
+# joins the unit-test binary, a new tests/*/tNNNN-*.sh script is run by
+# tests/run.sh, a new tests/fuzz/fuzz-NAME.c is a fuzz target with its seeds in
+# tests/fuzz/corpus/NAME/. Nothing is listed twice.
 
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
@@ -31,7 +44,7 @@ B        ?= build
 
 VERSION  := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes
-CPPFLAGS += -D_GNU_SOURCE -Icommon -Ianalysis -Ibench -MMD -MP $(shell pkg-config --cflags libevdev)
+CPPFLAGS += -D_GNU_SOURCE -MMD -MP $(shell pkg-config --cflags libevdev)
 ALL_CFLAGS = $(WARN) $(CFLAGS) -std=gnu11 -fPIC
 
 # pkg-config is asked when a recipe runs (recursive '='), so 'make check' on a
@@ -43,8 +56,22 @@ GL_LIBS    = $(shell pkg-config --libs x11 gl)
 INPUT_LIBS = $(shell pkg-config --libs x11 libevdev)
 XTEST_LIBS = $(shell pkg-config --libs xtst x11 libevdev)
 
-LIB_SRC   := $(wildcard common/*.c analysis/*.c) $(filter-out bench/main.c,$(wildcard bench/*.c))
-LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
+COMMON_OBJ   := $(patsubst %.c,$(B)/%.o,$(wildcard common/*.c))
+ANALYSIS_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard analysis/*.c))
+RUNNER_OBJ   := $(patsubst %.c,$(B)/%.o,$(filter-out bench/main.c,$(wildcard bench/*.c)))
+LIB_OBJ      := $(COMMON_OBJ) $(ANALYSIS_OBJ) $(RUNNER_OBJ)
+# What each layer's sources see. Tests see every layer (and harness/ for the
+# input driver the uinput device test borrows).
+$(B)/common/%.o:   LAYER_INC := -Icommon
+$(B)/analysis/%.o: LAYER_INC := -Icommon -Ianalysis
+$(B)/bench/%.o:    LAYER_INC := -Icommon -Ianalysis -Ibench -I$(B)/gen
+$(B)/harness/%.o:  LAYER_INC := -Icommon -Iharness
+LAYER_INC ?= -Icommon -Ianalysis -Ibench
+# The archives in link order: a layer before the ones it uses.
+COMMON_A   := $(B)/libcommon.a
+ANALYSIS_A := $(B)/libanalysis.a
+RUNNER_A   := $(B)/librunner.a
+HITCH_A    := $(RUNNER_A) $(ANALYSIS_A) $(COMMON_A)
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 
@@ -56,11 +83,11 @@ TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev \
               $(B)/tests/fifohog $(B)/tests/seqsim
 
-all: $(PROGS)
+all: $(PROGS) $(B)/walls/common.so $(B)/walls/analysis.so
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -I$(B)/gen -DHB_SRCDIR='"$(CURDIR)"' -c -o $@ $<
+	$(CC) $(LAYER_INC) $(CPPFLAGS) $(ALL_CFLAGS) -DHB_SRCDIR='"$(CURDIR)"' -c -o $@ $<
 
 # The version (git describe) goes into bench.txt: regenerated on every make,
 # rewritten only when it changed, so what depends on it rebuilds only then.
@@ -70,9 +97,23 @@ $(B)/gen/version.h: FORCE
 
 $(B)/bench/main.o $(B)/bench/provenance.o: $(B)/gen/version.h
 
-$(B)/libhitch.a: $(LIB_OBJ)
+$(COMMON_A): $(COMMON_OBJ)
+$(ANALYSIS_A): $(ANALYSIS_OBJ)
+$(RUNNER_A): $(RUNNER_OBJ)
+$(COMMON_A) $(ANALYSIS_A) $(RUNNER_A):
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+# The walls' link half: a layer's objects linked alone (with the layers under
+# it) into a shared object that may leave nothing undefined. A call into a
+# layer above fails here, by name, even where a static link would not notice.
+COMMON_LIBS = $(LIBS) $(shell pkg-config --libs x11 libevdev)
+$(B)/walls/common.so: $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-z,defs -o $@ $^ $(COMMON_LIBS)
+$(B)/walls/analysis.so: $(ANALYSIS_OBJ) $(COMMON_A)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-z,defs -o $@ $^ $(COMMON_LIBS)
 
 # The database schema is a list of migrations (bench/schema/NNNN-*.sql),
 # compiled into the program so a run can create or upgrade any database.
@@ -81,55 +122,48 @@ $(B)/gen/schema.c: $(sort $(wildcard bench/schema/*.sql)) scripts/embed-sql.sh
 	sh scripts/embed-sql.sh $(sort $(wildcard bench/schema/*.sql)) > $@.tmp && mv $@.tmp $@
 
 $(B)/gen/schema.o: $(B)/gen/schema.c
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) -Icommon -Ianalysis -Ibench $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-$(B)/hitchbench: $(B)/bench/main.o $(B)/libhitch.a $(B)/gen/schema.o
+$(B)/hitchbench: $(B)/bench/main.o $(HITCH_A) $(B)/gen/schema.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS)
 
-# The frame hook is preloaded into games: it links nothing of ours but a header.
+# The frame hook is preloaded into games: libc and libdl alone, and of ours
+# only the frame file's header (-z defs: any call into common/ fails to link).
 $(B)/hitchbench-hook.so: harness/framehook.c common/frames.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fvisibility=hidden -shared -Wl,-z,defs \
+	$(CC) -Icommon $(CPPFLAGS) $(ALL_CFLAGS) -fvisibility=hidden -shared -Wl,-z,defs \
 		-o $@ $< -ldl -pthread
 
-$(B)/hitchbench-wadlump: $(B)/harness/wadlump.o $(B)/libhitch.a
-	$(CC) $(LDFLAGS) -o $@ $^
+# The helper programs, each linking libcommon.a alone: hitchbench-PROG is
+# harness/PROG.c or harness/PROG-main.c with every harness/PROG-*.c.
+#   wadlump    a WAD's lumps, for the Doom recipes
+#   sampler    beside every run (nice 10), writing sensors.tsv.zst
+#   stallrec   the stall recorder (the STALLS switch): root's, every 10 ms
+#   input      a recipe's [input] steps into the game (XTest or uinput), root's
+#   intfwatch  the interference watcher: input devices (libevdev), their coming
+#              and going (libudev), VTs, logins, processes, the kernel log
+#   waker      the waker and the probe (WAKER, PROBE): threads pinned per CPU
+#   prefetch   the learning game prefetch (GAMEPREFETCH): learn, fetch, run
+HELPERS := wadlump sampler stallrec input intfwatch waker prefetch
+harness_objs = $(patsubst %.c,$(B)/%.o,$(wildcard harness/$(1).c harness/$(1)-*.c))
+HELPER_LIBS_sampler   = $(LIBS)
+HELPER_LIBS_stallrec  = $(LIBS)
+HELPER_LIBS_input     = $(LIBS) $(XTEST_LIBS)
+HELPER_LIBS_intfwatch = $(LIBS) $(shell pkg-config --libs libevdev libudev)
+HELPER_LIBS_waker     = $(LIBS) -pthread
+HELPER_LIBS_prefetch  = $(LIBS)
 
-# The sensor sampler runs beside every run (nice 10), writing sensors.tsv.zst.
-$(B)/hitchbench-sampler: $(B)/harness/sampler.o $(B)/libhitch.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+.SECONDEXPANSION:
+$(HELPERS:%=$(B)/hitchbench-%): $(B)/hitchbench-%: $$(call harness_objs,$$*) $(COMMON_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(HELPER_LIBS_$*)
 
-# The stall recorder (the STALLS switch): root's, beside the game, every 10 ms.
-$(B)/hitchbench-stallrec: $(B)/harness/stallrec-main.o $(B)/harness/stallrec-setup.o \
-		$(B)/harness/stallrec-sample.o $(B)/libhitch.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
-
-# The input helper: a recipe's [input] steps into the game (XTest or uinput), root's.
-$(B)/hitchbench-input: $(B)/harness/input.o $(B)/harness/input-xtest.o $(B)/harness/input-uinput.o \
-		$(B)/libhitch.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(XTEST_LIBS)
-
-# The interference watcher: input devices (libevdev), their coming and
-# going (libudev), VTs, logins, processes, the kernel log.
-$(B)/hitchbench-intfwatch: $(B)/harness/intfwatch.o $(B)/libhitch.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(shell pkg-config --libs libevdev libudev)
-
-# The waker and the probe (the WAKER and PROBE switches): threads pinned per CPU.
-$(B)/hitchbench-waker: $(B)/harness/waker-main.o $(B)/harness/waker-run.o $(B)/harness/waker-kick.o \
-		$(B)/harness/waker-probe.o $(B)/libhitch.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -pthread
-
-# The learning game prefetch (the GAMEPREFETCH switch): learn, fetch, run.
-$(B)/hitchbench-prefetch: $(B)/harness/prefetch.o $(B)/libhitch.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
-
-$(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(B)/libhitch.a $(B)/gen/schema.o
+$(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(HITCH_A) $(B)/gen/schema.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS) $(CHECK_LIBS)
 
 # bench-self: a program that presents as fast as it can, through a real
 # GLX window (Xvfb) or through a stub present library (the hook's cost alone).
-$(B)/tests/present: $(B)/tests/tools/present.o $(B)/libhitch.a $(B)/tests/libhbstub.so
-	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/present.o $(B)/libhitch.a $(GL_LIBS) -ldl
+$(B)/tests/present: $(B)/tests/tools/present.o $(HITCH_A) $(B)/tests/libhbstub.so
+	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/present.o $(HITCH_A) $(GL_LIBS) -ldl
 
 $(B)/tests/libhbstub.so: tests/tools/stub.c
 	@mkdir -p $(@D)
@@ -137,56 +171,56 @@ $(B)/tests/libhbstub.so: tests/tools/stub.c
 
 # A fake game for the runner's tests: presents through the stub, prints lines, exits on
 # cue, prints the X input it gets (--x-input).
-$(B)/tests/fakegame: $(B)/tests/tools/fakegame.o $(B)/tests/tools/stallways.o $(B)/libhitch.a \
+$(B)/tests/fakegame: $(B)/tests/tools/fakegame.o $(B)/tests/tools/stallways.o $(HITCH_A) \
 		$(B)/tests/libhbstub.so
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/fakegame.o $(B)/tests/tools/stallways.o \
-		$(B)/libhitch.a -ldl -pthread $(shell pkg-config --libs x11)
+		$(HITCH_A) -ldl -pthread $(shell pkg-config --libs x11)
 
 # The paired sequential test's error rates and pairs to a verdict, simulated (bench-self).
-$(B)/tests/seqsim: $(B)/tests/tools/seqsim.o $(B)/libhitch.a
+$(B)/tests/seqsim: $(B)/tests/tools/seqsim.o $(HITCH_A)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 # Reads and makes frame files for the hook's test and bench-self.
-$(B)/tests/mkframes: $(B)/tests/tools/mkframes.o $(B)/libhitch.a
+$(B)/tests/mkframes: $(B)/tests/tools/mkframes.o $(HITCH_A)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 # The hand-made stall run (tests/tools/stallrun.c, also in the unit tests) for t1000.
-$(B)/tests/mkstallrun: $(B)/tests/tools/mkstallrun.o $(B)/tests/tools/stallrun.o $(B)/libhitch.a
+$(B)/tests/mkstallrun: $(B)/tests/tools/mkstallrun.o $(B)/tests/tools/stallrun.o $(HITCH_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # Parses glxinfo -B output (and runs the probe) for t0500.
-$(B)/tests/glxparse: $(B)/tests/tools/glxparse.o $(B)/libhitch.a
+$(B)/tests/glxparse: $(B)/tests/tools/glxparse.o $(HITCH_A)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # MangoHud's summary from a MangoHud log, for t9040.
 # The CPU a bare 10 ms sleeper pays per wakeup: the floor under the recorder (bench-self).
-$(B)/tests/sleeper: $(B)/tests/tools/sleeper.o $(B)/libhitch.a
+$(B)/tests/sleeper: $(B)/tests/tools/sleeper.o $(HITCH_A)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # A stall record as text, for the recorder's tests.
-$(B)/tests/recdump: $(B)/tests/tools/recdump.o $(B)/libhitch.a
+$(B)/tests/recdump: $(B)/tests/tools/recdump.o $(HITCH_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # A pinned SCHED_FIFO busy loop: the known delay the probe's test injects (t1300).
-$(B)/tests/fifohog: $(B)/tests/tools/fifohog.o $(B)/libhitch.a
+$(B)/tests/fifohog: $(B)/tests/tools/fifohog.o $(HITCH_A)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # The process watcher on the live machine (t1100) and its cost per second.
-$(B)/tests/procwatch: $(B)/tests/tools/procwatch.o $(B)/libhitch.a
+$(B)/tests/procwatch: $(B)/tests/tools/procwatch.o $(HITCH_A)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # A person's keyboard, mouse or pad on uinput, through the input helper's
 # uinput driver, for the interference watcher's live test (t1120).
-$(B)/tests/uinputdev: $(B)/tests/tools/uinputdev.o $(B)/harness/input-uinput.o $(B)/libhitch.a
+$(B)/tests/uinputdev: $(B)/tests/tools/uinputdev.o $(B)/harness/input-uinput.o $(HITCH_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs libevdev)
 $(B)/tests/tools/uinputdev.o: CPPFLAGS += -Iharness
 
-$(B)/tests/mhsummary: $(B)/tests/tools/mhsummary.o $(B)/libhitch.a
+$(B)/tests/mhsummary: $(B)/tests/tools/mhsummary.o $(HITCH_A)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(LAYER_INC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 deps:
 	@sh scripts/deps.sh ensure
@@ -240,7 +274,7 @@ fuzz-bins: $(FUZZ_BINS)
 .SECONDARY: $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/fuzz/%.o)
 
 $(B)/tests/fuzz/%.o: CPPFLAGS += -include tests/fuzz/fuzz.h
-$(B)/fuzz-%: $(B)/tests/fuzz/fuzz-%.o $(B)/libhitch.a $(B)/gen/schema.o
+$(B)/fuzz-%: $(B)/tests/fuzz/fuzz-%.o $(HITCH_A) $(B)/gen/schema.o
 	$(CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS) $(INPUT_LIBS)
 
 DEMO_RECIPE ?= dsda-doom

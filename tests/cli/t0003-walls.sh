@@ -1,0 +1,54 @@
+#!/bin/sh
+# The layers are walled by the build (docs/layout.md): in a copy of the
+# tree, each kind of crossing is tried on purpose and must fail, by name,
+# where the Makefile says it does: an include across a wall at compile
+# time, a call across one at link time. The same targets build without the
+# intruder first, so a failure is the wall's and not something else's.
+. "$(dirname "$0")/../lib.sh"
+command -v make >/dev/null || skip "make is not installed"
+S=$T/src
+mkdir -p "$S"
+cd "$HB_SRCDIR"
+cp -R Makefile common analysis bench harness scripts "$S/"
+[ -d results/schema ] && mkdir -p "$S/results" && cp -R results/schema "$S/results/"
+cd "$S"
+build() {
+	make -s -j2 B=b CFLAGS=-O0 "$@" >"$T/log" 2>&1
+}
+
+build b/hitchbench-sampler b/hitchbench-hook.so b/walls/common.so b/walls/analysis.so ||
+	{ cat "$T/log"; fail "the copy does not build without an intruder"; }
+
+# refused NAME TARGET PATTERN: building TARGET fails, saying PATTERN
+refused() {
+	if build "$2"; then fail "$1: $2 built"; fi
+	grep -q "$3" "$T/log" || { cat "$T/log"; fail "$1: the build failed, but not with '$3'"; }
+	rm -f harness/sampler-wall.c analysis/wall.c common/wall.c
+}
+
+# An include across a wall: the helpers and the analysis do not see bench/.
+echo '#include "switch.h"' >harness/sampler-wall.c
+refused "harness includes bench" b/harness/sampler-wall.o "switch.h: No such file"
+echo '#include "recipe.h"' >analysis/wall.c
+refused "analysis includes bench" b/analysis/wall.o "recipe.h: No such file"
+echo '#include "metrics.h"' >common/wall.c
+refused "common includes analysis" b/common/wall.o "metrics.h: No such file"
+
+# A call across a wall, declared by hand so that it compiles.
+call() {
+	printf 'int %s(void);\nint wall_probe(void);\nint wall_probe(void) { return %s(); }\n' "$1" "$1"
+}
+call switch_ctx_setenv >harness/sampler-wall.c
+refused "a helper calls the runner" b/hitchbench-sampler "undefined reference to .switch_ctx_setenv"
+call recipe_load >analysis/wall.c
+refused "analysis calls the runner" b/walls/analysis.so "undefined reference to .recipe_load"
+call metrics_compute >common/wall.c
+refused "common calls the analysis" b/walls/common.so "undefined reference to .metrics_compute"
+
+# The hook calls nothing of ours: one call into common/ added to it fails.
+cp harness/framehook.c "$T/framehook.c"
+call mono_ns >>harness/framehook.c
+refused "the hook calls common" b/hitchbench-hook.so "undefined reference to .mono_ns"
+cp "$T/framehook.c" harness/framehook.c
+build b/hitchbench-hook.so || { cat "$T/log"; fail "the hook does not build again"; }
+exit 0
