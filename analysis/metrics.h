@@ -74,7 +74,7 @@ enum metric_id {
 	M_MANGOHUD_P97,
 	M_MANGOHUD_AVG,
 	/* the warm-up (first present to window start) and the play window (the
-	 * window less its reload segments): analysis/windows.c, reload.h */
+	 * window less its reload segments): analysis/run-windows.c, reload.h */
 	M_STALLS_WARM,
 	M_STALL_WARM_S,
 	M_LONGEST_WARM,

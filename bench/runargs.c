@@ -108,7 +108,8 @@ static int set_hook_option(struct run_args *a, const struct run_option *o, const
 
 #define AT(f) offsetof(struct run_args, f)
 
-const struct run_option run_options[] = {
+/* The table; the last entry's name is NULL. */
+static const struct run_option run_options[] = {
 	{ "rounds", 0, RUN_OPT_ARG, set_rounds, 0 },
 	{ "switches", 0, RUN_OPT_ARG, set_string, AT(tokens) },
 	{ "order", 0, RUN_OPT_ARG | RUN_OPT_BATCH, set_string, AT(order) },

@@ -43,10 +43,7 @@ struct run_option {
 	size_t field;              /* for the setters that set one field: its offset */
 };
 
-/* The table; the last entry's name is NULL. */
-extern const struct run_option run_options[];
-
-/* getopt_long's value of run_options[i] is RUN_OPT_VAL + i. */
+/* getopt_long's value of the table's (runargs.c) entry i is RUN_OPT_VAL + i. */
 #define RUN_OPT_VAL 0x200
 
 /* getopt_long entries for the run options having every flag of need (0:

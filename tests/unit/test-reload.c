@@ -1,6 +1,6 @@
 /*
  * Reload segments and the warm-up/play windows (analysis/reload.c,
- * analysis/windows.c) on synthetic looped runs: a run of three passes at
+ * analysis/run-windows.c) on synthetic looped runs: a run of three passes at
  * 10 ms a frame, each pass starting with a load (no presents for a while),
  * split by a fixed rule, by a line and margin, with a frame straddling the
  * segment's end, with a pass missing its line (no play numbers), with the

@@ -1,0 +1,42 @@
+#!/bin/sh
+# The units' exported names that nothing else uses (docs/layout.md,
+# "Shape"): a function or variable that common/, analysis/ or bench/ exports
+# but no other object refers to (the programs, the helpers, the unit tests
+# and the test tools included) belongs static in its file. Reads the
+# objects of a build (nm), one per source file as it is now.
+# Usage: scripts/exports.sh [BUILD_DIR] (default build), from the top of the
+# tree. Prints "file: name" per breach; exits 1 if there is any.
+set -u
+B=${1:-build}
+command -v nm >/dev/null || { echo "exports.sh: nm is not installed" >&2; exit 2; }
+objs() {
+	for f in "$@"; do
+		o=$B/${f%.c}.o
+		[ -e "$o" ] || { echo "exports.sh: $o is missing (build first)" >&2; exit 2; }
+		echo "$o"
+	done
+}
+units=$(objs $(ls common/*.c analysis/*.c bench/*.c | grep -v '^bench/main\.c$')) || exit 2
+users=$(objs $(ls bench/main.c harness/*.c tests/unit/*.c 2>/dev/null | grep -v framehook)) || exit 2
+# the test tools built as objects (the stub library is built from its source)
+users="$users $(ls "$B"/tests/tools/*.o 2>/dev/null)"
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+# nm -A: "OBJECT:[VALUE] TYPE NAME", one nm for all the objects
+nm -A -u $units $users | awk '{ f = $0; sub(/:.*/, "", f); print $NF, f }' | sort -u >"$tmp/uses"
+nm -A -g --defined-only $units |
+	awk '$(NF - 1) ~ /^[TDBRV]$/ { f = $0; sub(/:.*/, "", f); print $NF, f }' >"$tmp/defs"
+awk -v b="$B/" '
+	NR == FNR { used[$1] = used[$1] " " $2; next }
+	{
+		n = split(used[$1], by, " ")
+		for (i = 1; i <= n; i++)
+			if (by[i] != $2)
+				next
+		f = substr($2, length(b) + 1)
+		sub(/\.o$/, ".c", f)
+		print f ": " $1 " is exported but used nowhere else"
+		bad = 1
+	}
+	END { exit bad }
+' "$tmp/uses" "$tmp/defs"
