@@ -131,10 +131,10 @@ int matrix_build(struct matrix *m, const struct report_row *rows, size_t n, enum
 		else if (start && (!cols[c].first_start || strcmp(start, cols[c].first_start) < 0))
 			cols[c].first_start = start;
 		for (k = 0; k < n_keys; k++)
-			if (cmp_row(&keys[k], &(struct row_key){ rows[i].game, rows[i].variant }) == 0)
+			if (cmp_row(&keys[k], &(struct row_key){ rows[i].game, rows[i].run_name }) == 0)
 				break;
 		if (k == n_keys)
-			keys[n_keys++] = (struct row_key){ rows[i].game, rows[i].variant };
+			keys[n_keys++] = (struct row_key){ rows[i].game, rows[i].run_name };
 	}
 	qsort(cols, n_cols, sizeof(*cols), by == MATRIX_BY_KERNEL ? cmp_kernel : cmp_batch);
 	qsort(keys, n_keys, sizeof(*keys), cmp_row);
@@ -162,7 +162,7 @@ int matrix_build(struct matrix *m, const struct report_row *rows, size_t n, enum
 				const char *key = column_of(&rows[i], by);
 
 				if (!key || strcmp(key, m->col[c]) != 0 ||
-				    find_row(m, rows[i].game, rows[i].variant) != r ||
+				    find_row(m, rows[i].game, rows[i].run_name) != r ||
 				    report_row_excluded(&rows[i], include_interfered))
 					continue;
 				runs[k++] = rows[i].m;

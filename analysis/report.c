@@ -159,15 +159,15 @@ size_t report_groups(const struct report_row *rows, size_t n, bool include_inter
 		size_t g, k = 0;
 
 		for (g = 0; g < n_grp; g++)
-			if (str_eq(grp[g].game, rows[i].game) && str_eq(grp[g].run_name, rows[i].variant))
+			if (str_eq(grp[g].game, rows[i].game) && str_eq(grp[g].run_name, rows[i].run_name))
 				break;
 		if (g < n_grp)
 			continue;
 		grp[n_grp].game = rows[i].game;
-		grp[n_grp].run_name = rows[i].variant;
+		grp[n_grp].run_name = rows[i].run_name;
 		for (size_t j = i; j < n; j++) {
 			if (report_row_excluded(&rows[j], include_interfered) ||
-			    !str_eq(rows[j].game, rows[i].game) || !str_eq(rows[j].variant, rows[i].variant))
+			    !str_eq(rows[j].game, rows[i].game) || !str_eq(rows[j].run_name, rows[i].run_name))
 				continue;
 			counted[k++] = rows[j].m;
 		}
@@ -436,7 +436,7 @@ static void print_csv(FILE *out, const struct report_row *rows, size_t n,
 		fputc(',', out);
 		csv_write_field(out, rows[i].game);
 		fputc(',', out);
-		csv_write_field(out, rows[i].variant);
+		csv_write_field(out, rows[i].run_name);
 		fputc(',', out);
 		csv_write_field(out, rows[i].status);
 		fputc(',', out);
@@ -630,7 +630,7 @@ static void json_run(FILE *out, const struct report_row *row, bool first, bool i
 	fputs(", \"game\": ", out);
 	json_string(out, row->game);
 	fputs(", \"run_name\": ", out);
-	json_string(out, row->variant);
+	json_string(out, row->run_name);
 	fputs(", \"status\": ", out);
 	json_string(out, row->status);
 	fputs(", \"excluded\": ", out);

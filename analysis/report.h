@@ -32,7 +32,7 @@ struct kvfile;
 struct report_row {
 	const char *run;        /* the run directory's name */
 	const char *game;
-	const char *variant;    /* the run name: "variant@switches" (or the variant) */
+	const char *run_name;   /* the run name: "variant@switches" (or the variant) */
 	const char *status;     /* "ok", or why the run has no numbers */
 	struct metrics m;
 	/* The rest may be NULL (unknown). */

@@ -231,9 +231,9 @@ bool run_report_row(struct run *run, const struct metric_opts *opts, struct repo
 	row->run = run->name;
 	row->game = run->game;
 	/* runs are compared by variant and switches: "software@rec10" */
-	row->variant = kvfile_get(&run->bench, "run_name");
-	if (!row->variant)
-		row->variant = run->variant;
+	row->run_name = kvfile_get(&run->bench, "run_name");
+	if (!row->run_name)
+		row->run_name = run->variant;
 	row->status = run->status;
 	/* its data failed a check: not counted, and why */
 	row->invalid = run->invalid;

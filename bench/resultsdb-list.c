@@ -177,7 +177,7 @@ void resultsdb_run_report_row(const struct resultsdb_run *run, struct report_row
 	memset(row, 0, sizeof(*row));
 	row->run = run->name;
 	row->game = run->game;
-	row->variant = run->run_name ? run->run_name : run->variant;
+	row->run_name = run->run_name ? run->run_name : run->variant;
 	row->status = run->status;
 	row->m = run->m;
 	row->disturbed = run->disturbed;

@@ -19,7 +19,7 @@
 static struct report_row row_fps(const char *run, const char *name, const char *status,
 				 double fps)
 {
-	struct report_row r = { .run = run, .run_id = run, .game = "doom", .variant = name,
+	struct report_row r = { .run = run, .run_id = run, .game = "doom", .run_name = name,
 				.status = status };
 
 	r.m.v[M_FPS] = fps;
@@ -240,7 +240,7 @@ START_TEST(matrix_from_database)
 	/* in start order: u3 u4 u1 u2 */
 	ck_assert_str_eq(rows[1].disturbed, "interfered=1 (cron job)");
 	ck_assert_ptr_null(rows[0].disturbed);
-	ck_assert_str_eq(rows[0].variant, "sw@-");
+	ck_assert_str_eq(rows[0].run_name, "sw@-");
 
 	ck_assert_int_eq(matrix_build(&m, rows, n, MATRIX_BY_BATCH, false), 0);
 	csv = csv_of(&m, M_FPS);

@@ -37,7 +37,7 @@ static struct metrics metrics_of(const double *v)
 static struct report_row mkrow(const char *run, const char *game, const char *variant,
 			       const char *status, const double *v)
 {
-	return (struct report_row){ .run = run, .game = game, .variant = variant, .status = status,
+	return (struct report_row){ .run = run, .game = game, .run_name = variant, .status = status,
 				    .m = metrics_of(v) };
 }
 
