@@ -7,7 +7,7 @@
  * the test's state in its ab.txt.
  */
 #include "abtest.h"
-#include "batchrun.h"
+#include "batch-run.h"
 #include "cmd.h"
 #include "cmdargs.h"
 #include "exitcodes.h"

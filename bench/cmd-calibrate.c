@@ -7,7 +7,7 @@
  * can see, and whether they found the known one (analysis/calibrate.h).
  */
 #include "batch.h"
-#include "batchrun.h"
+#include "batch-run.h"
 #include "calibrate.h"
 #include "cmd.h"
 #include "exitcodes.h"

@@ -2,17 +2,17 @@
  * hitchbench run: a batch. Every variant with every switch token once per
  * round, the order balanced across rounds, in one boot; or --resume of a
  * batch that was interrupted. Everything is checked before the first run
- * starts; then batchrun.c runs the plan.
+ * starts; then batch-run.c runs the plan.
  */
 #include "argv.h"
 #include "batch.h"
-#include "batchrun.h"
+#include "batch-run.h"
 #include "cmd.h"
 #include "exitcodes.h"
 #include "fsroot.h"
 #include "gameuser.h"
 #include "procwatch.h"
-#include "quietrun.h"
+#include "quiet-session.h"
 #include "recipe.h"
 #include "report.h"
 #include "resultsdb.h"

@@ -8,7 +8,7 @@
  * for about two minutes of true idleness). All must hold for settle_s.
  *
  * A part of the quiet family (quiet.c the steps, quiet-profile.c the
- * profile, quietrun.c a batch's session, this file the idle wait): they
+ * profile, quiet-session.c a batch's session, this file the idle wait): they
  * share quiet.h, where these functions are declared under "idle".
  */
 #include "quiet.h"

@@ -3,7 +3,7 @@
  * sets, with the words run has always said about a bad value.
  */
 #include "runargs.h"
-#include "batchrun.h"
+#include "batch-run.h"
 #include "cmd.h"
 #include "exitcodes.h"
 #include "util.h"

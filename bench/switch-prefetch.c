@@ -8,7 +8,7 @@
  *   fetch   reads the list back while the game loads and learns nothing,
  *           so every measured run reads the same list.
  *   on      both; in a batch the learning is left to the batch's own
- *           learn runs (bench/batchrun.c: one unmeasured learn run per
+ *           learn runs (bench/batch-run.c: one unmeasured learn run per
  *           variant before the first run), so measured "on" runs read the
  *           same list as "fetch" runs and never change it.
  *

@@ -1,8 +1,8 @@
 /*
- * Running a batch's pending slots (see batchrun.h).
+ * Running a batch's pending slots (see batch-run.h).
  */
-#include "batchrun.h"
-#include "quietrun.h"
+#include "batch-run.h"
+#include "quiet-session.h"
 #include "run.h"
 #include "rundirs.h"
 #include "timeutil.h"

@@ -1,7 +1,7 @@
 /*
- * Quieting for a batch (see quietrun.h).
+ * Quieting for a batch (see quiet-session.h).
  */
-#include "quietrun.h"
+#include "quiet-session.h"
 #include "thermalguard.h"
 
 #include <errno.h>
