@@ -252,17 +252,21 @@ out:
 	return ret;
 }
 
-static int replace_metrics(struct resultsdb *db, sqlite3_int64 id, const struct metrics *m,
-			   char **err, const char *what)
+/*
+ * A run's rows in a child table (metrics, provenance) are replaced whole:
+ * its old rows deleted, then the statement that inserts the new ones
+ * prepared (*ins, the caller's to finalize). The table name is ours, never
+ * input.
+ */
+static int replace_rows_begin(struct resultsdb *db, const char *table, const char *insert_sql,
+			      sqlite3_int64 id, sqlite3_stmt **ins, char **err, const char *what)
 {
-	sqlite3_stmt *del = NULL, *ins = NULL;
+	char *sql = xasprintf("DELETE FROM %s WHERE run_id = ?1", table);
+	sqlite3_stmt *del = NULL;
 	int rc, ret;
 
-	ret = resultsdb_prepare(db, "DELETE FROM metrics WHERE run_id = ?1", &del, err, what);
-	if (ret < 0)
-		goto out;
-	ret = resultsdb_prepare(db, "INSERT INTO metrics (run_id, name, value) VALUES (?1, ?2, ?3)",
-		      &ins, err, what);
+	*ins = NULL;
+	ret = resultsdb_prepare(db, sql, &del, err, what);
 	if (ret < 0)
 		goto out;
 	rc = sqlite3_bind_int64(del, 1, id);
@@ -273,7 +277,22 @@ static int replace_metrics(struct resultsdb *db, sqlite3_int64 id, const struct 
 	ret = resultsdb_step_done(db, del, err, what);
 	if (ret < 0)
 		goto out;
-	for (int i = 0; m && i < M_COUNT; i++) {
+	ret = resultsdb_prepare(db, insert_sql, ins, err, what);
+out:
+	sqlite3_finalize(del);
+	free(sql);
+	return ret;
+}
+
+static int replace_metrics(struct resultsdb *db, sqlite3_int64 id, const struct metrics *m,
+			   char **err, const char *what)
+{
+	sqlite3_stmt *ins;
+	int rc, ret;
+
+	ret = replace_rows_begin(db, "metrics", "INSERT INTO metrics (run_id, name, value) VALUES (?1, ?2, ?3)",
+				 id, &ins, err, what);
+	for (int i = 0; ret == 0 && m && i < M_COUNT; i++) {
 		if (!m->have[i])
 			continue;
 		rc = sqlite3_bind_int64(ins, 1, id);
@@ -281,16 +300,8 @@ static int replace_metrics(struct resultsdb *db, sqlite3_int64 id, const struct 
 			rc = sqlite3_bind_text(ins, 2, metric_defs[i].name, -1, SQLITE_STATIC);
 		if (rc == SQLITE_OK)
 			rc = sqlite3_bind_double(ins, 3, m->v[i]);
-		if (rc != SQLITE_OK) {
-			ret = resultsdb_fail(db, rc, err, what);
-			goto out;
-		}
-		ret = resultsdb_step_done(db, ins, err, what);
-		if (ret < 0)
-			goto out;
+		ret = rc == SQLITE_OK ? resultsdb_step_done(db, ins, err, what) : resultsdb_fail(db, rc, err, what);
 	}
-out:
-	sqlite3_finalize(del);
 	sqlite3_finalize(ins);
 	return ret;
 }
@@ -298,25 +309,12 @@ out:
 static int replace_provenance(struct resultsdb *db, sqlite3_int64 id, const struct kvfile *kf,
 			      char **err, const char *what)
 {
-	sqlite3_stmt *del = NULL, *ins = NULL;
+	sqlite3_stmt *ins;
 	int rc, ret;
 
-	ret = resultsdb_prepare(db, "DELETE FROM provenance WHERE run_id = ?1", &del, err, what);
-	if (ret < 0)
-		goto out;
-	ret = resultsdb_prepare(db, "INSERT INTO provenance (run_id, seq, key, value)"
-		      " VALUES (?1, ?2, ?3, ?4)", &ins, err, what);
-	if (ret < 0)
-		goto out;
-	rc = sqlite3_bind_int64(del, 1, id);
-	if (rc != SQLITE_OK) {
-		ret = resultsdb_fail(db, rc, err, what);
-		goto out;
-	}
-	ret = resultsdb_step_done(db, del, err, what);
-	if (ret < 0)
-		goto out;
-	for (size_t i = 0; i < kf->n; i++) {
+	ret = replace_rows_begin(db, "provenance", "INSERT INTO provenance (run_id, seq, key, value)"
+				 " VALUES (?1, ?2, ?3, ?4)", id, &ins, err, what);
+	for (size_t i = 0; ret == 0 && i < kf->n; i++) {
 		rc = sqlite3_bind_int64(ins, 1, id);
 		if (rc == SQLITE_OK)
 			rc = sqlite3_bind_int64(ins, 2, (sqlite3_int64)i);
@@ -325,16 +323,8 @@ static int replace_provenance(struct resultsdb *db, sqlite3_int64 id, const stru
 		if (rc == SQLITE_OK)
 			rc = sqlite3_bind_text(ins, 4, kf->items[i].value ? kf->items[i].value : "",
 					       -1, SQLITE_STATIC);
-		if (rc != SQLITE_OK) {
-			ret = resultsdb_fail(db, rc, err, what);
-			goto out;
-		}
-		ret = resultsdb_step_done(db, ins, err, what);
-		if (ret < 0)
-			goto out;
+		ret = rc == SQLITE_OK ? resultsdb_step_done(db, ins, err, what) : resultsdb_fail(db, rc, err, what);
 	}
-out:
-	sqlite3_finalize(del);
 	sqlite3_finalize(ins);
 	return ret;
 }

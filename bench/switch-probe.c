@@ -30,17 +30,6 @@
 #define LOG "probe.log"
 #define DEFAULT_MS "1.37"
 
-static int check_period(const char *value, struct strbuf *why)
-{
-	uint64_t ns;
-
-	if (waker_period_parse(value, &ns) == 0)
-		return 0;
-	strbuf_addf(why, "wants a period in ms, %g..%g (fractions allowed: 1.37)", WAKER_PERIOD_MIN_MS,
-		    WAKER_PERIOD_MAX_MS);
-	return -EINVAL;
-}
-
 static int check_us(const char *value, struct strbuf *why)
 {
 	int us;
@@ -157,7 +146,7 @@ const struct switch_def switch_probe = {
 	.program = PROBE_PROG,
 	.check = switch_check_bool,
 	.params = {
-		{ "PROBE_MS", DEFAULT_MS, "the probe's period, ms (fractions allowed)", check_period },
+		{ "PROBE_MS", DEFAULT_MS, "the probe's period, ms (fractions allowed)", switch_check_period },
 		{ "PROBE_LATE_US", "1000", "list every wakeup later than this, us", check_us },
 	},
 	.label = label,

@@ -28,17 +28,6 @@
 #define REPORT "waker.txt"
 #define LOG "waker.log"
 
-static int check_period(const char *value, struct strbuf *why)
-{
-	uint64_t ns;
-
-	if (waker_period_parse(value, &ns) == 0)
-		return 0;
-	strbuf_addf(why, "wants a period in ms, %g..%g (fractions allowed: 1.37)", WAKER_PERIOD_MIN_MS,
-		    WAKER_PERIOD_MAX_MS);
-	return -EINVAL;
-}
-
 static int check_mode(const char *value, struct strbuf *why)
 {
 	if (strcmp(value, "sleep") == 0 || strcmp(value, "kick") == 0)
@@ -135,7 +124,7 @@ const struct switch_def switch_waker = {
 	.help = "PERIOD_MS: a waker beside the game (hitchbench-waker): a bare sleep loop, or a "
 		"cross-CPU wakeup of every CPU (WAKER_MODE=kick), each period",
 	.program = WAKER_PROG,
-	.check = check_period,
+	.check = switch_check_period,
 	.params = {
 		{ "WAKER_MODE", "sleep", "sleep: one sleeper, nice -10; kick: each CPU woken from another",
 		  check_mode },

@@ -4,6 +4,7 @@
  * mark. A new switch is a file of its own and one line in registry[].
  */
 #include "switch.h"
+#include "wakeplan.h"
 #include "cpulist.h"
 #include "fsroot.h"
 #include "spawn.h"
@@ -613,6 +614,17 @@ int switch_check_ms(const char *value, struct strbuf *why)
 	if (safe_atoi(value, &v) == 0 && v >= 1 && v <= 60000)
 		return 0;
 	strbuf_addstr(why, "wants milliseconds from 1 to 60000");
+	return -EINVAL;
+}
+
+int switch_check_period(const char *value, struct strbuf *why)
+{
+	uint64_t ns;
+
+	if (waker_period_parse(value, &ns) == 0)
+		return 0;
+	strbuf_addf(why, "wants a period in ms, %g..%g (fractions allowed: 1.37)", WAKER_PERIOD_MIN_MS,
+		    WAKER_PERIOD_MAX_MS);
 	return -EINVAL;
 }
 

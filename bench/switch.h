@@ -189,6 +189,8 @@ void switch_ctx_release(struct switch_ctx *ctx);
 /* Checkers shared by switch definitions. */
 int switch_check_bool(const char *value, struct strbuf *why);      /* 0 or 1 */
 int switch_check_ms(const char *value, struct strbuf *why);        /* 1..60000 */
+/* A wakeup period in ms, fractions allowed (WAKER, PROBE_MS). */
+int switch_check_period(const char *value, struct strbuf *why);
 /* A CPU list ("0", "1-3", "0,2"): each CPU online (under the root's
  * sys/devices/system/cpu/online). */
 int switch_check_cpus(const char *value, struct strbuf *why);
