@@ -10,7 +10,6 @@ S=$T/src
 mkdir -p "$S"
 cd "$HB_SRCDIR"
 cp -R Makefile common analysis bench harness scripts "$S/"
-[ -d results/schema ] && mkdir -p "$S/results" && cp -R results/schema "$S/results/"
 cd "$S"
 build() {
 	make -s -j2 B=b CFLAGS=-O0 "$@" >"$T/log" 2>&1
