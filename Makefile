@@ -111,7 +111,8 @@ $(B)/hitchbench-input: $(B)/harness/input.o $(B)/harness/input-xtest.o $(B)/harn
 
 # The interference watcher: input devices (libevdev), their coming and
 # going (libudev), VTs, logins, processes, the kernel log.
-$(B)/hitchbench-intfwatch: $(B)/harness/intfwatch.o $(B)/libhitch.a
+$(B)/hitchbench-intfwatch: $(B)/harness/intfwatch-main.o $(B)/harness/intfwatch-input.o \
+		$(B)/harness/intfwatch-system.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(shell pkg-config --libs libevdev libudev)
 
 # The waker and the probe (the WAKER and PROBE switches): threads pinned per CPU.
