@@ -121,7 +121,8 @@ $(B)/hitchbench-waker: $(B)/harness/waker-main.o $(B)/harness/waker-run.o $(B)/h
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -pthread
 
 # The learning game prefetch (the GAMEPREFETCH switch): learn, fetch, run.
-$(B)/hitchbench-prefetch: $(B)/harness/prefetch.o $(B)/libhitch.a
+$(B)/hitchbench-prefetch: $(B)/harness/prefetch-main.o $(B)/harness/prefetch-cmd-learn.o \
+		$(B)/harness/prefetch-cmd-fetch.o $(B)/harness/prefetch-cmd-lists.o $(B)/libhitch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(B)/libhitch.a $(B)/gen/schema.o
