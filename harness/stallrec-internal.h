@@ -1,6 +1,6 @@
 /*
  * The stall recorder's parts (harness/stallrec*.c): what it samples and
- * the state it keeps. stallrec.c has the main loop and the end,
+ * the state it keeps. stallrec-main.c has the main loop and the end,
  * stallrec-setup.c what it finds on the machine once, stallrec-sample.c
  * one sample. Private to the recorder.
  */
