@@ -27,8 +27,10 @@ struct probe_thread {
 	atomic_bool *stop;
 };
 
-/* Set by the SIGUSR2 that wakes the probe threads when the probe stops. */
-static volatile sig_atomic_t probe_woken;
+/* Set by the main thread when the probe stops, before it wakes the probe
+ * threads with SIGUSR2: their sleep ends for it. Not by the signal's
+ * handler: a SIGUSR2 from anyone else is slept through, as any other. */
+static volatile sig_atomic_t probe_stopping;
 
 /* The measuring loop: nothing allocated, logged or written in it. */
 static void *probe_main(void *arg)
@@ -42,7 +44,7 @@ static void *probe_main(void *arg)
 
 		next += p->period_ns;
 		/* woken to stop: the stop flag says so above */
-		if (sleep_until(next, &probe_woken) != 0) {
+		if (sleep_until(next, &probe_stopping) != 0) {
 			next -= p->period_ns;
 			continue;
 		}
@@ -68,7 +70,6 @@ static void *probe_main(void *arg)
 static void on_wake(int sig)
 {
 	(void)sig;
-	probe_woken = 1;
 }
 
 static void install_wake(void)
@@ -81,7 +82,8 @@ static void install_wake(void)
 }
 
 /* Joins a probe thread, waking it until it ends (SIGUSR2 again every 50
- * ms, should the thread not have taken the first). */
+ * ms, should the thread not have taken the first). probe_stopping is set
+ * by then, so a signal that lands before the thread's sleep still ends it. */
 static void join_waking(pthread_t th)
 {
 	for (;;) {
@@ -225,6 +227,7 @@ int run_probe(struct opts *o)
 		wait_end(end_of(o, res.start_ns));
 	}
 	atomic_store(&stop, true);
+	probe_stopping = 1;
 	for (size_t i = 0; i < started; i++)
 		join_waking(th[i]);
 	res.end_ns = mono_ns();

@@ -61,6 +61,20 @@ for m in $modes; do
 	[ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 1000 ] || fail "$m took a second or more to stop"
 	[ -s "$T/term-$m.txt" ] || fail "$m left no report after SIGTERM"
 done
+# a SIGUSR2 from outside (the probe wakes its own threads with it when it
+# stops) is slept through: the probe goes on waking every period, and does
+# not spin (SCHED_OTHER here, so that it runs without root)
+"$W" -m probe --fifo-prio 0 -c 0 -i 50 -t 2 -o "$T/usr2.txt" >/dev/null 2>"$T/usr2.err" &
+p=$!
+sleep 0.5
+kill -USR2 "$p"
+rc=0
+wait "$p" || rc=$?
+expect_eq "probe: exit status after a SIGUSR2" 0 "$rc"
+n=$(awk '$1 == "cpu" && $2 == 0 { print $4 }' "$T/usr2.txt")
+[ -n "$n" ] && [ "$n" -ge 30 ] || { cat "$T/usr2.txt" >&2; fail "probe: $n wakeups in 2 s at 50 ms after a SIGUSR2"; }
+cpu=$(awk '$1 == "self_cpu_ns" { print $2 }' "$T/usr2.txt")
+[ -n "$cpu" ] && [ "$cpu" -lt 200000000 ] || fail "probe: $cpu ns of CPU in 2 s after a SIGUSR2 (spinning?)"
 
 # 3. kick: about 200 kicks in 2 s at 10 ms, every CPU woken about as often
 "$W" -m kick -i 10 -t 2 -o "$T/kick.txt" || fail "kick mode failed"
