@@ -182,7 +182,8 @@ static char *read_line(char *buf, int num, void *stream)
 		memcpy(buf, "\n", 2);
 		return buf;
 	}
-	if (ini->f->max_line && len > ini->f->max_line) {
+	/* a CRLF line's '\r' is its line end, not one of its characters */
+	if (ini->f->max_line && len - (s[len - 1] == '\r') > ini->f->max_line) {
 		ini_fail(ini, "line too long (at most %zu characters%s)", ini->f->max_line,
 			 ini->f->too_long_hint ? ini->f->too_long_hint : "");
 		return NULL;

@@ -134,6 +134,10 @@ START_TEST(long_lines)
 	ck_assert_str_eq(parse_as(&short_lines, "  k = 12345\n", 12, 0), "1:-:k=12345\n");
 	ck_assert_str_eq(parse_as(&short_lines, "k = 1\nk = 1234567\n", 18, -EINVAL),
 			 "t.ini:2: line too long (at most 10 characters; split it)");
+	/* nor its CRLF line end: 10 characters are taken, 11 are not */
+	ck_assert_str_eq(parse_as(&short_lines, "k = 123456\r\n", 12, 0), "1:-:k=123456\n");
+	ck_assert_str_eq(parse_as(&short_lines, "k = 1234567\r\n", 13, -EINVAL),
+			 "t.ini:1: line too long (at most 10 characters; split it)");
 	strbuf_release(&text);
 	strbuf_release(&want);
 }
