@@ -83,7 +83,7 @@ static void callback_done(struct ini *ini, int r)
 /* A "[...]" line (s starts with '['; len excludes the line end). */
 static void begin_section(struct ini *ini, const char *s, size_t len)
 {
-	const char *close = memchr(s, ']', len), *rest;
+	const char *close = memchr(s, ']', len), *rest, *name = s + 1, *name_end = close;
 
 	if (!ini->f->section) {
 		ini_fail(ini, "%s", ini->f->expected);
@@ -99,9 +99,14 @@ static void begin_section(struct ini *ini, const char *s, size_t len)
 		ini_fail(ini, "unexpected text after section header");
 		return;
 	}
+	/* blanks around the name are isspace() ones, as before and after the
+	 * brackets (recipes took "[recipe\v]" before the adapter) */
+	while (name < close && isspace((unsigned char)*name))
+		name++;
+	while (name_end > name && isspace((unsigned char)name_end[-1]))
+		name_end--;
 	free(ini->section);
-	ini->section = xstrndup(s + 1, (size_t)(close - s - 1));
-	str_strip(ini->section);
+	ini->section = xstrndup(name, (size_t)(name_end - name));
 	callback_done(ini, ini->f->section(ini, ini->user, ini->section));
 }
 
@@ -177,7 +182,8 @@ static char *read_line(char *buf, int num, void *stream)
 		memcpy(buf, "\n", 2);
 		return buf;
 	}
-	if (ini->f->max_line && len > ini->f->max_line) {
+	/* a CRLF line's '\r' is its line end, not one of its characters */
+	if (ini->f->max_line && len - (s[len - 1] == '\r') > ini->f->max_line) {
 		ini_fail(ini, "line too long (at most %zu characters%s)", ini->f->max_line,
 			 ini->f->too_long_hint ? ini->f->too_long_hint : "");
 		return NULL;

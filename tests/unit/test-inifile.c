@@ -93,6 +93,8 @@ START_TEST(syntax)
 			 "1:-:top=1\n2:[one]\n3:one:a=x y\n7:one:b=2\n8:[two]\n9:two:c=\n10:two:d=e = f\n");
 	/* a section without keys is seen; a BOM only counts on line 1 */
 	ck_assert_str_eq(parse("[a]\n[b]\n", 0), "1:[a]\n2:[b]\n");
+	/* the name's blanks are all isspace() ones, as a recipe's always were */
+	ck_assert_str_eq(parse("[\vrecipe\f]\n", 0), "1:[recipe]\n");
 	ck_assert_str_eq(parse("x = 1\n\xef\xbb\xbfy = 2\n", 0), "1:-:x=1\n2:-:\xef\xbb\xbfy=2\n");
 	ck_assert_str_eq(parse("", 0), "");
 }
@@ -132,6 +134,10 @@ START_TEST(long_lines)
 	ck_assert_str_eq(parse_as(&short_lines, "  k = 12345\n", 12, 0), "1:-:k=12345\n");
 	ck_assert_str_eq(parse_as(&short_lines, "k = 1\nk = 1234567\n", 18, -EINVAL),
 			 "t.ini:2: line too long (at most 10 characters; split it)");
+	/* nor its CRLF line end: 10 characters are taken, 11 are not */
+	ck_assert_str_eq(parse_as(&short_lines, "k = 123456\r\n", 12, 0), "1:-:k=123456\n");
+	ck_assert_str_eq(parse_as(&short_lines, "k = 1234567\r\n", 13, -EINVAL),
+			 "t.ini:1: line too long (at most 10 characters; split it)");
 	strbuf_release(&text);
 	strbuf_release(&want);
 }
