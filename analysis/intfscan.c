@@ -362,10 +362,10 @@ int intf_actions_parse(struct intf_actions *a, const char *text, const char *pat
 }
 
 /* DIR/GAME/interference.ini in the first of dirs (n of them, NULLs
- * skipped) that has one. 0 read; -ENOENT none (a empty); -EINVAL or -errno
+ * skipped) that has one. 0 read; -ENOENT none (a untouched); -EINVAL or -errno
  * with err. */
 static int intf_actions_load(struct intf_actions *a, const char *const *dirs, size_t n_dirs,
-		      const char *game, struct strbuf *err)
+			     const char *game, struct strbuf *err)
 {
 	for (size_t i = 0; i < n_dirs; i++) {
 		struct actions_ini ai = { NULL, 0 };

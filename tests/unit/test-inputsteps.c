@@ -1,6 +1,6 @@
 /*
  * Tests of a recipe's [input] steps (common/inputsteps.c) and of the
- * [input] section of a recipe (bench/recipe.c): each kind of step parses
+ * [input] section of a recipe (bench/recipe-sections.c): each kind of step parses
  * to its fields, key names resolve as each driver resolves them (the
  * codes are those of X11/keysymdef.h and linux/input-event-codes.h), and
  * every mistake gives its exact "file:line: what is wrong".
