@@ -127,12 +127,12 @@ static int parse_args(int argc, char **argv, struct calib_args *a)
 	struct option opts[40];
 	struct run_args run = { .metric = METRIC_OPTS_DEFAULT };
 	size_t n = ARRAY_SIZE(calib_options);
-	int c, r;
+	int c, r, which = 0;
 
 	memcpy(opts, calib_options, sizeof(calib_options));
 	run_options_getopt(opts, &n, ARRAY_SIZE(opts), RUN_OPT_BATCH);
-	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
-		const struct run_option *o = run_option_of(c);
+	while ((c = getopt_long(argc, argv, "hqv", opts, &which)) != -1) {
+		const struct run_option *o = run_option_of(c, opts[which].name);
 
 		r = o ? run_option(o, optarg, &run, a) : own_option(c, optarg, a);
 		if (r != 0)

@@ -116,13 +116,13 @@ static int parse_options(int argc, char **argv, struct run_args *a, const char *
 {
 	struct option opts[40];
 	size_t n = 0;
-	int c, r;
+	int c, r, which = 0;
 
 	run_options_getopt(opts, &n, ARRAY_SIZE(opts) - 1, 0);
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
-	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
-		const struct run_option *o = run_option_of(c);
+	while ((c = getopt_long(argc, argv, "hqv", opts, &which)) != -1) {
+		const struct run_option *o = run_option_of(c, opts[which].name);
 
 		if (o) {
 			r = o->set(a, o, optarg, usage);

@@ -10,10 +10,7 @@
 #define HB_CMDARGS_H
 
 #include "argv.h"
-#include "resultsdb.h"
 #include "run.h"
-
-struct context;
 
 /* An input file or directory the user named: HB_EXIT_OK when it exists,
  * else "cannot open 'PATH': No such file or directory" and HB_EXIT_USAGE. */

@@ -203,7 +203,8 @@ static int run_command(const struct command *cmd, int argc, char **argv, struct 
  * full disk or a closed pipe fails loudly (exit 1) whatever wrote to it.
  * The cause is said when the flush or the close found it; a write that
  * failed before (a library's fflush, its error returned) left only the
- * stream's error flag. */
+ * stream's error flag. A stdout the caller closed (>&-) that nothing was
+ * written to is no error: only its close fails, with EBADF. */
 static int finish_stdout(int r)
 {
 	bool earlier = ferror(stdout) != 0;
@@ -211,7 +212,7 @@ static int finish_stdout(int r)
 
 	if (fflush(stdout) != 0)
 		err = errno ? errno : EIO;
-	if (fclose(stdout) != 0 && !err)
+	if (fclose(stdout) != 0 && !err && errno != EBADF)
 		err = errno ? errno : EIO;
 	if (!earlier && !err)
 		return r;

@@ -148,15 +148,22 @@ void run_options_getopt(struct option *opts, size_t *n, size_t max, unsigned nee
 		if (*n + 1 >= max)
 			abort(); /* a table too small for the options: a bug, not input */
 		opts[(*n)++] = (struct option){ o->name, o->flags & RUN_OPT_ARG ? required_argument : no_argument,
-						NULL, RUN_OPT_VAL + (int)i };
+						NULL, o->flags & RUN_OPT_HOOK ? RUN_OPT_HOOK_VAL : RUN_OPT_VAL + (int)i };
 	}
 	opts[*n] = (struct option){ NULL, 0, NULL, 0 };
 }
 
-const struct run_option *run_option_of(int c)
+const struct run_option *run_option_of(int c, const char *long_name)
 {
-	for (size_t i = 0; run_options[i].name; i++)
-		if (RUN_OPT_VAL + (int)i == c || (run_options[i].short_name && run_options[i].short_name == c))
-			return &run_options[i];
+	for (size_t i = 0; run_options[i].name; i++) {
+		const struct run_option *o = &run_options[i];
+
+		if (c == RUN_OPT_HOOK_VAL) {
+			if ((o->flags & RUN_OPT_HOOK) && long_name && strcmp(o->name, long_name) == 0)
+				return o;
+		} else if (RUN_OPT_VAL + (int)i == c || (o->short_name && o->short_name == c)) {
+			return o;
+		}
+	}
 	return NULL;
 }

@@ -43,16 +43,21 @@ struct run_option {
 	size_t field;              /* for the setters that set one field: its offset */
 };
 
-/* getopt_long's value of the table's (runargs.c) entry i is RUN_OPT_VAL + i. */
+/* getopt_long's value of the table's (runargs.c) entry i is RUN_OPT_VAL + i,
+ * but for the hook options (ab's), which share RUN_OPT_HOOK_VAL: getopt_long
+ * takes a prefix of several options of one value as the first of them, so
+ * "--m" stays --metric (not ambiguous with --max-rounds), as it always was. */
 #define RUN_OPT_VAL 0x200
+#define RUN_OPT_HOOK_VAL 0x1ff
 
 /* getopt_long entries for the run options having every flag of need (0:
  * all), appended to opts from *n; opts has room for max entries, the
  * terminating one included, which is written after them. */
 void run_options_getopt(struct option *opts, size_t *n, size_t max, unsigned need);
 
-/* The option getopt_long returned c for (RUN_OPT_VAL + i, or a short
- * name), or NULL when c is none of them. */
-const struct run_option *run_option_of(int c);
+/* The option getopt_long returned c for (RUN_OPT_VAL + i, a short name, or
+ * RUN_OPT_HOOK_VAL with the long option's name as getopt_long's longindex
+ * found it in long_name), or NULL when c is none of them. */
+const struct run_option *run_option_of(int c, const char *long_name);
 
 #endif

@@ -40,6 +40,16 @@ grep -q "no recipe 'no-such-game'" "$T/err" || fail "unknown recipe message: $(c
 rc=0; "$HB" run --rounds 0 x 2>"$T/err" || rc=$?
 expect_eq "--rounds 0" 2 "$rc"
 
+# getopt's prefix of ab's options: "--m" is --metric (--max-rounds shares
+# its getopt value), for ab and for run, which refuses it by that name
+rc=0; "$HB" run --m fps x 2>"$T/err" || rc=$?
+expect_eq "run --m: exit" 2 "$rc"
+expect_eq "run --m: message" "hitchbench: --metric is an option of 'hitchbench ab', not of run" \
+	"$(head -n 1 "$T/err")"
+rc=0; "$HB" ab --m fps x 2>"$T/err" || rc=$?
+expect_eq "ab --m: exit" 2 "$rc"
+expect_eq "ab --m: message" "hitchbench: ab wants a recipe and two cells, A and B" "$(head -n 1 "$T/err")"
+
 cat >"$T/bad.ini" <<'EOF'
 [recipe]
 name = bad
@@ -72,6 +82,15 @@ if [ -w /dev/full ]; then
 			fail "$args >/dev/full: $(cat "$T/err")"
 	done
 fi
+# a stdout the caller closed: an error when something was written to it, not
+# when nothing was (the command's own exit status and message stand)
+rc=0; "$HB" --version >&- 2>"$T/err" || rc=$?
+expect_eq "--version >&-: exit" 1 "$rc"
+grep -q '^hitchbench: cannot write to standard output' "$T/err" || fail "--version >&-: $(cat "$T/err")"
+rc=0; "$HB" report "$T/nothing" >&- 2>"$T/err" || rc=$?
+expect_eq "report of nothing >&-: exit" 2 "$rc"
+expect_eq "report of nothing >&-: message" "hitchbench: cannot open '$T/nothing': No such file or directory" \
+	"$(cat "$T/err")"
 # --db PATH, --db=PATH and getopt's prefix --d, anywhere before a '--'
 db="$T/none.db"
 for args in "--db $db" "--db=$db" "--d $db" "--d=$db" "--game g --db $db" "--db x --db $db"; do
