@@ -176,14 +176,20 @@ static int rule_from_bench(const struct run *run, struct reload_rule *rule, stru
 	const char *format = kvfile_get(&run->bench, "reload.format");
 	const char *origin = kvfile_get(&run->bench, "reload.source");
 	struct strbuf msg = STRBUF_INIT;
+	char version[16];
 	int e = 0;
 
 	if (!format)
 		return 0;
-	if (strcmp(format, "1") || !origin || !*origin) {
-		strbuf_addf(err, "%s/bench.txt: %s", run->dir,
-			    origin && *origin ? "reload.format is not 1 (the one this hitchbench reads)"
-					      : "reload.format without reload.source");
+	if (!origin || !*origin) {
+		strbuf_addf(err, "%s/bench.txt: reload.format without reload.source", run->dir);
+		return -EINVAL;
+	}
+	/* the version run_reload_record() writes, as it writes it */
+	snprintf(version, sizeof(version), "%d", RUN_RELOAD_FORMAT);
+	if (strcmp(format, version)) {
+		strbuf_addf(err, "%s/bench.txt: reload.format is not %d (the one this hitchbench reads)",
+			    run->dir, RUN_RELOAD_FORMAT);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < run->bench.n && e == 0; i++) {

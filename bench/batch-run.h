@@ -5,8 +5,8 @@
  * asked; every event noted in runs.txt; each finished run indexed in the
  * results database; a line per run start and end with the time left.
  */
-#ifndef HB_BATCHRUN_H
-#define HB_BATCHRUN_H
+#ifndef HB_BATCH_RUN_H
+#define HB_BATCH_RUN_H
 
 #include <stdbool.h>
 

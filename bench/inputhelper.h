@@ -20,8 +20,9 @@
 #define INPUT_HELPER "hitchbench-input"
 
 /* Starts the helper for the steps of in (nothing when there are none),
- * its output to run_dir/input.log; xauth may be NULL. 0 or -errno with
- * the reason in err. */
+ * reading run_dir/game.log, its output to input.log in sw's run directory
+ * (switch_ctx_start_helper()); xauth may be NULL. 0 or -errno with the
+ * reason in err. */
 int input_helper_start(struct switch_ctx *sw, const struct recipe_input *in, const char *run_dir,
 		       const char *display, const char *xauth, const char *run_id, struct strbuf *err);
 

@@ -5,8 +5,8 @@
  * the run's bench.txt, and the machine thawed at the end, whatever ended
  * the batch. A thin layer over quiet.h, thaw.h and thermalguard.h.
  */
-#ifndef HB_QUIETRUN_H
-#define HB_QUIETRUN_H
+#ifndef HB_QUIET_SESSION_H
+#define HB_QUIET_SESSION_H
 
 #include <stdbool.h>
 

@@ -101,6 +101,8 @@ int runner_main_loop(struct runner *rn, struct strbuf *err);
 int runner_make_dir(struct runner *rn, time_t start, struct strbuf *err);
 /* bench.txt's provenance: identity, switches, recipe, host, the run asked for. */
 void runner_write_provenance(struct runner *rn, time_t start, uint64_t start_mono);
+/* The reload rule resolved (recipe, gamedb, none) into bench.txt's
+ * reload.*. 0, or -errno with err (a bad analysis.ini). */
 int runner_write_reload_rule(struct runner *rn, struct strbuf *err);
 /* Frames, HOME, the end keys, bench.txt and result.txt written, and the
  * directory renamed to its final name. */

@@ -52,8 +52,10 @@ struct run_outcome {
 };
 
 /* 0 when a run directory was completed (its status may still say the run
- * failed), -EINTR when interrupted, other -errno when not even a run
- * directory could be written (message in err). */
+ * failed), -EINTR when interrupted, other -errno when no run directory is
+ * kept (message in err): it could not be written, or the run's reload
+ * rule could not be resolved (a bad analysis.ini: "PATH:LINE: ..."),
+ * which stops the run before the game starts. */
 int runner_run(const struct run_request *req, struct run_outcome *out, struct strbuf *err);
 void run_outcome_release(struct run_outcome *o);
 

@@ -49,9 +49,12 @@ printf '\n[reload]\nafter_pass_start = 3\nwhy = edited after the run\n' >>"$T/ch
 printf '[recipe]\nname = dsda-doom\nwindw = 10\n' >"$T/broken.ini"
 sed -i "s|^recipe=.*|recipe=$T/changed.ini|" "$sw/bench.txt"
 sed -i "s|^recipe=.*|recipe=$T/broken.ini|" "$gl/bench.txt"
-for cmd in "report" "report --format csv" "stalls"; do
+# each command with its exit code: stalls has no stall record to show (2)
+for cmd in "report:0" "report --format csv:0" "stalls:2"; do
+	want=${cmd##*:} cmd=${cmd%:*} rc=0
 	# shellcheck disable=SC2086 # the command's words
-	"$HB" $cmd "$T/runs" >"$T/out" 2>"$T/err" || true
+	"$HB" $cmd "$T/runs" >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$cmd: exit" "$want" "$rc"
 	expect_eq "$cmd: notes" 0 "$(grep -c '^hitchbench: note: ' "$T/err")"
 	[ "$cmd" != "report --format csv" ] || cmp -s "$T/out" "$T/csv" ||
 		fail "an edited or broken recipe changed the CSV: $(diff "$T/csv" "$T/out")"

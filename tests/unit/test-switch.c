@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 /* Parses token; returns the error text ("" when it parsed). */
 static char *parse(const char *token, struct switch_set *set)
@@ -323,6 +325,76 @@ START_TEST(helpers_ready)
 }
 END_TEST
 
+/* switch_ctx_start_helper(), every switch's one way to start its helper:
+ * "--ready STAGE/NAME.ready" appended to argv, output to RUN/LOG_NAME, a
+ * helper that exits before its ready file said with the log a user reads
+ * (ready_log), one that cannot start not kept among the run's helpers. */
+START_TEST(start_helper)
+{
+	static const struct switch_helper_start ready = {
+		.name = "echoer", .log_name = "echoer.log", .wait_ready = true, .grace_s = 7,
+	};
+	static const struct switch_helper_start quits = {
+		.name = "quitter", .log_name = "quitter.log", .ready_log = "what.log", .wait_ready = true,
+	};
+	static const struct switch_helper_start missing = { .name = "ghost", .log_name = "ghost.log" };
+	/* $0 and $1 are what the helper is given after the script */
+	const char *echoer[] = { "/bin/sh", "-c", "echo \"$0 $1\"; : >\"$1\"; exec sleep 30", NULL };
+	const char *quitter[] = { "/bin/sh", "-c", "echo bye; exit 3", NULL };
+	const char *ghost[] = { "hitchbench-ghost", NULL };
+	char *tmp = test_tmpdir(), *run = xasprintf("%s/run", tmp), *stage = xasprintf("%s/stage", tmp);
+	char *want = xasprintf("--ready %s/echoer.ready\n", stage), *log = xasprintf("%s/echoer.log", run);
+	struct strbuf err = STRBUF_INIT;
+	struct kvfile bench;
+	struct switch_ctx ctx = { .run_dir = run, .stage_dir = stage, .helper_dir = tmp, .bench = &bench };
+	struct switch_helper *h;
+	char *text, *msg;
+	size_t len;
+
+	kvfile_init(&bench);
+	ck_assert_int_eq(mkdir(run, 0755), 0);
+	ck_assert_int_eq(mkdir(stage, 0755), 0);
+
+	ck_assert_msg(switch_ctx_start_helper(&ctx, &ready, echoer, &err) == 0, "%s", err.buf);
+	ck_assert_int_eq(read_file(log, &text, &len), 0);
+	ck_assert_str_eq(text, want);
+	free(text);
+	h = switch_ctx_helper(&ctx, "echoer");
+	ck_assert_ptr_nonnull(h);
+	ck_assert(!h->exited);
+	ck_assert(h->grace_s == 7);
+
+	ck_assert_int_eq(switch_ctx_start_helper(&ctx, &quits, quitter, &err), -ECHILD);
+	msg = xasprintf("quitter exited before it was ready (see %s/what.log)", run);
+	ck_assert_str_eq(err.buf, msg);
+	free(msg);
+	h = switch_ctx_helper(&ctx, "quitter");
+	ck_assert(h && h->exited && WIFEXITED(h->status) && WEXITSTATUS(h->status) == 3);
+	strbuf_reset(&err);
+
+	/* found in helper_dir (no '/'), not there: not one of the helpers */
+	ck_assert_int_eq(switch_ctx_start_helper(&ctx, &missing, ghost, &err), -ENOENT);
+	msg = xasprintf("cannot start ghost ('%s/hitchbench-ghost'): %s", tmp, strerror(ENOENT));
+	ck_assert_str_eq(err.buf, msg);
+	free(msg);
+	ck_assert_ptr_null(switch_ctx_helper(&ctx, "ghost"));
+	ck_assert_uint_eq(ctx.n_helpers, 2);
+
+	switch_ctx_stop_helpers(&ctx, 1.0);
+	ck_assert_ptr_nonnull(kvfile_get(&bench, "helper.echoer"));
+	ck_assert_ptr_nonnull(kvfile_get(&bench, "helper.quitter"));
+	switch_ctx_release(&ctx);
+	kvfile_release(&bench);
+	strbuf_release(&err);
+	remove_tree(tmp);
+	free(tmp);
+	free(run);
+	free(stage);
+	free(want);
+	free(log);
+}
+END_TEST
+
 TEST_SUITE(switch_suite)
 {
 	Suite *s = suite_create("switch");
@@ -336,6 +408,7 @@ TEST_SUITE(switch_suite)
 	tcase_add_test(tc, prepare_hooks);
 	tcase_add_test(tc, slowdown);
 	tcase_add_test(tc, helpers_ready);
+	tcase_add_test(tc, start_helper);
 	suite_add_tcase(s, tc);
 	return s;
 }
