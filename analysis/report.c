@@ -179,16 +179,6 @@ size_t report_groups(const struct report_row *rows, size_t n, bool include_inter
 	return n_grp;
 }
 
-/* The shortest "%.*g" (15 to 17 digits) that reads back as v. */
-static void format_exact(char *buf, size_t size, double v)
-{
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
-}
-
 static bool has(const struct metrics *m, enum metric_id id)
 {
 	return m->have[id] && isfinite(m->v[id]);
@@ -331,7 +321,7 @@ static void table_notes(FILE *out, const struct table *t, const struct report_op
 	bool inc = opts->include_interfered;
 	char threshold[32];
 
-	format_exact(threshold, sizeof(threshold), opts->metric.stall_ms);
+	format_double_exact(threshold, sizeof(threshold), opts->metric.stall_ms);
 	if (opts->window_note)
 		fprintf(out, "# %s\n", opts->window_note);
 	fprintf(out, "# frame time = " FRAME_DEFINITION "\n");
@@ -530,7 +520,7 @@ static void json_number(FILE *out, bool have, double v)
 		fputs("null", out);
 		return;
 	}
-	format_exact(buf, sizeof(buf), v);
+	format_double_exact(buf, sizeof(buf), v);
 	fputs(buf, out);
 }
 

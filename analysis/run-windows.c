@@ -119,13 +119,8 @@ int run_reload_resolve(const struct reload_rule *recipe_rule, const char *recipe
 static void add_seconds(struct kvfile *bench, const char *key, double v)
 {
 	char buf[40];
-	double back;
 
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (safe_atod(buf, &back) == 0 && back == v)
-			break;
-	}
+	format_double_exact(buf, sizeof(buf), v);
 	kvfile_add(bench, key, buf);
 }
 

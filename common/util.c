@@ -120,6 +120,15 @@ int safe_atou64(const char *s, uint64_t *out)
 	return 0;
 }
 
+void format_double_exact(char *buf, size_t size, double v)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
 int safe_atod(const char *s, double *out)
 {
 	char *end;

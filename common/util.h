@@ -28,6 +28,10 @@ int safe_atoi(const char *s, int *out);
 int safe_atou64(const char *s, uint64_t *out);
 int safe_atoi64(const char *s, int64_t *out);
 int safe_atod(const char *s, double *out);
+/* The writing half: v as the shortest "%.*g" (15 to 17 significant digits,
+ * trailing zeros dropped: "0.1", "2.5") that reads back as v, for numbers
+ * written to be read again. */
+void format_double_exact(char *buf, size_t size, double v);
 
 /* The longest duration a recipe or an option may give: a week. */
 #define HB_MAX_DURATION_S (7 * 24 * 3600)
