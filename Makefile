@@ -22,7 +22,8 @@
 #   analysis/  libanalysis.a  sees common/, analysis/     links libcommon.a alone
 #   bench/     librunner.a    sees all three              the hitchbench command
 #   harness/   one program each, sees common/, harness/   links libcommon.a alone
-#   the hook   harness/framehook.c: the header common/frames.h, libc and libdl
+#   the hook   harness/framehook*.c: the header common/frames.h, libc and libdl
+#              (the GL hook and the Vulkan layer; Vulkan's headers, no libvulkan)
 # `all` links common and analysis as shared objects with -z defs (build/walls/),
 # which fails on any call out of their layer.
 #
@@ -127,12 +128,19 @@ $(B)/gen/schema.o: $(B)/gen/schema.c
 $(B)/hitchbench: $(B)/bench/main.o $(HITCH_A) $(B)/gen/schema.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS)
 
-# The frame hook is preloaded into games: libc and libdl alone, and of ours
-# only the frame file's header (-z defs: any call into common/ fails to link).
-$(B)/hitchbench-hook.so: harness/framehook.c common/frames.h
+# The frame hook is preloaded into games and loaded as their Vulkan layer:
+# libc and libdl alone, and of ours only the frame file's header (-z defs:
+# any call into common/ fails to link). Its parts, harness/framehook*.c,
+# are compiled apart from the helpers' objects (build/hook/), hidden but
+# for what the game or the loader must see; -z nodelete because the
+# Vulkan loader dlclose()s a layer at vkDestroyInstance, and the hook's
+# fork handler and thread-locals must outlive that.
+HOOK_OBJ := $(patsubst harness/%.c,$(B)/hook/%.o,$(wildcard harness/framehook*.c))
+$(B)/hook/%.o: harness/%.c
 	@mkdir -p $(@D)
-	$(CC) -Icommon $(CPPFLAGS) $(ALL_CFLAGS) -fvisibility=hidden -shared -Wl,-z,defs \
-		-o $@ $< -ldl -pthread
+	$(CC) -Icommon $(CPPFLAGS) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
+$(B)/hitchbench-hook.so: $(HOOK_OBJ)
+	$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete -o $@ $^ -ldl -pthread
 
 # The helper programs, each linking libcommon.a alone: hitchbench-PROG is
 # harness/PROG.c or harness/PROG-main.c with every harness/PROG-*.c.
@@ -324,5 +332,5 @@ clean:
 
 .PHONY: all deps check check-sanitize fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-matrix install clean FORCE
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(wildcard $(B)/harness/*.d) \
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(wildcard $(B)/harness/*.d) $(wildcard $(B)/hook/*.d) \
 	$(wildcard $(B)/tests/tools/*.d) $(wildcard $(B)/tests/fuzz/*.d)
