@@ -46,6 +46,8 @@
 static struct hb_frames_header *frames_header;
 static struct hb_frame_record *frames_records;
 static uint64_t frames_capacity;
+static struct hb_frame_event *frames_events;
+static uint64_t frames_event_capacity;
 static uint32_t cached_pid;
 
 /* Presents of this thread in progress: only the outermost records. */
@@ -165,6 +167,36 @@ void present_end(struct present *p)
 	}
 }
 
+/*
+ * A swapchain event of the Vulkan layer, written as a record is: the slot
+ * reserved, every field but the time filled, the time stored last
+ * (released). An event past the file's room is counted in event_count
+ * and lost. Called where a swapchain is made or destroyed, never per
+ * present.
+ */
+void hook_event_write(const struct hb_frame_event *ev)
+{
+	struct hb_frame_event *slot;
+	uint64_t i;
+
+	if (!frames_header)
+		return;
+	i = __atomic_fetch_add(&frames_header->event_count, 1, __ATOMIC_RELAXED);
+	if (i >= frames_event_capacity)
+		return;
+	slot = &frames_events[i];
+	*slot = *ev;
+	slot->t_ns = 0;
+	slot->pid = cached_pid;
+	__atomic_store_n(&slot->t_ns, now_ns(), __ATOMIC_RELEASE);
+}
+
+void hook_count_vk_instance(void)
+{
+	if (frames_header)
+		__atomic_fetch_add(&frames_header->vk_instances, 1, __ATOMIC_RELAXED);
+}
+
 /* A forked child presents under its own pid. */
 static void hook_atfork_child(void)
 {
@@ -174,7 +206,8 @@ static void hook_atfork_child(void)
 /*
  * Maps the frame file the runner created. 0 or -errno; *why says what was
  * wrong with a file that opened. The header is checked against this
- * build's format, and the file's size against the capacity: a store past
+ * build's format (version 2 exactly: the events' slots, then the
+ * records), and the file's size against both capacities: a store past
  * the end of a shared mapping would kill the game with SIGBUS.
  */
 static int frames_map(const char *path, const char **why)
@@ -196,17 +229,21 @@ static int frames_map(const char *path, const char **why)
 	}
 	if (memcmp(h.magic, HB_FRAMES_MAGIC, sizeof(h.magic)) != 0 || h.version != HB_FRAMES_VERSION ||
 	    h.header_size != sizeof(h) || h.record_size != sizeof(struct hb_frame_record) ||
+	    h.event_size != sizeof(struct hb_frame_event) ||
+	    h.records_offset != sizeof(h) + (uint64_t)h.event_capacity * h.event_size ||
 	    h.clock_id != CLOCK_MONOTONIC) {
 		*why = "not a frame file of this hook's format version";
 		r = -EINVAL;
 		goto out;
 	}
-	if (h.capacity == 0 || h.capacity > (SIZE_MAX - sizeof(h)) / sizeof(struct hb_frame_record)) {
+	/* event_capacity is 32 bits: records_offset cannot overflow */
+	if (h.capacity == 0 || h.records_offset > SIZE_MAX ||
+	    h.capacity > (SIZE_MAX - h.records_offset) / sizeof(struct hb_frame_record)) {
 		*why = "frame file capacity out of range";
 		r = -EINVAL;
 		goto out;
 	}
-	bytes = sizeof(h) + h.capacity * sizeof(struct hb_frame_record);
+	bytes = h.records_offset + h.capacity * sizeof(struct hb_frame_record);
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		goto out;
@@ -222,7 +259,9 @@ static int frames_map(const char *path, const char **why)
 		goto out;
 	}
 	frames_header = map;
-	frames_records = (struct hb_frame_record *)((char *)map + sizeof(h));
+	frames_events = (struct hb_frame_event *)((char *)map + sizeof(h));
+	frames_event_capacity = h.event_capacity;
+	frames_records = (struct hb_frame_record *)((char *)map + h.records_offset);
 	frames_capacity = h.capacity;
 out:
 	close(fd);

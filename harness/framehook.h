@@ -48,6 +48,12 @@ void present_end(struct present *p);
 /* Whether a frame file is mapped (fixed once the constructor has run). */
 bool hook_recording(void);
 
+/* A swapchain event into the file's events (pid and time filled here;
+ * nothing without a file). Not for the per-present path. */
+void hook_event_write(const struct hb_frame_event *ev);
+/* One more VkInstance the layer is active in, in the header. */
+void hook_count_vk_instance(void);
+
 /* The constructor's part for the GL side: finds the real dlsym before the
  * game's main() (framehook-gl.c). */
 void hook_gl_init(void);
