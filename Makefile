@@ -76,6 +76,9 @@ HITCH_A    := $(RUNNER_A) $(ANALYSIS_A) $(COMMON_A)
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 
+# The Vulkan layer's manifest, under build/ and under PREFIX
+VK_MANIFEST    := share/vulkan/implicit_layer.d/VkLayer_hitchbench.json
+VK_MANIFEST_IN := harness/VkLayer_hitchbench.json.in
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler \
          $(B)/hitchbench-stallrec $(B)/hitchbench-input $(B)/hitchbench-intfwatch \
          $(B)/hitchbench-waker $(B)/hitchbench-prefetch
@@ -84,7 +87,7 @@ TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev \
               $(B)/tests/fifohog $(B)/tests/seqsim
 
-all: $(PROGS) $(B)/walls/common.so $(B)/walls/analysis.so
+all: $(PROGS) $(B)/$(VK_MANIFEST) $(B)/walls/common.so $(B)/walls/analysis.so
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -141,6 +144,14 @@ $(B)/hook/%.o: harness/%.c
 	$(CC) -Icommon $(CPPFLAGS) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
 $(B)/hitchbench-hook.so: $(HOOK_OBJ)
 	$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete -o $@ $^ -ldl -pthread
+
+# The layer's manifest (harness/VkLayer_hitchbench.json.in): in build/, with
+# the hook's path relative to the manifest, so that XDG_DATA_HOME=build/share
+# HITCHBENCH_VULKAN=1 loads the uninstalled layer; installed, with the
+# absolute path of the installed hook (install, below).
+$(B)/$(VK_MANIFEST): $(VK_MANIFEST_IN)
+	@mkdir -p $(@D)
+	sed 's|@LIBRARY_PATH@|../../../hitchbench-hook.so|' $< >$@.tmp && mv $@.tmp $@
 
 # The helper programs, each linking libcommon.a alone: hitchbench-PROG is
 # harness/PROG.c or harness/PROG-main.c with every harness/PROG-*.c.
@@ -324,6 +335,8 @@ install: all
 	install -m 755 $(B)/hitchbench-waker $(DESTDIR)$(BINDIR)/hitchbench-waker
 	install -m 755 $(B)/hitchbench-prefetch $(DESTDIR)$(BINDIR)/hitchbench-prefetch
 	install -m 644 $(B)/hitchbench-hook.so $(DESTDIR)$(LIBDIR)/hitchbench-hook.so
+	install -d $(DESTDIR)$(PREFIX)/share/vulkan/implicit_layer.d
+	sed 's|@LIBRARY_PATH@|$(LIBDIR)/hitchbench-hook.so|' $(VK_MANIFEST_IN) >$(DESTDIR)$(PREFIX)/$(VK_MANIFEST)
 	cp -R recipes/. $(DESTDIR)$(DATADIR)/recipes/
 	cp -R gamedb/. $(DESTDIR)$(DATADIR)/gamedb/
 
