@@ -85,7 +85,7 @@ PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hi
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev \
-              $(B)/tests/fifohog $(B)/tests/seqsim
+              $(B)/tests/fifohog $(B)/tests/seqsim $(B)/tests/vkchain
 
 all: $(PROGS) $(B)/$(VK_MANIFEST) $(B)/walls/common.so $(B)/walls/analysis.so
 
@@ -183,6 +183,10 @@ $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(HITCH_A) $(B)/g
 # GLX window (Xvfb) or through a stub present library (the hook's cost alone).
 $(B)/tests/present: $(B)/tests/tools/present.o $(HITCH_A) $(B)/tests/libhbstub.so
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/present.o $(HITCH_A) $(GL_LIBS) -ldl
+
+# The Vulkan layer alone between a stand-in loader and driver (t0120, bench-self).
+$(B)/tests/vkchain: $(B)/tests/tools/vkchain.o $(HITCH_A)
+	$(CC) $(LDFLAGS) -o $@ $^ -ldl
 
 $(B)/tests/libhbstub.so: tests/tools/stub.c
 	@mkdir -p $(@D)
