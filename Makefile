@@ -255,8 +255,9 @@ check: deps
 tests: $(TEST_PROGS)
 
 # The same tests with hitchbench and the unit tests built with AddressSanitizer
-# and UBSan (leaks included). What is preloaded into games (the hook) and the
-# fake games stay plain builds: a sanitizer runtime cannot be preloaded.
+# and UBSan (leaks included). What is preloaded into games (the hook, with
+# its layer's manifest) and the fake games stay plain builds: a sanitizer
+# runtime cannot be preloaded (and vkchain stands in for the allocator).
 SAN_B      := $(B)/sanitize
 SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -Wno-format-truncation
 check-sanitize: deps
@@ -269,7 +270,8 @@ check-sanitize: deps
 		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump $(SAN_B)/tests/procwatch \
 		$(SAN_B)/tests/uinputdev $(SAN_B)/tests/fifohog
 	@cp $(B)/hitchbench-hook.so $(SAN_B)/
-	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(SAN_B)/tests/
+	@mkdir -p $(dir $(SAN_B)/$(VK_MANIFEST)) && cp $(B)/$(VK_MANIFEST) $(SAN_B)/$(VK_MANIFEST)
+	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(B)/tests/vkchain $(SAN_B)/tests/
 	@HB_BUILD=$(CURDIR)/$(SAN_B) HB_SANITIZE=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh
 
 # libFuzzer targets: the library again, built by clang into its own object
