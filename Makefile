@@ -13,7 +13,8 @@
 #                      then one line per target: executions, exec/s, corpus, findings
 #                      (kept under build/fuzz/findings/NAME/); exit 1 on any finding.
 #                      `make fuzz-targets` only builds them (tests/fuzz/README.md)
-#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make install PREFIX=/usr/local [DESTDIR=...]  (with the Vulkan layer's manifest in
+#                      PREFIX/share/vulkan/implicit_layer.d, naming the installed hook)
 #
 # The layers are walled (docs/layout.md): one archive per layer, each
 # compiled with its own include path, so an include across a wall fails to
