@@ -381,6 +381,14 @@ static int set_env(struct parser *p, const char *value)
 			return fail(p, "environment variable '%.*s' is set by the runner", (int)n, value);
 	if (n >= 11 && !strncmp(value, "HITCHBENCH_", 11))
 		return fail(p, "environment variable '%.*s' is set by the runner", (int)n, value);
+	/* the runner writes the Vulkan layer's manifest into the game's data
+	 * home (bench/vklayer.h): a relative one has no place it would be
+	 * found in */
+	if (n == strlen("XDG_DATA_HOME") && !strncmp(value, "XDG_DATA_HOME", n) && eq[1] &&
+	    eq[1] != '/')
+		return fail(p, "XDG_DATA_HOME must be an absolute path, not '%s' (the XDG base "
+			    "directory spec; the Vulkan loader would take it relative to the game's "
+			    "working directory)", eq + 1);
 	for (size_t i = 0; i < env->n; i++)
 		if (!strncmp(env->v[i], value, n + 1))
 			return fail(p, "duplicate env '%.*s'", (int)n, value);

@@ -273,6 +273,10 @@ static const struct {
 	{ HEAD "[variant a]\nwindow = 5\n",
 	  "recipes/x.ini:4: key 'window' belongs in [recipe], not in a [variant]" },
 	{ HEAD "[variant a]\nwindw = 5\n", "recipes/x.ini:4: unknown key 'windw'" },
+	{ HEAD "[variant a]\nenv = XDG_DATA_HOME=share\n",
+	  "recipes/x.ini:4: XDG_DATA_HOME must be an absolute path, not 'share' (the XDG base "
+	  "directory spec; the Vulkan loader would take it relative to the game's working "
+	  "directory)" },
 	{ HEAD "this is not a pair\n", "recipes/x.ini:3: expected 'key = value' or '[section]'" },
 	{ HEAD "= 5\n", "recipes/x.ini:3: missing key name before '='" },
 	{ "[recipe\ncommand = true\n", "recipes/x.ini:1: missing ']' in section header" },
