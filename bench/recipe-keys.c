@@ -230,6 +230,7 @@ static const char *const frame_source_names[] = {
 	[FRAMES_HOOK] = "hook",
 	[FRAMES_MANGOHUD] = "mangohud",
 	[FRAMES_GALLIUM_HUD] = "gallium-hud",
+	[FRAMES_VULKAN] = "vulkan",
 };
 
 const char *frame_source_name(enum frame_source f)
@@ -245,8 +246,8 @@ static int set_frames(struct parser *p, const char *value)
 			return 0;
 		}
 	}
-	return fail(p, "unknown frame source '%s' (expected 'hook', 'mangohud' or 'gallium-hud')",
-		    value);
+	return fail(p, "unknown frame source '%s' (expected 'hook', 'vulkan', 'mangohud' or "
+		    "'gallium-hud')", value);
 }
 
 static int set_warmup(struct parser *p, const char *value)

@@ -265,9 +265,9 @@ static const struct {
 	{ "[recipe]\nname = x\n", "recipes/x.ini: missing 'command' in [recipe]" },
 	{ "", "recipes/x.ini: missing 'command' in [recipe]" },
 	{ HEAD "frames = fraps\n", "recipes/x.ini:3: unknown frame source 'fraps' "
-	  "(expected 'hook', 'mangohud' or 'gallium-hud')" },
+	  "(expected 'hook', 'vulkan', 'mangohud' or 'gallium-hud')" },
 	{ HEAD "frames = MangoHud\n", "recipes/x.ini:3: unknown frame source 'MangoHud' "
-	  "(expected 'hook', 'mangohud' or 'gallium-hud')" },
+	  "(expected 'hook', 'vulkan', 'mangohud' or 'gallium-hud')" },
 	{ "command = true\n",
 	  "recipes/x.ini:1: key 'command' outside any section (expected [recipe] first)" },
 	{ HEAD "[variant a]\nwindow = 5\n",
@@ -325,7 +325,7 @@ START_TEST(test_frame_sources)
 		const char *value;
 		enum frame_source f;
 	} ok[] = { { "hook", FRAMES_HOOK }, { "mangohud", FRAMES_MANGOHUD },
-		   { "gallium-hud", FRAMES_GALLIUM_HUD } };
+		   { "gallium-hud", FRAMES_GALLIUM_HUD }, { "vulkan", FRAMES_VULKAN } };
 
 	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
 		struct strbuf err = STRBUF_INIT;
