@@ -1,7 +1,8 @@
 /*
  * The frame file: hitchbench's record of every present of a run, written by
- * the frame hook (harness/framehook.c) from inside the game and read by the
- * analysis. Format version 1, documented in docs/formats.md.
+ * the frame hook (harness/framehook*.c: the GL hook and the Vulkan layer)
+ * from inside the game and read by the analysis. Format version 2,
+ * documented in docs/formats.md; version 1 files (no events) still load.
  *
  * The runner creates the file (header filled, file sized sparse to
  * HB_FRAMES_CAPACITY records) before the game starts; every process of the
@@ -16,6 +17,13 @@
  * called and completed (present_us) after it returns. The record of an
  * unfinished write (a game killed between reserving and stamping a slot)
  * has t_ns == 0 and is skipped by readers.
+ *
+ * Version 2 adds events (what a reader of the frame times needs besides
+ * the presents: a Vulkan swapchain's creation, with its present mode,
+ * images and extent, and its destruction) in a region of fixed slots
+ * between the header and the records, written as records are; and the
+ * source vkQueuePresentKHR. Which API a frame came from follows from its
+ * source (hb_present_source_api()).
  */
 #ifndef HB_FRAMES_H
 #define HB_FRAMES_H
@@ -25,8 +33,10 @@
 #include <stdint.h>
 
 #define HB_FRAMES_MAGIC "HBFRAMES"
-#define HB_FRAMES_VERSION 1
+#define HB_FRAMES_VERSION 2
+#define HB_FRAMES_VERSION_MIN 1 /* the oldest this build reads */
 #define HB_FRAMES_CAPACITY (16u * 1024 * 1024) /* records: 4.6 h at 1000 fps */
+#define HB_FRAMES_EVENT_CAPACITY 1024u           /* event slots of a file the runner creates */
 
 /* Which function presented (the outermost hooked call of a present). */
 enum hb_present_source {
@@ -41,7 +51,25 @@ enum hb_present_source {
 	HB_SRC_MANGOHUD = 6,
 	HB_SRC_GALLIUM_HUD = 7,
 	HB_SRC_PRESENTMON = 8,
+	HB_SRC_VK_QUEUE_PRESENT = 9, /* the Vulkan layer (version 2) */
 	HB_SRC_MAX
+};
+
+/* The API a present went through (from its source). */
+enum hb_api {
+	HB_API_UNKNOWN = 0,
+	HB_API_OPENGL = 1,       /* glXSwapBuffers, eglSwapBuffers, SDL's GL swaps */
+	HB_API_VULKAN = 2,       /* vkQueuePresentKHR */
+	HB_API_SDL_RENDERER = 3, /* SDL_RenderPresent: whatever SDL's renderer drew with */
+	HB_API_LOG = 4,          /* frames read from another tool's log */
+	HB_API_MAX
+};
+
+/* What an event records. */
+enum hb_event_kind {
+	HB_EV_SWAPCHAIN_CREATE = 1,  /* a swapchain made; a recreation has old_object or a surface seen before */
+	HB_EV_SWAPCHAIN_DESTROY = 2,
+	HB_EV_MAX
 };
 
 struct hb_frames_header {
@@ -61,7 +89,13 @@ struct hb_frames_header {
 	 * it, as in files written before these fields. */
 	uint64_t spin_ns;
 	uint64_t spin_presents;
-	uint8_t reserved[40];   /* zero; room for later fields (header is 128 bytes) */
+	/* Version 2. Events sit between the header and the records. */
+	uint64_t records_offset; /* where record 0 is: header_size + event_capacity * event_size */
+	uint32_t event_size;     /* sizeof(struct hb_frame_event) */
+	uint32_t event_capacity; /* event slots (0: none) */
+	uint64_t event_count;    /* event slots reserved (atomic); may exceed event_capacity */
+	uint64_t vk_instances;   /* VkInstances the Vulkan layer recorded in (atomic) */
+	uint8_t reserved[8];     /* zero; room for later fields (header is 128 bytes) */
 };
 
 struct hb_frame_record {
@@ -72,10 +106,29 @@ struct hb_frame_record {
 				 * 0 also when the game died inside the present */
 };
 
+/* An event (version 2), written as a record is: a slot reserved with an
+ * atomic add on event_count, every field filled, t_ns last (released). A
+ * destroy fills object (and surface when known) and leaves the rest 0. */
+struct hb_frame_event {
+	uint64_t t_ns;            /* CLOCK_MONOTONIC; 0: unfinished, skipped */
+	uint32_t pid;
+	uint16_t kind;            /* enum hb_event_kind */
+	uint16_t api;             /* enum hb_api */
+	uint64_t object;          /* the swapchain (its handle's value) */
+	uint64_t old_object;      /* create: the oldSwapchain it replaces, 0 if none */
+	uint64_t surface;         /* the VkSurfaceKHR it presents to */
+	uint32_t width, height;   /* the image extent */
+	uint32_t present_mode;    /* VkPresentModeKHR: 0 IMMEDIATE, 1 MAILBOX, 2 FIFO, 3 FIFO_RELAXED */
+	uint32_t min_image_count; /* images asked for */
+	uint32_t image_count;     /* images got; 0: unknown */
+	uint32_t format;          /* VkFormat */
+};
+
 #define HB_COST_EVERY 64 /* the hook times one present in 64 (a moving offset: unbiased) */
 
 _Static_assert(sizeof(struct hb_frames_header) == 128, "frames header is 128 bytes");
 _Static_assert(sizeof(struct hb_frame_record) == 16, "frame record is 16 bytes");
+_Static_assert(sizeof(struct hb_frame_event) == 64, "frame event is 64 bytes");
 
 #define HB_FRAMES_ENV "HITCHBENCH_FRAMES" /* the hook's input: the file's path */
 /* The SLOWDOWN switch's figure, read by the hook at load: spin at each
@@ -84,12 +137,28 @@ _Static_assert(sizeof(struct hb_frame_record) == 16, "frame record is 16 bytes")
 #define HB_SLOWDOWN_US_ENV "HITCHBENCH_SLOWDOWN_US"
 #define HB_SLOWDOWN_US_MAX 1000000u
 
+/* The Vulkan layer: an implicit layer, loaded by the Vulkan loader when
+ * HB_VK_ENABLE_ENV=1 is set (and HB_VK_DISABLE_ENV is not), from a
+ * manifest named HB_VK_MANIFEST_NAME in a vulkan/implicit_layer.d
+ * directory (docs/framehook.md). */
+#define HB_VK_LAYER_NAME "VK_LAYER_HITCHBENCH_frames"
+#define HB_VK_ENABLE_ENV "HITCHBENCH_VULKAN"
+#define HB_VK_DISABLE_ENV "HITCHBENCH_VULKAN_DISABLE"
+#define HB_VK_MANIFEST_NAME "VkLayer_hitchbench.json"
+
 const char *hb_present_source_name(unsigned source);
+/* enum hb_api of a source; its name ("opengl", "vulkan", "sdl-renderer",
+ * "log", "unknown"); the name of a VkPresentModeKHR value ("fifo", ...,
+ * "mode-N" for one this build does not name, in buf). */
+unsigned hb_present_source_api(unsigned source);
+const char *hb_api_name(unsigned api);
+const char *hb_present_mode_name(uint32_t mode, char buf[24]);
 
 /* A live, read-only view of a frame file being written (the runner
  * watches the game's presents through it, without a system call). */
 struct hb_frames_view {
 	const struct hb_frames_header *hdr;
+	const struct hb_frame_event *ev;
 	const struct hb_frame_record *rec;
 	size_t map_len;
 };
@@ -114,6 +183,13 @@ struct hb_frames {
 	uint64_t hooked_procs;
 	uint64_t spin_ns, spin_presents;
 	uint64_t per_source[HB_SRC_MAX];
+	unsigned version;       /* the file's format version */
+	/* Version 2: the finished events, in time order. */
+	struct hb_frame_event *events;
+	uint64_t n_events;
+	uint64_t events_unfinished;
+	uint64_t events_dropped; /* events past the file's event slots */
+	uint64_t vk_instances;
 	/* Whether the file is whole: the header's records (min(count,
 	 * capacity)) against the whole records the file holds. A file the
 	 * runner trimmed holds exactly its records, one it never trimmed is
@@ -124,14 +200,15 @@ struct hb_frames {
 	uint64_t file_records;
 };
 
-/* Creates an empty frame file (header written, sized for the capacity).
- * 0 or -errno. */
+/* Creates an empty frame file (header written, HB_FRAMES_EVENT_CAPACITY
+ * event slots, sized for the capacity). 0 or -errno. */
 int hb_frames_create(const char *path, uint64_t capacity, int mode);
 /* Writes a finished frame file of n presents (t_ns ascending, none 0),
- * every record with this source and pid 0, through a temporary file and a
- * rename. 0 or -errno. */
+ * every record with this source and pid 0, and no event slots, through a
+ * temporary file and a rename. 0 or -errno. */
 int hb_frames_write(const char *path, const uint64_t *t_ns, size_t n, unsigned source, int mode);
-/* Truncates a frame file to the records it holds. 0 or -errno. */
+/* Truncates a frame file to the records it holds (its events kept).
+ * 0 or -errno. */
 int hb_frames_trim(const char *path);
 /* Parses a frame file's bytes. 0, -EINVAL (not a frame file, or a newer
  * version: *why says which), or -ENOMEM. A file cut short is read as far

@@ -521,17 +521,19 @@ static int frames_map(const char *path, const char **why)
 	}
 	if (memcmp(h.magic, HB_FRAMES_MAGIC, sizeof(h.magic)) != 0 || h.version != HB_FRAMES_VERSION ||
 	    h.header_size != sizeof(h) || h.record_size != sizeof(struct hb_frame_record) ||
+	    h.event_size != sizeof(struct hb_frame_event) ||
+	    h.records_offset != sizeof(h) + (uint64_t)h.event_capacity * h.event_size ||
 	    h.clock_id != CLOCK_MONOTONIC) {
 		*why = "not a frame file of this hook's format version";
 		r = -EINVAL;
 		goto out;
 	}
-	if (h.capacity == 0 || h.capacity > (SIZE_MAX - sizeof(h)) / sizeof(struct hb_frame_record)) {
+	if (h.capacity == 0 || h.capacity > (SIZE_MAX - h.records_offset) / sizeof(struct hb_frame_record)) {
 		*why = "frame file capacity out of range";
 		r = -EINVAL;
 		goto out;
 	}
-	bytes = sizeof(h) + h.capacity * sizeof(struct hb_frame_record);
+	bytes = h.records_offset + h.capacity * sizeof(struct hb_frame_record);
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		goto out;
@@ -547,7 +549,7 @@ static int frames_map(const char *path, const char **why)
 		goto out;
 	}
 	frames_header = map;
-	frames_records = (struct hb_frame_record *)((char *)map + sizeof(h));
+	frames_records = (struct hb_frame_record *)((char *)map + h.records_offset);
 	frames_capacity = h.capacity;
 out:
 	close(fd);

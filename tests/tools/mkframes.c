@@ -3,7 +3,8 @@
  * the hook's tests, which run the hook without the runner.
  *
  *   mkframes [--capacity N] FILE   create an empty frame file, as the runner does
- *   mkframes --stat FILE           what hb_frames_load() reads from it, key=value per line
+ *   mkframes --stat FILE           what hb_frames_load() reads from it, key=value per line,
+ *                                  then its events, event.I=create|destroy and their fields
  *   mkframes --dump FILE           every reserved slot in slot order:
  *                                  t_ns pid source present_us (t_ns 0: unfinished)
  *   mkframes --synth N [--seed S] [--csv CSV] FILE
@@ -48,6 +49,24 @@ static int cmd_create(const char *path, uint64_t capacity)
 	return HB_EXIT_OK;
 }
 
+/* One event a line: event.I=KIND then its fields as key=value. */
+static void print_event(uint64_t i, const struct hb_frame_event *e)
+{
+	char buf[24];
+
+	printf("event.%" PRIu64 "=%s t_ns=%" PRIu64 " pid=%" PRIu32 " api=%s swapchain=0x%" PRIx64, i,
+	       e->kind == HB_EV_SWAPCHAIN_CREATE ? "create" :
+	       e->kind == HB_EV_SWAPCHAIN_DESTROY ? "destroy" : "unknown",
+	       e->t_ns, e->pid, hb_api_name(e->api), e->object);
+	if (e->kind == HB_EV_SWAPCHAIN_CREATE)
+		printf(" old=0x%" PRIx64 " surface=0x%" PRIx64 " extent=%" PRIu32 "x%" PRIu32
+		       " mode=%s min_images=%" PRIu32 " images=%" PRIu32 " format=%" PRIu32,
+		       e->old_object, e->surface, e->width, e->height,
+		       hb_present_mode_name(e->present_mode, buf), e->min_image_count, e->image_count,
+		       e->format);
+	putchar('\n');
+}
+
 static int cmd_stat(const char *path)
 {
 	struct hb_frames f;
@@ -58,6 +77,7 @@ static int cmd_stat(const char *path)
 		fprintf(stderr, "mkframes: '%s': %s (%s)\n", path, why, strerror(-r));
 		return HB_EXIT_FAILURE;
 	}
+	printf("version=%u\n", f.version);
 	printf("records=%" PRIu64 "\n", f.n);
 	printf("unfinished=%" PRIu64 "\n", f.unfinished);
 	printf("dropped=%" PRIu64 "\n", f.dropped);
@@ -74,6 +94,12 @@ static int cmd_stat(const char *path)
 	for (unsigned s = 0; s < HB_SRC_MAX; s++)
 		if (f.per_source[s])
 			printf("src_%s=%" PRIu64 "\n", hb_present_source_name(s), f.per_source[s]);
+	printf("vk_instances=%" PRIu64 "\n", f.vk_instances);
+	printf("events=%" PRIu64 "\n", f.n_events);
+	printf("events_unfinished=%" PRIu64 "\n", f.events_unfinished);
+	printf("events_dropped=%" PRIu64 "\n", f.events_dropped);
+	for (uint64_t i = 0; i < f.n_events; i++)
+		print_event(i, &f.events[i]);
 	hb_frames_release(&f);
 	return HB_EXIT_OK;
 }
@@ -84,7 +110,7 @@ static int cmd_dump(const char *path)
 	struct hb_frames_header h;
 	struct hb_frames check;
 	const char *why = "";
-	uint64_t n;
+	uint64_t n, off;
 	size_t len;
 	char *data;
 	int r;
@@ -102,13 +128,16 @@ static int cmd_dump(const char *path)
 	}
 	hb_frames_release(&check);
 	memcpy(&h, data, sizeof(h));
+	off = h.version >= 2 ? h.records_offset : h.header_size; /* checked by the parse */
 	n = h.count < h.capacity ? h.count : h.capacity;
-	if (n > (len - h.header_size) / h.record_size)
-		n = (len - h.header_size) / h.record_size;
+	if (off > len)
+		n = 0;
+	else if (n > (len - off) / h.record_size)
+		n = (len - off) / h.record_size;
 	for (uint64_t i = 0; i < n; i++) {
 		struct hb_frame_record rec;
 
-		memcpy(&rec, data + h.header_size + i * h.record_size, sizeof(rec));
+		memcpy(&rec, data + off + i * h.record_size, sizeof(rec));
 		printf("%" PRIu64 " %" PRIu32 " %s %u\n", rec.t_ns, rec.pid,
 		       hb_present_source_name(rec.source), (unsigned)rec.present_us);
 	}
@@ -183,7 +212,7 @@ static int cmd_synth(const char *path, uint64_t n, uint64_t seed, const char *cs
 			if (csv)
 				fprintf(csv, "%" PRIu64 "\n", t);
 		}
-		if (pwrite(fd, rec, k * sizeof(*rec), (off_t)(h.header_size + i * sizeof(*rec))) !=
+		if (pwrite(fd, rec, k * sizeof(*rec), (off_t)(h.records_offset + i * sizeof(*rec))) !=
 		    (ssize_t)(k * sizeof(*rec))) {
 			fprintf(stderr, "mkframes: cannot write '%s': %s\n", path, strerror(errno));
 			goto out;

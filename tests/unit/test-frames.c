@@ -1,8 +1,9 @@
 /*
  * common/frames.c: the frame file as the runner creates it, as the hook
  * leaves it (records built by hand here, including an unfinished one and
- * presents stamped out of order), trimmed, and refused when it is not a
- * frame file this hitchbench can read.
+ * presents stamped out of order), with its events (version 2), trimmed,
+ * a version 1 file still read, and refused when it is not a frame file
+ * this hitchbench can read.
  */
 #include "frames.h"
 #include "test.h"
@@ -50,6 +51,20 @@ static void header_init(struct hb_frames_header *h, uint64_t capacity, uint64_t 
 	h->clock_id = CLOCK_MONOTONIC;
 	h->capacity = capacity;
 	h->count = count;
+	h->event_size = sizeof(struct hb_frame_event);
+	h->records_offset = sizeof(*h);
+}
+
+#define EVENTS_BYTES (HB_FRAMES_EVENT_CAPACITY * 64)
+
+static struct hb_frame_event swapchain_event(uint64_t t_ns, uint16_t kind, uint64_t object, uint64_t old)
+{
+	struct hb_frame_event e = { .t_ns = t_ns, .pid = 7, .kind = kind, .api = HB_API_VULKAN,
+				    .object = object, .old_object = old, .surface = 0x55,
+				    .width = 800, .height = 600, .present_mode = 2,
+				    .min_image_count = 3, .image_count = 3, .format = 44 };
+
+	return e;
 }
 
 static struct hb_frame_record rec(uint64_t t_ns, uint32_t pid, uint16_t source)
@@ -76,16 +91,20 @@ START_TEST(create_empty)
 	ck_assert_int_eq(hb_frames_create(path, 1000, 0640), 0);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0640);
-	ck_assert_int_eq(st.st_size, 128 + 1000 * 16);
+	ck_assert_int_eq(st.st_size, 128 + EVENTS_BYTES + 1000 * 16);
 	/* the header as the hook expects it */
 	fd = open(path, O_RDONLY);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(pread(fd, &h, sizeof(h), 0), sizeof(h));
 	close(fd);
 	ck_assert_int_eq(memcmp(h.magic, "HBFRAMES", 8), 0);
-	ck_assert_uint_eq(h.version, 1);
+	ck_assert_uint_eq(h.version, 2);
 	ck_assert_uint_eq(h.header_size, 128);
 	ck_assert_uint_eq(h.record_size, 16);
+	ck_assert_uint_eq(h.event_size, 64);
+	ck_assert_uint_eq(h.event_capacity, HB_FRAMES_EVENT_CAPACITY);
+	ck_assert_uint_eq(h.records_offset, 128 + EVENTS_BYTES);
+	ck_assert_uint_eq(h.event_count, 0);
 	ck_assert_uint_eq(h.clock_id, CLOCK_MONOTONIC);
 	ck_assert_uint_eq(h.capacity, 1000);
 	ck_assert_uint_eq(h.count, 0);
@@ -95,13 +114,15 @@ START_TEST(create_empty)
 	ck_assert_ptr_nonnull(f.t_ns);
 	ck_assert_uint_eq(f.dropped, 0);
 	ck_assert_uint_eq(f.unfinished, 0);
+	ck_assert_uint_eq(f.version, 2);
+	ck_assert_uint_eq(f.n_events, 0);
 	hb_frames_release(&f);
 	hb_frames_release(&f);
 	hb_frames_release(NULL);
 
 	/* never over an existing file (a run directory is written once) */
 	ck_assert_int_eq(hb_frames_create(path, 10, 0640), -EEXIST);
-	ck_assert_int_eq(file_size(path), 128 + 1000 * 16);
+	ck_assert_int_eq(file_size(path), 128 + EVENTS_BYTES + 1000 * 16);
 }
 END_TEST
 
@@ -268,31 +289,38 @@ END_TEST
 
 START_TEST(trim)
 {
-	struct image img;
+	struct hb_frame_record r[3] = { rec(10, 1, HB_SRC_VK_QUEUE_PRESENT), rec(30, 1, HB_SRC_VK_QUEUE_PRESENT),
+					rec(20, 1, HB_SRC_VK_QUEUE_PRESENT) };
+	struct hb_frame_event ev = swapchain_event(5, HB_EV_SWAPCHAIN_CREATE, 0xabc, 0);
+	struct hb_frames_header h;
 	struct hb_frames f;
 	const char *why = NULL;
 	int fd;
 
 	ck_assert_int_eq(hb_frames_create(path, 100, 0644), 0);
-	ck_assert_int_eq(file_size(path), 128 + 100 * 16);
-	/* what the hook would leave: 3 presents */
-	header_init(&img.h, 100, 3);
-	img.r[0] = rec(10, 1, HB_SRC_GLX_SWAP_BUFFERS);
-	img.r[1] = rec(30, 1, HB_SRC_GLX_SWAP_BUFFERS);
-	img.r[2] = rec(20, 1, HB_SRC_GLX_SWAP_BUFFERS);
-	fd = open(path, O_WRONLY);
+	ck_assert_int_eq(file_size(path), 128 + EVENTS_BYTES + 100 * 16);
+	/* what the layer would leave: a swapchain and 3 presents */
+	fd = open(path, O_RDWR);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(pwrite(fd, &img, sizeof(img.h) + 3 * 16, 0), sizeof(img.h) + 3 * 16);
+	ck_assert_int_eq(pread(fd, &h, sizeof(h), 0), sizeof(h));
+	h.count = 3;
+	h.event_count = 1;
+	ck_assert_int_eq(pwrite(fd, &h, sizeof(h), 0), sizeof(h));
+	ck_assert_int_eq(pwrite(fd, &ev, sizeof(ev), 128), sizeof(ev));
+	ck_assert_int_eq(pwrite(fd, r, sizeof(r), (off_t)h.records_offset), sizeof(r));
 	close(fd);
 
 	ck_assert_int_eq(hb_frames_trim(path), 0);
-	ck_assert_int_eq(file_size(path), 128 + 3 * 16);
+	ck_assert_int_eq(file_size(path), 128 + EVENTS_BYTES + 3 * 16);
 	ck_assert_int_eq(hb_frames_load(path, &f, &why), 0);
 	ck_assert_uint_eq(f.n, 3);
 	ck_assert_uint_eq(f.t_ns[1], 20);
+	ck_assert_uint_eq(f.per_source[HB_SRC_VK_QUEUE_PRESENT], 3);
+	ck_assert_uint_eq(f.n_events, 1); /* the events stay */
+	ck_assert_uint_eq(f.events[0].object, 0xabc);
 	hb_frames_release(&f);
 	ck_assert_int_eq(hb_frames_trim(path), 0); /* again: nothing changes */
-	ck_assert_int_eq(file_size(path), 128 + 3 * 16);
+	ck_assert_int_eq(file_size(path), 128 + EVENTS_BYTES + 3 * 16);
 }
 END_TEST
 
@@ -304,17 +332,18 @@ START_TEST(trim_full_and_empty)
 
 	/* count past capacity: trimmed to capacity, the file never grows */
 	ck_assert_int_eq(hb_frames_create(path, 4, 0644), 0);
-	header_init(&h, 4, 9);
-	fd = open(path, O_WRONLY);
+	fd = open(path, O_RDWR);
+	ck_assert_int_eq(pread(fd, &h, sizeof(h), 0), sizeof(h));
+	h.count = 9;
 	ck_assert_int_eq(pwrite(fd, &h, sizeof(h), 0), sizeof(h));
 	close(fd);
 	ck_assert_int_eq(hb_frames_trim(path), 0);
-	ck_assert_int_eq(file_size(path), 128 + 4 * 16);
+	ck_assert_int_eq(file_size(path), 128 + EVENTS_BYTES + 4 * 16);
 
-	/* nothing presented: the header alone */
+	/* nothing presented: the header and the event slots alone */
 	ck_assert_int_eq(hb_frames_create(other, 1000, 0644), 0);
 	ck_assert_int_eq(hb_frames_trim(other), 0);
-	ck_assert_int_eq(file_size(other), 128);
+	ck_assert_int_eq(file_size(other), 128 + EVENTS_BYTES);
 	free(other);
 }
 END_TEST
@@ -351,6 +380,116 @@ START_TEST(load_errors)
 }
 END_TEST
 
+/* A version 2 image with event slots: header, 4 events, 4 records. */
+struct image2 {
+	struct hb_frames_header h;
+	struct hb_frame_event e[4];
+	struct hb_frame_record r[4];
+};
+
+static void image2_init(struct image2 *img)
+{
+	memset(img, 0, sizeof(*img));
+	header_init(&img->h, 4, 4);
+	img->h.event_capacity = 4;
+	img->h.records_offset = sizeof(img->h) + sizeof(img->e);
+	for (size_t i = 0; i < 4; i++)
+		img->r[i] = rec(1000 * (i + 1), 7, HB_SRC_VK_QUEUE_PRESENT);
+}
+
+START_TEST(parse_events)
+{
+	struct image2 img;
+	struct hb_frames f;
+	const char *why = NULL;
+
+	image2_init(&img);
+	/* a recreation stamped before its first swapchain's creation (two
+	 * threads), an unfinished slot, and two events past the slots */
+	img.h.event_count = 6;
+	img.h.vk_instances = 1;
+	img.e[0] = swapchain_event(2500, HB_EV_SWAPCHAIN_CREATE, 0xb, 0xa);
+	img.e[1] = swapchain_event(500, HB_EV_SWAPCHAIN_CREATE, 0xa, 0);
+	img.e[2] = swapchain_event(0, HB_EV_SWAPCHAIN_DESTROY, 0xa, 0);
+	img.e[3] = swapchain_event(2600, HB_EV_SWAPCHAIN_DESTROY, 0xa, 0);
+	ck_assert_int_eq(hb_frames_parse(&img, sizeof(img), &f, &why), 0);
+	ck_assert_uint_eq(f.version, 2);
+	ck_assert_uint_eq(f.n, 4);
+	ck_assert_uint_eq(f.t_ns[0], 1000);
+	ck_assert_uint_eq(f.n_events, 3);
+	ck_assert_uint_eq(f.events_unfinished, 1);
+	ck_assert_uint_eq(f.events_dropped, 2);
+	ck_assert_uint_eq(f.vk_instances, 1);
+	ck_assert_uint_eq(f.events[0].t_ns, 500); /* in time order */
+	ck_assert_uint_eq(f.events[1].object, 0xb);
+	ck_assert_uint_eq(f.events[1].old_object, 0xa);
+	ck_assert_uint_eq(f.events[1].width, 800);
+	ck_assert_uint_eq(f.events[2].kind, HB_EV_SWAPCHAIN_DESTROY);
+	hb_frames_release(&f);
+
+	/* cut short inside the event slots: the events there, no record */
+	ck_assert_int_eq(hb_frames_parse(&img, sizeof(img.h) + 2 * 64 + 10, &f, &why), 0);
+	ck_assert_uint_eq(f.n_events, 2);
+	ck_assert_uint_eq(f.n, 0);
+	ck_assert(hb_frames_cut(&f));
+	hb_frames_release(&f);
+
+	/* records_offset must be where the slots end */
+	img.h.records_offset += 16;
+	expect_refused(&img, sizeof(img), "records_offset past the event slots");
+	image2_init(&img);
+	img.h.event_size = 32;
+	expect_refused(&img, sizeof(img), "event slots smaller than defined");
+}
+END_TEST
+
+START_TEST(parse_version1)
+{
+	/* version 1: records right after the header, the later fields
+	 * reserved (zero) and nothing about events */
+	struct image img;
+	struct hb_frames f;
+	const char *why = NULL;
+
+	memset(&img, 0, sizeof(img));
+	header_init(&img.h, 8, 2);
+	img.h.version = 1;
+	img.h.records_offset = 0;
+	img.h.event_size = 0;
+	img.r[0] = rec(10, 1, HB_SRC_GLX_SWAP_BUFFERS);
+	img.r[1] = rec(20, 1, HB_SRC_GLX_SWAP_BUFFERS);
+	ck_assert_int_eq(hb_frames_parse(&img, sizeof(img), &f, &why), 0);
+	ck_assert_uint_eq(f.version, 1);
+	ck_assert_uint_eq(f.n, 2);
+	ck_assert_uint_eq(f.t_ns[1], 20);
+	ck_assert_uint_eq(f.n_events, 0);
+	hb_frames_release(&f);
+	img.h.version = 0;
+	expect_refused(&img, sizeof(img), "version 0");
+}
+END_TEST
+
+START_TEST(api_names)
+{
+	char buf[24];
+
+	ck_assert_str_eq(hb_present_source_name(HB_SRC_VK_QUEUE_PRESENT), "vkQueuePresentKHR");
+	ck_assert_uint_eq(hb_present_source_api(HB_SRC_VK_QUEUE_PRESENT), HB_API_VULKAN);
+	ck_assert_uint_eq(hb_present_source_api(HB_SRC_GLX_SWAP_BUFFERS), HB_API_OPENGL);
+	ck_assert_uint_eq(hb_present_source_api(HB_SRC_SDL_GL_SWAP_BUFFERS), HB_API_OPENGL);
+	ck_assert_uint_eq(hb_present_source_api(HB_SRC_SDL_RENDER_PRESENT), HB_API_SDL_RENDERER);
+	ck_assert_uint_eq(hb_present_source_api(HB_SRC_MANGOHUD), HB_API_LOG);
+	ck_assert_uint_eq(hb_present_source_api(HB_SRC_MAX + 3), HB_API_UNKNOWN);
+	ck_assert_str_eq(hb_api_name(HB_API_VULKAN), "vulkan");
+	ck_assert_str_eq(hb_api_name(HB_API_MAX), "unknown");
+	for (unsigned a = 0; a < HB_API_MAX; a++)
+		ck_assert_ptr_nonnull(hb_api_name(a));
+	ck_assert_str_eq(hb_present_mode_name(0, buf), "immediate");
+	ck_assert_str_eq(hb_present_mode_name(2, buf), "fifo");
+	ck_assert_str_eq(hb_present_mode_name(1000111000, buf), "mode-1000111000");
+}
+END_TEST
+
 START_TEST(source_names)
 {
 	ck_assert_str_eq(hb_present_source_name(HB_SRC_GLX_SWAP_BUFFERS), "glXSwapBuffers");
@@ -374,6 +513,9 @@ TEST_SUITE(frames_suite)
 	tcase_add_test(parse, parse_larger_records);
 	tcase_add_test(parse, parse_refused);
 	tcase_add_test(parse, source_names);
+	tcase_add_test(parse, parse_events);
+	tcase_add_test(parse, parse_version1);
+	tcase_add_test(parse, api_names);
 	suite_add_tcase(s, parse);
 
 	tcase_add_checked_fixture(file, setup, teardown);

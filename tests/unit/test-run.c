@@ -82,7 +82,7 @@ static void write_frames(void)
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		struct hb_frame_record r = { t[i], 4242, HB_SRC_SDL_GL_SWAP_WINDOW, 250 };
 
-		ck_assert_int_eq(pwrite(fd, &r, sizeof(r), (off_t)(sizeof(h) + i * sizeof(r))),
+		ck_assert_int_eq(pwrite(fd, &r, sizeof(r), (off_t)(h.records_offset + i * sizeof(r))),
 				 sizeof(r));
 	}
 	close(fd);
