@@ -6,7 +6,8 @@
 #
 # The loop is tests/tools/vkpresent: a swapchain on a private Xvfb
 # (lavapipe), cleared and presented as fast as it goes. Each round runs
-# it three times, one arm after the other, so drift hits all three:
+# it three times, one arm after the other, so drift hits all three, the
+# order rotated from round to round:
 #   bare        no layer of ours nor MangoHud's
 #   hitchbench  HITCHBENCH_VULKAN=1, the uninstalled layer's manifest
 #               (XDG_DATA_HOME=build/share), recording into a frame file in
@@ -157,62 +158,79 @@ mh_rows() {
 		END { span = (e - e0) / 1000 + f0; printf "%d %.0f %.3f\n", n, span, n ? (span - s) / n : 0 }' "$1"
 }
 
+# One run of each arm; each sets its figures (nan: the arm is skipped).
+run_bare() {
+	# shellcheck disable=SC2086
+	a=$(loop "$VKPRESENT" $LOOP_ARGS) || die "round $r: vkpresent $LOOP_ARGS failed"
+	bare=$(value "$a" ns_per_frame)
+}
+run_hitchbench() {
+	hb=nan
+	hb_cost=nan
+	[ "$have_hb" = 1 ] || return 0
+	f=$tmp/vk.frames
+	rm -f "$f"
+	# room for a warm-up of 10 us frames, whatever the machine does
+	"$MKFRAMES" --capacity $((FRAMES + 100 + WARMUP_MS * 100)) "$f" || die "cannot create '$f'"
+	# shellcheck disable=SC2086
+	b=$(loop HITCHBENCH_VULKAN=1 HITCHBENCH_FRAMES="$f" "$VKPRESENT" $LOOP_ARGS) ||
+		die "round $r: vkpresent under the hitchbench layer failed"
+	s=$("$MKFRAMES" --stat "$f") || die "cannot read '$f'"
+	what=$(frame_check "$s" "$(value "$b" presents)" 1)
+	if [ -n "$what" ]; then
+		echo "bench-self: vulkan round $r: $what" >&2
+		bad=1
+	fi
+	hb=$(value "$b" ns_per_frame)
+	hb_cost=$(value "$s" cost_ns_per_sample)
+	value "$b" presents >>"$tmp/hb.presents"
+	printf '%s\n' "$s" | sed -n 's/^event\.0=create .* images=\([0-9]*\) .*/\1/p' >"$tmp/hb.images"
+}
+run_mangohud() {
+	mh=nan
+	[ "$have_mh" = 1 ] || return 0
+	d=$tmp/mh.$r
+	mkdir -p "$d"
+	# shellcheck disable=SC2086
+	c=$(loop MANGOHUD=1 \
+		MANGOHUD_CONFIG="no_display,output_folder=$d,autostart_log=1,log_interval=0,log_duration=$LOG_S" \
+		"$VKPRESENT" $LOOP_ARGS --tail-ms $((LOG_S * 1000)) 2>"$tmp/mh.err") ||
+		die "round $r: vkpresent under MangoHud failed: $(tail -n 1 "$tmp/mh.err")"
+	mh=$(value "$c" ns_per_frame)
+	log=
+	for l in "$d"/*.csv; do
+		case $l in *_summary.csv) ;; *) [ -e "$l" ] && log=$l ;; esac
+	done
+	if [ -n "$log" ]; then
+		mh_rows "$log" >>"$tmp/mh.rows"
+	else
+		echo "0 0 0" >>"$tmp/mh.rows"
+	fi
+}
+
+# The arms in turn, the order rotated each round (bare first in the first,
+# hitchbench in the second, ...) so that no arm always follows the same one.
 bad=0
 : >"$tmp/rounds"
 : >"$tmp/hb.presents"
 : >"$tmp/mh.rows"
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
-	# shellcheck disable=SC2086
-	a=$(loop "$VKPRESENT" $LOOP_ARGS) || die "round $r: vkpresent $LOOP_ARGS failed"
-	hb=nan
-	hb_cost=nan
-	if [ "$have_hb" = 1 ]; then
-		f=$tmp/vk.frames
-		rm -f "$f"
-		# room for a warm-up of 10 us frames, whatever the machine does
-		"$MKFRAMES" --capacity $((FRAMES + 100 + WARMUP_MS * 100)) "$f" || die "cannot create '$f'"
-		# shellcheck disable=SC2086
-		b=$(loop HITCHBENCH_VULKAN=1 HITCHBENCH_FRAMES="$f" "$VKPRESENT" $LOOP_ARGS) ||
-			die "round $r: vkpresent under the hitchbench layer failed"
-		s=$("$MKFRAMES" --stat "$f") || die "cannot read '$f'"
-		what=$(frame_check "$s" "$(value "$b" presents)" 1)
-		if [ -n "$what" ]; then
-			echo "bench-self: vulkan round $r: $what" >&2
-			bad=1
-		fi
-		hb=$(value "$b" ns_per_frame)
-		hb_cost=$(value "$s" cost_ns_per_sample)
-		value "$b" presents >>"$tmp/hb.presents"
-		printf '%s\n' "$s" | sed -n 's/^event\.0=create .* images=\([0-9]*\) .*/\1/p' >"$tmp/hb.images"
-	fi
-	mh=nan
-	if [ "$have_mh" = 1 ]; then
-		d=$tmp/mh.$r
-		mkdir -p "$d"
-		# shellcheck disable=SC2086
-		c=$(loop MANGOHUD=1 \
-			MANGOHUD_CONFIG="no_display,output_folder=$d,autostart_log=1,log_interval=0,log_duration=$LOG_S" \
-			"$VKPRESENT" $LOOP_ARGS --tail-ms $((LOG_S * 1000)) 2>"$tmp/mh.err") ||
-			die "round $r: vkpresent under MangoHud failed: $(tail -n 1 "$tmp/mh.err")"
-		mh=$(value "$c" ns_per_frame)
-		log=
-		for l in "$d"/*.csv; do
-			case $l in *_summary.csv) ;; *) [ -e "$l" ] && log=$l ;; esac
-		done
-		if [ -n "$log" ]; then
-			mh_rows "$log" >>"$tmp/mh.rows"
-		else
-			echo "0 0 0" >>"$tmp/mh.rows"
-		fi
-	fi
-	echo "$(value "$a" ns_per_frame) $hb $mh $hb_cost" >>"$tmp/rounds"
+	case $((r % 3)) in
+	1) order="bare hitchbench mangohud" ;;
+	2) order="hitchbench mangohud bare" ;;
+	0) order="mangohud bare hitchbench" ;;
+	esac
+	for arm in $order; do
+		"run_$arm"
+	done
+	echo "$bare $hb $mh $hb_cost" >>"$tmp/rounds"
 	r=$((r + 1))
 done
 
 f=$tmp/rounds
 echo "$title ($device), $SIZE $mode, $FRAMES timed presents a run after a warm-up of ${WARMUP_MS} ms or more:"
-echo "medians over $ROUNDS interleaved rounds (bare, hitchbench, MangoHud, bare, ...), [min .. max]"
+echo "medians over $ROUNDS interleaved rounds (bare, hitchbench, MangoHud; then hitchbench, MangoHud, bare; ...), [min .. max]"
 echo "  bare        $(figures "$f" '$1') ns/frame"
 spread=$(awk '{ print $1 }' "$f" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print hi - lo }')
 # arm NAME COLUMN: the arm's lines, against the bare arm
