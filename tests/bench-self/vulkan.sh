@@ -34,8 +34,9 @@
 # destruction with the extent it had.
 #
 # The layer alone, without a driver's present under it: tests/tools/vkchain
-# (a stand-in loader and driver around the layer), with and without the
-# layer, when it is built.
+# (a stand-in loader and driver around the layer, no GPU), presenting
+# straight to its stub driver (--direct) and through the layer, interleaved;
+# each layer run must record every present and allocate nothing in the loop.
 #
 # Run by tests/bench-self/bench-self.sh (make bench-self), or alone from the
 # top of the tree after make all tests; it runs itself again under xvfb-run.
@@ -106,8 +107,8 @@ middle() {
 # The environment every arm shares; an arm adds its enable variable.
 mkdir -p "$tmp/home"
 loop() { # extra-vkpresent-args... (the arm's variables before, as env arguments)
-	env -u MANGOHUD -u MANGOHUD_CONFIG -u MANGOHUD_CONFIGFILE -u HITCHBENCH_VULKAN \
-		-u HITCHBENCH_FRAMES -u LD_PRELOAD HOME="$tmp/home" XDG_DATA_HOME="$B/share" "$@"
+	env -u MANGOHUD -u MANGOHUD_CONFIG -u MANGOHUD_CONFIGFILE -u DISABLE_MANGOHUD -u HITCHBENCH_VULKAN \
+		-u HITCHBENCH_VULKAN_DISABLE -u HITCHBENCH_FRAMES -u LD_PRELOAD HOME="$tmp/home" XDG_DATA_HOME="$B/share" "$@"
 }
 LOOP_ARGS="--frames $FRAMES --warmup 100 --warmup-ms $WARMUP_MS --size $SIZE --mode $MODE"
 
@@ -233,24 +234,27 @@ echo "$title ($device), $SIZE $mode, $FRAMES timed presents a run after a warm-u
 echo "medians over $ROUNDS interleaved rounds (bare, hitchbench, MangoHud; then hitchbench, MangoHud, bare; ...), [min .. max]"
 echo "  bare        $(figures "$f" '$1') ns/frame"
 spread=$(awk '{ print $1 }' "$f" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print hi - lo }')
-# arm NAME COLUMN: the arm's lines, against the bare arm
+# arm NAME COLUMN [BASE]: the arm's lines against column 1 of $f, the
+# BASE (bare) arm, whose spread is $spread.
 arm() {
+	base=${3:-bare}
 	echo "  $(printf '%-11s' "$1") $(figures "$f" "\$$2") ns/frame"
 	echo "    added     $(figures "$f" "\$$2 - \$1") ns/frame   (median of the $ROUNDS per-round differences)"
 	echo "    ratio     $(awk -v a="$(middle "$f" '$1')" -v b="$(middle "$f" "\$$2")" \
-		'BEGIN { printf "%9.3f", b / a }')             (median $1 / median bare)"
+		'BEGIN { printf "%9.3f", b / a }')             (median $1 / median $base)"
 	added=$(middle "$f" "\$$2 - \$1")
 	if awk -v a="$added" -v s="$spread" 'BEGIN { exit !((a < 0 ? -a : a) < s / 2) }'; then
-		echo "    (the added time is inside the bare runs' own spread, $spread ns: too small to resolve here)"
+		echo "    (the added time is inside the $base runs' own spread, $spread ns: too small to resolve here)"
 	fi
 }
 if [ "$have_hb" = 1 ]; then
 	arm hitchbench 2
 	echo "    layer says $(figures "$f" '$4') ns/present (its own time outside the real call, one present in 64)"
 	if [ "$bad" = 0 ]; then
-		echo "    recorded  every present of each run, all from vkQueuePresentKHR, in one VkInstance:" \
-			"$(figures "$tmp/hb.presents" '$1' 0 | sed 's/^ *//') presents a run (the warm-up's" \
-			"count varies); one swapchain of $(cat "$tmp/hb.images") images created and destroyed"
+		echo "    recorded  every present of each run, all from vkQueuePresentKHR, in one VkInstance:"
+		echo "              $(figures "$tmp/hb.presents" '$1' 0 | sed 's/^ *//') presents a run (the" \
+			"warm-up's count varies); one swapchain"
+		echo "              of $(cat "$tmp/hb.images") images created and destroyed in each"
 	fi
 else
 	echo "  hitchbench  skipped: $why_no_hb"
@@ -310,7 +314,8 @@ if [ "$have_hb" = 1 ]; then
 	fi
 fi
 
-# The layer alone: the stand-in chain, bare and with the layer, interleaved.
+# The layer alone: the stand-in chain, straight to its stub driver and
+# through the layer, interleaved.
 echo
 if [ ! -x "$VKCHAIN" ]; then
 	echo "vulkan layer alone: skipped: $VKCHAIN is not built"
@@ -320,26 +325,32 @@ else
 	: >"$tmp/chain"
 	r=1
 	while [ "$r" -le "$ROUNDS" ]; do
-		a=$(loop "$VKCHAIN" --frames "$CHAIN_FRAMES") || die "vkchain failed"
+		a=$("$VKCHAIN" --direct --frames "$CHAIN_FRAMES") || die "vkchain --direct failed"
 		f=$tmp/chain.frames
 		rm -f "$f"
 		"$MKFRAMES" --capacity "$CHAIN_FRAMES" "$f" || die "cannot create '$f'"
-		b=$(loop HITCHBENCH_VULKAN=1 HITCHBENCH_FRAMES="$f" "$VKCHAIN" --frames "$CHAIN_FRAMES") ||
-			die "vkchain with the layer failed"
+		b=$(env HITCHBENCH_FRAMES="$f" "$VKCHAIN" --frames "$CHAIN_FRAMES") || die "vkchain failed"
 		s=$("$MKFRAMES" --stat "$f") || die "cannot read '$f'"
-		[ "$(value "$s" records)" = "$CHAIN_FRAMES" ] || {
-			echo "bench-self: vkchain round $r: $CHAIN_FRAMES presents, the layer recorded $(value "$s" records)" >&2
+		if [ "$(value "$s" records)" != "$CHAIN_FRAMES" ] || [ "$(value "$b" intercepted)" != yes ] ||
+			[ "$(value "$b" allocs_in_loop)" != 0 ]; then
+			echo "bench-self: vkchain round $r: $CHAIN_FRAMES presents, the layer recorded" \
+				"$(value "$s" records) (intercepted=$(value "$b" intercepted)," \
+				"allocs_in_loop=$(value "$b" allocs_in_loop))" >&2
 			bad=1
-		}
-		echo "$(value "$a" ns_per_frame) $(value "$b" ns_per_frame) $(value "$s" cost_ns_per_sample)" >>"$tmp/chain"
+		fi
+		echo "$(value "$a" ns_per_frame) $(value "$b" ns_per_frame) $(value "$s" cost_ns_per_sample)" \
+			>>"$tmp/chain"
 		r=$((r + 1))
 	done
 	f=$tmp/chain
-	echo "vulkan layer alone (vkchain: a stand-in loader and driver, $CHAIN_FRAMES presents a run):"
-	echo "  bare        $(figures "$f" '$1') ns/frame"
+	echo "vulkan layer alone (vkchain: a stand-in loader and driver, no GPU, $CHAIN_FRAMES presents a run):"
+	echo "  direct      $(figures "$f" '$1') ns/frame   (vkQueuePresentKHR straight to the stub driver)"
 	spread=$(awk '{ print $1 }' "$f" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print hi - lo }')
-	arm layer 2
-	echo "    layer says $(figures "$f" '$3') ns/present"
+	arm layer 2 direct
+	echo "    layer says $(figures "$f" '$3') ns/present (its own time outside the real call, one present in 64)"
+	if [ "$bad" = 0 ]; then
+		echo "    recorded  exactly $CHAIN_FRAMES frames in each run, with no allocation while presenting"
+	fi
 fi
 
 [ "$bad" = 0 ] || die "the layer did not record one frame per present (see above)"
