@@ -8,7 +8,8 @@
 # (lavapipe), cleared and presented as fast as it goes. Each round runs
 # it three times, one arm after the other, so drift hits all three, the
 # order rotated from round to round:
-#   bare        no layer of ours nor MangoHud's
+#   bare        no layer of ours nor MangoHud's (the implicit layers every
+#               arm has, Mesa's device_select here, stay)
 #   hitchbench  HITCHBENCH_VULKAN=1, the uninstalled layer's manifest
 #               (XDG_DATA_HOME=build/share), recording into a frame file in
 #               /dev/shm; its own cost is what it measured itself (frame
@@ -38,10 +39,15 @@
 # straight to its stub driver (--direct) and through the layer, interleaved;
 # each layer run must record every present and allocate nothing in the loop.
 #
+# Skipped with a line saying why without xvfb-run or when vkpresent cannot
+# present (no Vulkan driver); an arm is skipped without its layer (no
+# build/share manifest, MangoHud not installed), the layer-alone part
+# without vkchain.
+#
 # Run by tests/bench-self/bench-self.sh (make bench-self), or alone from the
 # top of the tree after make all tests; it runs itself again under xvfb-run.
-# Environment: HB_BUILD (build),
-# HB_BENCH_ROUNDS (7), HB_BENCH_VK_FRAMES (5000 timed presents a run),
+# Environment: HB_BUILD (build), HB_BENCH_ROUNDS (7), HB_BENCH_VK_FRAMES
+# (5000 timed presents a run),
 # HB_BENCH_VK_WARMUP_MS (1500), HB_BENCH_VK_SIZE (64x64), HB_BENCH_VK_MODE
 # (immediate; mailbox or fifo), HB_BENCH_VK_LOG_S (MangoHud's
 # log_duration, 3 s: the timed frames must fit in it after the warm-up),
