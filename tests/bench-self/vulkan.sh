@@ -47,11 +47,10 @@
 # Run by tests/bench-self/bench-self.sh (make bench-self), or alone from the
 # top of the tree after make all tests; it runs itself again under xvfb-run.
 # Environment: HB_BUILD (build), HB_BENCH_ROUNDS (7), HB_BENCH_VK_FRAMES
-# (5000 timed presents a run),
-# HB_BENCH_VK_WARMUP_MS (1500), HB_BENCH_VK_SIZE (64x64), HB_BENCH_VK_MODE
-# (immediate; mailbox or fifo), HB_BENCH_VK_LOG_S (MangoHud's
-# log_duration, 3 s: the timed frames must fit in it after the warm-up),
-# HB_BENCH_VK_CHAIN_FRAMES (1000000).
+# (5000 timed presents a run), HB_BENCH_VK_WARMUP_MS (1500),
+# HB_BENCH_VK_SIZE (64x64), HB_BENCH_VK_MODE (immediate; mailbox or fifo),
+# HB_BENCH_VK_LOG_S (MangoHud's log_duration, 3 s: the timed frames must
+# fit in it after the warm-up), HB_BENCH_VK_CHAIN_FRAMES (1000000).
 
 B=${HB_BUILD:-build}
 ROUNDS=${HB_BENCH_ROUNDS:-7}
