@@ -86,7 +86,7 @@ PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hi
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev \
-              $(B)/tests/fifohog $(B)/tests/seqsim $(B)/tests/vkchain
+              $(B)/tests/fifohog $(B)/tests/seqsim $(B)/tests/vkchain $(B)/tests/vkpresent
 
 all: $(PROGS) $(B)/$(VK_MANIFEST) $(B)/walls/common.so $(B)/walls/analysis.so
 
@@ -184,6 +184,11 @@ $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(HITCH_A) $(B)/g
 # GLX window (Xvfb) or through a stub present library (the hook's cost alone).
 $(B)/tests/present: $(B)/tests/tools/present.o $(HITCH_A) $(B)/tests/libhbstub.so
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/present.o $(HITCH_A) $(GL_LIBS) -ldl
+
+# The same for Vulkan: a swapchain on an Xlib window (lavapipe on Xvfb),
+# cleared and presented, for bench-self and the layer's tests.
+$(B)/tests/vkpresent: $(B)/tests/tools/vkpresent.o $(HITCH_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs vulkan x11)
 
 # The Vulkan layer alone between a stand-in loader and driver (t0120, bench-self).
 $(B)/tests/vkchain: $(B)/tests/tools/vkchain.o $(HITCH_A)

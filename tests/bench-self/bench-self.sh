@@ -11,6 +11,9 @@
 #         glXSwapBuffers as SDL does; the hook's cost with nothing around it
 #   glx   present --glx: clear and glXSwapBuffers a small window on a
 #         private Xvfb (Mesa llvmpipe); skipped when Xvfb is missing
+# Then the same for Vulkan, a script with its own header (vulkan.sh): the
+# hitchbench Vulkan layer and MangoHud's logging every frame, beside a bare
+# run, on one vkQueuePresentKHR loop (lavapipe on its own Xvfb).
 # Figures are medians over the rounds with [min .. max]; the added time is
 # the median of the per-round differences; the hook's own figure is what it
 # measured itself (frame file header: cost_ns / cost_samples).
@@ -190,6 +193,9 @@ else
 			$((GLX_FRAMES + GLX_WARMUP)) " (the warm-up presents included)"
 	fi
 fi
+
+echo
+sh tests/bench-self/vulkan.sh || die "the Vulkan layer's benchmark failed"
 
 # The runner is an observer too: its own CPU time while it watches a game
 # (bench.txt runner_cpu_ms_per_s), on the fake game for a 10 s window.
