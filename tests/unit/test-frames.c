@@ -490,6 +490,51 @@ START_TEST(api_names)
 }
 END_TEST
 
+START_TEST(recorded_vulkan)
+{
+	/* tests/fixtures/frames-vulkan/: what the layer wrote under the real
+	 * loader and lavapipe (README.md there) */
+	char *cube = xstrdup(fixture_path("frames-vulkan/vkcube-fifo.bin"));
+	char *rec2 = xstrdup(fixture_path("frames-vulkan/vkpresent-recreate.bin"));
+	struct hb_frames f;
+	const char *why = NULL;
+	unsigned creates = 0, recreations = 0;
+
+	ck_assert_int_eq(hb_frames_load(cube, &f, &why), 0);
+	ck_assert_uint_eq(f.version, 2);
+	ck_assert_uint_eq(f.n, 300);
+	ck_assert_uint_eq(f.per_source[HB_SRC_VK_QUEUE_PRESENT], 300);
+	ck_assert_uint_eq(f.vk_instances, 1);
+	ck_assert_uint_eq(f.n_events, 2);
+	ck_assert_uint_eq(f.events[0].kind, HB_EV_SWAPCHAIN_CREATE);
+	ck_assert_uint_eq(f.events[0].width, 500);
+	ck_assert_uint_eq(f.events[0].present_mode, 2); /* FIFO */
+	ck_assert_uint_eq(f.events[0].image_count, 3);
+	ck_assert_uint_eq(f.events[1].kind, HB_EV_SWAPCHAIN_DESTROY);
+	ck_assert_uint_eq(f.events[1].object, f.events[0].object);
+	ck_assert(f.events[0].t_ns < f.t_ns[0] && f.events[1].t_ns > f.t_ns[f.n - 1]);
+	ck_assert(!hb_frames_cut(&f));
+	hb_frames_release(&f);
+
+	ck_assert_int_eq(hb_frames_load(rec2, &f, &why), 0);
+	ck_assert_uint_eq(f.n, 400);
+	ck_assert_uint_eq(f.n_events, 8);
+	for (uint64_t i = 0; i < f.n_events; i++) {
+		if (f.events[i].kind != HB_EV_SWAPCHAIN_CREATE)
+			continue;
+		creates++;
+		recreations += f.events[i].old_object != 0;
+		ck_assert_uint_eq(f.events[i].width, creates % 2 ? 64 : 80);
+		ck_assert_uint_eq(f.events[i].present_mode, 1); /* MAILBOX */
+	}
+	ck_assert_uint_eq(creates, 4);
+	ck_assert_uint_eq(recreations, 3);
+	hb_frames_release(&f);
+	free(cube);
+	free(rec2);
+}
+END_TEST
+
 START_TEST(source_names)
 {
 	ck_assert_str_eq(hb_present_source_name(HB_SRC_GLX_SWAP_BUFFERS), "glXSwapBuffers");
@@ -516,6 +561,7 @@ TEST_SUITE(frames_suite)
 	tcase_add_test(parse, parse_events);
 	tcase_add_test(parse, parse_version1);
 	tcase_add_test(parse, api_names);
+	tcase_add_test(parse, recorded_vulkan);
 	suite_add_tcase(s, parse);
 
 	tcase_add_checked_fixture(file, setup, teardown);
