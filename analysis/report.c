@@ -99,9 +99,10 @@ static const enum metric_id headline_metrics[] = {
 	"images) and its recreations (a resize, a present mode change), whose frames are not stalls; " \
 	"times in seconds from the run's first present (as `hitchbench frames` prints them)"
 #define SWAPCHAIN_EVENTS_DEFINITION "the run's Vulkan swapchains created and destroyed, in time " \
-	"order (frames.bin version 2); t_s: seconds from the run's first present; a recreation (made " \
-	"with an oldSwapchain, or for a surface that had one before in its process) is an event of " \
-	"the run, and the frame that spans it is not a stall; null: not known (from the database)"
+	"order (frames.bin version 2); t_s: seconds from the run's first present (negative before " \
+	"it); a recreation (made with an oldSwapchain, or for a surface that had one before in its " \
+	"process) is an event of the run, and the frame that spans it is not a stall; null: not " \
+	"known (from the database)"
 
 int report_format_parse(const char *s, enum report_format *out)
 {
@@ -321,7 +322,7 @@ static void print_frames_notes(FILE *out, const struct report_row *rows, size_t 
 		any |= rows[i].frames_note != NULL;
 	if (!any)
 		return;
-	fputs("# RUN: frames = " FRAMES_NOTE_DEFINITION "\n", out);
+	fputs("# RUN: API (presents), swapchain ...; recreations = " FRAMES_NOTE_DEFINITION "\n", out);
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].frames_note)
 			fprintf(out, "# %s: %s\n", rows[i].run ? rows[i].run : "-", rows[i].frames_note);
@@ -685,8 +686,8 @@ static void json_swapchains(FILE *out, const struct report_row *row)
 		bool in = v->t_ns > row->window_start_ns && v->t_ns <= row->window_end_ns;
 
 		fputs(i ? ", {\"t_s\": " : "{\"t_s\": ", out);
-		json_number(out, true, (double)(v->t_ns > row->first_present_ns ?
-						v->t_ns - row->first_present_ns : 0) / 1e9);
+		/* one made before the first present is negative */
+		json_number(out, true, (double)(int64_t)(v->t_ns - row->first_present_ns) / 1e9);
 		fprintf(out, ", \"in_window\": %s, \"pid\": %" PRIu32 ", \"kind\": \"%s\"",
 			in ? "true" : "false", v->pid,
 			v->kind == HB_EV_SWAPCHAIN_CREATE ? "create" :

@@ -262,8 +262,7 @@ void swapchain_note(const struct swapchain_log *log, const uint64_t per_source[H
 			strbuf_addf(out, ", and %zu more", in - listed);
 			break;
 		}
-		strbuf_addf(out, "%s%.2f s (", listed ? ", " : "",
-			    (double)(e->ev.t_ns > t0_ns ? e->ev.t_ns - t0_ns : 0) / 1e9);
+		strbuf_addf(out, "%s%.2f s (", listed ? ", " : "", (double)(int64_t)(e->ev.t_ns - t0_ns) / 1e9);
 		note_change(log, e, out);
 		strbuf_addch(out, ')');
 		listed++;

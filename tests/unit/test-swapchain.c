@@ -9,7 +9,7 @@
  * same surface is a recreation, so is a create with an oldSwapchain; a
  * first creation is not, nor another process's first on a surface of the
  * same value. The report's note says the API, the swapchain and each
- * recreation, and GL runs get none.
+ * recreation (GL runs get none), its CSV the API, its JSON every event.
  */
 #include "frames.h"
 #include "kvfile.h"
@@ -305,6 +305,59 @@ START_TEST(report_note)
 }
 END_TEST
 
+/* What report_print() makes of rows in a format. */
+static char *render(const struct report_row *rows, size_t n, enum report_format format)
+{
+	struct report_opts opts = { .format = format, .metric = METRIC_OPTS_DEFAULT };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(report_print(f, rows, n, &opts), 0);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(report_outputs)
+{
+	struct report_row row;
+	struct run run;
+	char *out;
+
+	make_run(false, HB_SRC_VK_QUEUE_PRESENT, true, &run);
+	ck_assert(run_report_row(&run, NULL, &row));
+	/* the table: the note under the others, after one saying what it is */
+	out = render(&row, 1, REPORT_TABLE);
+	ck_assert_msg(strstr(out, "\n# RUN: API (presents), swapchain ...; recreations = where each run's "
+			      "frames came from"), "%s", out);
+	ck_assert_msg(strstr(out, "\n# 20261201T120000Z-vkgame-lavapipe: vulkan (vkQueuePresentKHR), "
+			      "swapchain 800x600"), "%s", out);
+	free(out);
+	/* CSV: the API after stall_why */
+	out = render(&row, 1, REPORT_CSV);
+	ck_assert_msg(strstr(out, ",stall_why,api,excluded\n"), "%s", out);
+	ck_assert_msg(strstr(out, ",vulkan,\n"), "%s", out);
+	free(out);
+	/* JSON: the API and every event, handles as strings */
+	out = render(&row, 1, REPORT_JSON);
+	ck_assert_msg(strstr(out, "\"format\": 3,"), "%s", out);
+	ck_assert_msg(strstr(out, "\"api\": \"vulkan\", \"swapchain_events\": [{\"t_s\": -0.01, "
+			      "\"in_window\": false, \"pid\": 7, \"kind\": \"create\", \"swapchain\": \"0xa\""),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "{\"t_s\": 2.3, \"in_window\": true, \"pid\": 7, \"kind\": \"create\", "
+			      "\"swapchain\": \"0xc\", \"surface\": \"0x55\", \"old_swapchain\": \"0xb\", "
+			      "\"width\": 816, \"height\": 616, \"present_mode\": \"mailbox\", \"min_images\": 2, "
+			      "\"images\": 3, \"format\": 44, \"recreation\": true, \"replaces\": \"0xb\"}"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "\"pid\": 8, \"kind\": \"create\", \"swapchain\": \"0xd\""), "%s", out);
+	ck_assert_msg(strstr(out, "\"recreation\": false, \"replaces\": null}], \"swapchain_events_dropped\": 0}"),
+		      "%s", out);
+	free(out);
+	run_release(&run);
+}
+END_TEST
+
 START_TEST(report_note_gl_none)
 {
 	struct report_row row;
@@ -330,6 +383,7 @@ TEST_SUITE(swapchain_suite)
 	tcase_add_test(tc, without_events_every_long_frame_stalls);
 	tcase_add_test(tc, spanning_edges);
 	tcase_add_test(tc, report_note);
+	tcase_add_test(tc, report_outputs);
 	tcase_add_test(tc, report_note_gl_none);
 	suite_add_tcase(s, tc);
 	return s;
