@@ -13,7 +13,8 @@
 #                      then one line per target: executions, exec/s, corpus, findings
 #                      (kept under build/fuzz/findings/NAME/); exit 1 on any finding.
 #                      `make fuzz-targets` only builds them (tests/fuzz/README.md)
-#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make install PREFIX=/usr/local [DESTDIR=...]  (with the Vulkan layer's manifest in
+#                      PREFIX/share/vulkan/implicit_layer.d, naming the installed hook)
 #
 # The layers are walled (docs/layout.md): one archive per layer, each
 # compiled with its own include path, so an include across a wall fails to
@@ -22,7 +23,8 @@
 #   analysis/  libanalysis.a  sees common/, analysis/     links libcommon.a alone
 #   bench/     librunner.a    sees all three              the hitchbench command
 #   harness/   one program each, sees common/, harness/   links libcommon.a alone
-#   the hook   harness/framehook.c: the header common/frames.h, libc and libdl
+#   the hook   harness/framehook*.c: the header common/frames.h, libc and libdl
+#              (the GL hook and the Vulkan layer; Vulkan's headers, no libvulkan)
 # `all` links common and analysis as shared objects with -z defs (build/walls/),
 # which fails on any call out of their layer.
 #
@@ -75,15 +77,18 @@ HITCH_A    := $(RUNNER_A) $(ANALYSIS_A) $(COMMON_A)
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 
+# The Vulkan layer's manifest, under build/ and under PREFIX
+VK_MANIFEST    := share/vulkan/implicit_layer.d/VkLayer_hitchbench.json
+VK_MANIFEST_IN := harness/VkLayer_hitchbench.json.in
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler \
          $(B)/hitchbench-stallrec $(B)/hitchbench-input $(B)/hitchbench-intfwatch \
          $(B)/hitchbench-waker $(B)/hitchbench-prefetch
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev \
-              $(B)/tests/fifohog $(B)/tests/seqsim
+              $(B)/tests/fifohog $(B)/tests/seqsim $(B)/tests/vkchain
 
-all: $(PROGS) $(B)/walls/common.so $(B)/walls/analysis.so
+all: $(PROGS) $(B)/$(VK_MANIFEST) $(B)/walls/common.so $(B)/walls/analysis.so
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -127,12 +132,27 @@ $(B)/gen/schema.o: $(B)/gen/schema.c
 $(B)/hitchbench: $(B)/bench/main.o $(HITCH_A) $(B)/gen/schema.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS)
 
-# The frame hook is preloaded into games: libc and libdl alone, and of ours
-# only the frame file's header (-z defs: any call into common/ fails to link).
-$(B)/hitchbench-hook.so: harness/framehook.c common/frames.h
+# The frame hook is preloaded into games and loaded as their Vulkan layer:
+# libc and libdl alone, and of ours only the frame file's header (-z defs:
+# any call into common/ fails to link). Its parts, harness/framehook*.c,
+# are compiled apart from the helpers' objects (build/hook/), hidden but
+# for what the game or the loader must see; -z nodelete because the
+# Vulkan loader dlclose()s a layer at vkDestroyInstance, and the hook's
+# fork handler and thread-locals must outlive that.
+HOOK_OBJ := $(patsubst harness/%.c,$(B)/hook/%.o,$(wildcard harness/framehook*.c))
+$(B)/hook/%.o: harness/%.c
 	@mkdir -p $(@D)
-	$(CC) -Icommon $(CPPFLAGS) $(ALL_CFLAGS) -fvisibility=hidden -shared -Wl,-z,defs \
-		-o $@ $< -ldl -pthread
+	$(CC) -Icommon $(CPPFLAGS) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
+$(B)/hitchbench-hook.so: $(HOOK_OBJ)
+	$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete -o $@ $^ -ldl -pthread
+
+# The layer's manifest (harness/VkLayer_hitchbench.json.in): in build/, with
+# the hook's path relative to the manifest, so that XDG_DATA_HOME=build/share
+# HITCHBENCH_VULKAN=1 loads the uninstalled layer; installed, with the
+# absolute path of the installed hook (install, below).
+$(B)/$(VK_MANIFEST): $(VK_MANIFEST_IN)
+	@mkdir -p $(@D)
+	sed 's|@LIBRARY_PATH@|../../../hitchbench-hook.so|' $< >$@.tmp && mv $@.tmp $@
 
 # The helper programs, each linking libcommon.a alone: hitchbench-PROG is
 # harness/PROG.c or harness/PROG-main.c with every harness/PROG-*.c.
@@ -164,6 +184,10 @@ $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(HITCH_A) $(B)/g
 # GLX window (Xvfb) or through a stub present library (the hook's cost alone).
 $(B)/tests/present: $(B)/tests/tools/present.o $(HITCH_A) $(B)/tests/libhbstub.so
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/present.o $(HITCH_A) $(GL_LIBS) -ldl
+
+# The Vulkan layer alone between a stand-in loader and driver (t0120, bench-self).
+$(B)/tests/vkchain: $(B)/tests/tools/vkchain.o $(HITCH_A)
+	$(CC) $(LDFLAGS) -o $@ $^ -ldl
 
 $(B)/tests/libhbstub.so: tests/tools/stub.c
 	@mkdir -p $(@D)
@@ -232,8 +256,9 @@ check: deps
 tests: $(TEST_PROGS)
 
 # The same tests with hitchbench and the unit tests built with AddressSanitizer
-# and UBSan (leaks included). What is preloaded into games (the hook) and the
-# fake games stay plain builds: a sanitizer runtime cannot be preloaded.
+# and UBSan (leaks included). What is preloaded into games (the hook, with
+# its layer's manifest) and the fake games stay plain builds: a sanitizer
+# runtime cannot be preloaded (and vkchain stands in for the allocator).
 SAN_B      := $(B)/sanitize
 SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -Wno-format-truncation
 check-sanitize: deps
@@ -246,7 +271,8 @@ check-sanitize: deps
 		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump $(SAN_B)/tests/procwatch \
 		$(SAN_B)/tests/uinputdev $(SAN_B)/tests/fifohog
 	@cp $(B)/hitchbench-hook.so $(SAN_B)/
-	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(SAN_B)/tests/
+	@mkdir -p $(dir $(SAN_B)/$(VK_MANIFEST)) && cp $(B)/$(VK_MANIFEST) $(SAN_B)/$(VK_MANIFEST)
+	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(B)/tests/vkchain $(SAN_B)/tests/
 	@HB_BUILD=$(CURDIR)/$(SAN_B) HB_SANITIZE=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh
 
 # libFuzzer targets: the library again, built by clang into its own object
@@ -316,6 +342,8 @@ install: all
 	install -m 755 $(B)/hitchbench-waker $(DESTDIR)$(BINDIR)/hitchbench-waker
 	install -m 755 $(B)/hitchbench-prefetch $(DESTDIR)$(BINDIR)/hitchbench-prefetch
 	install -m 644 $(B)/hitchbench-hook.so $(DESTDIR)$(LIBDIR)/hitchbench-hook.so
+	install -d $(DESTDIR)$(PREFIX)/share/vulkan/implicit_layer.d
+	sed 's|@LIBRARY_PATH@|$(LIBDIR)/hitchbench-hook.so|' $(VK_MANIFEST_IN) >$(DESTDIR)$(PREFIX)/$(VK_MANIFEST)
 	cp -R recipes/. $(DESTDIR)$(DATADIR)/recipes/
 	cp -R gamedb/. $(DESTDIR)$(DATADIR)/gamedb/
 
@@ -324,5 +352,5 @@ clean:
 
 .PHONY: all deps check check-sanitize fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-matrix install clean FORCE
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(wildcard $(B)/harness/*.d) \
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(wildcard $(B)/harness/*.d) $(wildcard $(B)/hook/*.d) \
 	$(wildcard $(B)/tests/tools/*.d) $(wildcard $(B)/tests/fuzz/*.d)

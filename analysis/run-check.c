@@ -201,7 +201,7 @@ int run_check(const struct run *run, const struct metric_opts *opts, struct strb
 			    opts->min_frames);
 		return -EINVAL;
 	}
-	return 0;
+	return run_check_api(run, why);
 }
 
 int run_validate(struct run *run, const struct metric_opts *opts)

@@ -67,11 +67,40 @@ const struct metric_recreations *run_recreations(const struct run *run, struct m
  * noise.steal_pct ("-" too), noise.foreign_cpu_pct, noise.irq_pct,
  * noise.game_runq_ms_per_s) parse; the window is present, starts before
  * it ends and overlaps the frames; it holds at least opts->min_frames frames (NULL opts:
- * METRIC_OPTS_DEFAULT). 0, or -EINVAL with the first failure in why
+ * METRIC_OPTS_DEFAULT); with frame_source=vulkan, they all came from
+ * vkQueuePresentKHR (run_check_api()). 0, or -EINVAL with the first failure in why
  * ("frames.bin: 7841 records in the header, 54 in the file",
  * "bench.txt:12: window_start_ns=abc is not a number"). The frames must
  * still be loaded. */
 int run_check(const struct run *run, const struct metric_opts *opts, struct strbuf *why);
+/* The frames of a window counted by the function that presented them
+ * (analysis/run-check-api.c): records whose present is in
+ * (start_ns, end_ns], as the window's frames are counted. */
+#define RUN_SOURCES 16 /* enum hb_present_source values kept apart; others count as unknown */
+struct run_window_sources {
+	uint64_t n;
+	uint64_t per_source[RUN_SOURCES];
+};
+/* Reads them from a frame file's records (version 1 or 2). 0; -errno, or
+ * -EINVAL with *why, when the file cannot be read. */
+int run_window_sources(const char *frames_path, uint64_t start_ns, uint64_t end_ns,
+		       struct run_window_sources *out, const char **why);
+/* The API they came from, a new string for bench.txt's frames_api:
+ * "opengl", "vulkan", "sdl-renderer", "log" (another tool's log),
+ * "unknown", "mixed(vulkan 3000, opengl 12)" (most presents first) or
+ * "none" (no frame). */
+char *run_frames_api(const struct run_window_sources *ws);
+/* "vkQueuePresentKHR 3000, glXSwapBuffers 12" (source order) into out,
+ * the Vulkan presents left out with skip_vulkan. */
+void run_window_sources_describe(const struct run_window_sources *ws, bool skip_vulkan,
+				 struct strbuf *out);
+/* The last rule of run_check(): a run whose bench.txt says
+ * frame_source=vulkan (a recipe's `frames = vulkan`) holds in its window
+ * only presents from vkQueuePresentKHR, and at least one. 0, or -EINVAL
+ * with why ("frames = vulkan, but the window's 3120 presents came from
+ * glXSwapBuffers: the game did not render through Vulkan"). Reads
+ * run->dir/frames.bin. */
+int run_check_api(const struct run *run, struct strbuf *why);
 /* Applies run_check() to a run whose status is "ok": one that fails gets
  * status "invalid", its reason in run->invalid and bench.txt's status in
  * run->recorded_status. A run that failed (status not ok) is left as it

@@ -26,6 +26,11 @@
 #define ALIGN_COMPARE 256
 #define SETTLED_NS (300 * NSEC_PER_MSEC)
 
+bool framesource_has_log(enum frame_source f)
+{
+	return f == FRAMES_MANGOHUD || f == FRAMES_GALLIUM_HUD;
+}
+
 const char *framesource_preload(enum frame_source f)
 {
 	return f == FRAMES_MANGOHUD ? MANGOHUD_PRELOAD : NULL;
@@ -53,6 +58,7 @@ void framesource_env(struct argv_list *env, enum frame_source f, const char *hom
 		argv_pushf(env, "GALLIUM_HUD_DUMP_DIR=%s/%s", home, FRAMESOURCE_HUD_DIR);
 		break;
 	case FRAMES_HOOK:
+	case FRAMES_VULKAN:
 		break;
 	}
 }

@@ -29,6 +29,10 @@
  * long past the window, at most, for the log to appear. */
 #define FRAMESOURCE_LINGER_S 15.0
 
+/* Whether the source is another tool's log (mangohud, gallium-hud), which
+ * becomes the run's frames.bin after the run; the hook's own frames stay
+ * the run's for hook and vulkan. */
+bool framesource_has_log(enum frame_source f);
 /* The libraries to preload before the hook (NULL: none). MangoHud comes
  * first, as `mangohud --dlsym` puts it, so that it sees the game's
  * lookups; the hook, after it, still sees every present. */

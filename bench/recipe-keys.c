@@ -230,6 +230,7 @@ static const char *const frame_source_names[] = {
 	[FRAMES_HOOK] = "hook",
 	[FRAMES_MANGOHUD] = "mangohud",
 	[FRAMES_GALLIUM_HUD] = "gallium-hud",
+	[FRAMES_VULKAN] = "vulkan",
 };
 
 const char *frame_source_name(enum frame_source f)
@@ -245,8 +246,8 @@ static int set_frames(struct parser *p, const char *value)
 			return 0;
 		}
 	}
-	return fail(p, "unknown frame source '%s' (expected 'hook', 'mangohud' or 'gallium-hud')",
-		    value);
+	return fail(p, "unknown frame source '%s' (expected 'hook', 'vulkan', 'mangohud' or "
+		    "'gallium-hud')", value);
 }
 
 static int set_warmup(struct parser *p, const char *value)
@@ -381,6 +382,14 @@ static int set_env(struct parser *p, const char *value)
 			return fail(p, "environment variable '%.*s' is set by the runner", (int)n, value);
 	if (n >= 11 && !strncmp(value, "HITCHBENCH_", 11))
 		return fail(p, "environment variable '%.*s' is set by the runner", (int)n, value);
+	/* the runner writes the Vulkan layer's manifest into the game's data
+	 * home (bench/vklayer.h): a relative one has no place it would be
+	 * found in */
+	if (n == strlen("XDG_DATA_HOME") && !strncmp(value, "XDG_DATA_HOME", n) && eq[1] &&
+	    eq[1] != '/')
+		return fail(p, "XDG_DATA_HOME must be an absolute path, not '%s' (the XDG base "
+			    "directory spec; the Vulkan loader would take it relative to the game's "
+			    "working directory)", eq + 1);
 	for (size_t i = 0; i < env->n; i++)
 		if (!strncmp(env->v[i], value, n + 1))
 			return fail(p, "duplicate env '%.*s'", (int)n, value);

@@ -29,9 +29,12 @@ enum frame_source {
 	FRAMES_HOOK,        /* hitchbench's LD_PRELOAD frame hook */
 	FRAMES_MANGOHUD,    /* MangoHud's CSV log (the hook still runs: it times the window) */
 	FRAMES_GALLIUM_HUD, /* Mesa's GALLIUM_HUD frame-time dump (likewise) */
+	FRAMES_VULKAN,      /* the hook as for FRAMES_HOOK (its Vulkan layer in every run),
+	                     * and the run is invalid unless the window's frames came
+	                     * from vkQueuePresentKHR (analysis/run-check-api.c) */
 };
 
-/* "hook", "mangohud", "gallium-hud". */
+/* "hook", "mangohud", "gallium-hud", "vulkan". */
 const char *frame_source_name(enum frame_source f);
 
 /* A file seeded into the game's fresh HOME before the run. */

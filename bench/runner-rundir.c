@@ -104,7 +104,7 @@ void runner_write_provenance(struct runner *rn, time_t start, uint64_t start_mon
 	provenance_system(&rn->bench);
 	provenance_packages(&rn->bench, &rc->packages);
 	kvfile_add(&rn->bench, "user", rn->req->user->name);
-	kvfile_add(&rn->bench, "frame_source", "hook");
+	kvfile_add(&rn->bench, "frame_source", frame_source_name(rc->frames));
 	kvfile_addf(&rn->bench, "warmup_s", "%g", rn->req->warmup_s);
 	if (rc->start_line)
 		kvfile_add(&rn->bench, "start_line", rc->start_line);
@@ -163,6 +163,31 @@ static void write_frame_facts(struct runner *rn)
 			samples ? (double)h->cost_ns / (double)samples : 0.0, (unsigned long long)samples);
 }
 
+/* What the game presented through in the window (the hook's frames,
+ * before a frame source's log replaces them): frames_api and
+ * window_sources. */
+static void write_frames_api(struct runner *rn, const char *frames)
+{
+	struct run_window_sources ws;
+	struct strbuf sb = STRBUF_INIT;
+	const char *why = NULL;
+	char *api;
+
+	if (!rn->have_window)
+		return;
+	if (run_window_sources(frames, rn->window_start, rn->window_end, &ws, &why) < 0) {
+		kvfile_addf(&rn->bench, "frames_api", "unknown: %s", why);
+		return;
+	}
+	api = run_frames_api(&ws);
+	kvfile_add(&rn->bench, "frames_api", api);
+	run_window_sources_describe(&ws, false, &sb);
+	kvfile_add(&rn->bench, "window_sources", sb.len ? sb.buf : "none");
+	runner_progress(rn, "the window's frames came from %s", sb.len ? sb.buf : "no present");
+	strbuf_release(&sb);
+	free(api);
+}
+
 /* The game's HOME as it left it, into the run directory's home/. */
 static int keep_home(struct runner *rn, struct strbuf *err)
 {
@@ -199,8 +224,9 @@ int runner_finish_dir(struct runner *rn, struct strbuf *err)
 			strbuf_addf(err, "cannot keep the frame file: %s", strerror(-r));
 			goto out;
 		}
+		write_frames_api(rn, frames);
 	}
-	if (rn->have_window && rn->req->recipe->frames != FRAMES_HOOK) {
+	if (rn->have_window && framesource_has_log(rn->req->recipe->frames)) {
 		struct strbuf why = STRBUF_INIT;
 
 		if (framesource_collect(rn->req->recipe->frames, rn->stage.home, rn->tmp_dir,

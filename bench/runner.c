@@ -269,6 +269,8 @@ static int prepare_run(struct runner *rn, time_t start, uint64_t start_mono, str
 	if (r == 0 && req->variant)
 		r = stage_seed(&rn->stage, &req->variant->set, &rn->bench, &seq, err);
 	if (r == 0)
+		r = stage_vulkan_layer(&rn->stage, req->recipe, req->variant, &rn->bench, err);
+	if (r == 0)
 		r = stage_finish_home(&rn->stage, req->recipe, req->user, err);
 	if (r == 0 && (r = hb_frames_view_open(&rn->frames, rn->stage.frames)) < 0)
 		strbuf_addf(err, "cannot map the frame file: %s", strerror(-r));

@@ -6,6 +6,7 @@
 #include "frames.h"
 #include "framesource.h"
 #include "hash.h"
+#include "vklayer.h"
 #include "xserver.h"
 
 #include <dirent.h>
@@ -238,6 +239,53 @@ int stage_seed(struct stage *st, const struct recipe_settings *set, struct kvfil
 	return 0;
 }
 
+int stage_vulkan_layer(struct stage *st, const struct recipe *r, const struct recipe_variant *v,
+		       struct kvfile *bench, struct strbuf *err)
+{
+	const char *data_home = v ? vklayer_env_data_home((const char *const *)v->set.env.v) : NULL;
+	char *lib, *dir = NULL;
+	size_t home_len = strlen(st->home);
+	int e;
+
+	if (!data_home)
+		data_home = vklayer_env_data_home((const char *const *)r->set.env.v);
+	lib = realpath(st->hook, NULL);
+	if (!lib) {
+		e = -errno;
+		strbuf_addf(err, "cannot resolve the frame hook '%s': %s", st->hook, strerror(-e));
+		return e;
+	}
+	e = vklayer_library_has_entry(lib);
+	if (e < 0) {
+		strbuf_addf(err, "cannot read the frame hook '%s': %s", lib, strerror(-e));
+		goto out;
+	}
+	if (e == 0) {
+		kvfile_addf(bench, "vulkan_layer", "none (the frame hook has no %s: built before "
+			    "the Vulkan layer)", VKLAYER_ENTRY);
+		goto out;
+	}
+	dir = vklayer_manifest_dir(st->home, data_home, &e);
+	if (!dir) {
+		strbuf_addf(err, "XDG_DATA_HOME=%s is not an absolute path", data_home);
+		goto out;
+	}
+	e = vklayer_write_manifest(dir, lib, &st->vk_manifest);
+	if (e < 0) {
+		strbuf_addf(err, "cannot write the Vulkan layer's manifest in '%s': %s", dir,
+			    strerror(-e));
+		goto out;
+	}
+	st->vk_manifest_outside = strncmp(st->vk_manifest, st->home, home_len) != 0 ||
+				  st->vk_manifest[home_len] != '/';
+	kvfile_add(bench, "vulkan_layer", st->vk_manifest_outside ? st->vk_manifest
+				  : st->vk_manifest + home_len + 1);
+out:
+	free(dir);
+	free(lib);
+	return e;
+}
+
 int stage_finish_home(struct stage *st, const struct recipe *r, const struct game_user *u,
 		      struct strbuf *err)
 {
@@ -325,6 +373,9 @@ int stage_keep_home(const struct stage *st, const char *dest, long long max_byte
 
 void stage_release(struct stage *st)
 {
+	if (st->vk_manifest && st->vk_manifest_outside)
+		unlink(st->vk_manifest);
+	free(st->vk_manifest);
 	if (st->dir)
 		remove_tree(st->dir);
 	free(st->dir);
@@ -379,6 +430,8 @@ void game_env_build(struct argv_list *env, const struct game_env_opts *o)
 
 		argv_pushf(env, "LD_PRELOAD=%s%s%s", pre ? pre : "", pre ? ":" : "", st->hook);
 		argv_pushf(env, "%s=%s", HB_FRAMES_ENV, st->frames);
+		/* the hook is the Vulkan layer too (stage_vulkan_layer) */
+		argv_pushf(env, "%s=1", HB_VK_ENABLE_ENV);
 	}
 	for (size_t i = 0; i < o->recipe->set.env.n; i++)
 		env_put(env, o->recipe->set.env.v[i]);

@@ -23,6 +23,9 @@ struct stage {
 	char *frames;   /* dir/frames.bin */
 	char *xauth;    /* dir/Xauthority, or NULL (an existing display without a cookie) */
 	char *hook;     /* dir/hitchbench-hook.so */
+	char *vk_manifest;        /* the Vulkan layer's manifest written, or NULL */
+	bool vk_manifest_outside; /* it is outside HOME (the recipe's XDG_DATA_HOME):
+	                           * stage_release removes it */
 };
 
 /* Makes it: hook copied from hook_src, helpers from helper_dir (may be
@@ -36,6 +39,15 @@ int stage_create(struct stage *st, const char *hook_src, const char *helper_dir,
  * file.N=DEST SHA256 in bench. 0 or -errno with err. */
 int stage_seed(struct stage *st, const struct recipe_settings *set, struct kvfile *bench,
 	       int *seq, struct strbuf *err);
+/* Writes the Vulkan layer's manifest (bench/vklayer.h), naming the hook
+ * the game preloads by its resolved path, into the data home the game
+ * will have (the variant's XDG_DATA_HOME, else the recipe's, else
+ * HOME/.local/share), before HOME is given to the user; records
+ * vulkan_layer= in bench: the manifest's path relative to HOME (absolute
+ * when outside it), or "none (why)" for a hook without the layer's entry
+ * point. 0 or -errno with err. */
+int stage_vulkan_layer(struct stage *st, const struct recipe *r, const struct recipe_variant *v,
+		       struct kvfile *bench, struct strbuf *err);
 /* Makes the recipe's working directory and its frame source's log
  * directory, and gives HOME, with all that was seeded, to the user. 0 or
  * -errno with err. */

@@ -36,6 +36,13 @@ static int check(const char *value, struct strbuf *why)
 			strbuf_addf(why, "%s is set by the harness", reserved[i]);
 			return -EINVAL;
 		}
+	/* the runner put the Vulkan layer's manifest in the game's data home
+	 * (stage_vulkan_layer) before any switch runs: a recipe may move it */
+	if (n == strlen("XDG_DATA_HOME") && strncmp(value, "XDG_DATA_HOME", n) == 0) {
+		strbuf_addstr(why, "XDG_DATA_HOME holds the Vulkan layer's manifest: set it in the "
+			      "recipe's env");
+		return -EINVAL;
+	}
 	if (strncmp(value, "HITCHBENCH_", 11) == 0) {
 		strbuf_addstr(why, "HITCHBENCH_ variables are the harness's");
 		return -EINVAL;

@@ -1,10 +1,11 @@
 /*
  * SLOWDOWN=PCT and SLOWDOWN_US=N: a known effect, a test instrument. The
- * frame hook busy-waits at every present for PCT% of the game's time in
- * the frame before it, or for N microseconds (harness/framehook.c), so a
- * batch carries a change of a size known in advance: what `hitchbench
- * calibrate` and `hitchbench ab` are checked against. SLOWDOWN=0 spins
- * nothing and is a token of its own, the A/A partner of SLOWDOWN=PCT.
+ * frame hook busy-waits at every present (GL or Vulkan) for PCT% of the
+ * game's time in the frame before it, or for N microseconds
+ * (harness/framehook-record.c), so a batch carries a change of a size
+ * known in advance: what `hitchbench calibrate` and `hitchbench ab` are
+ * checked against. SLOWDOWN=0 spins nothing and is a token of its own,
+ * the A/A partner of SLOWDOWN=PCT.
  *
  * The figure reaches the hook through the game's environment; what the
  * hook spun is in the frame file's header, read back into bench.txt.

@@ -9,8 +9,9 @@
 set -eu
 
 # build: compilers (the tree must build warning-free with gcc and clang),
-# pkg-config and the libraries the code links
-BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check libx11-dev libgl-dev libzstd-dev libxtst-dev libevdev-dev libudev-dev"
+# pkg-config and the libraries the code links; libvulkan-dev for the Vulkan
+# headers the hook's layer and vkchain are typed by (nothing links libvulkan)
+BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check libx11-dev libgl-dev libzstd-dev libxtst-dev libevdev-dev libudev-dev libvulkan-dev"
 # run: the X server and xauth, the default recipe's game and data; tests
 # also use sqlite3 (to look into databases) and strace (the hook's syscalls);
 # mesa-utils for glxinfo, which asks the game's X server which GL stack
@@ -18,8 +19,11 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # zstd (zstdcat) reads the sensor sampler's files; mangohud (Debian 12: 0.6.8)
 # writes the logs of recipes that say `frames = mangohud` (t9030) and the
 # summary t9040 checks; the Gallium HUD is part of Mesa already;
-# gnuplot-nox draws `hitchbench plot`'s PNG (pngcairo) and SVG pictures
-RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox mangohud"
+# gnuplot-nox draws `hitchbench plot`'s PNG (pngcairo) and SVG pictures;
+# Vulkan on this machine's CPU: mesa-vulkan-drivers (lavapipe, which
+# presents to Xvfb) and vulkan-tools (vkcube, the Vulkan recipe the tests
+# run the layer on, t0220; vulkaninfo)
+RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox mangohud mesa-vulkan-drivers vulkan-tools"
 # the games of recipes/ (each recipe's `packages =` names what it runs; the
 # smoke tests tests/game/t91*.sh and `make bench-matrix QUICK=1` in CI run
 # every one of them)

@@ -45,9 +45,9 @@ call metrics_compute >common/wall.c
 refused "common calls the analysis" b/walls/common.so "undefined reference to .metrics_compute"
 
 # The hook calls nothing of ours: one call into common/ added to it fails.
-cp harness/framehook.c "$T/framehook.c"
-call mono_ns >>harness/framehook.c
+cp harness/framehook-record.c "$T/framehook-record.c"
+call mono_ns >>harness/framehook-record.c
 refused "the hook calls common" b/hitchbench-hook.so "undefined reference to .mono_ns"
-cp "$T/framehook.c" harness/framehook.c
+cp "$T/framehook-record.c" harness/framehook-record.c
 build b/hitchbench-hook.so || { cat "$T/log"; fail "the hook does not build again"; }
 exit 0

@@ -1,6 +1,8 @@
 #!/bin/sh
 # make install into a prefix gives a working, relocatable tree: the
-# program finds its hook and recipes from where it is installed.
+# program finds its hook and recipes from where it is installed. The
+# Vulkan layer's manifest (which names the hook by its installed path, as
+# the loader wants) goes where the loader looks under the prefix.
 . "$(dirname "$0")/../lib.sh"
 need_game_user
 cd "$HB_SRCDIR"
@@ -10,6 +12,16 @@ for f in bin/hitchbench bin/hitchbench-wadlump bin/hitchbench-waker bin/hitchben
 	share/hitchbench/recipes/dsda-doom.ini share/hitchbench/recipes/README.md share/hitchbench/gamedb/dsda-doom/README.md; do
 	[ -e "$P/$f" ] || fail "make install did not install $f"
 done
+# the Vulkan layer's manifest, where the loader looks under the prefix, naming
+# the installed hook by its absolute path
+m=$P/share/vulkan/implicit_layer.d/VkLayer_hitchbench.json
+[ -e "$m" ] || fail "make install did not install the Vulkan layer's manifest"
+grep -q '"library_path": "/opt/hb/lib/hitchbench/hitchbench-hook.so"' "$m" ||
+	fail "the installed manifest does not name the installed hook: $(grep library_path "$m")"
+grep -q '"name": "VK_LAYER_HITCHBENCH_frames"' "$m" || fail "the installed manifest names another layer"
+if command -v python3 >/dev/null; then
+	python3 -m json.tool "$m" >/dev/null || fail "the installed manifest is not JSON"
+fi
 # moved elsewhere, it still works: the recipe is found, the hook is used
 mv "$P" "$T/moved"
 cd "$T"

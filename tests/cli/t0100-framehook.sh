@@ -1,12 +1,12 @@
 #!/bin/sh
-# The frame hook (harness/framehook.c) on its own, without the runner:
+# The frame hook (harness/framehook*.c) on its own, without the runner:
 # preloaded into the fake game and the present loop, it must record each
 # present once (an SDL present nests a GLX one), lose nothing when the game
 # is killed, and never disturb a game it cannot record for.
 . "$(dirname "$0")/../lib.sh"
 
 # How many of N presents the hook times: in each block of 64 slots, the one
-# at offset 37 * block mod 64 (harness/framehook.c).
+# at offset 37 * block mod 64 (harness/framehook-record.c).
 expected_samples() {
 	awk -v n="$1" 'BEGIN { c = 0; for (b = 0; 64 * b < n; b++) if (64 * b + (37 * b) % 64 < n) c++; print c }'
 }

@@ -265,14 +265,18 @@ static const struct {
 	{ "[recipe]\nname = x\n", "recipes/x.ini: missing 'command' in [recipe]" },
 	{ "", "recipes/x.ini: missing 'command' in [recipe]" },
 	{ HEAD "frames = fraps\n", "recipes/x.ini:3: unknown frame source 'fraps' "
-	  "(expected 'hook', 'mangohud' or 'gallium-hud')" },
+	  "(expected 'hook', 'vulkan', 'mangohud' or 'gallium-hud')" },
 	{ HEAD "frames = MangoHud\n", "recipes/x.ini:3: unknown frame source 'MangoHud' "
-	  "(expected 'hook', 'mangohud' or 'gallium-hud')" },
+	  "(expected 'hook', 'vulkan', 'mangohud' or 'gallium-hud')" },
 	{ "command = true\n",
 	  "recipes/x.ini:1: key 'command' outside any section (expected [recipe] first)" },
 	{ HEAD "[variant a]\nwindow = 5\n",
 	  "recipes/x.ini:4: key 'window' belongs in [recipe], not in a [variant]" },
 	{ HEAD "[variant a]\nwindw = 5\n", "recipes/x.ini:4: unknown key 'windw'" },
+	{ HEAD "[variant a]\nenv = XDG_DATA_HOME=share\n",
+	  "recipes/x.ini:4: XDG_DATA_HOME must be an absolute path, not 'share' (the XDG base "
+	  "directory spec; the Vulkan loader would take it relative to the game's working "
+	  "directory)" },
 	{ HEAD "this is not a pair\n", "recipes/x.ini:3: expected 'key = value' or '[section]'" },
 	{ HEAD "= 5\n", "recipes/x.ini:3: missing key name before '='" },
 	{ "[recipe\ncommand = true\n", "recipes/x.ini:1: missing ']' in section header" },
@@ -321,7 +325,7 @@ START_TEST(test_frame_sources)
 		const char *value;
 		enum frame_source f;
 	} ok[] = { { "hook", FRAMES_HOOK }, { "mangohud", FRAMES_MANGOHUD },
-		   { "gallium-hud", FRAMES_GALLIUM_HUD } };
+		   { "gallium-hud", FRAMES_GALLIUM_HUD }, { "vulkan", FRAMES_VULKAN } };
 
 	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
 		struct strbuf err = STRBUF_INIT;
