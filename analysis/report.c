@@ -36,8 +36,8 @@
  * of runs it is over. Values use the metric's decimals; a missing value is
  * an empty field. stall_why (metrics_stall_why(): the stall_*_s group with
  * the most seconds; a group's from its medians) is empty without stalls;
- * api (swapchain_frames_api()) is a run's, empty for a group and for a
- * run from the database.
+ * api (run_frames_api(), bench.txt frames_api's words) is the run's
+ * window's, empty for a group and for a run from the database.
  *
  * JSON (format 3): {"format":3,"definitions":{...},"include_interfered":B,
  * "runs":[{"run","dir","run_id","game","run_name","status","excluded",
@@ -91,11 +91,12 @@ static const enum metric_id headline_metrics[] = {
 	"(imported, or made before hitchbench recorded it)"
 #define STALL_WHY_DEFINITION "the stall_*_s column with the most seconds (disk, swap, reclaim, " \
 	"gpu, cpu, io, wait or other; a group: of its medians)"
-#define API_DEFINITION "the API the run's frames came from, by their present functions: opengl, " \
-	"vulkan, sdl-renderer (SDL_RenderPresent, whatever SDL drew with), log (another tool's log), " \
-	"mixed (several), unknown; empty (JSON null) when not known (from the database)"
-#define FRAMES_NOTE_DEFINITION "where each run's frames came from: the API (its present " \
-	"functions) and, through Vulkan, the swapchain when the window starts (extent, present mode, " \
+#define API_DEFINITION "the API the window's frames came from, by their present functions: " \
+	"opengl, vulkan, sdl-renderer (SDL_RenderPresent, whatever SDL drew with), log (another " \
+	"tool's log), unknown, mixed(vulkan 3000, opengl 12) (each API with its frames, most first), " \
+	"none (no frame); empty (JSON null) when not known (from the database)"
+#define FRAMES_NOTE_DEFINITION "where each run's frames came from: the API (the window's " \
+	"presents by function) and, through Vulkan, the swapchain when the window starts (extent, present mode, " \
 	"images) and its recreations (a resize, a present mode change), whose frames are not stalls; " \
 	"times in seconds from the run's first present (as `hitchbench frames` prints them)"
 #define SWAPCHAIN_EVENTS_DEFINITION "the run's Vulkan swapchains created and destroyed, in time " \

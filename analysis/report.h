@@ -47,7 +47,7 @@ struct report_row {
 	const char *kernel;     /* bench.txt kernel_release */
 	const char *started_utc;
 	/* Where the frames came from, known for run directories only: */
-	const char *api;        /* swapchain_frames_api(): "vulkan", "opengl", "mixed", ... */
+	const char *api;        /* run_frames_api() of its window: "vulkan", "opengl", "mixed(...)", ... */
 	const char *frames_note; /* a "# RUN: NOTE" line under the table (swapchain_note()) */
 	const struct swapchain_log *swapchains; /* JSON "swapchain_events"; NULL: not known */
 	uint64_t first_present_ns;               /* the events' t_s count from here */

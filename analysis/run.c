@@ -115,6 +115,7 @@ void run_release(struct run *run)
 	free(run->disturbed);
 	free(run->invalid);
 	free(run->frames_note);
+	free(run->frames_api);
 	swapchain_log_release(&run->swapchains);
 	kvfile_release(&run->bench);
 	hb_frames_release(&run->frames);
@@ -241,18 +242,40 @@ int run_metrics(const struct run *run, const struct metric_opts *opts, struct me
 	return r;
 }
 
-/* What the report says of where the run's frames came from: their API,
- * and for a Vulkan run its note and swapchain events. */
+void run_sources_of_file(const struct hb_frames *f, struct run_window_sources *ws)
+{
+	memset(ws, 0, sizeof(*ws));
+	for (unsigned s = 0; s < HB_SRC_MAX; s++) {
+		ws->per_source[s] = f->per_source[s];
+		ws->n += f->per_source[s];
+	}
+}
+
+/* What the report says of where the run's frames came from: the API of
+ * the window's frames, as the runner records it in bench.txt (the whole
+ * file's without a window, or when the file cannot be read again), and
+ * for a Vulkan run its note and swapchain events. */
 static void run_frames_row(struct run *run, struct report_row *row)
 {
 	const struct hb_frames *f = &run->frames;
 	struct strbuf note = STRBUF_INIT;
+	struct run_window_sources ws;
+	const char *why = NULL;
+	char *path = xasprintf("%s/frames.bin", run->dir);
 
-	run->frames_api = swapchain_frames_api(f->per_source);
+	if (!run->have_window ||
+	    run_window_sources(path, run->window_start_ns, run->window_end_ns, &ws, &why) < 0)
+		run_sources_of_file(f, &ws);
+	free(path);
+	free(run->frames_api);
 	free(run->frames_note);
+	run->frames_api = run_frames_api(&ws);
 	run->frames_note = NULL;
-	if (swapchain_note_applies(&run->swapchains, f->per_source)) {
-		swapchain_note(&run->swapchains, f->per_source, f->n ? f->t_ns[0] : 0,
+	if (swapchain_note_applies(&run->swapchains, f->per_source[HB_SRC_VK_QUEUE_PRESENT])) {
+		strbuf_addf(&note, "%s (window: ", run->frames_api);
+		run_window_sources_describe(&ws, false, &note);
+		strbuf_addstr(&note, ws.n ? "), " : "no frame), ");
+		swapchain_note(&run->swapchains, f->n ? f->t_ns[0] : 0,
 			       run->have_window ? run->window_start_ns : 0,
 			       run->have_window ? run->window_end_ns : 0, &note);
 		run->frames_note = strbuf_detach(&note);

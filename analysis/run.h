@@ -36,9 +36,9 @@ struct run {
 	struct hb_frames frames;
 	/* its Vulkan swapchains (a copy: kept when the frames are released) */
 	struct swapchain_log swapchains;
-	/* run_report_row(): the API its frames came from and the report's
-	 * note of them (swapchain.h), or NULL */
-	const char *frames_api;
+	/* run_report_row(): the API its window's frames came from
+	 * (run_frames_api()) and the report's note of them, or NULL */
+	char *frames_api;
 	char *frames_note;
 	char *disturbed;        /* "invalid=1 (REASON)", "interfered=1 (REASON)" or NULL */
 };
@@ -90,6 +90,9 @@ int run_window_sources(const char *frames_path, uint64_t start_ns, uint64_t end_
  * "unknown", "mixed(vulkan 3000, opengl 12)" (most presents first) or
  * "none" (no frame). */
 char *run_frames_api(const struct run_window_sources *ws);
+/* The whole frame file's presents by source (struct hb_frames keeps
+ * their counts), as run_window_sources() gives a window's. */
+void run_sources_of_file(const struct hb_frames *f, struct run_window_sources *ws);
 /* "vkQueuePresentKHR 3000, glXSwapBuffers 12" (source order) into out,
  * the Vulkan presents left out with skip_vulkan. */
 void run_window_sources_describe(const struct run_window_sources *ws, bool skip_vulkan,

@@ -79,23 +79,9 @@ size_t swapchain_recreation_times(const struct swapchain_log *log, uint64_t **ou
 	return n;
 }
 
-const char *swapchain_frames_api(const uint64_t per_source[HB_SRC_MAX])
+bool swapchain_note_applies(const struct swapchain_log *log, uint64_t vulkan_presents)
 {
-	int api = -1;
-
-	for (unsigned s = 0; s < HB_SRC_MAX; s++) {
-		if (!per_source[s])
-			continue;
-		if (api >= 0 && (unsigned)api != hb_present_source_api(s))
-			return "mixed";
-		api = (int)hb_present_source_api(s);
-	}
-	return api < 0 ? NULL : hb_api_name((unsigned)api);
-}
-
-bool swapchain_note_applies(const struct swapchain_log *log, const uint64_t per_source[HB_SRC_MAX])
-{
-	return log->n || log->dropped || per_source[HB_SRC_VK_QUEUE_PRESENT];
+	return log->n || log->dropped || vulkan_presents;
 }
 
 /* "800x600 fifo 3 images (asked 2)" */
@@ -131,30 +117,6 @@ void swapchain_event_describe(const struct swapchain_log *log, size_t i, struct 
 	else if (e->recreation)
 		strbuf_addf(out, ": a recreation, its surface had 0x%" PRIx64,
 			    log->ev[e->from].ev.object);
-}
-
-/* The API and its present functions: "vulkan (vkQueuePresentKHR)",
- * "mixed (presents: 1200 vkQueuePresentKHR, 3 glXSwapBuffers)". */
-static void note_api(const uint64_t per_source[HB_SRC_MAX], struct strbuf *out)
-{
-	const char *api = swapchain_frames_api(per_source);
-	bool mixed = api && strcmp(api, "mixed") == 0, first = true;
-
-	if (!api) {
-		strbuf_addstr(out, "no frames");
-		return;
-	}
-	strbuf_addf(out, "%s (%s", api, mixed ? "presents: " : "");
-	for (unsigned s = 0; s < HB_SRC_MAX; s++) {
-		if (!per_source[s])
-			continue;
-		strbuf_addstr(out, first ? "" : ", ");
-		first = false;
-		if (mixed)
-			strbuf_addf(out, "%" PRIu64 " ", per_source[s]);
-		strbuf_addstr(out, hb_present_source_name(s));
-	}
-	strbuf_addch(out, ')');
 }
 
 /* The swapchains alive at t (made at or before it, neither destroyed nor
@@ -237,14 +199,11 @@ static void note_change(const struct swapchain_log *log, const struct swapchain_
 		strbuf_addstr(out, "same extent, mode and images");
 }
 
-void swapchain_note(const struct swapchain_log *log, const uint64_t per_source[HB_SRC_MAX],
-		    uint64_t t0_ns, uint64_t window_start_ns, uint64_t window_end_ns,
-		    struct strbuf *out)
+void swapchain_note(const struct swapchain_log *log, uint64_t t0_ns, uint64_t window_start_ns,
+		    uint64_t window_end_ns, struct strbuf *out)
 {
 	size_t in = 0, listed = 0;
 
-	note_api(per_source, out);
-	strbuf_addstr(out, ", ");
 	note_swapchains(log, window_start_ns, out);
 	for (size_t i = 0; i < log->n; i++)
 		in += log->ev[i].recreation && log->ev[i].ev.t_ns > window_start_ns &&

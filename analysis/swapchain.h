@@ -3,7 +3,8 @@
  * frame file version 2, common/frames.h) and of the API its frames came
  * from: which swapchain creations are recreations (a resize, a present
  * mode change: an event of the run, not a stall), what each changed, and
- * the lines a report prints about them. Definitions: docs/metrics.md
+ * the lines a report prints about them (the API itself:
+ * run_frames_api(), analysis/run-check-api.c). Definitions: docs/metrics.md
  * "Swapchain recreations".
  *
  * run_load() builds a run's log (a copy: the report keeps it after the
@@ -47,25 +48,17 @@ void swapchain_log_release(struct swapchain_log *log);
  * NULL when there is none). Returns how many. */
 size_t swapchain_recreation_times(const struct swapchain_log *log, uint64_t **out);
 
-/* The API of frames presented from these sources (per_source counts, as
- * struct hb_frames has them): its hb_api_name() when every frame's
- * source means one API ("opengl", "vulkan", "sdl-renderer", "log",
- * "unknown"), "mixed" for several, NULL for no frames. */
-const char *swapchain_frames_api(const uint64_t per_source[HB_SRC_MAX]);
-
-/* What a reader of a run's frame times needs, in one line (a report's
- * "# RUN: ..." note, without "# RUN: "): the API and present functions
- * of its frames, its swapchain when the window starts (extent, present
- * mode, images), and the recreations in the window (when, from what to
- * what, times in seconds from t0_ns, the run's first present), which
- * are not counted as stalls. Appended to out. Whether a run has such a
- * note: swapchain_note_applies(). */
-void swapchain_note(const struct swapchain_log *log, const uint64_t per_source[HB_SRC_MAX],
-		    uint64_t t0_ns, uint64_t window_start_ns, uint64_t window_end_ns,
-		    struct strbuf *out);
-/* A run whose frames came through Vulkan (some of them), or whose frame
- * file has swapchain events. */
-bool swapchain_note_applies(const struct swapchain_log *log, const uint64_t per_source[HB_SRC_MAX]);
+/* What a reader of a Vulkan run's frame times needs of its swapchains,
+ * for a report's "# RUN: API (...), NOTE" line: the swapchain when the
+ * window starts (extent, present mode, images), and the recreations in
+ * the window (when, from what to what, times in seconds from t0_ns, the
+ * run's first present), which are not counted as stalls. Appended to
+ * out. */
+void swapchain_note(const struct swapchain_log *log, uint64_t t0_ns, uint64_t window_start_ns,
+		    uint64_t window_end_ns, struct strbuf *out);
+/* Whether a run has such a note: some of its frames came through Vulkan,
+ * or its frame file has swapchain events. */
+bool swapchain_note_applies(const struct swapchain_log *log, uint64_t vulkan_presents);
 
 /* Event i of the log in words: "create 0x2 816x616 fifo 3 images (asked
  * 2) format 44 surface 0x55: a recreation, replaces 0x1", "destroy 0x1".

@@ -7,7 +7,7 @@
  *   # t_s: seconds from the run's first present to the frame's end;
  *   # frame_ms: the frame (interval between consecutive presents);
  *   # in_window: 1 when the frame's end is in (window_start, window_end]
- *   # api: vulkan (vkQueuePresentKHR)
+ *   # api: vulkan (presents: vkQueuePresentKHR 3121)
  *   # swapchain: ...          (a Vulkan run: what the lines below say)
  *   # swapchain 0.812345 pid 4242: create 0x1 800x600 fifo 3 images ...
  *   t_s	frame_ms	in_window
@@ -24,6 +24,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char frames_usage[] =
 	"usage: hitchbench frames [--window] RUNDIR\n"
@@ -41,18 +42,21 @@ static const char frames_usage[] =
 static void print_sources(const struct run *run)
 {
 	const struct swapchain_log *log = &run->swapchains;
-	const char *api = swapchain_frames_api(run->frames.per_source);
 	struct strbuf sb = STRBUF_INIT;
 	uint64_t t0 = run->frames.n ? run->frames.t_ns[0] : 0;
+	struct run_window_sources ws;
+	char *api;
 
-	printf("# api: %s", api ? api : "none (no frames)");
-	for (unsigned s = 0, k = 0; s < HB_SRC_MAX; s++)
-		if (run->frames.per_source[s])
-			printf("%s%" PRIu64 " %s", k++ ? ", " : " (presents: ", run->frames.per_source[s],
-			       hb_present_source_name(s));
-	printf("%s\n", api ? ")" : "");
-	if (!log->n && !log->dropped)
+	/* every frame is printed: the whole file's */
+	run_sources_of_file(&run->frames, &ws);
+	api = run_frames_api(&ws);
+	run_window_sources_describe(&ws, false, &sb);
+	printf("# api: %s (presents: %s)\n", api, ws.n ? sb.buf : "none");
+	free(api);
+	if (!log->n && !log->dropped) {
+		strbuf_release(&sb);
 		return;
+	}
 	printf("# swapchain: a Vulkan swapchain made or destroyed at t_s by pid; a frame whose span "
 	       "holds a recreation is not a stall\n");
 	for (size_t i = 0; i < log->n; i++) {
