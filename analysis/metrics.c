@@ -30,7 +30,7 @@ const struct metric_def metric_defs[M_COUNT] = {
 	[M_FPS]        = { "fps",        "fps",     1, "frames / window_s", BETTER_HIGHER },
 	[M_STEADY_FPS] = { "steady_fps", "steady",  1, "1000 / p50_ms", BETTER_HIGHER },
 	[M_SMOOTH_FPS] = { "smooth_fps", "smooth",  1, "frames not over the stall threshold / the seconds they took", BETTER_HIGHER },
-	[M_STALLS]     = { "stalls",     "stalls",  0, "frames over the stall threshold", BETTER_LOWER },
+	[M_STALLS]     = { "stalls",     "stalls",  0, "frames over the stall threshold (not one that spans a swapchain recreation)", BETTER_LOWER },
 	[M_STALL_S]    = { "stall_s",    "stall_s", 2, "the seconds the frames over the stall threshold took", BETTER_LOWER },
 	[M_LONGEST_MS] = { "longest_ms", "longest", 1, "the longest frame time, ms", BETTER_LOWER },
 	[M_P50_MS]     = { "p50_ms",     "p50",     2, "50th percentile of frame time, ms", BETTER_LOWER },
@@ -69,6 +69,10 @@ const struct metric_def metric_defs[M_COUNT] = {
 	[M_WIN_PLAY]     = { "win_play",     "win_pl",   3, "seconds of the window outside reload segments", BETTER_NEITHER },
 	[M_RELOAD_S]     = { "reload_s",     "rel_s",    3, "seconds of the window inside reload segments", BETTER_NEITHER },
 	[M_RELOAD_N]     = { "reload_n",     "rel_n",    0, "reload segments that overlap the window", BETTER_NEITHER },
+	[M_RECREATIONS]  = { "recreations",  "recreate", 0,
+			     "Vulkan swapchain recreations in the window (a resize, a present mode change): "
+			     "a frame spanning one is not a stall", BETTER_NEITHER },
+	[M_RECREATION_S] = { "recreation_s", "recr_s",   3, "the seconds of the window's frames that span a swapchain recreation", BETTER_NEITHER },
 	[M_STALL_DISK_S]    = { "stall_disk_s",    "disk",    2, "stall_s waiting on a page fault read from a disk (stall record, docs/stalls.md)", BETTER_LOWER },
 	[M_STALL_SWAP_S]    = { "stall_swap_s",    "swap",    2, "stall_s waiting on swap-ins (zram, VRAM or disk swap)", BETTER_LOWER },
 	[M_STALL_RECLAIM_S] = { "stall_reclaim_s", "reclaim", 2, "stall_s in direct or cgroup memory reclaim, compaction, or GPU memory growth (gart)", BETTER_LOWER },
@@ -210,19 +214,37 @@ int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
 		    uint64_t window_end_ns, const struct metric_opts *opts,
 		    struct metrics *out)
 {
+	return metrics_compute_recreated(t_ns, n, window_start_ns, window_end_ns, NULL, opts, out);
+}
+
+/* Whether frame (a, b] holds one of the recreations from *k on (the
+ * frames come in order, so *k only moves forward). */
+static bool spans_recreation(const struct metric_recreations *rec, size_t *k, uint64_t a, uint64_t b)
+{
+	if (!rec)
+		return false;
+	while (*k < rec->n && rec->t_ns[*k] <= a)
+		(*k)++;
+	return *k < rec->n && rec->t_ns[*k] <= b;
+}
+
+int metrics_compute_recreated(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
+			      uint64_t window_end_ns, const struct metric_recreations *rec,
+			      const struct metric_opts *opts, struct metrics *out)
+{
 	static const struct metric_opts defaults = METRIC_OPTS_DEFAULT;
 	struct metrics m;
 	uint64_t *ns = NULL;
 	double *ms = NULL;
 	uint64_t *frame_ns = NULL;
 	double window_s;
-	size_t frames = 0, stalls = 0, smooth = 0;
-	uint64_t stall_ns = 0, smooth_ns = 0, longest_ns = 0;
+	size_t frames = 0, stalls = 0, smooth = 0, recreations = 0, k = 0;
+	uint64_t stall_ns = 0, smooth_ns = 0, longest_ns = 0, recreation_ns = 0;
 
 	if (!opts)
 		opts = &defaults;
 	if (!out || (n > 0 && !t_ns) || window_end_ns <= window_start_ns ||
-	    !isfinite(opts->stall_ms) || opts->stall_ms < 0)
+	    !isfinite(opts->stall_ms) || opts->stall_ms < 0 || (rec && rec->n && !rec->t_ns))
 		return -EINVAL;
 	for (size_t i = 1; i < n; i++) {
 		if (t_ns[i] < t_ns[i - 1])
@@ -230,12 +252,21 @@ int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
 		if (t_ns[i] > window_start_ns && t_ns[i] <= window_end_ns)
 			frames++;
 	}
+	for (size_t i = 0; rec && i < rec->n; i++) {
+		if (i && rec->t_ns[i] < rec->t_ns[i - 1])
+			return -EINVAL;
+		recreations += rec->t_ns[i] > window_start_ns && rec->t_ns[i] <= window_end_ns;
+	}
 
 	memset(&m, 0, sizeof(m));
 	window_s = (double)(window_end_ns - window_start_ns) / 1e9;
 	set(&m, M_FRAMES, (double)frames);
 	set(&m, M_WINDOW_S, window_s);
 	set(&m, M_FPS, (double)frames / window_s);
+	if (rec) {
+		set(&m, M_RECREATIONS, (double)recreations);
+		set(&m, M_RECREATION_S, 0);
+	}
 	if (frames == 0)
 		goto done;
 
@@ -249,7 +280,14 @@ int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
 			continue;
 		d = t_ns[i] - t_ns[i - 1];
 		frame_ns[frames] = d;
-		if ((double)d / 1e6 > opts->stall_ms) {
+		if (spans_recreation(rec, &k, t_ns[i - 1], t_ns[i])) {
+			/* an event of the run, not a stall */
+			recreation_ns += d;
+			if ((double)d / 1e6 <= opts->stall_ms) {
+				smooth++;
+				smooth_ns += d;
+			}
+		} else if ((double)d / 1e6 > opts->stall_ms) {
 			stalls++;
 			stall_ns += d;
 		} else {
@@ -269,6 +307,8 @@ int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
 
 	set(&m, M_STALLS, (double)stalls);
 	set(&m, M_STALL_S, (double)stall_ns / 1e9);
+	if (rec)
+		set(&m, M_RECREATION_S, (double)recreation_ns / 1e9);
 	if (smooth_ns > 0)
 		set(&m, M_SMOOTH_FPS, (double)smooth / ((double)smooth_ns / 1e9));
 	set(&m, M_LONGEST_MS, (double)longest_ns / 1e6);

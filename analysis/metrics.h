@@ -22,6 +22,13 @@
  *                frames less those in reload segments (reload.h)
  *   win_play     seconds of the window outside reload segments
  *   reload_s, reload_n   seconds and segments of reload in the window
+ *   recreations  Vulkan swapchain recreations (swapchain.h) in the window
+ *   recreation_s the seconds of the window's frames that span one; such a
+ *                frame (its start before the recreation, its end at or
+ *                after it) is never a stall: it is in no stall count
+ *                (stalls, stall_s, the _warm, _play and cause variants)
+ *                and, over the threshold, not in smooth_fps either; it
+ *                stays in frames, the percentiles and longest_ms
  *   stall_disk_s .. stall_other_s   stall_s split by cause (a stall record)
  *   load_disk_s, warm_disk_s   disk waits of the load and the warm-up
  *   stallrec_*   the stall recorder's own cost
@@ -85,6 +92,10 @@ enum metric_id {
 	M_WIN_PLAY,
 	M_RELOAD_S,
 	M_RELOAD_N,
+	/* Vulkan swapchain recreations (a resize, a present mode change):
+	 * events of the run whose frames are not stalls */
+	M_RECREATIONS,
+	M_RECREATION_S,
 	/* why the stalls happened, from the stall record (stallcause.h,
 	 * docs/stalls.md); the stall_*_s add up to stall_s */
 	M_STALL_DISK_S,
@@ -184,6 +195,19 @@ int percentile_def_parse(const char *s, enum percentile_def *out);
 int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
 		    uint64_t window_end_ns, const struct metric_opts *opts,
 		    struct metrics *out);
+
+/* The times of a run's swapchain recreations (swapchain.h), ascending. */
+struct metric_recreations {
+	const uint64_t *t_ns;
+	size_t n;
+};
+/* metrics_compute() for frames that span swapchain recreations: a frame
+ * (t_ns[i-1], t_ns[i]] that holds one is not a stall, and recreations
+ * and recreation_s are set (rec NULL: not known, they are left unset and
+ * every frame counts, as metrics_compute() does). Same returns. */
+int metrics_compute_recreated(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
+			      uint64_t window_end_ns, const struct metric_recreations *rec,
+			      const struct metric_opts *opts, struct metrics *out);
 
 /* Median of the values that are set across runs; for an even count, the
  * mean of the two middle values. out->have[i] false where no run had it

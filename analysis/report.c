@@ -22,25 +22,37 @@
  * The default columns are the headline ones; when a counted run has the
  * host's noise (bench.txt noise.*), cpu_ms/f follows fps and a last column
  * "noise" sums the noise up (metrics_noise_summary(): "st0.4 fg2.1 rq9",
- * "-" for a run without), so older runs' tables stay as they were.
+ * "-" for a run without), so older runs' tables stay as they were. A run
+ * whose frames came through Vulkan (or whose frame file has swapchain
+ * events) gets a last note line of its own, "# RUN: API (PRESENTS),
+ * swapchain ...; N recreations in the window at ..." (swapchain_note()),
+ * after one saying what those lines are.
  *
  * CSV (RFC 4180 quoting; lines end in "\n", not CRLF):
- *   run,game,variant,status,n,frames,window_s,...,stallrec_us_per_sample,stall_why,excluded
+ *   run,game,variant,status,n,frames,window_s,...,game_runq_ms_per_s,stall_why,api,excluded
  * a run row (every run, counted or not) has its run directory's name, its
  * status, an empty n and, when it is not counted, why in "excluded"; a group
  * row has run "median", "min" or "max", an empty status and n, the number
  * of runs it is over. Values use the metric's decimals; a missing value is
  * an empty field. stall_why (metrics_stall_why(): the stall_*_s group with
- * the most seconds; a group's from its medians) is empty without stalls.
+ * the most seconds; a group's from its medians) is empty without stalls;
+ * api (run_frames_api(), bench.txt frames_api's words) is the run's
+ * window's, empty for a group and for a run from the database.
  *
- * JSON (format 2): {"format":2,"definitions":{...},"include_interfered":B,
+ * JSON (format 3): {"format":3,"definitions":{...},"include_interfered":B,
  * "runs":[{"run","dir","run_id","game","run_name","status","excluded",
- * "provenance":{KEY:VALUE...},"metrics":{...},"stall_why"}...],
+ * "provenance":{KEY:VALUE...},"metrics":{...},"stall_why","api",
+ * "swapchain_events":[{"t_s","in_window","pid","kind","swapchain",
+ * "surface", and for a create "old_swapchain","width","height",
+ * "present_mode","min_images","images","format","recreation",
+ * "replaces"}...],"swapchain_events_dropped"}...],
  * "groups":[{"game","run_name","n","median":{...},"min":{...},"max":{...},"stall_why"}...],
  * "excluded":[{"run","why"}...]}. "run_name" is the row's variant
  * (variant@switches, or the variant); provenance holds every bench.txt pair in file order
  * (a key that repeats has an array of its values); "excluded" is null for
- * a counted run. Numbers are printed with the fewest significant digits
+ * a counted run. Swapchain handles are hex strings ("0x55"; null for
+ * 0); "api", "swapchain_events" and "swapchain_events_dropped" are null
+ * for a run from the database. Numbers are printed with the fewest significant digits
  * (15 to 17) that read back as the same double, so no precision is lost and
  * 8 ms prints as 8; a missing or non-finite value is null. Strings are
  * escaped (quote, backslash, control characters as \u00XX) and bytes that
@@ -52,6 +64,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -78,6 +91,19 @@ static const enum metric_id headline_metrics[] = {
 	"(imported, or made before hitchbench recorded it)"
 #define STALL_WHY_DEFINITION "the stall_*_s column with the most seconds (disk, swap, reclaim, " \
 	"gpu, cpu, io, wait or other; a group: of its medians)"
+#define API_DEFINITION "the API the window's frames came from, by their present functions: " \
+	"opengl, vulkan, sdl-renderer (SDL_RenderPresent, whatever SDL drew with), log (another " \
+	"tool's log), unknown, mixed(vulkan 3000, opengl 12) (each API with its frames, most first), " \
+	"none (no frame); empty (JSON null) when not known (from the database)"
+#define FRAMES_NOTE_DEFINITION "where each run's frames came from: the API (the window's " \
+	"presents by function) and, through Vulkan, the swapchain when the window starts (extent, present mode, " \
+	"images) and its recreations (a resize, a present mode change), whose frames are not stalls; " \
+	"times in seconds from the run's first present (as `hitchbench frames` prints them)"
+#define SWAPCHAIN_EVENTS_DEFINITION "the run's Vulkan swapchains created and destroyed, in time " \
+	"order (frames.bin version 2); t_s: seconds from the run's first present (negative before " \
+	"it); a recreation (made with an oldSwapchain, or for a surface that had one before in its " \
+	"process) is an event of the run, and the frame that spans it is not a stall; null: not " \
+	"known (from the database)"
 
 int report_format_parse(const char *s, enum report_format *out)
 {
@@ -286,6 +312,23 @@ static void print_integrity_notes(FILE *out, const struct report_row *rows, size
 	      "(frames, stalls, longest, percentiles, lows) are left empty\n", out);
 }
 
+/* Said only for runs that have one (those with Vulkan frames or
+ * swapchains), so GL runs' tables stay as they were: where the frames
+ * came from, the swapchain and its recreations. */
+static void print_frames_notes(FILE *out, const struct report_row *rows, size_t n)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++)
+		any |= rows[i].frames_note != NULL;
+	if (!any)
+		return;
+	fputs("# RUN: API (presents), swapchain ...; recreations = " FRAMES_NOTE_DEFINITION "\n", out);
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].frames_note)
+			fprintf(out, "# %s: %s\n", rows[i].run ? rows[i].run : "-", rows[i].frames_note);
+}
+
 /* The default table's columns into cols (t->col): the headline; the
  * probe's lateness when a run has it (returns whether one does); the
  * game's CPU time a frame (beside fps) and the noise column when a run
@@ -333,7 +376,7 @@ static void table_notes(FILE *out, const struct table *t, const struct report_op
 	fprintf(out, "# steady = 1000 / p50 frame time\n");
 	fprintf(out, "# low1 = 1000 / p99 frame time\n");
 	for (size_t c = 0; (opts->table_metrics || probe || t->noise) && c < t->n_col; c++)
-		if (t->col[c] >= M_STALL_DISK_S)
+		if (t->col[c] >= M_RECREATIONS)
 			fprintf(out, "# %s = %s\n", metric_defs[t->col[c]].column,
 				metric_defs[t->col[c]].definition);
 	if (t->noise)
@@ -395,12 +438,14 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 
 	table_notes(out, &t, opts, probe);
 	print_integrity_notes(out, rows, n);
+	print_frames_notes(out, rows, n);
 }
 
 /* ---- CSV ---- */
 
-/* The metrics, then stall_why (derived from them), each after a comma. */
-static void csv_values(FILE *out, const struct metrics *m, bool ok)
+/* The metrics, then stall_why (derived from them) and the frames' API,
+ * each after a comma. */
+static void csv_values(FILE *out, const struct metrics *m, bool ok, const char *api)
 {
 	for (int id = 0; id < M_COUNT; id++) {
 		fputc(',', out);
@@ -411,6 +456,9 @@ static void csv_values(FILE *out, const struct metrics *m, bool ok)
 	if (ok)
 		csv_write_field(out, metrics_stall_why(m));
 	fputc(',', out);
+	if (api)
+		csv_write_field(out, api);
+	fputc(',', out);
 }
 
 static void print_csv(FILE *out, const struct report_row *rows, size_t n,
@@ -419,7 +467,7 @@ static void print_csv(FILE *out, const struct report_row *rows, size_t n,
 	fputs("run,game,variant,status,n", out);
 	for (int id = 0; id < M_COUNT; id++)
 		fprintf(out, ",%s", metric_defs[id].name);
-	fputs(",stall_why,excluded\n", out);
+	fputs(",stall_why,api,excluded\n", out);
 
 	for (size_t i = 0; i < n; i++) {
 		csv_write_field(out, rows[i].run);
@@ -430,7 +478,7 @@ static void print_csv(FILE *out, const struct report_row *rows, size_t n,
 		fputc(',', out);
 		csv_write_field(out, rows[i].status);
 		fputc(',', out);
-		csv_values(out, &rows[i].m, row_ok(&rows[i]));
+		csv_values(out, &rows[i].m, row_ok(&rows[i]), rows[i].api);
 		csv_write_field(out, report_row_excluded(&rows[i], inc));
 		fputc('\n', out);
 	}
@@ -441,7 +489,7 @@ static void print_csv(FILE *out, const struct report_row *rows, size_t n,
 			fputc(',', out);
 			csv_write_field(out, grp[g].run_name);
 			fprintf(out, ",,%zu", grp[g].s.n);
-			csv_values(out, group_stat(&grp[g], k), true);
+			csv_values(out, group_stat(&grp[g], k), true, NULL);
 			fputc('\n', out);
 		}
 	}
@@ -583,7 +631,7 @@ static void json_definitions(FILE *out, const struct report_opts *opts)
 {
 	bool inc = opts->include_interfered;
 
-	fputs("{\n  \"format\": 2,\n  \"definitions\": {\n", out);
+	fputs("{\n  \"format\": 3,\n  \"definitions\": {\n", out);
 	if (opts->window_note) {
 		fputs("    \"window\": ", out);
 		json_string(out, opts->window_note);
@@ -596,6 +644,8 @@ static void json_definitions(FILE *out, const struct report_opts *opts)
 		fputs(",\n", out);
 	}
 	fputs("    \"stall_why\": \"" STALL_WHY_DEFINITION "\",\n", out);
+	fputs("    \"api\": \"" API_DEFINITION "\",\n", out);
+	fputs("    \"swapchain_events\": \"" SWAPCHAIN_EVENTS_DEFINITION "\",\n", out);
 	fputs("    \"percentile\": ", out);
 	json_string(out, percentile_def_name(opts->metric.pct));
 	fputs(",\n    \"percentile_formula\": ", out);
@@ -606,6 +656,59 @@ static void json_definitions(FILE *out, const struct report_opts *opts)
 	json_number(out, true, opts->metric.stall_ms);
 	fprintf(out, ",\n    \"groups\": \"median, min and max %s\"\n  },\n",
 		inc ? GROUP_DEFINITION_ALL : GROUP_DEFINITION);
+}
+
+/* A swapchain handle: its value in hex, as a string (64 bits do not fit
+ * a JSON number that every reader reads exactly); null for 0. */
+static void json_handle(FILE *out, const char *key, uint64_t v)
+{
+	fprintf(out, ", \"%s\": ", key);
+	if (v)
+		fprintf(out, "\"0x%" PRIx64 "\"", v);
+	else
+		fputs("null", out);
+}
+
+/* "swapchain_events": [...] and "swapchain_events_dropped" of a run. */
+static void json_swapchains(FILE *out, const struct report_row *row)
+{
+	const struct swapchain_log *log = row->swapchains;
+	char buf[24];
+
+	fputs(", \"swapchain_events\": ", out);
+	if (!log) {
+		fputs("null, \"swapchain_events_dropped\": null", out);
+		return;
+	}
+	fputc('[', out);
+	for (size_t i = 0; i < log->n; i++) {
+		const struct swapchain_event *e = &log->ev[i];
+		const struct hb_frame_event *v = &e->ev;
+		bool in = v->t_ns > row->window_start_ns && v->t_ns <= row->window_end_ns;
+
+		fputs(i ? ", {\"t_s\": " : "{\"t_s\": ", out);
+		/* one made before the first present is negative */
+		json_number(out, true, (double)(int64_t)(v->t_ns - row->first_present_ns) / 1e9);
+		fprintf(out, ", \"in_window\": %s, \"pid\": %" PRIu32 ", \"kind\": \"%s\"",
+			in ? "true" : "false", v->pid,
+			v->kind == HB_EV_SWAPCHAIN_CREATE ? "create" :
+			v->kind == HB_EV_SWAPCHAIN_DESTROY ? "destroy" : "unknown");
+		json_handle(out, "swapchain", v->object);
+		json_handle(out, "surface", v->surface);
+		if (v->kind == HB_EV_SWAPCHAIN_CREATE) {
+			json_handle(out, "old_swapchain", v->old_object);
+			fprintf(out, ", \"width\": %" PRIu32 ", \"height\": %" PRIu32 ", \"present_mode\": ",
+				v->width, v->height);
+			json_string(out, hb_present_mode_name(v->present_mode, buf));
+			fprintf(out, ", \"min_images\": %" PRIu32 ", \"images\": ", v->min_image_count);
+			json_number(out, v->image_count != 0, v->image_count);
+			fprintf(out, ", \"format\": %" PRIu32 ", \"recreation\": %s", v->format,
+				e->recreation ? "true" : "false");
+			json_handle(out, "replaces", e->from >= 0 ? log->ev[e->from].ev.object : v->old_object);
+		}
+		fputc('}', out);
+	}
+	fprintf(out, "], \"swapchain_events_dropped\": %" PRIu64, log->dropped);
 }
 
 /* One run of "runs" (first: the list's first, without a comma before it). */
@@ -631,6 +734,9 @@ static void json_run(FILE *out, const struct report_row *row, bool first, bool i
 	json_metrics(out, "metrics", &row->m, row_ok(row));
 	fputs(", \"stall_why\": ", out);
 	json_string(out, row_ok(row) ? metrics_stall_why(&row->m) : NULL);
+	fputs(", \"api\": ", out);
+	json_string(out, row->api);
+	json_swapchains(out, row);
 	fputc('}', out);
 }
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "metrics.h"
+#include "swapchain.h"
 
 enum report_format {
 	REPORT_TABLE,
@@ -45,6 +46,12 @@ struct report_row {
 	const char *batch;      /* bench.txt batch_id */
 	const char *kernel;     /* bench.txt kernel_release */
 	const char *started_utc;
+	/* Where the frames came from, known for run directories only: */
+	const char *api;        /* run_frames_api() of its window: "vulkan", "opengl", "mixed(...)", ... */
+	const char *frames_note; /* a "# RUN: NOTE" line under the table (swapchain_note()) */
+	const struct swapchain_log *swapchains; /* JSON "swapchain_events"; NULL: not known */
+	uint64_t first_present_ns;               /* the events' t_s count from here */
+	uint64_t window_start_ns, window_end_ns; /* the events' in_window */
 };
 
 /* Median, min and max of each metric over some runs. */

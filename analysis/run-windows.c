@@ -293,14 +293,19 @@ static void set(struct metrics *m, enum metric_id id, double v)
 static void warm_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m)
 {
 	const char *v = kvfile_get(&run->bench, "first_frame_ns");
-	uint64_t first = run->frames.n ? run->frames.t_ns[0] : 0;
+	uint64_t first = run->frames.n ? run->frames.t_ns[0] : 0, *rec_ns;
+	struct metric_recreations rec;
 	struct metrics w;
+	int e;
 
 	if (v && safe_atou64(v, &first) < 0)
 		return;
 	if (!run->frames.n || first >= run->window_start_ns)
 		return;
-	if (metrics_compute(run->frames.t_ns, run->frames.n, first, run->window_start_ns, opts, &w) < 0)
+	e = metrics_compute_recreated(run->frames.t_ns, run->frames.n, first, run->window_start_ns,
+				      run_recreations(run, &rec, &rec_ns), opts, &w);
+	free(rec_ns);
+	if (e < 0)
 		return;
 	/* a warm-up without frames has no stall numbers (have[] false) */
 	if (w.have[M_STALLS])
@@ -327,8 +332,10 @@ static void play_metrics(const struct run *run, const struct run_reload *rr,
 {
 	const uint64_t *t = run->frames.t_ns;
 	uint64_t ws = run->window_start_ns, we = run->window_end_ns;
-	uint64_t reload_ns = 0, covered = ws, *p;
-	size_t n = 0, segs = 0;
+	uint64_t reload_ns = 0, covered = ws, *p, *rec_ns, *laid_ns;
+	size_t n = 0, segs = 0, k_rec = 0;
+	struct metric_recreations rec, laid = { NULL, 0 };
+	const struct metric_recreations *have_rec = run_recreations(run, &rec, &rec_ns);
 	struct metrics play;
 	bool same;
 
@@ -363,13 +370,21 @@ static void play_metrics(const struct run *run, const struct run_reload *rr,
 	/* else the play frames laid end to end: metrics_compute() over them
 	 * gives the window's definitions (threshold, percentile) unchanged */
 	p = zalloc((same ? 1 : n + 1) * sizeof(*p));
+	/* a play frame that spans a recreation spans it laid end to end too:
+	 * the recreation moves to the frame's end */
+	laid_ns = zalloc((same || !have_rec ? 1 : rec.n + 1) * sizeof(*laid_ns));
 	for (size_t i = 1, k = 0; !same && i < run->frames.n; i++) {
 		if (t[i] <= ws || t[i] > we || in_reload(rr, t[i - 1], t[i]))
 			continue;
 		p[k + 1] = p[k] + (t[i] - t[i - 1]);
+		for (; have_rec && k_rec < rec.n && rec.t_ns[k_rec] <= t[i]; k_rec++)
+			if (rec.t_ns[k_rec] > t[i - 1])
+				laid_ns[laid.n++] = p[k + 1];
 		k++;
 	}
-	if (n > 0 && (same || (p[n] > 0 && metrics_compute(p, n + 1, 0, p[n], opts, &play) == 0))) {
+	laid.t_ns = laid_ns;
+	if (n > 0 && (same || (p[n] > 0 && metrics_compute_recreated(p, n + 1, 0, p[n], have_rec ? &laid : NULL,
+								       opts, &play) == 0))) {
 		static const enum metric_id from[][2] = {
 			{ M_STALLS, M_STALLS_PLAY }, { M_STALL_S, M_STALL_PLAY_S },
 			{ M_LONGEST_MS, M_LONGEST_PLAY }, { M_LOW1, M_LOW1_PLAY },
@@ -380,6 +395,8 @@ static void play_metrics(const struct run *run, const struct run_reload *rr,
 				set(m, from[k][1], play.v[from[k][0]]);
 	}
 	free(p);
+	free(laid_ns);
+	free(rec_ns);
 }
 
 void run_window_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m)

@@ -95,6 +95,7 @@ int run_load(const char *dir, struct run *out, struct strbuf *err)
 			goto fail;
 		}
 		run.have_frames = true;
+		swapchain_log_build(&run.swapchains, &run.frames);
 	}
 	free(path);
 	*out = run;
@@ -113,6 +114,9 @@ void run_release(struct run *run)
 	free(run->name);
 	free(run->disturbed);
 	free(run->invalid);
+	free(run->frames_note);
+	free(run->frames_api);
+	swapchain_log_release(&run->swapchains);
 	kvfile_release(&run->bench);
 	hb_frames_release(&run->frames);
 	memset(run, 0, sizeof(*run));
@@ -196,12 +200,25 @@ static void run_noise_metrics(const struct run *run, struct metrics *m)
 	}
 }
 
+const struct metric_recreations *run_recreations(const struct run *run, struct metric_recreations *rec,
+						 uint64_t **buf)
+{
+	*buf = NULL;
+	if (!run->swapchains.n && !run->swapchains.dropped)
+		return NULL;
+	rec->n = swapchain_recreation_times(&run->swapchains, buf);
+	rec->t_ns = *buf;
+	return rec;
+}
+
 int run_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m)
 {
 	static const struct metric_opts defaults = METRIC_OPTS_DEFAULT;
 	const char *source = kvfile_get(&run->bench, "frame_source");
 	const char *version = kvfile_get(&run->bench, "log.version");
 	struct metric_opts o = opts ? *opts : defaults;
+	struct metric_recreations rec;
+	uint64_t *rec_ns;
 	int r;
 
 	if (!run->have_window || !run->have_frames)
@@ -210,8 +227,9 @@ int run_metrics(const struct run *run, const struct metric_opts *opts, struct me
 	 * printed them (the importer's log.version; the first of several) */
 	if (source && strcmp(source, "mangohud") == 0 && version)
 		o.mangohud = mangohud_formula_for_version(version);
-	r = metrics_compute(run->frames.t_ns, run->frames.n, run->window_start_ns,
-			    run->window_end_ns, &o, m);
+	r = metrics_compute_recreated(run->frames.t_ns, run->frames.n, run->window_start_ns,
+				      run->window_end_ns, run_recreations(run, &rec, &rec_ns), &o, m);
+	free(rec_ns);
 	if (r == 0) {
 		run_window_metrics(run, opts, m);
 		run_stall_metrics(run, opts, m);
@@ -222,6 +240,55 @@ int run_metrics(const struct run *run, const struct metric_opts *opts, struct me
 			run_interval_unset(m);
 	}
 	return r;
+}
+
+void run_sources_of_file(const struct hb_frames *f, struct run_window_sources *ws)
+{
+	memset(ws, 0, sizeof(*ws));
+	for (unsigned s = 0; s < HB_SRC_MAX; s++) {
+		ws->per_source[s] = f->per_source[s];
+		ws->n += f->per_source[s];
+	}
+}
+
+/* What the report says of where the run's frames came from: the API of
+ * the window's frames, as the runner records it in bench.txt (the whole
+ * file's without a window, or when the file cannot be read again), and
+ * for a Vulkan run its note and swapchain events. */
+static void run_frames_row(struct run *run, struct report_row *row)
+{
+	const struct hb_frames *f = &run->frames;
+	struct strbuf note = STRBUF_INIT;
+	struct run_window_sources ws;
+	const char *why = NULL;
+	char *path = xasprintf("%s/frames.bin", run->dir);
+
+	if (!run->have_window ||
+	    run_window_sources(path, run->window_start_ns, run->window_end_ns, &ws, &why) < 0)
+		run_sources_of_file(f, &ws);
+	free(path);
+	free(run->frames_api);
+	free(run->frames_note);
+	run->frames_api = run_frames_api(&ws);
+	run->frames_note = NULL;
+	if (swapchain_note_applies(&run->swapchains, f->per_source[HB_SRC_VK_QUEUE_PRESENT])) {
+		strbuf_addf(&note, "%s (window: ", run->frames_api);
+		run_window_sources_describe(&ws, false, &note);
+		strbuf_addstr(&note, ws.n ? "), " : "no frame), ");
+		swapchain_note(&run->swapchains, f->n ? f->t_ns[0] : 0,
+			       run->have_window ? run->window_start_ns : 0,
+			       run->have_window ? run->window_end_ns : 0, &note);
+		run->frames_note = strbuf_detach(&note);
+	}
+	row->api = run->frames_api;
+	row->frames_note = run->frames_note;
+	row->swapchains = &run->swapchains;
+	row->first_present_ns = f->n ? f->t_ns[0] : 0;
+	if (run->have_window) {
+		row->window_start_ns = run->window_start_ns;
+		row->window_end_ns = run->window_end_ns;
+	}
+	strbuf_release(&note);
 }
 
 bool run_report_row(struct run *run, const struct metric_opts *opts, struct report_row *row)
@@ -246,6 +313,8 @@ bool run_report_row(struct run *run, const struct metric_opts *opts, struct repo
 	row->batch = kvfile_get(&run->bench, "batch_id");
 	row->kernel = kvfile_get(&run->bench, "kernel_release");
 	row->started_utc = kvfile_get(&run->bench, "started_utc");
+	if (run->have_frames)
+		run_frames_row(run, row);
 	return run_metrics(run, opts, &row->m) == 0;
 }
 

@@ -15,6 +15,7 @@
 #include "metrics.h"
 #include "reload.h"
 #include "report.h"
+#include "swapchain.h"
 #include "util.h"
 
 #define HB_RUNDIR_FORMAT 1 /* bench.txt "format=" this hitchbench writes and reads */
@@ -33,6 +34,12 @@ struct run {
 	uint64_t window_start_ns, window_end_ns;
 	bool have_frames;
 	struct hb_frames frames;
+	/* its Vulkan swapchains (a copy: kept when the frames are released) */
+	struct swapchain_log swapchains;
+	/* run_report_row(): the API its window's frames came from
+	 * (run_frames_api()) and the report's note of them, or NULL */
+	char *frames_api;
+	char *frames_note;
 	char *disturbed;        /* "invalid=1 (REASON)", "interfered=1 (REASON)" or NULL */
 };
 
@@ -43,6 +50,13 @@ void run_release(struct run *run);
 /* The run's metrics over its window. 0, or -ENODATA when the run has no
  * window or no frames (a failed run). */
 int run_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m);
+
+/* The run's swapchain recreations as metrics_compute_recreated() takes
+ * them, in rec (*buf holds the times: the caller frees it), or NULL when
+ * not known: its frame file has no swapchain event (version 1, a GL
+ * game). */
+const struct metric_recreations *run_recreations(const struct run *run, struct metric_recreations *rec,
+						 uint64_t **buf);
 
 /* Run integrity (analysis/run-check.c, docs/formats.md "Run integrity"):
  * whether the run's data is whole and consistent enough to be counted,
@@ -76,6 +90,9 @@ int run_window_sources(const char *frames_path, uint64_t start_ns, uint64_t end_
  * "unknown", "mixed(vulkan 3000, opengl 12)" (most presents first) or
  * "none" (no frame). */
 char *run_frames_api(const struct run_window_sources *ws);
+/* The whole frame file's presents by source (struct hb_frames keeps
+ * their counts), as run_window_sources() gives a window's. */
+void run_sources_of_file(const struct hb_frames *f, struct run_window_sources *ws);
 /* "vkQueuePresentKHR 3000, glXSwapBuffers 12" (source order) into out,
  * the Vulkan presents left out with skip_vulkan. */
 void run_window_sources_describe(const struct run_window_sources *ws, bool skip_vulkan,

@@ -63,7 +63,9 @@ int stall_run_load(const struct run *run, const struct metric_opts *opts, struct
 	const char *ff = kvfile_get(&run->bench, "first_frame_ns");
 	char *path = xasprintf("%s/%s", run->dir, HB_STALLREC_FILE);
 	const uint64_t *t = run->frames.t_ns;
-	size_t cap = 0;
+	struct metric_recreations rec;
+	uint64_t *rec_ns = NULL;
+	size_t cap = 0, k = 0;
 	int r;
 
 	if (!opts)
@@ -88,20 +90,28 @@ int stall_run_load(const struct run *run, const struct metric_opts *opts, struct
 	if (ff && safe_atou64(ff, &out->first_present_ns) < 0)
 		out->first_present_ns = t[0];
 	add_loads(run, out, &cap);
+	if (!run_recreations(run, &rec, &rec_ns))
+		rec.n = 0;
 	/* the warm-up (first present, window start] and the window: frames
-	 * over the threshold, as metrics_compute() counts them */
+	 * over the threshold, as metrics_compute() counts them (one that
+	 * spans a swapchain recreation is none) */
 	for (size_t i = 1; i < run->frames.n; i++) {
 		enum stall_section sec;
+		bool recreated;
 
+		while (k < rec.n && rec_ns[k] <= t[i - 1])
+			k++;
+		recreated = k < rec.n && rec_ns[k] <= t[i];
 		if (t[i] > out->first_present_ns && t[i] <= run->window_start_ns)
 			sec = SS_WARM;
 		else if (t[i] > run->window_start_ns && t[i] <= run->window_end_ns)
 			sec = SS_WINDOW;
 		else
 			continue;
-		if ((double)(t[i] - t[i - 1]) / 1e6 > opts->stall_ms)
+		if (!recreated && (double)(t[i] - t[i - 1]) / 1e6 > opts->stall_ms)
 			add_stall(out, &cap, sec, i, t[i - 1], t[i]);
 	}
+	free(rec_ns);
 	return 0;
 }
 

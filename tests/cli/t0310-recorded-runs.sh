@@ -48,7 +48,7 @@ for dir in "$R"/*/; do
 	dir=${dir%/}
 	name=${dir##*/}
 	"$HB" frames --window "$dir" >"$T/frames" || fail "frames --window $name"
-	head -n 1 "$T/frames" | grep -q "^# hitchbench frames 1: $name$" || fail "frames header: $(head -n 1 "$T/frames")"
+	head -n 1 "$T/frames" | grep -q "^# hitchbench frames 2: $name$" || fail "frames header: $(head -n 1 "$T/frames")"
 	got=$(awk -F'\t' '!/^#/ && $1 != "t_s" { n++; if ($2 > m) m = $2; if ($3 != 1) bad = 1 }
 		END { printf "%d %.1f %d\n", n, m, bad }' "$T/frames")
 	row=$(grep "^$name," "$T/csv")

@@ -348,6 +348,7 @@ START_TEST(lookup)
 		"mangohud_low01", "mangohud_low1", "mangohud_p97", "mangohud_avg",
 		"stalls_warm", "stall_warm_s", "longest_warm", "stalls_play", "stall_play_s",
 		"longest_play", "low1_play", "win_play", "reload_s", "reload_n",
+		"recreations", "recreation_s",
 		"stall_disk_s", "stall_swap_s", "stall_reclaim_s", "stall_gpu_s", "stall_cpu_s",
 		"stall_io_s", "stall_wait_s", "stall_other_s", "load_disk_s", "warm_disk_s",
 		"stallrec_samples", "stallrec_cpu_s", "stallrec_cpu_pct", "stallrec_us_per_sample",

@@ -213,10 +213,10 @@ START_TEST(csv_quoting)
 	char *out = render(&row, 1, &opts);
 	struct strbuf run = STRBUF_INIT, median = STRBUF_INIT;
 
-	/* quoted names, then empty cells: n, every metric, stall_why, excluded */
+	/* quoted names, then empty cells: n, every metric, stall_why, api, excluded */
 	strbuf_addstr(&run, "\nr1,\"doom, \"\"ultimate\"\"\",\"a\nb\",ok,");
 	strbuf_addstr(&median, "\nmedian,\"doom, \"\"ultimate\"\"\",\"a\nb\",,1");
-	for (int i = 0; i < M_COUNT + 2; i++) {
+	for (int i = 0; i < M_COUNT + 3; i++) {
 		strbuf_addch(&run, ',');
 		strbuf_addch(&median, ',');
 	}

@@ -228,8 +228,9 @@ START_TEST(report_and_matrix)
 	 * system_psi) and the 3 ms edges of the others */
 	ck_assert_str_eq(metrics_stall_why(&row.m), "swap");
 	csv = render(print_csv, &row);
-	ck_assert_msg(strstr(csv, ",stall_why,excluded\n"), "%s", csv);
-	ck_assert_msg(strstr(csv, ",swap,\n"), "no stall_why in the row: %s", csv);
+	ck_assert_msg(strstr(csv, ",stall_why,api,excluded\n"), "%s", csv);
+	snprintf(want, sizeof(want), ",swap,%s,\n", row.api ? row.api : "");
+	ck_assert_msg(strstr(csv, want), "no stall_why in the row: %s", csv);
 
 	matrix_init(&mx);
 	ck_assert_int_eq(matrix_build(&mx, &row, 1, MATRIX_BY_BATCH, false), 0);
