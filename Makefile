@@ -129,7 +129,19 @@ $(B)/gen/schema.c: $(sort $(wildcard bench/schema/*.sql)) scripts/embed-sql.sh
 $(B)/gen/schema.o: $(B)/gen/schema.c
 	$(CC) -Icommon -Ianalysis -Ibench $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-$(B)/hitchbench: $(B)/bench/main.o $(HITCH_A) $(B)/gen/schema.o
+# The Vulkan layer's manifest template, compiled into the runner, which
+# fills in the hook it preloads (bench/vklayer.c); the same file makes the
+# build tree's and the installed manifest (below).
+$(B)/gen/vkmanifest.c: $(VK_MANIFEST_IN) scripts/embed-text.sh
+	@mkdir -p $(@D)
+	sh scripts/embed-text.sh vklayer_manifest_template $(VK_MANIFEST_IN) > $@.tmp && mv $@.tmp $@
+
+$(B)/gen/vkmanifest.o: $(B)/gen/vkmanifest.c
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+GEN_OBJ := $(B)/gen/schema.o $(B)/gen/vkmanifest.o
+
+$(B)/hitchbench: $(B)/bench/main.o $(HITCH_A) $(GEN_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS)
 
 # The frame hook is preloaded into games and loaded as their Vulkan layer:
@@ -177,7 +189,7 @@ HELPER_LIBS_prefetch  = $(LIBS)
 $(HELPERS:%=$(B)/hitchbench-%): $(B)/hitchbench-%: $$(call harness_objs,$$*) $(COMMON_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(HELPER_LIBS_$*)
 
-$(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(HITCH_A) $(B)/gen/schema.o
+$(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(HITCH_A) $(GEN_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS) $(CHECK_LIBS)
 
 # bench-self: a program that presents as fast as it can, through a real
@@ -305,7 +317,7 @@ fuzz-bins: $(FUZZ_BINS)
 .SECONDARY: $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/fuzz/%.o)
 
 $(B)/tests/fuzz/%.o: CPPFLAGS += -include tests/fuzz/fuzz.h
-$(B)/fuzz-%: $(B)/tests/fuzz/fuzz-%.o $(HITCH_A) $(B)/gen/schema.o
+$(B)/fuzz-%: $(B)/tests/fuzz/fuzz-%.o $(HITCH_A) $(GEN_OBJ)
 	$(CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS) $(INPUT_LIBS)
 
 DEMO_RECIPE ?= dsda-doom

@@ -58,7 +58,7 @@
  * escaped (quote, backslash, control characters as \u00XX) and bytes that
  * are not valid UTF-8 become U+FFFD, so the output is always valid JSON.
  */
-#include "report.h"
+#include "report-internal.h"
 #include "csv.h"
 #include "kvfile.h"
 #include "util.h"
@@ -76,34 +76,6 @@ static const enum metric_id headline_metrics[] = {
 	M_FRAMES, M_FPS, M_STEADY_FPS, M_STALLS, M_STALL_S, M_LONGEST_MS, M_LOW1,
 };
 
-#define GROUP_DEFINITION \
-	"over each group's valid runs (status ok, not marked disturbed); median: the middle " \
-	"value, the mean of the two middle values for an even count"
-#define GROUP_DEFINITION_ALL \
-	"over each group's runs with status ok, those marked disturbed included " \
-	"(--include-interfered); median: the middle value, the mean of the two middle values " \
-	"for an even count"
-#define FRAME_DEFINITION "interval between consecutive presents"
-#define NOISE_DEFINITION "the host's noise over the same interval as cpu_ms/f (bench.txt " \
-	"noise.*): st = steal_pct, % of all CPUs' ticks stolen by the hypervisor (st-: no steal " \
-	"clock); fg = foreign_cpu_pct, % of all CPUs' time busy outside the run's processes; rq = " \
-	"game_runq_ms_per_s, ms a second the game's threads waited for a CPU; - : the run has none " \
-	"(imported, or made before hitchbench recorded it)"
-#define STALL_WHY_DEFINITION "the stall_*_s column with the most seconds (disk, swap, reclaim, " \
-	"gpu, cpu, io, wait or other; a group: of its medians)"
-#define API_DEFINITION "the API the window's frames came from, by their present functions: " \
-	"opengl, vulkan, sdl-renderer (SDL_RenderPresent, whatever SDL drew with), log (another " \
-	"tool's log), unknown, mixed(vulkan 3000, opengl 12) (each API with its frames, most first), " \
-	"none (no frame); empty (JSON null) when not known (from the database)"
-#define FRAMES_NOTE_DEFINITION "where each run's frames came from: the API (the window's " \
-	"presents by function) and, through Vulkan, the swapchain when the window starts (extent, present mode, " \
-	"images) and its recreations (a resize, a present mode change), whose frames are not stalls; " \
-	"times in seconds from the run's first present (as `hitchbench frames` prints them)"
-#define SWAPCHAIN_EVENTS_DEFINITION "the run's Vulkan swapchains created and destroyed, in time " \
-	"order (frames.bin version 2); t_s: seconds from the run's first present (negative before " \
-	"it); a recreation (made with an oldSwapchain, or for a surface that had one before in its " \
-	"process) is an event of the run, and the frame that spans it is not a stall; null: not " \
-	"known (from the database)"
 
 int report_format_parse(const char *s, enum report_format *out)
 {
@@ -127,7 +99,7 @@ static bool str_eq(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-static bool row_ok(const struct report_row *row)
+bool report_row_ok(const struct report_row *row)
 {
 	return row->status && strcmp(row->status, "ok") == 0;
 }
@@ -136,7 +108,7 @@ const char *report_row_excluded(const struct report_row *row, bool include_inter
 {
 	if (row->invalid && row->status && strcmp(row->status, "invalid") == 0)
 		return row->invalid;
-	if (!row_ok(row))
+	if (!report_row_ok(row))
 		return row->status ? row->status : "no status";
 	if (row->disturbed && !include_interfered)
 		return row->disturbed;
@@ -271,9 +243,9 @@ static void table_line(FILE *out, const struct table *t, const char *label, cons
 	fputc('\n', out);
 }
 
-static const char *stat_name[] = { "median", "min", "max" };
+const char *const report_stat_name[3] = { "median", "min", "max" };
 
-static const struct metrics *group_stat(const struct report_group *g, int k)
+const struct metrics *report_group_stat(const struct report_group *g, int k)
 {
 	return k == 0 ? &g->s.median : k == 1 ? &g->s.min : &g->s.max;
 }
@@ -284,7 +256,7 @@ static char *group_label(const struct report_group *g, int k)
 
 	if (k == 0)
 		return xasprintf("median %s %s (n=%zu)", game, name, g->s.n);
-	return xasprintf("%s %s %s", stat_name[k], game, name);
+	return xasprintf("%s %s %s", report_stat_name[k], game, name);
 }
 
 /* Said only when it applies, so that the notes of whole runs stay as
@@ -410,7 +382,7 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 		for (int k = 0; k < 3; k++) {
 			char *label = group_label(&grp[g], k);
 
-			table_widen(&t, label, group_stat(&grp[g], k));
+			table_widen(&t, label, report_group_stat(&grp[g], k));
 			free(label);
 		}
 	}
@@ -428,7 +400,7 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 		for (int k = 0; k < 3; k++) {
 			char *label = group_label(&grp[g], k);
 
-			table_line(out, &t, label, group_stat(&grp[g], k), opts->stall_why);
+			table_line(out, &t, label, report_group_stat(&grp[g], k), opts->stall_why);
 			free(label);
 		}
 	}
@@ -478,313 +450,21 @@ static void print_csv(FILE *out, const struct report_row *rows, size_t n,
 		fputc(',', out);
 		csv_write_field(out, rows[i].status);
 		fputc(',', out);
-		csv_values(out, &rows[i].m, row_ok(&rows[i]), rows[i].api);
+		csv_values(out, &rows[i].m, report_row_ok(&rows[i]), rows[i].api);
 		csv_write_field(out, report_row_excluded(&rows[i], inc));
 		fputc('\n', out);
 	}
 	for (size_t g = 0; g < n_grp; g++) {
 		for (int k = 0; k < 3; k++) {
-			fprintf(out, "%s,", stat_name[k]);
+			fprintf(out, "%s,", report_stat_name[k]);
 			csv_write_field(out, grp[g].game);
 			fputc(',', out);
 			csv_write_field(out, grp[g].run_name);
 			fprintf(out, ",,%zu", grp[g].s.n);
-			csv_values(out, group_stat(&grp[g], k), true, NULL);
+			csv_values(out, report_group_stat(&grp[g], k), true, NULL);
 			fputc('\n', out);
 		}
 	}
-}
-
-/* ---- JSON ---- */
-
-/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when s does not
- * start one (overlong forms, surrogates and code points past U+10FFFF are
- * invalid). Never reads past a NUL. */
-static size_t utf8_seq_len(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		if (s[0] == 0xe0)
-			lo = 0xa0;
-		else if (s[0] == 0xed)
-			hi = 0x9f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		if (s[0] == 0xf0)
-			lo = 0x90;
-		else if (s[0] == 0xf4)
-			hi = 0x8f;
-	} else {
-		return 0;
-	}
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
-
-static void json_string(FILE *out, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	while (*s) {
-		size_t len = utf8_seq_len(s);
-
-		if (*s == '"' || *s == '\\') {
-			fputc('\\', out);
-			fputc(*s, out);
-		} else if (*s < 0x20) {
-			fprintf(out, "\\u%04x", *s);
-		} else if (len == 0) {
-			fputs("\\ufffd", out);
-			len = 1;
-		} else {
-			fwrite(s, 1, len, out);
-		}
-		s += len;
-	}
-	fputc('"', out);
-}
-
-static void json_number(FILE *out, bool have, double v)
-{
-	char buf[32];
-
-	if (!have || !isfinite(v)) {
-		fputs("null", out);
-		return;
-	}
-	format_double_exact(buf, sizeof(buf), v);
-	fputs(buf, out);
-}
-
-static void json_metrics(FILE *out, const char *name, const struct metrics *m, bool ok)
-{
-	fprintf(out, "\"%s\": {", name);
-	for (int id = 0; id < M_COUNT; id++) {
-		fprintf(out, "%s\"%s\": ", id ? ", " : "", metric_defs[id].name);
-		json_number(out, ok && m->have[id], m->v[id]);
-	}
-	fputc('}', out);
-}
-
-/* Every pair in file order; a key that repeats: an array of its values, at
- * its first place. */
-static void json_provenance(FILE *out, const struct kvfile *kf)
-{
-	bool first = true;
-
-	fputs("\"provenance\": ", out);
-	if (!kf) {
-		fputs("null", out);
-		return;
-	}
-	fputc('{', out);
-	for (size_t i = 0; i < kf->n; i++) {
-		size_t count = 0;
-		bool seen = false;
-
-		for (size_t j = 0; j < kf->n; j++) {
-			if (strcmp(kf->items[j].key, kf->items[i].key) != 0)
-				continue;
-			seen |= j < i;
-			count++;
-		}
-		if (seen)
-			continue;
-		fputs(first ? "" : ", ", out);
-		first = false;
-		json_string(out, kf->items[i].key);
-		fputs(": ", out);
-		if (count == 1) {
-			json_string(out, kf->items[i].value ? kf->items[i].value : "");
-			continue;
-		}
-		fputc('[', out);
-		for (size_t j = i, k = 0; j < kf->n; j++) {
-			if (strcmp(kf->items[j].key, kf->items[i].key) != 0)
-				continue;
-			fputs(k++ ? ", " : "", out);
-			json_string(out, kf->items[j].value ? kf->items[j].value : "");
-		}
-		fputc(']', out);
-	}
-	fputc('}', out);
-}
-
-/* The "definitions" object: what each figure means, with the options in force. */
-static void json_definitions(FILE *out, const struct report_opts *opts)
-{
-	bool inc = opts->include_interfered;
-
-	fputs("{\n  \"format\": 3,\n  \"definitions\": {\n", out);
-	if (opts->window_note) {
-		fputs("    \"window\": ", out);
-		json_string(out, opts->window_note);
-		fputs(",\n", out);
-	}
-	fputs("    \"frame\": \"" FRAME_DEFINITION "\",\n", out);
-	for (int id = 0; id < M_COUNT; id++) {
-		fprintf(out, "    \"%s\": ", metric_defs[id].name);
-		json_string(out, metric_defs[id].definition);
-		fputs(",\n", out);
-	}
-	fputs("    \"stall_why\": \"" STALL_WHY_DEFINITION "\",\n", out);
-	fputs("    \"api\": \"" API_DEFINITION "\",\n", out);
-	fputs("    \"swapchain_events\": \"" SWAPCHAIN_EVENTS_DEFINITION "\",\n", out);
-	fputs("    \"percentile\": ", out);
-	json_string(out, percentile_def_name(opts->metric.pct));
-	fputs(",\n    \"percentile_formula\": ", out);
-	json_string(out, percentile_def_formula(opts->metric.pct));
-	fputs(",\n    \"mangohud_formula\": ", out);
-	json_string(out, mangohud_formula_note(opts->metric.mangohud));
-	fputs(",\n    \"stall_ms\": ", out);
-	json_number(out, true, opts->metric.stall_ms);
-	fprintf(out, ",\n    \"groups\": \"median, min and max %s\"\n  },\n",
-		inc ? GROUP_DEFINITION_ALL : GROUP_DEFINITION);
-}
-
-/* A swapchain handle: its value in hex, as a string (64 bits do not fit
- * a JSON number that every reader reads exactly); null for 0. */
-static void json_handle(FILE *out, const char *key, uint64_t v)
-{
-	fprintf(out, ", \"%s\": ", key);
-	if (v)
-		fprintf(out, "\"0x%" PRIx64 "\"", v);
-	else
-		fputs("null", out);
-}
-
-/* "swapchain_events": [...] and "swapchain_events_dropped" of a run. */
-static void json_swapchains(FILE *out, const struct report_row *row)
-{
-	const struct swapchain_log *log = row->swapchains;
-	char buf[24];
-
-	fputs(", \"swapchain_events\": ", out);
-	if (!log) {
-		fputs("null, \"swapchain_events_dropped\": null", out);
-		return;
-	}
-	fputc('[', out);
-	for (size_t i = 0; i < log->n; i++) {
-		const struct swapchain_event *e = &log->ev[i];
-		const struct hb_frame_event *v = &e->ev;
-		bool in = v->t_ns > row->window_start_ns && v->t_ns <= row->window_end_ns;
-
-		fputs(i ? ", {\"t_s\": " : "{\"t_s\": ", out);
-		/* one made before the first present is negative */
-		json_number(out, true, (double)(int64_t)(v->t_ns - row->first_present_ns) / 1e9);
-		fprintf(out, ", \"in_window\": %s, \"pid\": %" PRIu32 ", \"kind\": \"%s\"",
-			in ? "true" : "false", v->pid,
-			v->kind == HB_EV_SWAPCHAIN_CREATE ? "create" :
-			v->kind == HB_EV_SWAPCHAIN_DESTROY ? "destroy" : "unknown");
-		json_handle(out, "swapchain", v->object);
-		json_handle(out, "surface", v->surface);
-		if (v->kind == HB_EV_SWAPCHAIN_CREATE) {
-			json_handle(out, "old_swapchain", v->old_object);
-			fprintf(out, ", \"width\": %" PRIu32 ", \"height\": %" PRIu32 ", \"present_mode\": ",
-				v->width, v->height);
-			json_string(out, hb_present_mode_name(v->present_mode, buf));
-			fprintf(out, ", \"min_images\": %" PRIu32 ", \"images\": ", v->min_image_count);
-			json_number(out, v->image_count != 0, v->image_count);
-			fprintf(out, ", \"format\": %" PRIu32 ", \"recreation\": %s", v->format,
-				e->recreation ? "true" : "false");
-			json_handle(out, "replaces", e->from >= 0 ? log->ev[e->from].ev.object : v->old_object);
-		}
-		fputc('}', out);
-	}
-	fprintf(out, "], \"swapchain_events_dropped\": %" PRIu64, log->dropped);
-}
-
-/* One run of "runs" (first: the list's first, without a comma before it). */
-static void json_run(FILE *out, const struct report_row *row, bool first, bool inc)
-{
-	fputs(first ? "\n    {\"run\": " : ",\n    {\"run\": ", out);
-	json_string(out, row->run);
-	fputs(", \"dir\": ", out);
-	json_string(out, row->dir);
-	fputs(", \"run_id\": ", out);
-	json_string(out, row->run_id);
-	fputs(", \"game\": ", out);
-	json_string(out, row->game);
-	fputs(", \"run_name\": ", out);
-	json_string(out, row->run_name);
-	fputs(", \"status\": ", out);
-	json_string(out, row->status);
-	fputs(", \"excluded\": ", out);
-	json_string(out, report_row_excluded(row, inc));
-	fputs(", ", out);
-	json_provenance(out, row->provenance);
-	fputs(", ", out);
-	json_metrics(out, "metrics", &row->m, row_ok(row));
-	fputs(", \"stall_why\": ", out);
-	json_string(out, row_ok(row) ? metrics_stall_why(&row->m) : NULL);
-	fputs(", \"api\": ", out);
-	json_string(out, row->api);
-	json_swapchains(out, row);
-	fputc('}', out);
-}
-
-static void print_json(FILE *out, const struct report_row *rows, size_t n,
-		       const struct report_group *grp, size_t n_grp,
-		       const struct report_opts *opts)
-{
-	bool inc = opts->include_interfered, any = false;
-
-	json_definitions(out, opts);
-	fprintf(out, "  \"include_interfered\": %s,\n", inc ? "true" : "false");
-
-	fputs("  \"runs\": [", out);
-	for (size_t i = 0; i < n; i++)
-		json_run(out, &rows[i], i == 0, inc);
-	fputs(n ? "\n  ],\n" : "],\n", out);
-
-	fputs("  \"groups\": [", out);
-	for (size_t g = 0; g < n_grp; g++) {
-		fputs(g ? ",\n    {\"game\": " : "\n    {\"game\": ", out);
-		json_string(out, grp[g].game);
-		fputs(", \"run_name\": ", out);
-		json_string(out, grp[g].run_name);
-		fprintf(out, ", \"n\": %zu", grp[g].s.n);
-		for (int k = 0; k < 3; k++) {
-			fputs(", ", out);
-			json_metrics(out, stat_name[k], group_stat(&grp[g], k), true);
-		}
-		fputs(", \"stall_why\": ", out);
-		json_string(out, metrics_stall_why(&grp[g].s.median));
-		fputc('}', out);
-	}
-	fputs(n_grp ? "\n  ],\n" : "],\n", out);
-
-	fputs("  \"excluded\": [", out);
-	for (size_t i = 0; i < n; i++) {
-		const char *why = report_row_excluded(&rows[i], inc);
-
-		if (!why)
-			continue;
-		fputs(any ? ",\n    {\"run\": " : "\n    {\"run\": ", out);
-		any = true;
-		json_string(out, rows[i].run);
-		fputs(", \"why\": ", out);
-		json_string(out, why);
-		fputc('}', out);
-	}
-	fputs(any ? "\n  ]\n}\n" : "]\n}\n", out);
 }
 
 int report_print(FILE *out, const struct report_row *rows, size_t n,
@@ -811,7 +491,7 @@ int report_print(FILE *out, const struct report_row *rows, size_t n,
 		print_csv(out, rows, n, grp, n_grp, opts->include_interfered);
 		break;
 	case REPORT_JSON:
-		print_json(out, rows, n, grp, n_grp, opts);
+		report_print_json(out, rows, n, grp, n_grp, opts);
 		break;
 	}
 	free(grp);

@@ -11,7 +11,7 @@
 /* Recreations listed by name in a note; the rest are counted. */
 #define NOTE_LIST_MAX 3
 
-void swapchain_log_init(struct swapchain_log *log)
+static void swapchain_log_init(struct swapchain_log *log)
 {
 	memset(log, 0, sizeof(*log));
 }

@@ -39,7 +39,6 @@ struct swapchain_log {
 	uint64_t dropped;           /* events the frame file had no slot for */
 };
 
-void swapchain_log_init(struct swapchain_log *log);
 /* The log of the loaded frames' events (none for a version 1 file). */
 void swapchain_log_build(struct swapchain_log *log, const struct hb_frames *f);
 void swapchain_log_release(struct swapchain_log *log);

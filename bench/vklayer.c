@@ -10,19 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The layer's own version, for the manifest's implementation_version. */
-#define VKLAYER_IMPLEMENTATION "1"
-/* The Vulkan version of the headers the layer is built with (Debian 12's
- * libvulkan-dev): an implicit layer older than the instance's version is
- * skipped by some loaders. */
-#define VKLAYER_API_VERSION "1.3.239"
+#define LIBRARY_PATH_MARK "@LIBRARY_PATH@"
 
-/* s as a JSON string's content: quote, backslash and control characters
- * escaped; other bytes as they are (a path is bytes, JSON wants UTF-8:
- * the loader reads the bytes back as they were). */
-static void add_json_string(struct strbuf *sb, const char *s)
+/* s as a JSON string's content (the template has the quotes): quote,
+ * backslash and control characters escaped; other bytes as they are (a
+ * path is bytes, JSON wants UTF-8: the loader reads the bytes back as
+ * they were). */
+static void add_json_string_content(struct strbuf *sb, const char *s)
 {
-	strbuf_addch(sb, '"');
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
@@ -33,30 +28,18 @@ static void add_json_string(struct strbuf *sb, const char *s)
 		else
 			strbuf_addch(sb, (char)c);
 	}
-	strbuf_addch(sb, '"');
 }
 
 char *vklayer_manifest(const char *library_path)
 {
+	const char *mark = strstr(vklayer_manifest_template, LIBRARY_PATH_MARK);
 	struct strbuf sb = STRBUF_INIT;
 
-	/* file format 1.1.2: the version that knows "functions" (the
-	 * negotiation entry) and the enable/disable variables */
-	strbuf_addstr(&sb, "{\n  \"file_format_version\": \"1.1.2\",\n  \"layer\": {\n");
-	strbuf_addf(&sb, "    \"name\": \"%s\",\n", HB_VK_LAYER_NAME);
-	strbuf_addstr(&sb, "    \"type\": \"GLOBAL\",\n    \"library_path\": ");
-	add_json_string(&sb, library_path);
-	strbuf_addf(&sb, ",\n    \"api_version\": \"%s\",\n", VKLAYER_API_VERSION);
-	strbuf_addf(&sb, "    \"implementation_version\": \"%s\",\n", VKLAYER_IMPLEMENTATION);
-	strbuf_addstr(&sb, "    \"description\": \"hitchbench: every vkQueuePresentKHR stamped into the "
-		      "run's frame file\",\n");
-	strbuf_addf(&sb, "    \"functions\": {\n      \"%s\": \"%s\"\n    },\n", VKLAYER_ENTRY,
-		    VKLAYER_ENTRY);
-	strbuf_addf(&sb, "    \"enable_environment\": {\n      \"%s\": \"1\"\n    },\n",
-		    HB_VK_ENABLE_ENV);
-	strbuf_addf(&sb, "    \"disable_environment\": {\n      \"%s\": \"1\"\n    }\n",
-		    HB_VK_DISABLE_ENV);
-	strbuf_addstr(&sb, "  }\n}\n");
+	/* the template is the build's own (harness/VkLayer_hitchbench.json.in,
+	 * compiled in): it has the mark, once */
+	strbuf_add(&sb, vklayer_manifest_template, (size_t)(mark - vklayer_manifest_template));
+	add_json_string_content(&sb, library_path);
+	strbuf_addstr(&sb, mark + strlen(LIBRARY_PATH_MARK));
 	return strbuf_detach(&sb);
 }
 

@@ -31,6 +31,12 @@
 /* HOME's data home when XDG_DATA_HOME is not set. */
 #define VKLAYER_DEFAULT_DATA_HOME ".local/share"
 
+/* The manifest template, harness/VkLayer_hitchbench.json.in as built in
+ * (build/gen/vkmanifest.c): the one source of the build tree's, the
+ * installed and the runner's manifests; "@LIBRARY_PATH@" stands for the
+ * layer library. */
+extern const char vklayer_manifest_template[];
+
 /* The manifest's JSON for the layer library at library_path (absolute),
  * ending in a newline: a new string. */
 char *vklayer_manifest(const char *library_path);

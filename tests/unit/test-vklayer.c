@@ -29,7 +29,7 @@ START_TEST(manifest_text)
 		"  \"file_format_version\": \"1.1.2\",\n"
 		"  \"layer\": {\n"
 		"    \"name\": \"VK_LAYER_HITCHBENCH_frames\",\n"
-		"    \"type\": \"GLOBAL\",\n"
+		"    \"type\": \"INSTANCE\",\n"
 		"    \"library_path\": \"/dev/shm/hitchbench-Ab12/hitchbench-hook.so\",\n"
 		"    \"api_version\": \"1.3.239\",\n"
 		"    \"implementation_version\": \"1\",\n"
