@@ -32,8 +32,9 @@ RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox ma
 # 86 MB, stays out: ensure installs without recommends)
 GAMES="chocolate-doom openarena xmoto neverball armagetronad minetest warzone2100"
 # bench: what bench-self compares hitchbench report with (an equivalent
-# pandas script) and measures both with (GNU time's peak RSS)
-BENCH="python3-pandas time"
+# pandas script) and measures both with (GNU time's peak RSS); perf
+# (linux-perf) samples the Vulkan layers' own code (tests/bench-self/vulkan.sh)
+BENCH="python3-pandas time linux-perf"
 # fuzz: libFuzzer and the sanitizer runtimes clang links into the fuzz
 # targets of tests/fuzz (Debian 12's clang is 14)
 FUZZ="clang libclang-rt-14-dev"

@@ -34,6 +34,10 @@
 # alternating its extent: the layer must log each creation and
 # destruction with the extent it had.
 #
+# Both layers' own code on the same presents: one run with both enabled
+# under perf (cpu-clock samples), each layer's samples in its library per
+# present; skipped without perf or when it cannot sample.
+#
 # The layer alone, without a driver's present under it: tests/tools/vkchain
 # (a stand-in loader and driver around the layer, no GPU), presenting
 # straight to its stub driver (--direct) and through the layer, interleaved;
@@ -50,7 +54,9 @@
 # (5000 timed presents a run), HB_BENCH_VK_WARMUP_MS (1500),
 # HB_BENCH_VK_SIZE (64x64), HB_BENCH_VK_MODE (immediate; mailbox or fifo),
 # HB_BENCH_VK_LOG_S (MangoHud's log_duration, 3 s: the timed frames must
-# fit in it after the warm-up), HB_BENCH_VK_CHAIN_FRAMES (1000000).
+# fit in it after the warm-up), HB_BENCH_VK_CHAIN_FRAMES (1000000),
+# HB_BENCH_VK_PERF_FRAMES (40000), HB_BENCH_VK_PERF_PERIOD_NS (100000) and
+# HB_BENCH_VK_PERF_LOG_S (10) for the sampled run of both layers.
 
 B=${HB_BUILD:-build}
 ROUNDS=${HB_BENCH_ROUNDS:-7}
@@ -69,6 +75,9 @@ die() {
 B=$(cd "$B" 2>/dev/null && pwd) || die "no build directory (run make first)"
 VKPRESENT=$B/tests/vkpresent
 VKCHAIN=$B/tests/vkchain
+PERF_FRAMES=${HB_BENCH_VK_PERF_FRAMES:-40000}
+PERF_PERIOD_NS=${HB_BENCH_VK_PERF_PERIOD_NS:-100000}
+PERF_LOG_S=${HB_BENCH_VK_PERF_LOG_S:-10}
 MKFRAMES=$B/tests/mkframes
 MANIFEST=$B/share/vulkan/implicit_layer.d/VkLayer_hitchbench.json
 for f in "$VKPRESENT" "$MKFRAMES"; do
@@ -170,10 +179,12 @@ run_bare() {
 	# shellcheck disable=SC2086
 	a=$(loop "$VKPRESENT" $LOOP_ARGS) || die "round $r: vkpresent $LOOP_ARGS failed"
 	bare=$(value "$a" ns_per_frame)
+	bare_cpu=$(value "$a" cpu_ns_per_frame)
 }
 run_hitchbench() {
 	hb=nan
 	hb_cost=nan
+	hb_cpu=nan
 	[ "$have_hb" = 1 ] || return 0
 	f=$tmp/vk.frames
 	rm -f "$f"
@@ -189,12 +200,14 @@ run_hitchbench() {
 		bad=1
 	fi
 	hb=$(value "$b" ns_per_frame)
+	hb_cpu=$(value "$b" cpu_ns_per_frame)
 	hb_cost=$(value "$s" cost_ns_per_sample)
 	value "$b" presents >>"$tmp/hb.presents"
 	printf '%s\n' "$s" | sed -n 's/^event\.0=create .* images=\([0-9]*\) .*/\1/p' >"$tmp/hb.images"
 }
 run_mangohud() {
 	mh=nan
+	mh_cpu=nan
 	[ "$have_mh" = 1 ] || return 0
 	d=$tmp/mh.$r
 	mkdir -p "$d"
@@ -204,6 +217,7 @@ run_mangohud() {
 		"$VKPRESENT" $LOOP_ARGS --tail-ms $((LOG_S * 1000)) 2>"$tmp/mh.err") ||
 		die "round $r: vkpresent under MangoHud failed: $(tail -n 1 "$tmp/mh.err")"
 	mh=$(value "$c" ns_per_frame)
+	mh_cpu=$(value "$c" cpu_ns_per_frame)
 	log=
 	for l in "$d"/*.csv; do
 		case $l in *_summary.csv) ;; *) [ -e "$l" ] && log=$l ;; esac
@@ -231,7 +245,7 @@ while [ "$r" -le "$ROUNDS" ]; do
 	for arm in $order; do
 		"run_$arm"
 	done
-	echo "$bare $hb $mh $hb_cost" >>"$tmp/rounds"
+	echo "$bare $hb $mh $hb_cost $bare_cpu $hb_cpu $mh_cpu" >>"$tmp/rounds"
 	r=$((r + 1))
 done
 
@@ -239,18 +253,21 @@ f=$tmp/rounds
 echo "$title ($device), $SIZE $mode, $FRAMES timed presents a run after a warm-up of ${WARMUP_MS} ms or more:"
 echo "medians over $ROUNDS interleaved rounds (bare, hitchbench, MangoHud; then hitchbench, MangoHud, bare; ...), [min .. max]"
 echo "  bare        $(figures "$f" '$1') ns/frame"
-spread=$(awk '{ print $1 }' "$f" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print hi - lo }')
-# arm NAME COLUMN [BASE]: the arm's lines against column 1 of $f, the
-# BASE (bare) arm, whose spread is $spread.
+# arm NAME COLUMN [BASECOLUMN [WHAT [BASE]]]: the arm's lines in $f
+# against BASECOLUMN (1: the bare arm's wall time), whose spread says what
+# is too small to resolve; WHAT the unit, BASE the base arm's name.
 arm() {
-	base=${3:-bare}
-	echo "  $(printf '%-11s' "$1") $(figures "$f" "\$$2") ns/frame"
-	echo "    added     $(figures "$f" "\$$2 - \$1") ns/frame   (median of the $ROUNDS per-round differences)"
-	echo "    ratio     $(awk -v a="$(middle "$f" '$1')" -v b="$(middle "$f" "\$$2")" \
+	bc=${3:-1}
+	what=${4:-ns/frame}
+	base=${5:-bare}
+	echo "  $(printf '%-11s' "$1") $(figures "$f" "\$$2") $what"
+	echo "    added     $(figures "$f" "\$$2 - \$$bc") $what   (median of the $ROUNDS per-round differences)"
+	echo "    ratio     $(awk -v a="$(middle "$f" "\$$bc")" -v b="$(middle "$f" "\$$2")" \
 		'BEGIN { printf "%9.3f", b / a }')             (median $1 / median $base)"
-	added=$(middle "$f" "\$$2 - \$1")
-	if awk -v a="$added" -v s="$spread" 'BEGIN { exit !((a < 0 ? -a : a) < s / 2) }'; then
-		echo "    (the added time is inside the $base runs' own spread, $spread ns: too small to resolve here)"
+	added=$(middle "$f" "\$$2 - \$$bc")
+	sp=$(awk -v c="$bc" '{ print $c }' "$f" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print hi - lo }')
+	if awk -v a="$added" -v s="$sp" 'BEGIN { exit !((a < 0 ? -a : a) < s / 2) }'; then
+		echo "    (the added time is inside the $base runs' own spread, $sp ns: too small to resolve here)"
 	fi
 }
 if [ "$have_hb" = 1 ]; then
@@ -298,6 +315,18 @@ else
 	echo "  MangoHud    skipped: $why_no_mh"
 fi
 
+# The same rounds in the presenting thread's CPU time (vkpresent's
+# cpu_ns_per_frame): what a layer does at a present is done on that
+# thread, which spends none of its CPU time waiting for the driver.
+echo "  the presenting thread's CPU time a frame (CLOCK_THREAD_CPUTIME_ID over the timed frames / frames),"
+echo "  the same runs:"
+echo "  bare        $(figures "$f" '$5') cpu ns/frame"
+[ "$have_hb" = 1 ] && arm hitchbench 6 5 "cpu ns/frame"
+[ "$have_mh" = 1 ] && arm MangoHud 7 5 "cpu ns/frame"
+if [ "$have_hb" = 1 ] && [ "$have_mh" = 1 ]; then
+	echo "    vs hitchbench $(figures "$f" '$7 - $6') cpu ns/frame   (MangoHud - hitchbench, median of the per-round differences)"
+fi
+
 # One run under the layer that recreates its swapchain, alternating the
 # extent: the events the layer logs against the swapchains vkpresent made.
 if [ "$have_hb" = 1 ]; then
@@ -321,6 +350,61 @@ if [ "$have_hb" = 1 ]; then
 	else
 		echo "              each created and destroyed once in the layer's events; extents ${extents% }"
 	fi
+fi
+
+# Both layers on the same presents, their own code sampled: one run with
+# the hitchbench layer and MangoHud's (logging every frame) both enabled,
+# under perf sampling the process's CPU clock every PERF_PERIOD_NS of CPU.
+# Samples whose instruction is in a layer's library are that layer's own
+# time; a present's cost is their count x the period / the presents (the
+# frame file's). What a layer calls into other libraries is not in its
+# count: the vDSO's clock (both layers read it) and libstdc++ (MangoHud's
+# C++; the hitchbench layer is C) are shown beside, for the whole process.
+echo
+if [ "$have_hb" != 1 ] || [ "$have_mh" != 1 ]; then
+	echo "both layers sampled: skipped: it needs both layers (see above)"
+elif ! command -v perf >/dev/null 2>&1; then
+	echo "both layers sampled: skipped: perf is not installed (apt-get install linux-perf)"
+elif ! perf record -q -e cpu-clock -o "$tmp/perf.probe" true >/dev/null 2>&1; then
+	echo "both layers sampled: skipped: perf cannot sample here (kernel.perf_event_paranoid, or no perf events)"
+else
+	f=$tmp/vk.frames
+	d=$tmp/mh.perf
+	rm -f "$f"
+	mkdir -p "$d"
+	"$MKFRAMES" --capacity $((PERF_FRAMES * 3 + 100000)) "$f" || die "cannot create '$f'"
+	# shellcheck disable=SC2086
+	c=$(loop HITCHBENCH_VULKAN=1 HITCHBENCH_FRAMES="$f" MANGOHUD=1 \
+		MANGOHUD_CONFIG="no_display,output_folder=$d,autostart_log=1,log_interval=0,log_duration=$PERF_LOG_S" \
+		perf record -q -e cpu-clock -c "$PERF_PERIOD_NS" -o "$tmp/perf.data" \
+		"$VKPRESENT" --frames "$PERF_FRAMES" --warmup 0 --warmup-ms "$WARMUP_MS" --size "$SIZE" \
+		--mode "$MODE" --tail-ms $((PERF_LOG_S * 1000)) 2>"$tmp/perf.err") ||
+		die "vkpresent with both layers under perf failed: $(tail -n 1 "$tmp/perf.err")"
+	s=$("$MKFRAMES" --stat "$f") || die "cannot read '$f'"
+	presents=$(value "$c" presents)
+	what=$(frame_check "$s" "$presents" 1)
+	[ -z "$what" ] || { echo "bench-self: vulkan, both layers: $what" >&2; bad=1; }
+	perf report -i "$tmp/perf.data" --sort dso --stdio -n -q 2>/dev/null >"$tmp/perf.dso"
+	# samples DSO-PATTERN: the samples whose library's name matches
+	samples() {
+		awk -v p="$1" '$3 ~ p { n += $2 } END { print n + 0 }' "$tmp/perf.dso"
+	}
+	per() { # samples: ns a present
+		awk -v n="$1" -v p="$PERF_PERIOD_NS" -v k="$presents" 'BEGIN { printf "%8.0f", n * p / k }'
+	}
+	hb_n=$(samples 'hitchbench-hook[.]so')
+	mh_n=$(samples 'libMangoHud[.]so')
+	cxx_n=$(samples 'libstdc[+][+]')
+	vdso_n=$(samples 'vdso')
+	echo "both layers on the same presents, their own code sampled by perf (cpu-clock every $PERF_PERIOD_NS ns of CPU),"
+	echo "one run of $presents presents ($PERF_FRAMES timed, the warm-up and MangoHud's ${PERF_LOG_S} s tail), $SIZE $mode:"
+	echo "  hitchbench  $(per "$hb_n") ns/present   ($hb_n samples in hitchbench-hook.so; it says" \
+		"$(value "$s" cost_ns_per_sample | awk '{ printf "%.0f", $1 }') ns itself, clock reads included)"
+	echo "  MangoHud    $(per "$mh_n") ns/present   ($mh_n samples in libMangoHud.so)"
+	echo "  beside      $(per "$cxx_n") ns/present in libstdc++ (MangoHud's C++), $(per "$vdso_n" | sed 's/^ *//')" \
+		"in the vDSO's clock (both layers' and the loop's)"
+	echo "  (a sample is charged to the library its instruction is in: each layer's calls into other"
+	echo "  libraries are left out of its own figure, and the sampling adds its own interrupts to the run)"
 fi
 
 # The layer alone: the stand-in chain, straight to its stub driver and
@@ -354,8 +438,7 @@ else
 	f=$tmp/chain
 	echo "vulkan layer alone (vkchain: a stand-in loader and driver, no GPU, $CHAIN_FRAMES presents a run):"
 	echo "  direct      $(figures "$f" '$1') ns/frame   (vkQueuePresentKHR straight to the stub driver)"
-	spread=$(awk '{ print $1 }' "$f" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print hi - lo }')
-	arm layer 2 direct
+	arm layer 2 1 ns/frame direct
 	echo "    layer says $(figures "$f" '$3') ns/present (its own time outside the real call, one present in 64)"
 	if [ "$bad" = 0 ]; then
 		echo "    recorded  exactly $CHAIN_FRAMES frames in each run, with no allocation while presenting"

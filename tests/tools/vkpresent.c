@@ -23,9 +23,13 @@
  * its log_duration is over, at a present.
  *
  * Prints one line on stdout:
- *   ns_per_frame=F frames=N warmup=W presents=P mode=M extent=WxH swapchains=S
+ *   ns_per_frame=F cpu_ns_per_frame=C frames=N warmup=W presents=P mode=M extent=WxH swapchains=S
  * ns_per_frame is the time of the N timed frames divided by N (the queue
- * idle at both ends); the W warm-up frames before them (as many as there
+ * idle at both ends); cpu_ns_per_frame the presenting thread's own CPU
+ * time over them (CLOCK_THREAD_CPUTIME_ID) divided by N: what a layer adds
+ * to a present is spent there, and this thread does not wait on the
+ * driver's render threads in its CPU time, so it varies less than the
+ * wall time; the W warm-up frames before them (as many as there
  * were) are not timed. P = W + N + the tail's: the vkQueuePresentKHR calls
  * in all, what a layer must record. M is
  * the mode presented with, WxH the first swapchain's extent, S the
@@ -623,7 +627,7 @@ int main(int argc, char **argv)
 {
 	struct vkp_opts o = { .frames = 1000, .width = 64, .height = 64, .mode = VK_PRESENT_MODE_IMMEDIATE_KHR };
 	struct vkp v = { 0 };
-	uint64_t t0, ns, warmup, timed_presents;
+	uint64_t t0, ns, cpu0, cpu, warmup, timed_presents;
 	VkExtent2D first;
 	int r = HB_EXIT_FAILURE;
 
@@ -644,14 +648,16 @@ int main(int argc, char **argv)
 	warmup = v.presents;
 	timed_presents = v.presents + o.frames;
 	t0 = mono_ns();
+	cpu0 = thread_cpu_ns();
 	if (frames(&v, &o, timed_presents, 0) < 0 || vk_failed(vkDeviceWaitIdle(v.dev), "vkDeviceWaitIdle"))
 		goto out;
 	ns = mono_ns() - t0;
+	cpu = thread_cpu_ns() - cpu0;
 	if (o.tail_ms && frames(&v, &o, 0, mono_ns() + o.tail_ms * 1000000) < 0)
 		goto out;
-	printf("ns_per_frame=%.1f frames=%" PRIu64 " warmup=%" PRIu64 " presents=%" PRIu64
-	       " mode=%s extent=%" PRIu32 "x%" PRIu32 " swapchains=%" PRIu64 "\n",
-	       (double)ns / (double)o.frames, o.frames, warmup, v.presents, mode_name(v.mode), first.width,
+	printf("ns_per_frame=%.1f cpu_ns_per_frame=%.1f frames=%" PRIu64 " warmup=%" PRIu64
+	       " presents=%" PRIu64 " mode=%s extent=%" PRIu32 "x%" PRIu32 " swapchains=%" PRIu64 "\n",
+	       (double)ns / (double)o.frames, (double)cpu / (double)o.frames, o.frames, warmup, v.presents, mode_name(v.mode), first.width,
 	       first.height, v.swapchains);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "vkpresent: cannot write the result: %s\n", strerror(errno));
