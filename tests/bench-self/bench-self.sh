@@ -13,7 +13,9 @@
 #         private Xvfb (Mesa llvmpipe); skipped when Xvfb is missing
 # Then the same for Vulkan, a script with its own header (vulkan.sh): the
 # hitchbench Vulkan layer and MangoHud's logging every frame, beside a bare
-# run, on one vkQueuePresentKHR loop (lavapipe on its own Xvfb).
+# run, on one vkQueuePresentKHR loop (lavapipe on its own Xvfb); and in a
+# real game (vulkan-game.sh): both layers on Warzone 2100's presents, the
+# frames each counted over the window and each one's cost a present.
 # Figures are medians over the rounds with [min .. max]; the added time is
 # the median of the per-round differences; the hook's own figure is what it
 # measured itself (frame file header: cost_ns / cost_samples).
@@ -196,6 +198,8 @@ fi
 
 echo
 sh tests/bench-self/vulkan.sh || die "the Vulkan layer's benchmark failed"
+echo
+sh tests/bench-self/vulkan-game.sh || die "the Vulkan layers' benchmark in a game failed"
 
 # The runner is an observer too: its own CPU time while it watches a game
 # (bench.txt runner_cpu_ms_per_s), on the fake game for a 10 s window.

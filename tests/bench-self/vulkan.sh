@@ -389,8 +389,9 @@ else
 	samples() {
 		awk -v p="$1" '$3 ~ p { n += $2 } END { print n + 0 }' "$tmp/perf.dso"
 	}
-	per() { # samples: ns a present
-		awk -v n="$1" -v p="$PERF_PERIOD_NS" -v k="$presents" 'BEGIN { printf "%8.0f", n * p / k }'
+	per() { # samples: ns a present, +- a count's own uncertainty (sqrt)
+		awk -v n="$1" -v p="$PERF_PERIOD_NS" -v k="$presents" \
+			'BEGIN { printf "%8.0f +- %.0f", n * p / k, sqrt(n) * p / k }'
 	}
 	hb_n=$(samples 'hitchbench-hook[.]so')
 	mh_n=$(samples 'libMangoHud[.]so')
