@@ -177,3 +177,14 @@ recipe_smoke() {
 			skip "$p is not installed (sh scripts/deps.sh ensure)"
 	done
 }
+
+# window_frames RUNDIR FRAMEFILE: the frames of FRAMEFILE that end in the
+# run's measured window (hitchbench frames --window on a copy of the run's
+# bench.txt beside it): how two frame sources of one run are compared
+window_frames() {
+	rm -rf "$T/count"
+	mkdir -p "$T/count"
+	cp "$1/bench.txt" "$T/count/bench.txt"
+	cp "$2" "$T/count/frames.bin"
+	"$HB" frames --window "$T/count" | grep -v '^#' | awk -F'\t' '$NF == 1' | wc -l
+}

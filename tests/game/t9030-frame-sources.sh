@@ -12,14 +12,6 @@ command -v Xvfb >/dev/null || skip "Xvfb is not installed (sh scripts/deps.sh en
 [ -r /usr/share/games/doom/freedoom2.wad ] || skip "freedoom is not installed (sh scripts/deps.sh ensure)"
 recipes="$HB_SRCDIR/recipes"
 
-# window_frames RUNDIR FRAMEFILE: the frames of FRAMEFILE in the run's window
-window_frames() {
-	mkdir -p "$T/count"
-	cp "$1/bench.txt" "$T/count/bench.txt"
-	cp "$2" "$T/count/frames.bin"
-	"$HB" frames --window "$T/count" | grep -v '^#' | awk -F'\t' '$NF == 1' | wc -l
-}
-
 ran=0
 for src in mangohud gallium-hud; do
 	if [ "$src" = mangohud ] && ! ls /usr/lib/*/mangohud/libMangoHud.so >/dev/null 2>&1; then
