@@ -8,8 +8,8 @@
  * integrity (run_check()): a run whose window holds a present that was no
  * vkQueuePresentKHR measured another API than the recipe asked for, say a
  * game that fell back to OpenGL, and is invalid. Read from frames.bin
- * each time (the loaded frames keep the times only), so the rule holds
- * for every reader of the run directory alike.
+ * (hb_frames_load(), which keeps each present's source), so the rule
+ * holds for every reader of the run directory alike.
  */
 #include "run.h"
 
@@ -20,76 +20,31 @@
 
 _Static_assert(HB_SRC_MAX <= RUN_SOURCES, "RUN_SOURCES holds every present source");
 
-/* Where the records start: after the header (version 1), after the
- * header and the event slots (version 2). 0 when the header says nothing
- * this reader can use. */
-static uint64_t records_offset(const struct hb_frames_header *h, const char **why)
+void run_window_sources_of(const struct hb_frames *f, uint64_t start_ns, uint64_t end_ns,
+			   struct run_window_sources *out)
 {
-	if (h->record_size != sizeof(struct hb_frame_record)) {
-		*why = "frames.bin: a record size this hitchbench cannot read";
-		return 0;
+	memset(out, 0, sizeof(*out));
+	/* a frame ends at its present: those in (start, end], as the window's
+	 * frames are counted */
+	for (uint64_t i = 0; i < f->n; i++) {
+		if (f->t_ns[i] <= start_ns || f->t_ns[i] > end_ns)
+			continue;
+		out->n++;
+		out->per_source[f->source[i] < RUN_SOURCES ? f->source[i] : HB_SRC_UNKNOWN]++;
 	}
-	if (h->version == 1)
-		return h->header_size;
-	if (h->version == 2 && h->records_offset >= h->header_size)
-		return h->records_offset;
-	if (h->version == 2) {
-		*why = "frames.bin: its records start inside its header";
-		return 0;
-	}
-	*why = "frames.bin: a frame file version this hitchbench cannot read";
-	return 0;
 }
 
 int run_window_sources(const char *frames_path, uint64_t start_ns, uint64_t end_ns,
 		       struct run_window_sources *out, const char **why)
 {
-	struct run_window_sources ws = { 0 };
-	struct hb_frames_header h;
-	char *data = NULL;
-	size_t len = 0;
-	uint64_t off, n;
-	int r = read_file(frames_path, &data, &len);
+	struct hb_frames f;
+	int r = hb_frames_load(frames_path, &f, why);
 
-	if (r < 0) {
-		*why = "frames.bin cannot be read";
+	if (r < 0)
 		return r;
-	}
-	r = -EINVAL;
-	if (len < sizeof(h)) {
-		*why = "frames.bin: shorter than the frame file header";
-		goto out;
-	}
-	memcpy(&h, data, sizeof(h));
-	if (memcmp(h.magic, HB_FRAMES_MAGIC, 8) != 0) {
-		*why = "frames.bin: not a hitchbench frame file (bad magic)";
-		goto out;
-	}
-	off = records_offset(&h, why);
-	if (!off)
-		goto out;
-	/* the records the header says, as far as the file holds them */
-	n = h.count < h.capacity ? h.count : h.capacity;
-	if (off > len)
-		n = 0;
-	else if (n > (len - off) / sizeof(struct hb_frame_record))
-		n = (len - off) / sizeof(struct hb_frame_record);
-	for (uint64_t i = 0; i < n; i++) {
-		struct hb_frame_record rec;
-
-		memcpy(&rec, data + off + i * sizeof(rec), sizeof(rec));
-		/* a frame ends at its present: those in (start, end], as the
-		 * window's frames are counted; 0 is an unfinished slot */
-		if (rec.t_ns == 0 || rec.t_ns <= start_ns || rec.t_ns > end_ns)
-			continue;
-		ws.n++;
-		ws.per_source[rec.source < RUN_SOURCES ? rec.source : HB_SRC_UNKNOWN]++;
-	}
-	*out = ws;
-	r = 0;
-out:
-	free(data);
-	return r;
+	run_window_sources_of(&f, start_ns, end_ns, out);
+	hb_frames_release(&f);
+	return 0;
 }
 
 char *run_frames_api(const struct run_window_sources *ws)

@@ -253,20 +253,18 @@ void run_sources_of_file(const struct hb_frames *f, struct run_window_sources *w
 
 /* What the report says of where the run's frames came from: the API of
  * the window's frames, as the runner records it in bench.txt (the whole
- * file's without a window, or when the file cannot be read again), and
+ * file's without a window), and
  * for a Vulkan run its note and swapchain events. */
 static void run_frames_row(struct run *run, struct report_row *row)
 {
 	const struct hb_frames *f = &run->frames;
 	struct strbuf note = STRBUF_INIT;
 	struct run_window_sources ws;
-	const char *why = NULL;
-	char *path = xasprintf("%s/frames.bin", run->dir);
 
-	if (!run->have_window ||
-	    run_window_sources(path, run->window_start_ns, run->window_end_ns, &ws, &why) < 0)
+	if (run->have_window)
+		run_window_sources_of(f, run->window_start_ns, run->window_end_ns, &ws);
+	else
 		run_sources_of_file(f, &ws);
-	free(path);
 	free(run->frames_api);
 	free(run->frames_note);
 	run->frames_api = run_frames_api(&ws);

@@ -81,8 +81,11 @@ struct run_window_sources {
 	uint64_t n;
 	uint64_t per_source[RUN_SOURCES];
 };
-/* Reads them from a frame file's records (version 1 or 2). 0; -errno, or
- * -EINVAL with *why, when the file cannot be read. */
+/* Counts them in loaded frames: the presents in (start_ns, end_ns]. */
+void run_window_sources_of(const struct hb_frames *f, uint64_t start_ns, uint64_t end_ns,
+			   struct run_window_sources *out);
+/* The same from a frame file (version 1 or 2). 0; -errno, or -EINVAL
+ * with *why (hb_frames_load()'s), when the file cannot be read. */
 int run_window_sources(const char *frames_path, uint64_t start_ns, uint64_t end_ns,
 		       struct run_window_sources *out, const char **why);
 /* The API they came from, a new string for bench.txt's frames_api:

@@ -4,7 +4,6 @@
  * this library.
  */
 #include "frames.h"
-#include "sort.h"
 #include "util.h"
 
 #include <errno.h>
@@ -242,6 +241,39 @@ static const char *header_check(const struct hb_frames_header *h, size_t len)
 	return NULL;
 }
 
+/* A present and its source, sorted together. */
+struct stamp {
+	uint64_t t_ns;
+	uint16_t source;
+};
+
+static int stamp_cmp(const void *a, const void *b)
+{
+	const struct stamp *x = a, *y = b;
+
+	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
+}
+
+/* Orders the presents by time, each keeping its source. 0 or -ENOMEM. */
+static int sort_stamps(struct hb_frames *f)
+{
+	struct stamp *v = malloc((f->n ? f->n : 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < f->n; i++) {
+		v[i].t_ns = f->t_ns[i];
+		v[i].source = f->source[i];
+	}
+	qsort(v, (size_t)f->n, sizeof(*v), stamp_cmp);
+	for (uint64_t i = 0; i < f->n; i++) {
+		f->t_ns[i] = v[i].t_ns;
+		f->source[i] = v[i].source;
+	}
+	free(v);
+	return 0;
+}
+
 static int event_cmp(const void *a, const void *b)
 {
 	const struct hb_frame_event *x = a, *y = b;
@@ -303,7 +335,8 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 	if (n > avail)
 		n = avail; /* a file cut short: read what is there, the caller is told */
 	f.t_ns = malloc((n ? n : 1) * sizeof(uint64_t));
-	if (!f.t_ns || parse_events(p, len, &h, &f) < 0) {
+	f.source = malloc((n ? n : 1) * sizeof(uint16_t));
+	if (!f.t_ns || !f.source || parse_events(p, len, &h, &f) < 0) {
 		hb_frames_release(&f);
 		return -ENOMEM;
 	}
@@ -317,13 +350,16 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 		}
 		if (f.n > 0 && rec.t_ns < f.t_ns[f.n - 1])
 			sorted = false;
+		f.source[f.n] = rec.source < HB_SRC_MAX ? rec.source : HB_SRC_UNKNOWN;
 		f.t_ns[f.n++] = rec.t_ns;
 		f.per_source[rec.source < HB_SRC_MAX ? rec.source : HB_SRC_UNKNOWN]++;
 	}
 	/* Two threads or processes may reserve slots in one order and stamp in
 	 * the other: order by time. */
-	if (!sorted)
-		sort_u64(f.t_ns, f.n);
+	if (!sorted && sort_stamps(&f) < 0) {
+		hb_frames_release(&f);
+		return -ENOMEM;
+	}
 	/* the hook counts each present past the capacity in dropped; a count
 	 * past the capacity says the same (e.g. a writer killed before it
 	 * counted): the larger of the two, never their sum */
@@ -387,6 +423,7 @@ void hb_frames_release(struct hb_frames *f)
 	if (!f)
 		return;
 	free(f->t_ns);
+	free(f->source);
 	free(f->events);
 	memset(f, 0, sizeof(*f));
 }

@@ -175,6 +175,7 @@ uint64_t hb_frames_view_last(const struct hb_frames_view *v);
 /* A frame file loaded for analysis: the finished records' present times. */
 struct hb_frames {
 	uint64_t *t_ns;         /* present times, sorted ascending */
+	uint16_t *source;       /* each one's source (enum hb_present_source), beside t_ns */
 	uint64_t n;
 	uint64_t dropped;       /* presents the hook could not record */
 	uint64_t unfinished;    /* reserved slots never filled (game killed mid-write) */

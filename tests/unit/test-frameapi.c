@@ -93,7 +93,7 @@ START_TEST(window_counts_by_source)
 	ck_assert_int_eq(run_window_sources("/nonexistent/frames.bin", 0, 1, &ws, &why), -ENOENT);
 	ck_assert_int_eq(write_file_atomic(path, "HBFRAMEZ", 8, 0644), 0);
 	ck_assert_int_eq(run_window_sources(path, 0, 1, &ws, &why), -EINVAL);
-	ck_assert_str_eq(why, "frames.bin: shorter than the frame file header");
+	ck_assert_str_eq(why, "shorter than the frame file header");
 	free(path);
 	remove_tree(tmp);
 	free(tmp);

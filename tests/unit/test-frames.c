@@ -172,6 +172,12 @@ START_TEST(parse_sources_and_sort)
 	ck_assert_uint_eq(f.n, 8);
 	for (uint64_t i = 0; i < 8; i++)
 		ck_assert_uint_eq(f.t_ns[i], 10 * (i + 1));
+	/* each present keeps its source through the sort: 60 and 70 were
+	 * stamped by the out-of-range source, 80 by SDL_RenderPresent */
+	ck_assert_uint_eq(f.source[0], HB_SRC_SDL_RENDER_PRESENT);
+	ck_assert_uint_eq(f.source[5], HB_SRC_UNKNOWN);
+	ck_assert_uint_eq(f.source[6], HB_SRC_UNKNOWN);
+	ck_assert_uint_eq(f.source[7], HB_SRC_SDL_RENDER_PRESENT);
 	ck_assert_uint_eq(f.per_source[HB_SRC_SDL_RENDER_PRESENT], 6);
 	ck_assert_uint_eq(f.per_source[HB_SRC_UNKNOWN], 2); /* out-of-range source */
 	hb_frames_release(&f);
