@@ -7,8 +7,8 @@
  * `frames = vulkan` (bench.txt frame_source=vulkan) makes it a rule of run
  * integrity (run_check()): a run whose window holds a present that was no
  * vkQueuePresentKHR measured another API than the recipe asked for, say a
- * game that fell back to OpenGL, and is invalid. Read from frames.bin
- * (hb_frames_load(), which keeps each present's source), so the rule
+ * game that fell back to OpenGL, and is invalid. Counted from the run's
+ * loaded frames (hb_frames keeps each present's source), so the rule
  * holds for every reader of the run directory alike.
  */
 #include "run.h"
@@ -114,22 +114,14 @@ static void others(const struct run_window_sources *ws, struct strbuf *out)
 int run_check_api(const struct run *run, struct strbuf *why)
 {
 	const char *source = kvfile_get(&run->bench, "frame_source");
-	const char *err = NULL;
 	struct run_window_sources ws;
 	struct strbuf from = STRBUF_INIT;
-	char *path;
 	uint64_t vk;
-	int r;
 
 	if (!source || strcmp(source, "vulkan") != 0)
 		return 0;
-	path = xasprintf("%s/frames.bin", run->dir);
-	r = run_window_sources(path, run->window_start_ns, run->window_end_ns, &ws, &err);
-	free(path);
-	if (r < 0) {
-		strbuf_addf(why, "frames = vulkan, but the presents' sources are unknown: %s", err);
-		return -EINVAL;
-	}
+	/* run_check() asks this last, of a run with its frames loaded */
+	run_window_sources_of(&run->frames, run->window_start_ns, run->window_end_ns, &ws);
 	vk = ws.per_source[HB_SRC_VK_QUEUE_PRESENT];
 	if (ws.n == vk && vk > 0)
 		return 0;

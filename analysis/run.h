@@ -104,8 +104,8 @@ void run_window_sources_describe(const struct run_window_sources *ws, bool skip_
  * frame_source=vulkan (a recipe's `frames = vulkan`) holds in its window
  * only presents from vkQueuePresentKHR, and at least one. 0, or -EINVAL
  * with why ("frames = vulkan, but the window's 3120 presents came from
- * glXSwapBuffers: the game did not render through Vulkan"). Reads
- * run->dir/frames.bin. */
+ * glXSwapBuffers: the game did not render through Vulkan"), counted from
+ * the run's loaded frames. */
 int run_check_api(const struct run *run, struct strbuf *why);
 /* Applies run_check() to a run whose status is "ok": one that fails gets
  * status "invalid", its reason in run->invalid and bench.txt's status in
