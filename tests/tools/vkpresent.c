@@ -38,6 +38,7 @@
  * Exit 2 on a bad option, 1 when a call fails (with the Vulkan error name).
  */
 #include "exitcodes.h"
+#include "frames.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -93,19 +94,19 @@ struct vkp {
 	uint64_t presents;    /* vkQueuePresentKHR calls */
 };
 
+/* The modes --mode takes. */
 static const struct { VkPresentModeKHR mode; const char *name; } modes[] = {
 	{ VK_PRESENT_MODE_IMMEDIATE_KHR, "immediate" },
 	{ VK_PRESENT_MODE_MAILBOX_KHR, "mailbox" },
 	{ VK_PRESENT_MODE_FIFO_KHR, "fifo" },
-	{ VK_PRESENT_MODE_FIFO_RELAXED_KHR, "fifo-relaxed" },
 };
 
+/* A mode's name as the frame file's readers give it (common/frames.c). */
 static const char *mode_name(VkPresentModeKHR mode)
 {
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-		if (modes[i].mode == mode)
-			return modes[i].name;
-	return "unknown";
+	static char buf[24];
+
+	return hb_present_mode_name((uint32_t)mode, buf);
 }
 
 static const char *vk_result_name(VkResult r)
@@ -598,9 +599,9 @@ static int parse_options(int argc, char **argv, struct vkp_opts *o)
 				fprintf(stderr, "vkpresent: --size wants WxH, not '%s'\n", optarg);
 			break;
 		case 'm':
-			for (i = 0; i < 3 && strcmp(optarg, modes[i].name) != 0; i++)
+			for (i = 0; i < ARRAY_SIZE(modes) && strcmp(optarg, modes[i].name) != 0; i++)
 				;
-			if (i < 3) {
+			if (i < ARRAY_SIZE(modes)) {
 				o->mode = modes[i].mode;
 			} else {
 				fprintf(stderr, "vkpresent: --mode wants immediate, mailbox or fifo, not '%s'\n",
