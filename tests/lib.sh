@@ -43,8 +43,11 @@ value() {
 
 # The fake game runs as the unprivileged game user, who may not reach the
 # checkout (a 0700 /root) nor a 0700 mktemp directory: copies it may read.
+# Search and read permission are added, nothing taken away: a test run by
+# hand without tests/run.sh's TMPDIR must leave /tmp 1777 (a 755 /tmp once
+# kept apt's sandbox user from writing there).
 fake_setup() {
-	chmod 755 "$T" "${TMPDIR:-/tmp}" 2>/dev/null
+	chmod a+rx "$T" "${TMPDIR:-/tmp}" 2>/dev/null
 	mkdir -p "$T/game"
 	cp "$HB_BUILD/tests/fakegame" "$HB_BUILD/tests/libhbstub.so" "$T/game/"
 	chmod -R a+rX "$T/game"
