@@ -15,7 +15,8 @@
 #
 # Run by tests/bench-self/bench-self.sh (make bench-self). Environment:
 # HB_BUILD (build), HB_BENCH_FOOTPRINT_RECIPE (dsda-doom),
-# HB_BENCH_FOOTPRINT_WARMUP (5), HB_BENCH_FOOTPRINT_WINDOW (40).
+# HB_BENCH_FOOTPRINT_WARMUP (5), HB_BENCH_FOOTPRINT_WINDOW (40),
+# HB_BENCH_FOOTPRINT_RUN (a run directory: its table, without a run).
 
 B=${HB_BUILD:-build}
 HB=$B/hitchbench
@@ -24,7 +25,11 @@ WARMUP=${HB_BENCH_FOOTPRINT_WARMUP:-5}
 WINDOW=${HB_BENCH_FOOTPRINT_WINDOW:-40}
 
 [ -x "$HB" ] || { echo "footprint: no $HB" >&2; exit 1; }
-echo "footprint of a run: $RECIPE, warm-up $WARMUP s, window $WINDOW s, every observer on"
+if [ -n "${HB_BENCH_FOOTPRINT_RUN:-}" ]; then
+	echo "footprint of the run $HB_BENCH_FOOTPRINT_RUN"
+else
+	echo "footprint of a run: $RECIPE, warm-up $WARMUP s, window $WINDOW s, every observer on"
+fi
 if ! getent passwd hitchbench >/dev/null && [ -z "${SUDO_USER:-}" ]; then
 	echo "  skipped: no unprivileged game user (sh scripts/deps.sh ensure)"
 	exit 0
@@ -44,9 +49,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 rc=0
-"$HB" run --no-quieting --no-db --out "$tmp/runs" --warmup "$WARMUP" --window "$WINDOW" "$RECIPE" \
-	--switches "$token" >"$tmp/out" 2>"$tmp/err" || rc=$?
-run=$(ls -d "$tmp"/runs/*/*/ 2>/dev/null | tail -n 1)
+if [ -n "${HB_BENCH_FOOTPRINT_RUN:-}" ]; then
+	run=$HB_BENCH_FOOTPRINT_RUN/ # a run made before: its table only
+else
+	"$HB" run --no-quieting --no-db --out "$tmp/runs" --warmup "$WARMUP" --window "$WINDOW" "$RECIPE" \
+		--switches "$token" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	run=$(ls -d "$tmp"/runs/*/*/ 2>/dev/null | tail -n 1)
+fi
 b=${run%/}/bench.txt
 if [ ! -f "$b" ]; then
 	echo "  the run failed (exit $rc):" >&2
@@ -70,8 +79,13 @@ while read -r name; do
 	hwm=$(value "footprint.$name.hwm_kb")
 	cpu=$(value "footprint.$name.cpu_ms")
 	awk -v n="$name" -v r="$rss" -v h="$hwm" -v c="$cpu" -v w="$wall" 'BEGIN {
-		printf "  %-10s %14.1f %14s %10.0f %14.2f\n", n, r / 1024, h == "" ? "-" : sprintf("%.1f", h / 1024),
-			c, w > 0 ? c / w : 0 }'
+		own = "-"
+		if (h != "")
+			own = sprintf("%.1f", h / 1024)
+		rate = 0
+		if (w > 0)
+			rate = c / w
+		printf "  %-10s %14.1f %14s %10.0f %14.2f\n", n, r / 1024, own, c, rate }'
 done <"$tmp/names"
 awk -F= '/^footprint\.[^.]*\.maxrss_kb=/ && $1 !~ /runner/ { s += $2 } END {
 	printf "  sum of the peaks, every process but the runner: %.1f MB (an upper bound: the peaks need not coincide)\n", s / 1024 }' "$b"
