@@ -16,7 +16,7 @@
 # runs when it is root and asks for when it is not.
 #
 # Idempotent: DIR/.sysroot-stamp holds the architecture and the package
-# list; a second call with the same list does nothing. Every absolute
+# list; a second call with the same list does nothing (and says nothing). Every absolute
 # symlink in the packages (a libfoo.so pointing at /lib/...) is made to
 # point inside DIR, so the linker never follows one to the host's files.
 set -eu
@@ -55,8 +55,7 @@ PACKAGES_ALL="x11proto-dev"
 want=$(printf 'arch=%s\npackages=%s\nall=%s\n' "$ARCH" "$(echo $PACKAGES)" "$PACKAGES_ALL")
 stamp=$DIR/.sysroot-stamp
 if [ -f "$stamp" ] && [ "$(sed -n '1,3p' "$stamp")" = "$want" ]; then
-	echo "cross-sysroot.sh: $DIR is up to date"
-	exit 0
+	exit 0 # up to date
 fi
 
 # apt must know ARCH's packages
