@@ -15,6 +15,9 @@
 #                      `make fuzz-targets` only builds them (tests/fuzz/README.md)
 #   make install PREFIX=/usr/local [DESTDIR=...]  (with the Vulkan layer's manifest in
 #                      PREFIX/share/vulkan/implicit_layer.d, naming the installed hook)
+#   make ARCH=s390x    a cross build (ppc64, arm64 alike) into build/cross/ARCH/, the unit
+#                      tests included; with install, the same tree as a native install
+#   make check-cross   the formats on a big-endian machine: s390x under qemu-user (t1700)
 #
 # The layers are walled (docs/layout.md): one archive per layer, each
 # compiled with its own include path, so an include across a wall fails to
