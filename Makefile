@@ -57,6 +57,11 @@ SYSROOT  ?= $(CURDIR)/build/cross/$(ARCH)/sysroot
 ifeq ($(origin CC),default)
 CC       := $(TRIPLET)-gcc
 endif
+ifneq ($(filter-out clean check-cross,$(or $(MAKECMDGOALS),all)),)
+ifeq ($(wildcard $(SYSROOT)/.sysroot-stamp),)
+$(error ARCH=$(ARCH): no sysroot in $(SYSROOT): make it with 'sh scripts/cross-sysroot.sh $(ARCH) $(SYSROOT)' (root the first time, for dpkg --add-architecture))
+endif
+endif
 AR       := $(TRIPLET)-ar
 # gcc fuses a * b - c into one instruction where the target has one
 # (s390x, ppc64, arm64; not x86-64's baseline), which rounds otherwise:
