@@ -188,3 +188,87 @@ window_frames() {
 	cp "$2" "$T/count/frames.bin"
 	"$HB" frames --window "$T/count" | grep -v '^#' | awk -F'\t' '$NF == 1' | wc -l
 }
+
+# start_sshd DIR: an OpenSSH server of the test's own on 127.0.0.1, a free
+# port, with a throwaway host key and a throwaway user key made in DIR
+# (root logs in by that key only). sshd runs without the harness's marker
+# (it plays the target's own sshd: what it starts for a login is someone
+# else's, as on a real target) and logs every connection (LogLevel VERBOSE)
+# to DIR/sshd.log, each line after the CLOCK_REALTIME ns it came at
+# (build/tests/tstamp). DIR/ssh_config names it: Host hbtarget, and every
+# host with the key and DIR/known_hosts. Sets SSHD_PORT, SSHD_PID and
+# SSH_CONFIG; the caller's EXIT trap calls stop_sshd DIR. Skips (77) when
+# sshd or ssh-keygen is not installed.
+start_sshd() {
+	_d=$1
+	[ -x /usr/sbin/sshd ] || skip "no /usr/sbin/sshd (openssh-server; sh scripts/deps.sh ensure)"
+	command -v ssh-keygen >/dev/null || skip "no ssh-keygen (openssh-client)"
+	[ "$(id -u)" = 0 ] || skip "sshd on a private port logs in as root only when started as root"
+	mkdir -p "$_d" /run/sshd
+	chmod 700 "$_d"
+	ssh-keygen -q -t ed25519 -N '' -C hbtest-host -f "$_d/host_key" || fail "ssh-keygen (host key)"
+	ssh-keygen -q -t ed25519 -N '' -C hbtest-user -f "$_d/id_ed25519" || fail "ssh-keygen (user key)"
+	cp "$_d/id_ed25519.pub" "$_d/authorized_keys"
+	for _try in 1 2 3 4 5 6 7 8; do
+		SSHD_PORT=$(( 20000 + ($$ * 7 + _try * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/') % 1000) % 40000 ))
+		cat >"$_d/sshd_config" <<CFG
+ListenAddress 127.0.0.1:$SSHD_PORT
+HostKey $_d/host_key
+PidFile $_d/sshd.pid
+AuthorizedKeysFile $_d/authorized_keys
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+LogLevel VERBOSE
+MaxSessions 20
+MaxStartups 20:30:60
+CFG
+		: >"$_d/sshd.log"
+		(env -u HITCHBENCH_HARNESS /usr/sbin/sshd -D -e -f "$_d/sshd_config" 2>&1 |
+			"$HB_BUILD/tests/tstamp" >>"$_d/sshd.log") &
+		for _i in $(seq 1 50); do
+			grep -q "Server listening\|Bind to port\|Cannot bind" "$_d/sshd.log" && break
+			sleep 0.1
+		done
+		if grep -q "Server listening" "$_d/sshd.log"; then
+			SSHD_PID=$(cat "$_d/sshd.pid" 2>/dev/null)
+			break
+		fi
+		SSHD_PORT=
+		sleep 0.2
+	done
+	[ -n "$SSHD_PORT" ] || fail "sshd did not start: $(cat "$_d/sshd.log")"
+	echo "[127.0.0.1]:$SSHD_PORT $(cut -d' ' -f1-2 "$_d/host_key.pub")" >"$_d/known_hosts"
+	cat >"$_d/ssh_config" <<CFG
+Host hbtarget
+	HostName 127.0.0.1
+	Port $SSHD_PORT
+	User root
+Host *
+	IdentityFile $_d/id_ed25519
+	IdentitiesOnly yes
+	UserKnownHostsFile $_d/known_hosts
+	GlobalKnownHostsFile /dev/null
+CFG
+	SSH_CONFIG=$_d/ssh_config
+}
+
+# stop_sshd DIR: stops start_sshd's server (the sessions it started end with it)
+stop_sshd() {
+	[ -s "$1/sshd.pid" ] && kill "$(cat "$1/sshd.pid")" 2>/dev/null
+	return 0
+}
+
+# sshd_accepted DIR: how many logins the test's sshd accepted so far
+sshd_accepted() {
+	grep -c "Accepted publickey" "$1/sshd.log"
+}
+
+# sshd_accepted_between DIR T0_NS T1_NS: those accepted within [T0, T1]
+# (CLOCK_REALTIME ns, as tstamp stamped them)
+sshd_accepted_between() {
+	awk -v a="$2" -v b="$3" '/Accepted publickey/ && $1 + 0 >= a + 0 && $1 + 0 <= b + 0 { n++ } END { print n + 0 }' "$1/sshd.log"
+}
