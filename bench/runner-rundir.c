@@ -218,9 +218,8 @@ int runner_finish_dir(struct runner *rn, struct strbuf *err)
 	if (rn->frames.hdr) {
 		write_frame_facts(rn);
 		hb_frames_view_close(&rn->frames);
-		r = hb_frames_trim(rn->stage.frames);
-		if (r == 0)
-			r = copy_file(rn->stage.frames, frames, 0644);
+		/* trimmed, copied, little-endian (what travels to another machine) */
+		r = hb_frames_keep(rn->stage.frames, frames, 0644);
 		if (r < 0) {
 			strbuf_addf(err, "cannot keep the frame file: %s", strerror(-r));
 			goto out;

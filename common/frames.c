@@ -76,6 +76,78 @@ const char *hb_present_mode_name(uint32_t mode, char buf[24])
 	return buf;
 }
 
+/* ---- byte order ---- */
+
+static bool host_big_endian(void)
+{
+	return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+}
+
+/* header_size in the order it is read in: at least the version 1 and 2
+ * header, and below 64 KiB in any version (docs/formats.md) */
+static bool header_size_plausible(uint32_t size)
+{
+	return size >= sizeof(struct hb_frames_header) && size < 65536;
+}
+
+static void header_bswap(struct hb_frames_header *h)
+{
+	h->version = __builtin_bswap32(h->version);
+	h->header_size = __builtin_bswap32(h->header_size);
+	h->record_size = __builtin_bswap32(h->record_size);
+	h->clock_id = __builtin_bswap32(h->clock_id);
+	h->capacity = __builtin_bswap64(h->capacity);
+	h->count = __builtin_bswap64(h->count);
+	h->dropped = __builtin_bswap64(h->dropped);
+	h->cost_ns = __builtin_bswap64(h->cost_ns);
+	h->cost_samples = __builtin_bswap64(h->cost_samples);
+	h->hooked_procs = __builtin_bswap64(h->hooked_procs);
+	h->spin_ns = __builtin_bswap64(h->spin_ns);
+	h->spin_presents = __builtin_bswap64(h->spin_presents);
+	h->records_offset = __builtin_bswap64(h->records_offset);
+	h->event_size = __builtin_bswap32(h->event_size);
+	h->event_capacity = __builtin_bswap32(h->event_capacity);
+	h->event_count = __builtin_bswap64(h->event_count);
+	h->vk_instances = __builtin_bswap64(h->vk_instances);
+}
+
+static void record_bswap(struct hb_frame_record *r)
+{
+	r->t_ns = __builtin_bswap64(r->t_ns);
+	r->pid = __builtin_bswap32(r->pid);
+	r->source = __builtin_bswap16(r->source);
+	r->present_us = __builtin_bswap16(r->present_us);
+}
+
+static void event_bswap(struct hb_frame_event *e)
+{
+	e->t_ns = __builtin_bswap64(e->t_ns);
+	e->pid = __builtin_bswap32(e->pid);
+	e->kind = __builtin_bswap16(e->kind);
+	e->api = __builtin_bswap16(e->api);
+	e->object = __builtin_bswap64(e->object);
+	e->old_object = __builtin_bswap64(e->old_object);
+	e->surface = __builtin_bswap64(e->surface);
+	e->width = __builtin_bswap32(e->width);
+	e->height = __builtin_bswap32(e->height);
+	e->present_mode = __builtin_bswap32(e->present_mode);
+	e->min_image_count = __builtin_bswap32(e->min_image_count);
+	e->image_count = __builtin_bswap32(e->image_count);
+	e->format = __builtin_bswap32(e->format);
+}
+
+/* Brings a header as read from a file into this machine's order; true
+ * when its bytes were in the other order. A header plausible in neither
+ * order is left as it is, for header_check() to refuse. */
+static bool header_to_host(struct hb_frames_header *h)
+{
+	if (header_size_plausible(h->header_size) ||
+	    !header_size_plausible(__builtin_bswap32(h->header_size)))
+		return false;
+	header_bswap(h);
+	return true;
+}
+
 /* Where a header's records start: after the header in version 1, after
  * the event slots in version 2. */
 static uint64_t records_offset(const struct hb_frames_header *h)
@@ -192,6 +264,8 @@ int hb_frames_write(const char *path, const uint64_t *t_ns, size_t n, unsigned s
 		rec[i].t_ns = t_ns[i];
 		rec[i].source = (uint16_t)source;
 	}
+	if (host_big_endian())
+		hb_frames_swap(buf, len); /* a finished file is little-endian */
 	r = write_file_atomic(path, buf, len, mode);
 	free(buf);
 	return r;
@@ -206,8 +280,12 @@ int hb_frames_trim(const char *path)
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    memcmp(h.magic, HB_FRAMES_MAGIC, 8) != 0 || h.version < HB_FRAMES_VERSION_MIN ||
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+		r = -EINVAL;
+		goto out;
+	}
+	header_to_host(&h);
+	if (memcmp(h.magic, HB_FRAMES_MAGIC, 8) != 0 || h.version < HB_FRAMES_VERSION_MIN ||
 	    h.version > HB_FRAMES_VERSION || h.record_size == 0 || records_offset(&h) > (uint64_t)INT64_MAX) {
 		r = -EINVAL;
 		goto out;
@@ -283,7 +361,7 @@ static int event_cmp(const void *a, const void *b)
 
 /* The finished events of a version 2 file, as far as the file holds them. */
 static int parse_events(const unsigned char *p, size_t len, const struct hb_frames_header *h,
-			struct hb_frames *f)
+			bool swapped, struct hb_frames *f)
 {
 	uint64_t n, avail;
 
@@ -301,6 +379,8 @@ static int parse_events(const unsigned char *p, size_t len, const struct hb_fram
 		struct hb_frame_event ev;
 
 		memcpy(&ev, p + h->header_size + i * h->event_size, sizeof(ev));
+		if (swapped)
+			event_bswap(&ev);
 		if (ev.t_ns == 0)
 			f->events_unfinished++;
 		else
@@ -316,17 +396,19 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 	const unsigned char *p = data;
 	struct hb_frames f;
 	uint64_t n, avail, off;
-	bool sorted = true;
+	bool sorted = true, swapped;
 
 	if (len < sizeof(h)) {
 		*why = "shorter than the frame file header";
 		return -EINVAL;
 	}
 	memcpy(&h, p, sizeof(h));
+	swapped = header_to_host(&h);
 	if ((*why = header_check(&h, len)))
 		return -EINVAL;
 	memset(&f, 0, sizeof(f));
 	f.version = h.version;
+	f.big_endian = swapped != host_big_endian();
 	off = records_offset(&h);
 	n = h.count < h.capacity ? h.count : h.capacity;
 	avail = off < len ? (len - off) / h.record_size : 0;
@@ -336,7 +418,7 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 		n = avail; /* a file cut short: read what is there, the caller is told */
 	f.t_ns = malloc((n ? n : 1) * sizeof(uint64_t));
 	f.source = malloc((n ? n : 1) * sizeof(uint16_t));
-	if (!f.t_ns || !f.source || parse_events(p, len, &h, &f) < 0) {
+	if (!f.t_ns || !f.source || parse_events(p, len, &h, swapped, &f) < 0) {
 		hb_frames_release(&f);
 		return -ENOMEM;
 	}
@@ -344,6 +426,8 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 		struct hb_frame_record rec;
 
 		memcpy(&rec, p + off + i * h.record_size, sizeof(rec));
+		if (swapped)
+			record_bswap(&rec);
 		if (rec.t_ns == 0) {
 			f.unfinished++;
 			continue;
@@ -375,6 +459,111 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 		f.vk_instances = h.vk_instances;
 	*out = f;
 	return 0;
+}
+
+int hb_frames_big_endian(const void *data, size_t len)
+{
+	struct hb_frames_header h;
+	bool swapped;
+
+	if (len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, data, sizeof(h));
+	swapped = header_to_host(&h);
+	if (header_check(&h, len))
+		return -EINVAL;
+	return swapped != host_big_endian();
+}
+
+int hb_frames_swap(void *data, size_t len)
+{
+	unsigned char *p = data;
+	struct hb_frames_header h;
+	uint64_t n, off;
+
+	if (len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, p, sizeof(h));
+	header_to_host(&h);
+	if (header_check(&h, len))
+		return -EINVAL;
+	/* each slot's known fields; a larger slot's rest is not ours to turn */
+	n = h.version >= 2 && h.event_capacity ? (len - h.header_size) / h.event_size : 0;
+	if (n > h.event_capacity)
+		n = h.event_capacity;
+	for (uint64_t i = 0; i < n; i++) {
+		struct hb_frame_event ev;
+		unsigned char *slot = p + h.header_size + i * h.event_size;
+
+		memcpy(&ev, slot, sizeof(ev));
+		event_bswap(&ev);
+		memcpy(slot, &ev, sizeof(ev));
+	}
+	off = records_offset(&h);
+	n = off < len ? (len - off) / h.record_size : 0;
+	for (uint64_t i = 0; i < n; i++) {
+		struct hb_frame_record rec;
+		unsigned char *slot = p + off + i * h.record_size;
+
+		memcpy(&rec, slot, sizeof(rec));
+		record_bswap(&rec);
+		memcpy(slot, &rec, sizeof(rec));
+	}
+	/* the header last: its fields above were read in this machine's order */
+	memcpy(&h, p, sizeof(h));
+	header_bswap(&h);
+	memcpy(p, &h, sizeof(h));
+	return 0;
+}
+
+int hb_frames_to_le(const char *path)
+{
+	unsigned char head[sizeof(struct hb_frames_header)];
+	struct stat st;
+	void *map;
+	int fd, r;
+
+	fd = open_regular(path);
+	if (fd < 0)
+		return fd;
+	/* the header alone tells: a little-endian file is not mapped */
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (st.st_size < (off_t)sizeof(head) || pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head)) {
+		r = -EINVAL;
+		goto out;
+	}
+	r = hb_frames_big_endian(head, sizeof(head));
+	if (r <= 0)
+		goto out;
+	close(fd);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		r = -errno;
+		goto out;
+	}
+	r = hb_frames_swap(map, (size_t)st.st_size);
+	if (munmap(map, (size_t)st.st_size) < 0 && r == 0)
+		r = -errno;
+out:
+	close(fd);
+	return r;
+}
+
+int hb_frames_keep(const char *live, const char *dst, int mode)
+{
+	int r = hb_frames_trim(live);
+
+	if (r == 0)
+		r = copy_file(live, dst, mode);
+	if (r == 0)
+		r = hb_frames_to_le(dst);
+	return r;
 }
 
 int hb_frames_load(const char *path, struct hb_frames *out, const char **why)

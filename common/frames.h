@@ -12,7 +12,12 @@
  * file, not the process). After the run the runner truncates the file to the
  * records written.
  *
- * All fields little-endian (the machine's; the header's magic tells).
+ * Byte order: a finished file (a run directory's, hb_frames_write()'s) is
+ * little-endian, whatever machine wrote it: it travels from a target to
+ * the host (docs/formats.md, "Byte order"). The live file, which the hook
+ * fills with atomics, is in the writer's order; the runner makes its copy
+ * little-endian (hb_frames_keep()). Readers tell the order from the
+ * header and read both.
  * A record is stamped (t_ns, pid, source) before the real present is
  * called and completed (present_us) after it returns. The record of an
  * unfinished write (a game killed between reserving and stamping a slot)
@@ -199,6 +204,7 @@ struct hb_frames {
 	 * what is there was read (hb_frames_cut()). */
 	uint64_t header_records;
 	uint64_t file_records;
+	bool big_endian;        /* the file's byte order (a big-endian writer's live file) */
 };
 
 /* Creates an empty frame file (header written, HB_FRAMES_EVENT_CAPACITY
@@ -211,6 +217,26 @@ int hb_frames_write(const char *path, const uint64_t *t_ns, size_t n, unsigned s
 /* Truncates a frame file to the records it holds (its events kept).
  * 0 or -errno. */
 int hb_frames_trim(const char *path);
+
+/*
+ * Byte order. header_size (offset 12) is at least 128 and below 65536 in
+ * every version, so it reads so in one byte order only: the file's.
+ */
+/* 1 when a frame file's bytes are big-endian, 0 little-endian, -EINVAL
+ * when the header is no frame file's. */
+int hb_frames_big_endian(const void *data, size_t len);
+/* Rewrites a frame file's bytes in the other byte order: the header, the
+ * event slots and every whole record that len holds. 0 or -EINVAL (not a
+ * frame file this build reads). */
+int hb_frames_swap(void *data, size_t len);
+/* Makes the frame file at path little-endian in place; one that is
+ * already (every file a little-endian machine writes) is left untouched.
+ * 0 or -errno. */
+int hb_frames_to_le(const char *path);
+/* What the runner keeps of a run's live frame file: trimmed to its
+ * records (hb_frames_trim()), copied to dst, which is made little-endian.
+ * 0 or -errno. */
+int hb_frames_keep(const char *live, const char *dst, int mode);
 /* Parses a frame file's bytes. 0, -EINVAL (not a frame file, or a newer
  * version: *why says which), or -ENOMEM. A file cut short is read as far
  * as it goes and is no error here: the caller decides (hb_frames_cut()). */

@@ -199,6 +199,13 @@ int sr_load_live(const char *path, const unsigned char *data, size_t len,
 
 	memset(&h, 0, sizeof(h));
 	memcpy(&h, data, len < sizeof(h) ? len : sizeof(h));
+	/* the live layout is this machine's order and never leaves it: the
+	 * recorder (or the runner, for a killed one) packs it */
+	if (h.version != HB_STALLREC_VERSION && __builtin_bswap32(h.version) == HB_STALLREC_VERSION) {
+		strbuf_addf(err, "%s: a live stall record of a machine of the other byte order "
+			    "(only the packed %s travels)", path, HB_STALLREC_FILE);
+		return -EINVAL;
+	}
 	/* every offset and size from the header checked against the file,
 	 * in arithmetic that cannot wrap */
 	if (len < HB_STALLREC_LIVE_HDR || h.version != HB_STALLREC_VERSION ||

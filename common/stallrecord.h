@@ -16,8 +16,13 @@
  *   live    while the game runs, a file in /dev/shm that the recorder maps
  *           and fills in place: a header, rows of n_cols int64, a string
  *           table and a stack area, all sized when it starts, so that
- *           sampling allocates nothing and makes no write() call.
- *   packed  the run directory's stalls.rec.zst: one zstd frame holding the
+ *           sampling allocates nothing and makes no write() call. In
+ *           the machine's byte order: it never leaves the machine (the
+ *           recorder packs it when it ends, the runner when it was killed;
+ *           a live file of the other order is refused, by name).
+ *   packed  the run directory's stalls.rec.zst, little-endian on every
+ *           machine (bytes put one by one, never a memory image): what
+ *           travels from a target to the host. One zstd frame holding the
  *           header text, then each column delta-encoded as zigzag varints,
  *           column after column (a counter that did not move costs a zero
  *           byte, which zstd then all but removes), the strings, the stacks

@@ -2,7 +2,8 @@
 # What hitchbench needs from Debian, in one place. `make check`, `make demo`
 # and `make bench-self` call `deps.sh ensure`, which installs only what is
 # missing (apt-get, as root) and creates the unprivileged system user games
-# run as. `deps.sh list` prints the packages; `deps.sh missing` the ones
+# run as, and the s390x sysroot of the cross build (scripts/cross-sysroot.sh).
+# `deps.sh list` prints the packages; `deps.sh missing` the ones
 # not installed (exit 1 if any). A second argument `bench` adds the BENCH
 # list: only `make bench-self` asks for it (`deps.sh ensure bench`); `fuzz`
 # adds the FUZZ list, for `make fuzz` (`deps.sh ensure fuzz`).
@@ -38,6 +39,13 @@ BENCH="python3-pandas time linux-perf"
 # fuzz: libFuzzer and the sanitizer runtimes clang links into the fuzz
 # targets of tests/fuzz (Debian 12's clang is 14)
 FUZZ="clang libclang-rt-14-dev"
+# cross: the s390x cross compiler and C library, and qemu-user to run what
+# it builds: the formats on a big-endian machine (make check-cross, t1700;
+# docs/formats.md "Byte order"). The s390x libraries it links are no
+# packages of this machine but a sysroot of them unpacked, which ensure
+# makes too (scripts/cross-sysroot.sh; about 13 MB to fetch, 60 MB
+# unpacked, in build/cross/s390x/sysroot).
+CROSS="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user"
 # libxtst-dev and libevdev-dev: the input helper (a recipe's [input] steps
 # through XTest or uinput) and the key names recipe.c checks. The libraries
 # fixed for later work (libudev, evemu) join these lists with the issues
@@ -45,8 +53,8 @@ FUZZ="clang libclang-rt-14-dev"
 
 SYSTEM_USER=hitchbench
 
-# the lists asked for: BUILD and RUN, and BENCH after `bench`, FUZZ after `fuzz`
-PACKAGES="$BUILD $RUN $GAMES"
+# the lists asked for: BUILD, RUN, GAMES and CROSS, and BENCH after `bench`, FUZZ after `fuzz`
+PACKAGES="$BUILD $RUN $GAMES $CROSS"
 case "${2:-}" in
 "") ;;
 bench) PACKAGES="$PACKAGES $BENCH" ;;
@@ -81,6 +89,16 @@ ensure_user() {
 	done
 }
 
+# The cross build's s390x sysroot. Without it t1700 skips and says why; a
+# failure to fetch it (no network, no root for ARCH's lists) is said, not
+# fatal to the rest of `make check`.
+ensure_sysroot() {
+	top=$(cd "$(dirname "$0")/.." && pwd)
+	if ! sh "$top/scripts/cross-sysroot.sh" s390x "$top/build/cross/s390x/sysroot"; then
+		echo "deps.sh: no s390x sysroot: the cross test (t1700) will be skipped" >&2
+	fi
+}
+
 case "${1:-ensure}" in
 list)
 	echo $PACKAGES
@@ -106,6 +124,7 @@ ensure)
 	if [ "$(id -u)" = 0 ]; then
 		ensure_user
 	fi
+	ensure_sysroot
 	;;
 *)
 	echo "usage: deps.sh [ensure|missing|list] [bench|fuzz]" >&2

@@ -7,10 +7,16 @@
  *                                  then its events, event.I=create|destroy and their fields
  *   mkframes --dump FILE           every reserved slot in slot order:
  *                                  t_ns pid source present_us (t_ns 0: unfinished)
+ *   mkframes --keep LIVE DST       what the runner keeps of a live file
+ *                                  (hb_frames_keep: trimmed, copied, little-endian)
  *   mkframes --synth N [--seed S] [--csv CSV] FILE
  *                                  a made-up run of N presents (bench-self's report
- *                                  benchmark): FILE as the hook leaves it, and CSV
- *                                  with the same present times, "t_ns" then one a line
+ *                                  benchmark): FILE as a run directory holds it
+ *                                  (little-endian), and CSV with the same present
+ *                                  times, "t_ns" then one a line
+ *
+ * The file made without an action is a live one, in this machine's byte
+ * order, as the runner's; --stat and --dump read either order.
  *
  * --synth draws frame times from a fixed seed (the same file every time on
  * one machine): about 60 fps, each frame 16.667 ms times exp(0.08 * a
@@ -36,7 +42,7 @@
 #define SYNTH_BASE_NS 16666667.0       /* 60 fps */
 #define SYNTH_CHUNK 4096               /* records written at a time */
 
-enum mkframes_action { ACTION_CREATE, ACTION_STAT, ACTION_DUMP, ACTION_SYNTH };
+enum mkframes_action { ACTION_CREATE, ACTION_STAT, ACTION_DUMP, ACTION_KEEP, ACTION_SYNTH };
 
 static int cmd_create(const char *path, uint64_t capacity)
 {
@@ -78,6 +84,7 @@ static int cmd_stat(const char *path)
 		return HB_EXIT_FAILURE;
 	}
 	printf("version=%u\n", f.version);
+	printf("byte_order=%s\n", f.big_endian ? "big" : "little");
 	printf("records=%" PRIu64 "\n", f.n);
 	printf("unfinished=%" PRIu64 "\n", f.unfinished);
 	printf("dropped=%" PRIu64 "\n", f.dropped);
@@ -127,6 +134,9 @@ static int cmd_dump(const char *path)
 		return HB_EXIT_FAILURE;
 	}
 	hb_frames_release(&check);
+	/* in this machine's order, to read its fields as they are */
+	if (hb_frames_big_endian(data, len) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+		hb_frames_swap(data, len);
 	memcpy(&h, data, sizeof(h));
 	off = h.version >= 2 ? h.records_offset : h.header_size; /* checked by the parse */
 	n = h.count < h.capacity ? h.count : h.capacity;
@@ -223,6 +233,11 @@ static int cmd_synth(const char *path, uint64_t n, uint64_t seed, const char *cs
 		fprintf(stderr, "mkframes: cannot write '%s': %s\n", path, strerror(errno));
 		goto out;
 	}
+	r = hb_frames_to_le(path);
+	if (r < 0) {
+		fprintf(stderr, "mkframes: cannot make '%s' little-endian: %s\n", path, strerror(-r));
+		goto out;
+	}
 	if (csv && (fflush(csv) != 0 || ferror(csv))) {
 		fprintf(stderr, "mkframes: cannot write '%s': %s\n", csv_path, strerror(errno));
 		goto out;
@@ -241,11 +256,23 @@ out:
 	return ret;
 }
 
+static int cmd_keep(const char *live, const char *dst)
+{
+	int r = hb_frames_keep(live, dst, 0644);
+
+	if (r < 0) {
+		fprintf(stderr, "mkframes: cannot keep '%s' as '%s': %s\n", live, dst, strerror(-r));
+		return HB_EXIT_FAILURE;
+	}
+	return HB_EXIT_OK;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: mkframes [--capacity N] FILE\n"
 		   "       mkframes --stat FILE\n"
 		   "       mkframes --dump FILE\n"
+		   "       mkframes --keep LIVE DST\n"
 		   "       mkframes --synth N [--seed S] [--csv CSV] FILE\n");
 }
 
@@ -255,6 +282,7 @@ int main(int argc, char **argv)
 		{ "capacity", required_argument, NULL, 'c' },
 		{ "stat", no_argument, NULL, 's' },
 		{ "dump", no_argument, NULL, 'd' },
+		{ "keep", no_argument, NULL, 'k' },
 		{ "synth", required_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "csv", required_argument, NULL, 'C' },
@@ -281,6 +309,9 @@ int main(int argc, char **argv)
 		case 'd':
 			action = ACTION_DUMP;
 			break;
+		case 'k':
+			action = ACTION_KEEP;
+			break;
 		case 'n':
 			if (safe_atou64(optarg, &synth_n) < 0 || synth_n == 0) {
 				fprintf(stderr, "mkframes: --synth wants a positive number, not '%s'\n", optarg);
@@ -305,7 +336,7 @@ int main(int argc, char **argv)
 			return HB_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind != argc - (action == ACTION_KEEP ? 2 : 1)) {
 		usage(stderr);
 		return HB_EXIT_USAGE;
 	}
@@ -315,6 +346,9 @@ int main(int argc, char **argv)
 		break;
 	case ACTION_DUMP:
 		r = cmd_dump(argv[optind]);
+		break;
+	case ACTION_KEEP:
+		r = cmd_keep(argv[optind], argv[optind + 1]);
 		break;
 	case ACTION_SYNTH:
 		r = cmd_synth(argv[optind], synth_n, seed, csv);

@@ -100,17 +100,22 @@ START_TEST(fifo_refused)
 }
 END_TEST
 
+/* An integer of a packed stall record: little-endian, on any machine. */
+static void put_le(struct strbuf *sb, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		strbuf_addch(sb, (char)(v >> (8 * i)));
+}
+
 /* A packed stall record of header text, then rows and columns. */
 static void packed_head(struct strbuf *sb, const char *header, uint64_t rows, uint32_t cols)
 {
-	uint32_t v = HB_STALLREC_VERSION, n = (uint32_t)strlen(header);
-
 	strbuf_add(sb, "HBSTALLS", 8);
-	strbuf_add(sb, &v, 4); /* little-endian, as this machine */
-	strbuf_add(sb, &n, 4);
+	put_le(sb, HB_STALLREC_VERSION, 4);
+	put_le(sb, strlen(header), 4);
 	strbuf_addstr(sb, header);
-	strbuf_add(sb, &rows, 8);
-	strbuf_add(sb, &cols, 4);
+	put_le(sb, rows, 8);
+	put_le(sb, cols, 4);
 }
 
 /* stallrec: the row count was checked against the bytes left alone: with
