@@ -85,10 +85,12 @@ static void print_log_tail(const char *path, int lines)
 	free(text);
 }
 
-/* The source tree's version as the Makefile names it (git describe). */
-static char *source_version(const char *srcdir)
+/* The source tree's version as the Makefile names it (git describe);
+ * with dirty false, HEAD's (what git archive HEAD holds). */
+static char *source_version(const char *srcdir, bool dirty)
 {
-	char *argv[] = { "git", "-C", (char *)srcdir, "describe", "--always", "--dirty", "--tags", NULL };
+	char *argv[] = { "git", "-C", (char *)srcdir, "describe", "--always", "--tags", dirty ? "--dirty" : NULL,
+			 NULL };
 	char *out = push_output_line(argv);
 
 	return out ? out : xstrdup("unknown");
@@ -461,7 +463,15 @@ int cmd_push(int argc, char **argv, struct context *ctx)
 	r = HB_EXIT_FAILURE;
 	if (push_plan(&p) < 0)
 		goto out;
-	p.version = source_version(ctx->srcdir);
+	p.version = source_version(ctx->srcdir, p.how != PUSH_TARGET_BUILD);
+	if (p.how == PUSH_TARGET_BUILD) {
+		char *dirty = source_version(ctx->srcdir, true);
+
+		if (strcmp(dirty, p.version) != 0)
+			warn_msg("%s has uncommitted changes: the target builds HEAD (%s) without them", ctx->srcdir,
+				 p.version);
+		free(dirty);
+	}
 	p.work = xasprintf("%s/push/%s", ctx->exe_dir, p.t->name);
 	if (mkdir_p(p.work, 0755) < 0) {
 		error_msg("cannot make '%s': %s", p.work, strerror(errno));
