@@ -32,7 +32,8 @@ const char *check_command_program(char *const *words)
 		bool wrapper = false;
 
 		base = base ? base + 1 : w;
-		if (w[0] == '-' || (strchr(w, '=') && !strchr(w, '/')))
+		/* options, NAME=VALUE and a wrapper's numbers (nice -n 5, taskset 0x3) */
+		if (w[0] == '-' || (strchr(w, '=') && !strchr(w, '/')) || strspn(w, "0123456789,x") == strlen(w))
 			continue;
 		for (size_t k = 0; k < ARRAY_SIZE(wrappers); k++)
 			wrapper |= !strcmp(base, wrappers[k]);

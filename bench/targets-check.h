@@ -41,7 +41,8 @@ void check_games_collect(struct check_games *g, char *const *dirs, size_t n);
 void check_games_release(struct check_games *g);
 
 /* The program a recipe's command runs: its first word past the wrappers
- * that run another program (env, stdbuf, nice, ...) and their options. */
+ * that run another program (env, stdbuf, nice, ...), their options and
+ * their numbers. */
 const char *check_command_program(char *const *words);
 
 /* The script for a target whose prefix is prefix (NULL: ~/hitchbench).
