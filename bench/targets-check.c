@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char check_build_packages[] = "gcc make pkg-config libinih-dev libsqlite3-dev nettle-dev libzstd-dev "
+/* The packages `make install` needs on the target (scripts/deps.sh's
+ * BUILD, less what only tests use). */
+static const char check_build_packages[] = "gcc make pkg-config libinih-dev libsqlite3-dev nettle-dev libzstd-dev "
 				    "libx11-dev libgl-dev libxtst-dev libevdev-dev libvulkan-dev";
 
 static int name_cmp(const void *a, const void *b)

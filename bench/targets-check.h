@@ -55,10 +55,6 @@ char *check_script(const char *prefix, const struct check_games *games);
 int check_run(struct ssh_conn *c, const char *prefix, const struct check_games *games, struct kvfile *out,
 	      struct strbuf *err);
 
-/* The packages `make install` needs on the target (scripts/deps.sh's
- * BUILD, less what only tests use). */
-extern const char check_build_packages[];
-
 /* "--target NAME" / "push NAME" / "target check NAME": the config loaded
  * into l and *t set. HB_EXIT_OK, or the exit code after saying what is
  * wrong (a bad config or an unknown target: 2). */
