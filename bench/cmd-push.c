@@ -378,6 +378,22 @@ out:
 	return r;
 }
 
+/* The architecture the check saw, kept in the config as target check
+ * keeps it (a failure to write it is said, and the push goes on). A save
+ * reloads l: pointers into it are stale after. */
+static void keep_arch(struct target_list *l, const char *name, const char *arch)
+{
+	struct target_entry *e = targets_entry(l, name);
+	struct strbuf err = STRBUF_INIT;
+
+	if (!arch || !e || (e->arch && !strcmp(e->arch, arch)))
+		return;
+	targets_set_arch(l, name, arch);
+	if (targets_save(l, &err) < 0)
+		warn_msg("%s", err.buf);
+	strbuf_release(&err);
+}
+
 static int push_take(int argc, char **argv, struct push_opts *o, const char **name)
 {
 	static const struct option opts[] = {
@@ -461,6 +477,9 @@ int cmd_push(int argc, char **argv, struct context *ctx)
 		goto out;
 	}
 	r = HB_EXIT_FAILURE;
+	keep_arch(&l, name, kv_get(&p.kv, "arch"));
+	/* the save reloaded the list: the target and the connection's view of it anew */
+	p.t = p.c.target = targets_find(&l, name);
 	if (push_plan(&p) < 0)
 		goto out;
 	p.version = source_version(ctx->srcdir, p.how != PUSH_TARGET_BUILD);
@@ -501,7 +520,7 @@ int cmd_push(int argc, char **argv, struct context *ctx)
 	r = HB_EXIT_OK;
 out:
 	if (p.o.verbose && opened)
-		fprintf(stderr, "hitchbench: ssh: %zu connection(s) opened (one ControlMaster)\n", p.c.masters);
+		targets_say_connections(&p.c);
 	if (opened)
 		ssh_close(&p.c);
 	free(p.arch);

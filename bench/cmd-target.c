@@ -341,7 +341,7 @@ static int target_check(int argc, char **argv, struct context *ctx)
 	}
 	r = check_run(&c, t->prefix, &games, &kv, &err);
 	if (verbose)
-		fprintf(stderr, "hitchbench: ssh: %zu connection(s) opened (one ControlMaster)\n", c.masters);
+		targets_say_connections(&c);
 	if (r < 0) {
 		error_msg("target '%s': %s", t->name, err.buf);
 		r = HB_EXIT_FAILURE;
@@ -354,9 +354,11 @@ static int target_check(int argc, char **argv, struct context *ctx)
 		struct target_entry *e = targets_entry(&l, t->name);
 
 		if (!e->arch || strcmp(e->arch, arch) != 0) {
-			targets_set_arch(&l, t->name, arch);
+			targets_set_arch(&l, argv[optind], arch);
 			if (save_config(&l) != HB_EXIT_OK)
 				r = HB_EXIT_FAILURE;
+			/* the save reloaded the list (the changed target is in it) */
+			t = c.target = targets_find(&l, argv[optind]);
 		}
 	}
 out:

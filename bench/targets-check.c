@@ -256,3 +256,9 @@ void targets_say_unreachable(const struct ssh_target *t, const struct ssh_conn *
 	error_msg("cannot reach target '%s' (%s): %s", t->name, t->url, said.buf);
 	strbuf_release(&said);
 }
+
+void targets_say_connections(const struct ssh_conn *c)
+{
+	fflush(stdout);
+	fprintf(stderr, "hitchbench: ssh: %zu connection(s) opened (one ControlMaster)\n", c->masters);
+}

@@ -64,4 +64,8 @@ int targets_lookup(const char *name, struct target_list *l, const struct ssh_tar
  * ssh_open, as the commands print it. */
 void targets_say_unreachable(const struct ssh_target *t, const struct ssh_conn *c, int r);
 
+/* -v's line: how many connections the command opened (1), after what
+ * stdout holds so far. */
+void targets_say_connections(const struct ssh_conn *c);
+
 #endif

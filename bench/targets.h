@@ -82,7 +82,9 @@ int targets_remove(struct target_list *l, const char *name);
 /* Writes the list's changes (added, changed and removed targets) to
  * l->path: under the lock, onto the file as it is now, atomically. l is
  * then what the file holds. 0; -errno with what failed in err (the file as
- * it is now may be one this hitchbench cannot read: its error). */
+ * it is now may be one this hitchbench cannot read: its error). The list
+ * is reloaded: what targets_find() or targets_entry() gave before points
+ * nowhere after (find it again). */
 int targets_save(struct target_list *l, struct strbuf *err);
 
 /* The text targets_save writes for l (tests; the caller frees). */
