@@ -64,6 +64,8 @@ int cmd_regress(int argc, char **argv, struct context *ctx);
 int cmd_matrix(int argc, char **argv, struct context *ctx);
 int cmd_stalls(int argc, char **argv, struct context *ctx);
 int cmd_interference_scan(int argc, char **argv, struct context *ctx);
+int cmd_target(int argc, char **argv, struct context *ctx);
+int cmd_push(int argc, char **argv, struct context *ctx);
 
 /* The runs known to be disturbed: --interfered PATH (which must exist) or,
  * when path is NULL, results/interfered.txt (which need not). HB_EXIT_OK,
