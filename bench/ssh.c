@@ -77,14 +77,16 @@ void ssh_target_release(struct ssh_target *t)
 	memset(t, 0, sizeof(*t));
 }
 
-const char *ssh_program(void)
+/* The programs used, "ssh" and "rsync" from PATH unless $HITCHBENCH_SSH /
+ * $HITCHBENCH_RSYNC name others. */
+static const char *ssh_program(void)
 {
 	const char *s = getenv("HITCHBENCH_SSH");
 
 	return s && *s ? s : "ssh";
 }
 
-const char *rsync_program(void)
+static const char *rsync_program(void)
 {
 	const char *s = getenv("HITCHBENCH_RSYNC");
 

@@ -32,11 +32,6 @@ struct ssh_target {
 int ssh_url_parse(const char *url, struct ssh_target *t, const char **why);
 void ssh_target_release(struct ssh_target *t);
 
-/* The programs used, "ssh" and "rsync" from PATH unless $HITCHBENCH_SSH /
- * $HITCHBENCH_RSYNC name others. */
-const char *ssh_program(void);
-const char *rsync_program(void);
-
 struct ssh_conn {
 	const struct ssh_target *target;
 	char *dir;          /* private 0700 directory holding the control socket */
