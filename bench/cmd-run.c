@@ -11,7 +11,9 @@
 #include "exitcodes.h"
 #include "fsroot.h"
 #include "gameuser.h"
+#include "procparse.h"
 #include "procwatch.h"
+#include "quiet.h"
 #include "quiet-session.h"
 #include "recipe.h"
 #include "report.h"
@@ -23,13 +25,17 @@
 #include "switch.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,6 +71,9 @@ static const char run_usage[] =
 	"                    recipes/quiet/ or a path (default: default); the machine is\n"
 	"                    thawed when the batch ends, however it ends\n"
 	"  --no-quieting     leave the machine as it is\n"
+	"  --detach          once the batch's directory is made, go on in a session of\n"
+	"                    its own (output in BATCH/runner.log) and print\n"
+	"                    'batch ID expected_s N dir PATH'\n"
 	"\n"
 	"switches:\n";
 
@@ -81,7 +90,10 @@ static int usage_with_switches(const char *fmt, const char *arg)
 	return HB_EXIT_USAGE;
 }
 
-static int setup_signals(void)
+/* hup: SIGHUP stops the batch as SIGINT does; a detached runner ignores it
+ * instead (the hang-up of the session that started it is none of its
+ * business), and a blocked signal is kept pending even when ignored. */
+static int setup_signals(bool hup)
 {
 	sigset_t set;
 
@@ -89,7 +101,10 @@ static int setup_signals(void)
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	if (hup)
+		sigaddset(&set, SIGHUP);
+	else
+		signal(SIGHUP, SIG_IGN);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -errno;
 	/* orphans of the game come to us, so none escapes the end-of-run check */
@@ -101,14 +116,15 @@ static int setup_signals(void)
 /* A second view of the pending signals without SIGCHLD, for waits that
  * only look (poll) and must not wake for every child that exits: the
  * signal stays pending for the runner's signalfd to read. */
-static int stop_signal_fd(void)
+static int stop_signal_fd(bool hup)
 {
 	sigset_t set;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	if (hup)
+		sigaddset(&set, SIGHUP);
 	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
@@ -183,6 +199,11 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		return r;
 	if (a->resume && a->plan_only)
 		return usage_error(usage, "--plan is for a new batch; a batch's plan is in its batch.txt");
+	if (a->target && (a->hooks || a->detach || a->plan_only))
+		return usage_error(usage, "--target is run's, and starts the batch detached on the target: "
+				   "no --detach or --plan with it");
+	if ((a->no_wait || a->no_pull) && !a->target)
+		return usage_error(usage, "--no-wait and --no-pull are for a batch on a target (--target NAME)");
 	if (a->hooks && (a->rounds || a->tokens || a->order || a->have_seed || a->plan_only))
 		return usage_error(usage, "%s makes its own plan: no --rounds, --switches, --order, --seed "
 				   "or --plan", a->hooks->name);
@@ -345,6 +366,7 @@ struct batch_cmd {
 	struct argv_list variants;
 	char *recipe_path, *default_out, *dberr, *cmdline;
 	int signal_fd, stop_fd;
+	bool detached_parent;      /* --detach: this is the foreground, its job done */
 };
 
 static void batch_cmd_init(struct batch_cmd *bc, struct context *ctx, const struct batch_hooks *hooks)
@@ -432,13 +454,11 @@ static int check_plan(struct batch_cmd *bc)
 	return HB_EXIT_OK;
 }
 
-/* What a run needs of the machine: the hook, the switches' helpers, the
- * game's user, the database (opened first, so a bad path fails now, not
- * after an hour), the signals, the machine quieted. */
-static int prepare_machine(struct batch_cmd *bc)
+/* What a run needs of the machine that can be wrong: the hook, the
+ * switches' helpers, the game's user, the database (opened first, so a bad
+ * path fails now, not after an hour). */
+static int check_machine(struct batch_cmd *bc)
 {
-	int r;
-
 	if (access(bc->ctx->hook_path, R_OK) < 0) {
 		error_msg("cannot find the frame hook '%s': build it with 'make'", bc->ctx->hook_path);
 		return HB_EXIT_FAILURE;
@@ -452,11 +472,20 @@ static int prepare_machine(struct batch_cmd *bc)
 		error_msg("cannot open the results database '%s': %s", bc->a.db_path, bc->dberr);
 		return HB_EXIT_FAILURE;
 	}
+	return HB_EXIT_OK;
+}
+
+/* The machine made ready for the runs: killed runners' staging swept, the
+ * signals, the machine quieted. */
+static int prepare_machine(struct batch_cmd *bc)
+{
+	int r;
+
 	if (stage_sweep() > 0)
 		warn_msg("removed the staging directories of runners that were killed");
-	bc->signal_fd = setup_signals();
+	bc->signal_fd = setup_signals(!bc->a.detach);
 	if (bc->signal_fd >= 0) {
-		bc->stop_fd = stop_signal_fd();
+		bc->stop_fd = stop_signal_fd(!bc->a.detach);
 		if (bc->stop_fd < 0) {
 			close(bc->signal_fd);
 			bc->signal_fd = bc->stop_fd;
@@ -545,6 +574,15 @@ static int open_batch(struct batch_cmd *bc, char **argv)
 		fprintf(stderr, "hitchbench: batch %s: %zu variant(s) x %zu switch token(s) x %d round(s), "
 			"%zu run(s) to go, order %s (seed %llu)\n", b->id, b->variants.n, b->tokens.n, b->rounds,
 			batch_pending(b), batch_order_name(b->order), (unsigned long long)b->seed);
+	return HB_EXIT_OK;
+}
+
+/* The batch runner's template, from the batch and the prepared machine. */
+static void fill_runner(struct batch_cmd *bc)
+{
+	struct run_args *a = &bc->a;
+	struct batch *b = &bc->batch;
+
 	bc->br = (struct batch_run){
 		.batch = b, .recipe = &bc->recipe, .sets = bc->sets, .db = bc->db, .db_path = a->db_path,
 		.rerun_invalid = a->rerun, .silent = a->silent, .quiet = a->profile ? &bc->quiet : NULL,
@@ -558,7 +596,6 @@ static int open_batch(struct batch_cmd *bc, char **argv)
 		.noise_profile = a->profile ? bc->quiet.profile.path : NULL,
 		.verbose = a->verbose, .progress = a->silent ? NULL : print_progress,
 	};
-	return HB_EXIT_OK;
 }
 
 /* The rounds: what is pending, unless the hooks' test ended before. The
@@ -626,6 +663,155 @@ static int end_batch(struct batch_cmd *bc, int r, int ret)
 	return ret;
 }
 
+/* --detach's estimate of a run beyond its warm-up and window: the X
+ * server, the game's load to its first frame, the watcher, the end's checks
+ * and files (docs/targets.md "Running on a target"); the recipe's
+ * stop_grace and the quiet profile's settle_s are added to it. */
+#define DETACH_RUN_ALLOWANCE_S 5.0
+
+/* The quiet profile's settle_s (0 without quieting), the profile read now
+ * so that a bad one fails in the foreground. */
+static int profile_settle(struct batch_cmd *bc, double *settle)
+{
+	struct quiet_profile p;
+	char *path;
+	int r;
+
+	*settle = 0;
+	if (!bc->a.profile)
+		return HB_EXIT_OK;
+	path = quiet_profile_find(bc->a.profile, bc->ctx->recipe_dirs, ARRAY_SIZE(bc->ctx->recipe_dirs));
+	if (!path) {
+		error_msg("no quiet profile '%s' (a path, or a name in the recipe directories' quiet/)",
+			  bc->a.profile);
+		return HB_EXIT_USAGE;
+	}
+	quiet_profile_init(&p);
+	r = quiet_profile_load(path, &p, &bc->err);
+	free(path);
+	if (r < 0) {
+		error_msg("%s", bc->err.buf);
+		quiet_profile_release(&p);
+		return HB_EXIT_USAGE;
+	}
+	*settle = p.idle.settle_s > 0 ? p.idle.settle_s : 0;
+	quiet_profile_release(&p);
+	return HB_EXIT_OK;
+}
+
+/* runner.pid in the batch directory: "PID STARTTIME" (starttime in clock
+ * ticks after boot, /proc/PID/stat's 22nd field), so that a look from the
+ * host tells this runner alive from a pid used again. */
+static int write_runner_pid(const struct batch *b)
+{
+	char *text = NULL, *path, line[64];
+	struct pstat st;
+	size_t len;
+	int r = read_file("/proc/self/stat", &text, &len);
+
+	if (r < 0)
+		return r;
+	r = pstat_parse(text, &st);
+	free(text);
+	if (r < 0)
+		return r;
+	snprintf(line, sizeof(line), "%d %llu\n", (int)getpid(), (unsigned long long)st.starttime);
+	path = xasprintf("%s/runner.pid", b->dir);
+	r = write_file_atomic(path, line, strlen(line), 0644);
+	free(path);
+	return r;
+}
+
+/* The detached runner's side of the double fork: in a session of its own,
+ * its parent gone (so it is re-parented and no hang-up of the session that
+ * started it reaches it), stdin /dev/null, stdout and stderr appended to
+ * BATCH/runner.log. Says so on ready (a byte) and returns; on failure
+ * exits, and the foreground, reading no byte, says it did not start. */
+static void detach_child(struct batch_cmd *bc, int ready)
+{
+	char *log = xasprintf("%s/runner.log", bc->batch.dir);
+	int in, out;
+	pid_t pid;
+
+	if (setsid() < 0)
+		_exit(HB_EXIT_FAILURE);
+	pid = fork();
+	if (pid < 0)
+		_exit(HB_EXIT_FAILURE);
+	if (pid > 0)
+		_exit(HB_EXIT_OK);
+	in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	out = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	free(log);
+	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
+	    write_runner_pid(&bc->batch) < 0)
+		_exit(HB_EXIT_FAILURE);
+	close(in);
+	close(out);
+	if (write(ready, "1", 1) != 1)
+		_exit(HB_EXIT_FAILURE);
+	close(ready);
+}
+
+/* --detach: the batch made (or opened) here, where a bad option, recipe
+ * or batch still fails with its message; then the rest of the command goes
+ * on in the detached runner (detach_child) while the foreground prints
+ * "batch ID expected_s N dir PATH" and is done (bc->detached_parent).
+ * expected_s is the pending runs x (warm-up + window + stop_grace +
+ * settle_s + DETACH_RUN_ALLOWANCE_S). In the runner: HB_EXIT_OK, the
+ * machine prepared, or the exit code after the batch was ended failed. */
+static int detach_batch(struct batch_cmd *bc, char **argv)
+{
+	double settle, expected;
+	char abs[PATH_MAX], c;
+	int ret, p[2], status;
+	pid_t pid;
+
+	ret = profile_settle(bc, &settle);
+	if (ret == HB_EXIT_OK)
+		ret = open_batch(bc, argv);
+	if (ret != HB_EXIT_OK)
+		return ret;
+	expected = (double)batch_pending(&bc->batch) *
+		   (bc->a.warmup + bc->a.window + bc->recipe.stop_grace_s + settle + DETACH_RUN_ALLOWANCE_S);
+	/* an SQLite connection must not cross a fork: the runner opens its own */
+	resultsdb_close(bc->db);
+	bc->db = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		error_msg("cannot detach the runner: %s", strerror(errno));
+		return HB_EXIT_FAILURE;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		detach_child(bc, p[1]);
+		if (bc->a.db_path && resultsdb_open(bc->a.db_path, &bc->db, &bc->dberr) < 0) {
+			error_msg("cannot open the results database '%s': %s", bc->a.db_path, bc->dberr);
+			ret = HB_EXIT_FAILURE;
+		} else {
+			ret = prepare_machine(bc);
+		}
+		if (ret != HB_EXIT_OK)
+			batch_finish(&bc->batch, "failed");
+		return ret;
+	}
+	close(p[1]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	bc->detached_parent = true;
+	if (read(p[0], &c, 1) != 1) {
+		close(p[0]);
+		error_msg("the detached runner of batch '%s' did not start (see %s/runner.log)", bc->batch.id,
+			  bc->batch.dir);
+		return HB_EXIT_FAILURE;
+	}
+	close(p[0]);
+	printf("batch %s expected_s %.0f dir %s\n", bc->batch.id, ceil(expected),
+	       realpath(bc->batch.dir, abs) ? abs : bc->batch.dir);
+	return HB_EXIT_OK;
+}
+
 int batch_command(int argc, char **argv, struct context *ctx, const struct batch_hooks *hooks,
 		  char **batch_dir)
 {
@@ -656,11 +842,14 @@ int batch_command(int argc, char **argv, struct context *ctx, const struct batch
 		ret = print_plan(&bc.a, &bc.recipe, &bc.variants, bc.sets, bc.n_sets);
 		goto out;
 	}
-	ret = prepare_machine(&bc);
-	if (ret == HB_EXIT_OK)
+	ret = check_machine(&bc);
+	if (ret == HB_EXIT_OK && bc.a.detach)
+		ret = detach_batch(&bc, argv);
+	else if (ret == HB_EXIT_OK && (ret = prepare_machine(&bc)) == HB_EXIT_OK)
 		ret = open_batch(&bc, argv);
-	if (ret != HB_EXIT_OK)
+	if (ret != HB_EXIT_OK || bc.detached_parent)
 		goto out;
+	fill_runner(&bc);
 	ret = run_rounds(&bc, &r);
 	ret = end_batch(&bc, r, ret);
 	if (batch_dir)
