@@ -12,5 +12,9 @@
 void sha256_hex(const void *data, size_t len, char out[HB_SHA256_HEX_LEN + 1]);
 /* 0 or -errno. */
 int sha256_file_hex(const char *path, char out[HB_SHA256_HEX_LEN + 1]);
+/* What is left to read of fd, read in pieces (a file of any size in a
+ * fixed buffer: the runner on a 256 MB target hashes its run directory).
+ * 0 or -errno. */
+int sha256_fd_hex(int fd, char out[HB_SHA256_HEX_LEN + 1]);
 
 #endif
