@@ -16,6 +16,7 @@
 #include "quiet.h"
 #include "quiet-session.h"
 #include "recipe.h"
+#include "remote-run.h"
 #include "report.h"
 #include "resultsdb.h"
 #include "run.h"
@@ -74,6 +75,10 @@ static const char run_usage[] =
 	"  --detach          once the batch's directory is made, go on in a session of\n"
 	"                    its own (output in BATCH/runner.log) and print\n"
 	"                    'batch ID expected_s N dir PATH'\n"
+	"  --target NAME     run the batch on the target NAME (hitchbench target add),\n"
+	"                    detached, wait for its end without touching the target,\n"
+	"                    then pull it (hitchbench pull); --no-wait: return after\n"
+	"                    the start; --no-pull: wait, but do not pull\n"
 	"\n"
 	"switches:\n";
 
@@ -363,7 +368,7 @@ struct batch_cmd {
 	struct resultsdb *db;
 	struct switch_set *sets;
 	size_t n_sets;
-	struct argv_list variants;
+	struct argv_list variants, written;
 	char *recipe_path, *default_out, *dberr, *cmdline;
 	int signal_fd, stop_fd;
 	bool detached_parent;      /* --detach: this is the foreground, its job done */
@@ -382,6 +387,7 @@ static void batch_cmd_init(struct batch_cmd *bc, struct context *ctx, const stru
 	batch_init(&bc->batch);
 	recipe_init(&bc->recipe);
 	argv_init(&bc->variants);
+	argv_init(&bc->written);
 	bc->signal_fd = bc->stop_fd = -1;
 }
 
@@ -396,6 +402,7 @@ static void batch_cmd_release(struct batch_cmd *bc)
 		close(bc->stop_fd);
 	switch_sets_free(bc->sets, bc->n_sets);
 	argv_release(&bc->variants);
+	argv_release(&bc->written);
 	batch_release(&bc->batch);
 	resultsdb_close(bc->db);
 	game_user_release(&bc->user);
@@ -819,9 +826,15 @@ int batch_command(int argc, char **argv, struct context *ctx, const struct batch
 	int ret, r;
 
 	batch_cmd_init(&bc, ctx, hooks);
+	for (int i = 0; i < argc; i++)   /* as written, before getopt permutes them */
+		argv_push(&bc.written, argv[i]);
 	r = parse_args(argc, argv, &bc.a);
 	if (r != 0) {
 		ret = r < 0 ? HB_EXIT_OK : r;
+		goto out;
+	}
+	if (bc.a.target) {
+		ret = remote_run(argc, bc.written.v, ctx, &bc.a);
 		goto out;
 	}
 	bc.default_out = xasprintf("%s/runs", ctx->results_dir);
