@@ -64,6 +64,8 @@ int cmd_regress(int argc, char **argv, struct context *ctx);
 int cmd_matrix(int argc, char **argv, struct context *ctx);
 int cmd_stalls(int argc, char **argv, struct context *ctx);
 int cmd_interference_scan(int argc, char **argv, struct context *ctx);
+int cmd_target(int argc, char **argv, struct context *ctx);
+int cmd_push(int argc, char **argv, struct context *ctx);
 int cmd_pull(int argc, char **argv, struct context *ctx);
 int cmd_target_status(int argc, char **argv, struct context *ctx);
 

@@ -51,6 +51,8 @@ static const struct command {
 	  "copy a target's finished batches back, verified, and import them" },
 	{ "interference-scan", cmd_interference_scan, 0,
 	  "old runs whose X server, kernel or game logs show someone using the machine" },
+	{ "target", cmd_target, 0, "the machines to push to and run on: add, list, remove, check" },
+	{ "push", cmd_push, 0, "install this harness on a target over SSH (only what changed is copied)" },
 };
 
 static void usage(FILE *out)
