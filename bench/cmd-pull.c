@@ -98,7 +98,7 @@ static int pull_one(struct ssh_conn *c, struct context *ctx, const struct remote
 		r = remote_delete_batch(c, b, &err);
 		if (r != 0) {
 			error_msg("cannot remove batch %s on '%s': %s", b->id, t->name,
-				  r < 0 ? strerror(-r) : err.buf);
+				  r < 0 ? strerror(-r) : err.len ? err.buf : "the remote rm failed");
 			ret = HB_EXIT_FAILURE;
 		} else {
 			printf("  removed on %s\n", t->name);

@@ -102,7 +102,8 @@ static int start(const struct ssh_target *t, char *const *args, char **id, doubl
 	}
 	r = ssh_exec(&c, cmd, NULL, &out, &err);
 	ssh_close(&c);
-	fputs(err.buf, stderr);   /* the target's runner: its progress line, or what is wrong */
+	if (err.len)   /* the target's runner: its progress line, or what is wrong */
+		fputs(err.buf, stderr);
 	if (r == REMOTE_NO_HARNESS) {
 		error_msg("'%s' has no pushed harness in '%s' (no push.txt): 'hitchbench push %s' first", t->name,
 			  t->prefix ? t->prefix : "~/hitchbench", t->name);
@@ -111,8 +112,9 @@ static int start(const struct ssh_target *t, char *const *args, char **id, doubl
 		if (r < 0)
 			error_msg("cannot start the batch on '%s': %s", t->name, strerror(-r));
 		ret = r == HB_EXIT_USAGE ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
-	} else if (remote_start_parse(out.buf, id, expected, dir) < 0) {
-		error_msg("the target's runner said no 'batch ID expected_s N dir PATH' line: '%s'", out.buf);
+	} else if (remote_start_parse(out.len ? out.buf : "", id, expected, dir) < 0) {
+		error_msg("the target's runner said no 'batch ID expected_s N dir PATH' line: '%s'",
+			  out.len ? out.buf : "");
 		ret = HB_EXIT_FAILURE;
 	}
 out:

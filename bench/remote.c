@@ -321,7 +321,7 @@ int remote_list(struct ssh_conn *c, const char *const *dirs, size_t n, struct re
 	int r = ssh_exec(c, cmd, NULL, &out, err);
 
 	free(cmd);
-	if (r == 0 && remote_list_parse(out.buf, l, &why) < 0) {
+	if (r == 0 && remote_list_parse(out.len ? out.buf : "", l, &why) < 0) {
 		strbuf_addf(err, "the target's listing of its batches: %s", why);
 		r = -EINVAL;
 	}
@@ -543,9 +543,9 @@ static int copy_batch(struct ssh_conn *c, const struct remote_batch *b, const ch
 	r = ssh_rsync(c, args, &out, &err);
 	if (r != 0)
 		strbuf_addf(&p->why, "rsync of %s: %s%s", from, r < 0 ? strerror(-r) : "failed: ",
-			    r < 0 ? "" : err.buf);
+			    r < 0 || !err.len ? "" : err.buf);
 	else
-		p->copied = received_bytes(out.buf);
+		p->copied = received_bytes(out.len ? out.buf : "");
 	free(link);
 	free(to);
 	free(spec);
