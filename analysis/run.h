@@ -68,7 +68,9 @@ const struct metric_recreations *run_recreations(const struct run *run, struct m
  * noise.game_runq_ms_per_s) parse; the window is present, starts before
  * it ends and overlaps the frames; it holds at least opts->min_frames frames (NULL opts:
  * METRIC_OPTS_DEFAULT); with frame_source=vulkan, they all came from
- * vkQueuePresentKHR (run_check_api()). 0, or -EINVAL with the first failure in why
+ * vkQueuePresentKHR (run_check_api()); last, the run's SHA256SUMS, when it
+ * has one, matches its files (common/sha256sums.h: "SHA256SUMS does not
+ * match: game.log: checksum mismatch"). 0, or -EINVAL with the first failure in why
  * ("frames.bin: 7841 records in the header, 54 in the file",
  * "bench.txt:12: window_start_ns=abc is not a number"). The frames must
  * still be loaded. */

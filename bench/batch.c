@@ -3,8 +3,10 @@
  */
 #include "batch.h"
 #include "provenance.h"
+#include "sha256sums.h"
 #include "timeutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -347,6 +349,51 @@ int batch_finish(struct batch *b, const char *status)
 	kvfile_set(&b->info, "ended_utc", iso);
 	kvfile_set(&b->info, "status", status);
 	return write_info(b, NULL);
+}
+
+int batch_write_checksums(const struct batch *b)
+{
+	struct argv_list only;
+	struct dirent *de;
+	DIR *d = opendir(b->dir);
+	int r = 0;
+
+	if (!d)
+		return -errno;
+	argv_init(&only);
+	while ((de = readdir(d)) && r == 0) {
+		char *path = xasprintf("%s/%s", b->dir, de->d_name), *sums;
+		struct stat st;
+
+		if (strcmp(de->d_name, SHA256SUMS_NAME) == 0 || lstat(path, &st) < 0) {
+			free(path);
+			continue;
+		}
+		if (S_ISREG(st.st_mode)) {
+			argv_push(&only, de->d_name);
+		} else if (S_ISDIR(st.st_mode) && de->d_name[0] != '.') {
+			sums = xasprintf("%s/%s", path, SHA256SUMS_NAME);
+			if (access(sums, F_OK) < 0)
+				r = sha256sums_write(path, NULL);
+			argv_pushf(&only, "%s/%s", de->d_name, SHA256SUMS_NAME);
+			free(sums);
+		}
+		free(path);
+	}
+	closedir(d);
+	if (r == 0)
+		r = sha256sums_write(b->dir, (const char *const *)only.v);
+	argv_release(&only);
+	return r;
+}
+
+int batch_drop_checksums(const struct batch *b)
+{
+	char *path = xasprintf("%s/%s", b->dir, SHA256SUMS_NAME);
+	int r = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+
+	free(path);
+	return r;
 }
 
 size_t batch_pending(const struct batch *b)

@@ -97,6 +97,17 @@ int batch_note(struct batch *b, size_t slot, const char *event, const char *run_
 /* Rewrites batch.txt with ended_utc and status ("complete", "interrupted",
  * "failed"). */
 int batch_finish(struct batch *b, const char *status);
+/* The batch's SHA256SUMS, written when the batch ends however it ends
+ * (docs/formats.md "Checksums"): every regular file of its directory
+ * (batch.txt, runs.txt, ab.txt, ...) and each finished run's
+ * RUN/SHA256SUMS (written first for a run directory that has none, one
+ * from before checksums); a hidden directory (a run's unfinished
+ * `.NAME.tmp`) is left out.
+ * 0 or -errno. */
+int batch_write_checksums(const struct batch *b);
+/* Removes the batch's SHA256SUMS when it runs again (--resume): the list
+ * is there only while the batch is not running. 0 or -errno. */
+int batch_drop_checksums(const struct batch *b);
 /* Slots not yet done, counted. */
 size_t batch_pending(const struct batch *b);
 

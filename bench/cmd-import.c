@@ -14,6 +14,7 @@
 #include "import.h"
 #include "resultsdb.h"
 #include "run.h"
+#include "sha256sums.h"
 #include "timeutil.h"
 #include "util.h"
 #include "argv.h"
@@ -242,7 +243,7 @@ static int read_series(const struct import_args *a, const char *file, struct imp
 	return HB_EXIT_OK;
 }
 
-/* frames.bin, bench.txt and result.txt in the temporary directory tmp,
+/* frames.bin, bench.txt, result.txt and SHA256SUMS in the temporary directory tmp,
  * which becomes final: 0, or -1 after saying what failed. */
 static int write_run_dir(const struct import_args *a, const struct import_series *s, const char *game,
 			 const char *source, const char *cmdline, const char *tmp, const char *final)
@@ -267,6 +268,10 @@ static int write_run_dir(const struct import_args *a, const struct import_series
 	}
 	if ((r = run_write_result(tmp, "ok", &mo, &err)) < 0) {
 		error_msg("%s", err.buf);
+		goto out;
+	}
+	if ((r = sha256sums_write(tmp, NULL)) < 0) {
+		error_msg("cannot write '%s/%s': %s", tmp, SHA256SUMS_NAME, strerror(-r));
 		goto out;
 	}
 	if ((r = rename(tmp, final)) < 0)

@@ -570,12 +570,17 @@ static int open_batch(struct batch_cmd *bc, char **argv)
 	} else {
 		const char *boot = kvfile_get(&b->info, "boot_id");
 		char now[64];
+		int r;
 
 		if (boot && fsroot_read_line("proc/sys/kernel/random/boot_id", now, sizeof(now)) == 0 &&
 		    strcmp(boot, now) != 0)
 			warn_msg("batch '%s' started in another boot (%s): its runs from before and after "
 				 "this resume are not same-boot comparisons", b->id, boot);
 		bc->cmdline = argv_join(argv - 1);
+		r = batch_drop_checksums(b);
+		if (r < 0)
+			warn_msg("cannot remove '%s/SHA256SUMS' of the batch resumed: %s", b->dir,
+				 strerror(-r));
 	}
 	if (!a->silent)
 		fprintf(stderr, "hitchbench: batch %s: %zu variant(s) x %zu switch token(s) x %d round(s), "
@@ -865,6 +870,14 @@ int batch_command(int argc, char **argv, struct context *ctx, const struct batch
 	fill_runner(&bc);
 	ret = run_rounds(&bc, &r);
 	ret = end_batch(&bc, r, ret);
+	/* the very last: what the batch says of itself is all written (its
+	 * report included, for a runner whose output is a file in it) */
+	fflush(stdout);
+	fflush(stderr);
+	if ((r = batch_write_checksums(&bc.batch)) < 0) {
+		error_msg("cannot write '%s/SHA256SUMS': %s", bc.batch.dir, strerror(-r));
+		ret = HB_EXIT_FAILURE;
+	}
 	if (batch_dir)
 		*batch_dir = xstrdup(bc.batch.dir);
 out:

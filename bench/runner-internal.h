@@ -18,6 +18,7 @@
 #define HB_RUNNER_INTERNAL_H
 
 #include "runner.h"
+#include "footprint.h"
 #include "frames.h"
 #include "gameout.h"
 #include "proctree.h"
@@ -56,6 +57,7 @@ struct runner {
 	int game_status;
 	char *status, *detail, *end_reason;
 	char *noise_brief;          /* noise_figures_brief() of the window, or NULL */
+	struct footprint game_fp;   /* every pass and orphan of the game, as reaped */
 };
 
 /* runner.c */

@@ -2,14 +2,15 @@
  * The run directory (runner-internal.h, docs/formats.md): made under a
  * temporary name, bench.txt's provenance and the reload rule written
  * before the game starts, and at the end the frame file, the game's HOME,
- * the end keys, bench.txt and result.txt, then the rename that makes the
- * run whole.
+ * the end keys, bench.txt and result.txt, SHA256SUMS of it all, then the
+ * rename that makes the run whole.
  */
 #include "runner-internal.h"
 #include "framesource.h"
 #include "hash.h"
 #include "provenance.h"
 #include "run.h"
+#include "sha256sums.h"
 #include "timeutil.h"
 
 #include <errno.h>
@@ -255,6 +256,12 @@ int runner_finish_dir(struct runner *rn, struct strbuf *err)
 	r = run_write_result(rn->tmp_dir, rn->status, &rn->req->metric, err);
 	if (r < 0)
 		goto out;
+	/* last: every file of the run as it is now (docs/formats.md "Checksums") */
+	r = sha256sums_write(rn->tmp_dir, NULL);
+	if (r < 0) {
+		strbuf_addf(err, "cannot write '%s/%s': %s", rn->tmp_dir, SHA256SUMS_NAME, strerror(-r));
+		goto out;
+	}
 	if (rename(rn->tmp_dir, rn->final_dir) < 0) {
 		r = -errno;
 		strbuf_addf(err, "cannot rename '%s' to '%s': %s", rn->tmp_dir, rn->final_dir,

@@ -32,7 +32,8 @@ static bool is_helper(const struct runner *rn, pid_t p)
 }
 
 /* What the game's reaped processes used counts in its CPU time (they
- * leave proc/ when reaped: runnoise.h). */
+ * leave proc/ when reaped: runnoise.h) and its footprint, as X's and each
+ * helper's rusage goes to theirs (footprint.h). */
 static void reap(struct runner *rn)
 {
 	struct rusage ru;
@@ -45,13 +46,17 @@ static void reap(struct runner *rn)
 			rn->game_status = st;
 			rn->game_pid = 0;
 			run_noise_reaped(&rn->noise, &ru);
+			footprint_add(&rn->game_fp, &ru);
 		} else if (p == rn->x.pid) {
 			rn->x_died = true;
 			rn->x.pid = 0;
+			footprint_add(&rn->x.fp, &ru);
 		} else {
-			if (!is_helper(rn, p))
+			if (!is_helper(rn, p)) {
 				run_noise_reaped(&rn->noise, &ru); /* an orphan of the game's */
-			switch_ctx_reaped(&rn->sw, p, st);
+				footprint_add(&rn->game_fp, &ru);
+			}
+			switch_ctx_reaped(&rn->sw, p, st, &ru);
 		}
 	}
 }
@@ -258,6 +263,8 @@ void runner_end_pass(struct runner *rn, pid_t sid)
 	size_t left;
 
 	rn->pass_running = false;
+	if (rn->game_pid > 0) /* its own peak, before it is stopped */
+		footprint_read_hwm(&rn->game_fp, rn->game_pid);
 	left = stop_tree(rn, sid, &how);
 	snprintf(key, sizeof(key), "pass.%d.end", rn->pass);
 	if (rn->game_exited)

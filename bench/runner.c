@@ -214,6 +214,17 @@ static void switches_finish(struct runner *rn)
 	}
 }
 
+/* What each process of the run cost (footprint.h): the helpers, the
+ * game, the X server, and the runner itself so far. */
+static void write_footprint(struct runner *rn)
+{
+	for (size_t i = 0; i < rn->sw.n_helpers; i++)
+		footprint_record(&rn->bench, rn->sw.helpers[i].name, &rn->sw.helpers[i].fp);
+	footprint_record(&rn->bench, "game", &rn->game_fp);
+	footprint_record(&rn->bench, "xserver", &rn->x.fp);
+	footprint_record_self(&rn->bench, "runner");
+}
+
 static void runner_release(struct runner *rn)
 {
 	hb_frames_view_close(&rn->frames);
@@ -288,6 +299,8 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 	memset(out, 0, sizeof(*out));
 	rn.req = req;
 	rn.out.master = rn.out.slave = rn.out.log_fd = -1;
+	footprint_init(&rn.game_fp);
+	footprint_init(&rn.x.fp);
 	kvfile_init(&rn.bench);
 	build_command(&rn);
 	argv_init(&rn.env);
@@ -317,6 +330,7 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 	if (xserver_stop(&rn.x) > 0)
 		kvfile_add(&rn.bench, "xserver_stop", "killed");
 	runner_handle_signals(&rn);
+	write_footprint(&rn);
 	if (rn.interrupted) {
 		r = -EINTR;
 		out->interrupted = true;

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -395,6 +396,7 @@ static int spawn_helper(struct switch_ctx *ctx, const struct switch_helper_start
 	memset(h, 0, sizeof(*h));
 	h->name = xstrdup(hs->name);
 	h->pid = pid;
+	footprint_init(&h->fp);
 	h->grace_s = hs->grace_s;
 out:
 	if (log_fd >= 0)
@@ -433,12 +435,14 @@ static int wait_ready(struct switch_ctx *ctx, const char *name, const char *read
 	uint64_t until = mono_ns() + (uint64_t)(timeout_s * 1e9);
 	struct timespec pause = { 0, 2 * 1000 * 1000 };
 	struct stat st;
+	struct rusage ru;
 	int status;
 
 	while (stat(ready, &st) < 0) {
-		if (h && waitpid(h->pid, &status, WNOHANG) == h->pid) {
+		if (h && wait4(h->pid, &status, WNOHANG, &ru) == h->pid) {
 			h->exited = true;
 			h->status = status;
+			footprint_add(&h->fp, &ru);
 			strbuf_addf(err, "%s exited before it was ready (see %s/%s)", name, ctx->run_dir,
 				    log_name);
 			return -ECHILD;
@@ -510,12 +514,13 @@ struct switch_helper *switch_ctx_helper(struct switch_ctx *ctx, const char *name
 	return NULL;
 }
 
-bool switch_ctx_reaped(struct switch_ctx *ctx, pid_t pid, int status)
+bool switch_ctx_reaped(struct switch_ctx *ctx, pid_t pid, int status, const struct rusage *ru)
 {
 	for (size_t i = 0; i < ctx->n_helpers; i++)
 		if (ctx->helpers[i].pid == pid && !ctx->helpers[i].exited) {
 			ctx->helpers[i].exited = true;
 			ctx->helpers[i].status = status;
+			footprint_add(&ctx->helpers[i].fp, ru);
 			return true;
 		}
 	return false;
@@ -527,11 +532,13 @@ static bool reap_helpers(struct switch_ctx *ctx)
 
 	for (size_t i = 0; i < ctx->n_helpers; i++) {
 		struct switch_helper *h = &ctx->helpers[i];
+		struct rusage ru;
 		int st;
 
-		if (!h->exited && waitpid(h->pid, &st, WNOHANG) == h->pid) {
+		if (!h->exited && wait4(h->pid, &st, WNOHANG, &ru) == h->pid) {
 			h->exited = true;
 			h->status = st;
+			footprint_add(&h->fp, &ru);
 		}
 		all = all && h->exited;
 	}
@@ -550,6 +557,10 @@ void switch_ctx_stop_helpers(struct switch_ctx *ctx, double grace_s)
 		if (!ctx->helpers[i].exited && ctx->helpers[i].grace_s > longest)
 			longest = ctx->helpers[i].grace_s;
 	deadline = now + (uint64_t)(longest * 1e9);
+	/* the program's own peak, while it still has its memory */
+	for (size_t i = 0; i < ctx->n_helpers; i++)
+		if (!ctx->helpers[i].exited)
+			footprint_read_hwm(&ctx->helpers[i].fp, ctx->helpers[i].pid);
 
 	/* SIGTERM again every 250 ms of the grace: a helper that checks its
 	 * stop flag and then sleeps to an absolute deadline (the waker, up

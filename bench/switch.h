@@ -29,6 +29,7 @@
 #include <sys/types.h>
 
 #include "argv.h"
+#include "footprint.h"
 #include "gameuser.h"
 #include "kvfile.h"
 #include "util.h"
@@ -93,6 +94,7 @@ struct switch_helper {
 	int status;             /* wait status once it is gone */
 	bool exited;
 	double grace_s;         /* its time to finish after SIGTERM, when longer than the runner's */
+	struct footprint fp;    /* its peak RSS and CPU, from wait4() (and VmHWM before it is stopped) */
 };
 
 /* What the runner offers the switches of one run. */
@@ -179,10 +181,12 @@ void switch_ctx_note(struct switch_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The helper called name, or NULL. */
 struct switch_helper *switch_ctx_helper(struct switch_ctx *ctx, const char *name);
-/* The runner reaped pid: true if it was a helper (its status is kept). */
-bool switch_ctx_reaped(struct switch_ctx *ctx, pid_t pid, int status);
+/* The runner reaped pid (wait4's status and rusage): true if it was a
+ * helper (its status and footprint are kept). */
+bool switch_ctx_reaped(struct switch_ctx *ctx, pid_t pid, int status, const struct rusage *ru);
 /* Stops every helper still running: SIGTERM, up to grace_s, SIGKILL; reaps
- * them. Records each one's end in bench ("helper.NAME=exit 0"). */
+ * them (each one's VmHWM read before the first SIGTERM, its rusage when
+ * reaped: h->fp). Records each one's end in bench ("helper.NAME=exit 0"). */
 void switch_ctx_stop_helpers(struct switch_ctx *ctx, double grace_s);
 void switch_ctx_release(struct switch_ctx *ctx);
 

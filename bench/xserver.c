@@ -58,6 +58,8 @@ int xserver_start(struct xserver *x, const char *screen, const char *auth_path, 
 	};
 	uint64_t deadline = mono_ns() + (uint64_t)(timeout_s * 1e9);
 	size_t got = 0;
+
+	footprint_init(&x->fp);
 	int pfd[2], r;
 
 	memset(x, 0, sizeof(*x));
@@ -114,18 +116,23 @@ int xserver_stop(struct xserver *x)
 {
 	int killed = 0;
 
+	struct rusage ru;
+
 	if (x->pid <= 0)
 		return 0;
+	footprint_read_hwm(&x->fp, x->pid);
 	kill(x->pid, SIGTERM);
 	for (int i = 0; i < 100; i++) {
-		if (waitpid(x->pid, NULL, WNOHANG) == x->pid) {
+		if (wait4(x->pid, NULL, WNOHANG, &ru) == x->pid) {
+			footprint_add(&x->fp, &ru);
 			x->pid = 0;
 			return 0;
 		}
 		usleep(50 * 1000);
 	}
 	kill(x->pid, SIGKILL);
-	waitpid(x->pid, NULL, 0);
+	if (wait4(x->pid, NULL, 0, &ru) == x->pid)
+		footprint_add(&x->fp, &ru);
 	killed = 1;
 	x->pid = 0;
 	return killed;

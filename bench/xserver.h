@@ -8,10 +8,12 @@
 
 #include <sys/types.h>
 
+#include "footprint.h"
 #include "util.h"
 
 struct xserver {
 	pid_t pid;          /* 0: not ours (an existing display) */
+	struct footprint fp; /* once reaped: its peak RSS and CPU (VmHWM read before it is stopped) */
 	int display;
 	char name[32];      /* ":N" */
 };
@@ -25,8 +27,8 @@ int xauth_write(const char *path, int mode);
  * -errno with a message in err. */
 int xserver_start(struct xserver *x, const char *screen, const char *auth_path, int log_fd,
 		  double timeout_s, struct strbuf *err);
-/* Stops our server (nothing for an existing display). Returns 0, or 1
- * when SIGKILL was needed. */
+/* Stops our server (nothing for an existing display), its footprint into
+ * x->fp. Returns 0, or 1 when SIGKILL was needed. */
 int xserver_stop(struct xserver *x);
 
 #endif

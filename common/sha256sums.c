@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void sha256sums_init(struct sha256sums *s)
+static void sha256sums_init(struct sha256sums *s)
 {
 	memset(s, 0, sizeof(*s));
 }
@@ -44,7 +44,7 @@ static struct sha256sums_entry *add_entry(struct sha256sums *s, const char *hex,
 	return e;
 }
 
-void sha256sums_add(struct sha256sums *s, const char *hex, const char *path)
+static void sha256sums_add(struct sha256sums *s, const char *hex, const char *path)
 {
 	add_entry(s, hex, xstrdup(path));
 }
@@ -55,13 +55,13 @@ static int cmp_entry(const void *a, const void *b)
 		      ((const struct sha256sums_entry *)b)->path);
 }
 
-void sha256sums_sort(struct sha256sums *s)
+static void sha256sums_sort(struct sha256sums *s)
 {
 	if (s->n > 1)
 		qsort(s->v, s->n, sizeof(*s->v), cmp_entry);
 }
 
-const struct sha256sums_entry *sha256sums_find(const struct sha256sums *s, const char *path)
+static const struct sha256sums_entry *sha256sums_find(const struct sha256sums *s, const char *path)
 {
 	struct sha256sums_entry key = { .path = (char *)path };
 

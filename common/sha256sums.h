@@ -32,14 +32,7 @@ struct sha256sums {
 	size_t n, alloc;
 };
 
-void sha256sums_init(struct sha256sums *s);
 void sha256sums_release(struct sha256sums *s);
-/* Appends an entry (path copied). */
-void sha256sums_add(struct sha256sums *s, const char *hex, const char *path);
-/* Sorts the entries by path (bytes, as strcmp). */
-void sha256sums_sort(struct sha256sums *s);
-/* The entry for path, or NULL (s sorted). */
-const struct sha256sums_entry *sha256sums_find(const struct sha256sums *s, const char *path);
 /* The entries as the file's text, in their order, appended to out. */
 void sha256sums_format(const struct sha256sums *s, struct strbuf *out);
 /*

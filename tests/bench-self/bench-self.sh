@@ -33,10 +33,11 @@
 # the rounds; peak RSS is GNU time's %M. Both must print the same numbers to
 # hitchbench's digits, or bench-self fails.
 #
-# Last, two scripts with their own headers: the stall recorder
+# Last, scripts with their own headers: the stall recorder
 # (stallrec.sh), the interference watcher with ~500 processes on the
-# machine (intfwatch.sh), and the waker's and the probe's own CPU a second
-# (waker.sh).
+# machine (intfwatch.sh), the waker's and the probe's own CPU a second
+# (waker.sh), and the footprint of a real run with every observer on: each
+# process's peak RSS and CPU (footprint.sh).
 #
 # And the paired sequential test of 'hitchbench ab' (tests/tools/seqsim.c):
 # simulated A/A and A/B sequences at a 3% effect, per noise model and
@@ -347,6 +348,9 @@ sh tests/bench-self/intfwatch.sh || die "the interference watcher's benchmark fa
 
 echo
 sh tests/bench-self/waker.sh || die "the waker's benchmark failed"
+
+echo
+sh tests/bench-self/footprint.sh || die "the footprint benchmark failed"
 
 echo
 "$B/tests/seqsim" 2000 0.03 200 || die "the sequential test's simulation failed"

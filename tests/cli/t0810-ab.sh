@@ -5,7 +5,8 @@
 # for line; ab --resume of the finished test runs nothing and says the
 # same; an A/A of two variants that run the same steady game ends SAME or
 # UNKNOWN (0 or 4), never DIFFERENT; bad cells and ab's options given to
-# run are refused (2). The interference watcher is off (INTF=0): other work
+# run are refused (2); the batch's SHA256SUMS holds ab.txt, before and after the
+# resume. The interference watcher is off (INTF=0): other work
 # on the machine must not leave every pair out.
 # time-limit: 180
 . "$(dirname "$0")/../lib.sh"
@@ -50,6 +51,9 @@ expect_eq "ab.txt a" "fast@INTF=0" "$(value a "$ab")"
 value round.3 "$ab" | grep -q "^pair 3 a 99\.[0-9]* b 59\.[0-9]* d -0\.5" || fail "round.3: $(value round.3 "$ab")"
 expect_eq "batch status" stopped "$(value status "$batchdir/batch.txt")"
 expect_eq "batch command" ab "$(value command "$batchdir/batch.txt")"
+# its SHA256SUMS when the test stopped: ab.txt in it, sha256sum -c takes it
+grep -q '  ab\.txt$' "$batchdir/SHA256SUMS" || fail "ab.txt not in the batch's SHA256SUMS"
+(cd "$batchdir" && sha256sum -c --strict --quiet SHA256SUMS) || fail "sha256sum -c refuses the ab batch's list"
 expect_eq "runs kept" 12 "$(run_dirs "$T/runs" | wc -l | tr -d ' ')"
 sqlite3 "$T/db.sqlite" "select count(*) from runs" >"$T/n" 2>/dev/null && expect_eq "runs in the database" 12 "$(cat "$T/n")"
 
@@ -70,6 +74,7 @@ rc=0; "$HB" ab --resume "$batchdir" --no-quieting --display :99 --db "$T/db.sqli
 expect_eq "ab --resume exit status" 3 "$rc"
 expect_eq "runs after the resume" 12 "$(run_dirs "$T/runs" | wc -l | tr -d ' ')"
 grep -q "^verdict DIFFERENT" "$T/out" || fail "resume: no verdict: $(cat "$T/out" "$T/err")"
+(cd "$batchdir" && sha256sum -c --strict --quiet SHA256SUMS) || fail "the resumed ab batch's list"
 rc=0; "$HB" run --resume "$batchdir" --no-quieting --display :99 --no-db >/dev/null 2>"$T/err" || rc=$?
 expect_eq "run --resume of an ab batch" 2 "$rc"
 grep -q "hitchbench ab --resume" "$T/err" || fail "run --resume says nothing useful: $(cat "$T/err")"

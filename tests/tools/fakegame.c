@@ -19,6 +19,8 @@
  * --fault-file F     the file the fault stall reads (large, on a disk)
  * --cgroup DIR       the memory cgroup the reclaim stall joins (its limit set by the caller)
  * --reclaim-mb N     the memory reclaim touches (default 1024)
+ * --touch-mb N       N MiB allocated and written before the first present and
+ *                    kept to the end (a known resident set: the footprint's test)
  * --print-at SEC:TEXT print TEXT on stdout (flushed) at SEC seconds
  * --exit-code C      the exit status after --seconds (default 0)
  * --ignore-term      ignore SIGTERM, so only SIGKILL stops it
@@ -256,6 +258,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: fakegame [--fps N] [--busy-us N] [--seconds S] [--stall-at SEC:MS[:HOW]]... [--print-at SEC:TEXT]...\n"
 		   "                [--exit-code C] [--ignore-term] [--fork-child] [--show-env NAME]\n"
 		   "                [--show-cpus] [--x-input] [--fault-file F] [--cgroup DIR] [--reclaim-mb N]\n"
+		   "                [--touch-mb N]\n"
 		   "  HOW: sleep (default), busy, futex, fault, runq, reclaim, swapin\n");
 }
 
@@ -276,14 +279,15 @@ int main(int argc, char **argv)
 		{ "fault-file", required_argument, NULL, 'F' },
 		{ "cgroup", required_argument, NULL, 'G' },
 		{ "reclaim-mb", required_argument, NULL, 'M' },
+		{ "touch-mb", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	static struct fakegame_opts o = { .fps = 60 };
 	void (*swap_window)(void *);
 	char path[PATH_MAX];
-	uint64_t v;
-	void *lib;
+	uint64_t v, touch_mb = 0;
+	void *lib, *touched = NULL;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -355,6 +359,12 @@ int main(int argc, char **argv)
 				return HB_EXIT_USAGE;
 			}
 			break;
+		case 'T':
+			if (parse_uint(optarg, 1 << 16, &touch_mb) < 0) {
+				fprintf(stderr, "fakegame: --touch-mb wants a number of MiB, not '%s'\n", optarg);
+				return HB_EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return HB_EXIT_OK;
@@ -381,6 +391,14 @@ int main(int argc, char **argv)
 	}
 	if (o.x_input && x_input_open(&o) < 0)
 		return HB_EXIT_FAILURE;
+	if (touch_mb) {
+		touched = malloc(touch_mb << 20);
+		if (!touched) {
+			fprintf(stderr, "fakegame: cannot allocate %llu MiB\n", (unsigned long long)touch_mb);
+			return HB_EXIT_FAILURE;
+		}
+		memset(touched, 0x5a, touch_mb << 20);
+	}
 	if (o.ignore_term)
 		signal(SIGTERM, SIG_IGN);
 	if (o.fork_child) {
@@ -395,5 +413,7 @@ int main(int argc, char **argv)
 				pause();
 		}
 	}
-	return run(&o, swap_window);
+	r = run(&o, swap_window);
+	free(touched);
+	return r;
 }

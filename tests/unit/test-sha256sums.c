@@ -3,8 +3,10 @@
  * each thing a check must catch in a copy: a file changed, a file gone, a
  * file that is not listed, a list that does not parse; a batch's list of
  * its runs' lists checked through; the parser's refusals and sha256sum's
- * escapes.
+ * escapes; and a recorded run whose list does not match is invalid
+ * (run integrity), for the reason the list gives.
  */
+#include "run.h"
 #include "sha256sums.h"
 #include "test.h"
 #include "util.h"
@@ -255,6 +257,53 @@ START_TEST(parse_refusals)
 }
 END_TEST
 
+/* The run's status after run_validate() and the reason, "" when valid. */
+static void expect_run(const char *dir, const char *status, const char *invalid)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct run run;
+
+	ck_assert_msg(run_load(dir, &run, &err) == 0, "run_load: %s", err.buf);
+	run_validate(&run, NULL);
+	ck_assert_str_eq(run.status, status);
+	ck_assert_str_eq(run.invalid ? run.invalid : "", invalid);
+	run_release(&run);
+	strbuf_release(&err);
+}
+
+START_TEST(run_integrity)
+{
+	static const char *const files[] = { "bench.txt", "frames.bin", "game.log", "prepare.log",
+					     "result.txt", "xserver.log" };
+	char *root = test_tmpdir(), *dir = xasprintf("%s/20261130T120707Z-dsda-doom-software", root);
+
+	ck_assert_int_eq(mkdir_p(dir, 0755), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *from = xasprintf("runs/20261130T120707Z-dsda-doom-software/%s", files[i]);
+		char *to = xasprintf("%s/%s", dir, files[i]);
+
+		ck_assert_int_eq(copy_file(fixture_path(from), to, 0644), 0);
+		free(from);
+		free(to);
+	}
+	/* without a list: nothing to check */
+	expect_run(dir, "ok", "");
+	ck_assert_int_eq(sha256sums_write(dir, NULL), 0);
+	expect_run(dir, "ok", "");
+	test_put(dir, "game.log", "a line the game never wrote\n");
+	expect_run(dir, "invalid", "SHA256SUMS does not match: game.log: checksum mismatch");
+	ck_assert_int_eq(sha256sums_write(dir, NULL), 0);
+	test_put(dir, "notes.txt", "mine\n");
+	expect_run(dir, "invalid", "SHA256SUMS does not match: notes.txt: not listed");
+	rm_rel(dir, "notes.txt");
+	test_put(dir, "SHA256SUMS", "not a list\n");
+	expect_run(dir, "invalid", "SHA256SUMS:1: expected 'HEX  PATH' (64 hex digits, two spaces or ' *', a path)");
+	free(dir);
+	remove_tree(root);
+	free(root);
+}
+END_TEST
+
 TEST_SUITE(sha256sums_suite)
 {
 	Suite *s = suite_create("sha256sums");
@@ -266,6 +315,7 @@ TEST_SUITE(sha256sums_suite)
 	tcase_add_test(tc, nested_lists);
 	tcase_add_test(tc, escaped_names);
 	tcase_add_test(tc, parse_refusals);
+	tcase_add_test(tc, run_integrity);
 	suite_add_tcase(s, tc);
 	return s;
 }
