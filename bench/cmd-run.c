@@ -728,7 +728,7 @@ static int write_runner_pid(const struct batch *b)
 	if (r < 0)
 		return r;
 	snprintf(line, sizeof(line), "%d %llu\n", (int)getpid(), (unsigned long long)st.starttime);
-	path = xasprintf("%s/runner.pid", b->dir);
+	path = xasprintf("%s/" BATCH_RUNNER_PID, b->dir);
 	r = write_file_atomic(path, line, strlen(line), 0644);
 	free(path);
 	return r;
@@ -741,7 +741,7 @@ static int write_runner_pid(const struct batch *b)
  * exits, and the foreground, reading no byte, says it did not start. */
 static void detach_child(struct batch_cmd *bc, int ready)
 {
-	char *log = xasprintf("%s/runner.log", bc->batch.dir);
+	char *log = xasprintf("%s/" BATCH_RUNNER_LOG, bc->batch.dir);
 	int in, out;
 	pid_t pid;
 
