@@ -231,6 +231,7 @@ static int parse_one(const char *p, const char *end, struct remote_batch *b, con
 	const char *nl = memchr(p, '\n', (size_t)(end - p)), *s, *runs, *pid = NULL, *stat = NULL;
 	size_t len, runs_len, pid_len = 0, stat_len = 0;
 	int line = 0;
+	bool alive;
 	char *info;
 
 	if (!nl) {
@@ -279,12 +280,16 @@ static int parse_one(const char *p, const char *end, struct remote_batch *b, con
 			b->planned++;
 	b->done = runs_done(runs, runs_len, b->planned);
 	b->status = kvfile_get(&b->info, "status");
-	if (b->status)
+	/* a runner that wrote the status is still at the checksums, the
+	 * database and the report: ended once it is gone. Without runner.pid
+	 * (a batch run in the foreground there) the status alone says. */
+	alive = pid_len && stat && runner_alive(pid, pid_len, stat, stat_len);
+	if (b->status && !alive)
 		b->state = REMOTE_ENDED;
-	else if (pid_len && stat && runner_alive(pid, pid_len, stat, stat_len))
+	else if (alive || !pid_len)
 		b->state = REMOTE_RUNNING;
 	else
-		b->state = pid_len ? REMOTE_ABANDONED : REMOTE_RUNNING;
+		b->state = REMOTE_ABANDONED;
 	return 0;
 }
 

@@ -55,8 +55,9 @@ char *remote_start_command(const struct ssh_target *t, const char *const *args);
 int remote_start_parse(const char *out, char **id, double *expected_s, char **dir);
 
 enum remote_state {
-	REMOTE_RUNNING,    /* no end in batch.txt, and its detached runner is alive */
-	REMOTE_ENDED,      /* batch.txt has its status: it can be pulled */
+	REMOTE_RUNNING,    /* its detached runner is alive (no end in batch.txt yet, or its
+			    * last files being written), or no end and no runner.pid */
+	REMOTE_ENDED,      /* batch.txt has its status and no runner of it is alive: pull it */
 	REMOTE_ABANDONED,  /* no end, and no runner of it alive: killed; resume it */
 };
 

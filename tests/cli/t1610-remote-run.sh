@@ -9,9 +9,9 @@
 # (sshd's accept stamps against each run's window on the wall clock); the
 # SSH session that started a batch killed mid-batch loses nothing; target
 # status refuses while a batch is expected to be measuring; a batch whose
-# runner was killed on the target (SIGTERM) is pulled as interrupted and
-# finished by run --target --resume; and a prefix without a push is
-# refused.
+# runner was killed on the target (SIGTERM) is finished by run --target
+# --resume, whose controller, stopped by Ctrl-C while it waits, leaves it
+# running to be pulled later; and a prefix without a push is refused.
 . "$(dirname "$0")/../lib.sh"
 need_game_user
 command -v rsync >/dev/null || skip "no rsync"
@@ -44,6 +44,10 @@ tdir() {
 }
 has_line() {
 	grep -q "$1" "$2" 2>/dev/null
+}
+# the batch in target directory $1 has ended and its detached runner is gone
+batch_over() {
+	[ -f "$1/SHA256SUMS" ] && ! kill -0 "$(cut -d' ' -f1 "$1/runner.pid")" 2>/dev/null
 }
 # real_ns RUNDIR MONO_NS: a run's CLOCK_MONOTONIC stamp on the wall clock
 real_ns() {
@@ -157,7 +161,7 @@ wait "$sshpid" 2>/dev/null
 "$HB" pull hb "$K" >"$T/out" 2>"$T/err" || fail "pull of a running batch: $(cat "$T/err")"
 grep -q "note: batch $K is still running on 'hb'" "$T/err" || fail "running batch not skipped: $(cat "$T/err")"
 [ ! -e "$T/host/targets/hb/$K" ] || fail "a running batch was pulled"
-wait_for "the batch's end" has_line "^status=" "$(tdir "$K")/batch.txt"
+wait_for "the batch's end" batch_over "$(tdir "$K")"
 expect_eq "after the kill: status" complete "$(value status "$(tdir "$K")/batch.txt")"
 "$HB" pull hb "$K" >"$T/out" 2>"$T/err" || fail "pull after the kill: $(cat "$T/err")"
 grep -q "^pulled $K: 2 run(s)" "$T/out" || fail "pull after the kill: $(cat "$T/out")"
@@ -169,14 +173,23 @@ R=$(sed -n 's/^batch \([^ ]*\) started on hb.*/\1/p' "$T/out")
 grep -q "hitchbench pull hb $R" "$T/err" || fail "--no-wait says not how to get it: $(cat "$T/err")"
 wait_for "run 2 of the batch to resume" has_line "^2 started" "$(tdir "$R")/runs.txt"
 kill -TERM "$(cut -d' ' -f1 "$(tdir "$R")/runner.pid")"
-wait_for "the interrupted end" has_line "^status=" "$(tdir "$R")/batch.txt"
+wait_for "the interrupted end" batch_over "$(tdir "$R")"
 expect_eq "killed: status" interrupted "$(value status "$(tdir "$R")/batch.txt")"
 "$HB" target status --now hb "$R" >"$T/out" 2>"$T/err" || fail "status --now: $(cat "$T/err")"
 grep -q "^$R  *fake  *interrupted  *1/3 " "$T/out" || fail "status of the interrupted batch: $(cat "$T/out")"
+# resumed from the host; Ctrl-C in the waiting controller leaves it running
+"$HB" run --target hb --resume "$R" $RUNOPTS >"$T/out" 2>"$T/err" &
+ctl=$!
+wait_for "the resume's start" has_line "^batch $R started on hb" "$T/out"
+wait_for "the resume's wait" has_line "looking at" "$T/err"
+kill -INT "$ctl"
 rc=0
-"$HB" run --target hb --resume "$R" $RUNOPTS >"$T/out" 2>"$T/err" || rc=$?
-[ "$rc" = 0 ] || fail "resume: exit $rc: $(cat "$T/out" "$T/err")"
-grep -q "^pulled $R: 3 run(s)" "$T/out" || fail "resume's pull: $(cat "$T/out")"
+wait "$ctl" || rc=$?
+expect_eq "Ctrl-C: exit" 130 "$rc"
+grep -q "batch $R goes on on 'hb': 'hitchbench pull hb $R' gets it" "$T/err" || fail "Ctrl-C: $(cat "$T/err")"
+wait_for "the resumed batch's end" batch_over "$(tdir "$R")"
+"$HB" pull hb "$R" >"$T/out" 2>"$T/err" || fail "pull of the resumed batch: $(cat "$T/err")"
+grep -q "^pulled $R: 3 run(s)" "$T/out" || fail "resumed batch's pull: $(cat "$T/out")"
 expect_eq "resumed: status" complete "$(value status "$T/host/targets/hb/$R/batch.txt")"
 expect_eq "db runs" 8 "$(db_runs)"
 no_fakegame_left
