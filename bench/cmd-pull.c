@@ -84,12 +84,12 @@ static int pull_one(struct ssh_conn *c, struct context *ctx, const struct remote
 		ret = import_batch(ctx, p.local, &imported);
 		import_s = (double)(mono_ns() - t0) / 1e9;
 	}
-	printf("pulled %s: %zu run(s), %llu bytes (%llu sent), copy %.2f s, verify %.2f s, ", b->id, p.runs,
+	printf("pulled %s: %zu run(s), %llu bytes (%llu received), copy %.3f s, verify %.3f s, ", b->id, p.runs,
 	       (unsigned long long)p.bytes, (unsigned long long)p.copied, p.copy_s, p.verify_s);
 	if (o->no_import)
 		printf("not imported\n");
 	else
-		printf("import %.2f s (%zu run(s) in %s)\n", import_s, imported, ctx->db_path);
+		printf("import %.3f s (%zu run(s) in %s)\n", import_s, imported, ctx->db_path);
 	printf("  into %s\n", p.local);
 	if (strcmp(b->status, "complete") != 0 && strcmp(b->status, "stopped") != 0)
 		note_msg("batch %s ended %s with %zu of %zu run(s) done: 'hitchbench run --target %s --resume %s' "

@@ -113,7 +113,7 @@ int remote_records_measuring(const char *results_dir, const char *target, time_t
 struct remote_pull {
 	size_t runs;               /* run directories in the batch */
 	uint64_t bytes;            /* the batch's files, as pulled */
-	uint64_t copied;           /* what rsync sent over (its --stats "Total bytes received") */
+	uint64_t copied;           /* what came over the connection (rsync --stats' "Total bytes received") */
 	double copy_s, verify_s;
 	char *local;               /* results/targets/NAME/BATCH */
 	struct strbuf why;         /* a failed verification or copy: what */
