@@ -154,8 +154,8 @@ int pull_ended(struct ssh_conn *c, struct context *ctx, const struct remote_list
 
 /* The target's directories of the batches named: as the host's record of
  * each says (a batch started with --out elsewhere), else results/runs/ID. */
-int remote_batch_dirs(const struct context *ctx, const char *target, char **ids, int n, struct argv_list *dirs,
-		      const char *usage)
+static int remote_batch_dirs(const struct context *ctx, const char *target, char **ids, int n,
+			     struct argv_list *dirs, const char *usage)
 {
 	for (int i = 0; i < n; i++) {
 		struct kvfile kf;

@@ -11,22 +11,20 @@
 #include "exitcodes.h"
 #include "fsroot.h"
 #include "gameuser.h"
-#include "procparse.h"
 #include "procwatch.h"
-#include "quiet.h"
 #include "quiet-session.h"
 #include "recipe.h"
 #include "remote-run.h"
 #include "report.h"
 #include "resultsdb.h"
 #include "run.h"
+#include "run-detach.h"
 #include "runargs.h"
 #include "runner.h"
 #include "stage.h"
 #include "switch.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -36,7 +34,6 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -675,150 +672,52 @@ static int end_batch(struct batch_cmd *bc, int r, int ret)
 	return ret;
 }
 
-/* --detach's estimate of a run beyond its warm-up and window: the X
- * server, the game's load to its first frame, the watcher, the end's checks
- * and files (docs/targets.md "Running on a target"); the recipe's
- * stop_grace and the quiet profile's settle_s are added to it. */
-#define DETACH_RUN_ALLOWANCE_S 5.0
-
-/* The quiet profile's settle_s (0 without quieting), the profile read now
- * so that a bad one fails in the foreground. */
-static int profile_settle(struct batch_cmd *bc, double *settle)
-{
-	struct quiet_profile p;
-	char *path;
-	int r;
-
-	*settle = 0;
-	if (!bc->a.profile)
-		return HB_EXIT_OK;
-	path = quiet_profile_find(bc->a.profile, bc->ctx->recipe_dirs, ARRAY_SIZE(bc->ctx->recipe_dirs));
-	if (!path) {
-		error_msg("no quiet profile '%s' (a path, or a name in the recipe directories' quiet/)",
-			  bc->a.profile);
-		return HB_EXIT_USAGE;
-	}
-	quiet_profile_init(&p);
-	r = quiet_profile_load(path, &p, &bc->err);
-	free(path);
-	if (r < 0) {
-		error_msg("%s", bc->err.buf);
-		quiet_profile_release(&p);
-		return HB_EXIT_USAGE;
-	}
-	*settle = p.idle.settle_s > 0 ? p.idle.settle_s : 0;
-	quiet_profile_release(&p);
-	return HB_EXIT_OK;
-}
-
-/* runner.pid in the batch directory: "PID STARTTIME" (starttime in clock
- * ticks after boot, /proc/PID/stat's 22nd field), so that a look from the
- * host tells this runner alive from a pid used again. */
-static int write_runner_pid(const struct batch *b)
-{
-	char *text = NULL, *path, line[64];
-	struct pstat st;
-	size_t len;
-	int r = read_file("/proc/self/stat", &text, &len);
-
-	if (r < 0)
-		return r;
-	r = pstat_parse(text, &st);
-	free(text);
-	if (r < 0)
-		return r;
-	snprintf(line, sizeof(line), "%d %llu\n", (int)getpid(), (unsigned long long)st.starttime);
-	path = xasprintf("%s/" BATCH_RUNNER_PID, b->dir);
-	r = write_file_atomic(path, line, strlen(line), 0644);
-	free(path);
-	return r;
-}
-
-/* The detached runner's side of the double fork: in a session of its own,
- * its parent gone (so it is re-parented and no hang-up of the session that
- * started it reaches it), stdin /dev/null, stdout and stderr appended to
- * BATCH/runner.log. Says so on ready (a byte) and returns; on failure
- * exits, and the foreground, reading no byte, says it did not start. */
-static void detach_child(struct batch_cmd *bc, int ready)
-{
-	char *log = xasprintf("%s/" BATCH_RUNNER_LOG, bc->batch.dir);
-	int in, out;
-	pid_t pid;
-
-	if (setsid() < 0)
-		_exit(HB_EXIT_FAILURE);
-	pid = fork();
-	if (pid < 0)
-		_exit(HB_EXIT_FAILURE);
-	if (pid > 0)
-		_exit(HB_EXIT_OK);
-	in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	out = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	free(log);
-	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
-	    write_runner_pid(&bc->batch) < 0)
-		_exit(HB_EXIT_FAILURE);
-	close(in);
-	close(out);
-	if (write(ready, "1", 1) != 1)
-		_exit(HB_EXIT_FAILURE);
-	close(ready);
-}
-
-/* --detach: the batch made (or opened) here, where a bad option, recipe
- * or batch still fails with its message; then the rest of the command goes
- * on in the detached runner (detach_child) while the foreground prints
- * "batch ID expected_s N dir PATH" and is done (bc->detached_parent).
- * expected_s is the pending runs x (warm-up + window + stop_grace +
- * settle_s + DETACH_RUN_ALLOWANCE_S). In the runner: HB_EXIT_OK, the
- * machine prepared, or the exit code after the batch was ended failed. */
+/* --detach: the batch made (or opened) here, where a bad option, recipe,
+ * profile or batch still fails with its message; then the rest of the
+ * command goes on in the detached runner (run-detach.c) while the
+ * foreground prints "batch ID expected_s N dir PATH" and is done
+ * (bc->detached_parent). In the runner: HB_EXIT_OK, the machine prepared,
+ * or the exit code after the batch was ended failed. */
 static int detach_batch(struct batch_cmd *bc, char **argv)
 {
 	double settle, expected;
-	char abs[PATH_MAX], c;
-	int ret, p[2], status;
-	pid_t pid;
+	char abs[PATH_MAX];
+	int ret, r;
 
-	ret = profile_settle(bc, &settle);
-	if (ret == HB_EXIT_OK)
-		ret = open_batch(bc, argv);
+	r = detach_profile_settle(bc->a.profile, bc->ctx->recipe_dirs, ARRAY_SIZE(bc->ctx->recipe_dirs), &settle,
+				  &bc->err);
+	if (r < 0) {
+		error_msg("%s", bc->err.buf);
+		return HB_EXIT_USAGE;
+	}
+	ret = open_batch(bc, argv);
 	if (ret != HB_EXIT_OK)
 		return ret;
-	expected = (double)batch_pending(&bc->batch) *
-		   (bc->a.warmup + bc->a.window + bc->recipe.stop_grace_s + settle + DETACH_RUN_ALLOWANCE_S);
+	expected = detach_expected_s(batch_pending(&bc->batch), bc->a.warmup, bc->a.window,
+				     bc->recipe.stop_grace_s, settle);
 	/* an SQLite connection must not cross a fork: the runner opens its own */
 	resultsdb_close(bc->db);
 	bc->db = NULL;
-	fflush(stdout);
-	fflush(stderr);
-	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
-		error_msg("cannot detach the runner: %s", strerror(errno));
-		return HB_EXIT_FAILURE;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		detach_child(bc, p[1]);
+	r = detach_runner(&bc->batch);
+	if (r == 0) {
 		if (bc->a.db_path && resultsdb_open(bc->a.db_path, &bc->db, &bc->dberr) < 0) {
 			error_msg("cannot open the results database '%s': %s", bc->a.db_path, bc->dberr);
 			ret = HB_EXIT_FAILURE;
 		} else {
 			ret = prepare_machine(bc);
 		}
-		if (ret != HB_EXIT_OK)
+		if (ret != HB_EXIT_OK) {
 			batch_finish(&bc->batch, "failed");
+			batch_write_checksums(&bc->batch);
+		}
 		return ret;
 	}
-	close(p[1]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
 	bc->detached_parent = true;
-	if (read(p[0], &c, 1) != 1) {
-		close(p[0]);
-		error_msg("the detached runner of batch '%s' did not start (see %s/runner.log)", bc->batch.id,
-			  bc->batch.dir);
+	if (r < 0) {
+		error_msg("the detached runner of batch '%s' did not start (%s)", bc->batch.id,
+			  r == -ECHILD ? "it said nothing: see its " BATCH_RUNNER_LOG : strerror(-r));
 		return HB_EXIT_FAILURE;
 	}
-	close(p[0]);
 	printf("batch %s expected_s %.0f dir %s\n", bc->batch.id, ceil(expected),
 	       realpath(bc->batch.dir, abs) ? abs : bc->batch.dir);
 	return HB_EXIT_OK;

@@ -21,15 +21,11 @@ struct pull_opts {
 int remote_open_list(const struct ssh_target *t, struct ssh_conn *conn, const struct argv_list *dirs,
 		     struct remote_list *list);
 
-/* The target's directories of the batches ids names (n of them): as the
- * host's record of each says (a batch started with --out elsewhere), else
- * results/runs/ID. HB_EXIT_OK, or usage's exit code for a bad id. */
-int remote_batch_dirs(const struct context *ctx, const char *target, char **ids, int n, struct argv_list *dirs,
-		      const char *usage);
-
 /* pull's and target status's TARGET [BATCH...] (argv from optind): the
  * target found in the config (into targets, the caller's to release) and
- * the batches' dirs. HB_EXIT_OK or the exit code, said. */
+ * the batches' directories there: as the host's record of each says (a
+ * batch started with --out elsewhere), else results/runs/ID. HB_EXIT_OK or
+ * the exit code, said. */
 int remote_args(const struct context *ctx, int argc, char **argv, const char *usage, struct target_list *targets,
 		const struct ssh_target **t, struct argv_list *dirs);
 
