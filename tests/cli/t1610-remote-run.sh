@@ -6,8 +6,10 @@
 # pulled again: the same runs); a second login during a run's window marks
 # that run interfered (the sshd session's processes counted there, in no
 # other run), and none of the controller's connections falls in a window
-# (sshd's accept stamps against each run's window on the wall clock); the
-# SSH session that started a batch killed mid-batch loses nothing; target
+# (sshd's accept stamps against each run's window on the wall clock); a
+# damaged copy fails its check and is neither imported nor deleted there;
+# the SSH session that started a batch killed mid-batch loses nothing, and
+# pull --delete removes it there once its copy checks; target
 # status refuses while a batch is expected to be measuring; a batch whose
 # runner was killed on the target (SIGTERM) is finished by run --target
 # --resume, whose controller, stopped by Ctrl-C while it waits, leaves it
@@ -137,8 +139,9 @@ grep -q "^$B  *fake  *complete  *3/3 " "$T/out" || fail "status: $(cat "$T/out")
 f=$(cd "$(tdir "$B")" && ls -d ./*/frames.bin | head -n 1)
 printf 'x' >>"$(tdir "$B")/$f"
 rc=0
-"$HB" pull hb "$B" --db "$T/other.db" >"$T/out" 2>"$T/err" || rc=$?
+"$HB" pull hb "$B" --delete --db "$T/other.db" >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "damaged: exit" 1 "$rc"
+[ -f "$(tdir "$B")/batch.txt" ] || fail "--delete removed a batch whose copy failed its check"
 grep -q "batch $B from 'hb' fails its check: .*frames.bin: checksum mismatch" "$T/err" || fail "damaged: $(cat "$T/err")"
 [ ! -e "$T/other.db" ] || [ "$("$HB" db info --db "$T/other.db" | sed -n 's/^runs=//p')" = 0 ] ||
 	fail "a batch that failed its check was imported"
@@ -166,6 +169,12 @@ expect_eq "after the kill: status" complete "$(value status "$(tdir "$K")/batch.
 "$HB" pull hb "$K" >"$T/out" 2>"$T/err" || fail "pull after the kill: $(cat "$T/err")"
 grep -q "^pulled $K: 2 run(s)" "$T/out" || fail "pull after the kill: $(cat "$T/out")"
 expect_eq "db runs" 5 "$(db_runs)"
+# --delete after a verified pull: gone there, kept here
+"$HB" pull hb "$K" --delete >"$T/out" 2>"$T/err" || fail "pull --delete: $(cat "$T/err")"
+grep -q "^  removed on hb" "$T/out" || fail "pull --delete: $(cat "$T/out")"
+[ ! -e "$(tdir "$K")" ] || fail "--delete left the batch on the target"
+[ -f "$T/host/targets/hb/$K/SHA256SUMS" ] || fail "--delete lost the pulled copy"
+expect_eq "db runs after --delete" 5 "$(db_runs)"
 
 # 3. the runner killed on the target mid-batch, then resumed from the host
 "$HB" run --target hb --no-wait $RUNOPTS "$T/fake.ini" base 3 >"$T/out" 2>"$T/err" || fail "--no-wait: $(cat "$T/err")"
