@@ -365,7 +365,8 @@ int batch_write_checksums(const struct batch *b)
 		char *path = xasprintf("%s/%s", b->dir, de->d_name), *sums;
 		struct stat st;
 
-		if (strcmp(de->d_name, SHA256SUMS_NAME) == 0 || lstat(path, &st) < 0) {
+		if (strcmp(de->d_name, SHA256SUMS_NAME) == 0 || strcmp(de->d_name, BATCH_RUNNER_LOG) == 0 ||
+		    strcmp(de->d_name, BATCH_RUNNER_PID) == 0 || lstat(path, &st) < 0) {
 			free(path);
 			continue;
 		}

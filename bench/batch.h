@@ -102,9 +102,14 @@ int batch_finish(struct batch *b, const char *status);
  * (batch.txt, runs.txt, ab.txt, ...) and each finished run's
  * RUN/SHA256SUMS (written first for a run directory that has none, one
  * from before checksums); a hidden directory (a run's unfinished
- * `.NAME.tmp`) is left out.
+ * `.NAME.tmp`) is left out, and so are a detached runner's own
+ * BATCH_RUNNER_LOG and BATCH_RUNNER_PID (its log goes on after this).
  * 0 or -errno. */
 int batch_write_checksums(const struct batch *b);
+
+/* What run --detach's runner keeps in the batch directory (cmd-run.c). */
+#define BATCH_RUNNER_LOG "runner.log"
+#define BATCH_RUNNER_PID "runner.pid"
 /* Removes the batch's SHA256SUMS when it runs again (--resume): the list
  * is there only while the batch is not running. 0 or -errno. */
 int batch_drop_checksums(const struct batch *b);

@@ -36,7 +36,7 @@ static const char db_usage[] =
 
 /* The batches the runs belong to (their parent directories with a
  * batch.txt), each imported once. */
-static int import_batches(struct resultsdb *db, const struct argv_list *runs)
+static int import_batches(struct resultsdb *db, const struct argv_list *runs, bool verbose)
 {
 	struct argv_list seen;
 	int ret = 0;
@@ -67,7 +67,7 @@ static int import_batches(struct resultsdb *db, const struct argv_list *runs)
 				error_msg("%s", dberr);
 				free(dberr);
 				ret = -EIO;
-			} else {
+			} else if (verbose) {
 				printf("imported batch %s\n", kvfile_get(&kf, "batch_id"));
 			}
 		}
@@ -79,11 +79,13 @@ static int import_batches(struct resultsdb *db, const struct argv_list *runs)
 	return ret;
 }
 
-static int db_import(struct resultsdb *db, char **args, int n, const struct metric_opts *mo)
+int db_import_dirs(struct resultsdb *db, char **args, int n, const struct metric_opts *mo, bool verbose,
+		   size_t *imported)
 {
 	struct argv_list list;
 	struct strbuf err = STRBUF_INIT;
-	int ret = HB_EXIT_OK, done = 0;
+	int ret = HB_EXIT_OK;
+	size_t done = 0;
 
 	argv_init(&list);
 	ret = rundir_args_expand(args, n, &list);
@@ -108,17 +110,20 @@ static int db_import(struct resultsdb *db, char **args, int n, const struct metr
 			error_msg("cannot import '%s': %s", run.dir, dberr);
 			free(dberr);
 			ret = HB_EXIT_FAILURE;
-		} else if (run.invalid) {
-			printf("imported %s (invalid: %s)\n", run.name, run.invalid);
-			done++;
 		} else {
-			printf("imported %s\n", run.name);
+			if (verbose && run.invalid)
+				printf("imported %s (invalid: %s)\n", run.name, run.invalid);
+			else if (verbose)
+				printf("imported %s\n", run.name);
 			done++;
 		}
 		run_release(&run);
 	}
-	printf("# %d run(s) indexed\n", done);
-	if (import_batches(db, &list) < 0)
+	if (verbose)
+		printf("# %zu run(s) indexed\n", done);
+	if (imported)
+		*imported = done;
+	if (import_batches(db, &list, verbose) < 0)
 		ret = HB_EXIT_FAILURE;
 out:
 	argv_release(&list);
@@ -215,7 +220,7 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 	if (ret != HB_EXIT_OK)
 		return ret;
 	if (subs[k].mode == RESULTSDB_WRITE)
-		ret = db_import(db, argv + optind, argc - optind, &mo);
+		ret = db_import_dirs(db, argv + optind, argc - optind, &mo, true, NULL);
 	else if (subs[k].mode == RESULTSDB_READ)
 		ret = db_info(db, path);
 	else

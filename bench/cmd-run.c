@@ -14,9 +14,11 @@
 #include "procwatch.h"
 #include "quiet-session.h"
 #include "recipe.h"
+#include "remote-run.h"
 #include "report.h"
 #include "resultsdb.h"
 #include "run.h"
+#include "run-detach.h"
 #include "runargs.h"
 #include "runner.h"
 #include "stage.h"
@@ -24,6 +26,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +69,13 @@ static const char run_usage[] =
 	"                    recipes/quiet/ or a path (default: default); the machine is\n"
 	"                    thawed when the batch ends, however it ends\n"
 	"  --no-quieting     leave the machine as it is\n"
+	"  --detach          once the batch's directory is made, go on in a session of\n"
+	"                    its own (output in BATCH/runner.log) and print\n"
+	"                    'batch ID expected_s N dir PATH'\n"
+	"  --target NAME     run the batch on the target NAME (hitchbench target add),\n"
+	"                    detached, wait for its end without touching the target,\n"
+	"                    then pull it (hitchbench pull); --no-wait: return after\n"
+	"                    the start; --no-pull: wait, but do not pull\n"
 	"\n"
 	"switches:\n";
 
@@ -81,7 +92,10 @@ static int usage_with_switches(const char *fmt, const char *arg)
 	return HB_EXIT_USAGE;
 }
 
-static int setup_signals(void)
+/* hup: SIGHUP stops the batch as SIGINT does; a detached runner ignores it
+ * instead (the hang-up of the session that started it is none of its
+ * business), and a blocked signal is kept pending even when ignored. */
+static int setup_signals(bool hup)
 {
 	sigset_t set;
 
@@ -89,7 +103,10 @@ static int setup_signals(void)
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	if (hup)
+		sigaddset(&set, SIGHUP);
+	else
+		signal(SIGHUP, SIG_IGN);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -errno;
 	/* orphans of the game come to us, so none escapes the end-of-run check */
@@ -101,14 +118,15 @@ static int setup_signals(void)
 /* A second view of the pending signals without SIGCHLD, for waits that
  * only look (poll) and must not wake for every child that exits: the
  * signal stays pending for the runner's signalfd to read. */
-static int stop_signal_fd(void)
+static int stop_signal_fd(bool hup)
 {
 	sigset_t set;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	if (hup)
+		sigaddset(&set, SIGHUP);
 	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
@@ -183,6 +201,11 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		return r;
 	if (a->resume && a->plan_only)
 		return usage_error(usage, "--plan is for a new batch; a batch's plan is in its batch.txt");
+	if (a->target && (a->hooks || a->detach || a->plan_only))
+		return usage_error(usage, "--target is run's, and starts the batch detached on the target: "
+				   "no --detach or --plan with it");
+	if ((a->no_wait || a->no_pull) && !a->target)
+		return usage_error(usage, "--no-wait and --no-pull are for a batch on a target (--target NAME)");
 	if (a->hooks && (a->rounds || a->tokens || a->order || a->have_seed || a->plan_only))
 		return usage_error(usage, "%s makes its own plan: no --rounds, --switches, --order, --seed "
 				   "or --plan", a->hooks->name);
@@ -342,9 +365,10 @@ struct batch_cmd {
 	struct resultsdb *db;
 	struct switch_set *sets;
 	size_t n_sets;
-	struct argv_list variants;
+	struct argv_list variants, written;
 	char *recipe_path, *default_out, *dberr, *cmdline;
 	int signal_fd, stop_fd;
+	bool detached_parent;      /* --detach: this is the foreground, its job done */
 };
 
 static void batch_cmd_init(struct batch_cmd *bc, struct context *ctx, const struct batch_hooks *hooks)
@@ -360,6 +384,7 @@ static void batch_cmd_init(struct batch_cmd *bc, struct context *ctx, const stru
 	batch_init(&bc->batch);
 	recipe_init(&bc->recipe);
 	argv_init(&bc->variants);
+	argv_init(&bc->written);
 	bc->signal_fd = bc->stop_fd = -1;
 }
 
@@ -374,6 +399,7 @@ static void batch_cmd_release(struct batch_cmd *bc)
 		close(bc->stop_fd);
 	switch_sets_free(bc->sets, bc->n_sets);
 	argv_release(&bc->variants);
+	argv_release(&bc->written);
 	batch_release(&bc->batch);
 	resultsdb_close(bc->db);
 	game_user_release(&bc->user);
@@ -432,13 +458,11 @@ static int check_plan(struct batch_cmd *bc)
 	return HB_EXIT_OK;
 }
 
-/* What a run needs of the machine: the hook, the switches' helpers, the
- * game's user, the database (opened first, so a bad path fails now, not
- * after an hour), the signals, the machine quieted. */
-static int prepare_machine(struct batch_cmd *bc)
+/* What a run needs of the machine that can be wrong: the hook, the
+ * switches' helpers, the game's user, the database (opened first, so a bad
+ * path fails now, not after an hour). */
+static int check_machine(struct batch_cmd *bc)
 {
-	int r;
-
 	if (access(bc->ctx->hook_path, R_OK) < 0) {
 		error_msg("cannot find the frame hook '%s': build it with 'make'", bc->ctx->hook_path);
 		return HB_EXIT_FAILURE;
@@ -452,11 +476,20 @@ static int prepare_machine(struct batch_cmd *bc)
 		error_msg("cannot open the results database '%s': %s", bc->a.db_path, bc->dberr);
 		return HB_EXIT_FAILURE;
 	}
+	return HB_EXIT_OK;
+}
+
+/* The machine made ready for the runs: killed runners' staging swept, the
+ * signals, the machine quieted. */
+static int prepare_machine(struct batch_cmd *bc)
+{
+	int r;
+
 	if (stage_sweep() > 0)
 		warn_msg("removed the staging directories of runners that were killed");
-	bc->signal_fd = setup_signals();
+	bc->signal_fd = setup_signals(!bc->a.detach);
 	if (bc->signal_fd >= 0) {
-		bc->stop_fd = stop_signal_fd();
+		bc->stop_fd = stop_signal_fd(!bc->a.detach);
 		if (bc->stop_fd < 0) {
 			close(bc->signal_fd);
 			bc->signal_fd = bc->stop_fd;
@@ -550,6 +583,15 @@ static int open_batch(struct batch_cmd *bc, char **argv)
 		fprintf(stderr, "hitchbench: batch %s: %zu variant(s) x %zu switch token(s) x %d round(s), "
 			"%zu run(s) to go, order %s (seed %llu)\n", b->id, b->variants.n, b->tokens.n, b->rounds,
 			batch_pending(b), batch_order_name(b->order), (unsigned long long)b->seed);
+	return HB_EXIT_OK;
+}
+
+/* The batch runner's template, from the batch and the prepared machine. */
+static void fill_runner(struct batch_cmd *bc)
+{
+	struct run_args *a = &bc->a;
+	struct batch *b = &bc->batch;
+
 	bc->br = (struct batch_run){
 		.batch = b, .recipe = &bc->recipe, .sets = bc->sets, .db = bc->db, .db_path = a->db_path,
 		.rerun_invalid = a->rerun, .silent = a->silent, .quiet = a->profile ? &bc->quiet : NULL,
@@ -563,7 +605,6 @@ static int open_batch(struct batch_cmd *bc, char **argv)
 		.noise_profile = a->profile ? bc->quiet.profile.path : NULL,
 		.verbose = a->verbose, .progress = a->silent ? NULL : print_progress,
 	};
-	return HB_EXIT_OK;
 }
 
 /* The rounds: what is pending, unless the hooks' test ended before. The
@@ -631,6 +672,57 @@ static int end_batch(struct batch_cmd *bc, int r, int ret)
 	return ret;
 }
 
+/* --detach: the batch made (or opened) here, where a bad option, recipe,
+ * profile or batch still fails with its message; then the rest of the
+ * command goes on in the detached runner (run-detach.c) while the
+ * foreground prints "batch ID expected_s N dir PATH" and is done
+ * (bc->detached_parent). In the runner: HB_EXIT_OK, the machine prepared,
+ * or the exit code after the batch was ended failed. */
+static int detach_batch(struct batch_cmd *bc, char **argv)
+{
+	double settle, expected;
+	char abs[PATH_MAX];
+	int ret, r;
+
+	r = detach_profile_settle(bc->a.profile, bc->ctx->recipe_dirs, ARRAY_SIZE(bc->ctx->recipe_dirs), &settle,
+				  &bc->err);
+	if (r < 0) {
+		error_msg("%s", bc->err.buf);
+		return HB_EXIT_USAGE;
+	}
+	ret = open_batch(bc, argv);
+	if (ret != HB_EXIT_OK)
+		return ret;
+	expected = detach_expected_s(batch_pending(&bc->batch), bc->a.warmup, bc->a.window,
+				     bc->recipe.stop_grace_s, settle);
+	/* an SQLite connection must not cross a fork: the runner opens its own */
+	resultsdb_close(bc->db);
+	bc->db = NULL;
+	r = detach_runner(&bc->batch);
+	if (r == 0) {
+		if (bc->a.db_path && resultsdb_open(bc->a.db_path, &bc->db, &bc->dberr) < 0) {
+			error_msg("cannot open the results database '%s': %s", bc->a.db_path, bc->dberr);
+			ret = HB_EXIT_FAILURE;
+		} else {
+			ret = prepare_machine(bc);
+		}
+		if (ret != HB_EXIT_OK) {
+			batch_finish(&bc->batch, "failed");
+			batch_write_checksums(&bc->batch);
+		}
+		return ret;
+	}
+	bc->detached_parent = true;
+	if (r < 0) {
+		error_msg("the detached runner of batch '%s' did not start (%s)", bc->batch.id,
+			  r == -ECHILD ? "it said nothing: see its " BATCH_RUNNER_LOG : strerror(-r));
+		return HB_EXIT_FAILURE;
+	}
+	printf("batch %s expected_s %.0f dir %s\n", bc->batch.id, ceil(expected),
+	       realpath(bc->batch.dir, abs) ? abs : bc->batch.dir);
+	return HB_EXIT_OK;
+}
+
 int batch_command(int argc, char **argv, struct context *ctx, const struct batch_hooks *hooks,
 		  char **batch_dir)
 {
@@ -638,9 +730,15 @@ int batch_command(int argc, char **argv, struct context *ctx, const struct batch
 	int ret, r;
 
 	batch_cmd_init(&bc, ctx, hooks);
+	for (int i = 0; i < argc; i++)   /* as written, before getopt permutes them */
+		argv_push(&bc.written, argv[i]);
 	r = parse_args(argc, argv, &bc.a);
 	if (r != 0) {
 		ret = r < 0 ? HB_EXIT_OK : r;
+		goto out;
+	}
+	if (bc.a.target) {
+		ret = remote_run(argc, bc.written.v, ctx, &bc.a);
 		goto out;
 	}
 	bc.default_out = xasprintf("%s/runs", ctx->results_dir);
@@ -661,11 +759,14 @@ int batch_command(int argc, char **argv, struct context *ctx, const struct batch
 		ret = print_plan(&bc.a, &bc.recipe, &bc.variants, bc.sets, bc.n_sets);
 		goto out;
 	}
-	ret = prepare_machine(&bc);
-	if (ret == HB_EXIT_OK)
+	ret = check_machine(&bc);
+	if (ret == HB_EXIT_OK && bc.a.detach)
+		ret = detach_batch(&bc, argv);
+	else if (ret == HB_EXIT_OK && (ret = prepare_machine(&bc)) == HB_EXIT_OK)
 		ret = open_batch(&bc, argv);
-	if (ret != HB_EXIT_OK)
+	if (ret != HB_EXIT_OK || bc.detached_parent)
 		goto out;
+	fill_runner(&bc);
 	ret = run_rounds(&bc, &r);
 	ret = end_batch(&bc, r, ret);
 	/* the very last: what the batch says of itself is all written (its

@@ -23,6 +23,7 @@ static const char target_usage[] =
 	"   or: hitchbench target list\n"
 	"   or: hitchbench target remove NAME\n"
 	"   or: hitchbench target check [-v] NAME\n"
+	"   or: hitchbench target status NAME [BATCH...] [--now]\n"
 	"\n"
 	"The targets are kept in $HITCHBENCH_TARGETS, else\n"
 	"$XDG_CONFIG_HOME/hitchbench/targets.ini, else ~/.config/hitchbench/targets.ini\n"
@@ -380,6 +381,7 @@ static const struct {
 	{ "list", target_list_cmd },
 	{ "remove", target_remove },
 	{ "check", target_check },
+	{ "status", cmd_target_status },
 };
 
 int cmd_target(int argc, char **argv, struct context *ctx)

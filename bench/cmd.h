@@ -66,6 +66,15 @@ int cmd_stalls(int argc, char **argv, struct context *ctx);
 int cmd_interference_scan(int argc, char **argv, struct context *ctx);
 int cmd_target(int argc, char **argv, struct context *ctx);
 int cmd_push(int argc, char **argv, struct context *ctx);
+int cmd_pull(int argc, char **argv, struct context *ctx);
+int cmd_target_status(int argc, char **argv, struct context *ctx);
+
+/* hitchbench db import's work (cmd-db.c): the run directories args name
+ * (and their batches) indexed, each line said when verbose; the runs
+ * indexed in *imported (may be NULL). HB_EXIT_OK or the exit code. */
+struct metric_opts;
+int db_import_dirs(struct resultsdb *db, char **args, int n, const struct metric_opts *mo, bool verbose,
+		   size_t *imported);
 
 /* The runs known to be disturbed: --interfered PATH (which must exist) or,
  * when path is NULL, results/interfered.txt (which need not). HB_EXIT_OK,

@@ -47,6 +47,8 @@ static const struct command {
 	{ "plot", cmd_plot, 0, "draw PNG and SVG pictures: frames, percentiles, a matrix, a kernel trend" },
 	{ "quiet", cmd_quiet, 0, "quiet the machine for a manual session (stop services, governor, ...)" },
 	{ "thaw", cmd_thaw, 0, "give the machine back: restore what quiet or a killed batch changed" },
+	{ "pull", cmd_pull, CMD_DB_OPTION | CMD_DB_WRITE,
+	  "copy a target's finished batches back, verified, and import them" },
 	{ "interference-scan", cmd_interference_scan, 0,
 	  "old runs whose X server, kernel or game logs show someone using the machine" },
 	{ "target", cmd_target, 0, "the machines to push to and run on: add, list, remove, check" },

@@ -129,6 +129,10 @@ static const struct run_option run_options[] = {
 	{ "profile", 0, RUN_OPT_ARG | RUN_OPT_BATCH, set_profile, 0 },
 	{ "no-quieting", 0, RUN_OPT_BATCH, set_profile, 0 },
 	{ "verbose", 'v', RUN_OPT_BATCH, set_true, AT(verbose) },
+	{ "detach", 0, 0, set_true, AT(detach) },
+	{ "target", 0, RUN_OPT_ARG, set_string, AT(target) },
+	{ "no-wait", 0, 0, set_true, AT(no_wait) },
+	{ "no-pull", 0, 0, set_true, AT(no_pull) },
 	/* ab's own (batch_hooks.option) */
 	{ "metric", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },
 	{ "effect", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },

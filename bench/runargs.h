@@ -19,9 +19,12 @@ struct batch_hooks;
 struct run_args {
 	const char *recipe, *variants, *tokens, *resume, *db_path, *out_dir, *display, *order;
 	const char *profile;       /* the quiet profile; NULL: --no-quieting */
+	const char *target;        /* --target NAME: the batch runs there (remote-run.c) */
 	double warmup, window;
 	int rounds;
 	bool have_seed, rerun, silent, verbose, have_metric_opts, plan_only, profile_given;
+	bool detach;               /* --detach: the runner goes on in a session of its own */
+	bool no_wait, no_pull;     /* with --target: return after the start; wait but do not pull */
 	uint64_t seed;
 	struct metric_opts metric;
 	const struct batch_hooks *hooks;   /* NULL: hitchbench run itself */

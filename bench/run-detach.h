@@ -1,0 +1,38 @@
+/*
+ * run --detach (cmd-run.c): the runner goes on in a session of its own
+ * once the batch directory is made, so that a batch started over SSH on a
+ * target outlives the connection (docs/targets.md "Running on a target").
+ */
+#ifndef HB_RUN_DETACH_H
+#define HB_RUN_DETACH_H
+
+#include <stddef.h>
+
+#include "batch.h"
+#include "util.h"
+
+/* What a run takes besides its warm-up, window, stop_grace and the quiet
+ * profile's settle_s, in the batch's expected length: the X server, the
+ * game's load to its first frame, the watcher, the end's checks and files. */
+#define DETACH_RUN_ALLOWANCE_S 5.0
+
+/* The seconds the batch's pending runs should take (expected_s). */
+double detach_expected_s(size_t pending, double warmup, double window, double stop_grace, double settle);
+
+/* The quiet profile's settle_s (profile NULL: no quieting, 0), the profile
+ * read now so that a bad one fails in the foreground. 0, -ENOENT (no such
+ * profile) or -EINVAL, err saying what is wrong. */
+int detach_profile_settle(const char *profile, char *const *recipe_dirs, size_t n, double *settle,
+			  struct strbuf *err);
+
+/* Forks the detached runner of batch b: a double fork, the first child
+ * calling setsid() and exiting (the runner re-parented, in a session of
+ * its own, so no hang-up reaches it), the runner's stdin /dev/null, its
+ * stdout and stderr appended to BATCH/runner.log, BATCH/runner.pid
+ * written ("PID STARTTIME", /proc/PID/stat's start time, so that a look
+ * can tell it alive from a pid used again). stdout and stderr are flushed
+ * first. Returns 0 in the runner, 1 in the foreground once the runner is
+ * ready, -errno in the foreground when it could not start. */
+int detach_runner(const struct batch *b);
+
+#endif
