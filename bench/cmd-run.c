@@ -769,8 +769,9 @@ int batch_command(int argc, char **argv, struct context *ctx, const struct batch
 	fill_runner(&bc);
 	ret = run_rounds(&bc, &r);
 	ret = end_batch(&bc, r, ret);
-	/* the very last: what the batch says of itself is all written (its
-	 * report included, for a runner whose output is a file in it) */
+	/* the very last: what the batch says of itself is all written. A
+	 * detached runner's runner.log is not listed (it is written after
+	 * this; pull copies it beside the batch as BATCH.runner.log) */
 	fflush(stdout);
 	fflush(stderr);
 	if ((r = batch_write_checksums(&bc.batch)) < 0) {
