@@ -131,7 +131,7 @@ PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hi
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev \
-              $(B)/tests/fifohog $(B)/tests/seqsim $(B)/tests/vkchain $(B)/tests/vkpresent $(B)/tests/tstamp \
+              $(B)/tests/fifohog $(B)/tests/seqsim $(B)/tests/vkchain $(B)/tests/vkpresent $(B)/tests/tstamp $(B)/tests/waitline \
               $(B)/tests/mkstallrec
 
 all: $(PROGS) $(B)/$(VK_MANIFEST) $(B)/walls/common.so $(B)/walls/analysis.so
@@ -302,6 +302,10 @@ $(B)/tests/mkstallrec: $(B)/tests/tools/mkstallrec.o $(HITCH_A)
 
 # Each line of stdin after the wall-clock time it came: the test sshd's log (tests/lib.sh).
 $(B)/tests/tstamp: $(B)/tests/tools/tstamp.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
+# Waits for lines in a file without starting a process: tests that watch a run (t1610).
+$(B)/tests/waitline: $(B)/tests/tools/waitline.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # A pinned SCHED_FIFO busy loop: the known delay the probe's test injects (t1300).
