@@ -117,7 +117,7 @@ expect_eq "push.txt format" 1 "$(value format "$P/push.txt")"
 expect_eq "push.txt how" host-build "$(value how "$P/push.txt")"
 expect_eq "push.txt arch" "$(dpkg --print-architecture)" "$(value arch "$P/push.txt")"
 [ -n "$(value harness_version "$P/push.txt")" ] || fail "push.txt has no harness_version"
-echo "first push: $(echo "$t1 - $t0" | bc) s"
+echo "first push: $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s"
 
 # the pushed harness runs where it landed (an installed tree, no checkout)
 ssh -F "$SSH_CONFIG" -o BatchMode=yes hbtarget "$P/bin/hitchbench" --help >"$T/help" 2>&1 || fail "pushed --help: $(cat "$T/help")"
@@ -131,7 +131,7 @@ run_hb "second push" 0 push hb
 t1=$(date +%s.%N)
 grep -q "^pushed: 0 file(s) copied, 0 deleted" "$T/out" || fail "second push copied: $(cat "$T/out")"
 expect_eq "second push's logins" 1 "$logins"
-echo "second push: $(echo "$t1 - $t0" | bc) s"
+echo "second push: $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s"
 
 # a file changed there is the only one copied back
 echo "# changed there" >>"$P/share/hitchbench/recipes/README.md"

@@ -23,7 +23,7 @@ P=$T/prefix
 t0=$(date +%s.%N)
 "$HB" push hb >"$T/push.out" 2>&1 || fail "push: $(cat "$T/push.out")"
 t1=$(date +%s.%N)
-echo "push: $(echo "$t1 - $t0" | bc) s"
+echo "push: $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s"
 
 rc=0
 "$HB" run --target hb --no-quieting dsda-doom --warmup 2 --window 8 >"$T/out" 2>"$T/err" || rc=$?
