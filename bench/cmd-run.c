@@ -680,6 +680,7 @@ static int end_batch(struct batch_cmd *bc, int r, int ret)
  * or the exit code after the batch was ended failed. */
 static int detach_batch(struct batch_cmd *bc, char **argv)
 {
+	struct detach_login login;
 	double settle, expected;
 	char abs[PATH_MAX];
 	int ret, r;
@@ -695,6 +696,10 @@ static int detach_batch(struct batch_cmd *bc, char **argv)
 		return ret;
 	expected = detach_expected_s(batch_pending(&bc->batch), bc->a.warmup, bc->a.window,
 				     bc->recipe.stop_grace_s, settle);
+	/* and the wait for the starting session's end (a second or so) */
+	detach_login_find(&login);
+	if (login.pid)
+		expected += DETACH_LOGIN_SETTLE_S + 1;
 	/* an SQLite connection must not cross a fork: the runner opens its own */
 	resultsdb_close(bc->db);
 	bc->db = NULL;
@@ -706,6 +711,8 @@ static int detach_batch(struct batch_cmd *bc, char **argv)
 		} else {
 			ret = prepare_machine(bc);
 		}
+		if (ret == HB_EXIT_OK && login.pid)
+			detach_login_say(&login, detach_login_wait(&login, bc->signal_fd));
 		if (ret != HB_EXIT_OK) {
 			batch_finish(&bc->batch, "failed");
 			batch_write_checksums(&bc->batch);

@@ -2,11 +2,15 @@
  * run --detach's fork and its estimate (see run-detach.h).
  */
 #include "run-detach.h"
+#include "cmd.h"
 #include "procparse.h"
 #include "quiet.h"
+#include "fsroot.h"
+#include "timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,4 +124,83 @@ int detach_runner(const struct batch *b)
 	r = read(p[0], &c, 1) == 1 ? 1 : -ECHILD;
 	close(p[0]);
 	return r;
+}
+
+/* pid's stat, 0 or -errno (-ENOENT: gone). */
+static int read_pstat(int pid, struct pstat *st)
+{
+	char rel[64], *text = NULL;
+	int r;
+
+	snprintf(rel, sizeof(rel), "proc/%d/stat", pid);
+	r = fsroot_read_all(rel, &text);
+	if (r >= 0)
+		r = pstat_parse(text, st);
+	free(text);
+	return r < 0 ? r : 0;
+}
+
+void detach_login_find(struct detach_login *l)
+{
+	struct pstat st;
+	int pid = getppid();
+
+	l->pid = 0;
+	l->starttime = 0;
+	for (int depth = 0; pid > 1 && depth < 64; depth++) {
+		if (read_pstat(pid, &st) < 0)
+			return;
+		if (strcmp(st.comm, "sshd") == 0) {
+			l->pid = pid;
+			l->starttime = st.starttime;
+			return;
+		}
+		pid = st.ppid;
+	}
+}
+
+/* Sleeps ms, or less when stop_fd becomes readable: 1 then. */
+static int nap(int ms, int stop_fd)
+{
+	struct pollfd p = { stop_fd, POLLIN, 0 };
+
+	if (stop_fd < 0) {
+		struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+		return 0;
+	}
+	return poll(&p, 1, ms) > 0;
+}
+
+double detach_login_wait(const struct detach_login *l, int stop_fd)
+{
+	uint64_t t0 = mono_ns();
+	double waited = -1;
+	struct pstat st;
+
+	if (!l->pid)
+		return 0;
+	while (mono_ns() - t0 < (uint64_t)DETACH_LOGIN_WAIT_S * 1000000000ull) {
+		if (read_pstat(l->pid, &st) < 0 || st.starttime != l->starttime || st.state == 'Z') {
+			waited = (double)(mono_ns() - t0) / 1e9;
+			break;
+		}
+		if (nap(100, stop_fd))
+			return waited;
+	}
+	for (int i = 0; i < DETACH_LOGIN_SETTLE_S * 10; i++)
+		if (nap(100, stop_fd))
+			break;
+	return waited;
+}
+
+void detach_login_say(const struct detach_login *l, double waited)
+{
+	if (waited < 0)
+		warn_msg("the SSH session that started the batch (sshd %d) has not ended after %d s: the runs begin "
+			 "while it is there", l->pid, DETACH_LOGIN_WAIT_S);
+	else
+		fprintf(stderr, "hitchbench: the SSH session that started the batch (sshd %d) ended after %.1f s; "
+			"the runs begin %d s after that\n", l->pid, waited, DETACH_LOGIN_SETTLE_S);
 }

@@ -7,6 +7,7 @@
 #define HB_RUN_DETACH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "batch.h"
 #include "util.h"
@@ -34,5 +35,35 @@ int detach_profile_settle(const char *profile, char *const *recipe_dirs, size_t 
  * first. Returns 0 in the runner, 1 in the foreground once the runner is
  * ready, -errno in the foreground when it could not start. */
 int detach_runner(const struct batch *b);
+
+/* The login the batch was started from: the nearest sshd among the
+ * runner's ancestors (OpenSSH's process for the session), found before the
+ * runner detaches. pid 0: none (a batch started at a terminal). */
+struct detach_login {
+	int pid;
+	uint64_t starttime;     /* /proc/PID/stat's, to tell it from a pid used again */
+};
+
+/* Seconds the detached runner waits for that session to end (the
+ * controller closes it at once), and then for its teardown (sshd's exit,
+ * logind's cleanup) to pass, before the first run. */
+#define DETACH_LOGIN_WAIT_S 10
+#define DETACH_LOGIN_SETTLE_S 2
+
+/* Walks up from our parent (proc/PID/stat under the swappable root). */
+void detach_login_find(struct detach_login *l);
+
+/* In the detached runner: waits until l's process is gone (at most
+ * DETACH_LOGIN_WAIT_S), then DETACH_LOGIN_SETTLE_S more, looking every
+ * 100 ms at /proc alone (it starts nothing); stop_fd (-1: none) readable
+ * ends the wait at once. The seconds waited for the session to end, or
+ * -1 when it had not ended by then; 0 with no login to wait for. */
+double detach_login_wait(const struct detach_login *l, int stop_fd);
+/* Says in the runner's log how the wait went (a warning when the session
+ * had not ended). The detached runner's first run waits for the session
+ * that started it to end: its teardown (sshd's exit, the controller's last
+ * ssh on a target that is also the host, logind's cleanup) is no run's
+ * interference. */
+void detach_login_say(const struct detach_login *l, double waited);
 
 #endif

@@ -102,6 +102,8 @@ L=$T/host/targets/hb/$B
 [ -f "$L/batch.txt" ] || fail "not pulled into $L"
 [ ! -e "$T/host/targets/hb/.$B.tmp" ] || fail "the .tmp copy was left"
 [ -s "$L.runner.log" ] || fail "the runner's log was not pulled beside the batch"
+grep -q "the SSH session that started the batch (sshd [0-9]*) ended after [0-9.]* s; the runs begin 2 s after" \
+	"$L.runner.log" || fail "the runner did not wait for the starting session's end: $(cat "$L.runner.log")"
 expect_eq "pulled status" complete "$(value status "$L/batch.txt")"
 expect_eq "db runs" 3 "$(db_runs)"
 # each window on the wall clock: no connection of the controller in any

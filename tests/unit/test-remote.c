@@ -6,6 +6,8 @@
  * measuring now, one seen ended, one whose expected end has passed).
  */
 #include "remote.h"
+#include "fsroot.h"
+#include "run-detach.h"
 #include "test.h"
 #include "util.h"
 
@@ -168,6 +170,49 @@ START_TEST(records)
 }
 END_TEST
 
+/* A stat line of a fake process: pid, comm, ppid and start time. */
+static void put_stat(const char *root, int pid, const char *comm, int ppid, unsigned long long start)
+{
+	char rel[64], *text;
+
+	snprintf(rel, sizeof(rel), "proc/%d/stat", pid);
+	text = xasprintf("%d (%s) S %d %d %d 0 -1 4194560 0 0 0 0 1 2 0 0 20 0 1 0 %llu 1000 100\n", pid, comm, ppid,
+			 pid, pid, start);
+	test_put(root, rel, text);
+	free(text);
+}
+
+/* run --detach's wait for the session that started it: the nearest sshd
+ * above our parent, found on a fixture tree (a shell under sshd under the
+ * listener); gone, it is waited for no longer; a pid reused (another start
+ * time) is gone too; without one, nothing is waited for. */
+START_TEST(detach_login)
+{
+	char *root = test_tmpdir();
+	struct detach_login l;
+	int ppid = getppid();
+	double w;
+
+	put_stat(root, ppid, "sh", 4001, 500);
+	put_stat(root, 4001, "sshd", 4000, 400);
+	put_stat(root, 4000, "sshd", 1, 10);
+	fsroot_set(root);
+	detach_login_find(&l);
+	ck_assert_int_eq(l.pid, 4001);
+	ck_assert_uint_eq(l.starttime, 400);
+	put_stat(root, 4001, "bash", 4000, 900);        /* the pid used again */
+	w = detach_login_wait(&l, -1);                  /* at once (then the settle) */
+	ck_assert_msg(w >= 0 && w < 1, "waited %f s", w);
+	put_stat(root, ppid, "bash", 1, 500);           /* a terminal's shell: no sshd above */
+	detach_login_find(&l);
+	ck_assert_int_eq(l.pid, 0);
+	ck_assert(detach_login_wait(&l, -1) == 0);
+	fsroot_set(NULL);
+	remove_tree(root);
+	free(root);
+}
+END_TEST
+
 TEST_SUITE(remote_suite)
 {
 	Suite *s = suite_create("remote");
@@ -177,6 +222,7 @@ TEST_SUITE(remote_suite)
 	tcase_add_test(tc, prefix_and_commands);
 	tcase_add_test(tc, listing);
 	tcase_add_test(tc, records);
+	tcase_add_test(tc, detach_login);
 	suite_add_tcase(s, tc);
 	return s;
 }
