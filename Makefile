@@ -362,10 +362,11 @@ check-sanitize: deps
 		$(SAN_B)/hitchbench-waker $(SAN_B)/hitchbench-prefetch \
 		$(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes $(SAN_B)/tests/glxparse $(SAN_B)/tests/mhsummary \
 		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump $(SAN_B)/tests/procwatch \
-		$(SAN_B)/tests/uinputdev $(SAN_B)/tests/fifohog
+		$(SAN_B)/tests/uinputdev $(SAN_B)/tests/fifohog $(SAN_B)/tests/mkstallrec
 	@cp $(B)/hitchbench-hook.so $(SAN_B)/
 	@mkdir -p $(dir $(SAN_B)/$(VK_MANIFEST)) && cp $(B)/$(VK_MANIFEST) $(SAN_B)/$(VK_MANIFEST)
-	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(B)/tests/vkchain $(SAN_B)/tests/
+	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(B)/tests/vkchain \
+		$(B)/tests/tstamp $(B)/tests/waitline $(SAN_B)/tests/
 	@HB_BUILD=$(CURDIR)/$(SAN_B) HB_SANITIZE=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh
 
 # libFuzzer targets: the library again, built by clang into its own object
