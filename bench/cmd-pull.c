@@ -16,16 +16,18 @@
 #include <string.h>
 
 static const char pull_usage[] =
-	"usage: hitchbench pull TARGET [BATCH...] [--delete] [--no-import] [--db PATH]\n"
+	"usage: hitchbench pull TARGET [BATCH...] [--delete] [--no-import] [--now] [--db PATH]\n"
 	"\n"
 	"Copies the target's finished batches (all of them, or those named) into\n"
 	"results/targets/TARGET/BATCH/, checks each against its SHA256SUMS and imports\n"
 	"its runs into the database (again: updated in place). A batch still running is\n"
 	"skipped. Nothing on the target is removed unless --delete, and then only a\n"
-	"batch whose copy passed the check.\n"
+	"batch whose copy passed the check. While a batch started from here is expected\n"
+	"to be measuring there, it is refused (a login then marks that run interfered).\n"
 	"\n"
 	"  --delete      remove each batch on the target once its copy is verified\n"
 	"  --no-import   copy and verify only\n"
+	"  --now         connect even while a batch is expected to be measuring\n"
 	"  --db PATH     the database (default results/hitchbench.db)\n";
 
 /* Imports the pulled batch: HB_EXIT_OK with the runs indexed in *n. */
@@ -195,6 +197,7 @@ int cmd_pull(int argc, char **argv, struct context *ctx)
 	static const struct option opts[] = {
 		{ "delete", no_argument, NULL, 'd' },
 		{ "no-import", no_argument, NULL, 'n' },
+		{ "now", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -204,12 +207,14 @@ int cmd_pull(int argc, char **argv, struct context *ctx)
 	struct remote_list list;
 	struct argv_list dirs;
 	struct ssh_conn conn;
+	bool now = false;
 	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o.delete_after = true; break;
 		case 'n': o.no_import = true; break;
+		case 'N': now = true; break;
 		case 'h':
 			fputs(pull_usage, stdout);
 			return HB_EXIT_OK;
@@ -224,6 +229,10 @@ int cmd_pull(int argc, char **argv, struct context *ctx)
 	ret = remote_args(ctx, argc, argv, pull_usage, &targets, &t, &dirs);
 	if (ret != HB_EXIT_OK)
 		goto out;
+	if (!now && remote_measuring_refuse(ctx, t->name)) {
+		ret = HB_EXIT_FAILURE;
+		goto out;
+	}
 	ret = remote_open_list(t, &conn, &dirs, &list);
 	if (ret != HB_EXIT_OK)
 		goto out;

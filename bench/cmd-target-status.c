@@ -40,27 +40,6 @@ static void print_batches(const struct remote_list *l)
 	}
 }
 
-/* Refuses (1) while a record says a batch there may be measuring. */
-static int measuring_now(const struct context *ctx, const char *name)
-{
-	struct argv_list busy;
-	int ret = 0;
-
-	argv_init(&busy);
-	remote_records_measuring(ctx->results_dir, name, time(NULL), &busy);
-	for (size_t i = 0; i < busy.n; i++) {
-		char *sp = strchr(busy.v[i], ' ');
-
-		if (sp)
-			*sp = '\0';
-		error_msg("batch %s on '%s' is expected to be measuring until %s: a connection now is a login on "
-			  "the target, which marks the run being measured interfered ('--now' connects anyway)",
-			  busy.v[i], name, sp ? sp + 1 : "?");
-		ret = 1;
-	}
-	argv_release(&busy);
-	return ret;
-}
 
 int cmd_target_status(int argc, char **argv, struct context *ctx)
 {
@@ -95,7 +74,7 @@ int cmd_target_status(int argc, char **argv, struct context *ctx)
 	ret = remote_args(ctx, argc, argv, status_usage, &targets, &t, &dirs);
 	if (ret != HB_EXIT_OK)
 		goto out;
-	if (!now && measuring_now(ctx, t->name)) {
+	if (!now && remote_measuring_refuse(ctx, t->name)) {
 		ret = HB_EXIT_FAILURE;
 		goto out;
 	}

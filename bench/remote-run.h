@@ -41,4 +41,10 @@ int pull_ended(struct ssh_conn *c, struct context *ctx, const struct remote_list
  * they were written), a its options as parsed. The exit code. */
 int remote_run(int argc, char **argv, struct context *ctx, const struct run_args *a);
 
+/* For a command a user runs while a batch may be measuring there (target
+ * status, pull): 1, after saying so, when a record of the host's says a
+ * batch on target name is expected to be measuring now (a login then
+ * marks the run being measured interfered); else 0. */
+int remote_measuring_refuse(const struct context *ctx, const char *name);
+
 #endif
