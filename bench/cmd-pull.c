@@ -14,6 +14,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char pull_usage[] =
 	"usage: hitchbench pull TARGET [BATCH...] [--delete] [--no-import] [--now] [--db PATH]\n"
@@ -112,12 +113,39 @@ out:
 	return ret;
 }
 
-int remote_open_list(const struct ssh_target *t, struct ssh_conn *conn, const struct argv_list *dirs,
-		     struct remote_list *list)
+/* 1, after saying so, when a record of the host's says a batch on target
+ * name is expected to be measuring now (a login then marks the run being
+ * measured interfered); else 0. */
+static int measuring_refuse(const struct context *ctx, const char *name)
+{
+	struct argv_list busy;
+	int ret = 0;
+
+	argv_init(&busy);
+	remote_records_measuring(ctx->results_dir, name, time(NULL), &busy);
+	for (size_t i = 0; i < busy.n; i++) {
+		char *sp = strchr(busy.v[i], ' ');
+
+		if (sp)
+			*sp = '\0';
+		error_msg("batch %s on '%s' is expected to be measuring until %s: a connection now is a login on "
+			  "the target, which marks the run being measured interfered ('--now' connects anyway)",
+			  busy.v[i], name, sp ? sp + 1 : "?");
+		ret = 1;
+	}
+	argv_release(&busy);
+	return ret;
+}
+
+int remote_open_list(const struct context *ctx, const struct ssh_target *t, bool now, struct ssh_conn *conn,
+		     const struct argv_list *dirs, struct remote_list *list)
 {
 	struct strbuf err = STRBUF_INIT;
-	int r = ssh_open(conn, t);
+	int r;
 
+	if (!now && measuring_refuse(ctx, t->name))
+		return HB_EXIT_FAILURE;
+	r = ssh_open(conn, t);
 	if (r < 0) {
 		error_msg("cannot connect to '%s' (%s): %s", t->name, t->url, conn->err.len ? conn->err.buf : strerror(-r));
 		ssh_close(conn);
@@ -229,11 +257,7 @@ int cmd_pull(int argc, char **argv, struct context *ctx)
 	ret = remote_args(ctx, argc, argv, pull_usage, &targets, &t, &dirs);
 	if (ret != HB_EXIT_OK)
 		goto out;
-	if (!now && remote_measuring_refuse(ctx, t->name)) {
-		ret = HB_EXIT_FAILURE;
-		goto out;
-	}
-	ret = remote_open_list(t, &conn, &dirs, &list);
+	ret = remote_open_list(ctx, t, now, &conn, &dirs, &list);
 	if (ret != HB_EXIT_OK)
 		goto out;
 	if ((size_t)(argc - optind - 1) > list.n)

@@ -13,7 +13,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char status_usage[] =
 	"usage: hitchbench target status NAME [BATCH...] [--now]\n"
@@ -74,11 +73,7 @@ int cmd_target_status(int argc, char **argv, struct context *ctx)
 	ret = remote_args(ctx, argc, argv, status_usage, &targets, &t, &dirs);
 	if (ret != HB_EXIT_OK)
 		goto out;
-	if (!now && remote_measuring_refuse(ctx, t->name)) {
-		ret = HB_EXIT_FAILURE;
-		goto out;
-	}
-	ret = remote_open_list(t, &conn, &dirs, &list);
+	ret = remote_open_list(ctx, t, now, &conn, &dirs, &list);
 	if (ret != HB_EXIT_OK)
 		goto out;
 	ssh_close(&conn);

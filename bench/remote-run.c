@@ -286,24 +286,3 @@ out:
 	strbuf_release(&err);
 	return ret;
 }
-
-int remote_measuring_refuse(const struct context *ctx, const char *name)
-{
-	struct argv_list busy;
-	int ret = 0;
-
-	argv_init(&busy);
-	remote_records_measuring(ctx->results_dir, name, time(NULL), &busy);
-	for (size_t i = 0; i < busy.n; i++) {
-		char *sp = strchr(busy.v[i], ' ');
-
-		if (sp)
-			*sp = '\0';
-		error_msg("batch %s on '%s' is expected to be measuring until %s: a connection now is a login on "
-			  "the target, which marks the run being measured interfered ('--now' connects anyway)",
-			  busy.v[i], name, sp ? sp + 1 : "?");
-		ret = 1;
-	}
-	argv_release(&busy);
-	return ret;
-}

@@ -17,9 +17,14 @@ struct pull_opts {
 };
 
 /* Opens conn to t and lists the batches in dirs (none: all) into list:
- * HB_EXIT_OK with conn open, or HB_EXIT_FAILURE, said, with conn closed. */
-int remote_open_list(const struct ssh_target *t, struct ssh_conn *conn, const struct argv_list *dirs,
-		     struct remote_list *list);
+ * HB_EXIT_OK with conn open, or HB_EXIT_FAILURE, said, with conn closed.
+ * Unless now, it is refused (HB_EXIT_FAILURE, said, nothing opened) while a
+ * record of the host's says a batch there is expected to be measuring: the
+ * connection would be a login on the target, which marks the run being
+ * measured interfered (target status and pull; run --target's own look
+ * comes after the expected end). */
+int remote_open_list(const struct context *ctx, const struct ssh_target *t, bool now, struct ssh_conn *conn,
+		     const struct argv_list *dirs, struct remote_list *list);
 
 /* pull's and target status's TARGET [BATCH...] (argv from optind): the
  * target found in the config (into targets, the caller's to release) and
@@ -40,11 +45,5 @@ int pull_ended(struct ssh_conn *c, struct context *ctx, const struct remote_list
  * (before getopt permuted it: the options are passed on to the target as
  * they were written), a its options as parsed. The exit code. */
 int remote_run(int argc, char **argv, struct context *ctx, const struct run_args *a);
-
-/* For a command a user runs while a batch may be measuring there (target
- * status, pull): 1, after saying so, when a record of the host's says a
- * batch on target name is expected to be measuring now (a login then
- * marks the run being measured interfered); else 0. */
-int remote_measuring_refuse(const struct context *ctx, const char *name);
 
 #endif
