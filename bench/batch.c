@@ -219,34 +219,40 @@ int batch_create(struct batch *b, const char *parent, const struct batch_spec *s
 	return r;
 }
 
-static int parse_runs_line(struct batch *b, char *line)
+int batch_runs_line(char *line, size_t n_slots, enum slot_state *state, int *attempts, char **run_dir)
 {
 	char *save = NULL, *idx = strtok_r(line, " ", &save), *ev = strtok_r(NULL, " ", &save);
 	char *dir = strtok_r(NULL, " ", &save);
 	int i;
 
-	if (!idx || !ev || safe_atoi(idx, &i) < 0 || i < 1 || (size_t)i > b->n_slots)
+	if (!idx || !ev || safe_atoi(idx, &i) < 0 || i < 1 || (size_t)i > n_slots)
 		return -EINVAL;
 	i--;
 	if (strcmp(ev, "started") == 0) {
-		b->attempts[i]++;
-		b->state[i] = SLOT_PENDING;
+		if (attempts)
+			attempts[i]++;
+		state[i] = SLOT_PENDING;
 	} else if (strcmp(ev, "done") == 0) {
-		b->state[i] = SLOT_DONE;
+		state[i] = SLOT_DONE;
 	} else if (strcmp(ev, "invalid") == 0) {
-		b->state[i] = SLOT_DONE;
+		state[i] = SLOT_DONE;
 	} else if (strcmp(ev, "rerun") == 0) {
-		b->state[i] = SLOT_RERUN;
+		state[i] = SLOT_RERUN;
 	} else if (strcmp(ev, "aborted") == 0) {
-		b->state[i] = b->state[i] == SLOT_RERUN ? SLOT_RERUN : SLOT_PENDING;
+		state[i] = state[i] == SLOT_RERUN ? SLOT_RERUN : SLOT_PENDING;
 	} else {
 		return -EINVAL;
 	}
-	if (dir && strcmp(dir, "-") != 0 && strcmp(ev, "aborted") != 0 && strcmp(ev, "started") != 0) {
-		free(b->run_dir[i]);
-		b->run_dir[i] = xstrdup(dir);
+	if (run_dir && dir && strcmp(dir, "-") != 0 && strcmp(ev, "aborted") != 0 && strcmp(ev, "started") != 0) {
+		free(run_dir[i]);
+		run_dir[i] = xstrdup(dir);
 	}
 	return 0;
+}
+
+static int parse_runs_line(struct batch *b, char *line)
+{
+	return batch_runs_line(line, b->n_slots, b->state, b->attempts, b->run_dir);
 }
 
 int batch_open(struct batch *b, const char *arg, const char *parent, struct strbuf *err)

@@ -87,6 +87,12 @@ void batch_release(struct batch *b);
 /* Creates parent/ID/ with batch.txt and an empty runs.txt. 0 or -errno. */
 int batch_create(struct batch *b, const char *parent, const struct batch_spec *spec,
 		 struct strbuf *err);
+/* One line of runs.txt ("INDEX EVENT [RUNDIR] [detail]", cut up in place)
+ * applied to the states of n_slots slots (attempts and run_dir, when not
+ * NULL, counted and kept too): how batch_open reads a batch, and how a
+ * target's listing counts the runs done (bench/remote.c). 0, or -EINVAL
+ * for a line that is not one (nothing changed). */
+int batch_runs_line(char *line, size_t n_slots, enum slot_state *state, int *attempts, char **run_dir);
 /* Opens an existing batch (a directory, or an ID under parent) and reads
  * what its runs.txt says. 0 or -errno (-EINVAL: damaged, message in err). */
 int batch_open(struct batch *b, const char *arg, const char *parent, struct strbuf *err);

@@ -4,6 +4,7 @@
  * batches it started, and the pull of a finished batch.
  */
 #include "remote.h"
+#include "batch.h"
 #include "procparse.h"
 #include "sha256sums.h"
 #include "timeutil.h"
@@ -118,7 +119,7 @@ void remote_list_init(struct remote_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static void batch_release(struct remote_batch *b)
+static void remote_batch_clear(struct remote_batch *b)
 {
 	free(b->id);
 	free(b->dir);
@@ -128,7 +129,7 @@ static void batch_release(struct remote_batch *b)
 void remote_list_release(struct remote_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		batch_release(&l->v[i]);
+		remote_batch_clear(&l->v[i]);
 	free(l->v);
 	remote_list_init(l);
 }
@@ -168,26 +169,29 @@ char *remote_list_command(const struct ssh_target *t, const char *const *dirs, s
 }
 
 /* What runs.txt says: the slots whose last event is done or invalid. */
+/* The slots of runs.txt's text that finished (done, or invalid and no
+ * rerun owed), read as batch_open reads them; a last line cut short is
+ * not counted. */
 static size_t runs_done(const char *runs, size_t len, size_t planned)
 {
-	char *last = zalloc(planned + 1);   /* per slot: 1 finished, 0 not */
+	enum slot_state *state = zalloc(sizeof(*state) * (planned ? planned : 1));
 	size_t done = 0;
 	const char *p = runs, *end = runs + len;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		char *line = xstrndup(p, nl ? (size_t)(nl - p) : (size_t)(end - p)), *save = NULL;
-		char *slot = strtok_r(line, " ", &save), *event = strtok_r(NULL, " ", &save);
-		int n;
+		char *line;
 
-		if (nl && slot && event && safe_atoi(slot, &n) == 0 && n >= 1 && (size_t)n <= planned)
-			last[n] = strcmp(event, "done") == 0 || strcmp(event, "invalid") == 0;
+		if (!nl)
+			break;
+		line = xstrndup(p, (size_t)(nl - p));
+		batch_runs_line(line, planned, state, NULL, NULL);
 		free(line);
-		p = nl ? nl + 1 : end;
+		p = nl + 1;
 	}
-	for (size_t i = 1; i <= planned; i++)
-		done += last[i];
-	free(last);
+	for (size_t i = 0; i < planned; i++)
+		done += state[i] == SLOT_DONE;
+	free(state);
 	return done;
 }
 
@@ -305,7 +309,7 @@ int remote_list_parse(const char *text, struct remote_list *l, const char **why)
 			return -EINVAL;
 		}
 		if (parse_one(p, end, &b, &p, why) < 0) {
-			batch_release(&b);
+			remote_batch_clear(&b);
 			return -EINVAL;
 		}
 		if (l->n == l->alloc) {
