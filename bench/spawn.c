@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -143,36 +144,96 @@ void describe_wait_status(int status, char *buf, size_t size)
 		snprintf(buf, size, "status 0x%x", (unsigned)status);
 }
 
-int spawn_capture(char *const *argv, char **out, int *status)
+static void drain(int *fd, struct strbuf *sb)
 {
-	extern char **environ;
-	struct spawn_opts o = { .argv = argv, .envp = environ, .in_fd = -1, .err_fd = -1 };
-	struct strbuf sb = STRBUF_INIT;
-	int pfd[2], r;
+	char chunk[8192];
+	ssize_t n = read(*fd, chunk, sizeof(chunk));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close(*fd);
+		*fd = -1;
+		return;
+	}
+	if (sb)
+		strbuf_add(sb, chunk, (size_t)n);
+}
+
+int spawn_capture_io(char *const *argv, const char *stdin_text, struct strbuf *out, struct strbuf *err,
+		     int *status)
+{
+	int in[2], o[2], e[2], r;
+	size_t off = 0, len = stdin_text ? strlen(stdin_text) : 0;
+	struct spawn_opts so = { .argv = argv, .envp = environ };
 	pid_t pid;
 
-	if (pipe2(pfd, O_CLOEXEC) < 0)
+	if (pipe2(in, O_CLOEXEC) < 0)
 		return -errno;
-	o.out_fd = pfd[1];
-	r = spawn_process(&o, &pid);
-	close(pfd[1]);
-	if (r < 0) {
-		close(pfd[0]);
+	if (pipe2(o, O_CLOEXEC) < 0 || pipe2(e, O_CLOEXEC) < 0) {
+		r = -errno;
+		close(in[0]);
+		close(in[1]);
 		return r;
 	}
-	for (;;) {
-		char chunk[4096];
-		ssize_t n = read(pfd[0], chunk, sizeof(chunk));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		strbuf_add(&sb, chunk, (size_t)n);
+	so.in_fd = in[0];
+	so.out_fd = o[1];
+	so.err_fd = e[1];
+	r = spawn_process(&so, &pid);
+	close(in[0]);
+	close(o[1]);
+	close(e[1]);
+	if (r < 0) {
+		close(in[1]);
+		close(o[0]);
+		close(e[0]);
+		return r;
 	}
-	close(pfd[0]);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
+	fcntl(in[1], F_SETFL, O_NONBLOCK);
+	if (!len) {
+		close(in[1]);
+		in[1] = -1;
+	}
+	while (o[0] >= 0 || e[0] >= 0) {
+		struct pollfd p[3] = { { o[0], POLLIN, 0 }, { e[0], POLLIN, 0 }, { in[1], POLLOUT, 0 } };
+
+		if (poll(p, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[0].revents)
+			drain(&o[0], out);
+		if (p[1].revents)
+			drain(&e[0], err);
+		if (in[1] >= 0 && p[2].revents) {
+			ssize_t n = write(in[1], stdin_text + off, len - off);
+
+			if (n > 0)
+				off += (size_t)n;
+			if ((n < 0 && errno != EAGAIN && errno != EINTR) || off == len) {
+				close(in[1]);
+				in[1] = -1;
+			}
+		}
+	}
+	if (in[1] >= 0)
+		close(in[1]);
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+int spawn_capture(char *const *argv, char **out, int *status)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = spawn_capture_io(argv, NULL, &sb, NULL, status);
+
+	if (r < 0) {
+		strbuf_release(&sb);
+		return r;
+	}
 	*out = strbuf_detach(&sb);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "gameuser.h"
+#include "util.h"
 
 struct spawn_opts {
 	char *const *argv;
@@ -40,5 +41,10 @@ void describe_wait_status(int status, char *buf, size_t size);
 /* Runs a command (as ourselves), returning its stdout in *out (caller
  * frees) and its wait status in *status. 0 or -errno. */
 int spawn_capture(char *const *argv, char **out, int *status);
+
+/* The same with stdin_text (NULL: none) as its input and both outputs
+ * captured (out or err NULL: read and dropped). 0 or -errno. */
+int spawn_capture_io(char *const *argv, const char *stdin_text, struct strbuf *out, struct strbuf *err,
+		     int *status);
 
 #endif

@@ -8,16 +8,11 @@
 #include "spawn.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 int ssh_url_parse(const char *url, struct ssh_target *t, const char **why)
 {
@@ -119,89 +114,6 @@ static void push_common(struct argv_list *a, const struct ssh_conn *c, const cha
 	}
 }
 
-static void drain(int *fd, struct strbuf *sb)
-{
-	char chunk[8192];
-	ssize_t n = read(*fd, chunk, sizeof(chunk));
-
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return;
-	if (n <= 0) {
-		close(*fd);
-		*fd = -1;
-		return;
-	}
-	if (sb)
-		strbuf_add(sb, chunk, (size_t)n);
-}
-
-/* Runs argv with stdin_text as its input and its two outputs captured: the
- * wait status in *status. 0 or -errno. */
-static int run_captured(char *const *argv, const char *stdin_text, struct strbuf *out, struct strbuf *err,
-			int *status)
-{
-	int in[2], o[2], e[2], r;
-	size_t off = 0, len = stdin_text ? strlen(stdin_text) : 0;
-	struct spawn_opts so = { .argv = argv, .envp = environ };
-	pid_t pid;
-
-	if (pipe2(in, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(o, O_CLOEXEC) < 0 || pipe2(e, O_CLOEXEC) < 0) {
-		r = -errno;
-		close(in[0]);
-		close(in[1]);
-		return r;
-	}
-	so.in_fd = in[0];
-	so.out_fd = o[1];
-	so.err_fd = e[1];
-	r = spawn_process(&so, &pid);
-	close(in[0]);
-	close(o[1]);
-	close(e[1]);
-	if (r < 0) {
-		close(in[1]);
-		close(o[0]);
-		close(e[0]);
-		return r;
-	}
-	fcntl(in[1], F_SETFL, O_NONBLOCK);
-	if (!len) {
-		close(in[1]);
-		in[1] = -1;
-	}
-	while (o[0] >= 0 || e[0] >= 0) {
-		struct pollfd p[3] = { { o[0], POLLIN, 0 }, { e[0], POLLIN, 0 }, { in[1], POLLOUT, 0 } };
-
-		if (poll(p, 3, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (p[0].revents)
-			drain(&o[0], out);
-		if (p[1].revents)
-			drain(&e[0], err);
-		if (in[1] >= 0 && p[2].revents) {
-			ssize_t n = write(in[1], stdin_text + off, len - off);
-
-			if (n > 0)
-				off += (size_t)n;
-			if ((n < 0 && errno != EAGAIN && errno != EINTR) || off == len) {
-				close(in[1]);
-				in[1] = -1;
-			}
-		}
-	}
-	if (in[1] >= 0)
-		close(in[1]);
-	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return 0;
-}
-
 static int exit_code(int status)
 {
 	if (WIFEXITED(status))
@@ -229,7 +141,7 @@ int ssh_open(struct ssh_conn *c, const struct ssh_target *t)
 	argv_push(&a, "-oControlPersist=no");
 	argv_push(&a, "--");
 	argv_push(&a, t->host);
-	r = run_captured(a.v, NULL, NULL, &c->err, &status);
+	r = spawn_capture_io(a.v, NULL, NULL, &c->err, &status);
 	argv_release(&a);
 	if (r == 0 && exit_code(status) != 0)
 		r = -EHOSTUNREACH;
@@ -256,7 +168,7 @@ int ssh_exec(struct ssh_conn *c, const char *remote_cmd, const char *stdin_text,
 	argv_push(&a, "--");
 	argv_push(&a, c->target->host);
 	argv_push(&a, remote_cmd);
-	r = run_captured(a.v, stdin_text, out, err, &status);
+	r = spawn_capture_io(a.v, stdin_text, out, err, &status);
 	argv_release(&a);
 	return r < 0 ? r : exit_code(status);
 }
@@ -297,7 +209,7 @@ int ssh_rsync(struct ssh_conn *c, const char *const *args, struct strbuf *out, s
 	argv_push(&a, e);
 	for (size_t i = 0; args[i]; i++)
 		argv_push(&a, args[i]);
-	r = run_captured(a.v, NULL, out, err, &status);
+	r = spawn_capture_io(a.v, NULL, out, err, &status);
 	free(e);
 	argv_release(&shell);
 	argv_release(&a);
@@ -316,7 +228,7 @@ void ssh_close(struct ssh_conn *c)
 		argv_push(&a, "-Oexit");
 		argv_push(&a, "--");
 		argv_push(&a, c->target->host);
-		run_captured(a.v, NULL, NULL, NULL, &status);
+		spawn_capture_io(a.v, NULL, NULL, NULL, &status);
 		argv_release(&a);
 		c->open = false;
 	}
