@@ -18,7 +18,7 @@
 /* The packages `make install` needs on the target (scripts/deps.sh's
  * BUILD, less what only tests use). */
 static const char check_build_packages[] = "gcc make pkg-config libinih-dev libsqlite3-dev nettle-dev libzstd-dev "
-				    "libx11-dev libgl-dev libxtst-dev libevdev-dev libvulkan-dev";
+				    "libx11-dev libgl-dev libxtst-dev libevdev-dev libvulkan-dev libpq-dev";
 
 static int name_cmp(const void *a, const void *b)
 {
