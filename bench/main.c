@@ -53,6 +53,8 @@ static const struct command {
 	  "old runs whose X server, kernel or game logs show someone using the machine" },
 	{ "target", cmd_target, 0, "the machines to push to and run on: add, list, remove, check" },
 	{ "push", cmd_push, 0, "install this harness on a target over SSH (only what changed is copied)" },
+	{ "lab", cmd_lab, CMD_DB_OPTION | CMD_DB_READ,
+	  "batches as Slurm jobs on a lab's machines: init, submit, status, cancel, results" },
 };
 
 static void usage(FILE *out)

@@ -24,6 +24,10 @@ struct game_user;
  * swap_free_kb, what provenance_memory() adds, and harness_version. Reads
  * proc/ and sys/ under the root. */
 void provenance_system(struct kvfile *kf);
+/* In a Slurm job (a lab job): slurm_job_id, slurm_restart_count,
+ * slurm_node, kernel_wanted; nothing outside one. provenance_system adds
+ * them. */
+void provenance_slurm(struct kvfile *kf);
 /* kernel_cmdline, cpu_vulnerability.NAME (one per file, sorted by name),
  * clocksource, delayacct, psi. */
 void provenance_kernel(struct kvfile *kf);
