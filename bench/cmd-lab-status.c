@@ -216,7 +216,7 @@ static void job_line(const char *lab, const char *id, struct lab_slurm_jobs *job
 	strbuf_addf(sb, ": %s", words);
 	if (j->exit_code && finished && strcmp(j->exit_code, "0:0") != 0)
 		strbuf_addf(sb, " (exit %s)", j->exit_code);
-	if (j->requeues)
+	if (j->requeues && strcmp(j->state, "PENDING") != 0)   /* a pending one's words say it */
 		strbuf_addf(sb, ", requeued %d time(s) after its node failed", j->requeues);
 	progress(batches, j->state && !strcmp(j->state, "RUNNING"), sb);
 	strbuf_addch(sb, '\n');

@@ -255,7 +255,7 @@ const char *lab_state_words(const struct lab_slurm_job *j, bool *finished)
 	if (!j->state)
 		return "unknown to Slurm";
 	if (!strcmp(j->state, "PENDING")) {
-		if (j->requeues > 0 && j->reason && !strcmp(j->reason, "BeginTime"))
+		if (j->requeues > 0)
 			return "requeued after its node failed, waiting to start again";
 		for (size_t i = 0; j->reason && i < ARRAY_SIZE(pending_words); i++)
 			if (!strcmp(j->reason, pending_words[i].reason))

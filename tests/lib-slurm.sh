@@ -71,6 +71,12 @@ slurmd_start() {
 	fail "node1 did not come up: $(sinfo -N 2>&1; tail -n 20 "$S/state/log/slurmd-node1.log")"
 }
 
+# alive PID: the process runs (a zombie no one reaps is gone)
+alive() {
+	_stat=$(ps -o stat= -p "$1" 2>/dev/null)
+	[ -n "$_stat" ] && [ "${_stat#Z}" = "$_stat" ]
+}
+
 # slurm_stop_daemon NAME: stops the daemon whose pid file is ours
 slurm_stop_daemon() {
 	case $1 in
@@ -82,7 +88,7 @@ slurm_stop_daemon() {
 	_p=$(cat "$_pf")
 	kill "$_p" 2>/dev/null || return 0
 	for _i in $(seq 1 50); do
-		kill -0 "$_p" 2>/dev/null || return 0
+		alive "$_p" || return 0
 		sleep 0.1
 	done
 	kill -9 "$_p" 2>/dev/null
@@ -90,9 +96,10 @@ slurm_stop_daemon() {
 }
 
 # t_procs: the processes naming the test's directory (the jobs' runners,
-# games and scripts); the test script itself does not
+# games and scripts) but the cluster's munged; the test script itself
+# does not name it
 t_procs() {
-	ps -eo pid,args | awk -v t="$T/" 'index($0, t) && !/awk -v t=/ { print $1 }'
+	ps -eo pid,args | awk -v t="$T/" 'index($0, t) && !/awk -v t=/ && !/^ *[0-9]+ munged / { print $1 }'
 }
 
 # slurm_stop: the jobs cancelled and every daemon of the test's cluster stopped
@@ -105,9 +112,9 @@ slurm_stop() {
 	done
 	slurm_stop_daemon slurmd
 	slurm_stop_daemon slurmctld
-	slurm_stop_daemon munged
 	_left=$(t_procs)
 	[ -z "$_left" ] || kill -9 $_left 2>/dev/null
+	slurm_stop_daemon munged
 	return 0
 }
 
