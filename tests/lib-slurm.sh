@@ -137,3 +137,23 @@ wait_job() {
 	done
 	fail "job $_id never reached $*: it is '$_st'; its log: $(cat "${HITCHBENCH_RESULTS:-$T}/lab/jobs/$_id.log" 2>&1)"
 }
+
+# lab_test_setup: what the lab's job tests share: the cluster, the fake
+# game (a 0.5 s warm-up, a 1 s window), results in $T/results and the
+# lab's database $DB
+lab_test_setup() {
+	need_slurm
+	need_game_user
+	fake_setup
+	slurm_start
+	export HITCHBENCH_RESULTS=$T/results
+	fake_recipe fake "--fps 100" "warmup = 0.5" "window = 1" "stop_grace = 1"
+	DB=$T/lab.sqlite
+}
+
+# submitted OUTFILE: the job id of the first "job ID: ..." line lab submit printed
+submitted() {
+	_j=$(sed -n 's/^job \([0-9]*\): .*/\1/p' "$1" | head -n 1)
+	[ -n "$_j" ] || fail "no job id in lab submit's output: $(cat "$1")"
+	echo "$_j"
+}
