@@ -179,6 +179,10 @@ int lab_jobcomp_parse(struct lab_slurm_jobs *l, const char *text, int *bad_line)
 			j->state = state;
 			free(j->nodes);
 			j->nodes = field(one, "NodeList");
+			if (j->nodes && (!*j->nodes || !strcmp(j->nodes, "(null)"))) {   /* never ran */
+				free(j->nodes);
+				j->nodes = NULL;
+			}
 			free(j->name);
 			j->name = field(one, "Name");
 			free(j->exit_code);
