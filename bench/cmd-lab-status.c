@@ -77,10 +77,14 @@ static int slurm_jobs(struct lab_slurm_jobs *jobs)
 
 		/* a job Slurm still holds whose last record is a requeue's was
 		 * requeued once more than the log's earlier records say */
-		if (j)
-			j->requeues = log.v[i].requeues + (!strcmp(log.v[i].state, "NODE_FAIL") ||
-							   !strcmp(log.v[i].state, "REQUEUED") ||
-							   !strcmp(log.v[i].state, "PREEMPTED"));
+		if (!j)
+			continue;
+		j->requeues = log.v[i].requeues + (!strcmp(log.v[i].state, "NODE_FAIL") ||
+						   !strcmp(log.v[i].state, "REQUEUED") ||
+						   !strcmp(log.v[i].state, "PREEMPTED"));
+		/* squeue has no exit code: the log's, of a job that ended */
+		if (!j->exit_code && log.v[i].exit_code && strcmp(j->state, log.v[i].state) == 0)
+			j->exit_code = xstrdup(log.v[i].exit_code);
 	}
 	*jobs = q;
 	lab_slurm_jobs_init(&q);
