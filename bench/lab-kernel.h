@@ -24,10 +24,7 @@
 #define HB_LAB_KERNEL_H
 
 #include "cmd.h"
-
-/* The exit code asking the job script to stop and wait for the requeued
- * job (sysexits.h's EX_TEMPFAIL). */
-#define HB_EXIT_REBOOTING 75
+#include "exitcodes.h" /* HB_EXIT_REBOOTING, 75 */
 
 int cmd_lab_ensure_kernel(int argc, char **argv, struct context *ctx);
 

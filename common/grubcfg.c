@@ -118,8 +118,14 @@ static int next_cmd(struct grub_parse *ps)
 			continue;
 		}
 		if (!c || c == '\n' || c == ';' || c == ' ' || c == '\t') {
-			if (in_word)
+			bool opens = false;
+
+			if (in_word) {
+				/* a bare '{' ends the command that opens a block,
+				 * also in a one-line "menuentry 'x' { linux ...; }" */
+				opens = bare && word.len == 1 && word.buf[0] == '{';
 				cmd_push(&ps->cmd, &word, bare);
+			}
 			in_word = false;
 			bare = true;
 			if (!c)
@@ -127,7 +133,7 @@ static int next_cmd(struct grub_parse *ps)
 			ps->p++;
 			if (c == '\n')
 				ps->line++;
-			if ((c == '\n' || c == ';') && ps->cmd.n > 0)
+			if ((c == '\n' || c == ';' || opens) && ps->cmd.n > 0)
 				break;
 			if (ps->cmd.n == 0)
 				ps->cmd.line = ps->line;

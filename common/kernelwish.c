@@ -125,16 +125,23 @@ out:
 	return r;
 }
 
+const char *kernel_wish_asked_utc(const struct kernel_wish *w, char *buf, size_t size)
+{
+	time_t t = (time_t)w->asked;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, size, "%lld", (long long)w->asked);
+	return buf;
+}
+
 char *kernel_wish_format(const struct kernel_wish *w)
 {
 	struct kvfile kf;
-	struct tm tm;
-	time_t t = (time_t)w->asked;
-	char when[32] = "?";
+	char when[32];
 	char *text;
 
-	if (gmtime_r(&t, &tm))
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	kernel_wish_asked_utc(w, when, sizeof(when));
 	kvfile_init(&kf);
 	kvfile_addf(&kf, "format", "%d", KERNEL_WISH_FORMAT);
 	kvfile_add(&kf, "kernel", w->kernel);

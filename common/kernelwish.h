@@ -15,6 +15,7 @@
 #define HB_KERNELWISH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util.h"
@@ -57,6 +58,8 @@ char *kernel_wish_path(void);
 int kernel_wish_parse(const char *text, struct kernel_wish *w, struct strbuf *why);
 /* The file's text (caller frees). */
 char *kernel_wish_format(const struct kernel_wish *w);
+/* When it was asked, "2026-12-02T21:40:00Z", into buf; returns buf. */
+const char *kernel_wish_asked_utc(const struct kernel_wish *w, char *buf, size_t size);
 /* Reads path: 0, -ENOENT (no wish), -errno, or -EINVAL with why. */
 int kernel_wish_read(const char *path, struct kernel_wish *w, struct strbuf *why);
 /* Writes path atomically (mode 0644). 0 or -errno. */
