@@ -23,7 +23,8 @@ const char *kernel_boot_method_name(enum kernel_boot_method m)
 	return (size_t)m < ARRAY_SIZE(method_names) ? method_names[m] : "?";
 }
 
-int kernel_boot_method_parse(const char *s, enum kernel_boot_method *m)
+/* "grub" / "kexec" back: 0 or -EINVAL. */
+static int kernel_boot_method_parse(const char *s, enum kernel_boot_method *m)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(method_names); i++) {
 		if (!strcmp(s, method_names[i])) {

@@ -40,9 +40,8 @@ struct kernel_wish {
 	char node[64];         /* SLURMD_NODENAME, "" outside a job */
 };
 
-/* "grub" / "kexec", and back: 0 or -EINVAL. */
+/* "grub" / "kexec". */
 const char *kernel_boot_method_name(enum kernel_boot_method m);
-int kernel_boot_method_parse(const char *s, enum kernel_boot_method *m);
 
 /* A kernel release is a word of [A-Za-z0-9._+~-], at most 127 bytes (it
  * becomes a file name under boot/ and a word on scontrol's command line). */
