@@ -29,6 +29,12 @@
 #   wakeups   nr_wakeups of /proc/PID/task/TID/sched summed the same way,
 #             when the kernel shows it (schedstats on); else '-'
 #   per_s     switches / WINDOW
+#   perf_cs   context switches perf counted over the window (perf stat -e
+#             context-switches -p PIDS -- sleep WINDOW): every thread of the
+#             processes, those created in the window too, and the children
+#             they fork (inherited counters); '-' without perf
+#   perf_ms   task-clock of the same, ms: the CPU time, to the nanosecond
+# DEBUG=1 also prints the raw samples; PROFILES="quiet" runs only some.
 # Profiles:
 #   default   only what a cluster needs (auth, ports, paths, the node):
 #             22.05's defaults for the rest (SlurmdTimeout=300, so slurmctld
@@ -210,7 +216,17 @@ measure() {
 	done
 	sleep 2 # the job's start settles
 	for d in slurmd slurmstepd munged slurmctld; do sample $d >"$P/$d.0"; done
+	perfs=
+	for d in slurmd slurmstepd munged slurmctld; do
+		pl=$(pids_of $d | tr '\n' ',' | sed 's/,$//')
+		rm -f "$P/$d.perf"
+		if [ -n "$PERF" ] && [ -n "$pl" ]; then
+			perf stat -x, -o "$P/$d.perf" -e context-switches,task-clock -p "$pl" -- sleep "$WINDOW" &
+			perfs="$perfs $!"
+		fi
+	done
 	sleep "$WINDOW"
+	[ -z "$perfs" ] || wait $perfs
 	for d in slurmd slurmstepd munged slurmctld; do sample $d >"$P/$d.1"; done
 	for d in slurmd slurmstepd munged slurmctld; do
 		[ -n "${DEBUG:-}" ] && echo "raw $d: $(cat "$P/$d.0") -> $(cat "$P/$d.1")" >&2
@@ -221,7 +237,13 @@ measure() {
 		[ "$w0" = - ] || [ "$w1" = - ] && wk=- || wk=$((w1 - w0))
 		per=$(awk -v s="$sw" -v w="$WINDOW" 'BEGIN { printf "%.2f", s / w }')
 		[ "$p0" = "$p1" ] || p1="$p0->$p1"
-		printf '%-8s %-11s %7s %9s %8s %7s  %s\n' "$1" "$d" "$cpu" "$sw" "$wk" "$per" "$p1"
+		pcs=- pms=-
+		if [ -s "$P/$d.perf" ]; then
+			# "<not counted>": no thread of them ran at all in the window
+			pcs=$(awk -F, '$3 == "context-switches" { print ($1 ~ /not counted/ ? 0 : $1) }' "$P/$d.perf")
+			pms=$(awk -F, '$3 == "task-clock" { printf "%.1f", ($1 ~ /not counted/ ? 0 : $1) }' "$P/$d.perf")
+		fi
+		printf '%-8s %-11s %7s %9s %8s %7s %9s %9s  %s\n' "$1" "$d" "$cpu" "$sw" "$wk" "$per" "${pcs:--}" "${pms:--}" "$p1"
 	done
 	stop_all
 	unset SLURM_CONF
@@ -229,7 +251,9 @@ measure() {
 
 echo "# slurmd-cost: Slurm $(slurmd -V | awk '{ print $2 }'), kernel $(uname -r), $(nproc) CPUs, window ${WINDOW}s, CLK_TCK $HZ"
 echo "# a job runs through each window; figures are end minus start (see the header of this script)"
-printf '%-8s %-11s %7s %9s %8s %7s  %s\n' profile daemon cpu_ms switches wakeups per_s pids
+PERF=
+command -v perf >/dev/null && perf stat -e task-clock -- true >/dev/null 2>&1 && PERF=perf
+printf '%-8s %-11s %7s %9s %8s %7s %9s %9s  %s\n' profile daemon cpu_ms switches wakeups per_s perf_cs perf_ms pids
 for prof in ${PROFILES:-default site quiet}; do
 	measure "$prof"
 done
