@@ -54,6 +54,7 @@ for p in munged slurmctld slurmd sbatch scontrol squeue; do
 		{ echo "no $p (apt install slurmctld slurmd slurm-client munge)" >&2; exit 77; }
 done
 PATH=$PATH:/usr/sbin
+. "$(dirname "$0")/../slurm-cluster.sh"
 D=$(mktemp -d /tmp/hb-slurmd-cost.XXXXXX)
 chmod 755 "$D"
 HZ=$(getconf CLK_TCK)
@@ -91,50 +92,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# a free TCP port from $1 up
-free_port() {
-	p=$1
-	while ss -Htln "sport = :$p" 2>/dev/null | grep -q .; do p=$((p + 1)); done
-	echo "$p"
-}
-
-mkdir -p "$D/munge" "$D/msock" "$D/log"
-dd if=/dev/urandom of="$D/munge/munge.key" bs=1024 count=1 2>/dev/null
-chmod 700 "$D/munge" && chmod 400 "$D/munge/munge.key"
-munged -f --key-file="$D/munge/munge.key" --socket="$D/msock/munge.socket" \
-	--log-file="$D/log/munged.log" --pid-file="$D/msock/munged.pid" --seed-file="$D/munge/seed" ||
-	{ echo "munged did not start: $(tail -n 3 "$D/log/munged.log")" >&2; exit 1; }
-for i in $(seq 50); do [ -s "$D/msock/munged.pid" ] && break; sleep 0.1; done
+cluster_munge "$D" || { echo "munged did not start: $(tail -n 3 "$D/log/munged.log")" >&2; exit 1; }
 MPID=$(cat "$D/msock/munged.pid")
 
 # conf PROFILE DIR CPORT DPORT: slurm.conf of the profile
 conf() {
-	cat <<EOC
-ClusterName=hbcost
-SlurmctldHost=$(hostname -s)(127.0.0.1)
-SlurmUser=root
-SlurmdUser=root
-SlurmctldPort=$3
-SlurmdPort=$4
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$D/msock/munge.socket
-StateSaveLocation=$2/state
-SlurmdSpoolDir=$2/spool
-SlurmctldPidFile=$2/slurmctld.pid
-SlurmdPidFile=$2/slurmd.pid
-SlurmctldLogFile=$2/slurmctld.log
-SlurmdLogFile=$2/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SchedulerType=sched/builtin
-SelectType=select/linear
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-MpiDefault=none
-MailProg=/bin/true
-ReturnToService=2
-EOC
+	cluster_conf hbcost "$2" "$3" "$4" "$D/msock/munge.socket"
 	case $1 in
 	site)
 		echo "HealthCheckInterval=30"
@@ -187,8 +150,8 @@ sample() {
 measure() {
 	P=$D/$1
 	mkdir -p "$P/state" "$P/spool" "$P/job"
-	cport=$(free_port 27817)
-	dport=$(free_port $((cport + 1)))
+	cport=$(cluster_port 27817)
+	dport=$(cluster_port $((cport + 1)))
 	conf "$1" "$P" "$cport" "$dport" >"$P/slurm.conf"
 	export SLURM_CONF=$P/slurm.conf
 	slurmctld -D -i -f "$P/slurm.conf" >"$P/slurmctld.out" 2>&1 &
