@@ -140,7 +140,7 @@ static int ensure_reboot(struct ensure *e)
 {
 	const char *node = getenv("SLURMD_NODENAME"), *job = getenv("SLURM_JOB_ID");
 	struct kernel_wish w;
-	char *reason;
+	char *reason, *dir;
 	int r;
 
 	if (!node || !*node) {
@@ -156,6 +156,12 @@ static int ensure_reboot(struct ensure *e)
 	w.asked = (int64_t)time(NULL);
 	snprintf(w.job_id, sizeof(w.job_id), "%s", job ? job : "");
 	snprintf(w.node, sizeof(w.node), "%s", node);
+	dir = xstrdup(e->wish_path);
+	if (strrchr(dir, '/') && strrchr(dir, '/') != dir) {
+		*strrchr(dir, '/') = '\0';
+		mkdir_p(dir, 0755); /* lab init makes it; a job running as root may too */
+	}
+	free(dir);
 	r = kernel_wish_write(e->wish_path, &w);
 	if (r < 0) {
 		error_msg("cannot write the kernel wish '%s': %s", e->wish_path, strerror(-r));

@@ -220,7 +220,7 @@ static void ensure_setup(struct ensure_env *t)
 	char *bin, *prog, *path;
 
 	t->dir = test_tmpdir();
-	t->wish = xasprintf("%s/kernel-wish", t->dir);
+	t->wish = xasprintf("%s/var/lib/hitchbench/kernel-wish", t->dir); /* its directories made on the way */
 	t->log = xasprintf("%s/scontrol.log", t->dir);
 	test_put(t->dir, "bin/scontrol",
 		 "#!/bin/sh\necho \"$*\" >>\"$FAKE_SCONTROL_LOG\"\n"
