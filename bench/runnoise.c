@@ -34,6 +34,14 @@ void run_noise_init(struct run_noise *n)
 	run_noise_daemons(n, NULL, NULL);
 }
 
+static bool any_sched(const struct daemon_snapshot *s)
+{
+	for (size_t i = 0; i < s->nthr; i++)
+		if (s->thr[i].have_wakeups)
+			return true;
+	return false;
+}
+
 void run_noise_daemons(struct run_noise *n, const char *list, const char *profile)
 {
 	struct strbuf why = STRBUF_INIT;
@@ -45,6 +53,15 @@ void run_noise_daemons(struct run_noise *n, const char *list, const char *profil
 	else
 		snprintf(n->daemons_source, sizeof(n->daemons_source), "default list");
 	strbuf_release(&why);
+	if (!n->ready)
+		return;
+	n->nancestors = daemon_ancestors(&n->rd, getppid(), n->exempt, ANCESTORS_MAX);
+	n->nknown = 0;
+	n->daemon_err = daemon_snapshot_take(&n->rd, &n->daemons, n->exempt, n->nancestors, &n->ds[0]);
+	for (size_t i = 0; i < n->ds[0].nproc; i++)
+		n->known[n->nknown++] = n->ds[0].proc[i].pid;
+	/* a kernel without schedstats: no sched file to read at the edges */
+	n->ds[0].skip_sched = n->ds[1].skip_sched = n->ds[0].nthr > 0 && !any_sched(&n->ds[0]);
 }
 
 void run_noise_release(struct run_noise *n)
@@ -67,19 +84,25 @@ void run_noise_reaped(struct run_noise *n, const struct rusage *ru)
 }
 
 /* The daemons' snapshot which, all but the runner's ancestors and the
- * nrun processes of its tree (in run_pids). */
+ * nrun processes of its tree (in run_pids): at the start those the scan
+ * before the window found, at the end a scan of proc/. */
 static void take_daemons(struct run_noise *n, int which, size_t nrun)
 {
-	size_t k;
+	size_t k = n->nancestors;
+	uint64_t c0 = thread_cpu_ns();
 	int r;
 
 	if (n->daemon_err < 0)
 		return;
-	k = daemon_ancestors(&n->rd, getppid(), n->exempt, ANCESTORS_MAX);
 	memcpy(n->exempt + k, n->run_pids, nrun * sizeof(*n->exempt));
-	r = daemon_snapshot_take(&n->rd, &n->daemons, n->exempt, k + nrun, &n->ds[which]);
+	if (which == 0)
+		r = daemon_snapshot_take_pids(&n->rd, &n->daemons, n->known, n->nknown, n->exempt, k + nrun,
+					      &n->ds[0]);
+	else
+		r = daemon_snapshot_take(&n->rd, &n->daemons, n->exempt, k + nrun, &n->ds[1]);
 	if (r < 0)
 		n->daemon_err = r;
+	n->daemon_cost_ns[which] = thread_cpu_ns() - c0;
 }
 
 void run_noise_take(struct run_noise *n, int which, const struct pid_list *game)
@@ -144,6 +167,8 @@ bool run_noise_finish(struct run_noise *n, const struct noise_limits *limits, co
 
 		daemon_cost_diff(&n->daemons, &n->ds[0], &n->ds[1], n->rd.hz, &dc);
 		daemon_cost_write(&dc, n->daemons_source, bench);
+		kvfile_addf(bench, "noise.daemon.cost_us", "%.0f %.0f", (double)n->daemon_cost_ns[0] / 1e3,
+			    (double)n->daemon_cost_ns[1] / 1e3);
 	}
 	kvfile_addf(bench, "noise.cost_us", "%.0f", (double)n->cost_ns / 1e3);
 	if (!limits) {

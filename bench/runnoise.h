@@ -42,7 +42,10 @@ struct run_noise {
 	char daemons_source[160];   /* where the list came from, for bench.txt */
 	struct daemon_snapshot *ds; /* [2]: window start, end */
 	pid_t *exempt;              /* the runner's ancestors, then its tree */
-	size_t exempt_max;
+	size_t exempt_max, nancestors;
+	pid_t known[DAEMON_PROCS_MAX]; /* the daemons a scan before the window found */
+	size_t nknown;
+	uint64_t daemon_cost_ns[2];    /* the runner's thread CPU time for each daemon snapshot */
 	int daemon_err;             /* the first daemon snapshot that failed, -errno */
 };
 
@@ -53,7 +56,10 @@ void run_noise_release(struct run_noise *n);
 /* The daemons to watch: list (names, as a quiet profile's [noise]
  * daemons), or NULL for DAEMON_NAMES_DEFAULT; profile (may be NULL) is the
  * profile's path, for bench.txt. A list that does not parse (profiles are
- * checked when read) watches none. */
+ * checked when read) watches none. It scans proc/ for them now, before the
+ * window: the start snapshot reads only what it found (the scan costs
+ * milliseconds, which the window would pay); the end snapshot, after the
+ * window, scans again and counts all of a daemon that came meanwhile. */
 void run_noise_daemons(struct run_noise *n, const char *list, const char *profile);
 /* What a reaped process of the game's used (wait4's rusage). */
 void run_noise_reaped(struct run_noise *n, const struct rusage *ru);

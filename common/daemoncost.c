@@ -131,7 +131,6 @@ static int take_thread(struct noise_reader *r, int tid, void *arg)
 	struct daemon_walk *w = arg;
 	struct daemon_snapshot *s = w->s;
 	struct daemon_thread *t;
-	struct pstat st;
 	char path[96];
 
 	if (s->nthr == DAEMON_THREADS_MAX) {
@@ -139,15 +138,15 @@ static int take_thread(struct noise_reader *r, int tid, void *arg)
 		return 1;
 	}
 	t = &s->thr[s->nthr];
-	snprintf(path, sizeof(path), "proc/%d/task/%d/stat", (int)w->pid, tid);
-	if (noise_read_rel(r, path) <= 0 || pstat_parse(r->buf, &st) < 0)
-		return 0; /* gone meanwhile */
-	t->starttime = st.starttime;
+	/* one read a thread (two with schedstats): a thread is known by its
+	 * tid alone, within a process known by its pid and start time */
+	t->starttime = 0;
 	snprintf(path, sizeof(path), "proc/%d/task/%d/status", (int)w->pid, tid);
 	if (noise_read_rel(r, path) <= 0 || daemon_status_switches(r->buf, &t->switches) < 0)
-		return 0;
+		return 0; /* gone meanwhile */
 	snprintf(path, sizeof(path), "proc/%d/task/%d/sched", (int)w->pid, tid);
-	t->have_wakeups = noise_read_rel(r, path) > 0 && daemon_sched_wakeups(r->buf, &t->wakeups) == 0;
+	t->have_wakeups = !s->skip_sched && noise_read_rel(r, path) > 0 &&
+			  daemon_sched_wakeups(r->buf, &t->wakeups) == 0;
 	if (!t->have_wakeups)
 		t->wakeups = 0;
 	t->tid = tid;
@@ -202,6 +201,19 @@ int daemon_snapshot_take(struct noise_reader *r, const struct daemon_names *name
 	if (names->n == 0)
 		return 0;
 	return noise_each_entry(r, "proc", take_pid, &w);
+}
+
+int daemon_snapshot_take_pids(struct noise_reader *r, const struct daemon_names *names, const pid_t *pids,
+			      size_t npids, const pid_t *exempt, size_t nexempt, struct daemon_snapshot *s)
+{
+	struct daemon_walk w = { .names = names, .exempt = exempt, .nexempt = nexempt, .s = s };
+
+	s->nproc = 0;
+	s->nthr = 0;
+	s->truncated = false;
+	for (size_t i = 0; i < npids; i++)
+		take_pid(r, pids[i], &w);
+	return 0;
 }
 
 size_t daemon_ancestors(struct noise_reader *r, pid_t pid, pid_t *out, size_t max)

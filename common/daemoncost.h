@@ -75,7 +75,7 @@ struct daemon_proc {
 
 struct daemon_thread {
 	pid_t tid;
-	uint64_t starttime;
+	uint64_t starttime;   /* 0: not read (the tid says who it is) */
 	uint64_t switches, wakeups;
 	bool have_wakeups;
 	int name;
@@ -87,12 +87,19 @@ struct daemon_snapshot {
 	struct daemon_thread thr[DAEMON_THREADS_MAX];
 	size_t nthr;
 	bool truncated;       /* more processes or threads than room */
+	bool skip_sched;      /* set by the caller: do not read proc/PID/task/TID/sched
+			       * (an earlier snapshot found no nr_wakeups there) */
 };
 
 /* The processes of names[] under the root's proc/, but those in
  * exempt[], into s. 0 or -errno (proc/ unreadable). */
 int daemon_snapshot_take(struct noise_reader *r, const struct daemon_names *names, const pid_t *exempt,
 			 size_t nexempt, struct daemon_snapshot *s);
+/* The same, reading only the processes pids[] (a list an earlier full
+ * snapshot found: cheaper where the cost counts, at the window's start).
+ * A pid gone, reused by another program or exempt is left out. 0. */
+int daemon_snapshot_take_pids(struct noise_reader *r, const struct daemon_names *names, const pid_t *pids,
+			      size_t npids, const pid_t *exempt, size_t nexempt, struct daemon_snapshot *s);
 /* pid and its ancestors up to (not with) pid 1, through proc/PID/stat,
  * into out (up to max). The count. */
 size_t daemon_ancestors(struct noise_reader *r, pid_t pid, pid_t *out, size_t max);

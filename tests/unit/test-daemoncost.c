@@ -73,9 +73,9 @@ START_TEST(parsers)
 }
 END_TEST
 
-/* A snapshot of one of the fixture trees. */
-static void take(const char *tree, const struct daemon_names *n, const pid_t *exempt, size_t nexempt,
-		 struct daemon_snapshot *s)
+/* A snapshot of one of the fixture trees: a scan, or of pids[] when npids. */
+static void take_of(const char *tree, const struct daemon_names *n, const pid_t *pids, size_t npids,
+		    const pid_t *exempt, size_t nexempt, struct daemon_snapshot *s)
 {
 	struct noise_reader r;
 	char *root = xasprintf("%s/%s", fixture_path("daemoncost"), tree);
@@ -87,10 +87,19 @@ static void take(const char *tree, const struct daemon_names *n, const pid_t *ex
 	fsroot_set(root);
 	r.root_fd = fsroot_open("", O_RDONLY | O_DIRECTORY);
 	ck_assert_int_ge(r.root_fd, 0);
-	ck_assert_int_eq(daemon_snapshot_take(&r, n, exempt, nexempt, s), 0);
+	if (npids)
+		ck_assert_int_eq(daemon_snapshot_take_pids(&r, n, pids, npids, exempt, nexempt, s), 0);
+	else
+		ck_assert_int_eq(daemon_snapshot_take(&r, n, exempt, nexempt, s), 0);
 	noise_reader_close(&r);
 	fsroot_set(NULL);
 	free(root);
+}
+
+static void take(const char *tree, const struct daemon_names *n, const pid_t *exempt, size_t nexempt,
+		 struct daemon_snapshot *s)
+{
+	take_of(tree, n, NULL, 0, exempt, nexempt, s);
 }
 
 /* pids.txt's pid of what */
@@ -161,6 +170,22 @@ START_TEST(window)
 	ck_assert_str_eq(kvfile_get(&kf, "noise.daemon.absentd.wakeups"), "0");
 	ck_assert_ptr_null(kvfile_get(&kf, "noise.daemon.truncated"));
 	kvfile_release(&kf);
+
+	/* the window's start read from a list of pids, as the runner does
+	 * (a pid that is gone, one exempt, one of another name: left out),
+	 * and without the sched files: the same figures */
+	{
+		pid_t list[] = { 99999, fixture_pid("slurmstepd_gone"), fixture_pid("slurmstepd_ancestor"),
+				 fixture_pid("munged"), fixture_pid("slurmd") };
+		struct daemon_cost c2;
+
+		s[0].skip_sched = true;
+		take_of("t0", &n, list, ARRAY_SIZE(list), exempt, 2, &s[0]);
+		ck_assert_uint_eq(s[0].nproc, 3);
+		ck_assert_uint_eq(s[0].nthr, 6);
+		daemon_cost_diff(&n, &s[0], &s[1], 100, &c2);
+		ck_assert_mem_eq(c2.d, c.d, sizeof(c.d));
+	}
 
 	/* a process that came during the window counts all it has */
 	daemon_cost_diff(&n, &s[1], &s[1], 100, &c);
