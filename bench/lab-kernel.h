@@ -15,10 +15,14 @@
  *   1   it cannot be had: KERNEL is not installed on the node, a reboot
  *       into it was already tried (the boot id changed since the wish) and
  *       the node booted another kernel ("asked to boot K, booted into X"),
- *       or scontrol failed.
+ *       it runs outside a Slurm job (no SLURMD_NODENAME), the wish cannot
+ *       be written, or scontrol failed.
  *   2   usage.
  *
- * cmd-lab.c (the lab's dispatcher) calls it for "lab ensure-kernel".
+ * cmd-lab.c (the lab's dispatcher) calls it for "lab ensure-kernel" with
+ * argv[0] the subcommand's name and its options and KERNEL after it, as
+ * the command table calls every cmd_*(); ctx is not used (may be NULL).
+ * It prints only diagnostics, to stderr.
  */
 #ifndef HB_LAB_KERNEL_H
 #define HB_LAB_KERNEL_H
