@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "exitcodes.h"
 #include "lab.h"
+#include "lab-kernel.h"
 #include "spawn.h"
 
 #include <errno.h>
@@ -30,6 +31,7 @@ static const char lab_usage[] =
 	"   or: hitchbench lab status [JOB...]\n"
 	"   or: hitchbench lab cancel JOB... | --all\n"
 	"   or: hitchbench lab results [JOB...] [--db DB]\n"
+	"   or: hitchbench lab ensure-kernel [--kexec] [--no-requeue] KERNEL   (in a job)\n"
 	"\n"
 	"Batches as Slurm jobs, one batch a job on a node of its own (docs/lab.md).\n"
 	"init writes slurm.conf for the machines of MACHINES-FILE into DIR (default\n"
@@ -165,7 +167,7 @@ out:
 
 /* Runs `hitchbench lab ensure-kernel K` (another process of ours: its
  * exit code is the contract, bench/lab-kernel.h): HB_EXIT_OK to go on,
- * 75 when the node reboots into K, else a failure. */
+ * HB_EXIT_REBOOTING when the node reboots into K, else a failure. */
 static int ensure_kernel(const char *self, const char *kernel)
 {
 	char *argv[] = { (char *)self, "lab", "ensure-kernel", (char *)kernel, NULL };
@@ -183,9 +185,9 @@ static int ensure_kernel(const char *self, const char *kernel)
 		error_msg("cannot run 'hitchbench lab ensure-kernel %s': %s", kernel, strerror(-r));
 		return HB_EXIT_FAILURE;
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 75) {
+	if (WIFEXITED(status) && WEXITSTATUS(status) == HB_EXIT_REBOOTING) {
 		note_msg("the node reboots into kernel %s and the job was requeued: the batch waits for it", kernel);
-		return 75;
+		return HB_EXIT_REBOOTING;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		error_msg("'hitchbench lab ensure-kernel %s' failed (exit %d): the batch does not run", kernel,
@@ -267,7 +269,7 @@ static int lab_job(int argc, char **argv, struct context *ctx)
 	else
 		self[n] = '\0';
 	if (kernel && (r = ensure_kernel(self, kernel)) != HB_EXIT_OK)
-		return r == 75 ? HB_EXIT_OK : r;
+		return r == HB_EXIT_REBOOTING ? HB_EXIT_OK : r;
 	batches = lab_job_batches_dir(dir, job_id);
 	if ((r = mkdir_p(batches, 0755)) < 0) {
 		error_msg("cannot make '%s': %s", batches, strerror(-r));
@@ -341,8 +343,7 @@ static int lab_cancel(int argc, char **argv, struct context *ctx)
 	return ret;
 }
 
-/* The subcommands. ensure-kernel (bench/lab-kernel.c) joins with a line
- * once its branch is merged. */
+/* The subcommands; ensure-kernel is bench/lab-kernel.c's. */
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv, struct context *ctx);
@@ -353,6 +354,7 @@ static const struct {
 	{ "cancel", lab_cancel },
 	{ "results", cmd_lab_results },
 	{ "job", lab_job },
+	{ "ensure-kernel", cmd_lab_ensure_kernel },
 };
 
 int cmd_lab(int argc, char **argv, struct context *ctx)

@@ -275,3 +275,15 @@ sshd_accepted() {
 sshd_accepted_between() {
 	awk -v a="$2" -v b="$3" '/Accepted publickey/ && $1 + 0 >= a + 0 && $1 + 0 <= b + 0 { n++ } END { print n + 0 }' "$1/sshd.log"
 }
+
+# inert_profile FILE [LINE...]: a quiet profile that changes nothing on the
+# machine and waits for no idleness, then its [noise] section of LINEs
+inert_profile() {
+	_f=$1
+	shift
+	printf '[quiet]\nservices =\nsync = no\ndrop_caches = 0\ncompact_memory = no\ngovernor =\ndelayacct = no\n' >"$_f"
+	printf '[idle]\ntimeout_s = 0\n[noise]\n' >>"$_f"
+	for _l in "$@"; do
+		echo "$_l" >>"$_f"
+	done
+}
