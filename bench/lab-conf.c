@@ -10,7 +10,12 @@
 
 #include <stdlib.h>
 
-void lab_conf_paths(const struct lab_conf_opts *o, struct lab_conf_paths *p)
+/* The places the configuration names, for the file and the steps. */
+struct lab_conf_paths {
+	char *ctld_state, *slurmd_spool, *log_dir, *pid_dir, *jobcomp;
+};
+
+static void lab_conf_paths(const struct lab_conf_opts *o, struct lab_conf_paths *p)
 {
 	const char *d = o->state_dir;
 
@@ -21,7 +26,7 @@ void lab_conf_paths(const struct lab_conf_opts *o, struct lab_conf_paths *p)
 	p->jobcomp = xasprintf("%s/jobcomp.txt", p->log_dir);
 }
 
-void lab_conf_paths_release(struct lab_conf_paths *p)
+static void lab_conf_paths_release(struct lab_conf_paths *p)
 {
 	free(p->ctld_state);
 	free(p->slurmd_spool);

@@ -58,13 +58,6 @@ struct lab_conf_opts {
 	const char *reboot_program;/* RebootProgram: LIBDIR/hitchbench-reboot */
 };
 
-/* The places the configuration names, for the instructions and tests. */
-struct lab_conf_paths {
-	char *ctld_state, *slurmd_spool, *log_dir, *pid_dir, *jobcomp;
-};
-void lab_conf_paths(const struct lab_conf_opts *o, struct lab_conf_paths *p);
-void lab_conf_paths_release(struct lab_conf_paths *p);
-
 /* slurm.conf for the machines, each setting with why it is there, into
  * out. */
 void lab_conf_write(struct strbuf *out, const struct lab_machines *m, const struct lab_conf_opts *o);

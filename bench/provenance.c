@@ -80,6 +80,27 @@ static void add_meminfo(struct kvfile *kf, const char *text, const char *key, co
 		kvfile_addf(kf, key, "%lld", kb);
 }
 
+/* A batch run as a lab job (docs/lab.md): the Slurm job, how many times it
+ * was requeued before this start, its node, and the kernel it asked for
+ * (lab job checked it before the batch began). Nothing outside a job. */
+static void add_env(struct kvfile *kf, const char *key, const char *var, const char *otherwise)
+{
+	const char *v = getenv(var);
+
+	if ((v && *v) || otherwise)
+		kvfile_add(kf, key, v && *v ? v : otherwise);
+}
+
+static void provenance_slurm(struct kvfile *kf)
+{
+	if (!getenv("SLURM_JOB_ID"))
+		return;
+	add_env(kf, "slurm_job_id", "SLURM_JOB_ID", NULL);
+	add_env(kf, "slurm_restart_count", "SLURM_RESTART_COUNT", "0");
+	add_env(kf, "slurm_node", "SLURMD_NODENAME", NULL);
+	add_env(kf, "kernel_wanted", "HITCHBENCH_KERNEL_WANTED", NULL);
+}
+
 void provenance_system(struct kvfile *kf)
 {
 	struct utsname u;
@@ -120,26 +141,6 @@ void provenance_system(struct kvfile *kf)
 	provenance_slurm(kf);
 }
 
-/* A batch run as a lab job (docs/lab.md): the Slurm job, how many times it
- * was requeued before this start, its node, and the kernel it asked for
- * (lab job checked it before the batch began). Nothing outside a job. */
-static void add_env(struct kvfile *kf, const char *key, const char *var, const char *otherwise)
-{
-	const char *v = getenv(var);
-
-	if ((v && *v) || otherwise)
-		kvfile_add(kf, key, v && *v ? v : otherwise);
-}
-
-void provenance_slurm(struct kvfile *kf)
-{
-	if (!getenv("SLURM_JOB_ID"))
-		return;
-	add_env(kf, "slurm_job_id", "SLURM_JOB_ID", NULL);
-	add_env(kf, "slurm_restart_count", "SLURM_RESTART_COUNT", "0");
-	add_env(kf, "slurm_node", "SLURMD_NODENAME", NULL);
-	add_env(kf, "kernel_wanted", "HITCHBENCH_KERNEL_WANTED", NULL);
-}
 
 void provenance_packages(struct kvfile *kf, const struct argv_list *packages)
 {

@@ -21,13 +21,12 @@ struct game_user;
 /* Adds kernel_release, kernel_version, machine, host, boot_id, what
  * provenance_kernel() adds, cpu_model, cpu_microcode, cpus, what
  * provenance_cpu() adds, mem_total_kb, mem_available_kb, swap_total_kb,
- * swap_free_kb, what provenance_memory() adds, and harness_version. Reads
+ * swap_free_kb, what provenance_memory() adds, harness_version, and in a
+ * Slurm job (a lab job) slurm_job_id, slurm_restart_count, slurm_node and
+ * kernel_wanted. Reads
  * proc/ and sys/ under the root. */
 void provenance_system(struct kvfile *kf);
-/* In a Slurm job (a lab job): slurm_job_id, slurm_restart_count,
- * slurm_node, kernel_wanted; nothing outside one. provenance_system adds
- * them. */
-void provenance_slurm(struct kvfile *kf);
+
 /* kernel_cmdline, cpu_vulnerability.NAME (one per file, sorted by name),
  * clocksource, delayacct, psi. */
 void provenance_kernel(struct kvfile *kf);
