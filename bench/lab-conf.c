@@ -192,7 +192,8 @@ void lab_conf_instructions(struct strbuf *out, const struct lab_machines *m, con
 		"   Check: 'sinfo' shows the nodes idle.\n");
 	strbuf_addf(out,
 		"5. On each node: hitchbench at the same path as here ('hitchbench push'), its\n"
-		"   RebootProgram %s for kernel campaigns, the results directory's lab/\n"
+		"   RebootProgram %s and /var/lib/hitchbench (mode 0755, owned\n"
+		"   by the jobs' user: the kernel wish) for kernel campaigns, the results directory's lab/\n"
 		"   shared (NFS) so that status sees the progress, and the database every\n"
 		"   node reaches (--db: a PostgreSQL URL, or an SQLite file on the share).\n"
 		"6. 'hitchbench lab submit GAME \"VARIANTS\" ROUNDS' (or a matrix file), then\n"
