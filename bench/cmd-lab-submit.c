@@ -150,7 +150,7 @@ static char *absolute(const char *path, bool always)
 static int where_options(const struct submit_args *a, struct argv_list *sb)
 {
 	struct argv_list want, all, other;
-	char *out = NULL;
+	char *out = NULL, *list;
 	const char *why = NULL;
 	int status = 0, ret = 0;
 	char *sinfo[] = { "sinfo", "-h", "-N", "-o", "%N", NULL };
@@ -162,10 +162,11 @@ static int where_options(const struct submit_args *a, struct argv_list *sb)
 	argv_init(&want);
 	argv_init(&all);
 	argv_init(&other);
-	for (char *p = (char *)a->nodes; *p; p++)
+	list = xstrdup(a->nodes);   /* "a,b" or "a b" */
+	for (char *p = list; *p; p++)
 		if (*p == ',')
 			*p = ' ';
-	if (argv_split(&want, a->nodes, &why) < 0 || want.n == 0) {
+	if (argv_split(&want, list, &why) < 0 || want.n == 0) {
 		ret = lab_usage_error("--nodes wants node names, not '%s'", a->nodes);
 	} else if (want.n == 1) {
 		argv_pushf(sb, "--nodelist=%s", want.v[0]);
@@ -191,16 +192,17 @@ static int where_options(const struct submit_args *a, struct argv_list *sb)
 				argv_push(&other, all.v[k]);
 		}
 		if (!ret && other.n) {
-			char *list = argv_join(other.v);
+			char *ex = argv_join(other.v);
 
-			for (char *p = list; *p; p++)
+			for (char *p = ex; *p; p++)
 				if (*p == ' ')
 					*p = ',';
-			argv_pushf(sb, "--exclude=%s", list);
-			free(list);
+			argv_pushf(sb, "--exclude=%s", ex);
+			free(ex);
 		}
 	}
 	free(out);
+	free(list);
 	argv_release(&want);
 	argv_release(&all);
 	argv_release(&other);

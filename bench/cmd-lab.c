@@ -307,9 +307,11 @@ static int lab_cancel(int argc, char **argv, struct context *ctx)
 		return HB_EXIT_OK;
 	}
 	argv_init(&ids);
-	if (all)
-		r = lab_jobs_active(ctx, &ids);
-	else
+	if (all && lab_jobs_active(ctx, &ids) < 0) {
+		argv_release(&ids);
+		return HB_EXIT_FAILURE;
+	}
+	if (!all)
 		for (int i = 1; i < argc; i++) {
 			int id;
 
