@@ -96,7 +96,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -std=gnu11 -fPIC -ffp-contract=off
 
 # pkg-config is asked when a recipe runs (recursive '='), so 'make check' on a
 # machine that lacks a -dev package can install it first and still link.
-LIBS       = $(shell $(PKG_CONFIG) --libs inih sqlite3 nettle libzstd) -lm
+LIBS       = $(shell $(PKG_CONFIG) --libs inih sqlite3 libpq nettle libzstd) -lm
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
 GL_LIBS    = $(shell $(PKG_CONFIG) --libs x11 gl)
 # What resolves a recipe's [input] key names (common/inputsteps.c) and plays them
@@ -112,6 +112,8 @@ LIB_OBJ      := $(COMMON_OBJ) $(ANALYSIS_OBJ) $(RUNNER_OBJ)
 $(B)/common/%.o:   LAYER_INC := -Icommon
 $(B)/analysis/%.o: LAYER_INC := -Icommon -Ianalysis
 $(B)/bench/%.o:    LAYER_INC := -Icommon -Ianalysis -Ibench -I$(B)/gen
+# libpq's header, for the one file that speaks to PostgreSQL (bench/sqldb-pg.c)
+$(B)/bench/sqldb-pg.o: LAYER_INC += $(shell $(PKG_CONFIG) --cflags-only-I libpq)
 $(B)/harness/%.o:  LAYER_INC := -Icommon -Iharness
 LAYER_INC ?= -Icommon -Ianalysis -Ibench
 # The archives in link order: a layer before the ones it uses.

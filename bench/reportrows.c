@@ -75,7 +75,7 @@ int report_rows_from_db(struct report_rows *rr, struct context *ctx, const char 
 	ret = cmd_db_open(ctx, &db);
 	if (ret != HB_EXIT_OK)
 		return ret;
-	if (resultsdb_list(db, game, variant, &rr->db_runs, &rr->n_db_runs, &err) < 0 ||
+	if (resultsdb_list(db, game, variant, ctx->machine, &rr->db_runs, &rr->n_db_runs, &err) < 0 ||
 	    (with_provenance && resultsdb_load_provenance(db, rr->db_runs, rr->n_db_runs, &err) < 0)) {
 		error_msg("cannot read the results database '%s': %s", path, err);
 		free(err);

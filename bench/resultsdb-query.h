@@ -15,6 +15,7 @@ struct resultsdb_query {
 	const char *run_name;     /* variant@switches, or the variant alone for runs without switches */
 	const char *metric;       /* metric_defs[].name */
 	const char *batch;        /* batch_uuid, or NULL for any batch (and none) */
+	const char *machine;      /* a host name or machine id, or NULL for any machine */
 };
 
 struct resultsdb_value {
