@@ -180,8 +180,8 @@ static int db_push(struct resultsdb *local, const char *url)
 		return HB_EXIT_FAILURE;
 	}
 	ret = resultsdb_push(local, lab, &stats, &err);
-	printf("pushed %zu of %zu run(s) not sent before from %s to %s\n", stats.sent, stats.pending,
-	       resultsdb_name(local), resultsdb_name(lab));
+	printf("pushed %zu of %zu run(s) not sent before, and %zu batch(es), from %s to %s\n", stats.sent,
+	       stats.pending, stats.batches, resultsdb_name(local), resultsdb_name(lab));
 	if (ret < 0) {
 		error_msg("%s", err);
 		error_msg("%zu run(s) not sent: the next push sends them", stats.pending - stats.sent);

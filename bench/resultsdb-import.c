@@ -363,7 +363,7 @@ static int import_run_body(struct resultsdb *db, void *arg, char **err)
 	if (ret == 0)
 		ret = set_batch_columns(db, id, &a->run->bench, err, a->what);
 	if (ret == 0)
-		ret = run_texts(db, "DELETE FROM pushes WHERE run_uuid = ?1", &uuid, 1, err, a->what);
+		ret = run_texts(db, "DELETE FROM pushes WHERE item = ?1", &uuid, 1, err, a->what);
 out:
 	sqldb_finalize(st);
 	return ret;

@@ -308,8 +308,8 @@ static int mark_pushed(struct resultsdb *src, void *arg, char **err)
 	struct sqldb_stmt *st = NULL;
 	int ret;
 
-	ret = sqldb_prepare(resultsdb_sqldb(src), "INSERT INTO pushes (lab, run_uuid, pushed_utc)"
-			    " VALUES (?1, ?2, ?3) ON CONFLICT (lab, run_uuid) DO UPDATE SET"
+	ret = sqldb_prepare(resultsdb_sqldb(src), "INSERT INTO pushes (lab, item, pushed_utc)"
+			    " VALUES (?1, ?2, ?3) ON CONFLICT (lab, item) DO UPDATE SET"
 			    " pushed_utc = excluded.pushed_utc", &st, err, "cannot record a push in");
 	if (ret == 0) {
 		for (int i = 0; i < 3; i++)
@@ -320,9 +320,23 @@ static int mark_pushed(struct resultsdb *src, void *arg, char **err)
 	return ret;
 }
 
-/* The runs of src not yet sent to lab: ids and uuids, in import order. */
-static int unsent_runs(struct resultsdb *src, const char *lab, int64_t **ids, char ***uuids,
-		       size_t *n, char **err)
+/* A batch as pushes records it: what it was when sent. */
+#define BATCH_ITEM "'batch:' || b.batch_uuid || ':' || COALESCE(b.status, '') || ':' ||" \
+		   " COALESCE(b.ended_utc, '')"
+
+static const char unsent_runs_sql[] =
+	"SELECT r.id, r.run_uuid, r.run_uuid FROM runs AS r WHERE NOT EXISTS"
+	" (SELECT 1 FROM pushes AS p WHERE p.lab = ?1 AND p.item = r.run_uuid) ORDER BY r.id";
+/* the batches with runs, as they are now, not sent so */
+static const char unsent_batches_sql[] =
+	"SELECT b.id, b.batch_uuid, " BATCH_ITEM " FROM batches AS b WHERE b.path IS NOT NULL"
+	" AND NOT EXISTS (SELECT 1 FROM pushes AS p WHERE p.lab = ?1 AND p.item = " BATCH_ITEM ")"
+	" ORDER BY b.id";
+
+/* The rows of src that sql lists as not yet sent to lab: ids, keys (and
+ * the items to record, for batches), in import order. */
+static int unsent(struct resultsdb *src, const char *sql, const char *lab, int64_t **ids,
+		  char ***keys, char ***items, size_t *n, char **err)
 {
 	static const char what[] = "cannot list what to push in";
 	struct sqldb_stmt *st = NULL;
@@ -330,11 +344,9 @@ static int unsent_runs(struct resultsdb *src, const char *lab, int64_t **ids, ch
 	int ret;
 
 	*ids = NULL;
-	*uuids = NULL;
+	*keys = *items = NULL;
 	*n = 0;
-	ret = sqldb_prepare(resultsdb_sqldb(src), "SELECT r.id, r.run_uuid FROM runs AS r WHERE NOT EXISTS"
-			    " (SELECT 1 FROM pushes AS p WHERE p.lab = ?1 AND p.run_uuid = r.run_uuid)"
-			    " ORDER BY r.id", &st, err, what);
+	ret = sqldb_prepare(resultsdb_sqldb(src), sql, &st, err, what);
 	if (ret < 0)
 		return ret;
 	sqldb_bind_text(st, 1, lab);
@@ -342,13 +354,68 @@ static int unsent_runs(struct resultsdb *src, const char *lab, int64_t **ids, ch
 		if (*n == alloc) {
 			alloc = alloc ? alloc * 2 : 64;
 			*ids = xrealloc(*ids, alloc * sizeof(**ids));
-			*uuids = xrealloc(*uuids, alloc * sizeof(**uuids));
+			*keys = xrealloc(*keys, alloc * sizeof(**keys));
+			*items = xrealloc(*items, alloc * sizeof(**items));
 		}
 		(*ids)[*n] = sqldb_column_int64(st, 0);
-		(*uuids)[*n] = sqldb_column_strdup(st, 1);
+		(*keys)[*n] = sqldb_column_strdup(st, 1);
+		(*items)[*n] = sqldb_column_strdup(st, 2);
 		(*n)++;
 	}
 	sqldb_finalize(st);
+	return ret;
+}
+
+static void free_list(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+struct push_batch {
+	struct row batch;
+	char now[32];
+};
+
+static int push_batch_body(struct resultsdb *dst, void *arg, char **err)
+{
+	struct push_batch *p = arg;
+	int64_t id;
+
+	return row_write(dst, "batches", batch_cols, &p->batch, p->now, &id, err, "cannot push a batch to");
+}
+
+/* The batches that changed since they were sent (or were never sent):
+ * after the runs, so that a batch that ended is sent as it ended. */
+static int push_batches(struct resultsdb *src, struct resultsdb *dst, struct resultsdb_push_stats *stats,
+			char **err)
+{
+	const char *lab = resultsdb_name(dst);
+	int64_t *ids = NULL;
+	char **uuids = NULL, **items = NULL;
+	size_t n = 0;
+	int ret;
+
+	ret = unsent(src, unsent_batches_sql, lab, &ids, &uuids, &items, &n, err);
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		struct push_batch p = { .batch = { NULL, 0 } };
+		const char *mark[3] = { lab, items[i], p.now };
+
+		utc_iso8601(time(NULL), p.now, sizeof(p.now));
+		ret = row_read(src, "batches", batch_cols, ARRAY_SIZE(batch_cols), "batch_uuid", uuids[i],
+			       &p.batch, err);
+		if (ret == 0)
+			ret = resultsdb_transaction(dst, push_batch_body, &p, err, "cannot push a batch to");
+		if (ret == 0)
+			ret = resultsdb_transaction(src, mark_pushed, mark, err, "cannot record a push in");
+		if (ret == 0)
+			stats->batches++;
+		row_release(&p.batch);
+	}
+	free(ids);
+	free_list(uuids, n);
+	free_list(items, n);
 	return ret;
 }
 
@@ -357,12 +424,12 @@ int resultsdb_push(struct resultsdb *src, struct resultsdb *dst, struct resultsd
 {
 	const char *lab = resultsdb_name(dst);
 	int64_t *ids = NULL;
-	char **uuids = NULL;
+	char **uuids = NULL, **items = NULL;
 	size_t n = 0;
 	int ret;
 
 	memset(stats, 0, sizeof(*stats));
-	ret = unsent_runs(src, lab, &ids, &uuids, &n, err);
+	ret = unsent(src, unsent_runs_sql, lab, &ids, &uuids, &items, &n, err);
 	stats->pending = n;
 	for (size_t i = 0; ret == 0 && i < n; i++) {
 		struct push_run p = { .what = "cannot push a run to" };
@@ -378,9 +445,10 @@ int resultsdb_push(struct resultsdb *src, struct resultsdb *dst, struct resultsd
 			stats->sent++;
 		push_run_release(&p);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(uuids[i]);
-	free(uuids);
 	free(ids);
+	free_list(uuids, n);
+	free_list(items, n);
+	if (ret == 0)
+		ret = push_batches(src, dst, stats, err);
 	return ret;
 }

@@ -13,7 +13,8 @@
 /* Both queries take the same parameters: ?1 game, ?2 run name, ?3 metric,
  * ?4 batch (NULL: any). */
 static const char values_sql[] =
-	"SELECT m.value, r.run_uuid, r.batch_uuid, r.boot_id, r.kernel_release, r.started_utc"
+	"SELECT m.value, r.run_uuid, r.batch_uuid, r.boot_id, r.kernel_release, r.started_utc,"
+	" r.host, r.machine_id"
 	" FROM runs r JOIN metrics m ON m.run_id = r.id AND m.name = ?3"
 	" WHERE r.game = ?1 AND COALESCE(r.run_name, r.variant) = ?2"
 	" AND (?4 IS NULL OR r.batch_uuid = ?4) AND " RESULTSDB_MACHINE_IS("?5")
@@ -80,6 +81,8 @@ static void add_value(struct sqldb_stmt *st, void *ctx)
 	r->boot_id = sqldb_column_strdup(st, 3);
 	r->kernel_release = sqldb_column_strdup(st, 4);
 	r->started_utc = sqldb_column_strdup(st, 5);
+	r->host = sqldb_column_strdup(st, 6);
+	r->machine_id = sqldb_column_strdup(st, 7);
 }
 
 int resultsdb_metric_values(struct resultsdb *db, const struct resultsdb_query *q,
@@ -105,6 +108,8 @@ void resultsdb_values_free(struct resultsdb_value *v, size_t n)
 		free(v[i].boot_id);
 		free(v[i].kernel_release);
 		free(v[i].started_utc);
+		free(v[i].host);
+		free(v[i].machine_id);
 	}
 	free(v);
 }
@@ -139,4 +144,36 @@ void resultsdb_excluded_free(struct resultsdb_excluded *v, size_t n)
 		free(v[i].why);
 	}
 	free(v);
+}
+
+static const char *value_machine(const struct resultsdb_value *v)
+{
+	return v->machine_id ? v->machine_id : v->host ? v->host : "(unknown)";
+}
+
+size_t resultsdb_values_machines(const struct resultsdb_value *v, size_t n, const char **a,
+				 const char **b)
+{
+	const char **seen = NULL;
+	size_t count = 0;
+
+	*a = *b = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *m = value_machine(&v[i]);
+		size_t k;
+
+		for (k = 0; k < count && strcmp(seen[k], m) != 0; k++)
+			;
+		if (k < count)
+			continue;
+		seen = xrealloc(seen, (count + 1) * sizeof(*seen));
+		seen[count] = m;
+		if (count == 0)
+			*a = v[i].host ? v[i].host : m;
+		else if (count == 1)
+			*b = v[i].host ? v[i].host : m;
+		count++;
+	}
+	free(seen);
+	return count;
 }

@@ -128,12 +128,14 @@ void resultsdb_run_report_row(const struct resultsdb_run *run, struct report_row
 struct resultsdb_push_stats {
 	size_t pending;         /* runs src had not sent to dst before */
 	size_t sent;            /* of them, sent and recorded now */
+	size_t batches;         /* batches sent (new, or changed since sent) */
 };
 /* Sends every run of src (a machine's local database) that its table
  * pushes does not list for dst (the lab's), with its metrics, provenance
  * and batch, each in one transaction of dst keyed by its run_uuid and
  * tried again on a passing failure; records each in src once dst has
- * committed it. Stops at the first failure: what was sent stays sent and
+ * committed it. Then every batch that changed since it was sent (it
+ * ended), likewise. Stops at the first failure: what was sent stays sent and
  * recorded, the rest is sent by the next push. 0 or -errno with *err. */
 int resultsdb_push(struct resultsdb *src, struct resultsdb *dst, struct resultsdb_push_stats *stats,
 		   char **err);

@@ -275,3 +275,44 @@ sshd_accepted() {
 sshd_accepted_between() {
 	awk -v a="$2" -v b="$3" '/Accepted publickey/ && $1 + 0 >= a + 0 && $1 + 0 <= b + 0 { n++ } END { print n + 0 }' "$1/sshd.log"
 }
+
+# start_postgres DIR: a PostgreSQL 15 server of the test's own (Debian's
+# postgresql-15), its data and its socket in DIR, no TCP port at all
+# (listen_addresses empty: only the socket directory), fsync off (a test's
+# data need not survive a power cut). The server runs as the user
+# postgres, which needs search permission on DIR's parents (fake_setup's
+# chmod). Sets PGURL (postgresql:///hb?host=DIR/sock&user=postgres, the
+# database hb made empty), PGBIN and PGDATA; the caller's EXIT trap calls
+# stop_postgres DIR. Skips (77) without the server or root.
+start_postgres() {
+	_d=$1
+	PGBIN=/usr/lib/postgresql/15/bin
+	[ -x "$PGBIN/initdb" ] || skip "no PostgreSQL 15 server in $PGBIN (postgresql-15; sh scripts/deps.sh ensure)"
+	[ "$(id -u)" = 0 ] || skip "the test's PostgreSQL runs as the user postgres: starting it needs root"
+	getent passwd postgres >/dev/null || skip "no user postgres (postgresql-common makes it)"
+	mkdir -p "$_d/sock"
+	chmod a+rx "$T" "$_d" 2>/dev/null
+	chown postgres "$_d" "$_d/sock"
+	PGDATA=$_d/data
+	runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA" -A trust -U postgres -E UTF8 --no-sync \
+		>"$_d/initdb.log" 2>&1 || fail "initdb: $(tail -n 5 "$_d/initdb.log")"
+	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA" -l "$_d/server.log" -w -t 60 \
+		-o "-c listen_addresses='' -k $_d/sock -c fsync=off -c max_connections=50" start \
+		>/dev/null 2>&1 || fail "PostgreSQL did not start: $(tail -n 5 "$_d/server.log")"
+	runuser -u postgres -- "$PGBIN/createdb" -h "$_d/sock" hb || fail "createdb hb"
+	PGURL="postgresql:///hb?host=$_d/sock&user=postgres"
+}
+
+# stop_postgres DIR: stops start_postgres's server, fast (open sessions
+# are ended), and says nothing
+stop_postgres() {
+	[ -n "${PGDATA:-}" ] && [ -f "$PGDATA/postmaster.pid" ] &&
+		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null 2>&1
+	return 0
+}
+
+# psql_hb SQL: one value (or rows, '|' between columns) of the test's
+# database
+psql_hb() {
+	psql -X -q -A -t "$PGURL" -c "$1"
+}

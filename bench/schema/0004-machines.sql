@@ -18,13 +18,16 @@ ALTER TABLE batches ADD COLUMN machine_id TEXT;
 
 CREATE INDEX runs_machine ON runs (host, machine_id, game);
 
--- What "hitchbench db push --to URL" has sent: one row per run and lab
--- database (the URL without its password). A run imported again here
--- loses its rows (it changed), so the next push sends it again. Only a
--- machine's local database fills it; in a lab's database it stays empty.
+-- What "hitchbench db push --to URL" (and "run --db URL" after each run)
+-- has sent to a lab's database (lab: its URL without a password). item is
+-- a run's run_uuid, or "batch:" || batch_uuid || ":" || status || ":" ||
+-- ended_utc for a batch as it was sent (a batch that ends later is sent
+-- again). A run imported again here loses its row (it may have changed),
+-- so the next push sends it again. Only a machine's local database fills
+-- this table; in a lab's database it stays empty.
 CREATE TABLE pushes (
 	lab        TEXT NOT NULL,
-	run_uuid   TEXT NOT NULL,
+	item       TEXT NOT NULL,
 	pushed_utc TEXT NOT NULL,
-	PRIMARY KEY (lab, run_uuid)
+	PRIMARY KEY (lab, item)
 ) WITHOUT ROWID;
