@@ -296,18 +296,25 @@ start_postgres() {
 	PGDATA=$_d/data
 	runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA" -A trust -U postgres -E UTF8 --no-sync \
 		>"$_d/initdb.log" 2>&1 || fail "initdb: $(tail -n 5 "$_d/initdb.log")"
-	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA" -l "$_d/server.log" -w -t 60 \
-		-o "-c listen_addresses='' -k $_d/sock -c fsync=off -c max_connections=50" start \
-		>/dev/null 2>&1 || fail "PostgreSQL did not start: $(tail -n 5 "$_d/server.log")"
+	PGDIR=$_d
+	restart_postgres
 	runuser -u postgres -- "$PGBIN/createdb" -h "$_d/sock" hb || fail "createdb hb"
 	PGURL="postgresql:///hb?host=$_d/sock&user=postgres"
 }
 
-# stop_postgres DIR: stops start_postgres's server, fast (open sessions
-# are ended), and says nothing
+# restart_postgres: starts start_postgres's server again (after a stop)
+restart_postgres() {
+	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGDIR/server.log" -w -t 60 \
+		-o "-c listen_addresses='' -k $PGDIR/sock -c fsync=off -c max_connections=50" start \
+		>/dev/null 2>&1 || fail "PostgreSQL did not start: $(tail -n 5 "$PGDIR/server.log")"
+}
+
+# stop_postgres [MODE]: stops start_postgres's server, fast (open sessions
+# are ended) or as MODE says (immediate: as if its machine died), and
+# says nothing
 stop_postgres() {
 	[ -n "${PGDATA:-}" ] && [ -f "$PGDATA/postmaster.pid" ] &&
-		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null 2>&1
+		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA" -m "${1:-fast}" -w stop >/dev/null 2>&1
 	return 0
 }
 
