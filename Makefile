@@ -7,6 +7,7 @@
 #   make bench-self    the observers' own cost, and report against pandas (a benchmark, not a test)
 #   make bench-quiet   quieted runs against plain ones: how much they vary
 #   make bench-prefetch  the game prefetch against none: OpenArena's load time, cold cache (root)
+#   make bench-lab     the lab's database: imports a second, concurrent writers; a matrix over 100,000 runs
 #   make bench-matrix  the batches of recipes/matrix.ini, then results/matrix/*.csv (QUICK=1: a short check)
 #   make fuzz FUZZ_S=N  every tests/fuzz/fuzz-*.c libFuzzer target (clang, ASan, UBSan,
 #                      leaks) for N seconds each (default 10) on a copy of its seed corpus,
@@ -415,6 +416,13 @@ bench-quiet: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/bench-self/quiet-cv.sh
 
+# The lab's results database under load: imports a second with 1-8
+# concurrent writers (PostgreSQL and SQLite), a matrix over 100,000 runs
+# (root: it starts its own PostgreSQL; a minute or two).
+bench-lab: deps
+	@$(MAKE) --no-print-directory all
+	@HB_BUILD=$(CURDIR)/$(B) sh tests/bench-self/lab-db.sh
+
 # The game prefetch's effect on OpenArena's load time from a cold cache
 # (drops the machine's page cache before every run; root; minutes).
 bench-prefetch:
@@ -446,7 +454,7 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps check check-cross check-sanitize fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-matrix install clean FORCE
+.PHONY: all deps check check-cross check-sanitize fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-lab bench-matrix install clean FORCE
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(wildcard $(B)/harness/*.d) $(wildcard $(B)/hook/*.d) \
 	$(wildcard $(B)/tests/tools/*.d) $(wildcard $(B)/tests/fuzz/*.d)

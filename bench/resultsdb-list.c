@@ -10,25 +10,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Runs and their metrics, one row per metric (or one row with NULL metric
- * columns for a run without any), the rows of one run together. */
+/* The runs, one row each, and then their metrics: two queries rather than
+ * one join, so that the provenance a run's row looks up is looked up once
+ * per run, not once per metric value (a lab's database holds 100,000 runs
+ * and more: docs/lab.md has the figures). */
 #define PROVENANCE_OF(key) \
 	" (SELECT value FROM provenance AS p WHERE p.run_id = r.id AND p.key = '" key "'" \
 	" ORDER BY seq LIMIT 1)"
+#define LIST_FILTER \
+	" WHERE (?1 IS NULL OR r.game = ?1) AND (?2 IS NULL OR r.variant = ?2)" \
+	" AND " RESULTSDB_MACHINE_IS("?3")
 static const char list_sql[] =
 	"SELECT r.id, r.run_uuid, r.name, r.path, r.status, r.game, r.variant,"
-	" r.started_utc, m.name, m.value, r.run_name, r.batch_uuid, r.kernel_release,"
+	" r.started_utc, r.run_name, r.batch_uuid, r.kernel_release,"
 	" r.invalid," PROVENANCE_OF("invalid_reason") "," PROVENANCE_OF("interfered") ","
 	PROVENANCE_OF("interfered_reason") ", r.check_failed," PROVENANCE_OF("frame_source_kind")
 	", r.host, r.machine_id"
-	" FROM runs AS r LEFT JOIN metrics AS m ON m.run_id = r.id"
-	" WHERE (?1 IS NULL OR r.game = ?1) AND (?2 IS NULL OR r.variant = ?2)"
-	" AND " RESULTSDB_MACHINE_IS("?3")
+	" FROM runs AS r" LIST_FILTER
 	" ORDER BY r.started_utc NULLS FIRST, r.name, r.id";
+static const char list_metrics_sql[] =
+	"SELECT m.run_id, m.name, m.value FROM metrics AS m JOIN runs AS r ON r.id = m.run_id"
+	LIST_FILTER " ORDER BY m.run_id";
 
-/* As run.c says it of a run directory: invalid=1 or interfered=1, from the
- * invalid column, the invalid_reason, interfered, interfered_reason
- * provenance columns starting at col. */
 static char *row_disturbed(struct sqldb_stmt *st, int col)
 {
 	const char *interfered = sqldb_column_text(st, col + 2);
@@ -45,65 +48,110 @@ static char *row_disturbed(struct sqldb_stmt *st, int col)
 	return NULL;
 }
 
+/* A listed run's row id and its place in the list. */
+struct run_place {
+	int64_t id;
+	size_t index;
+};
+
+static int place_cmp(const void *a, const void *b)
+{
+	const struct run_place *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void bind_filter(struct sqldb_stmt *st, const char *game, const char *variant, const char *machine)
+{
+	sqldb_bind_text(st, 1, game);
+	sqldb_bind_text(st, 2, variant);
+	sqldb_bind_text(st, 3, machine);
+}
+
+/* Each metric row into its run's metrics (places sorted by id). */
+static int add_metrics(struct resultsdb *db, struct resultsdb_run *runs, const struct run_place *places,
+		       size_t n, const char *game, const char *variant, const char *machine, char **err)
+{
+	static const char what[] = "cannot list runs in";
+	struct sqldb_stmt *st = NULL;
+	int ret;
+
+	ret = sqldb_prepare(resultsdb_sqldb(db), list_metrics_sql, &st, err, what);
+	if (ret < 0)
+		return ret;
+	bind_filter(st, game, variant, machine);
+	while ((ret = sqldb_step(st, err, what)) > 0) {
+		struct run_place key = { sqldb_column_int64(st, 0), 0 };
+		const struct run_place *p = bsearch(&key, places, n, sizeof(*places), place_cmp);
+		struct resultsdb_run *r;
+		int metric;
+
+		if (!p)
+			continue;       /* a run imported between the two queries */
+		/* A name this program does not know (a metric dropped since)
+		 * is not an error: it has nowhere to go. */
+		metric = metric_lookup(sqldb_column_text(st, 1));
+		if (metric < 0)
+			continue;
+		r = &runs[p->index];
+		r->m.v[metric] = sqldb_column_double(st, 2);
+		r->m.have[metric] = true;
+	}
+	sqldb_finalize(st);
+	return ret;
+}
+
 int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, const char *machine,
 		   struct resultsdb_run **out, size_t *n, char **err)
 {
 	static const char what[] = "cannot list runs in";
 	struct resultsdb_run *runs = NULL;
+	struct run_place *places = NULL;
 	size_t nruns = 0, alloc = 0;
-	int64_t last_id = 0;
 	struct sqldb_stmt *st = NULL;
 	int ret;
 
 	ret = sqldb_prepare(resultsdb_sqldb(db), list_sql, &st, err, what);
 	if (ret < 0)
 		goto out;
-	sqldb_bind_text(st, 1, game);
-	sqldb_bind_text(st, 2, variant);
-	sqldb_bind_text(st, 3, machine);
+	bind_filter(st, game, variant, machine);
 	while ((ret = sqldb_step(st, err, what)) > 0) {
-		int64_t id = sqldb_column_int64(st, 0);
 		const char *kind;
 		struct resultsdb_run *r;
-		int metric;
 
-		if (nruns == 0 || id != last_id) {
-			if (nruns == alloc) {
-				alloc = alloc ? alloc * 2 : 16;
-				runs = xrealloc(runs, alloc * sizeof(*runs));
-			}
-			r = &runs[nruns++];
-			memset(r, 0, sizeof(*r));
-			r->run_id = sqldb_column_strdup(st, 1);
-			r->name = sqldb_column_strdup(st, 2);
-			r->path = sqldb_column_strdup(st, 3);
-			r->status = sqldb_column_strdup(st, 4);
-			r->game = sqldb_column_strdup(st, 5);
-			r->variant = sqldb_column_strdup(st, 6);
-			r->started_utc = sqldb_column_strdup(st, 7);
-			r->run_name = sqldb_column_strdup(st, 10);
-			r->batch_id = sqldb_column_strdup(st, 11);
-			r->kernel_release = sqldb_column_strdup(st, 12);
-			r->disturbed = row_disturbed(st, 13);
-			r->check_failed = sqldb_column_strdup(st, 17);
-			kind = sqldb_column_text(st, 18);
-			r->interval = kind && strcmp(kind, "interval") == 0;
-			r->host = sqldb_column_strdup(st, 19);
-			r->machine_id = sqldb_column_strdup(st, 20);
-			kvfile_init(&r->provenance);
-			last_id = id;
+		if (nruns == alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			runs = xrealloc(runs, alloc * sizeof(*runs));
+			places = xrealloc(places, alloc * sizeof(*places));
 		}
-		r = &runs[nruns - 1];
-		if (sqldb_column_null(st, 8))
-			continue;
-		/* A name this program does not know (a metric dropped since)
-		 * is not an error: it has nowhere to go. */
-		metric = metric_lookup(sqldb_column_text(st, 8));
-		if (metric < 0)
-			continue;
-		r->m.v[metric] = sqldb_column_double(st, 9);
-		r->m.have[metric] = true;
+		places[nruns] = (struct run_place){ sqldb_column_int64(st, 0), nruns };
+		r = &runs[nruns++];
+		memset(r, 0, sizeof(*r));
+		r->run_id = sqldb_column_strdup(st, 1);
+		r->name = sqldb_column_strdup(st, 2);
+		r->path = sqldb_column_strdup(st, 3);
+		r->status = sqldb_column_strdup(st, 4);
+		r->game = sqldb_column_strdup(st, 5);
+		r->variant = sqldb_column_strdup(st, 6);
+		r->started_utc = sqldb_column_strdup(st, 7);
+		r->run_name = sqldb_column_strdup(st, 8);
+		r->batch_id = sqldb_column_strdup(st, 9);
+		r->kernel_release = sqldb_column_strdup(st, 10);
+		r->disturbed = row_disturbed(st, 11);
+		r->check_failed = sqldb_column_strdup(st, 15);
+		kind = sqldb_column_text(st, 16);
+		r->interval = kind && strcmp(kind, "interval") == 0;
+		r->host = sqldb_column_strdup(st, 17);
+		r->machine_id = sqldb_column_strdup(st, 18);
+		kvfile_init(&r->provenance);
 	}
+	sqldb_finalize(st);
+	st = NULL;
+	if (ret < 0)
+		goto out;
+	if (nruns)
+		qsort(places, nruns, sizeof(*places), place_cmp);
+	ret = add_metrics(db, runs, places, nruns, game, variant, machine, err);
 	if (ret < 0)
 		goto out;
 	*out = runs;
@@ -112,6 +160,7 @@ int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, 
 	nruns = 0;
 out:
 	sqldb_finalize(st);
+	free(places);
 	resultsdb_runs_free(runs, nruns);
 	return ret;
 }
