@@ -181,8 +181,10 @@ static void children_release(struct children *c)
 	c->n = 0;
 }
 
-static int children_read(struct resultsdb *src, const char *sql, int ncols, int64_t run_id,
-			 struct children *c, char **err)
+/* Every row of sql (ncols columns, as text) into c; its one parameter the
+ * text key, or the row id when key is NULL. */
+static int children_read(struct resultsdb *src, const char *sql, int ncols, const char *key,
+			 int64_t run_id, struct children *c, char **err)
 {
 	static const char what[] = "cannot read what to push from";
 	struct sqldb_stmt *st = NULL;
@@ -192,7 +194,10 @@ static int children_read(struct resultsdb *src, const char *sql, int ncols, int6
 	ret = sqldb_prepare(resultsdb_sqldb(src), sql, &st, err, what);
 	if (ret < 0)
 		return ret;
-	sqldb_bind_int64(st, 1, run_id);
+	if (key)
+		sqldb_bind_text(st, 1, key);
+	else
+		sqldb_bind_int64(st, 1, run_id);
 	while ((ret = sqldb_step(st, err, what)) > 0) {
 		struct row *r;
 
@@ -295,10 +300,10 @@ static int push_run_read(struct resultsdb *src, int64_t id, const char *uuid, st
 	}
 	if (ret == 0)
 		ret = children_read(src, "SELECT name, value FROM metrics WHERE run_id = ?1 ORDER BY name",
-				    2, id, &p->metrics, err);
+				    2, NULL, id, &p->metrics, err);
 	if (ret == 0)
 		ret = children_read(src, "SELECT seq, key, value FROM provenance WHERE run_id = ?1"
-				    " ORDER BY seq", 3, id, &p->provenance, err);
+				    " ORDER BY seq", 3, NULL, id, &p->provenance, err);
 	return ret;
 }
 
@@ -325,53 +330,13 @@ static int mark_pushed(struct resultsdb *src, void *arg, char **err)
 		   " COALESCE(b.ended_utc, '')"
 
 static const char unsent_runs_sql[] =
-	"SELECT r.id, r.run_uuid, r.run_uuid FROM runs AS r WHERE NOT EXISTS"
+	"SELECT r.id, r.run_uuid FROM runs AS r WHERE NOT EXISTS"
 	" (SELECT 1 FROM pushes AS p WHERE p.lab = ?1 AND p.item = r.run_uuid) ORDER BY r.id";
 /* the batches with runs, as they are now, not sent so */
 static const char unsent_batches_sql[] =
 	"SELECT b.id, b.batch_uuid, " BATCH_ITEM " FROM batches AS b WHERE b.path IS NOT NULL"
 	" AND NOT EXISTS (SELECT 1 FROM pushes AS p WHERE p.lab = ?1 AND p.item = " BATCH_ITEM ")"
 	" ORDER BY b.id";
-
-/* The rows of src that sql lists as not yet sent to lab: ids, keys (and
- * the items to record, for batches), in import order. */
-static int unsent(struct resultsdb *src, const char *sql, const char *lab, int64_t **ids,
-		  char ***keys, char ***items, size_t *n, char **err)
-{
-	static const char what[] = "cannot list what to push in";
-	struct sqldb_stmt *st = NULL;
-	size_t alloc = 0;
-	int ret;
-
-	*ids = NULL;
-	*keys = *items = NULL;
-	*n = 0;
-	ret = sqldb_prepare(resultsdb_sqldb(src), sql, &st, err, what);
-	if (ret < 0)
-		return ret;
-	sqldb_bind_text(st, 1, lab);
-	while ((ret = sqldb_step(st, err, what)) > 0) {
-		if (*n == alloc) {
-			alloc = alloc ? alloc * 2 : 64;
-			*ids = xrealloc(*ids, alloc * sizeof(**ids));
-			*keys = xrealloc(*keys, alloc * sizeof(**keys));
-			*items = xrealloc(*items, alloc * sizeof(**items));
-		}
-		(*ids)[*n] = sqldb_column_int64(st, 0);
-		(*keys)[*n] = sqldb_column_strdup(st, 1);
-		(*items)[*n] = sqldb_column_strdup(st, 2);
-		(*n)++;
-	}
-	sqldb_finalize(st);
-	return ret;
-}
-
-static void free_list(char **v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-}
 
 struct push_batch {
 	struct row batch;
@@ -392,19 +357,18 @@ static int push_batches(struct resultsdb *src, struct resultsdb *dst, struct res
 			char **err)
 {
 	const char *lab = resultsdb_name(dst);
-	int64_t *ids = NULL;
-	char **uuids = NULL, **items = NULL;
-	size_t n = 0;
+	struct children todo = { NULL, 0 };
 	int ret;
 
-	ret = unsent(src, unsent_batches_sql, lab, &ids, &uuids, &items, &n, err);
-	for (size_t i = 0; ret == 0 && i < n; i++) {
+	/* each row: id, batch_uuid, the item to record */
+	ret = children_read(src, unsent_batches_sql, 3, lab, 0, &todo, err);
+	for (size_t i = 0; ret == 0 && i < todo.n; i++) {
 		struct push_batch p = { .batch = { NULL, 0 } };
-		const char *mark[3] = { lab, items[i], p.now };
+		const char *mark[3] = { lab, todo.rows[i].v[2], p.now };
 
 		utc_iso8601(time(NULL), p.now, sizeof(p.now));
-		ret = row_read(src, "batches", batch_cols, ARRAY_SIZE(batch_cols), "batch_uuid", uuids[i],
-			       &p.batch, err);
+		ret = row_read(src, "batches", batch_cols, ARRAY_SIZE(batch_cols), "batch_uuid",
+			       todo.rows[i].v[1], &p.batch, err);
 		if (ret == 0)
 			ret = resultsdb_transaction(dst, push_batch_body, &p, err, "cannot push a batch to");
 		if (ret == 0)
@@ -413,9 +377,7 @@ static int push_batches(struct resultsdb *src, struct resultsdb *dst, struct res
 			stats->batches++;
 		row_release(&p.batch);
 	}
-	free(ids);
-	free_list(uuids, n);
-	free_list(items, n);
+	children_release(&todo);
 	return ret;
 }
 
@@ -423,20 +385,24 @@ int resultsdb_push(struct resultsdb *src, struct resultsdb *dst, struct resultsd
 		   char **err)
 {
 	const char *lab = resultsdb_name(dst);
-	int64_t *ids = NULL;
-	char **uuids = NULL, **items = NULL;
-	size_t n = 0;
+	struct children todo = { NULL, 0 };
 	int ret;
 
 	memset(stats, 0, sizeof(*stats));
-	ret = unsent(src, unsent_runs_sql, lab, &ids, &uuids, &items, &n, err);
-	stats->pending = n;
-	for (size_t i = 0; ret == 0 && i < n; i++) {
+	/* each row: id, run_uuid */
+	ret = children_read(src, unsent_runs_sql, 2, lab, 0, &todo, err);
+	stats->pending = todo.n;
+	for (size_t i = 0; ret == 0 && i < todo.n; i++) {
 		struct push_run p = { .what = "cannot push a run to" };
-		const char *mark[3] = { lab, uuids[i], p.now };
+		const char *uuid = todo.rows[i].v[1];
+		const char *mark[3] = { lab, uuid, p.now };
+		int64_t id = 0;
 
 		utc_iso8601(time(NULL), p.now, sizeof(p.now));
-		ret = push_run_read(src, ids[i], uuids[i], &p, err);
+		if (!todo.rows[i].v[0] || safe_atoi64(todo.rows[i].v[0], &id) < 0)
+			ret = -EIO;
+		else
+			ret = push_run_read(src, id, uuid, &p, err);
 		if (ret == 0)
 			ret = resultsdb_transaction(dst, push_run_body, &p, err, p.what);
 		if (ret == 0)
@@ -445,9 +411,7 @@ int resultsdb_push(struct resultsdb *src, struct resultsdb *dst, struct resultsd
 			stats->sent++;
 		push_run_release(&p);
 	}
-	free(ids);
-	free_list(uuids, n);
-	free_list(items, n);
+	children_release(&todo);
 	if (ret == 0)
 		ret = push_batches(src, dst, stats, err);
 	return ret;
