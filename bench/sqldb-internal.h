@@ -45,6 +45,7 @@ struct sqldb_stmt {
 	struct pg_result *res;
 	int row, rows;          /* the row sqldb_step() is on; -1 before the first */
 	bool ran;
+	bool done;              /* every result of the statement read */
 };
 
 /* Writes "WHAT 'NAME': msg" into *err and returns ret. */

@@ -169,53 +169,84 @@ int sqldb_pg_set_schema_version(struct sqldb *db, int version, char **err)
 	return ret;
 }
 
+/* The rest of a statement's results read and dropped: libpq takes no new
+ * statement on the connection before. */
+static void drain(struct sqldb_stmt *st)
+{
+	PGresult *res;
+
+	PQclear(st->res);
+	st->res = NULL;
+	if (!st->ran || st->done || !st->db->pg)
+		return;
+	while ((res = PQgetResult(st->db->pg)))
+		PQclear(res);
+	st->done = true;
+}
+
+/*
+ * A statement is sent with PQsendQueryParams in single-row mode: its rows
+ * come one at a time, so a listing of a lab's 100,000 runs and their 3
+ * million metric values is never held whole by libpq (docs/lab.md: the
+ * peak memory of a matrix).
+ */
 int sqldb_pg_step(struct sqldb_stmt *st, char **err, const char *what)
 {
 	struct sqldb *db = st->db;
+	ExecStatusType s;
 
 	if (!st->ran) {
-		const char **values = zalloc(((size_t)st->n_params + 1) * sizeof(*values));
-		Oid *types = zalloc(((size_t)st->n_params + 1) * sizeof(*types));
-		ExecStatusType s;
+		const char **values;
+		Oid *types;
+		int sent;
 
 		if (st->bind_rc < 0)
 			return sqldb_fail(db, st->bind_rc, err, what, "a parameter out of the statement's range");
 		if (!db->pg)
 			return sqldb_fail(db, -ECONNRESET, err, what, "not connected");
+		values = zalloc(((size_t)st->n_params + 1) * sizeof(*values));
+		types = zalloc(((size_t)st->n_params + 1) * sizeof(*types));
 		for (int i = 0; i < st->n_params; i++) {
 			values[i] = st->params[i].text;
 			types[i] = st->params[i].oid;
 		}
-		st->res = PQexecParams(db->pg, st->sql, st->n_params, types, values, NULL, NULL, 0);
+		sent = PQsendQueryParams(db->pg, st->sql, st->n_params, types, values, NULL, NULL, 0);
 		free(values);
 		free(types);
+		if (!sent)
+			return pg_fail(db, NULL, err, what);
+		PQsetSingleRowMode(db->pg);
 		st->ran = true;
-		s = PQresultStatus(st->res);
-		if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
-			int ret = pg_fail(db, st->res, err, what);
-
-			PQclear(st->res);
-			st->res = NULL;
-			return ret;
-		}
-		st->rows = s == PGRES_TUPLES_OK ? PQntuples(st->res) : 0;
-		st->row = -1;
+		st->done = false;
 	}
-	if (!st->res)
+	if (st->done)
 		return 0;
-	if (st->row + 1 < st->rows) {
-		st->row++;
+	PQclear(st->res);
+	st->res = PQgetResult(db->pg);
+	s = PQresultStatus(st->res);
+	if (st->res && s == PGRES_SINGLE_TUPLE) {
+		st->row = 0;
+		st->rows = 1;
 		return 1;
 	}
-	st->row = st->rows;
-	return 0;
+	st->rows = 0;
+	if (!st->res || s == PGRES_TUPLES_OK || s == PGRES_COMMAND_OK) {
+		drain(st);
+		return 0;
+	}
+	{
+		int ret = pg_fail(db, st->res, err, what);
+
+		drain(st);
+		return ret;
+	}
 }
 
 void sqldb_pg_reset(struct sqldb_stmt *st)
 {
-	PQclear(st->res);
-	st->res = NULL;
+	drain(st);
 	st->ran = false;
+	st->done = false;
 	st->row = -1;
 	st->rows = 0;
 }
