@@ -130,12 +130,12 @@ VK_MANIFEST    := share/vulkan/implicit_layer.d/VkLayer_hitchbench.json
 VK_MANIFEST_IN := harness/VkLayer_hitchbench.json.in
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler \
          $(B)/hitchbench-stallrec $(B)/hitchbench-input $(B)/hitchbench-intfwatch \
-         $(B)/hitchbench-waker $(B)/hitchbench-prefetch
+         $(B)/hitchbench-waker $(B)/hitchbench-prefetch $(B)/hitchbench-reboot
 TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev \
               $(B)/tests/fifohog $(B)/tests/seqsim $(B)/tests/vkchain $(B)/tests/vkpresent $(B)/tests/tstamp $(B)/tests/waitline \
-              $(B)/tests/mkstallrec
+              $(B)/tests/mkstallrec $(B)/tests/ensurekernel
 
 all: $(PROGS) $(B)/$(VK_MANIFEST) $(B)/walls/common.so $(B)/walls/analysis.so
 
@@ -233,7 +233,8 @@ $(B)/$(VK_MANIFEST): $(VK_MANIFEST_IN)
 #              and going (libudev), VTs, logins, processes, the kernel log
 #   waker      the waker and the probe (WAKER, PROBE): threads pinned per CPU
 #   prefetch   the learning game prefetch (GAMEPREFETCH): learn, fetch, run
-HELPERS := wadlump sampler stallrec input intfwatch waker prefetch
+#   reboot     Slurm's RebootProgram on a lab node: the wished kernel, then reboot
+HELPERS := wadlump sampler stallrec input intfwatch waker prefetch reboot
 harness_objs = $(patsubst %.c,$(B)/%.o,$(wildcard harness/$(1).c harness/$(1)-*.c))
 HELPER_LIBS_sampler   = $(LIBS)
 HELPER_LIBS_stallrec  = $(LIBS)
@@ -294,6 +295,10 @@ $(B)/tests/glxparse: $(B)/tests/tools/glxparse.o $(HITCH_A)
 # The CPU a bare 10 ms sleeper pays per wakeup: the floor under the recorder (bench-self).
 $(B)/tests/sleeper: $(B)/tests/tools/sleeper.o $(HITCH_A)
 	$(CC) $(LDFLAGS) -o $@ $^
+
+# 'lab ensure-kernel' for t1870 until the lab's dispatcher reaches it.
+$(B)/tests/ensurekernel: $(B)/tests/tools/ensurekernel.o $(HITCH_A) $(GEN_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS)
 
 # A stall record as text, for the recorder's tests.
 $(B)/tests/recdump: $(B)/tests/tools/recdump.o $(HITCH_A)
@@ -362,7 +367,7 @@ check-sanitize: deps
 	@$(MAKE) --no-print-directory B=$(SAN_B) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/hitchbench-sampler \
 		$(SAN_B)/hitchbench-stallrec $(SAN_B)/hitchbench-input $(SAN_B)/hitchbench-intfwatch \
-		$(SAN_B)/hitchbench-waker $(SAN_B)/hitchbench-prefetch \
+		$(SAN_B)/hitchbench-waker $(SAN_B)/hitchbench-prefetch $(SAN_B)/hitchbench-reboot \
 		$(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes $(SAN_B)/tests/glxparse $(SAN_B)/tests/mhsummary \
 		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump $(SAN_B)/tests/procwatch \
 		$(SAN_B)/tests/uinputdev $(SAN_B)/tests/fifohog $(SAN_B)/tests/mkstallrec
@@ -445,6 +450,7 @@ install: all
 	install -m 755 $(B)/hitchbench-intfwatch $(DESTDIR)$(BINDIR)/hitchbench-intfwatch
 	install -m 755 $(B)/hitchbench-waker $(DESTDIR)$(BINDIR)/hitchbench-waker
 	install -m 755 $(B)/hitchbench-prefetch $(DESTDIR)$(BINDIR)/hitchbench-prefetch
+	install -m 755 $(B)/hitchbench-reboot $(DESTDIR)$(LIBDIR)/hitchbench-reboot
 	install -m 644 $(B)/hitchbench-hook.so $(DESTDIR)$(LIBDIR)/hitchbench-hook.so
 	install -d $(DESTDIR)$(PREFIX)/share/vulkan/implicit_layer.d
 	sed 's|@LIBRARY_PATH@|$(LIBDIR)/hitchbench-hook.so|' $(VK_MANIFEST_IN) >$(DESTDIR)$(PREFIX)/$(VK_MANIFEST)

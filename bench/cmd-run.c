@@ -631,6 +631,7 @@ static void fill_runner(struct batch_cmd *bc)
 		.harness_command = bc->cmdline, .user = &bc->user, .metric = a->metric,
 		.signal_fd = bc->signal_fd, .noise_limits = a->profile ? &bc->quiet.profile.noise : NULL,
 		.noise_profile = a->profile ? bc->quiet.profile.path : NULL,
+		.noise_daemons = a->profile ? bc->quiet.profile.noise_daemons : NULL,
 		.verbose = a->verbose, .progress = a->silent ? NULL : print_progress,
 	};
 }

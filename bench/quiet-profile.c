@@ -7,6 +7,7 @@
  * handed over only when whole.
  */
 #include "quiet.h"
+#include "daemoncost.h"
 #include "inifile.h"
 #include "recipe.h"
 
@@ -215,6 +216,22 @@ static int set_sensors(struct parser *ps, const char *v)
 	return 0;
 }
 
+static int set_daemons(struct parser *ps, const char *v)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct daemon_names names;
+	int r = 0;
+
+	if (daemon_names_parse(v, &names, &why) < 0)
+		r = fail(ps, "'daemons' wants process names (comm, at most %d): %s", DAEMON_NAMES_MAX, why.buf);
+	else {
+		free(ps->p->noise_daemons);
+		ps->p->noise_daemons = xstrdup(v);
+	}
+	strbuf_release(&why);
+	return r;
+}
+
 enum key_flags {
 	KEY_REPEAT = 1 << 0,
 	KEY_EMPTY_OK = 1 << 1,
@@ -247,6 +264,7 @@ static const struct key_def keys[] = {
 	{ S_NOISE, "foreign_cpu_pct_max", KEY_EMPTY_OK },
 	{ S_NOISE, "irq_pct_max", KEY_EMPTY_OK },
 	{ S_NOISE, "game_runq_ms_per_s_max", KEY_EMPTY_OK },
+	{ S_NOISE, "daemons", KEY_EMPTY_OK },
 };
 
 #define DAY_S 86400.0
@@ -290,6 +308,8 @@ static int set_key(struct parser *ps, const struct key_def *k, const char *v)
 			return parse_num(ps, n, v, 0, 200, false, &p->thermal_max_c);
 		return parse_num(ps, n, v, 0, DAY_S, false, &p->thermal_timeout_s);
 	case S_NOISE:
+		if (!strcmp(n, "daemons"))
+			return set_daemons(ps, v);
 		if (!strcmp(n, "steal_pct_max"))
 			return parse_num(ps, n, v, 0, 100, true, &p->noise.steal_pct_max);
 		if (!strcmp(n, "foreign_cpu_pct_max"))
@@ -401,6 +421,7 @@ void quiet_profile_release(struct quiet_profile *p)
 	argv_release(&p->services);
 	free(p->governor);
 	free(p->thermal_sensors);
+	free(p->noise_daemons);
 	memset(p, 0, sizeof(*p));
 }
 

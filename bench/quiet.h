@@ -51,6 +51,9 @@ struct quiet_profile {
 	/* [noise]: a run whose window's host noise (runnoise.h) is over one
 	 * of these is marked invalid; < 0 (the key absent or empty): no limit */
 	struct noise_limits noise;
+	/* [noise] daemons: the daemons whose cost over the window is recorded
+	 * (noise.daemon.*, daemoncost.h); NULL: DAEMON_NAMES_DEFAULT, "": none */
+	char *noise_daemons;
 	/* No [sampler]: the sampler's settings are the SENSORS switch's
 	 * parameters (docs/switches.md); a profile with one is an error. */
 };

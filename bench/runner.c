@@ -315,6 +315,8 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 		runner_handle_signals(&rn);
 		probe_gl(&rn);
 		run_noise_init(&rn.noise);
+		if (req->noise_daemons)
+			run_noise_daemons(&rn.noise, req->noise_daemons, req->noise_profile);
 		runner_build_env(&rn, true);
 		if (!rn.interrupted) {
 			runner_progress(&rn, "starting on %s as user %s", rn.display, req->user->name);

@@ -35,6 +35,7 @@ struct run_request {
 	struct metric_opts metric;
 	const struct noise_limits *noise_limits; /* the quiet profile's [noise]; NULL: no profile */
 	const char *noise_profile;       /* that profile's path, for bench.txt */
+	const char *noise_daemons;       /* its [noise] daemons; NULL: the default list */
 	int signal_fd;                   /* signalfd for SIGCHLD, SIGINT, SIGTERM, SIGHUP */
 	bool verbose;                    /* also report each pass */
 	void (*progress)(const char *line); /* how the run goes, a line at a time; may be NULL */

@@ -14,6 +14,9 @@ enum hb_exit {
 	HB_EXIT_UNDECIDED = 4,    /* compare: UNKNOWN, more rounds are needed to decide */
 	HB_EXIT_SUSPECTS = 5,     /* interference-scan: a run directory shows interference
 				   * (1 stays "failed", so a script can tell the two apart) */
+	HB_EXIT_REBOOTING = 75,   /* lab ensure-kernel: the node is to reboot into another kernel and
+				   * the job was requeued; the job script stops at once
+				   * (sysexits.h's EX_TEMPFAIL) */
 	HB_EXIT_SKIP = 77,        /* tests only: this test cannot run on this machine */
 	HB_EXIT_INTERRUPTED = 130 /* stopped by SIGINT/SIGTERM; the machine was restored */
 };

@@ -191,7 +191,7 @@ int noise_children_parse(const char *buf, pid_t *out, size_t max)
 
 /* Reads rel (relative to the root) into r->buf, NUL-terminated. Bytes or
  * -errno; a file longer than the buffer is cut (callers parse prefixes). */
-static ssize_t read_rel(struct noise_reader *r, const char *rel)
+ssize_t noise_read_rel(struct noise_reader *r, const char *rel)
 {
 	int fd = openat(r->root_fd, rel, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -308,7 +308,7 @@ static uint64_t pids_cpu_ns(struct noise_reader *r, const pid_t *pid, size_t n, 
 		uint64_t ticks;
 
 		snprintf(rel, sizeof(rel), "proc/%d/stat", (int)pid[i]);
-		if (read_rel(r, rel) <= 0 || noise_pid_ticks(r->buf, &ticks) < 0)
+		if (noise_read_rel(r, rel) <= 0 || noise_pid_ticks(r->buf, &ticks) < 0)
 			continue; /* gone meanwhile */
 		sum += ticks;
 		(*procs)++;
@@ -316,35 +316,59 @@ static uint64_t pids_cpu_ns(struct noise_reader *r, const pid_t *pid, size_t n, 
 	return sum;
 }
 
+int noise_each_entry(struct noise_reader *r, const char *rel, int (*fn)(struct noise_reader *r, int id, void *arg),
+		     void *arg)
+{
+	char dents[DENTS_BUF];
+	ssize_t len;
+	int dfd, ret = 0;
+
+	dfd = openat(r->root_fd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	while (ret == 0 && (len = getdents64(dfd, dents, sizeof(dents))) > 0) {
+		for (ssize_t off = 0; ret == 0 && off < len;) {
+			struct dirent64 *de = (struct dirent64 *)(dents + off);
+			int id;
+
+			off += de->d_reclen;
+			if (safe_atoi(de->d_name, &id) == 0 && id > 0)
+				ret = fn(r, id, arg);
+		}
+	}
+	if (ret == 0 && len < 0)
+		ret = -errno;
+	close(dfd);
+	return ret;
+}
+
+struct runq_walk {
+	pid_t pid;
+	struct noise_snapshot *s;
+};
+
+static int add_runq(struct noise_reader *r, int tid, void *arg)
+{
+	struct runq_walk *w = arg;
+	struct pschedstat st;
+	char path[96];
+
+	snprintf(path, sizeof(path), "proc/%d/task/%d/schedstat", (int)w->pid, tid);
+	if (noise_read_rel(r, path) > 0 && pschedstat_parse(r->buf, &st) == 0) {
+		w->s->game_runq_ns += st.runq_ns;
+		w->s->game_threads++;
+	}
+	return 0;
+}
+
 /* The run-queue delay of every thread of pid, added to *s. */
 static void pid_runq(struct noise_reader *r, pid_t pid, struct noise_snapshot *s)
 {
-	char rel[48], dents[DENTS_BUF];
-	int dfd;
-	ssize_t n;
+	struct runq_walk w = { pid, s };
+	char rel[48];
 
 	snprintf(rel, sizeof(rel), "proc/%d/task", (int)pid);
-	dfd = openat(r->root_fd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return;
-	while ((n = getdents64(dfd, dents, sizeof(dents))) > 0) {
-		for (ssize_t off = 0; off < n;) {
-			struct dirent64 *de = (struct dirent64 *)(dents + off);
-			char path[96];
-			struct pschedstat st;
-			int tid;
-
-			off += de->d_reclen;
-			if (safe_atoi(de->d_name, &tid) < 0 || tid <= 0)
-				continue;
-			snprintf(path, sizeof(path), "proc/%d/task/%d/schedstat", (int)pid, tid);
-			if (read_rel(r, path) <= 0 || pschedstat_parse(r->buf, &st) < 0)
-				continue;
-			s->game_runq_ns += st.runq_ns;
-			s->game_threads++;
-		}
-	}
-	close(dfd);
+	noise_each_entry(r, rel, add_runq, &w);
 }
 
 int noise_snapshot_take(struct noise_reader *r, const pid_t *run, size_t nrun, const pid_t *game,
@@ -368,45 +392,48 @@ int noise_snapshot_take(struct noise_reader *r, const pid_t *run, size_t nrun, c
 	return 0;
 }
 
-/* The children of every thread of pid, appended to out[*n ..] (up to max). */
+struct children_walk {
+	pid_t pid;
+	pid_t *out;
+	size_t *n, max;
+	bool any;
+	bool none;   /* the kernel has no children files */
+};
+
+static int add_thread_children(struct noise_reader *r, int tid, void *arg)
+{
+	struct children_walk *w = arg;
+	char path[96];
+	ssize_t got;
+	int k;
+
+	snprintf(path, sizeof(path), "proc/%d/task/%d/children", (int)w->pid, tid);
+	got = noise_read_rel(r, path);
+	if (got < 0) {
+		if (got == -ENOENT && !w->any) {
+			w->none = true;
+			return -ECANCELED;
+		}
+		return 0;
+	}
+	w->any = true;
+	k = noise_children_parse(r->buf, *w->n < w->max ? w->out + *w->n : w->out,
+				 *w->n < w->max ? w->max - *w->n : 0);
+	if (k > 0)
+		*w->n += (size_t)k;
+	return 0;
+}
+
+/* The children of every thread of pid, appended to out[*n ..] (up to max).
+ * 0 (a pid gone meanwhile has none), -ENOENT: no children files. */
 static int add_children(struct noise_reader *r, pid_t pid, pid_t *out, size_t *n, size_t max)
 {
-	char rel[48], dents[DENTS_BUF];
-	bool any = false;
-	int dfd;
-	ssize_t len;
+	struct children_walk w = { .pid = pid, .out = out, .n = n, .max = max };
+	char rel[48];
 
 	snprintf(rel, sizeof(rel), "proc/%d/task", (int)pid);
-	dfd = openat(r->root_fd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return 0; /* gone meanwhile */
-	while ((len = getdents64(dfd, dents, sizeof(dents))) > 0) {
-		for (ssize_t off = 0; off < len;) {
-			struct dirent64 *de = (struct dirent64 *)(dents + off);
-			char path[96];
-			ssize_t got;
-			int tid, k;
-
-			off += de->d_reclen;
-			if (safe_atoi(de->d_name, &tid) < 0 || tid <= 0)
-				continue;
-			snprintf(path, sizeof(path), "proc/%d/task/%d/children", (int)pid, tid);
-			got = read_rel(r, path);
-			if (got < 0) {
-				if (got == -ENOENT && !any) {
-					close(dfd);
-					return -ENOENT;
-				}
-				continue;
-			}
-			any = true;
-			k = noise_children_parse(r->buf, *n < max ? out + *n : out, *n < max ? max - *n : 0);
-			if (k > 0)
-				*n += (size_t)k;
-		}
-	}
-	close(dfd);
-	return 0;
+	noise_each_entry(r, rel, add_thread_children, &w);
+	return w.none ? -ENOENT : 0;
 }
 
 int noise_descendants(struct noise_reader *r, pid_t pid, pid_t *out, size_t max)

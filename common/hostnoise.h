@@ -91,6 +91,15 @@ struct noise_snapshot {
  * proc/stat, or one that does not parse). */
 int noise_reader_open(struct noise_reader *r);
 void noise_reader_close(struct noise_reader *r);
+/* Reads rel (under r's root) into r->buf, NUL-terminated, with one
+ * pread (what did not fit is cut). Bytes read or -errno. */
+ssize_t noise_read_rel(struct noise_reader *r, const char *rel);
+/* Calls fn for each entry of the directory rel (under r's root) whose
+ * name is a number > 0 (proc/'s pids, proc/PID/task's tids), until fn
+ * returns non-zero. 0, fn's value, or -errno (rel cannot be read).
+ * Allocates nothing. */
+int noise_each_entry(struct noise_reader *r, const char *rel, int (*fn)(struct noise_reader *r, int id, void *arg),
+		     void *arg);
 /* Room for a snapshot of r's machine. */
 void noise_snapshot_init(struct noise_snapshot *s, const struct noise_reader *r);
 void noise_snapshot_release(struct noise_snapshot *s);

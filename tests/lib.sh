@@ -323,3 +323,15 @@ stop_postgres() {
 psql_hb() {
 	psql -X -q -A -t "$PGURL" -c "$1"
 }
+
+# inert_profile FILE [LINE...]: a quiet profile that changes nothing on the
+# machine and waits for no idleness, then its [noise] section of LINEs
+inert_profile() {
+	_f=$1
+	shift
+	printf '[quiet]\nservices =\nsync = no\ndrop_caches = 0\ncompact_memory = no\ngovernor =\ndelayacct = no\n' >"$_f"
+	printf '[idle]\ntimeout_s = 0\n[noise]\n' >>"$_f"
+	for _l in "$@"; do
+		echo "$_l" >>"$_f"
+	done
+}

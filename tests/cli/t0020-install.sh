@@ -8,7 +8,7 @@ need_game_user
 cd "$HB_SRCDIR"
 make -s install PREFIX=/opt/hb DESTDIR="$T/dest" >"$T/log" 2>&1 || { cat "$T/log"; fail "make install failed"; }
 P="$T/dest/opt/hb"
-for f in bin/hitchbench bin/hitchbench-wadlump bin/hitchbench-waker bin/hitchbench-prefetch lib/hitchbench/hitchbench-hook.so \
+for f in bin/hitchbench bin/hitchbench-wadlump bin/hitchbench-waker bin/hitchbench-prefetch lib/hitchbench/hitchbench-hook.so lib/hitchbench/hitchbench-reboot \
 	share/hitchbench/recipes/dsda-doom.ini share/hitchbench/recipes/README.md share/hitchbench/gamedb/dsda-doom/README.md; do
 	[ -e "$P/$f" ] || fail "make install did not install $f"
 done

@@ -54,20 +54,7 @@ echo "a fake-game run here: $(grep '^noise\.' "$b" | tr '\n' ' ')"
 
 # ---- a profile that changes nothing on the machine, and allows no foreign CPU
 export HITCHBENCH_STATE_DIR="$T/state"
-cat >"$T/strict.ini" <<'EOP'
-[quiet]
-services =
-sync = no
-drop_caches = 0
-compact_memory = no
-governor =
-delayacct = no
-[idle]
-timeout_s = 0
-[noise]
-steal_pct_max =
-foreign_cpu_pct_max = 0
-EOP
+inert_profile "$T/strict.ini" "steal_pct_max =" "foreign_cpu_pct_max = 0"
 # a CPU hog of the test's own (not of the run) from before the first
 # window to after it; the rerun may find the machine quiet or not
 (env -u HITCHBENCH_HARNESS sh -c 'end=$(($(date +%s) + 6)); while [ "$(date +%s)" -lt "$end" ]; do :; done') &
