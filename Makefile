@@ -7,6 +7,7 @@
 #   make bench-self    the observers' own cost, and report against pandas (a benchmark, not a test)
 #   make bench-quiet   quieted runs against plain ones: how much they vary
 #   make bench-prefetch  the game prefetch against none: OpenArena's load time, cold cache (root)
+#   make bench-lab     the lab's database: imports a second, concurrent writers; a matrix over 100,000 runs
 #   make bench-matrix  the batches of recipes/matrix.ini, then results/matrix/*.csv (QUICK=1: a short check)
 #   make fuzz FUZZ_S=N  every tests/fuzz/fuzz-*.c libFuzzer target (clang, ASan, UBSan,
 #                      leaks) for N seconds each (default 10) on a copy of its seed corpus,
@@ -96,7 +97,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -std=gnu11 -fPIC -ffp-contract=off
 
 # pkg-config is asked when a recipe runs (recursive '='), so 'make check' on a
 # machine that lacks a -dev package can install it first and still link.
-LIBS       = $(shell $(PKG_CONFIG) --libs inih sqlite3 nettle libzstd) -lm
+LIBS       = $(shell $(PKG_CONFIG) --libs inih sqlite3 libpq nettle libzstd) -lm
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
 GL_LIBS    = $(shell $(PKG_CONFIG) --libs x11 gl)
 # What resolves a recipe's [input] key names (common/inputsteps.c) and plays them
@@ -112,6 +113,8 @@ LIB_OBJ      := $(COMMON_OBJ) $(ANALYSIS_OBJ) $(RUNNER_OBJ)
 $(B)/common/%.o:   LAYER_INC := -Icommon
 $(B)/analysis/%.o: LAYER_INC := -Icommon -Ianalysis
 $(B)/bench/%.o:    LAYER_INC := -Icommon -Ianalysis -Ibench -I$(B)/gen
+# libpq's header, for the one file that speaks to PostgreSQL (bench/sqldb-pg.c)
+$(B)/bench/sqldb-pg.o: LAYER_INC += $(shell $(PKG_CONFIG) --cflags-only-I libpq)
 $(B)/harness/%.o:  LAYER_INC := -Icommon -Iharness
 LAYER_INC ?= -Icommon -Ianalysis -Ibench
 # The archives in link order: a layer before the ones it uses.
@@ -418,6 +421,13 @@ bench-quiet: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/bench-self/quiet-cv.sh
 
+# The lab's results database under load: imports a second with 1-8
+# concurrent writers (PostgreSQL and SQLite), a matrix over 100,000 runs
+# (root: it starts its own PostgreSQL; a minute or two).
+bench-lab: deps
+	@$(MAKE) --no-print-directory all
+	@HB_BUILD=$(CURDIR)/$(B) sh tests/bench-self/lab-db.sh
+
 # The game prefetch's effect on OpenArena's load time from a cold cache
 # (drops the machine's page cache before every run; root; minutes).
 bench-prefetch:
@@ -450,7 +460,7 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps check check-cross check-sanitize fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-matrix install clean FORCE
+.PHONY: all deps check check-cross check-sanitize fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-lab bench-matrix install clean FORCE
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(wildcard $(B)/harness/*.d) $(wildcard $(B)/hook/*.d) \
 	$(wildcard $(B)/tests/tools/*.d) $(wildcard $(B)/tests/fuzz/*.d)

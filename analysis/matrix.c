@@ -90,54 +90,94 @@ static int cmp_row(const void *a, const void *b)
 	return c ? c : cmp_str(x->name, y->name);
 }
 
-static size_t find_row(const struct matrix *m, const char *game, const char *name)
+/* A run's place while the matrix is built: its column's key and start,
+ * its row's key, and where it is in the rows given. */
+struct run_place {
+	struct col_key col;
+	struct row_key row;
+	size_t index;
+};
+
+static int cmp_place_col(const void *a, const void *b)
 {
-	for (size_t r = 0; r < m->n_rows; r++)
-		if (cmp_str(m->row_game[r], game) == 0 && cmp_str(m->row_name[r], name) == 0)
-			return r;
-	return m->n_rows;
+	const struct run_place *x = a, *y = b;
+	int c = strcmp(x->col.key, y->col.key);
+
+	return c ? c : x->index < y->index ? -1 : x->index > y->index;
 }
 
+static int cmp_place_row(const void *a, const void *b)
+{
+	const struct run_place *x = a, *y = b;
+	int c = cmp_row(&x->row, &y->row);
+
+	return c ? c : x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The columns by their key, for finding a run's: the key and its place in
+ * the matrix's order. */
+struct col_index {
+	const char *key;
+	size_t c;
+};
+
+static int cmp_col_index(const void *a, const void *b)
+{
+	return strcmp(((const struct col_index *)a)->key, ((const struct col_index *)b)->key);
+}
+
+/*
+ * Sorting, not searching: each run's column and row are found by sorting
+ * the runs by key (the distinct keys fall out of the sort) and then by a
+ * binary search, and the runs of each cell are gathered by counting, so a
+ * lab's 100,000 runs in 1,000 batches take n log n, not n x columns
+ * (docs/lab.md has the figures).
+ */
 int matrix_build(struct matrix *m, const struct report_row *rows, size_t n, enum matrix_by by,
 		 bool include_interfered)
 {
+	struct run_place *places;
 	struct col_key *cols;
 	struct row_key *keys;
+	struct col_index *by_key;
 	struct metrics *runs;
-	size_t n_cols = 0, n_keys = 0, n_cells;
+	size_t *cell_of, *start, *fill, n_places = 0, n_cols = 0, n_keys = 0, n_cells;
 
 	if (!m || (n > 0 && !rows))
 		return -EINVAL;
+	places = zalloc((n ? n : 1) * sizeof(*places));
 	cols = zalloc((n ? n : 1) * sizeof(*cols));
 	keys = zalloc((n ? n : 1) * sizeof(*keys));
 	runs = zalloc((n ? n : 1) * sizeof(*runs));
+	cell_of = zalloc((n ? n : 1) * sizeof(*cell_of));
 	matrix_init(m);
 	m->by = by;
 
-	/* the columns and rows some run has */
+	/* the columns and rows some run has: the distinct keys, sorted */
 	for (size_t i = 0; i < n; i++) {
 		const char *key = column_of(&rows[i], by);
-		const char *start = rows[i].started_utc;
-		size_t c, k;
 
 		if (!key || !*key) {
 			m->n_without++;
 			continue;
 		}
-		for (c = 0; c < n_cols && strcmp(cols[c].key, key) != 0; c++)
-			;
-		if (c == n_cols)
-			cols[n_cols++] = (struct col_key){ key, start };
-		else if (start && (!cols[c].first_start || strcmp(start, cols[c].first_start) < 0))
-			cols[c].first_start = start;
-		for (k = 0; k < n_keys; k++)
-			if (cmp_row(&keys[k], &(struct row_key){ rows[i].game, rows[i].run_name }) == 0)
-				break;
-		if (k == n_keys)
-			keys[n_keys++] = (struct row_key){ rows[i].game, rows[i].run_name };
+		places[n_places++] = (struct run_place){ { key, rows[i].started_utc },
+							 { rows[i].game, rows[i].run_name }, i };
 	}
+	qsort(places, n_places, sizeof(*places), cmp_place_col);
+	for (size_t i = 0; i < n_places; i++) {
+		const char *st = places[i].col.first_start;
+
+		if (n_cols == 0 || strcmp(cols[n_cols - 1].key, places[i].col.key) != 0)
+			cols[n_cols++] = places[i].col;
+		else if (st && (!cols[n_cols - 1].first_start || strcmp(st, cols[n_cols - 1].first_start) < 0))
+			cols[n_cols - 1].first_start = st;
+	}
+	qsort(places, n_places, sizeof(*places), cmp_place_row);
+	for (size_t i = 0; i < n_places; i++)
+		if (n_keys == 0 || cmp_row(&keys[n_keys - 1], &places[i].row) != 0)
+			keys[n_keys++] = places[i].row;
 	qsort(cols, n_cols, sizeof(*cols), by == MATRIX_BY_KERNEL ? cmp_kernel : cmp_batch);
-	qsort(keys, n_keys, sizeof(*keys), cmp_row);
 
 	m->n_rows = n_keys;
 	m->n_cols = n_cols;
@@ -150,26 +190,43 @@ int matrix_build(struct matrix *m, const struct report_row *rows, size_t n, enum
 		m->row_game[k] = keys[k].game;
 		m->row_name[k] = keys[k].name;
 	}
-	for (size_t c = 0; c < n_cols; c++)
+	by_key = zalloc((n_cols ? n_cols : 1) * sizeof(*by_key));
+	for (size_t c = 0; c < n_cols; c++) {
 		m->col[c] = cols[c].key;
-
-	/* each cell over its counted runs */
-	for (size_t r = 0; r < m->n_rows; r++) {
-		for (size_t c = 0; c < m->n_cols; c++) {
-			size_t k = 0;
-
-			for (size_t i = 0; i < n; i++) {
-				const char *key = column_of(&rows[i], by);
-
-				if (!key || strcmp(key, m->col[c]) != 0 ||
-				    find_row(m, rows[i].game, rows[i].run_name) != r ||
-				    report_row_excluded(&rows[i], include_interfered))
-					continue;
-				runs[k++] = rows[i].m;
-			}
-			run_stats_compute(runs, k, &m->cell[r * m->n_cols + c]);
-		}
+		by_key[c] = (struct col_index){ cols[c].key, c };
 	}
+	qsort(by_key, n_cols, sizeof(*by_key), cmp_col_index);
+
+	/* each counted run's cell (n_cells: none), then the runs of each cell
+	 * together, in the order given */
+	start = zalloc((n_cells + 1) * sizeof(*start));
+	for (size_t i = 0; i < n; i++)
+		cell_of[i] = n_cells;
+	for (size_t i = 0; i < n_places; i++) {
+		const struct run_place *p = &places[i];
+		struct col_index want = { p->col.key, 0 };
+		const struct col_index *c = bsearch(&want, by_key, n_cols, sizeof(*by_key), cmp_col_index);
+		const struct row_key *r = bsearch(&p->row, keys, n_keys, sizeof(*keys), cmp_row);
+
+		if (c && r && !report_row_excluded(&rows[p->index], include_interfered))
+			cell_of[p->index] = (size_t)(r - keys) * n_cols + c->c;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (cell_of[i] < n_cells)
+			start[cell_of[i] + 1]++;
+	for (size_t c = 0; c < n_cells; c++)
+		start[c + 1] += start[c];
+	fill = zalloc((n_cells ? n_cells : 1) * sizeof(*fill));
+	for (size_t i = 0; i < n; i++)
+		if (cell_of[i] < n_cells)
+			runs[start[cell_of[i]] + fill[cell_of[i]]++] = rows[i].m;
+	free(fill);
+	for (size_t c = 0; c < n_cells; c++)
+		run_stats_compute(runs + start[c], start[c + 1] - start[c], &m->cell[c]);
+	free(start);
+	free(by_key);
+	free(cell_of);
+	free(places);
 	free(cols);
 	free(keys);
 	free(runs);

@@ -100,6 +100,9 @@ static int take_run(struct batch_run *br, const struct run_outcome *o, const cha
 		strbuf_addf(err, "cannot store '%s' in '%s': %s", run.dir, br->db_path, dberr);
 		free(dberr);
 		r = -EIO;
+	} else if (br->db && br->lab) {
+		/* stored here first: the lab's database down costs no run */
+		lab_sync_push(br->lab, br->db);
 	}
 	strbuf_addf(&line, "%s %s", prefix, o->status);
 	headline(&row, have, br->req.metric.stall_ms, &line);

@@ -12,6 +12,7 @@
 
 #include "batch.h"
 #include "report.h"
+#include "labsync.h"
 #include "resultsdb.h"
 #include "runner.h"
 #include "switch.h"
@@ -25,6 +26,7 @@ struct batch_run {
 	struct run_request req;         /* the template: everything but the variant and switches */
 	struct resultsdb *db;           /* NULL: no database */
 	const char *db_path;
+	struct lab_sync *lab;           /* NULL: no lab's database to send runs to */
 	bool rerun_invalid;
 	bool silent;                    /* --quiet: no progress lines */
 	struct quiet_session *quiet;    /* NULL: the machine is not quieted */

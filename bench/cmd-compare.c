@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 static const char compare_usage[] =
-	"usage: hitchbench compare [--db PATH] [--metric M] [--batch ID] [--cross-boot]\n"
+	"usage: hitchbench compare [--db PATH|URL] [--machine M] [--metric M] [--batch ID] [--cross-boot]\n"
 	"                          [--magnitude IQR] [--seed N] GAME A B\n"
 	"       hitchbench compare --paired BATCH [--metric M] [--effect PCT] [--alpha A]\n"
 	"                          [--beta B] [--max-rounds N]\n"
@@ -31,6 +31,8 @@ static const char compare_usage[] =
 	"  A, B            run names: variant@switches, or the variant for runs without switches\n"
 	"  --metric M      the metric compared (default fps; names as in 'hitchbench report')\n"
 	"  --batch ID      only runs of this batch (batch_id)\n"
+	"  --machine M     only runs of this host name or machine id (a lab's database\n"
+	"                  holds many; runs of two machines are never compared)\n"
 	"  --cross-boot    allow runs from different boots (refused otherwise: a reboot\n"
 	"                  changes enough to make a difference of its own)\n"
 	"  --magnitude X   the smallest difference worth finding, in interquartile ranges\n"
@@ -301,6 +303,20 @@ static int check_args(int argc, char **argv, bool db_given, struct compare_args 
 	return HB_EXIT_OK;
 }
 
+/* How many machines the two sides' runs come from, and two of them. */
+static size_t count_machines(const struct side *sides, const char **m1, const char **m2)
+{
+	const char *a1, *a2, *b1, *b2;
+	size_t na = resultsdb_values_machines(sides[0].v, sides[0].n, &a1, &a2);
+	size_t nb = resultsdb_values_machines(sides[1].v, sides[1].n, &b1, &b2);
+
+	*m1 = a1;
+	*m2 = na > 1 ? a2 : nb > 1 ? b2 : b1;
+	if (na > 1 || nb > 1)
+		return na > nb ? na : nb;
+	return na && nb && strcmp(a1, b1) != 0 ? 2 : 1;
+}
+
 /* The two sides from the database, and the verdict as the exit code. */
 static int compare_sides(struct resultsdb *db, const char *path, struct compare_args *a,
 			 enum metric_id metric)
@@ -320,6 +336,12 @@ static int compare_sides(struct resultsdb *db, const char *path, struct compare_
 			print_excluded(stderr, &sides[i], i ? "B" : "A");
 			goto out;
 		}
+	if (count_machines(sides, &boot1, &boot2) > 1) {
+		error_msg("the runs come from different machines (%s and %s): name one with --machine HOST "
+			  "(two machines differ by more than A and B)", boot1, boot2);
+		ret = HB_EXIT_USAGE;
+		goto out;
+	}
 	if (count_boots(sides, 2, &boot1, &boot2) > 1 && !a->cross_boot) {
 		error_msg("the runs come from different boots (%s and %s): a reboot can make a "
 			  "difference of its own; --cross-boot compares them anyway", boot1, boot2);
@@ -355,8 +377,9 @@ int cmd_compare(int argc, char **argv, struct context *ctx)
 		return ret;
 	if (a.paired)
 		return compare_paired(ctx, a.paired, a.po, a.n_po);
+	a.q.machine = ctx->machine;
 	ret = cmd_db_open(ctx, &db);
 	if (ret != HB_EXIT_OK)
 		return ret;
-	return compare_sides(db, ctx->db_path, &a, (enum metric_id)metric);
+	return compare_sides(db, resultsdb_name(db), &a, (enum metric_id)metric);
 }

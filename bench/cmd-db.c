@@ -11,6 +11,7 @@
 #include "run.h"
 #include "reportrows.h"
 #include "rundirs.h"
+#include "sqldb.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -19,10 +20,11 @@
 #include <unistd.h>
 
 static const char db_usage[] =
-	"usage: hitchbench db import [--db PATH] [--stall-ms MS] [--percentile D]\n"
+	"usage: hitchbench db import [--db PATH|URL] [--stall-ms MS] [--percentile D]\n"
 	"                            [--min-frames N] RUNDIR...\n"
-	"   or: hitchbench db info [--db PATH]\n"
-	"   or: hitchbench db upgrade [--db PATH]\n"
+	"   or: hitchbench db info [--db PATH|URL] [--machine M]\n"
+	"   or: hitchbench db upgrade [--db PATH|URL]\n"
+	"   or: hitchbench db push [--db PATH] --to URL\n"
 	"\n"
 	"  import   index run directories (or directories of them); importing a run\n"
 	"           again updates it in place, so the database can always be rebuilt;\n"
@@ -32,7 +34,13 @@ static const char db_usage[] =
 	"  info     the schema version and how many runs and metric values it holds\n"
 	"           (read-only: a missing database is an error, none is made)\n"
 	"  upgrade  migrate an existing database to this hitchbench's schema\n"
-	"  --db     the database (default results/hitchbench.db)\n";
+	"  push     send the runs this machine's database has not sent to the lab's\n"
+	"           (--to postgresql://...: each run one transaction there, keyed by\n"
+	"           its run id; what was sent is recorded here, so a push cut short\n"
+	"           loses nothing and the next one sends the rest)\n"
+	"  --db     the database (default results/hitchbench.db), an SQLite file or a\n"
+	"           lab's PostgreSQL database (postgresql://user@host/db)\n"
+	"  --machine  info counts only the runs of this host name or machine id\n";
 
 /* The batches the runs belong to (their parent directories with a
  * batch.txt), each imported once. */
@@ -131,13 +139,14 @@ out:
 	return ret;
 }
 
-static int db_info(struct resultsdb *db, const char *path)
+static int db_info(struct resultsdb *db, const char *machine)
 {
+	const char *path = resultsdb_name(db);
 	struct resultsdb_run *runs = NULL;
 	size_t n = 0, values = 0;
 	char *err = NULL;
 
-	if (resultsdb_list(db, NULL, NULL, &runs, &n, &err) < 0) {
+	if (resultsdb_list(db, NULL, NULL, machine, &runs, &n, &err) < 0) {
 		error_msg("cannot read '%s': %s", path, err);
 		free(err);
 		return HB_EXIT_FAILURE;
@@ -145,10 +154,41 @@ static int db_info(struct resultsdb *db, const char *path)
 	for (size_t i = 0; i < n; i++)
 		for (int k = 0; k < M_COUNT; k++)
 			values += runs[i].m.have[k];
-	printf("database=%s\nschema_version=%d\nruns=%zu\nmetric_values=%zu\n", path,
-	       resultsdb_schema_version(db), n, values);
+	printf("database=%s\nengine=%s\nschema_version=%d\n", path,
+	       resultsdb_is_lab(db) ? "postgresql" : "sqlite", resultsdb_schema_version(db));
+	if (machine)
+		printf("machine=%s\n", machine);
+	printf("runs=%zu\nmetric_values=%zu\n", n, values);
 	resultsdb_runs_free(runs, n);
 	return HB_EXIT_OK;
+}
+
+/* db push: the local database (which must exist) to the lab's at url
+ * (made and migrated when new). */
+static int db_push(struct resultsdb *local, const char *url)
+{
+	struct resultsdb_push_stats stats;
+	struct resultsdb *lab = NULL;
+	char *err = NULL;
+	int ret;
+
+	if (resultsdb_open(url, &lab, &err) < 0) {
+		error_msg("%s", err);
+		error_msg("nothing sent: the runs stay in '%s' and the next push sends them",
+			  resultsdb_name(local));
+		free(err);
+		return HB_EXIT_FAILURE;
+	}
+	ret = resultsdb_push(local, lab, &stats, &err);
+	printf("pushed %zu of %zu run(s) not sent before, and %zu batch(es), from %s to %s\n", stats.sent,
+	       stats.pending, stats.batches, resultsdb_name(local), resultsdb_name(lab));
+	if (ret < 0) {
+		error_msg("%s", err);
+		error_msg("%zu run(s) not sent: the next push sends them", stats.pending - stats.sent);
+		free(err);
+	}
+	resultsdb_close(lab);
+	return ret < 0 ? HB_EXIT_FAILURE : HB_EXIT_OK;
 }
 
 int cmd_db(int argc, char **argv, struct context *ctx)
@@ -157,6 +197,7 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		{ "stall-ms", required_argument, NULL, 's' },
 		{ "percentile", required_argument, NULL, 'p' },
 		{ "min-frames", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -165,9 +206,11 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		enum resultsdb_mode mode;
 	} subs[] = {
 		{ "import", RESULTSDB_WRITE }, { "info", RESULTSDB_READ }, { "upgrade", RESULTSDB_UPGRADE },
+		{ "push", RESULTSDB_UPGRADE },
 	};
+	const char *to = NULL;
 	struct metric_opts mo = METRIC_OPTS_DEFAULT;
-	const char *path = ctx->db_path, *sub;
+	const char *sub;
 	struct resultsdb *db;
 	struct argv_list dirs;
 	size_t k;
@@ -189,6 +232,9 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 			if (min_frames_parse(optarg, &mo.min_frames) < 0)
 				return usage_error(db_usage, "--min-frames wants a whole number, not '%s'", optarg);
 			break;
+		case 't':
+			to = optarg;
+			break;
 		case 'h':
 			fputs(db_usage, stdout);
 			return HB_EXIT_OK;
@@ -198,7 +244,7 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		}
 	}
 	if (optind >= argc)
-		return usage_error(db_usage, "db wants a subcommand: import, info or upgrade");
+		return usage_error(db_usage, "db wants a subcommand: import, info, upgrade or push");
 	sub = argv[optind++];
 	for (k = 0; k < ARRAY_SIZE(subs) && strcmp(sub, subs[k].name) != 0; k++)
 		;
@@ -208,6 +254,12 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		return usage_error(db_usage, "db import wants run directories");
 	if (subs[k].mode != RESULTSDB_WRITE && optind < argc)
 		return usage_error(db_usage, "db %s takes no arguments", sub);
+	if ((strcmp(sub, "push") == 0) != (to != NULL))
+		return usage_error(db_usage, to ? "--to goes with db push" : "db push wants --to URL");
+	if (to && !sqldb_is_url(to))
+		return usage_error(db_usage, "--to wants a lab database's URL (postgresql://...), not '%s'", to);
+	if (to && sqldb_is_url(ctx->db_path))
+		return usage_error(db_usage, "db push sends this machine's database (--db PATH), not a lab's");
 	/* the run directories are checked first: a typo makes no database */
 	argv_init(&dirs);
 	ret = subs[k].mode == RESULTSDB_WRITE ? rundir_args_expand(argv + optind, argc - optind, &dirs)
@@ -222,8 +274,10 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 	if (subs[k].mode == RESULTSDB_WRITE)
 		ret = db_import_dirs(db, argv + optind, argc - optind, &mo, true, NULL);
 	else if (subs[k].mode == RESULTSDB_READ)
-		ret = db_info(db, path);
+		ret = db_info(db, ctx->machine);
+	else if (to)
+		ret = db_push(db, to);
 	else
-		printf("database=%s\nschema_version=%d\n", path, resultsdb_schema_version(db));
+		printf("database=%s\nschema_version=%d\n", resultsdb_name(db), resultsdb_schema_version(db));
 	return ret;
 }

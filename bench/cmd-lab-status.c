@@ -304,45 +304,64 @@ static void job_batch_ids(const char *lab, const char *id, struct argv_list *out
 	free(batches);
 }
 
+/* One job's report: the rows of its batch, under a line naming it. */
+static int job_report(const char *lab, const char *id, const struct report_rows *rr, const struct report_opts *ro,
+		      const char *db)
+{
+	struct argv_list batches;
+	struct report_row *rows = zalloc(sizeof(*rows) * (rr->n ? rr->n : 1));
+	size_t n = 0;
+	int ret = HB_EXIT_OK;
+
+	argv_init(&batches);
+	job_batch_ids(lab, id, &batches);
+	for (size_t i = 0; i < rr->n; i++)
+		for (size_t k = 0; k < batches.n; k++)
+			if (rr->db_runs[i].batch_id && !strcmp(rr->db_runs[i].batch_id, batches.v[k]))
+				rows[n++] = rr->rows[i];
+	if (!batches.n)
+		printf("# job %s: no batch in %s/jobs/%s yet\n", id, lab, id);
+	else
+		printf("# job %s: %zu run(s) of batch %s in %s\n", id, n, batches.v[0], db);
+	if (n && report_print(stdout, rows, n, ro) < 0)
+		ret = HB_EXIT_FAILURE;
+	free(rows);
+	argv_release(&batches);
+	return ret;
+}
+
+/* Each job's report on its own: a job is one batch on one node, and a
+ * report's groups must not mix machines (the lab's database holds them all). */
 int cmd_lab_results(int argc, char **argv, struct context *ctx)
 {
 	struct report_opts ro = { .format = REPORT_TABLE, .metric = METRIC_OPTS_DEFAULT,
 				  .window_note = "as stored: frames ending in each run's measured window" };
-	struct argv_list ids, batches;
+	struct argv_list ids;
 	struct report_rows rr;
-	struct report_row *rows = NULL;
 	char *lab = lab_dir(ctx);
-	size_t n = 0;
 	int ret;
 
 	argv_init(&ids);
-	argv_init(&batches);
 	ro.metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
 	ret = job_ids(argc, argv, lab, &ids);
 	if (ret != 0)
 		goto out;
-	for (size_t i = 0; i < ids.n; i++)
-		job_batch_ids(lab, ids.v[i], &batches);
-	if (!batches.n) {
-		printf("no batch of %s in %s/jobs yet\n", argc > 1 ? "these jobs" : "the lab's jobs", lab);
+	if (!ids.n) {
+		printf("no job was submitted from here (%s/jobs)\n", lab);
 		goto out;
 	}
-	ret = report_rows_from_db(&rr, ctx, NULL, NULL, 0);
+	ret = report_rows_from_db(&rr, ctx, NULL, NULL, 0, NULL);
 	if (ret != HB_EXIT_OK)
 		goto out;
-	rows = zalloc(sizeof(*rows) * (rr.n ? rr.n : 1));
-	for (size_t i = 0; i < rr.n; i++)
-		for (size_t k = 0; k < batches.n; k++)
-			if (rr.db_runs[i].batch_id && !strcmp(rr.db_runs[i].batch_id, batches.v[k]))
-				rows[n++] = rr.rows[i];
-	printf("# %zu run(s) of %zu batch(es) in %s\n", n, batches.n, ctx->db_path);
-	if (report_print(stdout, rows, n, &ro) < 0)
-		ret = HB_EXIT_FAILURE;
-	free(rows);
+	for (size_t i = 0; i < ids.n; i++) {
+		if (i)
+			putchar('\n');
+		if (job_report(lab, ids.v[i], &rr, &ro, ctx->db_path) != HB_EXIT_OK)
+			ret = HB_EXIT_FAILURE;
+	}
 	report_rows_release(&rr);
 out:
 	argv_release(&ids);
-	argv_release(&batches);
 	free(lab);
 	return ret < 0 ? HB_EXIT_OK : ret;
 }

@@ -18,14 +18,17 @@
 
 static const char matrix_usage[] =
 	"usage: hitchbench matrix [--by batch|kernel] [--metric M]... [--out DIR]\n"
-	"                         [--db PATH | RUNDIR...] [--game G]\n"
+	"                         [--db PATH|URL [--machine M] | RUNDIR...] [--game G]\n"
 	"                         [--interfered FILE] [--include-interfered] [--min-frames N]\n"
 	"\n"
 	"  --by batch      columns are batches, earliest first (the default)\n"
 	"  --by kernel     columns are kernel releases, in version order (6.9 before 6.10)\n"
 	"  --metric M      a metric to write (repeatable; default: every metric)\n"
 	"  --out DIR       where the CSVs go (default results/matrix): DIR/<metric>.csv\n"
-	"  --db PATH       the results database (default results/hitchbench.db)\n"
+	"  --db PATH|URL   the results database (default results/hitchbench.db), or a\n"
+	"                  lab's postgresql://...\n"
+	"  --machine M     only the runs of this host name or machine id (--by kernel\n"
+	"                  wants one machine)\n"
 	"  RUNDIR          run directories, or directories of them, instead of the database\n"
 	"  --game G        only this game's runs\n"
 	"  --interfered FILE  runs known to be disturbed (default results/interfered.txt)\n"
@@ -196,7 +199,9 @@ int cmd_matrix(int argc, char **argv, struct context *ctx)
 	if (optind < argc)
 		ret = report_rows_from_dirs(&rr, argv + optind, argc - optind, &a.metric);
 	else
-		ret = report_rows_from_db(&rr, ctx, a.game, NULL, 0);
+		ret = report_rows_from_db(&rr, ctx, a.game, NULL, 0, a.by == MATRIX_BY_KERNEL ?
+					  "a kernel's column is of one machine; --by batch may mix machines, "
+					  "a batch being one machine's" : NULL);
 	if (ret == HB_EXIT_USAGE || (optind >= argc && ret != HB_EXIT_OK)) {
 		report_rows_release(&rr);
 		goto out;

@@ -20,10 +20,12 @@
 #include <string.h>
 
 static const char regress_usage[] =
-	"usage: hitchbench regress [--db PATH] --metric M [--format table|tsv] [--seed N] GAME RUN_NAME\n"
+	"usage: hitchbench regress [--db PATH|URL] [--machine M] --metric M [--format table|tsv] [--seed N] GAME RUN_NAME\n"
 	"\n"
 	"  RUN_NAME        variant@switches, or the variant for runs without switches\n"
 	"  --metric M      the metric followed (names as in 'hitchbench report')\n"
+	"  --machine M     only runs of this host name or machine id: a lab's database\n"
+	"                  holds many, and a kernel is tracked on one machine at a time\n"
 	"  --format tsv    columns: kernel median min max n change p magnitude\n"
 	"\n"
 	"exit status: 0 no change point, 3 a change point, 1 failure, 2 usage\n";
@@ -192,7 +194,7 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 	struct changepoint *cps = NULL;
 	struct kernel_row *rows = NULL;
 	struct resultsdb *db;
-	const char *path = ctx->db_path;
+	const char *path, *m1, *m2;
 	size_t n = 0, nused = 0, nrows, ncps = 0, n_ex = 0;
 	bool *may_split = NULL;
 	double *x = NULL;
@@ -201,14 +203,25 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 
 	if (ret != HB_EXIT_OK)
 		return ret < 0 ? HB_EXIT_OK : ret;
+	a.q.machine = ctx->machine;
 	ret = cmd_db_open(ctx, &db);
 	if (ret != HB_EXIT_OK)
 		return ret;
+	path = resultsdb_name(db);
 	ret = HB_EXIT_FAILURE;
 	if (resultsdb_metric_values(db, q, &v, &n, &err) < 0 ||
 	    resultsdb_excluded_runs(db, q, &ex, &n_ex, &err) < 0) {
 		error_msg("cannot read the results database '%s': %s", path, err);
 		free(err);
+		goto out;
+	}
+	/* a kernel's effect is tracked on one machine: two machines differ by
+	 * more than their kernels */
+	if (resultsdb_values_machines(v, n, &m1, &m2) > 1) {
+		error_msg("the runs of %s '%s' in '%s' come from %zu machines (%s, %s, ...): name one with "
+			  "--machine HOST", q->game, q->run_name, path, resultsdb_values_machines(v, n, &m1, &m2),
+			  m1, m2);
+		ret = HB_EXIT_USAGE;
 		goto out;
 	}
 	/* runs that do not say their kernel cannot be placed: sorted last, left out */

@@ -19,10 +19,13 @@ static const char report_usage[] =
 	"                         [--percentile nearest-rank|linear] [--metric M]...\n"
 	"                         [--stalls] [--interfered FILE] [--include-interfered]\n"
 	"                         [--min-frames N] RUNDIR...\n"
-	"   or: hitchbench report [--format ...] --db PATH [--game G] [--variant V]\n"
+	"   or: hitchbench report [--format ...] --db PATH|URL [--machine M] [--game G] [--variant V]\n"
 	"\n"
 	"  RUNDIR          a run directory, or a directory of them (results/runs)\n"
-	"  --db PATH       report what the database holds instead (as computed when stored)\n"
+	"  --db PATH|URL   report what the database holds instead (as computed when stored):\n"
+	"                  an SQLite file or a lab's postgresql://...\n"
+	"  --machine M     only the runs of this host name or machine id (needed when the\n"
+	"                  database holds several machines' runs)\n"
 	"  --metric M      a table column (repeatable; default: frames fps steady_fps\n"
 	"                  stalls stall_s longest_ms low1); CSV and JSON carry every metric\n"
 	"  --stalls        the table shows why the runs stalled: stall_s, the stall_*_s\n"
@@ -165,7 +168,8 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 	if (ret != HB_EXIT_OK)
 		return ret;
 	if (db) {
-		ret = report_rows_from_db(&rr, ctx, a.game, a.variant, ro->format == REPORT_JSON);
+		ret = report_rows_from_db(&rr, ctx, a.game, a.variant, ro->format == REPORT_JSON,
+					  "a group's median is of one game and run name on one machine");
 		ro->window_note = "as stored: frames ending in each run's measured window";
 	} else {
 		ret = report_rows_from_dirs(&rr, argv + optind, argc - optind, &ro->metric);

@@ -17,6 +17,7 @@
 #include "remote-run.h"
 #include "report.h"
 #include "resultsdb.h"
+#include "sqldb.h"
 #include "run.h"
 #include "run-detach.h"
 #include "runargs.h"
@@ -363,6 +364,8 @@ struct batch_cmd {
 	struct recipe recipe;
 	struct game_user user;
 	struct resultsdb *db;
+	struct lab_sync lab;       /* --db postgresql://...: the lab's, beside db */
+	bool has_lab;
 	struct switch_set *sets;
 	size_t n_sets;
 	struct argv_list variants, written;
@@ -402,12 +405,36 @@ static void batch_cmd_release(struct batch_cmd *bc)
 	argv_release(&bc->written);
 	batch_release(&bc->batch);
 	resultsdb_close(bc->db);
+	if (bc->has_lab)
+		lab_sync_release(&bc->lab);
 	game_user_release(&bc->user);
 	recipe_release(&bc->recipe);
 	strbuf_release(&bc->err);
 	free(bc->recipe_path);
 	free(bc->default_out);
 	free(bc->dberr);
+}
+
+/* The command as written, for batch.txt and bench.txt, with a lab
+ * database's URL without its password ("--db URL" or "--db=URL"). */
+static char *command_line(char **argv)
+{
+	struct argv_list v;
+	char *line;
+
+	argv_init(&v);
+	for (size_t i = 0; argv[i]; i++) {
+		const char *eq = str_startswith(argv[i], "--db=") ? argv[i] + 5 : NULL;
+		char *pub = sqldb_public_name(eq ? eq : argv[i]);
+		char *arg = eq ? xasprintf("--db=%s", pub) : xstrdup(pub);
+
+		argv_push(&v, arg);
+		free(arg);
+		free(pub);
+	}
+	line = argv_join(v.v);
+	argv_release(&v);
+	return line;
 }
 
 /* The switch tokens: a resumed batch's, or the command line's. */
@@ -540,7 +567,7 @@ static int create_batch(struct batch_cmd *bc, char **argv)
 		argv_push(&tokens, bc->sets[i].token);
 	kvfile_init(&options);
 	options_record(&options, a, bc->recipe_path, a->warmup, a->window);
-	bc->cmdline = argv_join(argv - 1); /* main's argv: the whole command */
+	bc->cmdline = command_line(argv - 1); /* main's argv: the whole command */
 	kvfile_add(&options, "harness_command", bc->cmdline);
 	r = batch_create(&bc->batch, a->out_dir ? a->out_dir : bc->default_out, &spec, &bc->err);
 	kvfile_release(&options);
@@ -573,7 +600,7 @@ static int open_batch(struct batch_cmd *bc, char **argv)
 		    strcmp(boot, now) != 0)
 			warn_msg("batch '%s' started in another boot (%s): its runs from before and after "
 				 "this resume are not same-boot comparisons", b->id, boot);
-		bc->cmdline = argv_join(argv - 1);
+		bc->cmdline = command_line(argv - 1);
 		r = batch_drop_checksums(b);
 		if (r < 0)
 			warn_msg("cannot remove '%s/SHA256SUMS' of the batch resumed: %s", b->dir,
@@ -594,6 +621,7 @@ static void fill_runner(struct batch_cmd *bc)
 
 	bc->br = (struct batch_run){
 		.batch = b, .recipe = &bc->recipe, .sets = bc->sets, .db = bc->db, .db_path = a->db_path,
+		.lab = bc->has_lab ? &bc->lab : NULL,
 		.rerun_invalid = a->rerun, .silent = a->silent, .quiet = a->profile ? &bc->quiet : NULL,
 		.stop_fd = bc->stop_fd,
 	};
@@ -658,12 +686,18 @@ static int end_batch(struct batch_cmd *bc, int r, int ret)
 	if (bc->db && resultsdb_import_batch(bc->db, &b->info, b->dir, &bc->dberr) < 0) {
 		error_msg("cannot store batch '%s' in '%s': %s", b->id, bc->a.db_path, bc->dberr);
 		ret = HB_EXIT_FAILURE;
+	} else if (bc->db && bc->has_lab) {
+		/* the batch as it ended, and any run an earlier try left here */
+		lab_sync_push(&bc->lab, bc->db);
 	}
 	if (bc->br.runs_done + (b->n_slots - batch_pending(b)) > 0) {
 		putchar('\n');
 		printf("# batch %s (%s)\n", b->id, b->dir);
 		batch_print_report(b, &bc->a.metric, stdout);
-		if (bc->db)
+		if (bc->db && bc->has_lab)
+			printf("# stored in %s and %s%s\n", bc->a.db_path, bc->lab.name,
+			       bc->lab.said ? " (not all: see above)" : "");
+		else if (bc->db)
 			printf("# stored in %s\n", bc->a.db_path);
 	}
 	if (bc->hooks) /* a failed run is left out of its pair: the verdict decides */
@@ -704,6 +738,8 @@ static int detach_batch(struct batch_cmd *bc, char **argv)
 	/* an SQLite connection must not cross a fork: the runner opens its own */
 	resultsdb_close(bc->db);
 	bc->db = NULL;
+	if (bc->has_lab)
+		lab_sync_close(&bc->lab);
 	r = detach_runner(&bc->batch);
 	if (r == 0) {
 		if (bc->a.db_path && resultsdb_open(bc->a.db_path, &bc->db, &bc->dberr) < 0) {
@@ -750,6 +786,13 @@ int batch_command(int argc, char **argv, struct context *ctx, const struct batch
 		goto out;
 	}
 	bc.default_out = xasprintf("%s/runs", ctx->results_dir);
+	/* --db postgresql://...: this machine's database first, the lab's after
+	 * each run (labsync.h) */
+	if (bc.a.db_path && sqldb_is_url(bc.a.db_path)) {
+		lab_sync_init(&bc.lab, bc.a.db_path);
+		bc.has_lab = true;
+		bc.a.db_path = ctx->default_db;
+	}
 	/* What this process starts (helpers, the X server, quieting's commands)
 	 * is the harness's: the interference watcher lets it pass. The game's
 	 * environment is built afresh and carries the run's marker instead. */

@@ -13,8 +13,9 @@
 /* What a command's entry in the table (main.c) asks its runner for, as
  * git's RUN_SETUP does. */
 enum cmd_flags {
-	/* takes the shared --db PATH: the runner takes it out of argv (the
-	 * command's getopt never sees it) into context.db_path and db_given */
+	/* takes the shared --db PATH|URL and --machine M: the runner takes
+	 * them out of argv (the command's getopt never sees them) into
+	 * context.db_path, db_given and machine */
 	CMD_DB_OPTION = 1 << 0,
 	/* the database cmd_db_open() gives is opened read-only (SQLite
 	 * mode=ro; a missing one is "no such database: PATH", exit 2; one of
@@ -35,7 +36,8 @@ struct context {
 	char *default_db;
 
 	/* the results database, for a command with CMD_DB_OPTION */
-	const char *db_path;           /* --db PATH, else default_db */
+	const char *db_path;           /* --db PATH|URL, else default_db */
+	const char *machine;           /* --machine M (a host name or machine id), or NULL */
 	bool db_given;                 /* --db was on the command line */
 	enum resultsdb_mode db_mode;   /* from the flags; db's subcommands narrow it */
 	struct resultsdb *db;          /* cmd_db_open()'s, closed by the runner */

@@ -144,41 +144,53 @@ static void context_release(struct context *ctx)
 	free(ctx->default_db);
 }
 
-/* "--db PATH", "--db=PATH" (or "--d", as getopt_long takes a unique
- * prefix): the option's value, or NULL when arg is not the option. *val_next
- * is set when the value is the next argument. */
-static const char *db_option_value(const char *arg, const char *next, bool *val_next)
+/* "--NAME VALUE", "--NAME=VALUE" (or a unique prefix of at least "--d"
+ * or "--ma", as getopt_long takes one): the option's value, or NULL when
+ * arg is not the option. *val_next is set when the value is the next
+ * argument. */
+static const char *shared_option_value(const char *arg, const char *next, const char *name,
+				       size_t min, bool *val_next)
 {
 	size_t len = strcspn(arg, "=");
 
-	if (len < 3 || len > 4 || strncmp(arg, "--db", len) != 0)
+	if (len < min || len > strlen(name) || strncmp(arg, name, len) != 0)
 		return NULL;
 	*val_next = arg[len] != '=';
 	return *val_next ? next : arg + len + 1;
 }
 
-/* Takes the shared --db PATH out of argv (up to a "--"), so the command
- * sees only its own options; the last one given counts, as with getopt. */
+/* Takes the shared --db PATH|URL and --machine M out of argv (up to a
+ * "--"), so the command sees only its own options; the last one given
+ * counts, as with getopt. */
 static int take_db_option(int *argc, char **argv, struct context *ctx)
 {
 	int out = 1, i = 1;
 
 	ctx->db_path = ctx->default_db;
+	ctx->machine = NULL;
 	while (i < *argc && strcmp(argv[i], "--") != 0) {
-		bool val_next = false;
-		const char *v = db_option_value(argv[i], i + 1 < *argc ? argv[i + 1] : NULL, &val_next);
+		const char *next = i + 1 < *argc ? argv[i + 1] : NULL;
+		bool db_next = false, machine_next = false;
+		const char *db = shared_option_value(argv[i], next, "--db", 3, &db_next);
+		const char *machine = shared_option_value(argv[i], next, "--machine", 4, &machine_next);
 
-		if (!v && !val_next) {
+		if (!db && !db_next && !machine && !machine_next) {
 			argv[out++] = argv[i++];
 			continue;
 		}
-		if (!v) {
-			error_msg("option '--db' wants a path; see 'hitchbench %s --help'", argv[0]);
+		if (!db && !machine) {
+			error_msg("option '%s' wants a %s; see 'hitchbench %s --help'",
+				  db_next ? "--db" : "--machine", db_next ? "path or URL" : "host name or machine id",
+				  argv[0]);
 			return HB_EXIT_USAGE;
 		}
-		ctx->db_path = v;
-		ctx->db_given = true;
-		i += val_next ? 2 : 1;
+		if (db) {
+			ctx->db_path = db;
+			ctx->db_given = true;
+		} else {
+			ctx->machine = machine;
+		}
+		i += db_next || machine_next ? 2 : 1;
 	}
 	while (i < *argc)
 		argv[out++] = argv[i++];

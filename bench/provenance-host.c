@@ -294,3 +294,66 @@ void provenance_memory(struct kvfile *kf)
 	add_choice(kf, "thp_enabled", "sys/kernel/mm/transparent_hugepage/enabled");
 	add_choice(kf, "thp_defrag", "sys/kernel/mm/transparent_hugepage/defrag");
 }
+
+/* ---- the machine's identity ---- */
+
+/* One DRM card's "VVVV:DDDD DRIVER" from its device's sysfs files ("0x8086"
+ * and "0x46a6" in vendor and device, DRIVER= in uevent); NULL when it has
+ * no PCI ids (a virtual card without a device). */
+static char *drm_card_describe(const char *card)
+{
+	char vendor[32], device[32], *rel, *uevent = NULL, *driver = NULL, *out = NULL;
+
+	rel = xasprintf("sys/class/drm/%s/device/vendor", card);
+	if (fsroot_read_line(rel, vendor, sizeof(vendor)) < 0)
+		goto out;
+	free(rel);
+	rel = xasprintf("sys/class/drm/%s/device/device", card);
+	if (fsroot_read_line(rel, device, sizeof(device)) < 0)
+		goto out;
+	free(rel);
+	rel = xasprintf("sys/class/drm/%s/device/uevent", card);
+	if (fsroot_read_all(rel, &uevent) == 0) {
+		const char *d = strstr(uevent, "DRIVER=");
+
+		if (d && (d == uevent || d[-1] == '\n'))
+			driver = xstrndup(d + 7, strcspn(d + 7, "\n"));
+	}
+	out = xasprintf("%s:%s%s%s", str_startswith(vendor, "0x") ? vendor + 2 : vendor,
+			str_startswith(device, "0x") ? device + 2 : device, driver ? " " : "",
+			driver ? driver : "");
+out:
+	free(rel);
+	free(uevent);
+	free(driver);
+	return out;
+}
+
+void provenance_machine(struct kvfile *kf)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char id[64], **names = NULL;
+	size_t n = 0;
+
+	/* systemd's machine id: stable across reboots and host renames */
+	if (fsroot_read_line("etc/machine-id", id, sizeof(id)) == 0 && *id)
+		kvfile_add(kf, "machine_id", id);
+	/* the GPUs: the cards (card0, card1; not their connectors card0-HDMI-A-1) */
+	if (list_dir("sys/class/drm", &names, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = names[i] + 4;
+		char *card;
+
+		if (!str_startswith(names[i], "card") || !*p || p[strspn(p, "0123456789")])
+			continue;
+		card = drm_card_describe(names[i]);
+		if (card)
+			strbuf_addf(&sb, "%s%s", sb.len ? "; " : "", card);
+		free(card);
+	}
+	free_names(names, n);
+	if (sb.len)
+		kvfile_add(kf, "gpu", sb.buf);
+	strbuf_release(&sb);
+}

@@ -112,6 +112,7 @@ void provenance_system(struct kvfile *kf)
 		kvfile_add(kf, "machine", u.machine);
 		kvfile_add(kf, "host", u.nodename);
 	}
+	provenance_machine(kf);
 	if (fsroot_read_line("proc/sys/kernel/random/boot_id", buf, sizeof(buf)) == 0)
 		kvfile_add(kf, "boot_id", buf);
 	provenance_kernel(kf);

@@ -18,8 +18,8 @@ struct game_user;
  * without cpufreq, swaps without swap, psi=no).
  */
 
-/* Adds kernel_release, kernel_version, machine, host, boot_id, what
- * provenance_kernel() adds, cpu_model, cpu_microcode, cpus, what
+/* Adds kernel_release, kernel_version, machine, host, what
+ * provenance_machine() adds, boot_id, what provenance_kernel() adds, cpu_model, cpu_microcode, cpus, what
  * provenance_cpu() adds, mem_total_kb, mem_available_kb, swap_total_kb,
  * swap_free_kb, what provenance_memory() adds, harness_version, and in a
  * Slurm job (a lab job) slurm_job_id, slurm_restart_count, slurm_node and
@@ -30,6 +30,10 @@ void provenance_system(struct kvfile *kf);
 /* kernel_cmdline, cpu_vulnerability.NAME (one per file, sorted by name),
  * clocksource, delayacct, psi. */
 void provenance_kernel(struct kvfile *kf);
+/* The machine's identity beside its host name: machine_id (etc/machine-id)
+ * and gpu ("VVVV:DDDD DRIVER" of each DRM card, "; " between, in card
+ * order; no key on a machine without one). */
+void provenance_machine(struct kvfile *kf);
 /* cpu_online, cpu_governor. */
 void provenance_cpu(struct kvfile *kf);
 /* swappiness, swaps, thp_enabled, thp_defrag. */

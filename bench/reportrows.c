@@ -63,10 +63,30 @@ int report_rows_from_dirs(struct report_rows *rr, char **dirs, int n,
 	return ret;
 }
 
-int report_rows_from_db(struct report_rows *rr, struct context *ctx, const char *game,
-			const char *variant, int with_provenance)
+static const char *run_machine(const struct resultsdb_run *r)
 {
-	const char *path = ctx->db_path;
+	return r->machine_id ? r->machine_id : r->host ? r->host : "(unknown)";
+}
+
+/* Refuses runs of more than one machine, naming two of them. */
+static int check_one_machine(const struct resultsdb_run *runs, size_t n, const char *path,
+			     const char *why)
+{
+	for (size_t i = 1; i < n; i++) {
+		if (strcmp(run_machine(&runs[i]), run_machine(&runs[0])) == 0)
+			continue;
+		error_msg("'%s' holds the runs of more than one machine (%s, %s, ...): name one with "
+			  "--machine HOST (%s)", path, runs[0].host ? runs[0].host : run_machine(&runs[0]),
+			  runs[i].host ? runs[i].host : run_machine(&runs[i]), why);
+		return HB_EXIT_USAGE;
+	}
+	return HB_EXIT_OK;
+}
+
+int report_rows_from_db(struct report_rows *rr, struct context *ctx, const char *game,
+			const char *variant, int with_provenance, const char *one_machine)
+{
+	const char *path;
 	struct resultsdb *db;
 	char *err = NULL;
 	int ret;
@@ -75,12 +95,15 @@ int report_rows_from_db(struct report_rows *rr, struct context *ctx, const char 
 	ret = cmd_db_open(ctx, &db);
 	if (ret != HB_EXIT_OK)
 		return ret;
-	if (resultsdb_list(db, game, variant, &rr->db_runs, &rr->n_db_runs, &err) < 0 ||
+	path = resultsdb_name(db);
+	if (resultsdb_list(db, game, variant, ctx->machine, &rr->db_runs, &rr->n_db_runs, &err) < 0 ||
 	    (with_provenance && resultsdb_load_provenance(db, rr->db_runs, rr->n_db_runs, &err) < 0)) {
 		error_msg("cannot read the results database '%s': %s", path, err);
 		free(err);
 		return HB_EXIT_FAILURE;
 	}
+	if (one_machine && check_one_machine(rr->db_runs, rr->n_db_runs, path, one_machine) != HB_EXIT_OK)
+		return HB_EXIT_USAGE;
 	rr->rows = zalloc(sizeof(*rr->rows) * (rr->n_db_runs ? rr->n_db_runs : 1));
 	for (size_t i = 0; i < rr->n_db_runs; i++)
 		resultsdb_run_report_row(&rr->db_runs[i], &rr->rows[i]);

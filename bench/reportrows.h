@@ -27,14 +27,16 @@ struct report_rows {
  * and left out, and makes the exit code 1; else HB_EXIT_OK. */
 int report_rows_from_dirs(struct report_rows *rr, char **dirs, int n,
 			  const struct metric_opts *opts);
-/* The database's runs of game and variant (NULL: any), with their
- * provenance when with_provenance, from the command's database
- * (cmd_db_open(): --db PATH or the default, read-only). HB_EXIT_OK;
- * HB_EXIT_USAGE when there is no database there (none is made); else
- * HB_EXIT_FAILURE. */
+/* The database's runs of game and variant (NULL: any) and of the
+ * command's --machine (none: any), with their provenance when
+ * with_provenance, from the command's database (cmd_db_open(): --db
+ * PATH|URL or the default, read-only). With one_machine (why the command
+ * cannot mix machines, for the message), runs of more than one machine
+ * are refused with HB_EXIT_USAGE. HB_EXIT_OK; HB_EXIT_USAGE when there is
+ * no database there (none is made); else HB_EXIT_FAILURE. */
 struct context;
 int report_rows_from_db(struct report_rows *rr, struct context *ctx, const char *game,
-			const char *variant, int with_provenance);
+			const char *variant, int with_provenance, const char *one_machine);
 void report_rows_release(struct report_rows *rr);
 
 /* --min-frames N: a whole number of frames (0: no minimum). 0 or -EINVAL. */

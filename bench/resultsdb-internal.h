@@ -1,33 +1,34 @@
 /*
  * What the parts of the results database share; not for commands. The parts:
- *   resultsdb.c        opening, migrating, closing; the SQL helpers below
+ *   resultsdb.c        opening, migrating, closing; transactions tried again
  *   resultsdb-import.c writing runs and batches
  *   resultsdb-list.c   reading runs back (the report's and db's listing)
  *   resultsdb-query.c  compare's and regress's queries (resultsdb-query.h)
- * Every helper that takes err writes "WHAT 'PATH': sqlite's message" into
- * *err (when err is not NULL) on failure and returns the -errno it means.
+ *   resultsdb-push.c   sending a local database's runs to the lab's
+ * They speak SQL through sqldb.h, never to an engine directly.
  */
 #ifndef HB_RESULTSDB_INTERNAL_H
 #define HB_RESULTSDB_INTERNAL_H
 
-#include <sqlite3.h>
-
 #include "resultsdb.h"
+#include "sqldb.h"
 
-sqlite3 *resultsdb_sqlite(struct resultsdb *db);
+/* The SQL condition "run r ran on the machine parameter P names" (P NULL:
+ * any machine): its host name or its machine id. */
+#define RESULTSDB_MACHINE_IS(p) "(" p " IS NULL OR r.host = " p " OR r.machine_id = " p ")"
+
+struct sqldb *resultsdb_sqldb(struct resultsdb *db);
 /* A new message into *err (nothing when err is NULL). */
 void resultsdb_set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* SQLite's result rc of a failed call as the message and -errno. */
-int resultsdb_fail(struct resultsdb *db, int rc, char **err, const char *what);
-int resultsdb_exec(struct resultsdb *db, const char *sql, char **err, const char *what);
-/* Rolls back what a failed operation left open (SQLite rolls back by
- * itself on some errors, hence the check). */
-void resultsdb_rollback(struct resultsdb *db);
-int resultsdb_prepare(struct resultsdb *db, const char *sql, sqlite3_stmt **st, char **err,
-		      const char *what);
-/* Runs a statement that returns no rows and readies it for new bindings. */
-int resultsdb_step_done(struct resultsdb *db, sqlite3_stmt *st, char **err, const char *what);
-/* A text column as a new string; NULL for SQL NULL. */
-char *resultsdb_column_strdup(sqlite3_stmt *st, int col);
+
+/* One transaction's work: 0, or -errno with *err set. */
+typedef int resultsdb_body(struct resultsdb *db, void *arg, char **err);
+/* Runs body in a transaction (sqldb_begin: one that writes) and commits
+ * it; a failure that passes (-EAGAIN: a serialization failure, deadlock
+ * or lock held too long; -ECONNRESET: the connection lost, opened again)
+ * rolls back and tries the whole again, a few times over some seconds
+ * (resultsdb.c says how often). 0, or the last -errno with *err. */
+int resultsdb_transaction(struct resultsdb *db, resultsdb_body *body, void *arg, char **err,
+			  const char *what);
 
 #endif

@@ -10,115 +10,157 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Runs and their metrics, one row per metric (or one row with NULL metric
- * columns for a run without any), the rows of one run together. */
+/* The runs, one row each, and then their metrics: two queries rather than
+ * one join, so that the provenance a run's row looks up is looked up once
+ * per run, not once per metric value (a lab's database holds 100,000 runs
+ * and more: docs/lab.md has the figures). */
 #define PROVENANCE_OF(key) \
 	" (SELECT value FROM provenance AS p WHERE p.run_id = r.id AND p.key = '" key "'" \
 	" ORDER BY seq LIMIT 1)"
+#define LIST_FILTER \
+	" WHERE (?1 IS NULL OR r.game = ?1) AND (?2 IS NULL OR r.variant = ?2)" \
+	" AND " RESULTSDB_MACHINE_IS("?3")
 static const char list_sql[] =
 	"SELECT r.id, r.run_uuid, r.name, r.path, r.status, r.game, r.variant,"
-	" r.started_utc, m.name, m.value, r.run_name, r.batch_uuid, r.kernel_release,"
+	" r.started_utc, r.run_name, r.batch_uuid, r.kernel_release,"
 	" r.invalid," PROVENANCE_OF("invalid_reason") "," PROVENANCE_OF("interfered") ","
 	PROVENANCE_OF("interfered_reason") ", r.check_failed," PROVENANCE_OF("frame_source_kind")
-	" FROM runs AS r LEFT JOIN metrics AS m ON m.run_id = r.id"
-	" WHERE (?1 IS NULL OR r.game = ?1) AND (?2 IS NULL OR r.variant = ?2)"
-	" ORDER BY r.started_utc, r.name, r.id";
+	", r.host, r.machine_id"
+	" FROM runs AS r" LIST_FILTER
+	" ORDER BY r.started_utc NULLS FIRST, r.name, r.id";
+static const char list_metrics_sql[] =
+	"SELECT m.run_id, m.name, m.value FROM metrics AS m JOIN runs AS r ON r.id = m.run_id"
+	LIST_FILTER " ORDER BY m.run_id";
 
-char *resultsdb_column_strdup(sqlite3_stmt *st, int col)
+static char *row_disturbed(struct sqldb_stmt *st, int col)
 {
-	return xstrdup((const char *)sqlite3_column_text(st, col));
-}
-
-/* As run.c says it of a run directory: invalid=1 or interfered=1, from the
- * invalid column, the invalid_reason, interfered, interfered_reason
- * provenance columns starting at col. */
-static char *row_disturbed(sqlite3_stmt *st, int col)
-{
-	const char *interfered = (const char *)sqlite3_column_text(st, col + 2);
+	const char *interfered = sqldb_column_text(st, col + 2);
 	const char *why;
 
-	if (sqlite3_column_type(st, col) != SQLITE_NULL && sqlite3_column_int(st, col) == 1) {
-		why = (const char *)sqlite3_column_text(st, col + 1);
+	if (!sqldb_column_null(st, col) && sqldb_column_int64(st, col) == 1) {
+		why = sqldb_column_text(st, col + 1);
 		return why ? xasprintf("invalid=1 (%s)", why) : xstrdup("invalid=1");
 	}
 	if (interfered && strcmp(interfered, "1") == 0) {
-		why = (const char *)sqlite3_column_text(st, col + 3);
+		why = sqldb_column_text(st, col + 3);
 		return why ? xasprintf("interfered=1 (%s)", why) : xstrdup("interfered=1");
 	}
 	return NULL;
 }
 
-int resultsdb_list(struct resultsdb *db, const char *game, const char *variant,
+/* A listed run's row id and its place in the list. */
+struct run_place {
+	int64_t id;
+	size_t index;
+};
+
+static int place_cmp(const void *a, const void *b)
+{
+	const struct run_place *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void bind_filter(struct sqldb_stmt *st, const char *game, const char *variant, const char *machine)
+{
+	sqldb_bind_text(st, 1, game);
+	sqldb_bind_text(st, 2, variant);
+	sqldb_bind_text(st, 3, machine);
+}
+
+/* Each metric row into its run's metrics (places sorted by id). */
+static int add_metrics(struct resultsdb *db, struct resultsdb_run *runs, const struct run_place *places,
+		       size_t n, const char *game, const char *variant, const char *machine, char **err)
+{
+	static const char what[] = "cannot list runs in";
+	struct sqldb_stmt *st = NULL;
+	int ret;
+
+	ret = sqldb_prepare(resultsdb_sqldb(db), list_metrics_sql, &st, err, what);
+	if (ret < 0)
+		return ret;
+	bind_filter(st, game, variant, machine);
+	while ((ret = sqldb_step(st, err, what)) > 0) {
+		struct run_place key = { sqldb_column_int64(st, 0), 0 };
+		const struct run_place *p = bsearch(&key, places, n, sizeof(*places), place_cmp);
+		struct resultsdb_run *r;
+		int metric;
+
+		if (!p)
+			continue;       /* a run imported between the two queries */
+		/* A name this program does not know (a metric dropped since)
+		 * is not an error: it has nowhere to go. */
+		metric = metric_lookup(sqldb_column_text(st, 1));
+		if (metric < 0)
+			continue;
+		r = &runs[p->index];
+		r->m.v[metric] = sqldb_column_double(st, 2);
+		r->m.have[metric] = true;
+	}
+	sqldb_finalize(st);
+	return ret;
+}
+
+int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, const char *machine,
 		   struct resultsdb_run **out, size_t *n, char **err)
 {
 	static const char what[] = "cannot list runs in";
 	struct resultsdb_run *runs = NULL;
+	struct run_place *places = NULL;
 	size_t nruns = 0, alloc = 0;
-	sqlite3_int64 last_id = 0;
-	sqlite3_stmt *st = NULL;
-	int rc, ret;
+	struct sqldb_stmt *st = NULL;
+	int ret;
 
-	ret = resultsdb_prepare(db, list_sql, &st, err, what);
+	ret = sqldb_prepare(resultsdb_sqldb(db), list_sql, &st, err, what);
 	if (ret < 0)
 		goto out;
-	rc = sqlite3_bind_text(st, 1, game, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 2, variant, -1, SQLITE_STATIC);
-	if (rc != SQLITE_OK) {
-		ret = resultsdb_fail(db, rc, err, what);
-		goto out;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		sqlite3_int64 id = sqlite3_column_int64(st, 0);
+	bind_filter(st, game, variant, machine);
+	while ((ret = sqldb_step(st, err, what)) > 0) {
+		const char *kind;
 		struct resultsdb_run *r;
-		int metric;
 
-		if (nruns == 0 || id != last_id) {
-			if (nruns == alloc) {
-				alloc = alloc ? alloc * 2 : 16;
-				runs = xrealloc(runs, alloc * sizeof(*runs));
-			}
-			r = &runs[nruns++];
-			memset(r, 0, sizeof(*r));
-			r->run_id = resultsdb_column_strdup(st, 1);
-			r->name = resultsdb_column_strdup(st, 2);
-			r->path = resultsdb_column_strdup(st, 3);
-			r->status = resultsdb_column_strdup(st, 4);
-			r->game = resultsdb_column_strdup(st, 5);
-			r->variant = resultsdb_column_strdup(st, 6);
-			r->started_utc = resultsdb_column_strdup(st, 7);
-			r->run_name = resultsdb_column_strdup(st, 10);
-			r->batch_id = resultsdb_column_strdup(st, 11);
-			r->kernel_release = resultsdb_column_strdup(st, 12);
-			r->disturbed = row_disturbed(st, 13);
-			r->check_failed = resultsdb_column_strdup(st, 17);
-			r->interval = sqlite3_column_text(st, 18) &&
-				      strcmp((const char *)sqlite3_column_text(st, 18), "interval") == 0;
-			kvfile_init(&r->provenance);
-			last_id = id;
+		if (nruns == alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			runs = xrealloc(runs, alloc * sizeof(*runs));
+			places = xrealloc(places, alloc * sizeof(*places));
 		}
-		r = &runs[nruns - 1];
-		if (sqlite3_column_type(st, 8) == SQLITE_NULL)
-			continue;
-		/* A name this program does not know (a metric dropped since)
-		 * is not an error: it has nowhere to go. */
-		metric = metric_lookup((const char *)sqlite3_column_text(st, 8));
-		if (metric < 0)
-			continue;
-		r->m.v[metric] = sqlite3_column_double(st, 9);
-		r->m.have[metric] = true;
+		places[nruns] = (struct run_place){ sqldb_column_int64(st, 0), nruns };
+		r = &runs[nruns++];
+		memset(r, 0, sizeof(*r));
+		r->run_id = sqldb_column_strdup(st, 1);
+		r->name = sqldb_column_strdup(st, 2);
+		r->path = sqldb_column_strdup(st, 3);
+		r->status = sqldb_column_strdup(st, 4);
+		r->game = sqldb_column_strdup(st, 5);
+		r->variant = sqldb_column_strdup(st, 6);
+		r->started_utc = sqldb_column_strdup(st, 7);
+		r->run_name = sqldb_column_strdup(st, 8);
+		r->batch_id = sqldb_column_strdup(st, 9);
+		r->kernel_release = sqldb_column_strdup(st, 10);
+		r->disturbed = row_disturbed(st, 11);
+		r->check_failed = sqldb_column_strdup(st, 15);
+		kind = sqldb_column_text(st, 16);
+		r->interval = kind && strcmp(kind, "interval") == 0;
+		r->host = sqldb_column_strdup(st, 17);
+		r->machine_id = sqldb_column_strdup(st, 18);
+		kvfile_init(&r->provenance);
 	}
-	if (rc != SQLITE_DONE) {
-		ret = resultsdb_fail(db, rc, err, what);
+	sqldb_finalize(st);
+	st = NULL;
+	if (ret < 0)
 		goto out;
-	}
+	if (nruns)
+		qsort(places, nruns, sizeof(*places), place_cmp);
+	ret = add_metrics(db, runs, places, nruns, game, variant, machine, err);
+	if (ret < 0)
+		goto out;
 	*out = runs;
 	*n = nruns;
 	runs = NULL;
 	nruns = 0;
-	ret = 0;
 out:
-	sqlite3_finalize(st);
+	sqldb_finalize(st);
+	free(places);
 	resultsdb_runs_free(runs, nruns);
 	return ret;
 }
@@ -138,6 +180,8 @@ void resultsdb_runs_free(struct resultsdb_run *runs, size_t n)
 		free(runs[i].kernel_release);
 		free(runs[i].disturbed);
 		free(runs[i].check_failed);
+		free(runs[i].host);
+		free(runs[i].machine_id);
 		kvfile_release(&runs[i].provenance);
 	}
 	free(runs);
@@ -147,28 +191,20 @@ int resultsdb_load_provenance(struct resultsdb *db, struct resultsdb_run *runs, 
 			      char **err)
 {
 	static const char what[] = "cannot read provenance in";
-	sqlite3_stmt *st = NULL;
-	int rc, ret;
+	struct sqldb_stmt *st = NULL;
+	int ret;
 
-	ret = resultsdb_prepare(db, "SELECT p.key, p.value FROM provenance AS p JOIN runs AS r"
-		      " ON p.run_id = r.id WHERE r.run_uuid = ?1 ORDER BY p.seq", &st, err, what);
-	if (ret < 0)
-		return ret;
-	for (size_t i = 0; i < n; i++) {
+	ret = sqldb_prepare(resultsdb_sqldb(db), "SELECT p.key, p.value FROM provenance AS p JOIN runs AS r"
+			    " ON p.run_id = r.id WHERE r.run_uuid = ?1 ORDER BY p.seq", &st, err, what);
+	for (size_t i = 0; ret == 0 && i < n; i++) {
 		kvfile_release(&runs[i].provenance);
 		kvfile_init(&runs[i].provenance);
-		sqlite3_reset(st);
-		rc = sqlite3_bind_text(st, 1, runs[i].run_id, -1, SQLITE_STATIC);
-		if (rc == SQLITE_OK)
-			while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-				kvfile_add(&runs[i].provenance, (const char *)sqlite3_column_text(st, 0),
-					   (const char *)sqlite3_column_text(st, 1));
-		if (rc != SQLITE_DONE) {
-			ret = resultsdb_fail(db, rc, err, what);
-			break;
-		}
+		sqldb_reset(st);
+		sqldb_bind_text(st, 1, runs[i].run_id);
+		while ((ret = sqldb_step(st, err, what)) > 0)
+			kvfile_add(&runs[i].provenance, sqldb_column_text(st, 0), sqldb_column_text(st, 1));
 	}
-	sqlite3_finalize(st);
+	sqldb_finalize(st);
 	return ret;
 }
 

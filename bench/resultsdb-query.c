@@ -13,12 +13,13 @@
 /* Both queries take the same parameters: ?1 game, ?2 run name, ?3 metric,
  * ?4 batch (NULL: any). */
 static const char values_sql[] =
-	"SELECT m.value, r.run_uuid, r.batch_uuid, r.boot_id, r.kernel_release, r.started_utc"
+	"SELECT m.value, r.run_uuid, r.batch_uuid, r.boot_id, r.kernel_release, r.started_utc,"
+	" r.host, r.machine_id"
 	" FROM runs r JOIN metrics m ON m.run_id = r.id AND m.name = ?3"
 	" WHERE r.game = ?1 AND COALESCE(r.run_name, r.variant) = ?2"
-	" AND (?4 IS NULL OR r.batch_uuid = ?4)"
+	" AND (?4 IS NULL OR r.batch_uuid = ?4) AND " RESULTSDB_MACHINE_IS("?5")
 	" AND r.status = 'ok' AND COALESCE(r.invalid, 0) = 0"
-	" ORDER BY r.started_utc, r.name";
+	" ORDER BY r.started_utc NULLS FIRST, r.name";
 
 /* The complement of values_sql's last condition (the metric aside), and
  * why in words. */
@@ -31,35 +32,31 @@ static const char excluded_sql[] =
 	" END"
 	" FROM runs r"
 	" WHERE r.game = ?1 AND COALESCE(r.run_name, r.variant) = ?2"
-	" AND (?4 IS NULL OR r.batch_uuid = ?4)"
+	" AND (?4 IS NULL OR r.batch_uuid = ?4) AND " RESULTSDB_MACHINE_IS("?5")
 	" AND NOT (r.status = 'ok' AND COALESCE(r.invalid, 0) = 0)"
-	" ORDER BY r.started_utc, r.name";
+	" ORDER BY r.started_utc NULLS FIRST, r.name";
 
 /* Runs sql with q's parameters, handing each row to add (which appends it
  * to what ctx collects). 0 or -errno with *err. */
 static int query_rows(struct resultsdb *db, const char *sql, const struct resultsdb_query *q,
-		      void (*add)(sqlite3_stmt *st, void *ctx), void *ctx, char **err)
+		      void (*add)(struct sqldb_stmt *st, void *ctx), void *ctx, char **err)
 {
-	const char *params[] = { q->game, q->run_name, q->metric, q->batch };
-	sqlite3_stmt *st = NULL;
-	int rc, ret = 0;
+	static const char what[] = "cannot read the runs of";
+	const char *params[] = { q->game, q->run_name, q->metric, q->batch, q->machine };
+	struct sqldb_stmt *st = NULL;
+	int ret;
 
-	rc = sqlite3_prepare_v2(resultsdb_sqlite(db), sql, -1, &st, NULL);
-	for (int i = 0; rc == SQLITE_OK && i < (int)ARRAY_SIZE(params); i++)
-		rc = sqlite3_bind_text(st, i + 1, params[i], -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK) {
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			add(st, ctx);
-		if (rc == SQLITE_DONE)
-			rc = SQLITE_OK;
-	}
-	if (rc != SQLITE_OK)
-		ret = resultsdb_fail(db, rc, err, "cannot read the runs of");
-	sqlite3_finalize(st);
+	ret = sqldb_prepare(resultsdb_sqldb(db), sql, &st, err, what);
+	if (ret < 0)
+		return ret;
+	for (int i = 0; i < (int)ARRAY_SIZE(params); i++)
+		sqldb_bind_text(st, i + 1, params[i]);
+	while ((ret = sqldb_step(st, err, what)) > 0)
+		add(st, ctx);
+	sqldb_finalize(st);
 	return ret;
 }
 
-/* What the row callbacks fill: an array growing by doubling. */
 struct collect {
 	void *v;
 	size_t n, alloc, size;
@@ -74,16 +71,18 @@ static void *collect_next(struct collect *c)
 	return (char *)c->v + c->n++ * c->size;
 }
 
-static void add_value(sqlite3_stmt *st, void *ctx)
+static void add_value(struct sqldb_stmt *st, void *ctx)
 {
 	struct resultsdb_value *r = collect_next(ctx);
 
-	r->value = sqlite3_column_double(st, 0);
-	r->run_id = resultsdb_column_strdup(st, 1);
-	r->batch = resultsdb_column_strdup(st, 2);
-	r->boot_id = resultsdb_column_strdup(st, 3);
-	r->kernel_release = resultsdb_column_strdup(st, 4);
-	r->started_utc = resultsdb_column_strdup(st, 5);
+	r->value = sqldb_column_double(st, 0);
+	r->run_id = sqldb_column_strdup(st, 1);
+	r->batch = sqldb_column_strdup(st, 2);
+	r->boot_id = sqldb_column_strdup(st, 3);
+	r->kernel_release = sqldb_column_strdup(st, 4);
+	r->started_utc = sqldb_column_strdup(st, 5);
+	r->host = sqldb_column_strdup(st, 6);
+	r->machine_id = sqldb_column_strdup(st, 7);
 }
 
 int resultsdb_metric_values(struct resultsdb *db, const struct resultsdb_query *q,
@@ -109,16 +108,18 @@ void resultsdb_values_free(struct resultsdb_value *v, size_t n)
 		free(v[i].boot_id);
 		free(v[i].kernel_release);
 		free(v[i].started_utc);
+		free(v[i].host);
+		free(v[i].machine_id);
 	}
 	free(v);
 }
 
-static void add_excluded(sqlite3_stmt *st, void *ctx)
+static void add_excluded(struct sqldb_stmt *st, void *ctx)
 {
 	struct resultsdb_excluded *r = collect_next(ctx);
 
-	r->name = resultsdb_column_strdup(st, 0);
-	r->why = resultsdb_column_strdup(st, 1);
+	r->name = sqldb_column_strdup(st, 0);
+	r->why = sqldb_column_strdup(st, 1);
 }
 
 int resultsdb_excluded_runs(struct resultsdb *db, const struct resultsdb_query *q,
@@ -143,4 +144,36 @@ void resultsdb_excluded_free(struct resultsdb_excluded *v, size_t n)
 		free(v[i].why);
 	}
 	free(v);
+}
+
+static const char *value_machine(const struct resultsdb_value *v)
+{
+	return v->machine_id ? v->machine_id : v->host ? v->host : "(unknown)";
+}
+
+size_t resultsdb_values_machines(const struct resultsdb_value *v, size_t n, const char **a,
+				 const char **b)
+{
+	const char **seen = NULL;
+	size_t count = 0;
+
+	*a = *b = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *m = value_machine(&v[i]);
+		size_t k;
+
+		for (k = 0; k < count && strcmp(seen[k], m) != 0; k++)
+			;
+		if (k < count)
+			continue;
+		seen = xrealloc(seen, (count + 1) * sizeof(*seen));
+		seen[count] = m;
+		if (count == 0)
+			*a = v[i].host ? v[i].host : m;
+		else if (count == 1)
+			*b = v[i].host ? v[i].host : m;
+		count++;
+	}
+	free(seen);
+	return count;
 }

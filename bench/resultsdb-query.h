@@ -15,6 +15,7 @@ struct resultsdb_query {
 	const char *run_name;     /* variant@switches, or the variant alone for runs without switches */
 	const char *metric;       /* metric_defs[].name */
 	const char *batch;        /* batch_uuid, or NULL for any batch (and none) */
+	const char *machine;      /* a host name or machine id, or NULL for any machine */
 };
 
 struct resultsdb_value {
@@ -22,7 +23,13 @@ struct resultsdb_value {
 	char *run_id;             /* bench.txt run_id */
 	/* NULL when bench.txt did not say */
 	char *batch, *boot_id, *kernel_release, *started_utc;
+	char *host, *machine_id;  /* schema 4 */
 };
+/* How many machines the values come from (a machine: its machine id, else
+ * its host name; values saying neither count as one unknown machine), and
+ * the first two told apart in *a and *b (pointing into v). */
+size_t resultsdb_values_machines(const struct resultsdb_value *v, size_t n, const char **a,
+				 const char **b);
 
 /* The metric's values of the runs that count: status "ok" (not "invalid":
  * its data passed the checks of analysis/run-check.c) and not marked

@@ -1,9 +1,12 @@
 /*
- * The results database (SQLite): one row per run, one row per metric value,
- * every bench.txt pair kept as provenance. It is an index of run
- * directories and can always be rebuilt from them (hitchbench db import).
+ * The results database: one row per run, one row per metric value, every
+ * bench.txt pair kept as provenance. It is an index of run directories and
+ * can always be rebuilt from them (hitchbench db import). It lives in an
+ * SQLite file (a path) or, for a lab of machines, in PostgreSQL (a
+ * "postgresql://..." URL): one schema on both (sqldb.h says what differs).
  * Schema: bench/schema/NNNN-*.sql, applied in order as migrations and
- * recorded in PRAGMA user_version; documented in docs/formats.md.
+ * recorded as the schema version (SQLite's PRAGMA user_version,
+ * PostgreSQL's table hitchbench_schema); documented in docs/formats.md.
  */
 #ifndef HB_RESULTSDB_H
 #define HB_RESULTSDB_H
@@ -27,15 +30,17 @@ extern const size_t schema_migration_count;
 
 /* Errors: every function taking char **err returns 0 or -errno and, on
  * failure only, sets *err (when err is not NULL) to a message for the
- * command layer to print, which the caller frees; SQLite's own text
- * (sqlite3_errmsg) is part of it. Nothing is printed here.
+ * command layer to print, which the caller frees; the engine's own text
+ * is part of it. Nothing is printed here.
  *
+ * path: an SQLite file, or a PostgreSQL URL (a server that cannot be
+ * reached is -ECONNREFUSED).
  * Opens (creating if needed) and migrates to the newest schema: each
  * pending migration in its own transaction, then PRAGMA user_version = its
  * NNNN. A database newer than this program is refused with -ENOTSUP. The
  * journal mode is left as the file has it (rollback journal for a new
- * database: see resultsdb.c for why not WAL). Busy databases are waited for
- * a few seconds, then -EBUSY. */
+ * database: see sqldb-sqlite.c for why not WAL). Busy databases are waited
+ * for a few seconds, then -EAGAIN. */
 int resultsdb_open(const char *path, struct resultsdb **out, char **err);
 
 /* What a command may do to the database it opens. */
@@ -55,13 +60,20 @@ int resultsdb_open_mode(const char *path, enum resultsdb_mode mode, struct resul
 			char **err);
 /* resultsdb_close(NULL) is safe. */
 void resultsdb_close(struct resultsdb *db);
-/* The PRAGMA user_version the database is at (the newest migration's). */
+/* The schema version the database is at (the newest migration's). */
 int resultsdb_schema_version(struct resultsdb *db);
+/* The database as messages name it: the path, or the URL without its
+ * password. */
+const char *resultsdb_name(struct resultsdb *db);
+/* A lab's database (PostgreSQL) rather than a machine's own file. */
+bool resultsdb_is_lab(struct resultsdb *db);
 
 /* Indexes one run, in one transaction: inserts it, or updates it in place
  * when its run_id is already there, keeping its row id and imported_utc and
  * replacing its metrics and provenance rows (importing twice changes
- * nothing). Fields come from run->id/game/variant/status when set, else
+ * nothing). PostgreSQL's passing failures (another writer's transaction in
+ * the way, a dropped connection) are tried again (resultsdb.c says how
+ * often), so many machines may import at once. Fields come from run->id/game/variant/status when set, else
  * from run->bench; run->invalid goes into check_failed, so a run the
  * caller validated (run_validate(), which sets status "invalid") is
  * stored with its reason; run->dir is stored resolved to an absolute path (it must
@@ -94,13 +106,16 @@ struct resultsdb_run {
 	/* schema 3: status "invalid", and the check its data failed (NULL: none) */
 	char *check_failed;
 	bool interval;          /* bench.txt frame_source_kind=interval */
+	/* schema 4: the machine; NULL when bench.txt had none */
+	char *host, *machine_id;
 	struct kvfile provenance;   /* empty until resultsdb_load_provenance() */
 };
 /* Runs ordered by started_utc (runs without one first), then name,
- * optionally filtered by game and variant (NULL: any). *out (free with
+ * optionally filtered by game, variant and machine (a host name or a
+ * machine id) (NULL: any). *out (free with
  * resultsdb_runs_free) and *n are written only on success; no run gives
  * *out NULL and *n 0. 0 or -errno with *err. */
-int resultsdb_list(struct resultsdb *db, const char *game, const char *variant,
+int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, const char *machine,
 		   struct resultsdb_run **out, size_t *n, char **err);
 /* Fills each run's provenance (every bench.txt pair, in order). 0 or
  * -errno with *err. */
@@ -109,6 +124,22 @@ int resultsdb_load_provenance(struct resultsdb *db, struct resultsdb_run *runs, 
 /* A report row pointing into run (as run_report_row() makes from a run
  * directory): the variant is the run name when the run has one. */
 void resultsdb_run_report_row(const struct resultsdb_run *run, struct report_row *row);
+/* What resultsdb_push() did. */
+struct resultsdb_push_stats {
+	size_t pending;         /* runs src had not sent to dst before */
+	size_t sent;            /* of them, sent and recorded now */
+	size_t batches;         /* batches sent (new, or changed since sent) */
+};
+/* Sends every run of src (a machine's local database) that its table
+ * pushes does not list for dst (the lab's), with its metrics, provenance
+ * and batch, each in one transaction of dst keyed by its run_uuid and
+ * tried again on a passing failure; records each in src once dst has
+ * committed it. Then every batch that changed since it was sent (it
+ * ended), likewise. Stops at the first failure: what was sent stays sent and
+ * recorded, the rest is sent by the next push. 0 or -errno with *err. */
+int resultsdb_push(struct resultsdb *src, struct resultsdb *dst, struct resultsdb_push_stats *stats,
+		   char **err);
+
 /* resultsdb_runs_free(NULL, 0) is safe. */
 void resultsdb_runs_free(struct resultsdb_run *runs, size_t n);
 

@@ -32,14 +32,16 @@ case $ARCH in
 '' | *[!a-z0-9]*) echo "cross-sysroot.sh: '$ARCH' is not a Debian architecture name" >&2; exit 2 ;;
 esac
 
-# What the Makefile links (its pkg-config names: inih sqlite3 nettle libzstd
-# x11 gl xtst libevdev libudev check, and the Vulkan headers), each -dev
+# What the Makefile links (its pkg-config names: inih sqlite3 libpq nettle
+# libzstd x11 gl xtst libevdev libudev check, and the Vulkan headers), each -dev
 # package with the runtime packages its libraries need, down to libc6
 # (which qemu-user's -L needs for the dynamic loader). libglx0's
 # libglx-mesa0 is left out: it is dlopen()ed, never linked.
 PACKAGES="libc6 libgcc-s1
 libzstd-dev libzstd1
 libsqlite3-dev libsqlite3-0
+libpq-dev libpq5 libssl-dev libssl3 libgssapi-krb5-2 libkrb5-3 libk5crypto3 libkrb5support0 libcom-err2 libkeyutils1
+libldap-2.5-0 libsasl2-2 libgnutls30 libp11-kit0 libffi8 libidn2-0 libunistring2 libtasn1-6
 libinih-dev libinih1 libinireader0
 nettle-dev libnettle8 libhogweed6 libgmp-dev libgmp10
 libx11-dev libx11-6 libxcb1-dev libxcb1 libxau-dev libxau6 libxdmcp-dev libxdmcp6 libbsd0 libmd0

@@ -276,6 +276,54 @@ sshd_accepted_between() {
 	awk -v a="$2" -v b="$3" '/Accepted publickey/ && $1 + 0 >= a + 0 && $1 + 0 <= b + 0 { n++ } END { print n + 0 }' "$1/sshd.log"
 }
 
+# start_postgres DIR: a PostgreSQL 15 server of the test's own (Debian's
+# postgresql-15), its data and its socket in DIR, no TCP port at all
+# (listen_addresses empty: only the socket directory), fsync off (a test's
+# data need not survive a power cut). The server runs as the user
+# postgres, which needs search permission on DIR's parents (fake_setup's
+# chmod). Sets PGURL (postgresql:///hb?host=DIR/sock&user=postgres, the
+# database hb made empty), PGBIN and PGDATA; the caller's EXIT trap calls
+# stop_postgres DIR. Skips (77) without the server or root.
+start_postgres() {
+	_d=$1
+	PGBIN=/usr/lib/postgresql/15/bin
+	[ -x "$PGBIN/initdb" ] || skip "no PostgreSQL 15 server in $PGBIN (postgresql-15; sh scripts/deps.sh ensure)"
+	[ "$(id -u)" = 0 ] || skip "the test's PostgreSQL runs as the user postgres: starting it needs root"
+	getent passwd postgres >/dev/null || skip "no user postgres (postgresql-common makes it)"
+	mkdir -p "$_d/sock"
+	chmod a+rx "$T" "$_d" 2>/dev/null
+	chown postgres "$_d" "$_d/sock"
+	PGDATA=$_d/data
+	runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA" -A trust -U postgres -E UTF8 --no-sync \
+		>"$_d/initdb.log" 2>&1 || fail "initdb: $(tail -n 5 "$_d/initdb.log")"
+	PGDIR=$_d
+	restart_postgres
+	runuser -u postgres -- "$PGBIN/createdb" -h "$_d/sock" hb || fail "createdb hb"
+	PGURL="postgresql:///hb?host=$_d/sock&user=postgres"
+}
+
+# restart_postgres: starts start_postgres's server again (after a stop)
+restart_postgres() {
+	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGDIR/server.log" -w -t 60 \
+		-o "-c listen_addresses='' -k $PGDIR/sock -c fsync=off -c max_connections=50" start \
+		>/dev/null 2>&1 || fail "PostgreSQL did not start: $(tail -n 5 "$PGDIR/server.log")"
+}
+
+# stop_postgres [MODE]: stops start_postgres's server, fast (open sessions
+# are ended) or as MODE says (immediate: as if its machine died), and
+# says nothing
+stop_postgres() {
+	[ -n "${PGDATA:-}" ] && [ -f "$PGDATA/postmaster.pid" ] &&
+		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA" -m "${1:-fast}" -w stop >/dev/null 2>&1
+	return 0
+}
+
+# psql_hb SQL: one value (or rows, '|' between columns) of the test's
+# database
+psql_hb() {
+	psql -X -q -A -t "$PGURL" -c "$1"
+}
+
 # inert_profile FILE [LINE...]: a quiet profile that changes nothing on the
 # machine and waits for no idleness, then its [noise] section of LINEs
 inert_profile() {

@@ -353,6 +353,9 @@ echo
 sh tests/bench-self/footprint.sh || die "the footprint benchmark failed"
 
 echo
+sh tests/bench-self/lab-db.sh || die "the lab database's benchmark failed"
+
+echo
 "$B/tests/seqsim" 2000 0.03 200 || die "the sequential test's simulation failed"
 
 [ "$bad" = 0 ] || die "the hook did not record one frame per present (see above)"

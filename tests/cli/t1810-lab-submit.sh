@@ -33,7 +33,7 @@ expect_eq "batch status" complete "$(value status "$T/results/lab/jobs/$J/$B/bat
 expect_eq "batch's job" "$J" "$(value slurm_job_id "$T/results/lab/jobs/$J/$B/batch.txt")"
 expect_eq "runs in the database" 2 "$(sqlite3 "$DB" "select count(*) from runs where batch_uuid = '$B'")"
 "$HB" lab results "$J" --db "$DB" >"$T/res" 2>&1 || fail "results: $(cat "$T/res")"
-grep -q "^# 2 run(s) of 1 batch(es) in $DB" "$T/res" || fail "results: $(cat "$T/res")"
+grep -q "^# job $J: 2 run(s) of batch $B in $DB" "$T/res" || fail "results: $(cat "$T/res")"
 grep -q "base" "$T/res" || fail "results without the variants: $(cat "$T/res")"
 
 # 2. a matrix of two batches (recipe paths relative to the matrix file):
@@ -65,7 +65,9 @@ job $M2 $T/./fake2.ini \"base\" x2 on node1: finished, 2 of 2 run(s) done" "$(ca
 expect_eq "database runs of the three jobs" "fake|3
 fake2|2" "$(sqlite3 "$DB" "select game, count(*) from runs group by game order by game")"
 "$HB" lab results --db "$DB" >"$T/res" 2>&1 || fail "results: $(cat "$T/res")"
-grep -q "^# 5 run(s) of 3 batch(es) in $DB" "$T/res" || fail "results of all: $(cat "$T/res")"
+expect_eq "results of all: one report a job" "# job $J: 2 run(s)
+# job $M1: 1 run(s)
+# job $M2: 2 run(s)" "$(grep '^# job' "$T/res" | sed 's/ of batch .*//')"
 "$HB" lab results "$M2" --db "$DB" >"$T/res" 2>&1 || fail "results: $(cat "$T/res")"
-grep -q "^# 2 run(s) of 1 batch(es) in $DB" "$T/res" || fail "results of $M2: $(cat "$T/res")"
+grep -q "^# job $M2: 2 run(s) of batch [^ ]* in $DB" "$T/res" || fail "results of $M2: $(cat "$T/res")"
 exit 0

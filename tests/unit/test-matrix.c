@@ -232,7 +232,7 @@ START_TEST(matrix_from_database)
 	import_run(db, tmp, "u2", "b-late", "6.10.0", "2026-12-02T00:01:00Z", 110, NULL);
 	import_run(db, tmp, "u3", "b-early", "6.2.0", "2026-12-01T00:00:00Z", 50, NULL);
 	import_run(db, tmp, "u4", "b-early", "6.2.0", "2026-12-01T00:01:00Z", 5, "cron job");
-	ck_assert_int_eq(resultsdb_list(db, NULL, NULL, &runs, &n, &err), 0);
+	ck_assert_int_eq(resultsdb_list(db, NULL, NULL, NULL, &runs, &n, &err), 0);
 	ck_assert_uint_eq(n, 4);
 	rows = zalloc(n * sizeof(*rows));
 	for (size_t i = 0; i < n; i++)

@@ -286,6 +286,8 @@ START_TEST(root_fixture)
 		seen++;
 	}
 	ck_assert_uint_eq(seen, ARRAY_SIZE(vulns));
+	expect_key(&kf, "machine_id", "3d1219c7c4c5404aaa1f6d2a48adfda4");
+	expect_key(&kf, "gpu", "8086:46a6 i915");
 	expect_key(&kf, "clocksource", "tsc");
 	expect_key(&kf, "delayacct", "0");
 	expect_key(&kf, "psi", "yes");

@@ -131,7 +131,7 @@ START_TEST(read_writes_nothing)
 	list_before = listing();
 	ck_assert_msg(open_mode(path, RESULTSDB_READ, &db, &err) == 0, "%s", err);
 	ck_assert_int_eq(resultsdb_schema_version(db), newest_version());
-	ck_assert_msg(resultsdb_list(db, NULL, NULL, &runs, &n, &err) == 0, "%s", err);
+	ck_assert_msg(resultsdb_list(db, NULL, NULL, NULL, &runs, &n, &err) == 0, "%s", err);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_str_eq(runs[0].run_id, "0c6f3e4a-read-only");
 	/* no -journal, -wal or -shm beside it while it is open, nor after */

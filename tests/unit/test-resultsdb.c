@@ -291,7 +291,7 @@ START_TEST(import_then_list)
 		 "vanilla", "2026-11-30T10:00:00Z");
 	metrics_make(&m, 59.94);
 	import_ok(db, &run, &m);
-	ck_assert_int_eq(resultsdb_list(db, NULL, NULL, &runs, &n, &err), 0);
+	ck_assert_int_eq(resultsdb_list(db, NULL, NULL, NULL, &runs, &n, &err), 0);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_str_eq(runs[0].run_id, "6f1c0d52-0b6e-4d1b-9c1e-5a2b3c4d5e6f");
 	ck_assert_str_eq(runs[0].name, "doom-20261130T100000Z");
@@ -378,7 +378,7 @@ START_TEST(reimport_updates_in_place)
 	ck_assert_int_eq(query_int("SELECT count(*) FROM runs"), 2);
 	ck_assert_int_eq(query_int("SELECT count(*) FROM metrics"), 2 * M_COUNT);
 
-	ck_assert_int_eq(resultsdb_list(db, NULL, NULL, &runs, &n, &err), 0);
+	ck_assert_int_eq(resultsdb_list(db, NULL, NULL, NULL, &runs, &n, &err), 0);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_str_eq(runs[0].run_id, "uuid-a");
 	ck_assert(runs[0].m.v[M_FPS] == 42.5);
@@ -447,7 +447,7 @@ START_TEST(list_filters)
 	for (size_t i = 0; i < ARRAY_SIZE(r); i++)
 		import_ok(db, &r[i], &m);
 
-	ck_assert_int_eq(resultsdb_list(db, NULL, NULL, &runs, &n, &err), 0);
+	ck_assert_int_eq(resultsdb_list(db, NULL, NULL, NULL, &runs, &n, &err), 0);
 	ck_assert_uint_eq(n, 4);
 	ck_assert_str_eq(runs[0].name, "d1");
 	ck_assert_str_eq(runs[1].name, "q1");
@@ -455,28 +455,28 @@ START_TEST(list_filters)
 	ck_assert_str_eq(runs[3].name, "d2");
 	resultsdb_runs_free(runs, n);
 
-	ck_assert_int_eq(resultsdb_list(db, "doom", NULL, &runs, &n, &err), 0);
+	ck_assert_int_eq(resultsdb_list(db, "doom", NULL, NULL, &runs, &n, &err), 0);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_str_eq(runs[0].name, "d1");
 	ck_assert_str_eq(runs[1].name, "d0");
 	ck_assert_str_eq(runs[2].name, "d2");
 	resultsdb_runs_free(runs, n);
 
-	ck_assert_int_eq(resultsdb_list(db, NULL, "vanilla", &runs, &n, &err), 0);
+	ck_assert_int_eq(resultsdb_list(db, NULL, "vanilla", NULL, &runs, &n, &err), 0);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_str_eq(runs[0].name, "d1");
 	ck_assert_str_eq(runs[1].name, "q1");
 	ck_assert_str_eq(runs[2].name, "d0");
 	resultsdb_runs_free(runs, n);
 
-	ck_assert_int_eq(resultsdb_list(db, "doom", "vulkan", &runs, &n, &err), 0);
+	ck_assert_int_eq(resultsdb_list(db, "doom", "vulkan", NULL, &runs, &n, &err), 0);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_str_eq(runs[0].name, "d2");
 	ck_assert(runs[0].m.have[M_FPS]);
 	resultsdb_runs_free(runs, n);
 
 	runs = (void *)1;
-	ck_assert_int_eq(resultsdb_list(db, "hexen", NULL, &runs, &n, &err), 0);
+	ck_assert_int_eq(resultsdb_list(db, "hexen", NULL, NULL, &runs, &n, &err), 0);
 	ck_assert_uint_eq(n, 0);
 	ck_assert_ptr_null(runs);
 	ck_assert_ptr_null(err);
@@ -549,7 +549,7 @@ START_TEST(missing_metric_has_no_row)
 	ck_assert_int_eq(query_int("SELECT count(*) FROM metrics"
 				   " WHERE name IN ('p999_ms', 'low01')"), 0);
 
-	ck_assert_int_eq(resultsdb_list(db, NULL, NULL, &runs, &n, &err), 0);
+	ck_assert_int_eq(resultsdb_list(db, NULL, NULL, NULL, &runs, &n, &err), 0);
 	ck_assert_uint_eq(n, 1);
 	ck_assert(!runs[0].m.have[M_P999_MS]);
 	ck_assert(!runs[0].m.have[M_LOW01]);
@@ -610,7 +610,7 @@ START_TEST(invalid_run_stored_with_why)
 				   " AND check_failed = 'frames.bin: 7841 records in the header, 54 in the file'"), 1);
 	ck_assert_int_eq(query_int("SELECT count(*) FROM runs WHERE status = 'ok' AND check_failed IS NULL"), 1);
 
-	ck_assert_int_eq(resultsdb_list(db, NULL, NULL, &runs, &n, &err), 0);
+	ck_assert_int_eq(resultsdb_list(db, NULL, NULL, NULL, &runs, &n, &err), 0);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_ptr_null(runs[0].check_failed);
 	ck_assert_str_eq(runs[1].check_failed, why);
