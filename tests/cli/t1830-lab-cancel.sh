@@ -21,6 +21,9 @@ for i in $(seq 1 300); do
 	sleep 0.1
 done
 grep -q "^1 \(done\|invalid\)" "$JD"/*/runs.txt || fail "no run finished: $(cat "$JD.log")"
+"$HB" lab status "$J1" >"$T/st" 2>&1 || fail "status: $(cat "$T/st")"
+grep -q "^job $J1 $T/fake.ini \"base\" x20 on node1: running, run \([2-9]\|1[0-9]\) of 20\$" "$T/st" ||
+	fail "status of the running job: $(cat "$T/st")"
 
 rc=0
 "$HB" lab cancel x1 >"$T/out" 2>"$T/err" || rc=$?

@@ -206,6 +206,31 @@ START_TEST(jobcomp_real)
 }
 END_TEST
 
+/* sacct -n -P -X -o LAB_SACCT_FIELDS, as its manual describes it: made by
+ * hand (no slurmdbd here to record from, tests/fixtures/lab/README.md). */
+START_TEST(sacct_lines)
+{
+	struct lab_slurm_jobs l;
+	struct lab_slurm_job *j;
+	bool fin;
+	int bad = 0;
+
+	lab_slurm_jobs_init(&l);
+	ck_assert_int_eq(lab_sacct_parse(&l, "7|COMPLETED|node1|0:0|hb:fake\n"
+					     "8|CANCELLED by 0|None assigned|0:0|hb:fake\n"
+					     "9|FAILED|ps3|1:0|hb:dsda-doom\n", &bad), 0);
+	ck_assert_uint_eq(l.n, 3);
+	j = lab_slurm_jobs_find(&l, "8");
+	ck_assert_str_eq(j->state, "CANCELLED");
+	ck_assert_ptr_null(j->nodes);
+	j = lab_slurm_jobs_find(&l, "9");
+	ck_assert_str_eq(j->exit_code, "1:0");
+	ck_assert_ptr_null(j->reason);
+	ck_assert_str_eq(lab_state_words(j, &fin), "failed");
+	lab_slurm_jobs_release(&l);
+}
+END_TEST
+
 START_TEST(config_value)
 {
 	char *text = fixture_text("lab/config.txt"), *v;
@@ -356,6 +381,7 @@ TEST_SUITE(lab_suite)
 	tcase_add_test(tc, conf_written);
 	tcase_add_test(tc, squeue_real);
 	tcase_add_test(tc, jobcomp_real);
+	tcase_add_test(tc, sacct_lines);
 	tcase_add_test(tc, config_value);
 	tcase_add_test(tc, requeue_words);
 	tcase_add_test(tc, find_batch);
