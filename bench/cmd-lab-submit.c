@@ -27,6 +27,8 @@
 
 struct submit_args {
 	const char *nodes, *constraint, *kernels;
+	const char *switches;          /* --switches: a GAME's tokens (a matrix has its own) */
+	int rounds;                    /* --rounds: every batch's rounds (0: as given) */
 	struct argv_list run_opts;     /* "--name=value" / "--name", as run takes them */
 	struct argv_list kernel_list;
 	struct lab_matrix work;
@@ -44,6 +46,16 @@ static int take_run_option(struct submit_args *a, const struct run_option *o, co
 			return lab_usage_error("--%s is not for a lab job: the job decides it", o->name);
 	if (o->flags & RUN_OPT_HOOK)
 		return lab_usage_error("--%s is an option of 'hitchbench ab', not of a batch", o->name);
+	/* what the batch is, kept with the batch (its record, its words) */
+	if (!strcmp(o->name, "switches")) {
+		a->switches = arg;
+		return 0;
+	}
+	if (!strcmp(o->name, "rounds")) {
+		if (safe_atoi(arg, &a->rounds) < 0 || a->rounds < 1)
+			return lab_usage_error("--rounds wants a count of 1 or more, not '%s'", arg);
+		return 0;
+	}
 	if (o->flags & RUN_OPT_ARG)
 		argv_pushf(&a->run_opts, "--%s=%s", o->name, arg);
 	else
@@ -107,8 +119,13 @@ static int submit_work(int argc, char **argv, struct submit_args *a)
 			strbuf_release(&err);
 			return HB_EXIT_USAGE;
 		}
-		/* a recipe path in the matrix is relative to the matrix's directory */
+		if (a->switches)
+			return lab_usage_error("--switches is for a game: the matrix gives each batch its tokens%s", "");
+		/* a recipe path in the matrix is relative to the matrix's directory;
+		 * --rounds is every batch's (as bench-matrix.sh's QUICK=1 makes it 1) */
 		for (size_t i = 0; i < a->work.n; i++) {
+			if (a->rounds)
+				a->work.v[i].rounds = a->rounds;
 			char *g = a->work.v[i].game, *slash = strrchr(argv[optind], '/');
 
 			if (strchr(g, '/') && g[0] != '/' && slash) {
@@ -121,11 +138,14 @@ static int submit_work(int argc, char **argv, struct submit_args *a)
 	free(text);
 	if (argc - optind == 3 && (safe_atoi(argv[optind + 2], &rounds) < 0 || rounds < 1))
 		return lab_usage_error("ROUNDS wants a count of 1 or more, not '%s'", argv[optind + 2]);
+	if (argc - optind == 3 && a->rounds && a->rounds != rounds)
+		return lab_usage_error("ROUNDS and --rounds disagree (%s)", argv[optind + 2]);
 	a->work.v = zalloc(sizeof(*a->work.v));
 	a->work.n = 1;
 	a->work.v[0].game = xstrdup(argv[optind]);
 	a->work.v[0].variants = argc - optind >= 2 ? xstrdup(argv[optind + 1]) : NULL;
-	a->work.v[0].rounds = rounds;
+	a->work.v[0].rounds = a->rounds ? a->rounds : rounds;
+	a->work.v[0].tokens = a->switches ? xstrdup(a->switches) : NULL;
 	return 0;
 }
 

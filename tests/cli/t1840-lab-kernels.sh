@@ -53,9 +53,20 @@ grep -q "^hitchbench: --nodes: 'ghost' is not a node of the cluster" "$T/err" ||
 rc=0
 "$HB" lab submit "$T/fake.ini" base 1 --nodes node1 --constraint fake >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "--nodes and --constraint: exit" 2 "$rc"
-"$HB" lab submit "$T/fake.ini" base 1 --nodes node1 --db "$DB" --no-quieting --display :99 >"$T/out" 2>"$T/err" ||
-	fail "submit --nodes: $(cat "$T/err")"
+rc=0
+"$HB" lab submit "$T/fake.ini" base 2 --rounds 3 >"$T/out" 2>"$T/err" || rc=$?
+expect_eq "ROUNDS and --rounds: exit" 2 "$rc"
+printf '[game ./fake.ini]\nvariants = base\n' >"$T/m.ini"
+rc=0
+"$HB" lab submit "$T/m.ini" --switches - >"$T/out" 2>"$T/err" || rc=$?
+expect_eq "a matrix with --switches: exit" 2 "$rc"
+# --rounds and --switches are the batch's: in the record, and the job's batch
+"$HB" lab submit "$T/fake.ini" base --rounds 1 --switches - --nodes node1 --db "$DB" --no-quieting --display :99 \
+	>"$T/out" 2>"$T/err" || fail "submit --nodes: $(cat "$T/err")"
 J=$(submitted "$T/out") || exit 1
-grep -q -- "--nodelist=node1 " "$T/results/lab/jobs/$J.txt" || fail "--nodes node1: $(cat "$T/results/lab/jobs/$J.txt")"
+R=$T/results/lab/jobs/$J.txt
+grep -q -- "--nodelist=node1 " "$R" || fail "--nodes node1: $(cat "$R")"
+expect_eq "record's rounds" 1 "$(value rounds "$R")"
+expect_eq "record's tokens" - "$(value tokens "$R")"
 wait_job "$J" COMPLETED
 exit 0
