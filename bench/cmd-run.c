@@ -226,51 +226,6 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	return new_batch_args(argc, argv, a, usage);
 }
 
-/* The settings a resumed batch must run with, kept in batch.txt. */
-static void options_record(struct kvfile *kf, const struct run_args *a, const char *recipe_path,
-			   double warmup, double window)
-{
-	kvfile_add(kf, "recipe", recipe_path);
-	kvfile_addf(kf, "warmup_s", "%g", warmup);
-	kvfile_addf(kf, "window_s", "%g", window);
-	kvfile_addf(kf, "stall_ms", "%g", a->metric.stall_ms);
-	kvfile_add(kf, "percentile", percentile_def_name(a->metric.pct));
-	kvfile_add(kf, "rerun_invalid", a->rerun ? "1" : "0");
-	kvfile_add(kf, "quiet_profile", a->profile ? a->profile : "none");
-	if (a->hooks)
-		kvfile_add(kf, "command", a->hooks->name);
-}
-
-/* Reads those settings back from a batch being resumed. */
-static int options_read(const struct batch *b, struct run_args *a, struct strbuf *err)
-{
-	const char *v;
-
-	a->recipe = kvfile_get(&b->info, "recipe");
-	if (!a->recipe ||
-	    !(v = kvfile_get(&b->info, "warmup_s")) || safe_atod(v, &a->warmup) < 0 ||
-	    !(v = kvfile_get(&b->info, "window_s")) || safe_atod(v, &a->window) < 0 ||
-	    !(v = kvfile_get(&b->info, "stall_ms")) || safe_atod(v, &a->metric.stall_ms) < 0 ||
-	    !(v = kvfile_get(&b->info, "percentile")) || percentile_def_parse(v, &a->metric.pct) < 0) {
-		strbuf_addf(err, "%s/batch.txt: recipe, warmup_s, window_s, stall_ms or percentile "
-			    "missing or bad", b->dir);
-		return -EINVAL;
-	}
-	/* a batch of ab is resumed by ab, which goes on with its test */
-	v = kvfile_get(&b->info, "command");
-	if ((v || a->hooks) && (!v || !a->hooks || strcmp(v, a->hooks->name) != 0)) {
-		strbuf_addf(err, "it is a batch of 'hitchbench %s': resume it with 'hitchbench %s --resume'",
-			    v ? v : "run", v ? v : "run");
-		return -EINVAL;
-	}
-	v = kvfile_get(&b->info, "rerun_invalid");
-	a->rerun = v && strcmp(v, "1") == 0;
-	v = kvfile_get(&b->info, "quiet_profile");
-	if (!a->profile_given) /* quieted as before, unless told otherwise */
-		a->profile = v && strcmp(v, "none") != 0 ? v : NULL;
-	return 0;
-}
-
 static int check_variants(const struct recipe *rc, const struct argv_list *v)
 {
 	for (size_t i = 0; i < v->n; i++) {
@@ -415,28 +370,6 @@ static void batch_cmd_release(struct batch_cmd *bc)
 	free(bc->dberr);
 }
 
-/* The command as written, for batch.txt and bench.txt, with a lab
- * database's URL without its password ("--db URL" or "--db=URL"). */
-static char *command_line(char **argv)
-{
-	struct argv_list v;
-	char *line;
-
-	argv_init(&v);
-	for (size_t i = 0; argv[i]; i++) {
-		const char *eq = str_startswith(argv[i], "--db=") ? argv[i] + 5 : NULL;
-		char *pub = sqldb_public_name(eq ? eq : argv[i]);
-		char *arg = eq ? xasprintf("--db=%s", pub) : xstrdup(pub);
-
-		argv_push(&v, arg);
-		free(arg);
-		free(pub);
-	}
-	line = argv_join(v.v);
-	argv_release(&v);
-	return line;
-}
-
 /* The switch tokens: a resumed batch's, or the command line's. */
 static int parse_tokens(struct batch_cmd *bc)
 {
@@ -461,7 +394,7 @@ static int check_plan(struct batch_cmd *bc)
 
 	if (a->resume) {
 		if (batch_open(&bc->batch, a->resume, a->out_dir ? a->out_dir : bc->default_out, &bc->err) < 0 ||
-		    options_read(&bc->batch, a, &bc->err) < 0) {
+		    run_args_read_batch(&bc->batch, a, &bc->err) < 0) {
 			error_msg("cannot resume '%s': %s", a->resume, bc->err.buf);
 			return HB_EXIT_USAGE;
 		}
@@ -566,8 +499,8 @@ static int create_batch(struct batch_cmd *bc, char **argv)
 	for (size_t i = 0; i < bc->n_sets; i++)
 		argv_push(&tokens, bc->sets[i].token);
 	kvfile_init(&options);
-	options_record(&options, a, bc->recipe_path, a->warmup, a->window);
-	bc->cmdline = command_line(argv - 1); /* main's argv: the whole command */
+	run_args_record(&options, a, bc->recipe_path, a->warmup, a->window);
+	bc->cmdline = sqldb_command_line(argv - 1); /* main's argv: the whole command */
 	kvfile_add(&options, "harness_command", bc->cmdline);
 	r = batch_create(&bc->batch, a->out_dir ? a->out_dir : bc->default_out, &spec, &bc->err);
 	kvfile_release(&options);
@@ -600,7 +533,7 @@ static int open_batch(struct batch_cmd *bc, char **argv)
 		    strcmp(boot, now) != 0)
 			warn_msg("batch '%s' started in another boot (%s): its runs from before and after "
 				 "this resume are not same-boot comparisons", b->id, boot);
-		bc->cmdline = command_line(argv - 1);
+		bc->cmdline = sqldb_command_line(argv - 1);
 		r = batch_drop_checksums(b);
 		if (r < 0)
 			warn_msg("cannot remove '%s/SHA256SUMS' of the batch resumed: %s", b->dir,

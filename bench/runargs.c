@@ -6,8 +6,10 @@
 #include "batch-run.h"
 #include "cmd.h"
 #include "exitcodes.h"
+#include "batch.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,4 +172,49 @@ const struct run_option *run_option_of(int c, const char *long_name)
 		}
 	}
 	return NULL;
+}
+
+/* The settings a resumed batch must run with, kept in batch.txt. */
+void run_args_record(struct kvfile *kf, const struct run_args *a, const char *recipe_path,
+		     double warmup, double window)
+{
+	kvfile_add(kf, "recipe", recipe_path);
+	kvfile_addf(kf, "warmup_s", "%g", warmup);
+	kvfile_addf(kf, "window_s", "%g", window);
+	kvfile_addf(kf, "stall_ms", "%g", a->metric.stall_ms);
+	kvfile_add(kf, "percentile", percentile_def_name(a->metric.pct));
+	kvfile_add(kf, "rerun_invalid", a->rerun ? "1" : "0");
+	kvfile_add(kf, "quiet_profile", a->profile ? a->profile : "none");
+	if (a->hooks)
+		kvfile_add(kf, "command", a->hooks->name);
+}
+
+/* Reads those settings back from a batch being resumed. */
+int run_args_read_batch(const struct batch *b, struct run_args *a, struct strbuf *err)
+{
+	const char *v;
+
+	a->recipe = kvfile_get(&b->info, "recipe");
+	if (!a->recipe ||
+	    !(v = kvfile_get(&b->info, "warmup_s")) || safe_atod(v, &a->warmup) < 0 ||
+	    !(v = kvfile_get(&b->info, "window_s")) || safe_atod(v, &a->window) < 0 ||
+	    !(v = kvfile_get(&b->info, "stall_ms")) || safe_atod(v, &a->metric.stall_ms) < 0 ||
+	    !(v = kvfile_get(&b->info, "percentile")) || percentile_def_parse(v, &a->metric.pct) < 0) {
+		strbuf_addf(err, "%s/batch.txt: recipe, warmup_s, window_s, stall_ms or percentile "
+			    "missing or bad", b->dir);
+		return -EINVAL;
+	}
+	/* a batch of ab is resumed by ab, which goes on with its test */
+	v = kvfile_get(&b->info, "command");
+	if ((v || a->hooks) && (!v || !a->hooks || strcmp(v, a->hooks->name) != 0)) {
+		strbuf_addf(err, "it is a batch of 'hitchbench %s': resume it with 'hitchbench %s --resume'",
+			    v ? v : "run", v ? v : "run");
+		return -EINVAL;
+	}
+	v = kvfile_get(&b->info, "rerun_invalid");
+	a->rerun = v && strcmp(v, "1") == 0;
+	v = kvfile_get(&b->info, "quiet_profile");
+	if (!a->profile_given) /* quieted as before, unless told otherwise */
+		a->profile = v && strcmp(v, "none") != 0 ? v : NULL;
+	return 0;
 }

@@ -63,4 +63,16 @@ void run_options_getopt(struct option *opts, size_t *n, size_t max, unsigned nee
  * found it in long_name), or NULL when c is none of them. */
 const struct run_option *run_option_of(int c, const char *long_name);
 
+/* The settings a resumed batch must run with, into its batch.txt pairs:
+ * recipe, warmup_s, window_s, stall_ms, percentile, rerun_invalid,
+ * quiet_profile and (ab's) command. */
+struct kvfile;
+void run_args_record(struct kvfile *kf, const struct run_args *a, const char *recipe_path,
+		     double warmup, double window);
+/* Reads them back from a batch being resumed into a; -EINVAL with why in
+ * err (a batch of another command is resumed by that command). */
+struct batch;
+struct strbuf;
+int run_args_read_batch(const struct batch *b, struct run_args *a, struct strbuf *err);
+
 #endif

@@ -18,6 +18,7 @@
  * COALESCE, CAST, ||, NULLS FIRST, LIMIT) means the same on both.
  */
 #include "sqldb-internal.h"
+#include "argv.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -216,6 +217,26 @@ char *sqldb_pg_schema(const char *sql)
 		strbuf_addch(&sb, *p++);
 	}
 	return strbuf_detach(&sb);
+}
+
+char *sqldb_command_line(char *const *argv)
+{
+	struct argv_list v;
+	char *line;
+
+	argv_init(&v);
+	for (size_t i = 0; argv[i]; i++) {
+		const char *eq = str_startswith(argv[i], "--db=") ? argv[i] + 5 : NULL;
+		char *pub = sqldb_public_name(eq ? eq : argv[i]);
+		char *arg = eq ? xasprintf("--db=%s", pub) : xstrdup(pub);
+
+		argv_push(&v, arg);
+		free(arg);
+		free(pub);
+	}
+	line = argv_join(v.v);
+	argv_release(&v);
+	return line;
 }
 
 int sqldb_fail(struct sqldb *db, int ret, char **err, const char *what, const char *msg)

@@ -48,6 +48,11 @@ bool sqldb_is_url(const char *target);
  * and records show. A new string. */
 char *sqldb_public_name(const char *target);
 
+/* A command line as written (argv up to its NULL), joined as argv_join()
+ * does, with every database URL's password left out ("--db URL" and
+ * "--db=URL"): what batch.txt and bench.txt record. A new string. */
+char *sqldb_command_line(char *const *argv);
+
 int sqldb_open(const char *target, enum sqldb_mode mode, struct sqldb **out, char **err);
 /* sqldb_close(NULL) is safe. */
 void sqldb_close(struct sqldb *db);

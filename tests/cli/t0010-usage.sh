@@ -101,7 +101,7 @@ done
 rc=0; "$HB" report --db 2>"$T/err" || rc=$?
 expect_eq "--db without a path: exit" 2 "$rc"
 expect_eq "--db without a path: message" \
-	"hitchbench: option '--db' wants a path; see 'hitchbench report --help'" "$(cat "$T/err")"
+	"hitchbench: option '--db' wants a path or URL; see 'hitchbench report --help'" "$(cat "$T/err")"
 rc=0; "$HB" report -- --db "$db" 2>"$T/err" || rc=$?
 expect_eq "--db after --: exit" 2 "$rc"
 expect_eq "--db after --: a run directory" "hitchbench: cannot open '--db': No such file or directory" \
