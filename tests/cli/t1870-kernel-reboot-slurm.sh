@@ -89,6 +89,17 @@ slurmd: $(tail -n 5 "$T/slurmd.log"); stand-in: $(cat "$T/standin.log" 2>/dev/nu
 }
 node_idle() { sinfo -h -n hbk -o %t | grep -qx idle; }
 job_done() { scontrol -o show job "$1" | grep -Eq 'JobState=(COMPLETED|FAILED)'; }
+requeued() { scontrol -o show job "$1" | grep -q 'JobState=PENDING.*Restarts=1'; }
+# hurry ID: once the job is requeued and its node back, it starts now
+# rather than after Slurm's two-minute hold of a requeued job (2 s after
+# the requeue: a start in the same second as the requeue is refused,
+# "Job credential revoked", t1820)
+hurry() {
+	wait_for "job $1 requeued" 60 requeued "$1"
+	wait_for "the node is back" 60 node_idle
+	sleep 2
+	scontrol update jobid="$1" StartTime=now || fail "scontrol update StartTime"
+}
 wait_for "the node comes up" 60 node_idle
 
 # job NAME KERNEL: a campaign job's script (ensure-kernel, then "measure")
@@ -110,6 +121,7 @@ EOJ
 
 # ---- a kernel that boots
 id=$(job good 6.1.0-17-amd64) || fail "sbatch failed"
+hurry "$id"
 wait_for "job $id ends" 300 job_done "$id"
 expect_eq "job log" "restart=0 rc=75
 restart=1 rc=0
@@ -127,6 +139,7 @@ wait_for "the node is back" 60 node_idle
 # ---- a boot that ignores the entry: one reboot, then the job fails
 : >"$T/boot-ignores-entry"
 id=$(job bad 6.1.0-13-amd64+rt) || fail "sbatch failed"
+hurry "$id"
 wait_for "job $id ends" 300 job_done "$id"
 expect_eq "job log" "restart=0 rc=75
 restart=1 rc=1" "$(cat "$T/jobs/bad.log")"
