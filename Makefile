@@ -135,7 +135,7 @@ TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev \
               $(B)/tests/fifohog $(B)/tests/seqsim $(B)/tests/vkchain $(B)/tests/vkpresent $(B)/tests/tstamp $(B)/tests/waitline \
-              $(B)/tests/mkstallrec $(B)/tests/ensurekernel
+              $(B)/tests/mkstallrec
 
 all: $(PROGS) $(B)/$(VK_MANIFEST) $(B)/walls/common.so $(B)/walls/analysis.so
 
@@ -295,10 +295,6 @@ $(B)/tests/glxparse: $(B)/tests/tools/glxparse.o $(HITCH_A)
 # The CPU a bare 10 ms sleeper pays per wakeup: the floor under the recorder (bench-self).
 $(B)/tests/sleeper: $(B)/tests/tools/sleeper.o $(HITCH_A)
 	$(CC) $(LDFLAGS) -o $@ $^
-
-# 'lab ensure-kernel' for t1870 until the lab's dispatcher reaches it.
-$(B)/tests/ensurekernel: $(B)/tests/tools/ensurekernel.o $(HITCH_A) $(GEN_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS)
 
 # A stall record as text, for the recorder's tests.
 $(B)/tests/recdump: $(B)/tests/tools/recdump.o $(HITCH_A)

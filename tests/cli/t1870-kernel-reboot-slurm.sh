@@ -20,9 +20,8 @@ PATH=$PATH:/usr/sbin
 for p in munged slurmctld slurmd sbatch scontrol squeue; do
 	command -v $p >/dev/null || skip "no $p (scripts/deps.sh: slurmctld slurmd slurm-client munge)"
 done
-EK=$HB_BUILD/tests/ensurekernel
 R=$HB_BUILD/hitchbench-reboot
-[ -x "$EK" ] && [ -x "$R" ] || fail "build first"
+[ -x "$R" ] || fail "build first"
 # munged wants its socket's directories searchable by all (fake_setup's rule:
 # add search and read permission, take none away)
 chmod a+rx "$T" "${TMPDIR:-/tmp}" 2>/dev/null
@@ -106,7 +105,7 @@ wait_for "the node comes up" 60 node_idle
 job() {
 	cat >"$T/jobs/$1.sh" <<EOJ
 #!/bin/sh
-HITCHBENCH_ROOT=$T/root HITCHBENCH_KERNEL_WISH=$WISH "$EK" $2 2>>"$T/jobs/$1.err"
+HITCHBENCH_ROOT=$T/root HITCHBENCH_KERNEL_WISH=$WISH "$HB" lab ensure-kernel $2 2>>"$T/jobs/$1.err"
 rc=\$?
 echo "restart=\${SLURM_RESTART_COUNT:-0} rc=\$rc" >>"$T/jobs/$1.log"
 case \$rc in
