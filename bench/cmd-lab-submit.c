@@ -13,6 +13,7 @@
 #include "lab.h"
 #include "runargs.h"
 #include "spawn.h"
+#include "sqldb.h"
 #include "timeutil.h"
 
 #include <errno.h>
@@ -234,7 +235,9 @@ static int write_record(const char *lab, const char *job_id, const struct lab_ma
 			const char *kernel, const struct submit_args *a, char *const *cmd)
 {
 	struct kvfile kf;
-	char iso[32], *path = lab_job_record_path(lab, job_id), *line = argv_join(cmd);
+	/* a database URL without its password, as batch.txt keeps it */
+	char iso[32], *path = lab_job_record_path(lab, job_id), *line = sqldb_command_line(cmd);
+	char *db = sqldb_public_name(a->db);
 	char *batches = lab_job_batches_dir(lab, job_id);
 	int r;
 
@@ -250,11 +253,12 @@ static int write_record(const char *lab, const char *job_id, const struct lab_ma
 	kvfile_add(&kf, "kernel", kernel ? kernel : "");
 	kvfile_add(&kf, "nodes", a->nodes ? a->nodes : "");
 	kvfile_add(&kf, "constraint", a->constraint ? a->constraint : "");
-	kvfile_add(&kf, "db", a->db);
+	kvfile_add(&kf, "db", db);
 	kvfile_add(&kf, "batches_dir", batches);
 	kvfile_add(&kf, "sbatch", line);
 	r = kvfile_write(&kf, path);
 	kvfile_release(&kf);
+	free(db);
 	free(batches);
 	free(line);
 	free(path);

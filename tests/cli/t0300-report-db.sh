@@ -50,7 +50,7 @@ sqlite3 "$T/rebuilt.sqlite" .dump >"$T/dump2"
 cmp -s "$T/dump1" "$T/dump2" || fail "importing twice changed the database"
 "$HB" db info --db "$T/rebuilt.sqlite" >"$T/info" || fail "db info failed"
 grep -q '^runs=2$' "$T/info" || fail "db info: $(cat "$T/info")"
-grep -q '^schema_version=3$' "$T/info" || fail "db info schema: $(cat "$T/info")"
+grep -q '^schema_version=4$' "$T/info" || fail "db info schema: $(cat "$T/info")"
 
 # a broken run directory is refused with file:line
 mkdir -p "$T/broken"
