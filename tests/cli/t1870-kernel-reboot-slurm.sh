@@ -122,9 +122,13 @@ EOJ
 id=$(job good 6.1.0-17-amd64) || fail "sbatch failed"
 hurry "$id"
 wait_for "job $id ends" 300 job_done "$id"
-expect_eq "job log" "restart=0 rc=75
-restart=1 rc=0
-measured on 6.1.0-17-amd64" "$(cat "$T/jobs/good.log")"
+# the first start's line may be missing: its own 'scontrol requeue' can
+# kill the job script before ensure-kernel's exit reaches it (a slow,
+# sanitized build sees that), which is why the script must do nothing after
+# 75; the reboot asked (below) says the first start ran
+expect_eq "job log" "restart=1 rc=0
+measured on 6.1.0-17-amd64" "$(grep -vx 'restart=0 rc=75' "$T/jobs/good.log")"
+expect_eq "the first start's line, if written" "" "$(grep '^restart=0' "$T/jobs/good.log" | grep -vx 'restart=0 rc=75')"
 scontrol -o show job "$id" | grep -q 'JobState=COMPLETED' || fail "job $id: $(scontrol -o show job "$id")"
 expect_eq "the commands hitchbench-reboot would have run" \
 	"grub-reboot 'Advanced options for Debian GNU/Linux>Debian GNU/Linux, with Linux 6.1.0-17-amd64'
@@ -140,8 +144,8 @@ wait_for "the node is back" 60 node_idle
 id=$(job bad 6.1.0-13-amd64+rt) || fail "sbatch failed"
 hurry "$id"
 wait_for "job $id ends" 300 job_done "$id"
-expect_eq "job log" "restart=0 rc=75
-restart=1 rc=1" "$(cat "$T/jobs/bad.log")"
+expect_eq "job log" "restart=1 rc=1" "$(grep -vx 'restart=0 rc=75' "$T/jobs/bad.log")"
+expect_eq "the first start's line, if written" "" "$(grep '^restart=0' "$T/jobs/bad.log" | grep -vx 'restart=0 rc=75')"
 grep -q "asked to boot 6.1.0-13-amd64+rt, booted into 6.1.0-18-amd64 (the reboot was asked by job $id" \
 	"$T/jobs/bad.err" || fail "no reason: $(cat "$T/jobs/bad.err")"
 expect_eq "reboots asked" 2 "$(grep -c '^called with' "$T/standin.log")"
