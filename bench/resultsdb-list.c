@@ -10,39 +10,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The runs, one row each, and then their metrics: two queries rather than
- * one join, so that the provenance a run's row looks up is looked up once
- * per run, not once per metric value (a lab's database holds 100,000 runs
- * and more: docs/lab.md has the figures). */
-#define PROVENANCE_OF(key) \
-	" (SELECT value FROM provenance AS p WHERE p.run_id = r.id AND p.key = '" key "'" \
-	" ORDER BY seq LIMIT 1)"
+/* The runs, one row each, then their metrics, then the few provenance
+ * pairs a listing needs: three queries rather than one join or a lookup a
+ * run, so that nothing is looked up once per metric value or once per run
+ * (a lab's database holds 100,000 runs and more: docs/lab.md has the
+ * figures). */
 #define LIST_FILTER \
 	" WHERE (?1 IS NULL OR r.game = ?1) AND (?2 IS NULL OR r.variant = ?2)" \
 	" AND " RESULTSDB_MACHINE_IS("?3")
 static const char list_sql[] =
 	"SELECT r.id, r.run_uuid, r.name, r.path, r.status, r.game, r.variant,"
-	" r.started_utc, r.run_name, r.batch_uuid, r.kernel_release,"
-	" r.invalid," PROVENANCE_OF("invalid_reason") "," PROVENANCE_OF("interfered") ","
-	PROVENANCE_OF("interfered_reason") ", r.check_failed," PROVENANCE_OF("frame_source_kind")
-	", r.host, r.machine_id"
+	" r.started_utc, r.run_name, r.batch_uuid, r.kernel_release, r.invalid, r.check_failed,"
+	" r.host, r.machine_id"
 	" FROM runs AS r" LIST_FILTER
 	" ORDER BY r.started_utc NULLS FIRST, r.name, r.id";
 static const char list_metrics_sql[] =
 	"SELECT m.run_id, m.name, m.value FROM metrics AS m JOIN runs AS r ON r.id = m.run_id"
 	LIST_FILTER " ORDER BY m.run_id";
+/* a key's first pair counts (bench.txt order), as kvfile_get() takes it */
+static const char list_provenance_sql[] =
+	"SELECT p.run_id, p.key, p.value FROM provenance AS p JOIN runs AS r ON r.id = p.run_id"
+	LIST_FILTER " AND p.key IN ('invalid_reason', 'interfered', 'interfered_reason',"
+	" 'frame_source_kind') ORDER BY p.run_id, p.seq";
 
-static char *row_disturbed(struct sqldb_stmt *st, int col)
+/* What a run's provenance says of it, for its listing. */
+enum listed_key { LK_INVALID_REASON, LK_INTERFERED, LK_INTERFERED_REASON, LK_FRAME_SOURCE_KIND, LK_COUNT };
+static const char *const listed_keys[LK_COUNT] = {
+	"invalid_reason", "interfered", "interfered_reason", "frame_source_kind",
+};
+
+struct listed {
+	bool invalid;                   /* runs.invalid = 1 */
+	char *v[LK_COUNT];
+};
+
+/* "invalid=1 (REASON)", "interfered=1 (REASON)", or NULL. */
+static char *run_disturbed(const struct listed *l)
 {
-	const char *interfered = sqldb_column_text(st, col + 2);
 	const char *why;
 
-	if (!sqldb_column_null(st, col) && sqldb_column_int64(st, col) == 1) {
-		why = sqldb_column_text(st, col + 1);
+	if (l->invalid) {
+		why = l->v[LK_INVALID_REASON];
 		return why ? xasprintf("invalid=1 (%s)", why) : xstrdup("invalid=1");
 	}
-	if (interfered && strcmp(interfered, "1") == 0) {
-		why = sqldb_column_text(st, col + 3);
+	if (l->v[LK_INTERFERED] && strcmp(l->v[LK_INTERFERED], "1") == 0) {
+		why = l->v[LK_INTERFERED_REASON];
 		return why ? xasprintf("interfered=1 (%s)", why) : xstrdup("interfered=1");
 	}
 	return NULL;
@@ -101,12 +113,47 @@ static int add_metrics(struct resultsdb *db, struct resultsdb_run *runs, const s
 	return ret;
 }
 
+/* Each listed key's first pair into its run's listed values. */
+static int add_listed(struct resultsdb *db, struct listed *listed, const struct run_place *places,
+		      size_t n, const char *game, const char *variant, const char *machine, char **err)
+{
+	static const char what[] = "cannot list runs in";
+	struct sqldb_stmt *st = NULL;
+	int ret;
+
+	ret = sqldb_prepare(resultsdb_sqldb(db), list_provenance_sql, &st, err, what);
+	if (ret < 0)
+		return ret;
+	bind_filter(st, game, variant, machine);
+	while ((ret = sqldb_step(st, err, what)) > 0) {
+		struct run_place key = { sqldb_column_int64(st, 0), 0 };
+		const struct run_place *p = bsearch(&key, places, n, sizeof(*places), place_cmp);
+		const char *k = sqldb_column_text(st, 1);
+
+		for (int i = 0; p && k && i < LK_COUNT; i++)
+			if (strcmp(k, listed_keys[i]) == 0 && !listed[p->index].v[i])
+				listed[p->index].v[i] = sqldb_column_strdup(st, 2);
+	}
+	sqldb_finalize(st);
+	return ret;
+}
+
+static void listed_release(struct listed *listed, size_t n)
+{
+	for (size_t i = 0; listed && i < n; i++)
+		for (int k = 0; k < LK_COUNT; k++)
+			free(listed[i].v[k]);
+	free(listed);
+}
+
 int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, const char *machine,
 		   struct resultsdb_run **out, size_t *n, char **err)
 {
+
 	static const char what[] = "cannot list runs in";
 	struct resultsdb_run *runs = NULL;
 	struct run_place *places = NULL;
+	struct listed *listed = NULL;
 	size_t nruns = 0, alloc = 0;
 	struct sqldb_stmt *st = NULL;
 	int ret;
@@ -116,14 +163,16 @@ int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, 
 		goto out;
 	bind_filter(st, game, variant, machine);
 	while ((ret = sqldb_step(st, err, what)) > 0) {
-		const char *kind;
 		struct resultsdb_run *r;
 
 		if (nruns == alloc) {
 			alloc = alloc ? alloc * 2 : 16;
 			runs = xrealloc(runs, alloc * sizeof(*runs));
 			places = xrealloc(places, alloc * sizeof(*places));
+			listed = xrealloc(listed, alloc * sizeof(*listed));
 		}
+		memset(&listed[nruns], 0, sizeof(*listed));
+		listed[nruns].invalid = !sqldb_column_null(st, 11) && sqldb_column_int64(st, 11) == 1;
 		places[nruns] = (struct run_place){ sqldb_column_int64(st, 0), nruns };
 		r = &runs[nruns++];
 		memset(r, 0, sizeof(*r));
@@ -137,12 +186,9 @@ int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, 
 		r->run_name = sqldb_column_strdup(st, 8);
 		r->batch_id = sqldb_column_strdup(st, 9);
 		r->kernel_release = sqldb_column_strdup(st, 10);
-		r->disturbed = row_disturbed(st, 11);
-		r->check_failed = sqldb_column_strdup(st, 15);
-		kind = sqldb_column_text(st, 16);
-		r->interval = kind && strcmp(kind, "interval") == 0;
-		r->host = sqldb_column_strdup(st, 17);
-		r->machine_id = sqldb_column_strdup(st, 18);
+		r->check_failed = sqldb_column_strdup(st, 12);
+		r->host = sqldb_column_strdup(st, 13);
+		r->machine_id = sqldb_column_strdup(st, 14);
 		kvfile_init(&r->provenance);
 	}
 	sqldb_finalize(st);
@@ -152,14 +198,23 @@ int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, 
 	if (nruns)
 		qsort(places, nruns, sizeof(*places), place_cmp);
 	ret = add_metrics(db, runs, places, nruns, game, variant, machine, err);
+	if (ret == 0)
+		ret = add_listed(db, listed, places, nruns, game, variant, machine, err);
 	if (ret < 0)
 		goto out;
+	for (size_t i = 0; i < nruns; i++) {
+		const char *kind = listed[i].v[LK_FRAME_SOURCE_KIND];
+
+		runs[i].disturbed = run_disturbed(&listed[i]);
+		runs[i].interval = kind && strcmp(kind, "interval") == 0;
+	}
 	*out = runs;
 	*n = nruns;
 	runs = NULL;
 	nruns = 0;
 out:
 	sqldb_finalize(st);
+	listed_release(listed, nruns);
 	free(places);
 	resultsdb_runs_free(runs, nruns);
 	return ret;
