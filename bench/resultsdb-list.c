@@ -73,69 +73,69 @@ static int place_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static void bind_filter(struct sqldb_stmt *st, const char *game, const char *variant, const char *machine)
+/* The listing being made: the filter, the runs listed so far and where
+ * each is (places sorted by row id), and what their provenance says. */
+struct listing {
+	const char *game, *variant, *machine;
+	struct resultsdb_run *runs;
+	struct run_place *places;
+	struct listed *listed;
+	size_t n;
+};
+
+static void bind_filter(struct sqldb_stmt *st, const struct listing *l)
 {
-	sqldb_bind_text(st, 1, game);
-	sqldb_bind_text(st, 2, variant);
-	sqldb_bind_text(st, 3, machine);
+	sqldb_bind_text(st, 1, l->game);
+	sqldb_bind_text(st, 2, l->variant);
+	sqldb_bind_text(st, 3, l->machine);
 }
 
-/* Each metric row into its run's metrics (places sorted by id). */
-static int add_metrics(struct resultsdb *db, struct resultsdb_run *runs, const struct run_place *places,
-		       size_t n, const char *game, const char *variant, const char *machine, char **err)
+/* Runs sql (the listing's filter its parameters, a run's row id its first
+ * column) and gives each row whose run is listed to add with the run's
+ * index; a row of a run imported since the runs were read is passed over. */
+static int for_each_listed(struct resultsdb *db, const char *sql, struct listing *l,
+			   void (*add)(struct listing *l, size_t index, struct sqldb_stmt *st), char **err)
 {
 	static const char what[] = "cannot list runs in";
 	struct sqldb_stmt *st = NULL;
 	int ret;
 
-	ret = sqldb_prepare(resultsdb_sqldb(db), list_metrics_sql, &st, err, what);
+	ret = sqldb_prepare(resultsdb_sqldb(db), sql, &st, err, what);
 	if (ret < 0)
 		return ret;
-	bind_filter(st, game, variant, machine);
+	bind_filter(st, l);
 	while ((ret = sqldb_step(st, err, what)) > 0) {
 		struct run_place key = { sqldb_column_int64(st, 0), 0 };
-		const struct run_place *p = bsearch(&key, places, n, sizeof(*places), place_cmp);
-		struct resultsdb_run *r;
-		int metric;
+		const struct run_place *p = bsearch(&key, l->places, l->n, sizeof(*l->places), place_cmp);
 
-		if (!p)
-			continue;       /* a run imported between the two queries */
-		/* A name this program does not know (a metric dropped since)
-		 * is not an error: it has nowhere to go. */
-		metric = metric_lookup(sqldb_column_text(st, 1));
-		if (metric < 0)
-			continue;
-		r = &runs[p->index];
-		r->m.v[metric] = sqldb_column_double(st, 2);
-		r->m.have[metric] = true;
+		if (p)
+			add(l, p->index, st);
 	}
 	sqldb_finalize(st);
 	return ret;
 }
 
-/* Each listed key's first pair into its run's listed values. */
-static int add_listed(struct resultsdb *db, struct listed *listed, const struct run_place *places,
-		      size_t n, const char *game, const char *variant, const char *machine, char **err)
+/* A metric row (run_id, name, value) into its run's metrics. A name this
+ * program does not know (a metric dropped since) is not an error: it has
+ * nowhere to go. */
+static void add_metric(struct listing *l, size_t index, struct sqldb_stmt *st)
 {
-	static const char what[] = "cannot list runs in";
-	struct sqldb_stmt *st = NULL;
-	int ret;
+	int metric = metric_lookup(sqldb_column_text(st, 1));
 
-	ret = sqldb_prepare(resultsdb_sqldb(db), list_provenance_sql, &st, err, what);
-	if (ret < 0)
-		return ret;
-	bind_filter(st, game, variant, machine);
-	while ((ret = sqldb_step(st, err, what)) > 0) {
-		struct run_place key = { sqldb_column_int64(st, 0), 0 };
-		const struct run_place *p = bsearch(&key, places, n, sizeof(*places), place_cmp);
-		const char *k = sqldb_column_text(st, 1);
+	if (metric < 0)
+		return;
+	l->runs[index].m.v[metric] = sqldb_column_double(st, 2);
+	l->runs[index].m.have[metric] = true;
+}
 
-		for (int i = 0; p && k && i < LK_COUNT; i++)
-			if (strcmp(k, listed_keys[i]) == 0 && !listed[p->index].v[i])
-				listed[p->index].v[i] = sqldb_column_strdup(st, 2);
-	}
-	sqldb_finalize(st);
-	return ret;
+/* A provenance row (run_id, key, value): a listed key's first pair. */
+static void add_listed(struct listing *l, size_t index, struct sqldb_stmt *st)
+{
+	const char *k = sqldb_column_text(st, 1);
+
+	for (int i = 0; k && i < LK_COUNT; i++)
+		if (strcmp(k, listed_keys[i]) == 0 && !l->listed[index].v[i])
+			l->listed[index].v[i] = sqldb_column_strdup(st, 2);
 }
 
 static void listed_release(struct listed *listed, size_t n)
@@ -149,32 +149,29 @@ static void listed_release(struct listed *listed, size_t n)
 int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, const char *machine,
 		   struct resultsdb_run **out, size_t *n, char **err)
 {
-
 	static const char what[] = "cannot list runs in";
-	struct resultsdb_run *runs = NULL;
-	struct run_place *places = NULL;
-	struct listed *listed = NULL;
-	size_t nruns = 0, alloc = 0;
+	struct listing l = { .game = game, .variant = variant, .machine = machine };
 	struct sqldb_stmt *st = NULL;
+	size_t alloc = 0;
 	int ret;
 
 	ret = sqldb_prepare(resultsdb_sqldb(db), list_sql, &st, err, what);
 	if (ret < 0)
 		goto out;
-	bind_filter(st, game, variant, machine);
+	bind_filter(st, &l);
 	while ((ret = sqldb_step(st, err, what)) > 0) {
 		struct resultsdb_run *r;
 
-		if (nruns == alloc) {
+		if (l.n == alloc) {
 			alloc = alloc ? alloc * 2 : 16;
-			runs = xrealloc(runs, alloc * sizeof(*runs));
-			places = xrealloc(places, alloc * sizeof(*places));
-			listed = xrealloc(listed, alloc * sizeof(*listed));
+			l.runs = xrealloc(l.runs, alloc * sizeof(*l.runs));
+			l.places = xrealloc(l.places, alloc * sizeof(*l.places));
+			l.listed = xrealloc(l.listed, alloc * sizeof(*l.listed));
 		}
-		memset(&listed[nruns], 0, sizeof(*listed));
-		listed[nruns].invalid = !sqldb_column_null(st, 11) && sqldb_column_int64(st, 11) == 1;
-		places[nruns] = (struct run_place){ sqldb_column_int64(st, 0), nruns };
-		r = &runs[nruns++];
+		memset(&l.listed[l.n], 0, sizeof(*l.listed));
+		l.listed[l.n].invalid = !sqldb_column_null(st, 11) && sqldb_column_int64(st, 11) == 1;
+		l.places[l.n] = (struct run_place){ sqldb_column_int64(st, 0), l.n };
+		r = &l.runs[l.n++];
 		memset(r, 0, sizeof(*r));
 		r->run_id = sqldb_column_strdup(st, 1);
 		r->name = sqldb_column_strdup(st, 2);
@@ -192,31 +189,28 @@ int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, 
 		kvfile_init(&r->provenance);
 	}
 	sqldb_finalize(st);
-	st = NULL;
 	if (ret < 0)
 		goto out;
-	if (nruns)
-		qsort(places, nruns, sizeof(*places), place_cmp);
-	ret = add_metrics(db, runs, places, nruns, game, variant, machine, err);
+	if (l.n)
+		qsort(l.places, l.n, sizeof(*l.places), place_cmp);
+	ret = for_each_listed(db, list_metrics_sql, &l, add_metric, err);
 	if (ret == 0)
-		ret = add_listed(db, listed, places, nruns, game, variant, machine, err);
+		ret = for_each_listed(db, list_provenance_sql, &l, add_listed, err);
 	if (ret < 0)
 		goto out;
-	for (size_t i = 0; i < nruns; i++) {
-		const char *kind = listed[i].v[LK_FRAME_SOURCE_KIND];
+	for (size_t i = 0; i < l.n; i++) {
+		const char *kind = l.listed[i].v[LK_FRAME_SOURCE_KIND];
 
-		runs[i].disturbed = run_disturbed(&listed[i]);
-		runs[i].interval = kind && strcmp(kind, "interval") == 0;
+		l.runs[i].disturbed = run_disturbed(&l.listed[i]);
+		l.runs[i].interval = kind && strcmp(kind, "interval") == 0;
 	}
-	*out = runs;
-	*n = nruns;
-	runs = NULL;
-	nruns = 0;
+	*out = l.runs;
+	*n = l.n;
+	l.runs = NULL;
 out:
-	sqldb_finalize(st);
-	listed_release(listed, nruns);
-	free(places);
-	resultsdb_runs_free(runs, nruns);
+	listed_release(l.listed, l.n);
+	free(l.places);
+	resultsdb_runs_free(l.runs, l.runs ? l.n : 0);
 	return ret;
 }
 
