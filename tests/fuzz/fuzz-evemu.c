@@ -1,7 +1,7 @@
 /*
- * Fuzz target: evemu recordings (common/evemu.c), descriptions and events.
+ * Fuzz target: evemu recordings (common/evemurec.c), descriptions and events.
  */
-#include "evemu.h"
+#include "evemurec.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
