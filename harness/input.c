@@ -24,7 +24,7 @@
  *
  *   # hitchbench-input 1 driver=xtest steps=N
  *   # device SYSPATH NAME                         (uinput, and a device a play)
- *   # recorded K "NAME" (bus B vendor V product P version X)   (a play)
+ *   # play K recorded "NAME" (bus B vendor V product P version X)   (a play)
  *   MONO_S.US<TAB>N<TAB>STEP<TAB>OUTCOME          (one a step played)
  *   # end played=N of M[: why it stopped early]
  *
@@ -344,7 +344,7 @@ static int open_devices(struct player *pl, const char *display, const char *name
 			r = play_create(p, dev_name, err);
 		if (r == 0) {
 			play_describe(p, &what);
-			printf("# device %s %s\n# recorded %zu %s\n", p->syspath, dev_name, i + 1, what.buf);
+			printf("# device %s %s\n# play %zu %s\n", p->syspath, dev_name, i + 1, what.buf);
 			pl->n_devices++;
 		}
 		strbuf_release(&what);
