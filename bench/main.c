@@ -254,15 +254,11 @@ static const struct command *command_find(const char *name)
 /* "'staals' is not a hitchbench command; did you mean 'stalls'?" */
 static int unknown_command(const char *name)
 {
-	const char *names[ARRAY_SIZE(commands)];
-	struct strbuf hint = STRBUF_INIT;
+	char *hint = suggest_or(name, &commands[0].name, ARRAY_SIZE(commands), sizeof(commands[0]),
+				" see 'hitchbench --help'");
 
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		names[i] = commands[i].name;
-	if (!suggest_append(&hint, name, names, ARRAY_SIZE(commands)))
-		strbuf_addstr(&hint, " see 'hitchbench --help'");
-	error_msg("'%s' is not a hitchbench command;%s", name, hint.buf);
-	strbuf_release(&hint);
+	error_msg("'%s' is not a hitchbench command;%s", name, hint);
+	free(hint);
 	return HB_EXIT_USAGE;
 }
 

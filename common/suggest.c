@@ -84,3 +84,26 @@ size_t suggest_append(struct strbuf *out, const char *word, const char *const *n
 	free(dist);
 	return given;
 }
+
+static size_t suggest_table(struct strbuf *out, const char *word, const char *const *first, size_t n,
+			    size_t stride)
+{
+	const char **names = xrealloc(NULL, (n ? n : 1) * sizeof(*names));
+	size_t given;
+
+	for (size_t i = 0; i < n; i++)
+		names[i] = *(const char *const *)((const char *)first + i * stride);
+	given = suggest_append(out, word, names, n);
+	free(names);
+	return given;
+}
+
+char *suggest_or(const char *word, const char *const *first, size_t n, size_t stride,
+		 const char *otherwise)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!suggest_table(&sb, word, first, n, stride))
+		strbuf_addstr(&sb, otherwise);
+	return sb.buf ? sb.buf : xstrdup("");
+}

@@ -22,4 +22,11 @@ size_t suggest_distance(const char *a, const char *b);
  * close to word; appends nothing otherwise. Returns how many were given. */
 size_t suggest_append(struct strbuf *out, const char *word, const char *const *names, size_t n);
 
+/* " did you mean ...?" for a table of n structs of stride bytes whose name
+ * field (a const char *) is at first, as suggest_append gives it, else
+ * otherwise (never NULL; the caller frees it):
+ * suggest_or(word, &cmds[0].name, ARRAY_SIZE(cmds), sizeof(cmds[0]), ""). */
+char *suggest_or(const char *word, const char *const *first, size_t n, size_t stride,
+		 const char *otherwise);
+
 #endif

@@ -52,3 +52,12 @@ grep -q "unknown metric 'p99ms'; did you mean 'p99_ms'? the metrics are:" "$T/er
 # nothing near: no guess, the pointer to the list instead
 rc=0; "$HB" run zzzzzzzz --no-db --out "$T/runs" 2>"$T/err" || rc=$?
 grep -q "no recipe 'zzzzzzzz' .*; 'hitchbench recipes' lists them" "$T/err" || fail "no hint: $(cat "$T/err")"
+# and the subcommands of db, lab and target
+for c in "db inof:unknown db subcommand 'inof'; did you mean 'info'?" \
+	"lab stauts:'stauts' is not a lab subcommand; did you mean 'status'?" \
+	"target lsit:'lsit' is not a target subcommand; did you mean 'list'?" \
+	"lab zzzzz:'zzzzz' is not a lab subcommand"; do
+	rc=0; "$HB" ${c%%:*} 2>"$T/err" || rc=$?
+	expect_eq "${c%%:*}: exit" 2 "$rc"
+	expect_eq "${c%%:*}: message" "hitchbench: ${c#*:}" "$(head -n 1 "$T/err")"
+done
