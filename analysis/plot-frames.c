@@ -29,7 +29,7 @@
 #define STALL_RED "#d62728"
 #define KEY_ROW_PX 19             /* a legend row at PLOT_FONT, in pixels */
 #define KEY_CHAR_PX 7             /* a character of it, about */
-#define HIST_BINS 50              /* linear bins: about this many across the data */
+#define HIST_BINS 80              /* linear bins: about this many across the data */
 #define HIST_BINS_PER_DECADE 20   /* logarithmic bins */
 
 /* A hue per group (colour-blind-safe first), four shades of it per member:
