@@ -69,7 +69,7 @@ struct plot_run {
 /* The frame-time picture: runs drawn over each other, each from its own
  * first present. */
 struct plot_frames {
-	const char *title;                 /* e.g. "dsda-doom: frame times" */
+	const char *title;                 /* e.g. plot_runs_title(): "frame times: 2 runs of dsda-doom" */
 	const struct plot_run *runs;
 	size_t n_runs;
 	double stall_ms;                   /* frames over it are marked; <= 0: none */
