@@ -26,6 +26,7 @@ enum report_format {
 	REPORT_TABLE,
 	REPORT_CSV,
 	REPORT_JSON,
+	REPORT_MARKDOWN,        /* GitHub-flavoured Markdown tables (report-markdown.c) */
 };
 
 struct kvfile;
@@ -84,10 +85,13 @@ struct report_opts {
 	const enum metric_id *table_metrics;
 	size_t n_table_metrics;
 	bool stall_why;             /* the table ends with a "why" column (metrics_stall_why) */
+	bool no_notes;              /* the table without its '#' notes, Markdown without its definitions */
 };
 
-/* "table" / "csv" / "json". 0 or -EINVAL. */
+/* "table" / "csv" / "json" / "markdown". 0 or -EINVAL. */
 int report_format_parse(const char *s, enum report_format *out);
+/* The name report_format_parse() takes for f; NULL for no format. */
+const char *report_format_name(enum report_format f);
 
 /* Why the row is not counted (its status, the check an invalid run
  * failed, or why it is disturbed), or NULL when it is. */

@@ -285,8 +285,8 @@ timed() {
 # hitchbench's CSV row of the run as name=value lines, the metrics only
 # (the columns after run,game,variant,status,n).
 csv_metrics() {
-	awk -F, -v run="$2" 'NR == 1 { for (i = 6; i <= NF; i++) h[i] = $i }
-		$1 == run { for (i = 6; i <= NF; i++) print h[i] "=" $i }' "$1"
+	awk -F, -v run="$2" 'NR == 1 { for (i = 8; i <= NF; i++) h[i] = $i }
+		$1 == "run" && $3 == run { for (i = 8; i <= NF; i++) print h[i] "=" $i }' "$1"
 }
 report_bench() {
 	rd=$tmp/report/synthetic

@@ -37,12 +37,13 @@ expect_eq "bad usage" 2 "$rc"
 
 # report: the stall columns add up to stall_s, stall_why is the largest
 "$HB" report --stalls --format csv "$T/runs/b1/sampled" >"$T/csv" || fail "report --stalls"
-awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i; next} $1=="sampled"{
+awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i; next} $1=="run" && $3=="sampled"{
 	s=0; split("disk swap reclaim gpu cpu io wait other", g, " ")
 	for(k in g) s+=$(c["stall_" g[k] "_s"])
 	if (s - $(c["stall_s"]) > 0.011 || $(c["stall_s"]) - s > 0.011) { print "sum " s " vs " $(c["stall_s"]); exit 1 }
 	if ($(c["stall_why"]) != "swap") { print "why " $(c["stall_why"]); exit 1 }
-	if ($(c["load_disk_s"]) != "0.40" || $(c["warm_disk_s"]) != "0.20") { print "load/warm"; exit 1 }
+	# full precision: sums of the sample shares, 0.40 and 0.20 at the 2 decimals of the table
+	if (sprintf("%.2f", $(c["load_disk_s"])) != "0.40" || sprintf("%.2f", $(c["warm_disk_s"])) != "0.20") { print "load/warm " $(c["load_disk_s"]) " " $(c["warm_disk_s"]); exit 1 }
 }' "$T/csv" || fail "report --stalls CSV is wrong"
 "$HB" report --stalls "$T/runs/b1/sampled" | grep -q '^sampled .* swap$' || fail "report --stalls table has no why"
 
