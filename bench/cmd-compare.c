@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "cmdargs.h"
 #include "exitcodes.h"
+#include "jsonout.h"
 #include "metrics.h"
 #include "resultsdb-query.h"
 #include "stats.h"
@@ -24,9 +25,10 @@
 
 static const char compare_usage[] =
 	"usage: hitchbench compare [--db PATH|URL] [--machine M] [--metric M] [--batch ID] [--cross-boot]\n"
-	"                          [--magnitude IQR] [--seed N] GAME A B\n"
+	"                          [--magnitude IQR] [--seed N] [--format table|json|markdown]\n"
+	"                          [--no-notes] GAME A B\n"
 	"       hitchbench compare --paired BATCH [--metric M] [--effect PCT] [--alpha A]\n"
-	"                          [--beta B] [--max-rounds N]\n"
+	"                          [--beta B] [--max-rounds N] [--format table|json]\n"
 	"\n"
 	"  A, B            run names: variant@switches, or the variant for runs without switches\n"
 	"  --metric M      the metric compared (default fps; names as in 'hitchbench report')\n"
@@ -38,11 +40,19 @@ static const char compare_usage[] =
 	"  --magnitude X   the smallest difference worth finding, in interquartile ranges\n"
 	"                  (default 1.0): SAME means a difference this large is unlikely\n"
 	"  --seed N        seed of the bootstrap and the threshold simulation\n"
+	"  --format F      table (default; its last column says how each line is computed),\n"
+	"                  json (format 1: every figure, the values and the definitions;\n"
+	"                  --paired: ab's document), markdown (a GitHub table, the\n"
+	"                  definitions as a list below it)\n"
+	"  --no-notes      markdown without the definitions\n"
 	"  --paired BATCH  the rounds of a two-cell batch (hitchbench ab's, or run's) as\n"
 	"                  pairs, through ab's sequential test in round order (its options\n"
 	"                  are ab.txt's unless given: --effect, --alpha, --beta, --max-rounds)\n"
 	"\n"
 	"exit status: 0 SAME, 3 DIFFERENT, 4 UNKNOWN (more rounds needed), 1 failure, 2 usage\n";
+
+/* The version of compare's JSON document (docs/formats.md). */
+#define HB_COMPARE_JSON_FORMAT 1
 
 struct side {
 	const char *name;
@@ -159,6 +169,179 @@ static void print_comparison(const char *game, const char *metric, const char *b
 	print_excluded(stdout, b, "B");
 }
 
+/* What each line of the comparison means (the table's "how" column; JSON's
+ * "definitions"; Markdown's list). */
+#define DEF_RUNS "valid runs: status ok, not marked invalid"
+#define DEF_MEDIAN "the middle value (mean of the two middle ones)"
+#define DEF_RATIO "median B / median A"
+#define DEF_DIFFERENCE "median B - median A"
+#define DEF_INTERVAL "percentile bootstrap of the difference of the medians, resampling each side"
+#define DEF_MWU "Mann-Whitney U of A, two-sided; exact without ties, else the normal " \
+	"approximation, tie and continuity corrected"
+#define DEF_KS "two-sample Kolmogorov-Smirnov, two-sided"
+#define DEF_P "the smaller of the two p values (Pinpoint)"
+#define DEF_THRESHOLDS "DIFFERENT at p <= low; SAME at p > high: 99 percent of samples of n runs a side " \
+	"magnitude_iqr interquartile ranges apart have p under high (simulated)"
+#define DEF_ROUNDS "UNKNOWN: the further runs of each side after which a verdict is likely, the " \
+	"smaller of: the observed effect significant at the low threshold with 80% power " \
+	"(Noether 1987), and the high threshold reaching the low one"
+
+/* Which side a DIFFERENT verdict favours, for a metric with a direction; NULL otherwise. */
+static const char *better_side(const struct stats_comparison *c, enum metric_id id)
+{
+	const enum metric_better better = metric_defs[id].better;
+
+	if (c->verdict != VERDICT_DIFFERENT || better == BETTER_NEITHER || c->median_a == c->median_b)
+		return NULL;
+	return (c->median_b < c->median_a) == (better == BETTER_LOWER) ? "B" : "A";
+}
+
+static void json_side_values(struct json_out *j, const char *key, const struct side *s)
+{
+	json_array_begin_inline(j, key);
+	for (size_t i = 0; i < s->n; i++)
+		json_number(j, NULL, true, s->x[i]);
+	json_array_end(j);
+}
+
+static void json_rounds(struct json_out *j, const char *key, size_t r)
+{
+	if (r == SIZE_MAX)
+		json_null(j, key);     /* beyond max_rounds */
+	else
+		json_uint(j, key, r);
+}
+
+static void json_comparison(const struct resultsdb_query *q, const struct side *a, const struct side *b,
+			    const struct stats_compare_opts *o, const struct stats_comparison *c,
+			    enum metric_id id, int exit_status)
+{
+	struct json_out j;
+
+	json_out_init(&j, stdout);
+	json_object_begin(&j, NULL);
+	json_int(&j, "format", HB_COMPARE_JSON_FORMAT);
+	json_string(&j, "game", q->game);
+	json_string(&j, "metric", q->metric);
+	json_string(&j, "a", a->name);
+	json_string(&j, "b", b->name);
+	json_string(&j, "batch", q->batch);
+	json_string(&j, "machine", q->machine);
+	json_object_begin_inline(&j, "runs");
+	json_uint(&j, "a", c->na);
+	json_uint(&j, "b", c->nb);
+	json_object_end(&j);
+	json_object_begin_inline(&j, "values");
+	json_side_values(&j, "a", a);
+	json_side_values(&j, "b", b);
+	json_object_end(&j);
+	json_object_begin_inline(&j, "median");
+	json_number(&j, "a", true, c->median_a);
+	json_number(&j, "b", true, c->median_b);
+	json_object_end(&j);
+	json_number(&j, "ratio", true, c->ratio);
+	json_number(&j, "difference", true, c->median_b - c->median_a);
+	json_object_begin_inline(&j, "difference_interval");
+	json_number(&j, "lo", true, c->ci_lo);
+	json_number(&j, "hi", true, c->ci_hi);
+	json_number(&j, "confidence", true, o->bootstrap.confidence);
+	json_uint(&j, "resamples", o->bootstrap.resamples);
+	json_uint(&j, "seed", o->bootstrap.seed);
+	json_object_end(&j);
+	json_object_begin_inline(&j, "mann_whitney");
+	json_number(&j, "u", true, c->mwu.statistic);
+	json_number(&j, "p", true, c->mwu.p);
+	json_string(&j, "method", stats_pmethod_name(c->mwu.method));
+	json_object_end(&j);
+	json_object_begin_inline(&j, "kolmogorov_smirnov");
+	json_number(&j, "d", true, c->ks.statistic);
+	json_number(&j, "p", true, c->ks.p);
+	json_string(&j, "method", stats_pmethod_name(c->ks.method));
+	json_object_end(&j);
+	json_number(&j, "p", true, c->p);
+	json_object_begin_inline(&j, "thresholds");
+	json_number(&j, "low", true, c->low_threshold);
+	json_number(&j, "high", true, c->high_threshold);
+	json_uint(&j, "n", c->n);
+	json_number(&j, "magnitude_iqr", true, o->magnitude);
+	json_uint(&j, "simulations", o->simulations);
+	json_uint(&j, "seed", o->seed);
+	json_object_end(&j);
+	json_string(&j, "verdict", stats_verdict_name(c->verdict));
+	json_string(&j, "better", better_side(c, id));
+	if (c->verdict == VERDICT_UNKNOWN) {
+		json_object_begin_inline(&j, "rounds_needed");
+		json_rounds(&j, "estimate", c->rounds_needed);
+		json_rounds(&j, "noether", c->rounds_noether);
+		json_rounds(&j, "crossing", c->rounds_crossing);
+		json_object_end(&j);
+	} else {
+		json_null(&j, "rounds_needed");
+	}
+	json_int(&j, "exit_status", exit_status);
+	json_array_begin(&j, "excluded");
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < (s ? b : a)->n_ex; i++) {
+			json_object_begin_inline(&j, NULL);
+			json_string(&j, "side", s ? "B" : "A");
+			json_string(&j, "run", (s ? b : a)->ex[i].name);
+			json_string(&j, "why", (s ? b : a)->ex[i].why);
+			json_object_end(&j);
+		}
+	json_array_end(&j);
+	json_object_begin(&j, "definitions");
+	json_string(&j, "runs", DEF_RUNS);
+	json_string(&j, "median", DEF_MEDIAN);
+	json_string(&j, "ratio", DEF_RATIO);
+	json_string(&j, "difference", DEF_DIFFERENCE);
+	json_string(&j, "difference_interval", DEF_INTERVAL);
+	json_string(&j, "mann_whitney", DEF_MWU);
+	json_string(&j, "kolmogorov_smirnov", DEF_KS);
+	json_string(&j, "p", DEF_P);
+	json_string(&j, "thresholds", DEF_THRESHOLDS);
+	json_string(&j, "rounds_needed", DEF_ROUNDS);
+	json_object_end(&j);
+	json_object_end(&j);
+}
+
+/* A Markdown table of the comparison, then its definitions as a list. */
+static void markdown_comparison(const struct resultsdb_query *q, const struct side *a, const struct side *b,
+				const struct stats_compare_opts *o, const struct stats_comparison *c,
+				enum metric_id id, bool no_notes)
+{
+	const int d = metric_defs[id].decimals + 1;
+	const char *better = better_side(c, id);
+
+	printf("compare %s %s: A = %s, B = %s%s%s\n\n", q->game, q->metric, a->name, b->name,
+	       q->batch ? ", batch " : "", q->batch ? q->batch : "");
+	printf("| | A | B |\n| :--- | ---: | ---: |\n");
+	printf("| runs | %zu | %zu |\n", c->na, c->nb);
+	printf("| median | %.*f | %.*f |\n", d, c->median_a, d, c->median_b);
+	printf("| ratio | | %.4f |\n", c->ratio);
+	printf("| difference | | %.*f |\n", d, c->median_b - c->median_a);
+	printf("| difference interval (%.0f%%) | %.*f | %.*f |\n", o->bootstrap.confidence * 100.0, d, c->ci_lo,
+	       d, c->ci_hi);
+	printf("| Mann-Whitney | U=%.1f | p=%.4g |\n", c->mwu.statistic, c->mwu.p);
+	printf("| Kolmogorov-Smirnov | D=%.4f | p=%.4g |\n", c->ks.statistic, c->ks.p);
+	printf("| p | | %.4g |\n", c->p);
+	printf("| thresholds | low %.4g | high %.4g |\n", c->low_threshold, c->high_threshold);
+	printf("| verdict | | **%s** |\n", stats_verdict_name(c->verdict));
+	if (better)
+		printf("| better | | %s |\n", better);
+	for (int s = 0, k = 0; s < 2; s++)
+		for (size_t i = 0; i < (s ? b : a)->n_ex; i++)
+			printf("%s- excluded %s %s: %s\n", k++ ? "" : "\n", s ? "B" : "A",
+			       (s ? b : a)->ex[i].name, (s ? b : a)->ex[i].why);
+	if (no_notes)
+		return;
+	printf("\nDefinitions:\n- runs: " DEF_RUNS "\n- median: " DEF_MEDIAN "\n- ratio: " DEF_RATIO
+	       "\n- difference: " DEF_DIFFERENCE "\n- difference interval: " DEF_INTERVAL
+	       " (%u resamples, seed %llu)\n- Mann-Whitney: " DEF_MWU "\n- Kolmogorov-Smirnov: " DEF_KS
+	       "\n- p: " DEF_P "\n- thresholds: " DEF_THRESHOLDS " (n %zu, magnitude %.2f IQR, %u "
+	       "simulations, seed %llu)\n", o->bootstrap.resamples, (unsigned long long)o->bootstrap.seed,
+	       c->n, o->magnitude, o->simulations, (unsigned long long)o->seed);
+}
+
 /* ab's options given to compare --paired, applied over ab.txt's */
 struct paired_opt {
 	const char *name, *arg;
@@ -166,7 +349,8 @@ struct paired_opt {
 
 /* compare --paired: the batch's rounds as pairs, the sequential test over
  * them in order, the lines ab printed and its exit code. */
-static int compare_paired(struct context *ctx, const char *arg, const struct paired_opt *po, size_t n_po)
+static int compare_paired(struct context *ctx, const char *arg, const struct paired_opt *po, size_t n_po,
+			  bool json)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct ab_test t;
@@ -196,7 +380,10 @@ static int compare_paired(struct context *ctx, const char *arg, const struct pai
 	a_name = ab_cell_name(&b, 0);
 	b_name = ab_cell_name(&b, 1);
 	ab_test_update(&t, &b, NULL);
-	ab_print_all(stdout, &t, a_name, b_name);
+	if (json)
+		ab_print_json(stdout, &t, b.id, a_name, b_name);
+	else
+		ab_print_all(stdout, &t, a_name, b_name);
 	ret = ab_exit_code(&t);
 out:
 	free(a_name);
@@ -216,7 +403,8 @@ struct compare_args {
 	const char *paired;             /* --paired BATCH */
 	struct paired_opt po[8];
 	size_t n_po;
-	bool cross_boot, metric_given;
+	bool cross_boot, metric_given, no_notes;
+	enum report_format format;
 };
 
 static int parse_options(int argc, char **argv, struct compare_args *a)
@@ -232,6 +420,8 @@ static int parse_options(int argc, char **argv, struct compare_args *a)
 		{ "alpha", required_argument, NULL, 'E' },
 		{ "beta", required_argument, NULL, 'E' },
 		{ "max-rounds", required_argument, NULL, 'E' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "no-notes", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -241,6 +431,14 @@ static int parse_options(int argc, char **argv, struct compare_args *a)
 		switch (c) {
 		case 'p':
 			a->paired = optarg;
+			break;
+		case 'f':
+			if (format_arg(compare_usage, optarg, FORMAT_BIT(REPORT_TABLE) | FORMAT_BIT(REPORT_JSON) |
+				       FORMAT_BIT(REPORT_MARKDOWN), &a->format) != HB_EXIT_OK)
+				return HB_EXIT_USAGE;
+			break;
+		case 'N':
+			a->no_notes = true;
 			break;
 		case 'E':
 			if (a->n_po == ARRAY_SIZE(a->po))
@@ -284,6 +482,8 @@ static int check_args(int argc, char **argv, bool db_given, struct compare_args 
 		if (optind != argc || db_given || a->q.batch || a->cross_boot)
 			return usage_error(compare_usage, "--paired wants the batch alone: no GAME A B, "
 					   "--db, --batch or --cross-boot");
+		if (a->format == REPORT_MARKDOWN)
+			return usage_error(compare_usage, "--paired prints a table or json, not markdown");
 		if (a->metric_given) {
 			if (a->n_po == ARRAY_SIZE(a->po))
 				return usage_error(compare_usage, "too many options");
@@ -352,9 +552,19 @@ static int compare_sides(struct resultsdb *db, const char *path, struct compare_
 		error_msg("cannot compare: bad options");
 		goto out;
 	}
-	print_comparison(q->game, q->metric, q->batch, &sides[0], &sides[1], &a->so, &cmp, metric);
 	ret = cmp.verdict == VERDICT_SAME ? HB_EXIT_OK :
 	      cmp.verdict == VERDICT_DIFFERENT ? HB_EXIT_REGRESSION : HB_EXIT_UNDECIDED;
+	switch (a->format) {
+	case REPORT_JSON:
+		json_comparison(q, &sides[0], &sides[1], &a->so, &cmp, metric, ret);
+		break;
+	case REPORT_MARKDOWN:
+		markdown_comparison(q, &sides[0], &sides[1], &a->so, &cmp, metric, a->no_notes);
+		break;
+	default:
+		print_comparison(q->game, q->metric, q->batch, &sides[0], &sides[1], &a->so, &cmp, metric);
+		break;
+	}
 out:
 	for (int i = 0; i < 2; i++) {
 		resultsdb_values_free(sides[i].v, sides[i].n);
@@ -376,7 +586,7 @@ int cmd_compare(int argc, char **argv, struct context *ctx)
 	if (ret != HB_EXIT_OK)
 		return ret;
 	if (a.paired)
-		return compare_paired(ctx, a.paired, a.po, a.n_po);
+		return compare_paired(ctx, a.paired, a.po, a.n_po, a.format == REPORT_JSON);
 	a.q.machine = ctx->machine;
 	ret = cmd_db_open(ctx, &db);
 	if (ret != HB_EXIT_OK)
