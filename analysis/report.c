@@ -1,7 +1,10 @@
 /*
  * Printing runs and their groups as a table (for people), CSV (for
- * spreadsheets) or JSON (for programs), from one list of rows, so the three
- * always show the same numbers. Called by the runner's report command after
+ * spreadsheets), JSON (for programs) or Markdown (for an issue or a commit
+ * message: report-markdown.c), from one list of rows, so all of them
+ * always show the same numbers. The format is an enum report_format,
+ * named in format_names[] and dispatched in report_print(): a new one is a
+ * value, a name and a case. Called by the runner's report command after
  * it has loaded the runs and computed their metrics, and by a batch's end.
  *
  * Shared by all three forms:
@@ -18,7 +21,8 @@
  * run whose data failed a check; its status is "invalid"). The run column is as wide as the
  * longest label, every number column as wide as its heading or widest
  * value, numbers right-aligned with the metric's decimals, "-" where a
- * value is missing. '#' lines at the end say how the numbers were computed.
+ * value is missing. '#' lines at the end say how the numbers were computed
+ * (report_print_notes(); none with no_notes).
  * The default columns are the headline ones; when a counted run has the
  * host's noise (bench.txt noise.*), cpu_ms/f follows fps and a last column
  * "noise" sums the noise up (metrics_noise_summary(): "st0.4 fg2.1 rq9",
@@ -29,12 +33,14 @@
  * after one saying what those lines are.
  *
  * CSV (RFC 4180 quoting; lines end in "\n", not CRLF):
- *   run,game,variant,status,n,frames,window_s,...,game_runq_ms_per_s,stall_why,api,excluded
- * a run row (every run, counted or not) has its run directory's name, its
- * status, an empty n and, when it is not counted, why in "excluded"; a group
- * row has run "median", "min" or "max", an empty status and n, the number
- * of runs it is over. Values use the metric's decimals; a missing value is
- * an empty field. stall_why (metrics_stall_why(): the stall_*_s group with
+ *   row,stat,run,game,variant,status,n,frames,window_s,...,game_runq_ms_per_s,stall_why,api,excluded
+ * a run row (row "run": every run, counted or not) has an empty stat, its
+ * run directory's name, its status, an empty n and, when it is not
+ * counted, why in "excluded"; a group row (row "group") has stat "median",
+ * "min" or "max", an empty run and status, and n, the number of runs it is
+ * over. Values are at full precision (format_double_exact(): they read
+ * back as the same doubles, as the JSON's do); a missing value is an empty
+ * field. stall_why (metrics_stall_why(): the stall_*_s group with
  * the most seconds; a group's from its medians) is empty without stalls;
  * api (run_frames_api(), bench.txt frames_api's words) is the run's
  * window's, empty for a group and for a run from the database.

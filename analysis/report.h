@@ -4,8 +4,9 @@
  * (game and run name, "variant@switches") the median, min and max of each
  * metric over its valid runs and their count n, then the runs left out and
  * why. The table ends with '#' lines saying how every number was computed;
- * CSV has a header row; JSON carries the definitions in a "definitions"
- * object.
+ * CSV has a header row and full precision; JSON carries the definitions in
+ * a "definitions" object; Markdown is the table with the definitions as a
+ * list.
  *
  * A run is valid when its status is "ok" (a run whose data fails a check
  * has status "invalid" and its reason in row->invalid) and nothing marked it disturbed
