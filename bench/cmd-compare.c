@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@ static const char compare_usage[] =
 	"                  json (format 1: every figure, the values and the definitions;\n"
 	"                  --paired: ab's document), markdown (a GitHub table, the\n"
 	"                  definitions as a list below it)\n"
-	"  --no-notes      markdown without the definitions\n"
+	"  --no-notes      the table without its \"how\" column, markdown without the definitions\n"
 	"  --paired BATCH  the rounds of a two-cell batch (hitchbench ab's, or run's) as\n"
 	"                  pairs, through ab's sequential test in round order (its options\n"
 	"                  are ab.txt's unless given: --effect, --alpha, --beta, --max-rounds)\n"
@@ -120,53 +121,6 @@ static const char *rounds_text(size_t r, char *buf, size_t size, size_t max)
 	else
 		snprintf(buf, size, "%zu", r);
 	return buf;
-}
-
-static void print_comparison(const char *game, const char *metric, const char *batch,
-			     const struct side *a, const struct side *b,
-			     const struct stats_compare_opts *o, const struct stats_comparison *c,
-			     enum metric_id id)
-{
-	const int d = metric_defs[id].decimals + 1;
-	const enum metric_better better = metric_defs[id].better;
-	char r1[32], r2[32], r3[32];
-
-	printf("compare %s %s: A = %s, B = %s%s%s\n", game, metric, a->name, b->name,
-	       batch ? ", batch " : "", batch ? batch : "");
-	printf("%-20s %14s %14s   %s\n", "", "A", "B", "how");
-	printf("%-20s %14zu %14zu   valid runs: status ok, not marked invalid\n", "runs", c->na, c->nb);
-	printf("%-20s %14.*f %14.*f   the middle value (mean of the two middle ones)\n", "median", d,
-	       c->median_a, d, c->median_b);
-	printf("%-20s %14s %14.4f   median B / median A\n", "ratio", "", c->ratio);
-	printf("%-20s %14s %14.*f   median B - median A\n", "difference", "", d, c->median_b - c->median_a);
-	printf("%-20s %14.*f %14.*f   %.0f%% percentile bootstrap, %u resamples of each side, seed %llu\n",
-	       "difference interval", d, c->ci_lo, d, c->ci_hi, o->bootstrap.confidence * 100.0,
-	       o->bootstrap.resamples, (unsigned long long)o->bootstrap.seed);
-	printf("%-20s U=%-12.1f p=%-12.4g   Mann-Whitney U of A, two-sided, %s%s\n", "Mann-Whitney",
-	       c->mwu.statistic, c->mwu.p, stats_pmethod_name(c->mwu.method),
-	       c->mwu.method == STATS_EXACT ? " (no ties)" : " normal approximation, tie and continuity corrected");
-	printf("%-20s D=%-12.4f p=%-12.4g   two-sample, two-sided, %s\n", "Kolmogorov-Smirnov",
-	       c->ks.statistic, c->ks.p, stats_pmethod_name(c->ks.method));
-	printf("%-20s %-29.4g   the smaller of the two (Pinpoint)\n", "p", c->p);
-	printf("%-20s low %-8.4g high %-9.4g  DIFFERENT at p <= low; SAME at p > high: 99%% of samples of %zu\n"
-	       "%-20s %-29s   %.2f IQR apart have p under it (%u simulations, seed %llu)\n",
-	       "thresholds", c->low_threshold, c->high_threshold, c->n, "", "", o->magnitude,
-	       o->simulations, (unsigned long long)o->seed);
-	printf("%-20s %s\n", "verdict", stats_verdict_name(c->verdict));
-	/* which side a DIFFERENT verdict favours, for a metric with a direction */
-	if (c->verdict == VERDICT_DIFFERENT && better != BETTER_NEITHER && c->median_a != c->median_b)
-		printf("%-20s %-29s   %s %s is better\n", "better",
-		       (c->median_b < c->median_a) == (better == BETTER_LOWER) ? "B" : "A",
-		       better == BETTER_LOWER ? "lower" : "higher", metric);
-	if (c->verdict == VERDICT_UNKNOWN)
-		printf("%-20s about %s more of each   the smaller of: the observed effect significant at %.2g\n"
-		       "%-20s %-29s   with 80%% power (Noether 1987): %s; the high threshold reaching the\n"
-		       "%-20s %-29s   low one: %s\n", "rounds needed",
-		       rounds_text(c->rounds_needed, r1, sizeof(r1), o->max_rounds), STATS_LOW_THRESHOLD, "", "",
-		       rounds_text(c->rounds_noether, r2, sizeof(r2), o->max_rounds), "", "",
-		       rounds_text(c->rounds_crossing, r3, sizeof(r3), o->max_rounds));
-	print_excluded(stdout, a, "A");
-	print_excluded(stdout, b, "B");
 }
 
 /* What each line of the comparison means (the table's "how" column; JSON's
@@ -340,6 +294,85 @@ static void markdown_comparison(const struct resultsdb_query *q, const struct si
 	       "\n- p: " DEF_P "\n- thresholds: " DEF_THRESHOLDS " (n %zu, magnitude %.2f IQR, %u "
 	       "simulations, seed %llu)\n", o->bootstrap.resamples, (unsigned long long)o->bootstrap.seed,
 	       c->n, o->magnitude, o->simulations, (unsigned long long)o->seed);
+}
+
+/* A line of the table: the label, the values (29 columns) and, unless
+ * --no-notes, how they are computed (how_fmt: printf's). */
+static void table_line(bool notes, const char *label, const char *values, const char *how_fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void table_line(bool notes, const char *label, const char *values, const char *how_fmt, ...)
+{
+	va_list ap;
+
+	if (!notes || !how_fmt) {
+		int len = (int)strlen(values);
+
+		while (len > 0 && values[len - 1] == ' ')   /* no trailing blanks */
+			len--;
+		printf("%-20s %.*s\n", label, len, values);
+		return;
+	}
+	printf("%-20s %-29s   ", label, values);
+	va_start(ap, how_fmt);
+	vprintf(how_fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void print_comparison(const char *game, const char *metric, const char *batch,
+			     const struct side *a, const struct side *b,
+			     const struct stats_compare_opts *o, const struct stats_comparison *c,
+			     enum metric_id id, bool notes)
+{
+	const int d = metric_defs[id].decimals + 1;
+	const char *better = better_side(c, id);
+	char v[128], r1[32], r2[32], r3[32];
+
+	printf("compare %s %s: A = %s, B = %s%s%s\n", game, metric, a->name, b->name,
+	       batch ? ", batch " : "", batch ? batch : "");
+	snprintf(v, sizeof(v), "%14s %14s", "A", "B");
+	table_line(notes, "", v, "how");
+	snprintf(v, sizeof(v), "%14zu %14zu", c->na, c->nb);
+	table_line(notes, "runs", v, DEF_RUNS);
+	snprintf(v, sizeof(v), "%14.*f %14.*f", d, c->median_a, d, c->median_b);
+	table_line(notes, "median", v, DEF_MEDIAN);
+	snprintf(v, sizeof(v), "%14s %14.4f", "", c->ratio);
+	table_line(notes, "ratio", v, DEF_RATIO);
+	snprintf(v, sizeof(v), "%14s %14.*f", "", d, c->median_b - c->median_a);
+	table_line(notes, "difference", v, DEF_DIFFERENCE);
+	snprintf(v, sizeof(v), "%14.*f %14.*f", d, c->ci_lo, d, c->ci_hi);
+	table_line(notes, "difference interval", v, "%.0f%% percentile bootstrap, %u resamples of each side, seed %llu",
+		   o->bootstrap.confidence * 100.0, o->bootstrap.resamples, (unsigned long long)o->bootstrap.seed);
+	snprintf(v, sizeof(v), "U=%-12.1f p=%-12.4g", c->mwu.statistic, c->mwu.p);
+	table_line(notes, "Mann-Whitney", v, "Mann-Whitney U of A, two-sided, %s%s", stats_pmethod_name(c->mwu.method),
+		   c->mwu.method == STATS_EXACT ? " (no ties)" : " normal approximation, tie and continuity corrected");
+	snprintf(v, sizeof(v), "D=%-12.4f p=%-12.4g", c->ks.statistic, c->ks.p);
+	table_line(notes, "Kolmogorov-Smirnov", v, "two-sample, two-sided, %s", stats_pmethod_name(c->ks.method));
+	snprintf(v, sizeof(v), "%-29.4g", c->p);
+	table_line(notes, "p", v, "the smaller of the two (Pinpoint)");
+	snprintf(v, sizeof(v), "low %-8.4g high %-9.4g", c->low_threshold, c->high_threshold);
+	table_line(notes, "thresholds", v, "DIFFERENT at p <= low; SAME at p > high: 99%% of samples of %zu", c->n);
+	if (notes)
+		table_line(notes, "", "", "%.2f IQR apart have p under it (%u simulations, seed %llu)", o->magnitude,
+			   o->simulations, (unsigned long long)o->seed);
+	table_line(notes, "verdict", stats_verdict_name(c->verdict), NULL);
+	/* which side a DIFFERENT verdict favours, for a metric with a direction */
+	if (better)
+		table_line(notes, "better", better, "%s %s is better",
+			   metric_defs[id].better == BETTER_LOWER ? "lower" : "higher", metric);
+	if (c->verdict == VERDICT_UNKNOWN) {
+		snprintf(v, sizeof(v), "about %s more of each", rounds_text(c->rounds_needed, r1, sizeof(r1), o->max_rounds));
+		table_line(notes, "rounds needed", v, "the smaller of: the observed effect significant at %.2g",
+			   STATS_LOW_THRESHOLD);
+		if (notes) {
+			table_line(notes, "", "", "with 80%% power (Noether 1987): %s; the high threshold reaching the",
+				   rounds_text(c->rounds_noether, r2, sizeof(r2), o->max_rounds));
+			table_line(notes, "", "", "low one: %s",
+				   rounds_text(c->rounds_crossing, r3, sizeof(r3), o->max_rounds));
+		}
+	}
+	print_excluded(stdout, a, "A");
+	print_excluded(stdout, b, "B");
 }
 
 /* ab's options given to compare --paired, applied over ab.txt's */
@@ -562,7 +595,8 @@ static int compare_sides(struct resultsdb *db, const char *path, struct compare_
 		markdown_comparison(q, &sides[0], &sides[1], &a->so, &cmp, metric, a->no_notes);
 		break;
 	default:
-		print_comparison(q->game, q->metric, q->batch, &sides[0], &sides[1], &a->so, &cmp, metric);
+		print_comparison(q->game, q->metric, q->batch, &sides[0], &sides[1], &a->so, &cmp, metric,
+				 !a->no_notes);
 		break;
 	}
 out:

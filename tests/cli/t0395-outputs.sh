@@ -124,6 +124,17 @@ assert "| median | %s | %s |" % med in md, md
 assert "| ratio | | %.4f |" % doc["ratio"] in md and "| verdict | | **UNKNOWN** |" in md, md
 EOF
 "$HB" compare --db "$db" --format markdown --no-notes dsda-doom software gl >"$T/cmp.bare" 2>/dev/null
+# the table's --no-notes: each line cut before its "how" column, the
+# lines that were nothing but notes gone
+"$HB" compare --db "$db" --no-notes dsda-doom software gl >"$T/cmp.table.bare" 2>/dev/null
+python3 - "$T/cmp.table" "$T/cmp.table.bare" <<'EOF' || fail "compare --no-notes: $(cat "$T/cmp.table.bare")"
+import sys
+full = open(sys.argv[1]).read().split("\n")
+bare = open(sys.argv[2]).read().split("\n")
+want = [l[:50].rstrip() for l in full if not l.startswith(" " * 53)]
+assert bare == want, (bare, want)
+assert "how" not in bare[1] and "Pinpoint" not in "".join(bare), bare
+EOF
 sed '/^Definitions:$/,$d' "$T/cmp.markdown" | sed '$d' | cmp -s - "$T/cmp.bare" ||
 	fail "compare markdown --no-notes: $(diff "$T/cmp.markdown" "$T/cmp.bare")"
 
