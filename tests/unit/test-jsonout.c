@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What fn wrote, as a string the caller frees. */
+/* What stmts wrote on the stream f_, into out (the caller frees it). */
 #define CAPTURE(out, stmts)                                           \
 	do {                                                          \
 		size_t len_;                                          \
