@@ -326,6 +326,17 @@ void ab_print_json(FILE *out, const struct ab_test *t, const char *batch_id, con
 	json_number(&j, "confidence", true, 1 - t->opts.alpha);
 	json_uint(&j, "left_out", t->n_pairs - t->n_d);
 	json_int(&j, "exit_status", ab_exit_code(t));
+	json_object_begin(&j, "definitions");
+	json_string(&j, "log_ratio", "ln(B/A) of the round's two runs' metric: a pair");
+	json_string(&j, "llr", "the sequential test's log-likelihood ratio over the pairs so far "
+		    "(docs/metrics.md, \"A paired A/B that stops when it knows\")");
+	json_string(&j, "lower", "SAME once llr is at or under it");
+	json_string(&j, "upper", "DIFFERENT once llr is at or over it");
+	json_string(&j, "estimate", "B/A: exp of the robust mean of the log-ratios");
+	json_string(&j, "ci_lo", "a confidence sequence for B/A at the confidence given, valid where the "
+		    "test stopped");
+	json_string(&j, "left_out", "rounds whose runs did not both count");
+	json_object_end(&j);
 	json_object_end(&j);
 }
 

@@ -134,8 +134,8 @@ static const char *rounds_text(size_t r, char *buf, size_t size, size_t max)
 	"approximation, tie and continuity corrected"
 #define DEF_KS "two-sample Kolmogorov-Smirnov, two-sided"
 #define DEF_P "the smaller of the two p values (Pinpoint)"
-#define DEF_THRESHOLDS "DIFFERENT at p <= low; SAME at p > high: 99 percent of samples of n runs a side " \
-	"magnitude_iqr interquartile ranges apart have p under high (simulated)"
+#define DEF_THRESHOLDS "DIFFERENT at p <= low; SAME at p > high, where 99 percent of samples of n runs " \
+	"a side that differ by magnitude_iqr interquartile ranges have p under high (simulated)"
 #define DEF_ROUNDS "UNKNOWN: the further runs of each side after which a verdict is likely, the " \
 	"smaller of: the observed effect significant at the low threshold with 80% power " \
 	"(Noether 1987), and the high threshold reaching the low one"
@@ -282,6 +282,12 @@ static void markdown_comparison(const struct resultsdb_query *q, const struct si
 	printf("| verdict | | **%s** |\n", stats_verdict_name(c->verdict));
 	if (better)
 		printf("| better | | %s |\n", better);
+	if (c->verdict == VERDICT_UNKNOWN) {
+		char r[32];
+
+		printf("| rounds needed | | about %s more of each |\n",
+		       rounds_text(c->rounds_needed, r, sizeof(r), o->max_rounds));
+	}
 	for (int s = 0, k = 0; s < 2; s++)
 		for (size_t i = 0; i < (s ? b : a)->n_ex; i++)
 			printf("%s- excluded %s %s: %s\n", k++ ? "" : "\n", s ? "B" : "A",
@@ -294,6 +300,8 @@ static void markdown_comparison(const struct resultsdb_query *q, const struct si
 	       "\n- p: " DEF_P "\n- thresholds: " DEF_THRESHOLDS " (n %zu, magnitude %.2f IQR, %u "
 	       "simulations, seed %llu)\n", o->bootstrap.resamples, (unsigned long long)o->bootstrap.seed,
 	       c->n, o->magnitude, o->simulations, (unsigned long long)o->seed);
+	if (c->verdict == VERDICT_UNKNOWN)
+		fputs("- rounds needed: " DEF_ROUNDS "\n", stdout);
 }
 
 /* A line of the table: the label, the values (29 columns) and, unless

@@ -240,7 +240,7 @@ static int parse_args(int argc, char **argv, struct regress_args *a)
 			else if (!strcmp(optarg, "json"))
 				a->json = true;
 			else if (strcmp(optarg, "table") != 0)
-				return usage_error(regress_usage, "unknown format '%s' (regress prints table, tsv, json)",
+				return usage_error(regress_usage, "unknown format '%s' (this command prints table, tsv, json)",
 						   optarg);
 			break;
 		case 'N':

@@ -122,6 +122,7 @@ med = "%.2f" % doc["median"]["a"], "%.2f" % doc["median"]["b"]
 assert ("median %14s %14s" % med) in table.replace("median              ", "median"), table
 assert "| median | %s | %s |" % med in md, md
 assert "| ratio | | %.4f |" % doc["ratio"] in md and "| verdict | | **UNKNOWN** |" in md, md
+assert "| rounds needed | | about %d more of each |" % doc["rounds_needed"]["estimate"] in md, md
 EOF
 "$HB" compare --db "$db" --format markdown --no-notes dsda-doom software gl >"$T/cmp.bare" 2>/dev/null
 # the table's --no-notes: each line cut before its "how" column, the
