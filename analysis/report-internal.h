@@ -40,11 +40,35 @@
 	"process) is an event of the run, and the frame that spans it is not a stall; null: not " \
 	"known (from the database)"
 
+/* The table's number columns (the text table's and Markdown's): the
+ * caller's (opts->table_metrics), or the headline ones, with cpu_ms/f
+ * after fps and a noise column (noise) when a counted run has the host's
+ * noise, and the probe's lateness when one has it (probe). */
+struct report_columns {
+	const enum metric_id *col;
+	size_t n_col;
+	bool noise, probe;
+	enum metric_id own[M_COUNT];
+};
+void report_columns_choose(struct report_columns *c, const struct report_row *rows, size_t n,
+			   const struct report_opts *opts);
+/* The notes under a table, each line starting with lead ("# " under the
+ * text table, "- " for Markdown's list): how each figure shown is defined,
+ * what made a run invalid, interval logs, where Vulkan runs' frames came from. */
+void report_print_notes(FILE *out, const char *lead, const struct report_columns *c,
+			const struct report_row *rows, size_t n, const struct report_opts *opts);
+/* A group's row label, k as report_group_stat(): "median GAME RUN (n=N)",
+ * "min GAME RUN", "max GAME RUN" (the caller frees it). */
+char *report_group_label(const struct report_group *g, int k);
+
 /* A row whose run counts (status ok): its metrics are printed. */
 bool report_row_ok(const struct report_row *row);
 /* The group statistics, k = 0, 1, 2: "median", "min", "max". */
 extern const char *const report_stat_name[3];
 const struct metrics *report_group_stat(const struct report_group *g, int k);
+/* The Markdown output of report_print() (report-markdown.c). */
+void report_print_markdown(FILE *out, const struct report_row *rows, size_t n,
+			   const struct report_group *grp, size_t n_grp, const struct report_opts *opts);
 /* The JSON output of report_print(). */
 void report_print_json(FILE *out, const struct report_row *rows, size_t n,
 		       const struct report_group *grp, size_t n_grp, const struct report_opts *opts);

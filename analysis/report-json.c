@@ -1,10 +1,11 @@
 /*
  * `hitchbench report --format json` (report.h, format 3 as report.c's
  * opening comment and docs/formats.md give it): the runs, the groups and
- * the excluded, every figure with its definition. Strings are escaped to
- * valid UTF-8 JSON whatever bytes a run directory holds.
+ * the excluded, every figure with its definition, laid out by hand with
+ * the values of common/jsonout.h (escaped strings, exact numbers).
  */
 #include "report-internal.h"
+#include "jsonout.h"
 #include "kvfile.h"
 #include "util.h"
 
@@ -13,87 +14,12 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when s does not
- * start one (overlong forms, surrogates and code points past U+10FFFF are
- * invalid). Never reads past a NUL. */
-static size_t utf8_seq_len(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		if (s[0] == 0xe0)
-			lo = 0xa0;
-		else if (s[0] == 0xed)
-			hi = 0x9f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		if (s[0] == 0xf0)
-			lo = 0x90;
-		else if (s[0] == 0xf4)
-			hi = 0x8f;
-	} else {
-		return 0;
-	}
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
-
-static void json_string(FILE *out, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	while (*s) {
-		size_t len = utf8_seq_len(s);
-
-		if (*s == '"' || *s == '\\') {
-			fputc('\\', out);
-			fputc(*s, out);
-		} else if (*s < 0x20) {
-			fprintf(out, "\\u%04x", *s);
-		} else if (len == 0) {
-			fputs("\\ufffd", out);
-			len = 1;
-		} else {
-			fwrite(s, 1, len, out);
-		}
-		s += len;
-	}
-	fputc('"', out);
-}
-
-static void json_number(FILE *out, bool have, double v)
-{
-	char buf[32];
-
-	if (!have || !isfinite(v)) {
-		fputs("null", out);
-		return;
-	}
-	format_double_exact(buf, sizeof(buf), v);
-	fputs(buf, out);
-}
-
 static void json_metrics(FILE *out, const char *name, const struct metrics *m, bool ok)
 {
 	fprintf(out, "\"%s\": {", name);
 	for (int id = 0; id < M_COUNT; id++) {
 		fprintf(out, "%s\"%s\": ", id ? ", " : "", metric_defs[id].name);
-		json_number(out, ok && m->have[id], m->v[id]);
+		json_write_number(out, ok && m->have[id], m->v[id]);
 	}
 	fputc('}', out);
 }
@@ -124,10 +50,10 @@ static void json_provenance(FILE *out, const struct kvfile *kf)
 			continue;
 		fputs(first ? "" : ", ", out);
 		first = false;
-		json_string(out, kf->items[i].key);
+		json_write_string(out, kf->items[i].key);
 		fputs(": ", out);
 		if (count == 1) {
-			json_string(out, kf->items[i].value ? kf->items[i].value : "");
+			json_write_string(out, kf->items[i].value ? kf->items[i].value : "");
 			continue;
 		}
 		fputc('[', out);
@@ -135,7 +61,7 @@ static void json_provenance(FILE *out, const struct kvfile *kf)
 			if (strcmp(kf->items[j].key, kf->items[i].key) != 0)
 				continue;
 			fputs(k++ ? ", " : "", out);
-			json_string(out, kf->items[j].value ? kf->items[j].value : "");
+			json_write_string(out, kf->items[j].value ? kf->items[j].value : "");
 		}
 		fputc(']', out);
 	}
@@ -150,26 +76,26 @@ static void json_definitions(FILE *out, const struct report_opts *opts)
 	fputs("{\n  \"format\": 3,\n  \"definitions\": {\n", out);
 	if (opts->window_note) {
 		fputs("    \"window\": ", out);
-		json_string(out, opts->window_note);
+		json_write_string(out, opts->window_note);
 		fputs(",\n", out);
 	}
 	fputs("    \"frame\": \"" FRAME_DEFINITION "\",\n", out);
 	for (int id = 0; id < M_COUNT; id++) {
 		fprintf(out, "    \"%s\": ", metric_defs[id].name);
-		json_string(out, metric_defs[id].definition);
+		json_write_string(out, metric_defs[id].definition);
 		fputs(",\n", out);
 	}
 	fputs("    \"stall_why\": \"" STALL_WHY_DEFINITION "\",\n", out);
 	fputs("    \"api\": \"" API_DEFINITION "\",\n", out);
 	fputs("    \"swapchain_events\": \"" SWAPCHAIN_EVENTS_DEFINITION "\",\n", out);
 	fputs("    \"percentile\": ", out);
-	json_string(out, percentile_def_name(opts->metric.pct));
+	json_write_string(out, percentile_def_name(opts->metric.pct));
 	fputs(",\n    \"percentile_formula\": ", out);
-	json_string(out, percentile_def_formula(opts->metric.pct));
+	json_write_string(out, percentile_def_formula(opts->metric.pct));
 	fputs(",\n    \"mangohud_formula\": ", out);
-	json_string(out, mangohud_formula_note(opts->metric.mangohud));
+	json_write_string(out, mangohud_formula_note(opts->metric.mangohud));
 	fputs(",\n    \"stall_ms\": ", out);
-	json_number(out, true, opts->metric.stall_ms);
+	json_write_number(out, true, opts->metric.stall_ms);
 	fprintf(out, ",\n    \"groups\": \"median, min and max %s\"\n  },\n",
 		inc ? GROUP_DEFINITION_ALL : GROUP_DEFINITION);
 }
@@ -204,7 +130,7 @@ static void json_swapchains(FILE *out, const struct report_row *row)
 
 		fputs(i ? ", {\"t_s\": " : "{\"t_s\": ", out);
 		/* one made before the first present is negative */
-		json_number(out, true, (double)(int64_t)(v->t_ns - row->first_present_ns) / 1e9);
+		json_write_number(out, true, (double)(int64_t)(v->t_ns - row->first_present_ns) / 1e9);
 		fprintf(out, ", \"in_window\": %s, \"pid\": %" PRIu32 ", \"kind\": \"%s\"",
 			in ? "true" : "false", v->pid,
 			v->kind == HB_EV_SWAPCHAIN_CREATE ? "create" :
@@ -215,9 +141,9 @@ static void json_swapchains(FILE *out, const struct report_row *row)
 			json_handle(out, "old_swapchain", v->old_object);
 			fprintf(out, ", \"width\": %" PRIu32 ", \"height\": %" PRIu32 ", \"present_mode\": ",
 				v->width, v->height);
-			json_string(out, hb_present_mode_name(v->present_mode, buf));
+			json_write_string(out, hb_present_mode_name(v->present_mode, buf));
 			fprintf(out, ", \"min_images\": %" PRIu32 ", \"images\": ", v->min_image_count);
-			json_number(out, v->image_count != 0, v->image_count);
+			json_write_number(out, v->image_count != 0, v->image_count);
 			fprintf(out, ", \"format\": %" PRIu32 ", \"recreation\": %s", v->format,
 				e->recreation ? "true" : "false");
 			json_handle(out, "replaces", e->from >= 0 ? log->ev[e->from].ev.object : v->old_object);
@@ -231,27 +157,27 @@ static void json_swapchains(FILE *out, const struct report_row *row)
 static void json_run(FILE *out, const struct report_row *row, bool first, bool inc)
 {
 	fputs(first ? "\n    {\"run\": " : ",\n    {\"run\": ", out);
-	json_string(out, row->run);
+	json_write_string(out, row->run);
 	fputs(", \"dir\": ", out);
-	json_string(out, row->dir);
+	json_write_string(out, row->dir);
 	fputs(", \"run_id\": ", out);
-	json_string(out, row->run_id);
+	json_write_string(out, row->run_id);
 	fputs(", \"game\": ", out);
-	json_string(out, row->game);
+	json_write_string(out, row->game);
 	fputs(", \"run_name\": ", out);
-	json_string(out, row->run_name);
+	json_write_string(out, row->run_name);
 	fputs(", \"status\": ", out);
-	json_string(out, row->status);
+	json_write_string(out, row->status);
 	fputs(", \"excluded\": ", out);
-	json_string(out, report_row_excluded(row, inc));
+	json_write_string(out, report_row_excluded(row, inc));
 	fputs(", ", out);
 	json_provenance(out, row->provenance);
 	fputs(", ", out);
 	json_metrics(out, "metrics", &row->m, report_row_ok(row));
 	fputs(", \"stall_why\": ", out);
-	json_string(out, report_row_ok(row) ? metrics_stall_why(&row->m) : NULL);
+	json_write_string(out, report_row_ok(row) ? metrics_stall_why(&row->m) : NULL);
 	fputs(", \"api\": ", out);
-	json_string(out, row->api);
+	json_write_string(out, row->api);
 	json_swapchains(out, row);
 	fputc('}', out);
 }
@@ -273,16 +199,16 @@ void report_print_json(FILE *out, const struct report_row *rows, size_t n,
 	fputs("  \"groups\": [", out);
 	for (size_t g = 0; g < n_grp; g++) {
 		fputs(g ? ",\n    {\"game\": " : "\n    {\"game\": ", out);
-		json_string(out, grp[g].game);
+		json_write_string(out, grp[g].game);
 		fputs(", \"run_name\": ", out);
-		json_string(out, grp[g].run_name);
+		json_write_string(out, grp[g].run_name);
 		fprintf(out, ", \"n\": %zu", grp[g].s.n);
 		for (int k = 0; k < 3; k++) {
 			fputs(", ", out);
 			json_metrics(out, report_stat_name[k], report_group_stat(&grp[g], k), true);
 		}
 		fputs(", \"stall_why\": ", out);
-		json_string(out, metrics_stall_why(&grp[g].s.median));
+		json_write_string(out, metrics_stall_why(&grp[g].s.median));
 		fputc('}', out);
 	}
 	fputs(n_grp ? "\n  ],\n" : "],\n", out);
@@ -295,9 +221,9 @@ void report_print_json(FILE *out, const struct report_row *rows, size_t n,
 			continue;
 		fputs(any ? ",\n    {\"run\": " : "\n    {\"run\": ", out);
 		any = true;
-		json_string(out, rows[i].run);
+		json_write_string(out, rows[i].run);
 		fputs(", \"why\": ", out);
-		json_string(out, why);
+		json_write_string(out, why);
 		fputc('}', out);
 	}
 	fputs(any ? "\n  ]\n}\n" : "]\n}\n", out);

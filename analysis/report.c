@@ -1,7 +1,10 @@
 /*
  * Printing runs and their groups as a table (for people), CSV (for
- * spreadsheets) or JSON (for programs), from one list of rows, so the three
- * always show the same numbers. Called by the runner's report command after
+ * spreadsheets), JSON (for programs) or Markdown (for an issue or a commit
+ * message: report-markdown.c), from one list of rows, so all of them
+ * always show the same numbers. The format is an enum report_format,
+ * named in format_names[] and dispatched in report_print(): a new one is a
+ * value, a name and a case. Called by the runner's report command after
  * it has loaded the runs and computed their metrics, and by a batch's end.
  *
  * Shared by all three forms:
@@ -18,7 +21,8 @@
  * run whose data failed a check; its status is "invalid"). The run column is as wide as the
  * longest label, every number column as wide as its heading or widest
  * value, numbers right-aligned with the metric's decimals, "-" where a
- * value is missing. '#' lines at the end say how the numbers were computed.
+ * value is missing. '#' lines at the end say how the numbers were computed
+ * (report_print_notes(); none with no_notes).
  * The default columns are the headline ones; when a counted run has the
  * host's noise (bench.txt noise.*), cpu_ms/f follows fps and a last column
  * "noise" sums the noise up (metrics_noise_summary(): "st0.4 fg2.1 rq9",
@@ -29,12 +33,14 @@
  * after one saying what those lines are.
  *
  * CSV (RFC 4180 quoting; lines end in "\n", not CRLF):
- *   run,game,variant,status,n,frames,window_s,...,game_runq_ms_per_s,stall_why,api,excluded
- * a run row (every run, counted or not) has its run directory's name, its
- * status, an empty n and, when it is not counted, why in "excluded"; a group
- * row has run "median", "min" or "max", an empty status and n, the number
- * of runs it is over. Values use the metric's decimals; a missing value is
- * an empty field. stall_why (metrics_stall_why(): the stall_*_s group with
+ *   row,stat,run,game,variant,status,n,frames,window_s,...,game_runq_ms_per_s,stall_why,api,excluded
+ * a run row (row "run": every run, counted or not) has an empty stat, its
+ * run directory's name, its status, an empty n and, when it is not
+ * counted, why in "excluded"; a group row (row "group") has stat "median",
+ * "min" or "max", an empty run and status, and n, the number of runs it is
+ * over. Values are at full precision (format_double_exact(): they read
+ * back as the same doubles, as the JSON's do); a missing value is an empty
+ * field. stall_why (metrics_stall_why(): the stall_*_s group with
  * the most seconds; a group's from its medians) is empty without stalls;
  * api (run_frames_api(), bench.txt frames_api's words) is the run's
  * window's, empty for a group and for a run from the database.
@@ -77,19 +83,27 @@ static const enum metric_id headline_metrics[] = {
 };
 
 
+/* The names --format takes, by enum report_format. */
+static const char *const format_names[] = {
+	[REPORT_TABLE] = "table",
+	[REPORT_CSV] = "csv",
+	[REPORT_JSON] = "json",
+	[REPORT_MARKDOWN] = "markdown",
+};
+
 int report_format_parse(const char *s, enum report_format *out)
 {
-	if (!s)
-		return -EINVAL;
-	if (strcmp(s, "table") == 0)
-		*out = REPORT_TABLE;
-	else if (strcmp(s, "csv") == 0)
-		*out = REPORT_CSV;
-	else if (strcmp(s, "json") == 0)
-		*out = REPORT_JSON;
-	else
-		return -EINVAL;
-	return 0;
+	for (size_t i = 0; s && i < ARRAY_SIZE(format_names); i++)
+		if (format_names[i] && strcmp(s, format_names[i]) == 0) {
+			*out = (enum report_format)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *report_format_name(enum report_format f)
+{
+	return (size_t)f < ARRAY_SIZE(format_names) ? format_names[f] : NULL;
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -185,11 +199,9 @@ static bool has(const struct metrics *m, enum metric_id id)
 /* ---- table ---- */
 
 struct table {
-	const enum metric_id *col;
-	size_t n_col;
+	struct report_columns c;
 	int *width;
 	int label_width;
-	bool noise;             /* a noise column (metrics_noise_summary) after the numbers */
 	int noise_width;
 };
 
@@ -200,14 +212,14 @@ static void table_widen(struct table *t, const char *label, const struct metrics
 {
 	if ((int)strlen(label) > t->label_width)
 		t->label_width = (int)strlen(label);
-	for (size_t c = 0; c < t->n_col; c++) {
-		enum metric_id id = t->col[c];
+	for (size_t c = 0; c < t->c.n_col; c++) {
+		enum metric_id id = t->c.col[c];
 		int w = has(m, id) ? snprintf(NULL, 0, "%.*f", metric_defs[id].decimals, m->v[id]) : 1;
 
 		if (w > t->width[c])
 			t->width[c] = w;
 	}
-	if (t->noise) {
+	if (t->c.noise) {
 		char buf[NOISE_SUMMARY_MAX];
 
 		metrics_noise_summary(m, buf, sizeof(buf));
@@ -220,15 +232,15 @@ static void table_line(FILE *out, const struct table *t, const char *label, cons
 		       bool why)
 {
 	fprintf(out, "%-*s", t->label_width, label);
-	for (size_t c = 0; c < t->n_col; c++) {
-		enum metric_id id = t->col[c];
+	for (size_t c = 0; c < t->c.n_col; c++) {
+		enum metric_id id = t->c.col[c];
 
 		if (has(m, id))
 			fprintf(out, "  %*.*f", t->width[c], metric_defs[id].decimals, m->v[id]);
 		else
 			fprintf(out, "  %*s", t->width[c], "-");
 	}
-	if (t->noise) {
+	if (t->c.noise) {
 		char buf[NOISE_SUMMARY_MAX];
 
 		metrics_noise_summary(m, buf, sizeof(buf));
@@ -250,7 +262,7 @@ const struct metrics *report_group_stat(const struct report_group *g, int k)
 	return k == 0 ? &g->s.median : k == 1 ? &g->s.min : &g->s.max;
 }
 
-static char *group_label(const struct report_group *g, int k)
+char *report_group_label(const struct report_group *g, int k)
 {
 	const char *game = g->game ? g->game : "-", *name = g->run_name ? g->run_name : "-";
 
@@ -261,7 +273,7 @@ static char *group_label(const struct report_group *g, int k)
 
 /* Said only when it applies, so that the notes of whole runs stay as
  * they were: what made a run invalid, and which runs are interval logs. */
-static void print_integrity_notes(FILE *out, const struct report_row *rows, size_t n)
+static void print_integrity_notes(FILE *out, const char *lead, const struct report_row *rows, size_t n)
 {
 	bool invalid = false, interval = false;
 
@@ -270,13 +282,13 @@ static void print_integrity_notes(FILE *out, const struct report_row *rows, size
 		interval |= rows[i].interval;
 	}
 	if (invalid)
-		fprintf(out, "# invalid = the run's data failed a check (docs/formats.md \"Run "
+		fprintf(out, "%sinvalid = the run's data failed a check (docs/formats.md \"Run "
 			"integrity\"): frames.bin cut short, a number in bench.txt that does not "
 			"parse, a window outside the frames, or fewer frames in it than the minimum "
-			"(--min-frames, default %d)\n", METRIC_MIN_FRAMES_DEFAULT);
+			"(--min-frames, default %d)\n", lead, METRIC_MIN_FRAMES_DEFAULT);
 	if (!interval)
 		return;
-	fputs("# interval log (frame_source_kind=interval), rows are samples, not frames:", out);
+	fprintf(out, "%sinterval log (frame_source_kind=interval), rows are samples, not frames:", lead);
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].interval)
 			fprintf(out, " %s", rows[i].run ? rows[i].run : "-");
@@ -287,7 +299,7 @@ static void print_integrity_notes(FILE *out, const struct report_row *rows, size
 /* Said only for runs that have one (those with Vulkan frames or
  * swapchains), so GL runs' tables stay as they were: where the frames
  * came from, the swapchain and its recreations. */
-static void print_frames_notes(FILE *out, const struct report_row *rows, size_t n)
+static void print_frames_notes(FILE *out, const char *lead, const struct report_row *rows, size_t n)
 {
 	bool any = false;
 
@@ -295,92 +307,93 @@ static void print_frames_notes(FILE *out, const struct report_row *rows, size_t 
 		any |= rows[i].frames_note != NULL;
 	if (!any)
 		return;
-	fputs("# RUN: API (presents), swapchain ...; recreations = " FRAMES_NOTE_DEFINITION "\n", out);
+	fprintf(out, "%sRUN: API (presents), swapchain ...; recreations = " FRAMES_NOTE_DEFINITION "\n",
+		lead);
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].frames_note)
-			fprintf(out, "# %s: %s\n", rows[i].run ? rows[i].run : "-", rows[i].frames_note);
+			fprintf(out, "%s%s: %s\n", lead, rows[i].run ? rows[i].run : "-", rows[i].frames_note);
 }
 
-/* The default table's columns into cols (t->col): the headline; the
- * probe's lateness when a run has it (returns whether one does); the
- * game's CPU time a frame (beside fps) and the noise column when a run
- * has the host's noise figures (t->noise). */
-static bool default_columns(struct table *t, enum metric_id *cols, const struct report_row *rows,
-			    size_t n, bool inc)
+void report_columns_choose(struct report_columns *c, const struct report_row *rows, size_t n,
+			   const struct report_opts *opts)
 {
-	bool probe = false;
+	bool inc = opts->include_interfered;
 
-	t->col = cols;
+	memset(c, 0, sizeof(*c));
+	if (opts->table_metrics) {
+		c->col = opts->table_metrics;
+		c->n_col = opts->n_table_metrics;
+		return;
+	}
+	c->col = c->own;
 	for (size_t i = 0; i < n; i++) {
 		if (report_row_excluded(&rows[i], inc))
 			continue;
-		probe |= rows[i].m.have[M_PROBE_WORST_US];
+		c->probe |= rows[i].m.have[M_PROBE_WORST_US];
 		for (int id = M_CPU_MS_PER_FRAME; id <= M_GAME_RUNQ_MS_PER_S; id++)
-			t->noise |= rows[i].m.have[id];
+			c->noise |= rows[i].m.have[id];
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(headline_metrics); k++) {
-		cols[t->n_col++] = headline_metrics[k];
-		if (headline_metrics[k] == M_FPS && t->noise)
-			cols[t->n_col++] = M_CPU_MS_PER_FRAME;
+		c->own[c->n_col++] = headline_metrics[k];
+		if (headline_metrics[k] == M_FPS && c->noise)
+			c->own[c->n_col++] = M_CPU_MS_PER_FRAME;
 	}
-	if (probe) {
-		cols[t->n_col++] = M_PROBE_WORST_US;
-		cols[t->n_col++] = M_PROBE_P999_US;
+	if (c->probe) {
+		c->own[c->n_col++] = M_PROBE_WORST_US;
+		c->own[c->n_col++] = M_PROBE_P999_US;
 	}
-	return probe;
 }
 
-/* The '#' lines under the table: how each figure shown is defined. */
-static void table_notes(FILE *out, const struct table *t, const struct report_opts *opts, bool probe)
+void report_print_notes(FILE *out, const char *lead, const struct report_columns *c,
+			const struct report_row *rows, size_t n, const struct report_opts *opts)
 {
 	bool inc = opts->include_interfered;
 	char threshold[32];
 
 	format_double_exact(threshold, sizeof(threshold), opts->metric.stall_ms);
 	if (opts->window_note)
-		fprintf(out, "# %s\n", opts->window_note);
-	fprintf(out, "# frame time = " FRAME_DEFINITION "\n");
-	fprintf(out, "# fps = frames / window seconds\n");
-	fprintf(out, "# stall = a frame over %s ms (stalls: how many, stall_s: the seconds they took)\n",
-		threshold);
-	fprintf(out, "# percentiles: %s = %s\n", percentile_def_name(opts->metric.pct),
+		fprintf(out, "%s%s\n", lead, opts->window_note);
+	fprintf(out, "%sframe time = " FRAME_DEFINITION "\n", lead);
+	fprintf(out, "%sfps = frames / window seconds\n", lead);
+	fprintf(out, "%sstall = a frame over %s ms (stalls: how many, stall_s: the seconds they took)\n",
+		lead, threshold);
+	fprintf(out, "%spercentiles: %s = %s\n", lead, percentile_def_name(opts->metric.pct),
 		percentile_def_formula(opts->metric.pct));
-	fprintf(out, "# steady = 1000 / p50 frame time\n");
-	fprintf(out, "# low1 = 1000 / p99 frame time\n");
-	for (size_t c = 0; (opts->table_metrics || probe || t->noise) && c < t->n_col; c++)
-		if (t->col[c] >= M_RECREATIONS)
-			fprintf(out, "# %s = %s\n", metric_defs[t->col[c]].column,
-				metric_defs[t->col[c]].definition);
-	if (t->noise)
-		fprintf(out, "# noise = %s\n", NOISE_DEFINITION);
+	fprintf(out, "%ssteady = 1000 / p50 frame time\n", lead);
+	fprintf(out, "%slow1 = 1000 / p99 frame time\n", lead);
+	for (size_t k = 0; (opts->table_metrics || c->probe || c->noise) && k < c->n_col; k++)
+		if (c->col[k] >= M_RECREATIONS)
+			fprintf(out, "%s%s = %s\n", lead, metric_defs[c->col[k]].column,
+				metric_defs[c->col[k]].definition);
+	if (c->noise)
+		fprintf(out, "%snoise = %s\n", lead, NOISE_DEFINITION);
 	if (opts->stall_why)
-		fprintf(out, "# why = %s\n", STALL_WHY_DEFINITION);
-	fprintf(out, "# median, min, max = %s\n", inc ? GROUP_DEFINITION_ALL : GROUP_DEFINITION);
-	fprintf(out, "# excluded = not in the groups: the run failed%s\n",
+		fprintf(out, "%swhy = %s\n", lead, STALL_WHY_DEFINITION);
+	fprintf(out, "%smedian, min, max = %s\n", lead, inc ? GROUP_DEFINITION_ALL : GROUP_DEFINITION);
+	fprintf(out, "%sexcluded = not in the groups: the run failed%s\n", lead,
 		inc ? "" : ", or was marked disturbed (bench.txt invalid=1 or interfered=1, "
 			   "or listed in the interfered file)");
+	print_integrity_notes(out, lead, rows, n);
+	print_frames_notes(out, lead, rows, n);
 }
 
 static void print_table(FILE *out, const struct report_row *rows, size_t n,
 			const struct report_group *grp, size_t n_grp,
 			const struct report_opts *opts)
 {
-	struct table t = { opts->table_metrics, opts->n_table_metrics, NULL, (int)strlen("run"),
-			   false, (int)strlen("noise") };
-	bool inc = opts->include_interfered, probe = false;
-	enum metric_id cols[ARRAY_SIZE(headline_metrics) + 3];
+	struct table t = { .label_width = (int)strlen("run"), .noise_width = (int)strlen("noise") };
+	bool inc = opts->include_interfered;
 
-	if (!t.col)
-		probe = default_columns(&t, cols, rows, n, inc);
-	t.width = zalloc((t.n_col ? t.n_col : 1) * sizeof(*t.width));
-	for (size_t c = 0; c < t.n_col; c++)
-		t.width[c] = (int)strlen(metric_defs[t.col[c]].column);
+	report_columns_choose(&t.c, rows, n, opts);
+	t.width = zalloc((t.c.n_col ? t.c.n_col : 1) * sizeof(*t.width));
+	for (size_t c = 0; c < t.c.n_col; c++)
+		t.width[c] = (int)strlen(metric_defs[t.c.col[c]].column);
 	for (size_t i = 0; i < n; i++)
 		if (!report_row_excluded(&rows[i], inc))
 			table_widen(&t, rows[i].run ? rows[i].run : "-", &rows[i].m);
 	for (size_t g = 0; g < n_grp; g++) {
 		for (int k = 0; k < 3; k++) {
-			char *label = group_label(&grp[g], k);
+			char *label = report_group_label(&grp[g], k);
 
 			table_widen(&t, label, report_group_stat(&grp[g], k));
 			free(label);
@@ -388,9 +401,9 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 	}
 
 	fprintf(out, "%-*s", t.label_width, "run");
-	for (size_t c = 0; c < t.n_col; c++)
-		fprintf(out, "  %*s", t.width[c], metric_defs[t.col[c]].column);
-	if (t.noise)
+	for (size_t c = 0; c < t.c.n_col; c++)
+		fprintf(out, "  %*s", t.width[c], metric_defs[t.c.col[c]].column);
+	if (t.c.noise)
 		fprintf(out, "  %-*s", opts->stall_why ? t.noise_width : 0, "noise");
 	fputs(opts->stall_why ? "  why\n" : "\n", out);
 	for (size_t i = 0; i < n; i++)
@@ -398,7 +411,7 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 			table_line(out, &t, rows[i].run ? rows[i].run : "-", &rows[i].m, opts->stall_why);
 	for (size_t g = 0; g < n_grp; g++) {
 		for (int k = 0; k < 3; k++) {
-			char *label = group_label(&grp[g], k);
+			char *label = report_group_label(&grp[g], k);
 
 			table_line(out, &t, label, report_group_stat(&grp[g], k), opts->stall_why);
 			free(label);
@@ -407,22 +420,25 @@ static void print_table(FILE *out, const struct report_row *rows, size_t n,
 	for (size_t i = 0; i < n; i++)
 		report_print_excluded(out, "", &rows[i], inc);
 	free(t.width);
-
-	table_notes(out, &t, opts, probe);
-	print_integrity_notes(out, rows, n);
-	print_frames_notes(out, rows, n);
+	if (!opts->no_notes)
+		report_print_notes(out, "# ", &t.c, rows, n, opts);
 }
 
 /* ---- CSV ---- */
 
-/* The metrics, then stall_why (derived from them) and the frames' API,
- * each after a comma. */
+/* The metrics at full precision (format_double_exact: they read back as
+ * the same doubles), then stall_why (derived from them) and the frames'
+ * API, each after a comma. */
 static void csv_values(FILE *out, const struct metrics *m, bool ok, const char *api)
 {
+	char buf[32];
+
 	for (int id = 0; id < M_COUNT; id++) {
 		fputc(',', out);
-		if (ok && has(m, id))
-			fprintf(out, "%.*f", metric_defs[id].decimals, m->v[id]);
+		if (ok && has(m, id)) {
+			format_double_exact(buf, sizeof(buf), m->v[id]);
+			fputs(buf, out);
+		}
 	}
 	fputc(',', out);
 	if (ok)
@@ -433,21 +449,28 @@ static void csv_values(FILE *out, const struct metrics *m, bool ok, const char *
 	fputc(',', out);
 }
 
+/* The leading fields row,stat,run,game,variant, each followed by a comma. */
+static void csv_lead(FILE *out, const char *row, const char *stat, const char *run, const char *game,
+		     const char *variant)
+{
+	const char *f[] = { row, stat, run, game, variant };
+
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
+		csv_write_field(out, f[i]);
+		fputc(',', out);
+	}
+}
+
 static void print_csv(FILE *out, const struct report_row *rows, size_t n,
 		      const struct report_group *grp, size_t n_grp, bool inc)
 {
-	fputs("run,game,variant,status,n", out);
+	fputs("row,stat,run,game,variant,status,n", out);
 	for (int id = 0; id < M_COUNT; id++)
 		fprintf(out, ",%s", metric_defs[id].name);
 	fputs(",stall_why,api,excluded\n", out);
 
 	for (size_t i = 0; i < n; i++) {
-		csv_write_field(out, rows[i].run);
-		fputc(',', out);
-		csv_write_field(out, rows[i].game);
-		fputc(',', out);
-		csv_write_field(out, rows[i].run_name);
-		fputc(',', out);
+		csv_lead(out, "run", NULL, rows[i].run, rows[i].game, rows[i].run_name);
 		csv_write_field(out, rows[i].status);
 		fputc(',', out);
 		csv_values(out, &rows[i].m, report_row_ok(&rows[i]), rows[i].api);
@@ -456,11 +479,8 @@ static void print_csv(FILE *out, const struct report_row *rows, size_t n,
 	}
 	for (size_t g = 0; g < n_grp; g++) {
 		for (int k = 0; k < 3; k++) {
-			fprintf(out, "%s,", report_stat_name[k]);
-			csv_write_field(out, grp[g].game);
-			fputc(',', out);
-			csv_write_field(out, grp[g].run_name);
-			fprintf(out, ",,%zu", grp[g].s.n);
+			csv_lead(out, "group", report_stat_name[k], NULL, grp[g].game, grp[g].run_name);
+			fprintf(out, ",%zu", grp[g].s.n);
 			csv_values(out, report_group_stat(&grp[g], k), true, NULL);
 			fputc('\n', out);
 		}
@@ -475,8 +495,7 @@ int report_print(FILE *out, const struct report_row *rows, size_t n,
 
 	if (!out || !opts || (n > 0 && !rows))
 		return -EINVAL;
-	if (opts->format != REPORT_TABLE && opts->format != REPORT_CSV &&
-	    opts->format != REPORT_JSON)
+	if (!report_format_name(opts->format))
 		return -EINVAL;
 	for (size_t c = 0; opts->table_metrics && c < opts->n_table_metrics; c++)
 		if ((int)opts->table_metrics[c] < 0 || opts->table_metrics[c] >= M_COUNT)
@@ -492,6 +511,9 @@ int report_print(FILE *out, const struct report_row *rows, size_t n,
 		break;
 	case REPORT_JSON:
 		report_print_json(out, rows, n, grp, n_grp, opts);
+		break;
+	case REPORT_MARKDOWN:
+		report_print_markdown(out, rows, n, grp, n_grp, opts);
 		break;
 	}
 	free(grp);

@@ -4,8 +4,9 @@
  * (game and run name, "variant@switches") the median, min and max of each
  * metric over its valid runs and their count n, then the runs left out and
  * why. The table ends with '#' lines saying how every number was computed;
- * CSV has a header row; JSON carries the definitions in a "definitions"
- * object.
+ * CSV has a header row and full precision; JSON carries the definitions in
+ * a "definitions" object; Markdown is the table with the definitions as a
+ * list.
  *
  * A run is valid when its status is "ok" (a run whose data fails a check
  * has status "invalid" and its reason in row->invalid) and nothing marked it disturbed
@@ -26,6 +27,7 @@ enum report_format {
 	REPORT_TABLE,
 	REPORT_CSV,
 	REPORT_JSON,
+	REPORT_MARKDOWN,        /* GitHub-flavoured Markdown tables (report-markdown.c) */
 };
 
 struct kvfile;
@@ -84,10 +86,13 @@ struct report_opts {
 	const enum metric_id *table_metrics;
 	size_t n_table_metrics;
 	bool stall_why;             /* the table ends with a "why" column (metrics_stall_why) */
+	bool no_notes;              /* the table without its '#' notes, Markdown without its definitions */
 };
 
-/* "table" / "csv" / "json". 0 or -EINVAL. */
+/* "table" / "csv" / "json" / "markdown". 0 or -EINVAL. */
 int report_format_parse(const char *s, enum report_format *out);
+/* The name report_format_parse() takes for f; NULL for no format. */
+const char *report_format_name(enum report_format f);
 
 /* Why the row is not counted (its status, the check an invalid run
  * failed, or why it is disturbed), or NULL when it is. */

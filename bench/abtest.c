@@ -8,6 +8,7 @@
 #include "kvfile.h"
 #include "run.h"
 #include "report.h"
+#include "jsonout.h"
 #include "util.h"
 
 #include <errno.h>
@@ -263,6 +264,80 @@ void ab_print_verdict(FILE *out, const struct ab_test *t)
 			(1 - t->opts.alpha) * 100, r->ci_lo, r->ci_hi);
 	if (left_out)
 		fprintf(out, "left out %zu round(s) whose runs did not both count\n", left_out);
+}
+
+void ab_print_json(FILE *out, const struct ab_test *t, const char *batch_id, const char *a_name,
+		   const char *b_name)
+{
+	const struct seq_result *r = &t->result;
+	struct json_out j;
+
+	json_out_init(&j, out);
+	json_object_begin(&j, NULL);
+	json_int(&j, "format", HB_AB_JSON_FORMAT);
+	json_string(&j, "batch_id", batch_id);
+	json_string(&j, "metric", metric_defs[t->metric].name);
+	json_string(&j, "a", a_name);
+	json_string(&j, "b", b_name);
+	json_object_begin_inline(&j, "options");
+	json_number(&j, "effect", true, t->opts.effect);
+	json_number(&j, "alpha", true, t->opts.alpha);
+	json_number(&j, "beta", true, t->opts.beta);
+	json_uint(&j, "min_pairs", t->opts.min_pairs);
+	json_uint(&j, "max_pairs", t->opts.max_pairs);
+	json_number(&j, "sd_floor", true, seq_sd_floor(&t->opts));
+	json_object_end(&j);
+	json_number(&j, "lower", true, r->lower);
+	json_number(&j, "upper", true, r->upper);
+	json_array_begin(&j, "rounds");
+	for (size_t i = 0, k = 0; i < t->n_pairs; i++) {
+		const struct ab_pair *p = &t->pairs[i];
+		struct seq_result s;
+
+		json_object_begin_inline(&j, NULL);
+		json_int(&j, "round", p->round);
+		json_bool(&j, "counted", p->counted);
+		if (p->counted) {
+			/* the test as it stood after this pair */
+			seq_run(t->d, ++k, &t->opts, &s);
+			json_uint(&j, "pair", k);
+			json_number(&j, "a", true, p->a);
+			json_number(&j, "b", true, p->b);
+			json_number(&j, "log_ratio", true, p->d);
+			json_number(&j, "llr", true, s.llr);
+			json_number(&j, "estimate", true, s.estimate);
+			json_number(&j, "ci_lo", true, s.ci_lo);
+			json_number(&j, "ci_hi", true, s.ci_hi);
+		} else {
+			json_string(&j, "why", p->why);
+		}
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_string(&j, "verdict", stats_verdict_name(r->verdict));
+	json_bool(&j, "done", r->done);
+	json_int(&j, "sign", r->sign);
+	json_string(&j, "direction", r->verdict == VERDICT_DIFFERENT ? direction(t->metric, r->sign) : NULL);
+	json_uint(&j, "pairs", r->pairs);
+	json_number(&j, "llr", true, r->llr);
+	json_number(&j, "estimate", r->pairs > 0, r->estimate);
+	json_number(&j, "ci_lo", r->pairs > 0, r->ci_lo);
+	json_number(&j, "ci_hi", r->pairs > 0, r->ci_hi);
+	json_number(&j, "confidence", true, 1 - t->opts.alpha);
+	json_uint(&j, "left_out", t->n_pairs - t->n_d);
+	json_int(&j, "exit_status", ab_exit_code(t));
+	json_object_begin(&j, "definitions");
+	json_string(&j, "log_ratio", "ln(B/A) of the round's two runs' metric: a pair");
+	json_string(&j, "llr", "the sequential test's log-likelihood ratio over the pairs so far "
+		    "(docs/metrics.md, \"A paired A/B that stops when it knows\")");
+	json_string(&j, "lower", "SAME once llr is at or under it");
+	json_string(&j, "upper", "DIFFERENT once llr is at or over it");
+	json_string(&j, "estimate", "B/A: exp of the robust mean of the log-ratios");
+	json_string(&j, "ci_lo", "a confidence sequence for B/A at the confidence given, valid where the "
+		    "test stopped");
+	json_string(&j, "left_out", "rounds whose runs did not both count");
+	json_object_end(&j);
+	json_object_end(&j);
 }
 
 int ab_exit_code(const struct ab_test *t)

@@ -61,6 +61,12 @@ void ab_print_pair(FILE *out, const struct ab_test *t, size_t i);
 void ab_print_verdict(FILE *out, const struct ab_test *t);
 /* The heading, the pairs up to where the test stopped, and the verdict. */
 void ab_print_all(FILE *out, const struct ab_test *t, const char *a_name, const char *b_name);
+/* The same as one JSON document (docs/formats.md "ab and compare --paired
+ * JSON", format HB_AB_JSON_FORMAT): the options, every pair with the test
+ * as it stood after it, and the verdict. */
+#define HB_AB_JSON_FORMAT 1
+void ab_print_json(FILE *out, const struct ab_test *t, const char *batch_id, const char *a_name,
+		   const char *b_name);
 /* compare's exit codes: 0 SAME, 3 DIFFERENT, 4 UNKNOWN. */
 int ab_exit_code(const struct ab_test *t);
 

@@ -76,6 +76,9 @@ struct batch_hooks {
 	/* After the report: the exit code, from the batch's own. */
 	int (*end)(void *data, struct batch *b, int ret);
 	void *data;
+	/* NULL, or true once the command's options ask for one document on
+	 * stdout (ab --format json): the batch's report then goes to stderr */
+	const bool *document;
 };
 struct context;
 int batch_command(int argc, char **argv, struct context *ctx, const struct batch_hooks *hooks,

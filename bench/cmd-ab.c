@@ -19,8 +19,8 @@
 
 static const char ab_usage[] =
 	"usage: hitchbench ab [run options] RECIPE A B [--metric M] [--effect PCT] [--alpha A]\n"
-	"                     [--beta B] [--max-rounds N]\n"
-	"       hitchbench ab --resume BATCH [run options of a resume]\n"
+	"                     [--beta B] [--max-rounds N] [--format table|json]\n"
+	"       hitchbench ab --resume BATCH [run options of a resume] [--format table|json]\n"
 	"\n"
 	"Runs A and B in counterbalanced pairs (A B, then B A) in one batch and after\n"
 	"each pair updates a sequential test of the pair's log-ratio ln(B/A); stops at\n"
@@ -35,6 +35,9 @@ static const char ab_usage[] =
 	"  --alpha A       false-positive rate (default 0.05)\n"
 	"  --beta B        1 - power at the effect (default 0.05)\n"
 	"  --max-rounds N  the cap: pairs at most (default 30)\n"
+	"  --format json   stdout is one JSON document at the end (format 1: the options,\n"
+	"                  every round, the verdict; as compare --paired --format json);\n"
+	"                  the pair lines and the batch's report go to stderr\n"
 	"  run options     --warmup, --window, --rerun-invalid, --db, --no-db, --out,\n"
 	"                  --display, --stall-ms, --percentile, --profile, --no-quieting,\n"
 	"                  --quiet, -v (see 'hitchbench run --help')\n"
@@ -50,12 +53,21 @@ struct ab_session {
 	struct strbuf variants, tokens;
 	char *a_name, *b_name;
 	bool heading_printed;
+	bool json;               /* --format json */
+	char *batch_id;
 };
 
 static int ab_option(void *data, const char *name, const char *arg)
 {
 	struct ab_session *s = data;
+	enum report_format f;
 
+	if (strcmp(name, "format") == 0) {
+		if (format_arg(ab_usage, arg, FORMAT_BIT(REPORT_TABLE) | FORMAT_BIT(REPORT_JSON), &f) != HB_EXIT_OK)
+			return HB_EXIT_USAGE;
+		s->json = f == REPORT_JSON;
+		return HB_EXIT_OK;
+	}
 	s->opts_given = true;
 	return ab_test_option(&s->test, ab_usage, name, arg);
 }
@@ -115,15 +127,23 @@ out:
 	return ret;
 }
 
+/* The lines go to stdout, or to stderr when stdout is for the JSON document. */
+static FILE *lines_out(const struct ab_session *s)
+{
+	return s->json ? stderr : stdout;
+}
+
 static void print_new_pairs(struct ab_session *s, size_t from)
 {
+	FILE *out = lines_out(s);
+
 	if (!s->heading_printed) {
-		ab_print_heading(stdout, &s->test, s->a_name, s->b_name);
+		ab_print_heading(out, &s->test, s->a_name, s->b_name);
 		s->heading_printed = true;
 	}
 	for (size_t i = from; i < s->test.n_pairs; i++)
-		ab_print_pair(stdout, &s->test, i);
-	fflush(stdout);
+		ab_print_pair(out, &s->test, i);
+	fflush(out);
 }
 
 static int ab_begin(void *data, struct batch *b, const struct metric_opts *metric, bool resumed)
@@ -137,6 +157,7 @@ static int ab_begin(void *data, struct batch *b, const struct metric_opts *metri
 	s->test.mo = *metric;
 	s->a_name = ab_cell_name(b, 0);
 	s->b_name = ab_cell_name(b, 1);
+	s->batch_id = xstrdup(b->id);
 	if (resumed) {
 		if (s->opts_given) {
 			strbuf_addstr(&err, "a resumed ab goes on with its test as it began: no --metric, "
@@ -186,10 +207,12 @@ static int ab_end(void *data, struct batch *b, int ret)
 
 	if (!s->a_name) /* it never began */
 		return ret;
-	putchar('\n');
+	fputc('\n', lines_out(s));
 	if (!s->heading_printed)
 		print_new_pairs(s, 0);
-	ab_print_verdict(stdout, &s->test);
+	ab_print_verdict(lines_out(s), &s->test);
+	if (s->json)
+		ab_print_json(stdout, &s->test, s->batch_id, s->a_name, s->b_name);
 	if (ret != HB_EXIT_OK)
 		return ret;
 	return ab_exit_code(&s->test);
@@ -200,7 +223,7 @@ int cmd_ab(int argc, char **argv, struct context *ctx)
 	struct ab_session s = { .variants = STRBUF_INIT, .tokens = STRBUF_INIT };
 	struct batch_hooks hooks = {
 		.name = "ab", .usage = ab_usage, .option = ab_option, .cells = ab_cells, .begin = ab_begin,
-		.after_round = ab_after_round, .end = ab_end, .data = &s,
+		.after_round = ab_after_round, .end = ab_end, .data = &s, .document = &s.json,
 	};
 	int ret;
 
@@ -211,5 +234,6 @@ int cmd_ab(int argc, char **argv, struct context *ctx)
 	strbuf_release(&s.tokens);
 	free(s.a_name);
 	free(s.b_name);
+	free(s.batch_id);
 	return ret;
 }

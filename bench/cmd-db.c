@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "cmdargs.h"
 #include "exitcodes.h"
+#include "jsonout.h"
 #include "resultsdb.h"
 #include "run.h"
 #include "reportrows.h"
@@ -23,7 +24,7 @@
 static const char db_usage[] =
 	"usage: hitchbench db import [--db PATH|URL] [--stall-ms MS] [--percentile D]\n"
 	"                            [--min-frames N] RUNDIR...\n"
-	"   or: hitchbench db info [--db PATH|URL] [--machine M]\n"
+	"   or: hitchbench db info [--db PATH|URL] [--machine M] [--format table|json]\n"
 	"   or: hitchbench db upgrade [--db PATH|URL]\n"
 	"   or: hitchbench db push [--db PATH] --to URL\n"
 	"\n"
@@ -41,7 +42,11 @@ static const char db_usage[] =
 	"           loses nothing and the next one sends the rest)\n"
 	"  --db     the database (default results/hitchbench.db), an SQLite file or a\n"
 	"           lab's PostgreSQL database (postgresql://user@host/db)\n"
-	"  --machine  info counts only the runs of this host name or machine id\n";
+	"  --machine  info counts only the runs of this host name or machine id\n"
+	"  --format json  info as a JSON document (format 1), the same keys as the table's\n";
+
+/* The version of db info's JSON document (docs/formats.md). */
+#define HB_DB_INFO_JSON_FORMAT 1
 
 /* The batches the runs belong to (their parent directories with a
  * batch.txt), each imported once. */
@@ -140,7 +145,7 @@ out:
 	return ret;
 }
 
-static int db_info(struct resultsdb *db, const char *machine)
+static int db_info(struct resultsdb *db, const char *machine, bool json)
 {
 	const char *path = resultsdb_name(db);
 	struct resultsdb_run *runs = NULL;
@@ -155,11 +160,26 @@ static int db_info(struct resultsdb *db, const char *machine)
 	for (size_t i = 0; i < n; i++)
 		for (int k = 0; k < M_COUNT; k++)
 			values += runs[i].m.have[k];
-	printf("database=%s\nengine=%s\nschema_version=%d\n", path,
-	       resultsdb_is_lab(db) ? "postgresql" : "sqlite", resultsdb_schema_version(db));
-	if (machine)
-		printf("machine=%s\n", machine);
-	printf("runs=%zu\nmetric_values=%zu\n", n, values);
+	if (json) {
+		struct json_out j;
+
+		json_out_init(&j, stdout);
+		json_object_begin(&j, NULL);
+		json_int(&j, "format", HB_DB_INFO_JSON_FORMAT);
+		json_string(&j, "database", path);
+		json_string(&j, "engine", resultsdb_is_lab(db) ? "postgresql" : "sqlite");
+		json_int(&j, "schema_version", resultsdb_schema_version(db));
+		json_string(&j, "machine", machine);
+		json_uint(&j, "runs", n);
+		json_uint(&j, "metric_values", values);
+		json_object_end(&j);
+	} else {
+		printf("database=%s\nengine=%s\nschema_version=%d\n", path,
+		       resultsdb_is_lab(db) ? "postgresql" : "sqlite", resultsdb_schema_version(db));
+		if (machine)
+			printf("machine=%s\n", machine);
+		printf("runs=%zu\nmetric_values=%zu\n", n, values);
+	}
 	resultsdb_runs_free(runs, n);
 	return HB_EXIT_OK;
 }
@@ -199,6 +219,7 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		{ "percentile", required_argument, NULL, 'p' },
 		{ "min-frames", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -210,6 +231,7 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		{ "push", RESULTSDB_UPGRADE },
 	};
 	const char *to = NULL;
+	enum report_format format = REPORT_TABLE;
 	struct metric_opts mo = METRIC_OPTS_DEFAULT;
 	const char *sub;
 	struct resultsdb *db;
@@ -236,6 +258,11 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		case 't':
 			to = optarg;
 			break;
+		case 'f':
+			if (format_arg(db_usage, optarg, FORMAT_BIT(REPORT_TABLE) | FORMAT_BIT(REPORT_JSON),
+				       &format) != HB_EXIT_OK)
+				return HB_EXIT_USAGE;
+			break;
 		case 'h':
 			fputs(db_usage, stdout);
 			return HB_EXIT_OK;
@@ -260,6 +287,8 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		return usage_error(db_usage, "db import wants run directories");
 	if (subs[k].mode != RESULTSDB_WRITE && optind < argc)
 		return usage_error(db_usage, "db %s takes no arguments", sub);
+	if (format != REPORT_TABLE && strcmp(sub, "info") != 0)
+		return usage_error(db_usage, "--format goes with db info");
 	if ((strcmp(sub, "push") == 0) != (to != NULL))
 		return usage_error(db_usage, to ? "--to goes with db push" : "db push wants --to URL");
 	if (to && !sqldb_is_url(to))
@@ -280,7 +309,7 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 	if (subs[k].mode == RESULTSDB_WRITE)
 		ret = db_import_dirs(db, argv + optind, argc - optind, &mo, true, NULL);
 	else if (subs[k].mode == RESULTSDB_READ)
-		ret = db_info(db, ctx->machine);
+		ret = db_info(db, ctx->machine, format == REPORT_JSON);
 	else if (to)
 		ret = db_push(db, to);
 	else

@@ -20,6 +20,7 @@ static const char matrix_usage[] =
 	"usage: hitchbench matrix [--by batch|kernel] [--metric M]... [--out DIR]\n"
 	"                         [--db PATH|URL [--machine M] | RUNDIR...] [--game G]\n"
 	"                         [--interfered FILE] [--include-interfered] [--min-frames N]\n"
+	"                         [--no-notes]\n"
 	"\n"
 	"  --by batch      columns are batches, earliest first (the default)\n"
 	"  --by kernel     columns are kernel releases, in version order (6.9 before 6.10)\n"
@@ -35,6 +36,8 @@ static const char matrix_usage[] =
 	"  --include-interfered  count runs marked disturbed (failed runs never)\n"
 	"  --min-frames N  RUNDIRs: a run whose window holds fewer frames is invalid\n"
 	"                  (default 50)\n"
+	"  --no-notes      no '# N file(s) ...' line saying what a cell is (the runs left\n"
+	"                  out are still listed)\n"
 	"\n"
 	"Rows are game and run name (variant@switches); a cell is the median, min, max\n"
 	"and n of the valid runs of that row in that column. A metric's file is written\n"
@@ -61,7 +64,7 @@ static int write_metric(const struct matrix *m, enum metric_id id, const char *p
 
 static int write_matrix(const struct report_rows *rr, const char *game, enum matrix_by by,
 			bool include_interfered, const enum metric_id *ids, size_t n_ids,
-			const char *out_dir)
+			const char *out_dir, bool no_notes)
 {
 	struct report_row *rows = zalloc(sizeof(*rows) * (rr->n ? rr->n : 1));
 	struct matrix m;
@@ -94,10 +97,11 @@ static int write_matrix(const struct report_rows *rr, const char *game, enum mat
 		}
 		free(path);
 	}
-	printf("# %zu file(s): %zu row(s) (game, variant@switches) x %zu column(s) (by %s); "
-	       "a cell is the median, min, max and n of its %s runs\n",
-	       written, m.n_rows, m.n_cols, matrix_by_name(by),
-	       include_interfered ? "ok (disturbed included)" : "valid");
+	if (!no_notes)
+		printf("# %zu file(s): %zu row(s) (game, variant@switches) x %zu column(s) (by %s); "
+		       "a cell is the median, min, max and n of its %s runs\n",
+		       written, m.n_rows, m.n_cols, matrix_by_name(by),
+		       include_interfered ? "ok (disturbed included)" : "valid");
 	if (m.n_without)
 		printf("# %zu run(s) left out: no %s\n", m.n_without,
 		       by == MATRIX_BY_KERNEL ? "kernel_release" : "batch_id");
@@ -116,7 +120,7 @@ struct matrix_args {
 	enum matrix_by by;
 	enum metric_id ids[M_COUNT];
 	size_t n_ids;
-	bool include_interfered;
+	bool include_interfered, no_notes;
 	const char *out_dir;            /* NULL: results/matrix */
 };
 
@@ -130,6 +134,7 @@ static int parse_options(int argc, char **argv, struct matrix_args *a)
 		{ "interfered", required_argument, NULL, 'i' },
 		{ "include-interfered", no_argument, NULL, 'I' },
 		{ "min-frames", required_argument, NULL, 'F' },
+		{ "no-notes", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -154,6 +159,9 @@ static int parse_options(int argc, char **argv, struct matrix_args *a)
 			break;
 		case 'i':
 			a->interfered_path = optarg;
+			break;
+		case 'N':
+			a->no_notes = true;
 			break;
 		case 'I':
 			a->include_interfered = true;
@@ -207,7 +215,8 @@ int cmd_matrix(int argc, char **argv, struct context *ctx)
 		goto out;
 	}
 	interfered_mark(&interfered, rr.rows, rr.n);
-	if (write_matrix(&rr, a.game, a.by, a.include_interfered, a.ids, a.n_ids, out_dir) != HB_EXIT_OK)
+	if (write_matrix(&rr, a.game, a.by, a.include_interfered, a.ids, a.n_ids, out_dir,
+			 a.no_notes) != HB_EXIT_OK)
 		ret = HB_EXIT_FAILURE;
 	report_rows_release(&rr);
 out:

@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "cmdargs.h"
 #include "exitcodes.h"
+#include "jsonout.h"
 #include "metrics.h"
 #include "resultsdb-query.h"
 #include "stats.h"
@@ -20,13 +21,17 @@
 #include <string.h>
 
 static const char regress_usage[] =
-	"usage: hitchbench regress [--db PATH|URL] [--machine M] --metric M [--format table|tsv] [--seed N] GAME RUN_NAME\n"
+	"usage: hitchbench regress [--db PATH|URL] [--machine M] --metric M [--format table|tsv|json]\n"
+	"                          [--no-notes] [--seed N] GAME RUN_NAME\n"
 	"\n"
 	"  RUN_NAME        variant@switches, or the variant for runs without switches\n"
 	"  --metric M      the metric followed (names as in 'hitchbench report')\n"
 	"  --machine M     only runs of this host name or machine id: a lab's database\n"
 	"                  holds many, and a kernel is tracked on one machine at a time\n"
 	"  --format tsv    columns: kernel median min max n change p magnitude\n"
+	"  --format json   format 1: every kernel's figures, each change point, the\n"
+	"                  options, the runs left out and the definitions\n"
+	"  --no-notes      the table without the lines saying how it was computed\n"
 	"\n"
 	"exit status: 0 no change point, 3 a change point, 1 failure, 2 usage\n";
 
@@ -54,9 +59,16 @@ static int cmp_kernel(const void *x, const void *y)
 	return strcmp(a->started_utc, b->started_utc);
 }
 
+/* The version of regress's JSON document (docs/formats.md). */
+#define HB_REGRESS_JSON_FORMAT 1
+#define DEF_KERNEL_STATS "median, min, max, n: of the valid runs (status ok, not marked invalid) of each kernel"
+#define DEF_CHANGE "E-divisive (Matteson and James 2014) over every run in kernel order, splits only " \
+	"between kernels, with a permutation test; magnitude: the median of the runs from here to the " \
+	"next change minus the median from the previous one to here"
+
 static void print_table(const char *game, const char *name, const char *metric, int decimals,
 			const struct kernel_row *rows, size_t nrows, size_t nvalues, size_t skipped,
-			const struct changepoint_opts *o)
+			const struct changepoint_opts *o, bool no_notes)
 {
 	const int d = decimals + 1;
 
@@ -75,6 +87,8 @@ static void print_table(const char *game, const char *name, const char *metric, 
 			       rows[i].change->p);
 		putchar('\n');
 	}
+	if (no_notes)
+		return;
 	printf("\nmedian, min, max, n: of the valid runs (status ok, not marked invalid) of each kernel\n"
 	       "change: E-divisive (Matteson and James 2014) over every run in kernel order, splits only\n"
 	       "        between kernels; exponent %.1f, minimum segment %zu runs, permutation test of %u\n"
@@ -94,6 +108,68 @@ static void print_tsv(const struct kernel_row *rows, size_t nrows)
 		else
 			printf("-\t-\n");
 	}
+}
+
+static void print_json(const struct resultsdb_query *q, const struct kernel_row *rows, size_t nrows,
+		       size_t nvalues, size_t skipped, const struct changepoint_opts *o, size_t ncps,
+		       const struct resultsdb_excluded *ex, size_t n_ex, int exit_status)
+{
+	struct json_out j;
+
+	json_out_init(&j, stdout);
+	json_object_begin(&j, NULL);
+	json_int(&j, "format", HB_REGRESS_JSON_FORMAT);
+	json_string(&j, "game", q->game);
+	json_string(&j, "run_name", q->run_name);
+	json_string(&j, "metric", q->metric);
+	json_string(&j, "machine", q->machine);
+	json_uint(&j, "runs", nvalues);
+	json_uint(&j, "runs_without_kernel", skipped);
+	json_array_begin(&j, "kernels");
+	for (size_t i = 0; i < nrows; i++) {
+		const struct changepoint *c = rows[i].change;
+
+		json_object_begin_inline(&j, NULL);
+		json_string(&j, "kernel", rows[i].kernel);
+		json_number(&j, "median", true, rows[i].median);
+		json_number(&j, "min", true, rows[i].min);
+		json_number(&j, "max", true, rows[i].max);
+		json_uint(&j, "n", rows[i].to - rows[i].from);
+		if (c) {
+			json_object_begin_inline(&j, "change");
+			json_number(&j, "p", true, c->p);
+			json_number(&j, "magnitude", true, c->magnitude);
+			json_number(&j, "median_before", true, c->median_before);
+			json_number(&j, "median_after", true, c->median_after);
+			json_object_end(&j);
+		} else {
+			json_null(&j, "change");
+		}
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_uint(&j, "change_points", ncps);
+	json_object_begin_inline(&j, "options");
+	json_number(&j, "exponent", true, o->exponent);
+	json_uint(&j, "min_size", o->min_size);
+	json_uint(&j, "permutations", o->permutations);
+	json_uint(&j, "seed", o->seed);
+	json_number(&j, "sig_level", true, o->sig_level);
+	json_object_end(&j);
+	json_int(&j, "exit_status", exit_status);
+	json_array_begin(&j, "excluded");
+	for (size_t i = 0; i < n_ex; i++) {
+		json_object_begin_inline(&j, NULL);
+		json_string(&j, "run", ex[i].name);
+		json_string(&j, "why", ex[i].why);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_object_begin(&j, "definitions");
+	json_string(&j, "kernels", DEF_KERNEL_STATS);
+	json_string(&j, "change", DEF_CHANGE);
+	json_object_end(&j);
+	json_object_end(&j);
 }
 
 /* "excluded RUN: WHY" for each run of the run name that does not count
@@ -137,7 +213,7 @@ struct regress_args {
 	struct resultsdb_query q;
 	struct changepoint_opts co;
 	int metric;
-	bool tsv;
+	bool tsv, json, no_notes;
 };
 
 static int parse_args(int argc, char **argv, struct regress_args *a)
@@ -146,6 +222,7 @@ static int parse_args(int argc, char **argv, struct regress_args *a)
 		{ "metric", required_argument, NULL, 'm' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "no-notes", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -157,10 +234,17 @@ static int parse_args(int argc, char **argv, struct regress_args *a)
 			a->q.metric = optarg;
 			break;
 		case 'f':
+			a->tsv = a->json = false;
 			if (!strcmp(optarg, "tsv"))
 				a->tsv = true;
+			else if (!strcmp(optarg, "json"))
+				a->json = true;
 			else if (strcmp(optarg, "table") != 0)
-				return usage_error(regress_usage, "unknown format '%s'", optarg);
+				return usage_error(regress_usage, "unknown format '%s' (this command prints table, tsv, json)",
+						   optarg);
+			break;
+		case 'N':
+			a->no_notes = true;
 			break;
 		case 's':
 			if (safe_atou64(optarg, &a->co.seed) < 0)
@@ -250,14 +334,18 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 		for (size_t r = 0; r < nrows; r++)
 			if (rows[r].from == cps[i].index)
 				rows[r].change = &cps[i];
+	ret = ncps ? HB_EXIT_REGRESSION : HB_EXIT_OK;
+	if (a.json) {
+		print_json(q, rows, nrows, nused, n - nused, &a.co, ncps, ex, n_ex, ret);
+		goto out;
+	}
 	if (a.tsv)
 		print_tsv(rows, nrows);
 	else
 		print_table(q->game, q->run_name, q->metric, metric_defs[a.metric].decimals, rows, nrows,
-			    nused, n - nused, &a.co);
+			    nused, n - nused, &a.co, a.no_notes);
 	/* the runs not counted, and why: after the table, or beside the TSV */
 	print_excluded(a.tsv ? stderr : stdout, ex, n_ex);
-	ret = ncps ? HB_EXIT_REGRESSION : HB_EXIT_OK;
 out:
 	resultsdb_values_free(v, n);
 	resultsdb_excluded_free(ex, n_ex);

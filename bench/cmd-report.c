@@ -1,6 +1,7 @@
 /*
  * hitchbench report: the numbers of run directories (computed afresh from
- * their frames) or of the results database, as a table, CSV or JSON.
+ * their frames) or of the results database, as a table, CSV, JSON or
+ * Markdown.
  */
 #include "cmd.h"
 #include "cmdargs.h"
@@ -15,7 +16,7 @@
 #include <string.h>
 
 static const char report_usage[] =
-	"usage: hitchbench report [--format table|csv|json] [--stall-ms MS]\n"
+	"usage: hitchbench report [--format table|csv|json|markdown] [--no-notes] [--stall-ms MS]\n"
 	"                         [--percentile nearest-rank|linear] [--metric M]...\n"
 	"                         [--stalls] [--interfered FILE] [--include-interfered]\n"
 	"                         [--min-frames N] RUNDIR...\n"
@@ -26,6 +27,10 @@ static const char report_usage[] =
 	"                  an SQLite file or a lab's postgresql://...\n"
 	"  --machine M     only the runs of this host name or machine id (needed when the\n"
 	"                  database holds several machines' runs)\n"
+	"  --format F      table (default), csv (every metric at full precision, a row\n"
+	"                  per run and per group statistic), json (format 3, with the\n"
+	"                  definitions), markdown (a GitHub table and the definitions)\n"
+	"  --no-notes      no '#' notes under the table (no definitions under Markdown)\n"
 	"  --metric M      a table column (repeatable; default: frames fps steady_fps\n"
 	"                  stalls stall_s longest_ms low1); CSV and JSON carry every metric\n"
 	"  --stalls        the table shows why the runs stalled: stall_s, the stall_*_s\n"
@@ -66,6 +71,7 @@ static int parse_options(int argc, char **argv, struct report_args *a)
 		{ "interfered", required_argument, NULL, 'i' },
 		{ "include-interfered", no_argument, NULL, 'I' },
 		{ "stalls", no_argument, NULL, 'S' },
+		{ "no-notes", no_argument, NULL, 'N' },
 		{ "min-frames", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -76,8 +82,12 @@ static int parse_options(int argc, char **argv, struct report_args *a)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (report_format_parse(optarg, &ro->format) < 0)
-				return usage_error(report_usage, "unknown format '%s'", optarg);
+			/* every format report_print() has */
+			if (format_arg(report_usage, optarg, ~0u, &ro->format) != HB_EXIT_OK)
+				return HB_EXIT_USAGE;
+			break;
+		case 'N':
+			ro->no_notes = true;
 			break;
 		case 's':
 			if (safe_atod(optarg, &ro->metric.stall_ms) < 0 || ro->metric.stall_ms <= 0)

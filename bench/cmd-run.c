@@ -642,14 +642,15 @@ static int end_batch(struct batch_cmd *bc, int r, int ret)
 		lab_sync_push(&bc->lab, bc->db);
 	}
 	if (bc->br.runs_done + (b->n_slots - batch_pending(b)) > 0) {
-		putchar('\n');
-		printf("# batch %s (%s)\n", b->id, b->dir);
-		batch_print_report(b, &bc->a.metric, stdout);
+		FILE *out = bc->hooks && bc->hooks->document && *bc->hooks->document ? stderr : stdout;
+
+		fprintf(out, "\n# batch %s (%s)\n", b->id, b->dir);
+		batch_print_report(b, &bc->a.metric, out);
 		if (bc->db && bc->has_lab)
-			printf("# stored in %s and %s%s\n", bc->a.db_path, bc->lab.name,
-			       bc->lab.said ? " (not all: see above)" : "");
+			fprintf(out, "# stored in %s and %s%s\n", bc->a.db_path, bc->lab.name,
+				bc->lab.said ? " (not all: see above)" : "");
 		else if (bc->db)
-			printf("# stored in %s\n", bc->a.db_path);
+			fprintf(out, "# stored in %s\n", bc->a.db_path);
 	}
 	if (bc->hooks) /* a failed run is left out of its pair: the verdict decides */
 		return bc->hooks->end(bc->hooks->data, b, ret);

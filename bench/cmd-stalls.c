@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "cmdargs.h"
 #include "exitcodes.h"
+#include "jsonout.h"
 #include "run.h"
 #include "stallcause.h"
 
@@ -17,11 +18,23 @@
 #include <string.h>
 
 static const char stalls_usage[] =
-	"usage: hitchbench stalls [--stall-ms MS] [-v] RUNDIR...\n"
+	"usage: hitchbench stalls [--stall-ms MS] [-v] [--format table|json] [--no-notes] RUNDIR...\n"
 	"\n"
 	"  RUNDIR          a run directory with a stall record (STALLS=1), or a directory of them\n"
 	"  --stall-ms MS   a frame over MS is a stall (default 100)\n"
-	"  -v              the samples of each stall too\n";
+	"  -v              the samples of each stall too\n"
+	"  --format json   format 1: per run, every stall (section, when, length, cause, who\n"
+	"                  decided, each cause's seconds, the evidence) and the seconds per cause\n"
+	"  --no-notes      the table without its closing line saying what the columns are\n";
+
+/* The version of stalls' JSON document (docs/formats.md). */
+#define HB_STALLS_JSON_FORMAT 1
+
+struct stalls_opts {
+	struct metric_opts mo;
+	bool verbose, json, no_notes;
+	struct json_out j;      /* json: the document being written */
+};
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -199,7 +212,54 @@ static void print_section(const struct stall_run *sr, enum stall_section sec, bo
 	printf("\n");
 }
 
-static int stalls_one(const char *dir, const struct metric_opts *mo, bool verbose, bool *had)
+/* One run's object in the JSON document's "runs". */
+static void json_stall_run(struct json_out *j, const struct run *run, const struct stall_run *sr,
+			   const char *none)
+{
+	json_object_begin(j, NULL);
+	json_string(j, "run", run->name);
+	json_string(j, "dir", run->dir);
+	json_string(j, "no_stalls_because", none);
+	json_array_begin(j, "stalls");
+	for (size_t k = 0; sr && k < sr->n_stall; k++) {
+		const struct stall *st = &sr->stall[k];
+		struct strbuf ev = STRBUF_INIT;
+
+		stall_evidence(&sr->an, st, &ev);
+		json_object_begin_inline(j, NULL);
+		json_string(j, "section", stall_section_name(st->section));
+		json_number(j, "when_s", true, ((double)st->start_ns - (double)sr->first_present_ns) / 1e9);
+		json_number(j, "ms", true, (double)(st->end_ns - st->start_ns) / 1e6);
+		json_string(j, "cause", stall_cause_name(st->cause));
+		json_string(j, "decided", stall_decider_name(st->decided));
+		json_object_begin_inline(j, "share_s");
+		for (int c = 0; c < SC_COUNT; c++)
+			if (st->share_s[c] > 0)
+				json_number(j, stall_cause_name((enum stall_cause)c), true, st->share_s[c]);
+		json_object_end(j);
+		json_string(j, "evidence", ev.buf);
+		json_object_end(j);
+		strbuf_release(&ev);
+	}
+	json_array_end(j);
+	json_object_begin(j, "seconds_per_cause");
+	for (int s = 0; sr && s < SS_COUNT; s++) {
+		double per[SC_COUNT] = { 0 };
+
+		for (size_t k = 0; k < sr->n_stall; k++)
+			for (int c = 0; c < SC_COUNT && sr->stall[k].section == (enum stall_section)s; c++)
+				per[c] += sr->stall[k].share_s[c];
+		json_object_begin_inline(j, stall_section_name((enum stall_section)s));
+		for (int c = 0; c < SC_COUNT; c++)
+			if (per[c] > 0)
+				json_number(j, stall_cause_name((enum stall_cause)c), true, per[c]);
+		json_object_end(j);
+	}
+	json_object_end(j);
+	json_object_end(j);
+}
+
+static int stalls_one(const char *dir, struct stalls_opts *so, bool *had)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct stall_run sr;
@@ -211,8 +271,20 @@ static int stalls_one(const char *dir, const struct metric_opts *mo, bool verbos
 		strbuf_release(&err);
 		return HB_EXIT_FAILURE;
 	}
-	printf("run %s (%s)\n", run.name, run.dir);
-	r = stall_run_load(&run, mo, &sr, &err);
+	if (!so->json)
+		printf("run %s (%s)\n", run.name, run.dir);
+	r = stall_run_load(&run, &so->mo, &sr, &err);
+	if (r == -ENOENT && so->json) {
+		json_stall_run(&so->j, &run, NULL, "no stall record: the run was made without STALLS=1");
+		r = 0;
+		goto out;
+	}
+	if (r == -ENODATA && so->json) {
+		*had = true;
+		json_stall_run(&so->j, &run, NULL, "no frames or window to place stalls in");
+		r = 0;
+		goto out;
+	}
 	if (r == -ENOENT) {
 		printf("  no stall record (%s): the run was made without STALLS=1\n\n", HB_STALLREC_FILE);
 		r = 0;
@@ -229,12 +301,19 @@ static int stalls_one(const char *dir, const struct metric_opts *mo, bool verbos
 		goto out;
 	}
 	*had = true;
+	if (so->json) {
+		json_stall_run(&so->j, &run, &sr, NULL);
+		stall_run_release(&sr);
+		goto out;
+	}
 	print_sources(&sr);
 	print_alignment(&run, &sr);
 	for (int s = 0; s < SS_COUNT; s++)
-		print_section(&sr, (enum stall_section)s, verbose);
-	printf("  (when_s: seconds after the first present; shares: of the stall's time, the "
-	       "sampled split or the exact counters' that decided; docs/stalls.md)\n\n");
+		print_section(&sr, (enum stall_section)s, so->verbose);
+	if (!so->no_notes)
+		printf("  (when_s: seconds after the first present; shares: of the stall's time, the "
+		       "sampled split or the exact counters' that decided; docs/stalls.md)\n");
+	putchar('\n');
 	stall_run_release(&sr);
 out:
 	run_release(&run);
@@ -247,23 +326,35 @@ int cmd_stalls(int argc, char **argv, struct context *ctx)
 	static const struct option opts[] = {
 		{ "stall-ms", required_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "no-notes", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct metric_opts mo = METRIC_OPTS_DEFAULT;
+	struct stalls_opts so = { .mo = METRIC_OPTS_DEFAULT };
+	enum report_format format = REPORT_TABLE;
 	struct argv_list list;
-	bool verbose = false, had = false;
+	bool had = false;
 	int c, ret = HB_EXIT_OK;
 
-	mo.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
+	so.mo.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
 	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (safe_atod(optarg, &mo.stall_ms) < 0 || mo.stall_ms <= 0)
+			if (safe_atod(optarg, &so.mo.stall_ms) < 0 || so.mo.stall_ms <= 0)
 				return usage_error(stalls_usage, "--stall-ms wants milliseconds > 0, not '%s'", optarg);
 			break;
 		case 'v':
-			verbose = true;
+			so.verbose = true;
+			break;
+		case 'f':
+			if (format_arg(stalls_usage, optarg, FORMAT_BIT(REPORT_TABLE) | FORMAT_BIT(REPORT_JSON),
+				       &format) != HB_EXIT_OK)
+				return HB_EXIT_USAGE;
+			so.json = format == REPORT_JSON;
+			break;
+		case 'N':
+			so.no_notes = true;
 			break;
 		case 'h':
 			fputs(stalls_usage, stdout);
@@ -281,9 +372,26 @@ int cmd_stalls(int argc, char **argv, struct context *ctx)
 		argv_release(&list);
 		return ret;
 	}
+	if (so.json) {
+		json_out_init(&so.j, stdout);
+		json_object_begin(&so.j, NULL);
+		json_int(&so.j, "format", HB_STALLS_JSON_FORMAT);
+		json_number(&so.j, "stall_ms", true, so.mo.stall_ms);
+		json_array_begin(&so.j, "runs");
+	}
 	for (size_t i = 0; i < list.n; i++)
-		if (stalls_one(list.v[i], &mo, verbose, &had) != HB_EXIT_OK)
+		if (stalls_one(list.v[i], &so, &had) != HB_EXIT_OK)
 			ret = HB_EXIT_FAILURE;
+	if (so.json) {
+		json_array_end(&so.j);
+		json_object_begin(&so.j, "definitions");
+		json_string(&so.j, "when_s", "seconds after the run's first present");
+		json_string(&so.j, "share_s", "the stall's seconds by cause: the sampled split, or the exact "
+			    "counters' of the source that decided (docs/stalls.md)");
+		json_string(&so.j, "cause", "the cause with the largest share");
+		json_object_end(&so.j);
+		json_object_end(&so.j);
+	}
 	argv_release(&list);
 	if (!had && ret == HB_EXIT_OK) {
 		error_msg("no run given has a stall record (%s): make runs with STALLS=1", HB_STALLREC_FILE);

@@ -93,3 +93,22 @@ int metric_arg(const char *usage, const char *name, int *id)
 	strbuf_release(&hint);
 	return ret;
 }
+
+int format_arg(const char *usage, const char *name, unsigned allowed, enum report_format *out)
+{
+	struct strbuf list = STRBUF_INIT;
+	enum report_format f;
+	int ret;
+
+	if (report_format_parse(name, &f) == 0 && (allowed & FORMAT_BIT(f))) {
+		*out = f;
+		return HB_EXIT_OK;
+	}
+	for (unsigned i = 0; i < 8 * sizeof(allowed); i++)
+		if ((allowed & (1u << i)) && report_format_name((enum report_format)i))
+			strbuf_addf(&list, "%s%s", list.len ? ", " : "",
+				    report_format_name((enum report_format)i));
+	ret = usage_error(usage, "unknown format '%s' (this command prints %s)", name, list.buf);
+	strbuf_release(&list);
+	return ret;
+}

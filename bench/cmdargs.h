@@ -10,6 +10,7 @@
 #define HB_CMDARGS_H
 
 #include "argv.h"
+#include "report.h"
 #include "run.h"
 
 /* An input file or directory the user named: HB_EXIT_OK when it exists,
@@ -29,5 +30,11 @@ int rundir_arg_load(const char *dir, struct run *run);
 /* --metric NAME: the metric's id in *id, or "unknown metric 'NAME'" with
  * the list of those there are, the usage, and HB_EXIT_USAGE. */
 int metric_arg(const char *usage, const char *name, int *id);
+
+/* --format NAME of a command that prints the formats in allowed (a mask of
+ * FORMAT_BIT(REPORT_...)): the format in *out, or "unknown format 'NAME'
+ * (this command prints table, json)" with the usage, and HB_EXIT_USAGE. */
+#define FORMAT_BIT(f) (1u << (f))
+int format_arg(const char *usage, const char *name, unsigned allowed, enum report_format *out);
 
 #endif

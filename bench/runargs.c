@@ -141,6 +141,7 @@ static const struct run_option run_options[] = {
 	{ "alpha", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },
 	{ "beta", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },
 	{ "max-rounds", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },
+	{ "format", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },
 	{ NULL, 0, 0, NULL, 0 },
 };
 

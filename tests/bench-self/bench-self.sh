@@ -283,10 +283,10 @@ timed() {
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", (b - a) / 1e6 }'
 }
 # hitchbench's CSV row of the run as name=value lines, the metrics only
-# (the columns after run,game,variant,status,n).
+# (the columns after row,stat,run,game,variant,status,n).
 csv_metrics() {
-	awk -F, -v run="$2" 'NR == 1 { for (i = 6; i <= NF; i++) h[i] = $i }
-		$1 == run { for (i = 6; i <= NF; i++) print h[i] "=" $i }' "$1"
+	awk -F, -v run="$2" 'NR == 1 { for (i = 8; i <= NF; i++) h[i] = $i }
+		$1 == "run" && $3 == run { for (i = 8; i <= NF; i++) print h[i] "=" $i }' "$1"
 }
 report_bench() {
 	rd=$tmp/report/synthetic
@@ -304,9 +304,11 @@ report_bench() {
 			die "report: hitchbench report failed"
 		b=$(timed "$tmp/pd.out" "$tmp/pd.rss" "$PYTHON" tests/bench-self/report-pandas.py \
 			"$rd/bench.txt" "$tmp/report/frames.csv") || die "report: report-pandas.py failed"
-		# the metrics the pandas script computes (hitchbench has more)
+		# the metrics the pandas script computes (hitchbench has more), the
+		# CSV's full precision rounded to the decimals the script prints
 		csv_metrics "$tmp/hb.csv" synthetic |
-			awk -F= 'NR == FNR { want[$1] = 1; next } ($1 in want)' "$tmp/pd.out" - >"$tmp/hb.out"
+			awk -F= 'NR == FNR { split($2, p, "."); d[$1] = length(p[2]); next }
+				($1 in d) { printf("%s=%." d[$1] "f\n", $1, $2) }' "$tmp/pd.out" - >"$tmp/hb.out"
 		[ -s "$tmp/hb.out" ] || die "report: no row for the run in hitchbench's CSV"
 		if ! cmp -s "$tmp/hb.out" "$tmp/pd.out"; then
 			echo "report: hitchbench and pandas differ (round $r):" >&2

@@ -20,7 +20,7 @@ grep -q '^# stall = a frame over 100 ms' "$T/table" || fail "table does not say 
 
 # CSV: a header, the runs, the median, min and max; the same stalls as result.txt
 "$HB" report --format csv "$T/runs" >"$T/csv" || fail "csv report failed"
-head -n 1 "$T/csv" | grep -q '^run,game,variant,status,n,frames,window_s,fps,' || fail "csv header: $(head -n 1 "$T/csv")"
+head -n 1 "$T/csv" | grep -q '^row,stat,run,game,variant,status,n,frames,window_s,fps,' || fail "csv header: $(head -n 1 "$T/csv")"
 [ "$(wc -l <"$T/csv")" = 6 ] || fail "csv rows: $(cat "$T/csv")"
 col=$(head -n 1 "$T/csv" | tr ',' '\n' | grep -n '^stalls$' | cut -d: -f1)
 expect_eq "csv stalls of run 1" 1 "$(sed -n 2p "$T/csv" | cut -d, -f"$col")"

@@ -36,10 +36,13 @@ for dir in "$R"/*/; do
 			# nearest rank: ceil(0.99 * n), in integers
 			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (f[j] < f[i]) { x = f[i]; f[i] = f[j]; f[j] = x }
 			rank = int((99 * n + 99) / 100)
-			printf "%d %.1f %.2f %d\n", n, longest, f[rank], stalls
+			# frame times are whole ns: 6 decimals of ms are exact
+			printf "%d %.6f %.6f %d\n", n, longest, f[rank], stalls
 		}' "$T/t")
-	row=$(grep "^$name," "$T/csv")
-	want="$(echo "$row" | cut -d, -f"$(col frames)") $(echo "$row" | cut -d, -f"$(col longest_ms)") $(echo "$row" | cut -d, -f"$(col p99_ms)") $(echo "$row" | cut -d, -f"$(col stalls)")"
+	# the CSV's full precision: to the nanosecond
+	row=$(grep "^run,,$name," "$T/csv")
+	want=$(echo "$row" | awk -F, -v a="$(col frames)" -v b="$(col longest_ms)" -v c="$(col p99_ms)" \
+		-v d="$(col stalls)" '{ printf "%d %.6f %.6f %d\n", $a, $b, $c, $d }')
 	expect_eq "$name: frames longest p99 stalls" "$want" "$got"
 done
 
@@ -50,9 +53,10 @@ for dir in "$R"/*/; do
 	"$HB" frames --window "$dir" >"$T/frames" || fail "frames --window $name"
 	head -n 1 "$T/frames" | grep -q "^# hitchbench frames 2: $name$" || fail "frames header: $(head -n 1 "$T/frames")"
 	got=$(awk -F'\t' '!/^#/ && $1 != "t_s" { n++; if ($2 > m) m = $2; if ($3 != 1) bad = 1 }
-		END { printf "%d %.1f %d\n", n, m, bad }' "$T/frames")
-	row=$(grep "^$name," "$T/csv")
-	want="$(echo "$row" | cut -d, -f"$(col frames)") $(echo "$row" | cut -d, -f"$(col longest_ms)") 0"
+		END { printf "%d %.3f %d\n", n, m, bad }' "$T/frames")
+	# frames prints 3 decimals of ms; the CSV has them all
+	row=$(grep "^run,,$name," "$T/csv")
+	want=$(echo "$row" | awk -F, -v a="$(col frames)" -v b="$(col longest_ms)" '{ printf "%d %.3f 0\n", $a, $b }')
 	expect_eq "$name: frames --window count, longest, all in window" "$want" "$got"
 	all=$("$HB" frames "$dir" | grep -vc '^#\|^t_s')
 	expect_eq "$name: frames prints every frame" "$(($(value frames_recorded "$dir/bench.txt") - 1))" "$all"

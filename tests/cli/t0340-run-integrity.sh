@@ -68,10 +68,10 @@ grep -q '^# interval log .*: x-interval; only window, fps and mangohud_avg' "$T/
 
 # CSV: status invalid, the reason in "excluded"
 "$HB" report --format csv "$D" >"$T/csv" || fail "csv report failed"
-grep -qF "x-cut,dsda-doom,software,invalid," "$T/csv" || fail "csv status: $(grep x-cut "$T/csv")"
+grep -qF "run,,x-cut,dsda-doom,software,invalid," "$T/csv" || fail "csv status: $(grep x-cut "$T/csv")"
 grep -q ",\"$why_cut\"\$" "$T/csv" || fail "csv reason: $(grep x-cut "$T/csv")"
-grep -q "^x-abc,.*,$why_abc\$" "$T/csv" || fail "csv abc: $(grep x-abc "$T/csv")"
-grep -q '^median,dsda-doom,software,,2,' "$T/csv" || fail "csv median n"
+grep -q "^run,,x-abc,.*,$why_abc\$" "$T/csv" || fail "csv abc: $(grep x-abc "$T/csv")"
+grep -q '^group,median,,dsda-doom,software,,2,' "$T/csv" || fail "csv median n"
 
 # JSON: the same
 "$HB" report --format json "$D" >"$T/json" || fail "json report failed"

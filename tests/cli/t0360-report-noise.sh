@@ -84,9 +84,10 @@ grep -q 'noise\|cpu_ms' "$T/plain" && fail "noise in a table of runs without it"
 "$HB" report --format csv "$D" >"$T/csv" || fail "csv report failed"
 python3 - "$T/csv" "$A" "$B" "$G" "$cpu_a" <<'EOF' || fail "CSV: $(cat "$T/csv")"
 import csv, sys
-rows = {r["run"]: r for r in csv.DictReader(open(sys.argv[1]))}
+rows = {r["run"]: r for r in csv.DictReader(open(sys.argv[1])) if r["row"] == "run"}
 a, b, g = rows[sys.argv[2]], rows[sys.argv[3]], rows[sys.argv[4]]
-assert a["cpu_ms_per_frame"] == sys.argv[5], a["cpu_ms_per_frame"]
+# full precision: the table's 3 decimals once rounded
+assert "%.3f" % float(a["cpu_ms_per_frame"]) == sys.argv[5], a["cpu_ms_per_frame"]
 assert (a["steal_pct"], a["foreign_cpu_pct"], a["irq_pct"], a["game_runq_ms_per_s"]) == \
     ("0.41", "2.13", "0.85", "9.17"), a
 assert b["steal_pct"] == "" and b["foreign_cpu_pct"] == "2.13", b

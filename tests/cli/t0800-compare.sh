@@ -29,6 +29,24 @@ rc=0; "$HB" compare --db "$db" --batch "$batch" ab a b >"$T/out2" 2>&1 || rc=$?
 expect_eq "a against b in the batch" 3 "$rc"
 "$HB" compare --db "$db" ab a b >"$T/out3" 2>&1
 cmp -s "$T/out" "$T/out3" || fail "compare is not reproducible: $(diff "$T/out" "$T/out3")"
+# ... as JSON and Markdown: the same verdict and exit status, A better (higher fps)
+rc=0; "$HB" compare --db "$db" --format json ab a b >"$T/json" 2>"$T/err" || rc=$?
+expect_eq "a against b, json" 3 "$rc"
+python3 - "$T/json" "$T/out" <<'EOF' || fail "compare JSON: $(cat "$T/json")"
+import json, statistics, sys
+doc = json.load(open(sys.argv[1]))
+table = open(sys.argv[2]).read()
+assert doc["format"] == 1 and doc["verdict"] == "DIFFERENT" and doc["exit_status"] == 3 and doc["better"] == "A", doc
+assert doc["runs"] == {"a": 5, "b": 5} and len(doc["values"]["a"]) == 5, doc["runs"]
+for side in "ab":
+    assert doc["median"][side] == statistics.median(doc["values"][side]), (side, doc["median"])
+assert doc["ratio"] == doc["median"]["b"] / doc["median"]["a"] and 0.6 < doc["ratio"] < 0.7, doc["ratio"]
+assert "%.4f" % doc["ratio"] in table and doc["rounds_needed"] is None
+EOF
+rc=0; "$HB" compare --db "$db" --format markdown ab a b >"$T/md" 2>"$T/err" || rc=$?
+expect_eq "a against b, markdown" 3 "$rc"
+grep -qx '| verdict | | \*\*DIFFERENT\*\* |' "$T/md" || fail "markdown verdict: $(cat "$T/md")"
+grep -qx '| better | | A |' "$T/md" || fail "markdown better: $(cat "$T/md")"
 
 # UNKNOWN: 120 against 120 after five rounds; SAME when only 3 IQR matter
 rc=0; "$HB" compare --db "$db" ab a c >"$T/out" 2>"$T/err" || rc=$?
@@ -98,6 +116,22 @@ rc=0; "$HB" regress --db "$db" --metric fps ab a >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "regress table exit status" 3 "$rc"
 grep -q '^9\.9\.9 .* here: -' "$T/out" || fail "the table does not mark the change: $(cat "$T/out")"
 grep -q 'E-divisive (Matteson and James 2014)' "$T/out" || fail "the table does not say how"
+# as JSON: the same kernels, change and exit status as the TSV
+rc=0; "$HB" regress --db "$db" --metric fps --format json ab a >"$T/json" 2>"$T/err" || rc=$?
+expect_eq "regress json exit status" 3 "$rc"
+python3 - "$T/json" "$T/tsv" <<'EOF' || fail "regress JSON: $(cat "$T/json")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+tsv = [l.split("\t") for l in open(sys.argv[2]).read().split("\n")[1:] if l]
+assert doc["format"] == 1 and doc["exit_status"] == 3 and doc["change_points"] == 1, doc
+assert [k["kernel"] for k in doc["kernels"]] == [t[0] for t in tsv]
+for k, t in zip(doc["kernels"], tsv):
+    assert (k["median"], k["min"], k["max"], k["n"]) == (float(t[1]), float(t[2]), float(t[3]), int(t[4])), (k, t)
+    assert (k["change"] is None) == (t[5] == "0"), (k, t)
+    if k["change"]:
+        assert (k["change"]["p"], k["change"]["magnitude"]) == (float(t[6]), float(t[7])), (k, t)
+        assert k["change"]["magnitude"] == k["change"]["median_after"] - k["change"]["median_before"]
+EOF
 # no change: c alone
 rc=0; "$HB" regress --db "$db" --metric fps ab c >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "regress without a change" 0 "$rc"

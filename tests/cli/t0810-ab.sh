@@ -68,12 +68,38 @@ rc=0; "$HB" compare --paired "$batchdir" >"$T/cmp" 2>"$T/err" || rc=$?
 expect_eq "compare --paired exit status" 3 "$rc"
 test_lines "$T/cmp" >"$T/cmp-lines"
 cmp -s "$T/ab-lines" "$T/cmp-lines" || fail "compare --paired differs from ab: $(diff "$T/ab-lines" "$T/cmp-lines")"
+# ... and as JSON: the verdict, its exit status, each round's values as ab.txt has them
+rc=0; "$HB" compare --paired "$batchdir" --format json >"$T/cmp.json" 2>"$T/err" || rc=$?
+expect_eq "compare --paired --format json exit status" 3 "$rc"
+python3 - "$T/cmp.json" "$ab" <<'EOF' || fail "compare --paired JSON: $(cat "$T/cmp.json")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+kv = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[2]) if "=" in l)
+assert doc["format"] == 1 and doc["verdict"] == "DIFFERENT" and doc["exit_status"] == 3, doc
+assert doc["pairs"] == 6 and doc["sign"] == -1 and doc["direction"] == "slower" and doc["done"], doc
+assert doc["a"] == "fast@INTF=0" and doc["metric"] == "fps", doc
+assert abs(doc["estimate"] - float(kv["estimate"])) < 1e-6, (doc["estimate"], kv["estimate"])
+for r in doc["rounds"]:
+    v = kv["round.%d" % r["round"]].split()
+    if not r["counted"]:
+        assert " ".join(v).startswith("left out: "), v
+        continue
+    # ab.txt keeps a, b and d at %.17g: the same doubles
+    assert (r["pair"], r["a"], r["b"], r["log_ratio"]) == (int(v[1]), float(v[3]), float(v[5]), float(v[7])), (r, v)
+EOF
 
 # a finished test resumed: nothing runs, the same verdict
 rc=0; "$HB" ab --resume "$batchdir" --no-quieting --display :99 --db "$T/db.sqlite" >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "ab --resume exit status" 3 "$rc"
 expect_eq "runs after the resume" 12 "$(run_dirs "$T/runs" | wc -l | tr -d ' ')"
 grep -q "^verdict DIFFERENT" "$T/out" || fail "resume: no verdict: $(cat "$T/out" "$T/err")"
+# ab --format json: stdout is the one document, the same as compare --paired's
+rc=0; "$HB" ab --resume "$batchdir" --no-quieting --display :99 --db "$T/db.sqlite" --format json >"$T/ab.json" \
+	2>"$T/err" || rc=$?
+expect_eq "ab --resume --format json exit status" 3 "$rc"
+python3 -m json.tool "$T/ab.json" >/dev/null || fail "ab --format json is not JSON: $(cat "$T/ab.json")"
+cmp -s "$T/ab.json" "$T/cmp.json" || fail "ab's JSON differs from compare --paired's: $(diff "$T/ab.json" "$T/cmp.json")"
+grep -q "^verdict DIFFERENT" "$T/err" || fail "ab --format json: the lines are not on stderr: $(cat "$T/err")"
 (cd "$batchdir" && sha256sum -c --strict --quiet SHA256SUMS) || fail "the resumed ab batch's list"
 rc=0; "$HB" run --resume "$batchdir" --no-quieting --display :99 --no-db >/dev/null 2>"$T/err" || rc=$?
 expect_eq "run --resume of an ab batch" 2 "$rc"

@@ -206,6 +206,36 @@ START_TEST(json_empty)
 }
 END_TEST
 
+/* Markdown: the table's rows with a '|' escaped, the excluded and the
+ * definitions as lists; --no-notes keeps the rows and drops the definitions. */
+START_TEST(markdown)
+{
+	struct report_row rows[N_FIXED];
+	size_t n = fixed_rows(rows);
+	struct report_opts opts = opts_for(REPORT_MARKDOWN);
+	char *out, *bare;
+
+	rows[0].run = "20261130T100000Z-a|b";
+	out = render(rows, n, &opts);
+	ck_assert_msg(str_startswith(out, "| run | frames | fps | steady | stalls | stall_s | longest | low1 |\n"
+				     "| :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+				     "| 20261130T100000Z-a\\|b | 1380 | 69.0 | 70.2 | 0 | 0.00 | 61.3 | 48.1 |\n"),
+		      "%s", out);
+	ck_assert_ptr_nonnull(strstr(out, "\n| median dsda-doom base (n=2) | 1376 | 68.8 | 70.0 | 1 | 0.18 | 130.9 | 47.2 |\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\n\nExcluded from the groups:\n- 20261130T102000Z-dsda-doom-base: crashed (signal 11)\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\n\nDefinitions:\n- "));
+	ck_assert_ptr_nonnull(strstr(out, "\n- frame time = interval between consecutive presents\n"));
+	opts.no_notes = true;
+	bare = render(rows, n, &opts);
+	ck_assert_ptr_null(strstr(bare, "Definitions:"));
+	ck_assert_ptr_null(strstr(bare, "\n- frame time"));
+	ck_assert_ptr_nonnull(strstr(bare, "Excluded from the groups:"));
+	ck_assert(strncmp(out, bare, strlen(bare)) == 0);
+	free(out);
+	free(bare);
+}
+END_TEST
+
 START_TEST(csv_quoting)
 {
 	struct report_row row = mkrow("r1", "doom, \"ultimate\"", "a\nb", "ok", none);
@@ -214,8 +244,8 @@ START_TEST(csv_quoting)
 	struct strbuf run = STRBUF_INIT, median = STRBUF_INIT;
 
 	/* quoted names, then empty cells: n, every metric, stall_why, api, excluded */
-	strbuf_addstr(&run, "\nr1,\"doom, \"\"ultimate\"\"\",\"a\nb\",ok,");
-	strbuf_addstr(&median, "\nmedian,\"doom, \"\"ultimate\"\"\",\"a\nb\",,1");
+	strbuf_addstr(&run, "\nrun,,r1,\"doom, \"\"ultimate\"\"\",\"a\nb\",ok,");
+	strbuf_addstr(&median, "\ngroup,median,,\"doom, \"\"ultimate\"\"\",\"a\nb\",,1");
 	for (int i = 0; i < M_COUNT + 3; i++) {
 		strbuf_addch(&run, ',');
 		strbuf_addch(&median, ',');
@@ -240,6 +270,11 @@ START_TEST(format_names)
 	ck_assert_int_eq(f, REPORT_JSON);
 	ck_assert_int_eq(report_format_parse("csv", &f), 0);
 	ck_assert_int_eq(f, REPORT_CSV);
+	ck_assert_int_eq(report_format_parse("markdown", &f), 0);
+	ck_assert_int_eq(f, REPORT_MARKDOWN);
+	ck_assert_str_eq(report_format_name(REPORT_MARKDOWN), "markdown");
+	ck_assert_ptr_null(report_format_name((enum report_format)42));
+	f = REPORT_CSV;
 	ck_assert_int_eq(report_format_parse("JSON", &f), -EINVAL);
 	ck_assert_int_eq(report_format_parse("", &f), -EINVAL);
 	ck_assert_int_eq(report_format_parse(NULL, &f), -EINVAL);
@@ -286,6 +321,7 @@ TEST_SUITE(report_suite)
 	tcase_add_test(tc, json_escaping);
 	tcase_add_test(tc, json_empty);
 	tcase_add_test(tc, csv_quoting);
+	tcase_add_test(tc, markdown);
 	tcase_add_test(tc, format_names);
 	tcase_add_test(tc, bad_arguments);
 	tcase_add_test(tc, stream_error);
