@@ -212,6 +212,30 @@ static int db_push(struct resultsdb *local, const char *url)
 	return ret < 0 ? HB_EXIT_FAILURE : HB_EXIT_OK;
 }
 
+/* The subcommands and the database mode each opens it in. */
+static const struct {
+	const char *name;
+	enum resultsdb_mode mode;
+} subs[] = {
+	{ "import", RESULTSDB_WRITE }, { "info", RESULTSDB_READ }, { "upgrade", RESULTSDB_UPGRADE },
+	{ "push", RESULTSDB_UPGRADE },
+};
+
+/* The subcommand's index in *k, or a usage error (with a guess). */
+static int db_sub_find(const char *sub, size_t *k)
+{
+	char *hint;
+	int r;
+
+	for (*k = 0; *k < ARRAY_SIZE(subs); (*k)++)
+		if (strcmp(sub, subs[*k].name) == 0)
+			return HB_EXIT_OK;
+	hint = suggest_or(sub, &subs[0].name, ARRAY_SIZE(subs), sizeof(subs[0]), "");
+	r = usage_error(db_usage, "unknown db subcommand '%s'%s%s", sub, *hint ? ";" : "", hint);
+	free(hint);
+	return r;
+}
+
 int cmd_db(int argc, char **argv, struct context *ctx)
 {
 	static const struct option opts[] = {
@@ -222,13 +246,6 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
-	};
-	static const struct {
-		const char *name;
-		enum resultsdb_mode mode;
-	} subs[] = {
-		{ "import", RESULTSDB_WRITE }, { "info", RESULTSDB_READ }, { "upgrade", RESULTSDB_UPGRADE },
-		{ "push", RESULTSDB_UPGRADE },
 	};
 	const char *to = NULL;
 	enum report_format format = REPORT_TABLE;
@@ -274,15 +291,8 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 	if (optind >= argc)
 		return usage_error(db_usage, "db wants a subcommand: import, info, upgrade or push");
 	sub = argv[optind++];
-	for (k = 0; k < ARRAY_SIZE(subs) && strcmp(sub, subs[k].name) != 0; k++)
-		;
-	if (k == ARRAY_SIZE(subs)) {
-		char *hint = suggest_or(sub, &subs[0].name, ARRAY_SIZE(subs), sizeof(subs[0]), "");
-		int r = usage_error(db_usage, "unknown db subcommand '%s'%s%s", sub, *hint ? ";" : "", hint);
-
-		free(hint);
-		return r;
-	}
+	if (db_sub_find(sub, &k) != HB_EXIT_OK)
+		return HB_EXIT_USAGE;
 	if (subs[k].mode == RESULTSDB_WRITE && optind >= argc)
 		return usage_error(db_usage, "db import wants run directories");
 	if (subs[k].mode != RESULTSDB_WRITE && optind < argc)
