@@ -87,6 +87,8 @@ int report_format_parse(const char *s, enum report_format *out)
 		*out = REPORT_CSV;
 	else if (strcmp(s, "json") == 0)
 		*out = REPORT_JSON;
+	else if (strcmp(s, "html") == 0)
+		*out = REPORT_HTML;
 	else
 		return -EINVAL;
 	return 0;
@@ -492,6 +494,8 @@ int report_print(FILE *out, const struct report_row *rows, size_t n,
 		break;
 	case REPORT_JSON:
 		report_print_json(out, rows, n, grp, n_grp, opts);
+		break;
+	case REPORT_HTML:       /* refused above: report_html_write()'s */
 		break;
 	}
 	free(grp);

@@ -26,6 +26,7 @@ enum report_format {
 	REPORT_TABLE,
 	REPORT_CSV,
 	REPORT_JSON,
+	REPORT_HTML,    /* a page with pictures: report_html_write() (report-html.h), not report_print() */
 };
 
 struct kvfile;
@@ -86,7 +87,7 @@ struct report_opts {
 	bool stall_why;             /* the table ends with a "why" column (metrics_stall_why) */
 };
 
-/* "table" / "csv" / "json". 0 or -EINVAL. */
+/* "table" / "csv" / "json" / "html". 0 or -EINVAL. */
 int report_format_parse(const char *s, enum report_format *out);
 
 /* Why the row is not counted (its status, the check an invalid run

@@ -9,6 +9,7 @@
 #include "exitcodes.h"
 #include "plot.h"
 #include "plot-inputs.h"
+#include "plot-run.h"
 #include "run.h"
 
 #include <errno.h>
@@ -132,42 +133,6 @@ static int load(const char *dir, struct run *run)
 	return HB_EXIT_OK;
 }
 
-/* Seconds from the run's first present; clamped at 0. */
-static double since_first(const struct run *run, uint64_t ns)
-{
-	return ns > run->frames.t_ns[0] ? (double)(ns - run->frames.t_ns[0]) / 1e9 : 0.0;
-}
-
-/*
- * The warm-up (from the first frame to the window's start; bench.txt's
- * first_frame_ns and window_start_ns), what came after the window, and
- * each pass's reload segment (the game's reload rule, analysis/reload.h),
- * as shaded segments. seg has room for 2 + the reload segments.
- */
-static size_t run_segments(const struct run *run, const struct run_reload *rr,
-			   struct plot_segment *seg)
-{
-	const uint64_t *t = run->frames.t_ns;
-	uint64_t first = t[0], last = t[run->frames.n - 1];
-	const char *ff = kvfile_get(&run->bench, "first_frame_ns");
-	size_t n = 0;
-
-	if (!run->have_window)
-		return 0;
-	if (ff)
-		safe_atou64(ff, &first);
-	if (run->window_start_ns > first)
-		seg[n++] = (struct plot_segment){ since_first(run, first),
-						  since_first(run, run->window_start_ns), "warm-up" };
-	if (last > run->window_end_ns)
-		seg[n++] = (struct plot_segment){ since_first(run, run->window_end_ns),
-						  since_first(run, last), "after window" };
-	for (size_t i = 0; rr && i < rr->n_segments; i++)
-		seg[n++] = (struct plot_segment){ since_first(run, rr->segments[i].start_ns),
-						  since_first(run, rr->segments[i].end_ns), "reload" };
-	return n;
-}
-
 static const char *run_label(const struct run *run)
 {
 	const char *name = kvfile_get(&run->bench, "run_name");
@@ -178,13 +143,9 @@ static const char *run_label(const struct run *run)
 static int plot_frames_cmd(struct plot_args *a)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct plot_segment *seg;
-	struct run_reload rr;
-	bool have_rr;
 	struct plot_frames f;
 	struct plot_out out = { .dir = a->out_dir };
 	char *name = NULL, *title = NULL;
-	double *t, *ms;
 	struct run run;
 	int rc;
 
@@ -192,29 +153,13 @@ static int plot_frames_cmd(struct plot_args *a)
 		return usage_error(plot_usage, "plot frames wants one run directory");
 	if ((rc = load(a->inputs[0], &run)) != HB_EXIT_OK)
 		return rc;
-	t = zalloc((run.frames.n - 1) * sizeof(*t));
-	ms = zalloc((run.frames.n - 1) * sizeof(*ms));
-	for (uint64_t i = 1; i < run.frames.n; i++) {
-		t[i - 1] = since_first(&run, run.frames.t_ns[i]);
-		ms[i - 1] = (double)(run.frames.t_ns[i] - run.frames.t_ns[i - 1]) / 1e6;
-	}
 	title = a->title ? xstrdup(a->title)
 			 : xasprintf("%s %s: %s", run.game, run_label(&run), run.name);
-	/* the reload segments when the game has a rule (a bad rule: none drawn) */
-	have_rr = run_reload_find(&run, a->gamedb_dirs, &rr, &err) == 0;
-	strbuf_reset(&err);
-	seg = zalloc(sizeof(*seg) * (2 + (have_rr ? rr.n_segments : 0)));
-	f = (struct plot_frames){ .title = title, .t_s = t, .ms = ms, .n = run.frames.n - 1,
-				  .stall_ms = a->stall_ms, .segments = seg,
-				  .n_segments = run_segments(&run, have_rr ? &rr : NULL, seg) };
+	plot_run_frames(&run, a->gamedb_dirs, title, a->stall_ms, &f);
 	name = a->name ? xstrdup(a->name) : xasprintf("frames-%s", run.name);
 	out.name = name;
 	rc = report(&out, plot_frames(&out, &f, &err), &err);
-	if (have_rr)
-		run_reload_release(&rr);
-	free(seg);
-	free(t);
-	free(ms);
+	plot_run_frames_release(&f);
 	free(name);
 	free(title);
 	strbuf_release(&err);
@@ -246,20 +191,11 @@ static int plot_percentiles_cmd(struct plot_args *a)
 	for (size_t d = 0; d < dirs.n; d++) {
 		struct run *run = &runs[n];
 		double *ms;
-		size_t k = 0;
+		size_t k;
 
 		if ((rc = load(dirs.v[d], run)) != HB_EXIT_OK)
 			goto out;
-		ms = zalloc(run->frames.n * sizeof(*ms));
-		/* the measured window's frames (docs/metrics.md), all of them
-		 * when the run has no window */
-		for (uint64_t i = 1; i < run->frames.n; i++) {
-			uint64_t end = run->frames.t_ns[i];
-
-			if (run->have_window && (end <= run->window_start_ns || end > run->window_end_ns))
-				continue;
-			ms[k++] = (double)(end - run->frames.t_ns[i - 1]) / 1e6;
-		}
+		k = plot_run_window_ms(run, &ms);
 		if (k == 0) {
 			warn_msg("'%s' has no frames in its window: left out", run->dir);
 			free(ms);
