@@ -6,7 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-double plot_run_since_first(const struct run *run, uint64_t ns)
+/* Seconds from the run's first present; clamped at 0. */
+static double plot_run_since_first(const struct run *run, uint64_t ns)
 {
 	return ns > run->frames.t_ns[0] ? (double)(ns - run->frames.t_ns[0]) / 1e9 : 0.0;
 }

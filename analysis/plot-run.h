@@ -11,9 +11,6 @@
 #include "plot.h"
 #include "run.h"
 
-/* Seconds from the run's first present; clamped at 0. */
-double plot_run_since_first(const struct run *run, uint64_t ns);
-
 /* Every frame of run (loaded, at least two presents) into f: the time
  * each ended (seconds from the first present) and what it took (ms); as
  * shaded segments the warm-up (bench.txt first_frame_ns to the window's
