@@ -11,13 +11,19 @@
 
 #include <string.h>
 
-/* Whether key has one value in every row with provenance. */
-static bool key_shared(const struct html_page *p, const char *key, const char *value)
+static bool same_game(const struct report_row *a, const struct report_row *b)
+{
+	return a->game && b->game ? !strcmp(a->game, b->game) : a->game == b->game;
+}
+
+/* Whether key has one value in every row of row's game with provenance. */
+static bool key_shared(const struct html_page *p, const struct report_row *row, const char *key,
+		       const char *value)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		const char *v;
 
-		if (!p->rows[i].provenance)
+		if (!p->rows[i].provenance || !same_game(&p->rows[i], row))
 			continue;
 		v = kvfile_get(p->rows[i].provenance, key);
 		if (!v || strcmp(v, value))
@@ -35,39 +41,45 @@ static void kv_row(FILE *out, const char *key, const char *value)
 	fputs("</td></tr>\n", out);
 }
 
+/* The keys every run of first's game shares. */
 static void html_shared_keys(struct html_page *p, const struct report_row *first)
 {
 	const struct kvfile *kv = first->provenance;
 
-	fputs("<h3>Shared by every run</h3>\n<div class=\"wide\"><table>\n"
-	      "<tr><th>bench.txt key</th><th>value</th></tr>\n", p->out);
+	fputs("<h3>", p->out);
+	html_escapef(p->out, "Shared by every run of %s", first->game ? first->game : "-");
+	fputs("</h3>\n<div class=\"wide\"><table>\n<tr><th>bench.txt key</th><th>value</th></tr>\n",
+	      p->out);
 	for (size_t k = 0; k < kv->n; k++) {
 		const char *key = kv->items[k].key;
 
 		/* a repeated key is shown once, with its first value */
-		if (kvfile_get(kv, key) != kv->items[k].value || !key_shared(p, key, kv->items[k].value))
+		if (kvfile_get(kv, key) != kv->items[k].value ||
+		    !key_shared(p, first, key, kv->items[k].value))
 			continue;
 		kv_row(p->out, key, kv->items[k].value);
 	}
 	fputs("</table></div>\n", p->out);
 }
 
+/* Each run's keys that differ from its game's other runs', folded. */
 static void html_own_keys(struct html_page *p)
 {
 	fputs("<h3>Each run's own</h3>\n", p->out);
 	for (size_t i = 0; i < p->n; i++) {
-		const struct kvfile *kv = p->rows[i].provenance;
+		const struct report_row *r = &p->rows[i];
+		const struct kvfile *kv = r->provenance;
 		size_t own = 0;
 
 		if (!kv)
 			continue;
 		for (size_t k = 0; k < kv->n; k++)
-			own += !key_shared(p, kv->items[k].key, kv->items[k].value);
+			own += !key_shared(p, r, kv->items[k].key, kv->items[k].value);
 		fputs("<details><summary>", p->out);
-		html_escapef(p->out, "%s: %zu keys of its own", p->rows[i].run ? p->rows[i].run : "-", own);
+		html_escapef(p->out, "%s: %zu keys of its own", r->run ? r->run : "-", own);
 		fputs("</summary>\n<div class=\"wide\"><table>\n", p->out);
 		for (size_t k = 0; k < kv->n; k++)
-			if (!key_shared(p, kv->items[k].key, kv->items[k].value))
+			if (!key_shared(p, r, kv->items[k].key, kv->items[k].value))
 				kv_row(p->out, kv->items[k].key, kv->items[k].value);
 		fputs("</table></div></details>\n", p->out);
 	}
@@ -122,20 +134,26 @@ static void html_noise(struct html_page *p)
 
 void html_provenance(struct html_page *p)
 {
-	const struct report_row *first = NULL;
+	bool any = false;
 
 	html_section(p, "provenance", "Provenance and noise");
-	for (size_t i = 0; i < p->n && !first; i++)
-		if (p->rows[i].provenance)
-			first = &p->rows[i];
-	if (!first) {
-		fputs("<p class=\"note\">No run's bench.txt is at hand.</p>\n", p->out);
-	} else {
-		fputs("<p>What each run's bench.txt records (docs/formats.md): the machine, the "
-		      "kernel, the software, the command, the window.</p>\n", p->out);
-		html_shared_keys(p, first);
-		html_own_keys(p);
+	fputs("<p>What each run's bench.txt records (docs/formats.md): the machine, the kernel, the "
+	      "software, the command, the window.</p>\n", p->out);
+	/* each game's shared keys, at its first run with them */
+	for (size_t i = 0; i < p->n; i++) {
+		size_t j;
+
+		for (j = 0; j < i; j++)
+			if (p->rows[j].provenance && same_game(&p->rows[j], &p->rows[i]))
+				break;
+		if (p->rows[i].provenance && j == i)
+			html_shared_keys(p, &p->rows[i]);
+		any |= p->rows[i].provenance != NULL;
 	}
+	if (any)
+		html_own_keys(p);
+	else
+		html_note(p, "No run's bench.txt is at hand.");
 	html_noise(p);
 	fputs("</section>\n", p->out);
 }

@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The row's run directory, loaded; false (said on the page) when not. */
-static bool load_row(struct html_page *p, const struct report_row *r, struct run *run)
+/* The row's run directory, loaded; false (said on the page) when not. A
+ * run that does not load is a problem once, at its own section (mine);
+ * elsewhere a note. */
+static bool load_row(struct html_page *p, const struct report_row *r, struct run *run, bool mine)
 {
 	struct strbuf err = STRBUF_INIT;
 	bool ok = false;
@@ -24,8 +26,10 @@ static bool load_row(struct html_page *p, const struct report_row *r, struct run
 		fputs("<p class=\"note\">No run directory is known for this run: no frames to draw.</p>\n",
 		      p->out);
 	} else if (run_load(r->dir, run, &err) < 0) {
-		if (!p->o->from_db)
+		if (!p->o->from_db && mine)
 			html_problem(p, "%s", err.buf);
+		else if (!p->o->from_db)
+			html_note(p, "%s: left out of the pictures (said below)", err.buf);
 		else
 			html_note(p, "The run directory is not at hand (%s): the numbers are the "
 				  "database's, the pictures need its frames.", err.buf);
@@ -52,7 +56,7 @@ static void group_pictures(struct html_page *p, const struct report_group *g, co
 		double *ms;
 		size_t m;
 
-		if (!load_row(p, &p->rows[idx[i]], &run))
+		if (!load_row(p, &p->rows[idx[i]], &run, false))
 			continue;
 		m = plot_run_window_ms(&run, &ms);
 		if (m)
@@ -62,6 +66,8 @@ static void group_pictures(struct html_page *p, const struct report_group *g, co
 		frames += m;
 		run_release(&run);
 	}
+	if (!n)
+		html_note(p, "No counted run of the group has frames in its window to draw.");
 	title = xasprintf("%s %s: frame-time percentiles of each run's measured window", g->game,
 			  g->run_name);
 	caption = xasprintf("Percentile curves of %s %s: one per counted run (%zu), over its measured "
@@ -223,7 +229,7 @@ void html_runs(struct html_page *p)
 		html_escape(p->out, r->run);
 		fputs("</h3>\n", p->out);
 		run_facts(p, r);
-		if (!load_row(p, r, &run))
+		if (!load_row(p, r, &run, true))
 			continue;
 		caption = xasprintf("Frame times of %s over the whole run (seconds from its first "
 				    "present); frames over %g ms are stalls.", run.name,

@@ -121,7 +121,7 @@ static void compare_groups(struct html_page *p, const struct report_group *a,
 			fputs("<div class=\"wide\"><table>\n<tr><th>metric</th><th>runs A / B</th>"
 			      "<th>median A</th><th>median B</th><th>B / A</th><th>B - A, 95% interval</th>"
 			      "<th>p (Mann-Whitney, KS)</th><th>thresholds low / high</th><th>verdict</th>"
-			      "<th>effect</th></tr>\n", p->out);
+			      "<th>better, or runs needed</th></tr>\n", p->out);
 		any = true;
 		verdict_row(p, id, &cmp);
 	}

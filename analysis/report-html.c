@@ -119,16 +119,20 @@ size_t html_group_runs(const struct html_page *p, const struct report_group *g, 
 	return k;
 }
 
-/* Copies [s, s + len) with each id and reference to one prefixed. */
+/* Copies [s, s + len) with each id and reference to one prefixed: in
+ * tags only (text has its '<' as "&lt;"), not in what a label says. */
 static void svg_prefix_ids(struct strbuf *sb, const char *s, size_t len, const char *prefix)
 {
 	static const char *const marks[] = { "id='", "id=\"", "href='#", "href=\"#", "url(#" };
+	bool in_tag = false;
 	size_t i = 0;
 
 	while (i < len) {
-		size_t k, m = 0;
+		size_t k = ARRAY_SIZE(marks), m = 0;
 
-		for (k = 0; k < sizeof(marks) / sizeof(marks[0]); k++) {
+		if (s[i] == '<' || s[i] == '>')
+			in_tag = s[i] == '<';
+		for (k = in_tag ? 0 : ARRAY_SIZE(marks); k < ARRAY_SIZE(marks); k++) {
 			m = strlen(marks[k]);
 			/* an attribute: "id=" after a blank or a ':' (xlink:href) */
 			if (i + m <= len && !strncmp(s + i, marks[k], m) &&
@@ -136,7 +140,7 @@ static void svg_prefix_ids(struct strbuf *sb, const char *s, size_t len, const c
 						  s[i - 1] == ':'))))
 				break;
 		}
-		if (k == sizeof(marks) / sizeof(marks[0])) {
+		if (k == ARRAY_SIZE(marks)) {
 			strbuf_addch(sb, s[i++]);
 			continue;
 		}
