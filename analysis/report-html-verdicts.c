@@ -164,6 +164,16 @@ void html_verdicts(struct html_page *p)
 		}
 	if (!pairs)
 		html_note(p, "No game has two groups with counted runs: nothing to compare.");
+	for (size_t i = 0; i < p->o->n_paired; i++) {
+		fputs("<h3>", p->out);
+		html_escape(p->out, p->o->paired[i].title);
+		fputs("</h3>\n<p>Each round's two runs as a pair, ln(B/A) of the metric, a sequential "
+		      "probability ratio test over the pairs in round order (docs/metrics.md, \"A paired "
+		      "A/B that stops when it knows\"): what <code>hitchbench compare --paired</code> "
+		      "prints.</p>\n<pre>", p->out);
+		html_escape(p->out, p->o->paired[i].text);
+		fputs("</pre>\n", p->out);
+	}
 	fputs("</section>\n", p->out);
 	free(ia);
 	free(ib);

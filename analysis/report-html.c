@@ -188,7 +188,8 @@ static const char page_style[] =
 	".note{color:#444;background:#f3f3f6;padding:.3em .5em;border-left:4px solid #99a}\n"
 	".v-SAME{color:#17602a;font-weight:bold}.v-DIFFERENT{color:#9a1c1c;font-weight:bold}\n"
 	".v-UNKNOWN{color:#7a5a00;font-weight:bold}\n"
-	"details{margin:.3em 0}summary{cursor:pointer}\n";
+	"details{margin:.3em 0}summary{cursor:pointer}\n"
+	"pre{background:#f6f6f9;padding:.5em;overflow-x:auto;font-size:.88em}\n";
 
 /* The text table's header ("run  frames  fps ... noise  why"): which
  * columns report.c chose. */

@@ -22,6 +22,12 @@
 #include "report.h"
 #include "util.h"
 
+/* A block of text the page shows as it is (escaped), under a title. */
+struct report_html_text {
+	const char *title;
+	const char *text;
+};
+
 struct report_html_opts {
 	const struct report_opts *report;  /* the table's options and how metrics are computed */
 	const char *command;    /* the command line, shown in the heading (may be NULL) */
@@ -31,6 +37,10 @@ struct report_html_opts {
 	 * not there (moved, another machine's) is said on the page, and is no
 	 * problem (the numbers are the database's). */
 	bool from_db;
+	/* The paired sequential tests of two-cell batches (bench's, as
+	 * compare --paired prints them), shown with the verdicts. */
+	const struct report_html_text *paired;
+	size_t n_paired;
 };
 
 /* Writes the page for rows[0..n) to out. What could not be made (a

@@ -8,6 +8,7 @@
 #include "interfered.h"
 #include "report.h"
 #include "report-html.h"
+#include "report-paired.h"
 #include "reportrows.h"
 
 #include <errno.h>
@@ -149,13 +150,21 @@ static int check_args(int argc, bool db, struct report_args *a)
 
 /* --format html: the page, and what could not be made said on stderr
  * (exit 1: the page says where). */
-static int print_html(char **argv, bool db, const struct report_rows *rr, const struct report_opts *ro)
+static int print_html(int argc, char **argv, bool db, const struct report_rows *rr,
+		      const struct report_opts *ro)
 {
 	struct strbuf problems = STRBUF_INIT;
 	char *cmdline = argv_join(argv - 1);
 	struct report_html_opts ho = { .report = ro, .command = cmdline, .from_db = db };
+	struct report_html_text *paired = NULL;
 	size_t n_problems = 0;
-	int r = report_html_write(stdout, rr->rows, rr->n, &ho, &problems, &n_problems);
+	int r;
+
+	if (!db)
+		report_paired_tests(argv + optind, argc - optind, &paired, &ho.n_paired);
+	ho.paired = paired;
+	r = report_html_write(stdout, rr->rows, rr->n, &ho, &problems, &n_problems);
+	report_paired_free(paired, ho.n_paired);
 
 	if (r < 0)
 		error_msg("cannot write the HTML report: %s", strerror(-r));
@@ -201,7 +210,7 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 	if (ret != HB_EXIT_USAGE && !(db && ret != HB_EXIT_OK)) {
 		interfered_mark(&interfered, rr.rows, rr.n);
 		if (ro->format == REPORT_HTML) {
-			if (print_html(argv, db, &rr, ro) != HB_EXIT_OK)
+			if (print_html(argc, argv, db, &rr, ro) != HB_EXIT_OK)
 				ret = HB_EXIT_FAILURE;
 		} else if (report_print(stdout, rr.rows, rr.n, ro) < 0) {
 			ret = HB_EXIT_FAILURE;

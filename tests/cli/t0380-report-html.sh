@@ -9,6 +9,7 @@
 # runs (same p-value), each stall's cause as mkstallrun made it, the runs
 # left out with why, and markup from a file only escaped. Without
 # gnuplot the page is still written, says what is missing, and exits 1.
+# A two-cell batch's paired sequential test is compare --paired's.
 . "$(dirname "$0")/../lib.sh"
 command -v gnuplot >/dev/null || skip "gnuplot is not installed (Debian: gnuplot-nox)"
 PY=/usr/bin/python3
@@ -117,6 +118,26 @@ grep -qF "20261130T120740Z-dsda-doom-software dsda-doom software invalid no inva
 	fail "the invalid run is not listed with why"
 grep -qF '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;' "$T/r.html" ||
 	fail "bench.txt's markup is not escaped"
+
+# a two-cell batch (software and gl, two rounds, rotated: made by hand as
+# the runner lays one out): its paired sequential test, line for line as
+# compare --paired prints it
+P="$T/pb/20261130T120700Z-dsda-doom"
+mkdir -p "$P"
+cp -r "$R/$A" "$R/$G" "$R/$B" "$P/"
+cp -r "$R/$G" "$P/20261130T120732Z-dsda-doom-gl"
+sed -i 's/^run_id=.*/run_id=html0paired/' "$P/20261130T120732Z-dsda-doom-gl/bench.txt"
+printf 'format=1\nbatch_id=20261130T120700Z-dsda-doom\ngame=dsda-doom\nvariants=software gl\ntokens=-\nrounds=2\norder=rotate\nseed=0\nstall_ms=100\npercentile=nearest-rank\nstatus=complete\n' >"$P/batch.txt"
+printf '1 done %s ok\n2 done %s ok\n3 done 20261130T120732Z-dsda-doom-gl ok\n4 done %s ok\n' "$A" "$G" "$B" >"$P/runs.txt"
+rc=0
+"$HB" compare --paired "$P" >"$T/paired" 2>&1 || rc=$?
+expect_eq "compare --paired's exit (UNKNOWN)" 4 "$rc"
+"$HB" report --format html --interfered /dev/null "$P" >"$T/p.html" 2>"$T/err" || fail "report of the batch: $(cat "$T/err")"
+"$PY" -c 'import html, re, sys; m = re.search(r"<pre>(.*?)</pre>", open(sys.argv[1]).read(), re.S); print(html.unescape(m.group(1)) if m else "no <pre>", end="")' \
+	"$T/p.html" >"$T/p-lines"
+diff -u "$T/paired" "$T/p-lines" || fail "the page's paired test is not compare --paired's"
+grep -qF "paired sequential test over the rounds of $P (hitchbench compare --paired)" "$T/p.html" ||
+	fail "the paired test has no title naming the batch"
 
 # --db: the database's numbers, the pictures from the directories it names
 "$HB" db import --db "$T/db.sqlite" "$T/b" >/dev/null 2>&1
