@@ -238,7 +238,10 @@ HELPERS := wadlump sampler stallrec input intfwatch waker prefetch reboot
 harness_objs = $(patsubst %.c,$(B)/%.o,$(wildcard harness/$(1).c harness/$(1)-*.c))
 HELPER_LIBS_sampler   = $(LIBS)
 HELPER_LIBS_stallrec  = $(LIBS)
-HELPER_LIBS_input     = $(LIBS) $(XTEST_LIBS)
+# the input helper alone links libevemu: a recipe's play makes a recorded
+# device and plays it (harness/input-play.c)
+HELPER_LIBS_input     = $(LIBS) $(XTEST_LIBS) $(shell $(PKG_CONFIG) --libs evemu)
+$(B)/harness/input-play.o: LAYER_INC += $(shell $(PKG_CONFIG) --cflags-only-I evemu)
 HELPER_LIBS_intfwatch = $(LIBS) $(shell $(PKG_CONFIG) --libs libevdev libudev)
 HELPER_LIBS_waker     = $(LIBS) -pthread
 HELPER_LIBS_prefetch  = $(LIBS)

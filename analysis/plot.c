@@ -2,10 +2,12 @@
  * Pictures drawn by gnuplot (see plot.h): a script and data files in a
  * temporary directory, gnuplot run there as a child, a PNG and an SVG out.
  * gnuplot draws; everything computed (percentile curves, stall marks,
- * positions of count labels) is computed here, where tests reach it.
+ * positions of count labels) is computed in C, where tests reach it. This
+ * file: what every picture shares, the matrix and the trend; the
+ * frame-time pictures are analysis/plot-frames.c's.
  */
 #include "plot.h"
-#include "metrics.h"
+#include "plot-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,15 +19,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#define WIDTH 1200
-#define HEIGHT 675
-#define FONT "DejaVu Sans,11"
-
-/* The percentile chart's x axis: x = -log10(1 - p/100), so 90, 99, 99.9
- * and 99.99 are equally far apart and the tail gets most of the width. */
-#define PCT_X_MAX 4.0
-#define PCT_X_STEP 0.005
 
 const char *plot_metric_unit(const char *metric)
 {
@@ -42,8 +35,7 @@ const char *plot_metric_unit(const char *metric)
 	return "";
 }
 
-/* A gnuplot double-quoted string ("\n" is a line break in it). */
-static void add_str(struct strbuf *sb, const char *s)
+void plot_add_str(struct strbuf *sb, const char *s)
 {
 	strbuf_addch(sb, '"');
 	for (; *s; s++) {
@@ -75,7 +67,7 @@ static char *axis_label(const char *metric)
 	return *unit ? xasprintf("%s (%s)", metric, unit) : xstrdup(metric);
 }
 
-static int write_text(const char *dir, const char *name, const char *suffix, const struct strbuf *sb)
+int plot_write_text(const char *dir, const char *name, const char *suffix, const struct strbuf *sb)
 {
 	char *path = xasprintf("%s/%s%s", dir, name, suffix);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -90,17 +82,16 @@ static int write_text(const char *dir, const char *name, const char *suffix, con
 	return r;
 }
 
-/* Opens the script: the PNG terminal and what every picture shares. */
-static void script_begin(struct strbuf *gp, const struct plot_out *out)
+void plot_script_begin(struct strbuf *gp, const struct plot_out *out, int width, int height)
 {
 	strbuf_addf(gp, "# hitchbench plot: %s (gnuplot 5)\n", out->name);
 	strbuf_addstr(gp, "set encoding utf8\n");
-	strbuf_addf(gp, "set terminal pngcairo size %d,%d font '%s' noenhanced\n", WIDTH, HEIGHT, FONT);
+	strbuf_addf(gp, "set terminal pngcairo size %d,%d font '%s' noenhanced\n", width, height, PLOT_FONT);
 	strbuf_addstr(gp, "set output ");
 	{
 		char *png = xasprintf("%s/%s.png", out->dir, out->name);
 
-		add_str(gp, png);
+		plot_add_str(gp, png);
 		free(png);
 	}
 	strbuf_addstr(gp, "\nset grid ytics lc rgb '#dddddd'\n"
@@ -108,232 +99,18 @@ static void script_begin(struct strbuf *gp, const struct plot_out *out)
 			  "set key opaque box lc rgb '#bbbbbb' Left reverse\n");
 }
 
-/* Closes the script: the same picture again as SVG. */
-static void script_end(struct strbuf *gp, const struct plot_out *out)
+/* gnuplot's svg terminal without "mouse" writes no <script> (mouse would
+ * link gnuplot_svg.js, a file beside gnuplot, not in the picture). */
+void plot_script_end(struct strbuf *gp, const struct plot_out *out, int width, int height)
 {
 	char *svg = xasprintf("%s/%s.svg", out->dir, out->name);
 
 	strbuf_addf(gp, "set terminal svg size %d,%d font '%s' noenhanced background '#ffffff'\n",
-		    WIDTH, HEIGHT, FONT);
+		    width, height, PLOT_FONT);
 	strbuf_addstr(gp, "set output ");
-	add_str(gp, svg);
+	plot_add_str(gp, svg);
 	strbuf_addstr(gp, "\nreplot\nset output\n");
 	free(svg);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Whether frame times span so much (the longest over 20 times the
- * median, a stall among smooth frames) that a linear axis would flatten
- * every ordinary frame: then the axis is logarithmic. */
-#define LOG_AXIS_RATIO 20.0
-static bool wide_range(const double *all, size_t n_all, const double *typical, size_t n_typical)
-{
-	double max = 0, median;
-	double *s;
-
-	for (size_t i = 0; i < n_all; i++)
-		if (all[i] > max)
-			max = all[i];
-	if (n_typical == 0)
-		return false;
-	s = zalloc(n_typical * sizeof(*s));
-	memcpy(s, typical, n_typical * sizeof(*s));
-	qsort(s, n_typical, sizeof(*s), cmp_double);
-	median = s[(n_typical - 1) / 2];
-	free(s);
-	return median > 0 && max > LOG_AXIS_RATIO * median;
-}
-
-static void y_axis(struct strbuf *gp, const char *label, bool log)
-{
-	if (log) {
-		strbuf_addf(gp, "set ylabel '%s, log scale'\nset logscale y\nset yrange [*:*]\n", label);
-		strbuf_addstr(gp, "set grid ytics mytics lc rgb '#dddddd'\n");
-	} else {
-		/* headroom: a threshold line at the top is not lost in the border */
-		strbuf_addf(gp, "set ylabel '%s'\nset yrange [0:*]\nset offsets 0, 0, graph 0.05, 0\n", label);
-	}
-}
-
-/* ---- frames over time ---- */
-
-static const struct segment_style {
-	const char *kind;
-	const char *colour;
-} segment_styles[] = {
-	{ "warm-up", "#b0b0b0" },
-	{ "reload", "#ff9f40" },
-	{ "after window", "#c9b3e6" },
-};
-static const char *const other_colours[] = { "#8fd18f", "#f0a0c0", "#a0d8e8" };
-
-static const char *segment_colour(const char *kind, const char **seen, size_t *n_seen)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(segment_styles); i++)
-		if (!strcmp(kind, segment_styles[i].kind))
-			return segment_styles[i].colour;
-	for (i = 0; i < *n_seen; i++)
-		if (!strcmp(kind, seen[i]))
-			break;
-	if (i == *n_seen)
-		seen[(*n_seen)++] = kind;
-	return other_colours[i % ARRAY_SIZE(other_colours)];
-}
-
-int plot_frames_write(const struct plot_out *out, const char *workdir, const struct plot_frames *f)
-{
-	struct strbuf gp = STRBUF_INIT, dat = STRBUF_INIT, st = STRBUF_INIT;
-	const char **kinds = NULL, **others = NULL;
-	size_t n_kinds = 0, n_others = 0, stalls = 0, i, k;
-	double t_max = 0;
-	int r;
-
-	if (f->n == 0)
-		return -EINVAL;
-	strbuf_addstr(&dat, "# t_s\tframe_ms\n");
-	strbuf_addstr(&st, "# t_s\tframe_ms (frames over the stall threshold)\n");
-	for (i = 0; i < f->n; i++) {
-		strbuf_addf(&dat, "%.6f\t%.3f\n", f->t_s[i], f->ms[i]);
-		if (f->stall_ms > 0 && f->ms[i] > f->stall_ms) {
-			strbuf_addf(&st, "%.6f\t%.3f\n", f->t_s[i], f->ms[i]);
-			stalls++;
-		}
-		if (f->t_s[i] > t_max)
-			t_max = f->t_s[i];
-	}
-
-	script_begin(&gp, out);
-	strbuf_addstr(&gp, "set title ");
-	add_str(&gp, f->title);
-	strbuf_addstr(&gp, "\nset xlabel 'time since the first frame (s)'\n");
-	y_axis(&gp, "frame time (ms)", wide_range(f->ms, f->n, f->ms, f->n));
-	strbuf_addf(&gp, "set xrange [0:%.6f]\n", t_max > 0 ? t_max : 1.0);
-	kinds = zalloc((f->n_segments + 1) * sizeof(*kinds));
-	others = zalloc((f->n_segments + 1) * sizeof(*others));
-	for (i = 0; i < f->n_segments; i++) {
-		const struct plot_segment *s = &f->segments[i];
-
-		strbuf_addf(&gp, "set object %zu rectangle from %.6f, graph 0 to %.6f, graph 1 behind "
-			    "fillcolor rgb '%s' fillstyle solid 0.45 noborder\n",
-			    i + 1, s->t0_s, s->t1_s, segment_colour(s->kind, others, &n_others));
-		for (k = 0; k < n_kinds; k++)
-			if (!strcmp(kinds[k], s->kind))
-				break;
-		if (k == n_kinds)
-			kinds[n_kinds++] = s->kind;
-	}
-	/* the legend under the x axis label: three entries a row */
-	strbuf_addf(&gp, "set key outside bottom center horizontal maxcols 3\nset bmargin %zu\n",
-		    5 + (1 + !!stalls + (f->stall_ms > 0) + n_kinds + 2) / 3);
-	/* a frame ends at its t and began one frame time before: fsteps
-	 * holds each frame's time over the span it took */
-	strbuf_addf(&gp, "plot '%s-frames.dat' using 1:2 with fsteps lw 1 lc rgb '#1f5fa8' "
-		    "title 'frame time'", out->name);
-	if (stalls)
-		strbuf_addf(&gp, ", \\\n     '%s-stalls.dat' using 1:2 with points pt 7 ps 1.2 "
-			    "lc rgb '#d62728' title 'stall (frame over %g ms): %zu'",
-			    out->name, f->stall_ms, stalls);
-	if (f->stall_ms > 0)
-		strbuf_addf(&gp, ", \\\n     %g with lines dt 2 lw 1.5 lc rgb '#d62728' "
-			    "title 'stall threshold %g ms%s'",
-			    f->stall_ms, f->stall_ms, stalls ? "" : " (no stalls)");
-	for (k = 0; k < n_kinds; k++) {
-		strbuf_addf(&gp, ", \\\n     keyentry with boxes fillstyle solid 0.45 noborder "
-			    "fillcolor rgb '%s' title ",
-			    segment_colour(kinds[k], others, &n_others));
-		add_str(&gp, kinds[k]);
-	}
-	strbuf_addch(&gp, '\n');
-	script_end(&gp, out);
-
-	r = write_text(workdir, out->name, ".gp", &gp);
-	if (r == 0)
-		r = write_text(workdir, out->name, "-frames.dat", &dat);
-	if (r == 0)
-		r = write_text(workdir, out->name, "-stalls.dat", &st);
-	free(kinds);
-	free(others);
-	strbuf_release(&gp);
-	strbuf_release(&dat);
-	strbuf_release(&st);
-	return r;
-}
-
-/* ---- percentile curves ---- */
-
-int plot_percentiles_write(const struct plot_out *out, const char *workdir, const char *title,
-			   const struct plot_series *series, size_t n)
-{
-	struct strbuf gp = STRBUF_INIT, dat = STRBUF_INIT;
-	static const char *const colours[] = { "#1f5fa8", "#d62728", "#2ca02c", "#ff7f0e",
-					       "#9467bd", "#8c564b", "#e377c2", "#17becf" };
-	bool wide = false;
-	int r;
-
-	if (n == 0)
-		return -EINVAL;
-	for (size_t s = 0; s < n; s++) {
-		double *sorted;
-		size_t steps = (size_t)lround(PCT_X_MAX / PCT_X_STEP);
-
-		if (series[s].n == 0) {
-			strbuf_release(&dat);
-			return -EINVAL;
-		}
-		sorted = zalloc(series[s].n * sizeof(*sorted));
-		memcpy(sorted, series[s].ms, series[s].n * sizeof(*sorted));
-		qsort(sorted, series[s].n, sizeof(*sorted), cmp_double);
-		strbuf_addf(&dat, "# %s: %zu frames; x = -log10(1 - p/100), p, frame_ms (nearest rank)\n",
-			    series[s].label, series[s].n);
-		for (size_t i = 0; i <= steps; i++) {
-			double x = (double)i * PCT_X_STEP;
-			double p = 100.0 * (1.0 - pow(10.0, -x));
-			uint32_t ppm = (uint32_t)llround(p * 10000.0);
-
-			strbuf_addf(&dat, "%.3f\t%.5f\t%.3f\n", x, p,
-				    percentile_sorted(sorted, series[s].n, ppm, PCT_NEAREST_RANK));
-		}
-		strbuf_addstr(&dat, "\n\n");
-		if (sorted[(series[s].n - 1) / 2] > 0 &&
-		    sorted[series[s].n - 1] > LOG_AXIS_RATIO * sorted[(series[s].n - 1) / 2])
-			wide = true;
-		free(sorted);
-	}
-
-	script_begin(&gp, out);
-	strbuf_addstr(&gp, "set title ");
-	add_str(&gp, title && *title ? title : "frame-time percentiles");
-	strbuf_addstr(&gp, "\nset xlabel 'percentile of frame times (nearest rank; the axis stretches the tail)'\n");
-	strbuf_addf(&gp, "set xrange [0:%g]\n", PCT_X_MAX);
-	y_axis(&gp, "frame time (ms)", wide);
-	strbuf_addstr(&gp, "set xtics ('0' 0, '50' log10(2), '75' log10(4), '90' 1, '99' 2, '99.9' 3, '99.99' 4)\n"
-			   "set grid xtics ytics lc rgb '#dddddd'\n"
-			   "set key top left\n");
-	strbuf_addstr(&gp, "plot ");
-	for (size_t s = 0; s < n; s++) {
-		char *t = xasprintf("%s (%zu frames)", series[s].label, series[s].n);
-
-		strbuf_addf(&gp, "%s'%s-pct.dat' index %zu using 1:3 with lines lw 2 lc rgb '%s' title ",
-			    s ? ", \\\n     " : "", out->name, s, colours[s % ARRAY_SIZE(colours)]);
-		add_str(&gp, t);
-		free(t);
-	}
-	strbuf_addch(&gp, '\n');
-	script_end(&gp, out);
-	r = write_text(workdir, out->name, ".gp", &gp);
-	if (r == 0)
-		r = write_text(workdir, out->name, "-pct.dat", &dat);
-	strbuf_release(&gp);
-	strbuf_release(&dat);
-	return r;
 }
 
 /* ---- a metric's matrix ---- */
@@ -388,17 +165,17 @@ int plot_matrix_write(const struct plot_out *out, const char *workdir, const str
 	matrix_data(m, width, &dat, &lab);
 
 	ylabel = axis_label(m->metric);
-	script_begin(&gp, out);
+	plot_script_begin(&gp, out, PLOT_WIDTH, PLOT_HEIGHT);
 	strbuf_addstr(&gp, "set title ");
 	{
 		char *t = xasprintf("%s: median of each cell's runs, whiskers from min to max, n = runs",
 				    m->metric);
 
-		add_str(&gp, t);
+		plot_add_str(&gp, t);
 		free(t);
 	}
 	strbuf_addstr(&gp, "\nset ylabel ");
-	add_str(&gp, ylabel);
+	plot_add_str(&gp, ylabel);
 	strbuf_addstr(&gp, "\nset xlabel 'game / run'\n"
 			   "set style data histograms\n");
 	strbuf_addf(&gp, "set style histogram errorbars gap %d lw 1.5\n", MATRIX_GAP);
@@ -417,16 +194,16 @@ int plot_matrix_write(const struct plot_out *out, const char *workdir, const str
 		strbuf_addf(&gp, "%s'%s-matrix.dat' using %zu:%zu:%zu%s lc rgb '%s' title ",
 			    c ? ", \\\n     " : "", out->name, 2 + 4 * c, 3 + 4 * c, 4 + 4 * c,
 			    c ? "" : ":xtic(1)", colours[c % ARRAY_SIZE(colours)]);
-		add_str(&gp, m->cols[c]);
+		plot_add_str(&gp, m->cols[c]);
 	}
 	strbuf_addf(&gp, ", \\\n     '%s-labels.dat' using 1:2:3 with labels offset 0,0.7 "
 		    "font ',9' notitle\n", out->name);
-	script_end(&gp, out);
-	r = write_text(workdir, out->name, ".gp", &gp);
+	plot_script_end(&gp, out, PLOT_WIDTH, PLOT_HEIGHT);
+	r = plot_write_text(workdir, out->name, ".gp", &gp);
 	if (r == 0)
-		r = write_text(workdir, out->name, "-matrix.dat", &dat);
+		r = plot_write_text(workdir, out->name, "-matrix.dat", &dat);
 	if (r == 0)
-		r = write_text(workdir, out->name, "-labels.dat", &lab);
+		r = plot_write_text(workdir, out->name, "-labels.dat", &lab);
 	free(ylabel);
 	strbuf_release(&gp);
 	strbuf_release(&dat);
@@ -456,17 +233,17 @@ int plot_trend_write(const struct plot_out *out, const char *workdir, const char
 	}
 
 	ylabel = axis_label(metric);
-	script_begin(&gp, out);
+	plot_script_begin(&gp, out, PLOT_WIDTH, PLOT_HEIGHT);
 	strbuf_addstr(&gp, "set title ");
 	{
 		char *t = xasprintf("%s over kernel versions: median of the runs, bars from min to max",
 				    metric);
 
-		add_str(&gp, t);
+		plot_add_str(&gp, t);
 		free(t);
 	}
 	strbuf_addstr(&gp, "\nset ylabel ");
-	add_str(&gp, ylabel);
+	plot_add_str(&gp, ylabel);
 	strbuf_addstr(&gp, "\nset xlabel 'kernel (in the order given)'\n");
 	strbuf_addf(&gp, "set xrange [-0.5:%zu.5]\n", n - 1);
 	strbuf_addstr(&gp, "set offsets 0, 0, graph 0.2, graph 0.05\n"
@@ -485,7 +262,7 @@ int plot_trend_write(const struct plot_out *out, const char *workdir, const char
 			    "dt 2 lw 2 lc rgb '#d62728' front\n", changes, i - 1, i - 1);
 		text = xasprintf("%+.3g%s%s\np = %.2g", pts[i].magnitude, *unit ? " " : "", unit, pts[i].p);
 		strbuf_addf(&gp, "set label %zu ", changes);
-		add_str(&gp, text);
+		plot_add_str(&gp, text);
 		strbuf_addf(&gp, " at %zu.5, graph 0.97 left offset 0.5,0 tc rgb '#d62728' front\n", i - 1);
 		free(text);
 	}
@@ -498,10 +275,10 @@ int plot_trend_write(const struct plot_out *out, const char *workdir, const char
 		strbuf_addstr(&gp, ", \\\n     keyentry with lines dt 2 lw 2 lc rgb '#d62728' "
 				   "title 'change point (change of the median, p-value)'");
 	strbuf_addch(&gp, '\n');
-	script_end(&gp, out);
-	r = write_text(workdir, out->name, ".gp", &gp);
+	plot_script_end(&gp, out, PLOT_WIDTH, PLOT_HEIGHT);
+	r = plot_write_text(workdir, out->name, ".gp", &gp);
 	if (r == 0)
-		r = write_text(workdir, out->name, "-trend.dat", &dat);
+		r = plot_write_text(workdir, out->name, "-trend.dat", &dat);
 	free(ylabel);
 	strbuf_release(&gp);
 	strbuf_release(&dat);
@@ -590,11 +367,9 @@ static bool nonempty(const char *dir, const char *name, const char *ext)
 	return ok;
 }
 
-typedef int (*plot_writer)(const struct plot_out *out, const char *workdir, const void *arg);
-
 /* Makes the output directory and a work directory, writes, draws, and
  * checks that both pictures came out. */
-static int plot_draw(const struct plot_out *given, plot_writer write, const void *arg, struct strbuf *err)
+int plot_draw(const struct plot_out *given, plot_writer write, const void *arg, struct strbuf *err)
 {
 	const char *tmp = getenv("TMPDIR");
 	char abs[PATH_MAX];
@@ -640,37 +415,6 @@ static int plot_draw(const struct plot_out *given, plot_writer write, const void
 	remove_tree(work);
 	free(work);
 	return r;
-}
-
-static int write_frames_cb(const struct plot_out *out, const char *workdir, const void *arg)
-{
-	return plot_frames_write(out, workdir, arg);
-}
-
-int plot_frames(const struct plot_out *out, const struct plot_frames *f, struct strbuf *err)
-{
-	return plot_draw(out, write_frames_cb, f, err);
-}
-
-struct pct_args {
-	const char *title;
-	const struct plot_series *series;
-	size_t n;
-};
-
-static int write_pct_cb(const struct plot_out *out, const char *workdir, const void *arg)
-{
-	const struct pct_args *a = arg;
-
-	return plot_percentiles_write(out, workdir, a->title, a->series, a->n);
-}
-
-int plot_percentiles(const struct plot_out *out, const char *title,
-		     const struct plot_series *series, size_t n, struct strbuf *err)
-{
-	struct pct_args a = { title, series, n };
-
-	return plot_draw(out, write_pct_cb, &a, err);
 }
 
 static int write_matrix_cb(const struct plot_out *out, const char *workdir, const void *arg)

@@ -38,21 +38,48 @@ struct plot_segment {
 	const char *kind;
 };
 
-/* A run's frames: frame i ended t_s[i] seconds after the run's first
- * present and took ms[i] milliseconds. */
-struct plot_frames {
-	const char *title;                 /* e.g. "dsda-doom software: RUN" */
+/*
+ * How a run's (or a group's) lines look. Runs of one group (one game and
+ * run name, as the report groups them: report_groups()) share a hue,
+ * group picks it; member (0, 1, ...) tells the group's runs apart: each
+ * member after the first is drawn in another shade of the hue and another
+ * dash pattern. The same style gives the same colour in every picture.
+ */
+struct plot_style {
+	unsigned group;
+	unsigned member;
+};
+
+/* One run in the frame-time picture: frame i ended t_s[i] seconds after
+ * the run's first present and took ms[i] milliseconds. */
+struct plot_run {
+	const char *label;                 /* the legend line, headline numbers and all */
+	struct plot_style style;
 	const double *t_s, *ms;
 	size_t n;
-	double stall_ms;                   /* frames over it are marked; <= 0: none */
+	/* the measured window in the same seconds: frames ending in
+	 * (window_t0_s, window_t1_s] are the report's; a stall outside it is
+	 * drawn hollow (not counted). window_t1_s <= window_t0_s: no window,
+	 * every frame is drawn as counted. */
+	double window_t0_s, window_t1_s;
 	const struct plot_segment *segments;
 	size_t n_segments;
 };
 
-/* One curve of the percentile chart: a run's (or a variant's pooled)
- * frame times in milliseconds, in any order. */
+/* The frame-time picture: runs drawn over each other, each from its own
+ * first present. */
+struct plot_frames {
+	const char *title;                 /* e.g. plot_runs_title(): "frame times: 2 runs of dsda-doom" */
+	const struct plot_run *runs;
+	size_t n_runs;
+	double stall_ms;                   /* frames over it are marked; <= 0: none */
+};
+
+/* One curve of the percentile chart or one outline of the histogram: a
+ * run's (or a group's pooled) frame times in milliseconds, in any order. */
 struct plot_series {
-	const char *label;
+	const char *label;                 /* the legend line */
+	struct plot_style style;
 	const double *ms;
 	size_t n;
 };
@@ -93,18 +120,32 @@ struct plot_trend_point {
  * "" when unknown. */
 const char *plot_metric_unit(const char *metric);
 
+/* The hue of style's group and shade of its member, "#rrggbb" (a static
+ * string), and its gnuplot dash type (1: solid). */
+const char *plot_style_colour(const struct plot_style *style);
+int plot_style_dash(const struct plot_style *style);
+
 int plot_frames(const struct plot_out *out, const struct plot_frames *f, struct strbuf *err);
 int plot_percentiles(const struct plot_out *out, const char *title,
-		     const struct plot_series *series, size_t n, struct strbuf *err);
+		     const struct plot_series *series, size_t n, double stall_ms, struct strbuf *err);
+/* A frame-time histogram: one outline per series, the share of its frames
+ * (%) in each bin; bins logarithmic when the frame times span over 20
+ * times their median (docs/plots.md). */
+int plot_histogram(const struct plot_out *out, const char *title,
+		   const struct plot_series *series, size_t n, double stall_ms, struct strbuf *err);
 int plot_matrix(const struct plot_out *out, const struct plot_matrix *m, struct strbuf *err);
 int plot_trend(const struct plot_out *out, const char *metric,
 	       const struct plot_trend_point *pts, size_t n, struct strbuf *err);
 
 /* The script (workdir/NAME.gp) and its data files (workdir/NAME-*.dat),
- * drawing into out->dir; 0 or -errno (-EINVAL for no data). */
+ * drawing into out->dir; 0 or -errno (-EINVAL for no data). stall_ms: the
+ * stall threshold, marked where the axis reaches it and named above the
+ * axis where it does not (<= 0: not marked). */
 int plot_frames_write(const struct plot_out *out, const char *workdir, const struct plot_frames *f);
 int plot_percentiles_write(const struct plot_out *out, const char *workdir, const char *title,
-			   const struct plot_series *series, size_t n);
+			   const struct plot_series *series, size_t n, double stall_ms);
+int plot_histogram_write(const struct plot_out *out, const char *workdir, const char *title,
+			 const struct plot_series *series, size_t n, double stall_ms);
 int plot_matrix_write(const struct plot_out *out, const char *workdir, const struct plot_matrix *m);
 int plot_trend_write(const struct plot_out *out, const char *workdir, const char *metric,
 		     const struct plot_trend_point *pts, size_t n);

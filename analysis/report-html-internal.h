@@ -57,20 +57,16 @@ void html_verdicts(struct html_page *p);
 
 /* report-html-plots.c. Each draws a picture into p->workdir and writes it
  * to the page as <figure> with the SVG inline and caption (escaped) as
- * its <figcaption>; 0, or -errno with why in err (nothing written). */
-struct html_curve {
-	const char *label;
-	const double *ms;               /* frame times, any order */
-	size_t n;
-};
-int html_figure_frames(struct html_page *p, const struct run *run, const char *caption,
-		       struct strbuf *err);
-int html_figure_percentiles(struct html_page *p, const char *title, const struct html_curve *c,
-			    size_t n, const char *caption, struct strbuf *err);
-/* The histogram of frame times (the curves' frames pooled): WAITING FOR
- * plot_histogram() in plot.h, which another change adds; until then it
- * draws nothing and returns -ENOSYS. */
-int html_figure_histogram(struct html_page *p, const char *title, const struct html_curve *c,
-			  size_t n, const char *caption, struct strbuf *err);
+ * its <figcaption>; 0, or -errno with why in err (nothing written). The
+ * runs are loaded, each with two frames at least: a run's frames over
+ * time; a group's runs' percentile curves (one per run) and the histogram
+ * of their window's frames pooled. group: the page's group (p->grp) they
+ * are of, whose hue they are drawn in. */
+int html_figure_frames(struct html_page *p, const struct run *run, unsigned group,
+		       const char *caption, struct strbuf *err);
+int html_figure_percentiles(struct html_page *p, const struct run *const *runs, size_t n,
+			    unsigned group, const char *caption, struct strbuf *err);
+int html_figure_histogram(struct html_page *p, const struct run *const *runs, size_t n,
+			  unsigned group, const char *caption, struct strbuf *err);
 
 #endif

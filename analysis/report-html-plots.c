@@ -7,7 +7,7 @@
  */
 #include "report-html-internal.h"
 #include "plot.h"
-#include "plot-run.h"
+#include "plot-runs.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -55,57 +55,87 @@ out:
 	return r;
 }
 
-int html_figure_frames(struct html_page *p, const struct run *run, const char *caption,
-		       struct strbuf *err)
+/* The runs' pictures' data (plot-runs.h, the same as `hitchbench plot`'s:
+ * labels, the report's numbers in the legends, group colours). */
+static int fill(struct html_page *p, const struct run *const *runs, size_t n, unsigned group,
+		struct plot_runs *pr, struct strbuf *err)
 {
-	const char *run_name = kvfile_get(&run->bench, "run_name");
+	int r = plot_runs_fill(pr, runs, n, &p->ro->metric, err);
+
+	/* the page's group, so that a group has one hue in every picture */
+	for (size_t i = 0; r == 0 && i < pr->n_runs; i++)
+		pr->frames[i].style.group = pr->runs[i].style.group = group;
+	for (size_t g = 0; r == 0 && g < pr->n_groups; g++)
+		pr->groups[g].style.group = group;
+	return r;
+}
+
+int html_figure_frames(struct html_page *p, const struct run *run, unsigned group,
+		       const char *caption, struct strbuf *err)
+{
 	char name[32];
 	struct plot_out out = figure_out(p, name, sizeof(name));
-	char *title = xasprintf("%s %s: %s", run->game ? run->game : "-",
-				run_name ? run_name : run->variant ? run->variant : "-", run->name);
-	struct plot_frames f;
-	int r = plot_run_frames(run, p->ro->metric.gamedb_dirs, title, p->ro->metric.stall_ms, &f);
+	struct plot_runs pr;
+	char *title = plot_runs_title(&run, 1, "frame times");
+	int r = fill(p, &run, 1, group, &pr, err);
 
-	if (r < 0)
-		strbuf_addstr(err, "fewer than two frames to draw");
-	else
+	if (r == 0) {
+		struct plot_frames f = { .title = title, .runs = pr.frames, .n_runs = 1,
+					 .stall_ms = p->ro->metric.stall_ms };
+
 		r = plot_frames(&out, &f, err);
+		plot_runs_release(&pr);
+	}
 	if (r == 0)
 		r = figure_write(p, &out, caption, err);
-	if (f.t_s)
-		plot_run_frames_release(&f);
 	free(title);
 	return r;
 }
 
-int html_figure_percentiles(struct html_page *p, const char *title, const struct html_curve *c,
-			    size_t n, const char *caption, struct strbuf *err)
+/* A picture of series: a group's runs' windows (percentiles: a curve
+ * each) or their frames pooled (histogram). */
+static int figure_series(struct html_page *p, const struct run *const *runs, size_t n,
+			 unsigned group, bool histogram, const char *caption, struct strbuf *err)
 {
-	struct plot_series *s = zalloc((n ? n : 1) * sizeof(*s));
 	char name[32];
 	struct plot_out out = figure_out(p, name, sizeof(name));
-	int r;
+	struct plot_runs pr;
+	char *title = plot_runs_title(runs, n, histogram ? "frame-time histogram of the measured windows"
+							 : "frame-time percentiles of each run's measured window");
+	int r = fill(p, runs, n, group, &pr, err);
+	const struct plot_series *all = histogram ? pr.groups : pr.runs;
+	size_t n_all = r < 0 ? 0 : histogram ? pr.n_groups : pr.n_runs, k = 0;
+	struct plot_series *some = zalloc((n_all + 1) * sizeof(*some));
 
-	for (size_t i = 0; i < n; i++)
-		s[i] = (struct plot_series){ c[i].label, c[i].ms, c[i].n };
-	r = plot_percentiles(&out, title, s, n, err);
+	/* a series without frames in its window is left out, as plot does */
+	for (size_t i = 0; i < n_all; i++)
+		if (all[i].n)
+			some[k++] = all[i];
+	if (r == 0 && !k) {
+		strbuf_addstr(err, "no frames in the measured windows");
+		r = -ENODATA;
+	}
+	if (r == 0 && histogram)
+		r = plot_histogram(&out, title, some, k, p->ro->metric.stall_ms, err);
+	else if (r == 0)
+		r = plot_percentiles(&out, title, some, k, p->ro->metric.stall_ms, err);
+	/* (plot_runs_fill() zeroes pr first: released whatever it returned) */
+	plot_runs_release(&pr);
+	free(some);
 	if (r == 0)
 		r = figure_write(p, &out, caption, err);
-	free(s);
+	free(title);
 	return r;
 }
 
-/*
- * WAITING FOR plot_histogram(): plot.h has no histogram yet; the change
- * that adds it (issue 22's "plots that compare") is merged with this one,
- * and this function then pools the curves' frame times, calls it and
- * writes the figure as the two above do. Until then nothing is drawn and
- * the page says so; no picture is made up.
- */
-int html_figure_histogram(struct html_page *p, const char *title, const struct html_curve *c,
-			  size_t n, const char *caption, struct strbuf *err)
+int html_figure_percentiles(struct html_page *p, const struct run *const *runs, size_t n,
+			    unsigned group, const char *caption, struct strbuf *err)
 {
-	(void)p, (void)title, (void)c, (void)n, (void)caption;
-	strbuf_addstr(err, "this build's plot library has no histogram (plot_histogram() is to come)");
-	return -ENOSYS;
+	return figure_series(p, runs, n, group, false, caption, err);
+}
+
+int html_figure_histogram(struct html_page *p, const struct run *const *runs, size_t n,
+			  unsigned group, const char *caption, struct strbuf *err)
+{
+	return figure_series(p, runs, n, group, true, caption, err);
 }

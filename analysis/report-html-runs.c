@@ -7,7 +7,6 @@
  * report's rows keep their numbers, not their frames.
  */
 #include "report-html-internal.h"
-#include "plot-run.h"
 #include "stallcause.h"
 
 #include <errno.h>
@@ -43,54 +42,39 @@ static bool load_row(struct html_page *p, const struct report_row *r, struct run
 	return ok;
 }
 
-static void group_pictures(struct html_page *p, const struct report_group *g, const size_t *idx,
-			   size_t k)
+static void group_pictures(struct html_page *p, size_t gi, const size_t *idx, size_t k)
 {
-	struct html_curve *c = zalloc((k ? k : 1) * sizeof(*c));
+	const struct report_group *g = &p->grp[gi];
+	struct run *runs = zalloc((k ? k : 1) * sizeof(*runs));
+	const struct run **ptrs = zalloc((k ? k : 1) * sizeof(*ptrs));
 	struct strbuf err = STRBUF_INIT;
-	char *title, *caption;
-	size_t n = 0, frames = 0;
-	struct run run;
+	char *caption;
+	size_t n = 0;
 
-	for (size_t i = 0; i < k; i++) {
-		double *ms;
-		size_t m;
-
-		if (!load_row(p, &p->rows[idx[i]], &run, false))
-			continue;
-		m = plot_run_window_ms(&run, &ms);
-		if (m)
-			c[n++] = (struct html_curve){ p->rows[idx[i]].run, ms, m };
-		else
-			free(ms);
-		frames += m;
-		run_release(&run);
-	}
+	for (size_t i = 0; i < k; i++)
+		if (load_row(p, &p->rows[idx[i]], &runs[n], false)) {
+			ptrs[n] = &runs[n];
+			n++;
+		}
 	if (!n)
-		html_note(p, "No counted run of the group has frames in its window to draw.");
-	title = xasprintf("%s %s: frame-time percentiles of each run's measured window", g->game,
-			  g->run_name);
+		html_note(p, "No counted run of the group has frames to draw.");
 	caption = xasprintf("Percentile curves of %s %s: one per counted run (%zu), over its measured "
 			    "window's frames; x is the percentile on an axis that stretches the tail "
 			    "(90, 99, 99.9 equally apart), y the frame time in ms at it.",
 			    g->game, g->run_name, n);
-	if (n && html_figure_percentiles(p, title, c, n, caption, &err) < 0)
-		html_problem(p, "cannot draw %s: %s", title, err.buf);
+	if (n && html_figure_percentiles(p, ptrs, n, (unsigned)gi, caption, &err) < 0)
+		html_problem(p, "cannot draw the percentiles of %s %s: %s", g->game, g->run_name, err.buf);
 	strbuf_reset(&err);
-	free(title);
 	free(caption);
-	title = xasprintf("%s %s: frame-time histogram", g->game, g->run_name);
-	caption = xasprintf("Histogram of the %zu frame times of %s %s's counted runs' windows.", frames,
-			    g->game, g->run_name);
-	if (n && html_figure_histogram(p, title, c, n, caption, &err) == -ENOSYS) {
-		html_note(p, "Frame-time histogram: %s.", err.buf);
-	} else if (n && err.len) {
-		html_problem(p, "cannot draw %s: %s", title, err.buf);
-	}
+	caption = xasprintf("Histogram of the frame times of %s %s's counted runs' measured windows, "
+			    "pooled (%zu runs): the share of the frames in each bin.", g->game,
+			    g->run_name, n);
+	if (n && html_figure_histogram(p, ptrs, n, (unsigned)gi, caption, &err) < 0)
+		html_problem(p, "cannot draw the histogram of %s %s: %s", g->game, g->run_name, err.buf);
 	for (size_t i = 0; i < n; i++)
-		free((double *)c[i].ms);
-	free(c);
-	free(title);
+		run_release(&runs[i]);
+	free(runs);
+	free(ptrs);
 	free(caption);
 	strbuf_release(&err);
 }
@@ -114,7 +98,7 @@ void html_groups(struct html_page *p)
 			html_note(p, "No counted run: nothing to draw.");
 			continue;
 		}
-		group_pictures(p, gr, idx, k);
+		group_pictures(p, g, idx, k);
 	}
 	fputs("</section>\n", p->out);
 	free(idx);
@@ -213,6 +197,16 @@ static void run_facts(struct html_page *p, const struct report_row *r)
 	fputs(".</p>\n", p->out);
 }
 
+/* The page's group of a row (its game and run name), 0 when none. */
+static unsigned row_group(const struct html_page *p, const struct report_row *r)
+{
+	for (size_t g = 0; g < p->n_grp; g++)
+		if (p->grp[g].game && r->game && p->grp[g].run_name && r->run_name &&
+		    !strcmp(p->grp[g].game, r->game) && !strcmp(p->grp[g].run_name, r->run_name))
+			return (unsigned)g;
+	return 0;
+}
+
 void html_runs(struct html_page *p)
 {
 	html_section(p, "runs", "Runs");
@@ -234,7 +228,7 @@ void html_runs(struct html_page *p)
 		caption = xasprintf("Frame times of %s over the whole run (seconds from its first "
 				    "present); frames over %g ms are stalls.", run.name,
 				    p->ro->metric.stall_ms);
-		if (html_figure_frames(p, &run, caption, &err) < 0)
+		if (html_figure_frames(p, &run, row_group(p, r), caption, &err) < 0)
 			html_problem(p, "cannot draw the frames of %s: %s", run.name, err.buf);
 		run_stalls(p, &run);
 		free(caption);

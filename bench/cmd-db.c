@@ -12,6 +12,7 @@
 #include "reportrows.h"
 #include "rundirs.h"
 #include "sqldb.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -248,8 +249,13 @@ int cmd_db(int argc, char **argv, struct context *ctx)
 	sub = argv[optind++];
 	for (k = 0; k < ARRAY_SIZE(subs) && strcmp(sub, subs[k].name) != 0; k++)
 		;
-	if (k == ARRAY_SIZE(subs))
-		return usage_error(db_usage, "unknown db subcommand '%s'", sub);
+	if (k == ARRAY_SIZE(subs)) {
+		char *hint = suggest_or(sub, &subs[0].name, ARRAY_SIZE(subs), sizeof(subs[0]), "");
+		int r = usage_error(db_usage, "unknown db subcommand '%s'%s%s", sub, *hint ? ";" : "", hint);
+
+		free(hint);
+		return r;
+	}
 	if (subs[k].mode == RESULTSDB_WRITE && optind >= argc)
 		return usage_error(db_usage, "db import wants run directories");
 	if (subs[k].mode != RESULTSDB_WRITE && optind < argc)

@@ -10,6 +10,7 @@
 #include "lab.h"
 #include "lab-kernel.h"
 #include "spawn.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -368,5 +369,12 @@ int cmd_lab(int argc, char **argv, struct context *ctx)
 	for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
 		if (!strcmp(argv[1], subcommands[i].name))
 			return subcommands[i].fn(argc - 1, argv + 1, ctx);
-	return lab_usage_error("'%s' is not a lab subcommand", argv[1]);
+	char *hint = suggest_or(argv[1], &subcommands[0].name, ARRAY_SIZE(subcommands),
+				sizeof(subcommands[0]), "");
+	char *what = xasprintf("'%s' is not a lab subcommand%s%s", argv[1], *hint ? ";" : "", hint);
+	int r = lab_usage_error("%s", what);
+
+	free(what);
+	free(hint);
+	return r;
 }

@@ -9,7 +9,7 @@
 #include "exitcodes.h"
 #include "plot.h"
 #include "plot-inputs.h"
-#include "plot-run.h"
+#include "plot-runs.h"
 #include "run.h"
 
 #include <errno.h>
@@ -18,17 +18,23 @@
 #include <string.h>
 
 static const char plot_usage[] =
-	"usage: hitchbench plot frames [--stall-ms MS] RUNDIR [--out DIR] [--name NAME]\n"
-	"       hitchbench plot percentiles RUNDIR... [--out DIR] [--name NAME] [--title TEXT]\n"
+	"usage: hitchbench plot frames RUNDIR... [--stall-ms MS] [--out DIR] [--name NAME] [--title TEXT]\n"
+	"       hitchbench plot percentiles RUNDIR... [--stall-ms MS] [--out DIR] [--name NAME] [--title TEXT]\n"
+	"       hitchbench plot histogram RUNDIR... [--stall-ms MS] [--out DIR] [--name NAME] [--title TEXT]\n"
 	"       hitchbench plot matrix METRIC.csv [--out DIR] [--name NAME]\n"
 	"       hitchbench plot trend METRIC.tsv [--metric NAME] [--out DIR] [--name NAME]\n"
 	"\n"
 	"  draws NAME.png and NAME.svg into DIR (default results/plots) with gnuplot\n"
 	"  and prints the paths written:\n"
-	"    frames       a run's frame times over time: stalls marked, warm-up shaded\n"
-	"                 (NAME: frames-RUN; --stall-ms: the threshold, default 100)\n"
+	"    frames       runs' frame times over time, drawn over each other: stalls\n"
+	"                 marked, warm-up shaded, each run's window numbers in the\n"
+	"                 legend (NAME: frames-RUN for one run, else frames)\n"
 	"    percentiles  frame-time percentile curves of the runs' measured windows,\n"
 	"                 one per run, on a tail-stretching axis (NAME: percentiles)\n"
+	"    histogram    frame-time histogram of the measured windows, one outline\n"
+	"                 per group (game and run name), its runs pooled (NAME: histogram)\n"
+	"  a batch directory or results/runs is every run in it; runs of one group\n"
+	"  share a colour; --stall-ms: the stall threshold, default 100, as the report's\n"
 	"    matrix       a metric's matrix (results/matrix/METRIC.csv): bars of the\n"
 	"                 medians, whiskers from min to max (NAME: matrix-METRIC)\n"
 	"    trend        a metric over kernel versions ('regress --format tsv'):\n"
@@ -96,7 +102,7 @@ static int parse_args(int argc, char **argv, struct context *ctx, struct plot_ar
 		}
 	}
 	if (optind >= argc)
-		return usage_error(plot_usage, "plot wants a kind: frames, percentiles, matrix or trend");
+		return usage_error(plot_usage, "plot wants a kind: frames, percentiles, histogram, matrix or trend");
 	a->kind = argv[optind++];
 	a->inputs = argv + optind;
 	a->n_inputs = argc - optind;
@@ -117,104 +123,124 @@ static int report(const struct plot_out *out, int r, struct strbuf *err)
 	return HB_EXIT_OK;
 }
 
-/* A run with frames to draw: HB_EXIT_OK, or the exit code after saying
- * why not. */
-static int load(const char *dir, struct run *run)
-{
-	int r = rundir_arg_load(dir, run);
+/* Loaded runs and their pictures' data (analysis/plot-runs.h). */
+struct loaded_runs {
+	struct argv_list dirs;
+	struct run *runs;
+	const struct run **ptrs;
+	size_t n;
+	struct plot_runs pr;
+	bool filled;
+};
 
-	if (r != HB_EXIT_OK)
-		return r;
-	if (!run->have_frames || run->frames.n < 2) {
-		error_msg("'%s' has no frames", run->dir);
-		run_release(run);
+static void loaded_release(struct loaded_runs *l)
+{
+	if (l->filled)
+		plot_runs_release(&l->pr);
+	for (size_t i = 0; i < l->n; i++)
+		run_release(&l->runs[i]);
+	free(l->runs);
+	free(l->ptrs);
+	argv_release(&l->dirs);
+}
+
+/* The run directories given (a batch directory or results/runs: every run
+ * in it), loaded, and their pictures' data: HB_EXIT_OK, or the exit code
+ * after saying why not (a run without frames: 1). */
+static int load_runs(struct plot_args *a, struct loaded_runs *l)
+{
+	struct metric_opts mo = METRIC_OPTS_DEFAULT;
+	struct strbuf err = STRBUF_INIT;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	argv_init(&l->dirs);
+	rc = rundir_args_expand(a->inputs, a->n_inputs, &l->dirs);
+	if (rc != HB_EXIT_OK)
+		return rc;
+	l->runs = zalloc((l->dirs.n + 1) * sizeof(*l->runs));
+	l->ptrs = zalloc((l->dirs.n + 1) * sizeof(*l->ptrs));
+	for (size_t d = 0; d < l->dirs.n; d++) {
+		if ((rc = rundir_arg_load(l->dirs.v[d], &l->runs[l->n])) != HB_EXIT_OK)
+			return rc;
+		l->ptrs[l->n] = &l->runs[l->n];
+		l->n++;
+	}
+	mo.stall_ms = a->stall_ms;
+	mo.gamedb_dirs = a->gamedb_dirs;
+	if (plot_runs_fill(&l->pr, l->ptrs, l->n, &mo, &err) < 0) {
+		error_msg("%s", err.buf);
+		strbuf_release(&err);
 		return HB_EXIT_FAILURE;
 	}
+	l->filled = true;
 	return HB_EXIT_OK;
 }
 
-static const char *run_label(const struct run *run)
-{
-	const char *name = kvfile_get(&run->bench, "run_name");
-
-	return name ? name : run->variant;
-}
-
+/* plot frames RUNDIR...: the runs over each other */
 static int plot_frames_cmd(struct plot_args *a)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct plot_frames f;
 	struct plot_out out = { .dir = a->out_dir };
+	struct loaded_runs l;
+	struct plot_frames f;
 	char *name = NULL, *title = NULL;
-	struct run run;
 	int rc;
 
-	if (a->n_inputs != 1)
-		return usage_error(plot_usage, "plot frames wants one run directory");
-	if ((rc = load(a->inputs[0], &run)) != HB_EXIT_OK)
-		return rc;
-	title = a->title ? xstrdup(a->title)
-			 : xasprintf("%s %s: %s", run.game, run_label(&run), run.name);
-	plot_run_frames(&run, a->gamedb_dirs, title, a->stall_ms, &f);
-	name = a->name ? xstrdup(a->name) : xasprintf("frames-%s", run.name);
-	out.name = name;
-	rc = report(&out, plot_frames(&out, &f, &err), &err);
-	plot_run_frames_release(&f);
+	if (a->n_inputs < 1)
+		return usage_error(plot_usage, "plot frames wants run directories");
+	rc = load_runs(a, &l);
+	if (rc == HB_EXIT_OK) {
+		title = a->title ? xstrdup(a->title) : plot_runs_title(l.ptrs, l.n, "frame times");
+		f = (struct plot_frames){ .title = title, .runs = l.pr.frames, .n_runs = l.n,
+					  .stall_ms = a->stall_ms };
+		name = a->name ? xstrdup(a->name)
+			       : l.n == 1 ? xasprintf("frames-%s", l.runs[0].name) : xstrdup("frames");
+		out.name = name;
+		rc = report(&out, plot_frames(&out, &f, &err), &err);
+	}
+	loaded_release(&l);
 	free(name);
 	free(title);
 	strbuf_release(&err);
-	run_release(&run);
 	return rc;
 }
 
-static int plot_percentiles_cmd(struct plot_args *a)
+/* plot percentiles RUNDIR...: a curve per run; plot histogram RUNDIR...:
+ * an outline per group, its runs' window frames pooled */
+static int plot_series_cmd(struct plot_args *a, bool histogram)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct plot_out out = { .dir = a->out_dir, .name = a->name ? a->name : "percentiles" };
-	struct argv_list dirs;
-	struct plot_series *series;
-	struct run *runs;
-	size_t n = 0;
-	int rc = HB_EXIT_FAILURE;
+	struct plot_out out = { .dir = a->out_dir };
+	struct loaded_runs l;
+	char *title = NULL;
+	int rc;
 
 	if (a->n_inputs < 1)
-		return usage_error(plot_usage, "plot percentiles wants run directories");
-	argv_init(&dirs);
-	rc = rundir_args_expand(a->inputs, a->n_inputs, &dirs);
-	if (rc != HB_EXIT_OK) {
-		argv_release(&dirs);
-		return rc;
-	}
-	rc = HB_EXIT_FAILURE;
-	runs = zalloc((dirs.n + 1) * sizeof(*runs));
-	series = zalloc((dirs.n + 1) * sizeof(*series));
-	for (size_t d = 0; d < dirs.n; d++) {
-		struct run *run = &runs[n];
-		double *ms;
-		size_t k;
+		return usage_error(plot_usage, "plot %s wants run directories", a->kind);
+	out.name = a->name ? a->name : histogram ? "histogram" : "percentiles";
+	rc = load_runs(a, &l);
+	if (rc == HB_EXIT_OK) {
+		title = a->title ? xstrdup(a->title)
+				 : plot_runs_title(l.ptrs, l.n, histogram ? "frame-time histogram of each group's "
+						   "measured windows" : "frame-time percentiles of each run's measured window");
+		const struct plot_series *all = histogram ? l.pr.groups : l.pr.runs;
+		size_t n_all = histogram ? l.pr.n_groups : l.n, n = 0;
+		struct plot_series *some = zalloc((n_all + 1) * sizeof(*some));
 
-		if ((rc = load(dirs.v[d], run)) != HB_EXIT_OK)
-			goto out;
-		k = plot_run_window_ms(run, &ms);
-		if (k == 0) {
-			warn_msg("'%s' has no frames in its window: left out", run->dir);
-			free(ms);
-			run_release(run);
-			continue;
-		}
-		series[n++] = (struct plot_series){ run->name, ms, k };
+		for (size_t i = 0; i < n_all; i++)
+			if (all[i].n)
+				some[n++] = all[i];
+			else
+				warn_msg("%s: no frames in the measured window: left out", all[i].label);
+		if (histogram)
+			rc = report(&out, plot_histogram(&out, title, some, n, a->stall_ms, &err), &err);
+		else
+			rc = report(&out, plot_percentiles(&out, title, some, n, a->stall_ms, &err), &err);
+		free(some);
 	}
-	rc = report(&out, plot_percentiles(&out, a->title ? a->title :
-					    "frame-time percentiles of each run's measured window",
-					    series, n, &err), &err);
-out:
-	for (size_t i = 0; i < n; i++) {
-		free((double *)series[i].ms);
-		run_release(&runs[i]);
-	}
-	free(runs);
-	free(series);
-	argv_release(&dirs);
+	loaded_release(&l);
+	free(title);
 	strbuf_release(&err);
 	return rc;
 }
@@ -309,13 +335,15 @@ int cmd_plot(int argc, char **argv, struct context *ctx)
 	if (!strcmp(a.kind, "frames"))
 		rc = plot_frames_cmd(&a);
 	else if (!strcmp(a.kind, "percentiles"))
-		rc = plot_percentiles_cmd(&a);
+		rc = plot_series_cmd(&a, false);
+	else if (!strcmp(a.kind, "histogram"))
+		rc = plot_series_cmd(&a, true);
 	else if (!strcmp(a.kind, "matrix"))
 		rc = plot_matrix_cmd(&a);
 	else if (!strcmp(a.kind, "trend"))
 		rc = plot_trend_cmd(&a);
 	else
-		rc = usage_error(plot_usage, "'%s' is not a plot: frames, percentiles, matrix or trend",
+		rc = usage_error(plot_usage, "'%s' is not a plot: frames, percentiles, histogram, matrix or trend",
 				 a.kind);
 out:
 	free(a.out_dir);

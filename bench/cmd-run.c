@@ -23,6 +23,7 @@
 #include "runargs.h"
 #include "runner.h"
 #include "stage.h"
+#include "suggest.h"
 #include "switch.h"
 
 #include <errno.h>
@@ -234,12 +235,22 @@ static int check_variants(const struct recipe *rc, const struct argv_list *v)
 		/* "base" is the recipe alone, unless the recipe defines a [variant base] */
 		if (recipe_find_variant(rc, v->v[i]) || strcmp(v->v[i], "base") == 0)
 			continue;
-		strbuf_addstr(&names, "base");
+		struct argv_list known;
+		struct strbuf hint = STRBUF_INIT;
+
+		argv_init(&known);
+		argv_push(&known, "base");
 		for (size_t k = 0; k < rc->n_variants; k++)
 			if (strcmp(rc->variants[k].name, "base") != 0)
-				strbuf_addf(&names, ", %s", rc->variants[k].name);
-		error_msg("recipe '%s' has no variant '%s' (it has: %s)", rc->name, v->v[i], names.buf);
+				argv_push(&known, rc->variants[k].name);
+		for (size_t k = 0; k < known.n; k++)
+			strbuf_addf(&names, "%s%s", k ? ", " : "", known.v[k]);
+		suggest_append(&hint, v->v[i], (const char *const *)known.v, known.n);
+		error_msg("recipe '%s' has no variant '%s' (it has: %s);%s", rc->name, v->v[i], names.buf,
+			  hint.len ? hint.buf : " 'hitchbench recipes' lists them");
 		strbuf_release(&names);
+		strbuf_release(&hint);
+		argv_release(&known);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < v->n; i++)
@@ -258,12 +269,19 @@ static int load_recipe(const char *arg, struct context *ctx, struct recipe *reci
 
 	*path = recipe_resolve(arg, (const char *const *)ctx->recipe_dirs);
 	if (!*path) {
-		struct strbuf where = STRBUF_INIT;
+		struct strbuf where = STRBUF_INIT, hint = STRBUF_INIT;
+		struct argv_list known;
 
+		argv_init(&known);
+		recipe_names((const char *const *)ctx->recipe_dirs, &known);
 		for (size_t i = 0; i < ARRAY_SIZE(ctx->recipe_dirs) && ctx->recipe_dirs[i]; i++)
 			strbuf_addf(&where, "%s%s", i ? ", " : "", ctx->recipe_dirs[i]);
-		error_msg("no recipe '%s' (looked in %s)", arg, where.buf);
+		suggest_append(&hint, arg, (const char *const *)known.v, known.n);
+		error_msg("no recipe '%s' (looked in %s);%s", arg, where.buf,
+			  hint.len ? hint.buf : " 'hitchbench recipes' lists them");
 		strbuf_release(&where);
+		strbuf_release(&hint);
+		argv_release(&known);
 		return -ENOENT;
 	}
 	if (recipe_load(*path, recipe, &err) < 0) {

@@ -9,6 +9,7 @@
 #include "exitcodes.h"
 #include "targets-check.h"
 #include "targets.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -393,5 +394,11 @@ int cmd_target(int argc, char **argv, struct context *ctx)
 	for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
 		if (!strcmp(argv[1], subcommands[i].name))
 			return subcommands[i].fn(argc - 1, argv + 1, ctx);
-	return usage_error(target_usage, "'%s' is not a target subcommand", argv[1]);
+	char *hint = suggest_or(argv[1], &subcommands[0].name, ARRAY_SIZE(subcommands),
+				sizeof(subcommands[0]), "");
+	int r = usage_error(target_usage, "'%s' is not a target subcommand%s%s", argv[1], *hint ? ";" : "",
+			    hint);
+
+	free(hint);
+	return r;
 }

@@ -52,6 +52,7 @@ struct context {
 int cmd_db_open(struct context *ctx, struct resultsdb **db);
 
 int cmd_run(int argc, char **argv, struct context *ctx);
+int cmd_recipes(int argc, char **argv, struct context *ctx);
 int cmd_report(int argc, char **argv, struct context *ctx);
 int cmd_db(int argc, char **argv, struct context *ctx);
 int cmd_frames(int argc, char **argv, struct context *ctx);

@@ -6,6 +6,7 @@
 #include "exitcodes.h"
 #include "metrics.h"
 #include "rundirs.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -65,13 +66,17 @@ int rundir_arg_load(const char *dir, struct run *run)
 
 int metric_arg(const char *usage, const char *name, int *id)
 {
-	struct strbuf list = STRBUF_INIT;
+	struct strbuf list = STRBUF_INIT, hint = STRBUF_INIT;
+	const char *names[M_COUNT];
 	size_t line = 0;
 	int ret;
 
 	*id = metric_lookup(name);
 	if (*id >= 0)
 		return HB_EXIT_OK;
+	for (int i = 0; i < M_COUNT; i++)
+		names[i] = metric_defs[i].name;
+	suggest_append(&hint, name, names, M_COUNT);
 	/* the names, wrapped as the usage text is */
 	for (int i = 0; i < M_COUNT; i++) {
 		size_t len = strlen(metric_defs[i].name);
@@ -83,7 +88,8 @@ int metric_arg(const char *usage, const char *name, int *id)
 		strbuf_addf(&list, "%s%s", line ? " " : "  ", metric_defs[i].name);
 		line += len + (line ? 1 : 2);
 	}
-	ret = usage_error(usage, "unknown metric '%s'; the metrics are:\n%s", name, list.buf);
+	ret = usage_error(usage, "unknown metric '%s';%s the metrics are:\n%s", name, hint.buf, list.buf);
 	strbuf_release(&list);
+	strbuf_release(&hint);
 	return ret;
 }

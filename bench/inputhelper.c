@@ -45,7 +45,8 @@ int input_helper_finish(struct switch_ctx *sw, const struct recipe_input *in, co
 			struct kvfile *bench, struct strbuf *what)
 {
 	struct switch_helper *h = switch_ctx_helper(sw, "input");
-	char *path, *text = NULL, *end = NULL, *dev = NULL;
+	struct strbuf devs = STRBUF_INIT;
+	char *path, *text = NULL, *end = NULL;
 	size_t len;
 
 	if (!h)
@@ -57,7 +58,9 @@ int input_helper_finish(struct switch_ctx *sw, const struct recipe_input *in, co
 			if (str_startswith(line, "# end played="))
 				end = line + 13;
 			else if (str_startswith(line, "# device "))
-				dev = line + 9;
+				/* its syspath: the driver's device, a play's */
+				strbuf_addf(&devs, "%s%.*s", devs.len ? " " : "",
+					    (int)strcspn(line + 9, " \n"), line + 9);
 			if (!*nl)
 				break;
 			*nl = '\0';
@@ -76,11 +79,9 @@ int input_helper_finish(struct switch_ctx *sw, const struct recipe_input *in, co
 		strbuf_addf(what, "unknown: the helper left no end line (%s; see input.log)",
 			    input_driver_name(in->driver));
 	kvfile_add(bench, "input", what->buf);
-	if (dev) {
-		char *sp = strchr(dev, ' ');
-
-		kvfile_addf(bench, "input_device", "%.*s", sp ? (int)(sp - dev) : (int)strlen(dev), dev);
-	}
+	if (devs.len)
+		kvfile_add(bench, "input_device", devs.buf);
+	strbuf_release(&devs);
 	free(text);
 	free(path);
 	return WIFEXITED(h->status) && WEXITSTATUS(h->status) == 0 ? 0 : -EIO;

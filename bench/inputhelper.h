@@ -6,8 +6,9 @@
  * runner's loop keeps its rare wakeups and links no X or evdev code. It
  * runs as root, not as the game's user: the run's X authority and
  * /dev/uinput are the harness's. Its uinput device is named after the
- * run ("hitchbench input RUN_ID") and it carries the harness's marker,
- * so the interference watcher lets both pass.
+ * run ("hitchbench input RUN_ID"), a recipe's recorded devices (play)
+ * "hitchbench input RUN_ID play K", and it carries the harness's marker,
+ * so the interference watcher lets them all pass.
  */
 #ifndef HB_INPUTHELPER_H
 #define HB_INPUTHELPER_H
@@ -27,7 +28,8 @@ int input_helper_start(struct switch_ctx *sw, const struct recipe_input *in, con
 		       const char *display, const char *xauth, const char *run_id, struct strbuf *err);
 
 /* After the helper was stopped: what input.log says it played, into
- * bench (input=, and input_device= for a uinput device) and into what.
+ * bench (input=, and input_device= the syspaths of the devices it made:
+ * the uinput driver's, each play's) and into what.
  * 0; -EIO when the helper failed (the run fails with it); 0 and nothing
  * in what when there was no helper. */
 int input_helper_finish(struct switch_ctx *sw, const struct recipe_input *in, const char *run_dir,

@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "exitcodes.h"
 #include "resultsdb.h"
+#include "suggest.h"
 #include "util.h"
 
 #include <errno.h>
@@ -29,6 +30,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "run", cmd_run, 0, "run a recipe's game and measure every frame" },
+	{ "recipes", cmd_recipes, 0, "the recipes 'run' can name, with their variants" },
 	{ "report", cmd_report, CMD_DB_OPTION | CMD_DB_READ,
 	  "print the numbers of run directories or of the database" },
 	{ "matrix", cmd_matrix, CMD_DB_OPTION | CMD_DB_READ,
@@ -249,6 +251,17 @@ static const struct command *command_find(const char *name)
 	return NULL;
 }
 
+/* "'staals' is not a hitchbench command; did you mean 'stalls'?" */
+static int unknown_command(const char *name)
+{
+	char *hint = suggest_or(name, &commands[0].name, ARRAY_SIZE(commands), sizeof(commands[0]),
+				" see 'hitchbench --help'");
+
+	error_msg("'%s' is not a hitchbench command;%s", name, hint);
+	free(hint);
+	return HB_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	char *help_argv[] = { NULL, NULL, "--help", NULL };
@@ -277,10 +290,8 @@ int main(int argc, char **argv)
 		argv = help_argv;
 	}
 	cmd = command_find(argv[1]);
-	if (!cmd) {
-		error_msg("'%s' is not a hitchbench command; see 'hitchbench --help'", argv[1]);
-		return HB_EXIT_USAGE;
-	}
+	if (!cmd)
+		return unknown_command(argv[1]);
 	context_init(&ctx);
 	r = run_command(cmd, argc - 1, argv + 1, &ctx);
 	context_release(&ctx);

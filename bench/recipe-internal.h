@@ -58,7 +58,8 @@ struct parser {
 	int reload_line;            /* where [reload] was, 0 before */
 	int input_line;             /* where [input] was, 0 before */
 	int driver_line;            /* where [input] driver was set, 0 before */
-	int *step_lines;            /* where each [input] step was */
+	int *step_lines;            /* where each [input] step (or play) was */
+	size_t n_plays;             /* [input] play keys so far */
 	int recipe_seen[N_KEYS];    /* line where a [recipe] key was first set */
 	int variant_seen[N_KEYS];   /* the same for the current [variant] */
 };
@@ -69,6 +70,10 @@ struct parser {
 /* Recipe and variant names: letters, digits, '.', '_' and '-' (they
  * become file and directory names). */
 bool recipe_valid_name(const char *s);
+
+/* A file the recipe names (file's SRC, [input]'s play) as an absolute
+ * path: a relative one starts from the recipe's directory. New string. */
+char *recipe_resolve_source(const struct recipe *r, const char *src);
 
 /* recipe-keys.c: a key of [recipe] or of the current [variant], checked
  * against the schema and set. 0 or -EINVAL (reported). */

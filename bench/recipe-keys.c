@@ -397,8 +397,7 @@ static int set_env(struct parser *p, const char *value)
 	return 0;
 }
 
-/* src as an absolute path: relative ones start from the recipe's directory. */
-static char *resolve_source(const struct recipe *r, const char *src)
+char *recipe_resolve_source(const struct recipe *r, const char *src)
 {
 	if (src[0] == '/')
 		return xstrdup(src);
@@ -440,7 +439,7 @@ static int set_file(struct parser *p, const char *value)
 
 	/* Opened, not just stat'ed: an unreadable source fails here, not when
 	 * the run starts. O_NONBLOCK so that a FIFO cannot hang us. */
-	src = resolve_source(p->r, words.v[1]);
+	src = recipe_resolve_source(p->r, words.v[1]);
 	fd = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		e = fail(p, "cannot use file source '%s': %s", src, strerror(errno));

@@ -5,6 +5,7 @@
  * steps' (inputsteps.h). The family is in recipe-internal.h.
  */
 #include "recipe-internal.h"
+#include "argv.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -84,13 +85,73 @@ int recipe_reload_key(struct parser *p, const char *name, const char *value)
 	return e;
 }
 
-/* The driver, or one more step (its syntax checked here, its key names
- * against the driver once the file is whole). */
-int recipe_input_key(struct parser *p, const char *name, const char *value)
+/* One more step, parsed (its key names are checked against the driver,
+ * and a play's files read, once the file is whole). */
+static int add_step(struct parser *p, const char *text)
 {
 	struct recipe_input *in = &p->r->input;
 	struct strbuf why = STRBUF_INIT;
 	struct input_step s;
+
+	if (in->n_steps == INPUT_MAX_STEPS)
+		return fail(p, "more than %d steps in [input]", INPUT_MAX_STEPS);
+	if (input_step_parse(text, &s, &why) < 0) {
+		fail(p, "%s", why.buf);
+		strbuf_release(&why);
+		return -EINVAL;
+	}
+	strbuf_release(&why);
+	in->steps = xrealloc(in->steps, (in->n_steps + 1) * sizeof(*in->steps));
+	p->step_lines = xrealloc(p->step_lines, (in->n_steps + 1) * sizeof(int));
+	p->step_lines[in->n_steps] = ini_line(p->ini);
+	in->steps[in->n_steps++] = s;
+	return 0;
+}
+
+/* "play = RECORDING" or "play = DESC EVENTS" (words, relative to the
+ * recipe's directory): a play step with the paths made absolute. */
+static int add_play(struct parser *p, const char *value)
+{
+	struct argv_list words, paths;
+	const char *bad = NULL;
+	char *joined, *text;
+	int e;
+
+	argv_init(&words);
+	argv_init(&paths);
+	if (argv_split(&words, value, &bad) < 0)
+		e = fail(p, "bad play '%s': %s", value, bad);
+	else if (words.n > 2)
+		e = fail(p, "play takes a recording, or a description and its events (two files), not "
+			 "%zu words: '%s'", words.n, value);
+	else if (p->n_plays == INPUT_MAX_PLAYS)
+		e = fail(p, "more than %d play keys in [input] (a recorded device each)",
+			 INPUT_MAX_PLAYS);
+	else
+		e = 0;
+	for (size_t i = 0; e == 0 && i < words.n; i++) {
+		char *abs = recipe_resolve_source(p->r, words.v[i]);
+
+		argv_push(&paths, abs);
+		free(abs);
+	}
+	if (e == 0) {
+		joined = argv_join(paths.v);
+		text = xasprintf("play %s", joined);
+		e = add_step(p, text);
+		p->n_plays += e == 0;
+		free(text);
+		free(joined);
+	}
+	argv_release(&words);
+	argv_release(&paths);
+	return e;
+}
+
+/* The driver, one more step, or one more recording to play. */
+int recipe_input_key(struct parser *p, const char *name, const char *value)
+{
+	struct recipe_input *in = &p->r->input;
 
 	if (!*value)
 		return fail(p, "empty value for '%s'", name);
@@ -103,19 +164,12 @@ int recipe_input_key(struct parser *p, const char *name, const char *value)
 			return fail(p, "unknown input driver '%s' (expected xtest or uinput)", value);
 		return 0;
 	}
+	if (!strcmp(name, "play"))
+		return add_play(p, value);
 	if (strcmp(name, "step"))
-		return fail(p, "unknown key '%s' in [input] (expected step or driver)", name);
-	if (in->n_steps == INPUT_MAX_STEPS)
-		return fail(p, "more than %d steps in [input]", INPUT_MAX_STEPS);
-	if (input_step_parse(value, &s, &why) < 0) {
-		fail(p, "%s", why.buf);
-		strbuf_release(&why);
-		return -EINVAL;
-	}
-	strbuf_release(&why);
-	in->steps = xrealloc(in->steps, (in->n_steps + 1) * sizeof(*in->steps));
-	p->step_lines = xrealloc(p->step_lines, (in->n_steps + 1) * sizeof(int));
-	p->step_lines[in->n_steps] = ini_line(p->ini);
-	in->steps[in->n_steps++] = s;
-	return 0;
+		return fail(p, "unknown key '%s' in [input] (expected step, play or driver)", name);
+	if (!strncmp(value, "play", 4) && (!value[4] || value[4] == ' ' || value[4] == '\t'))
+		return fail(p, "a recording is played with 'play = FILE' (relative to the recipe), "
+			    "not 'step = play'");
+	return add_step(p, value);
 }

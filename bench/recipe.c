@@ -109,7 +109,7 @@ static int check_sections(struct parser *p)
 			r->reload.source = xasprintf("%s:%d", r->path, p->reload_line);
 	}
 	if (e == 0 && p->input_line && r->input.n_steps == 0)
-		e = ini_fail_at(p->ini, p->input_line, "[input] has no 'step'");
+		e = ini_fail_at(p->ini, p->input_line, "[input] has no 'step' or 'play'");
 	for (size_t i = 0; e == 0 && i < r->input.n_steps; i++) {
 		strbuf_reset(&why);
 		if (input_step_check(&r->input.steps[i], r->input.driver, &why) < 0)

@@ -126,4 +126,12 @@ const struct recipe_variant *recipe_find_variant(const struct recipe *r, const c
  * not valid. */
 char *recipe_resolve(const char *arg, const char *const *dirs);
 
+/* The names a RECIPE argument can take in the directories (NULL-terminated):
+ * every DIR/NAME.ini with a valid name that is a recipe (a matrix file,
+ * recipes/README.md's "The matrix file", is not), each once (the first
+ * directory's, as recipe_resolve finds it), appended to out, sorted. The
+ * files are not parsed: a broken recipe is listed, and refused when
+ * loaded. */
+void recipe_names(const char *const *dirs, struct argv_list *out);
+
 #endif

@@ -1,7 +1,7 @@
 /*
  * The interference watcher's input rules: which kernel input events are a
  * person touching the machine during a run. The live watcher (libevdev on
- * every /dev/input/event*) and the tests (evemu recordings, common/evemu.c)
+ * every /dev/input/event*) and the tests (evemu recordings, common/evemurec.c)
  * feed the same handler, input_rules_event(), one event at a time; it
  * allocates nothing and never prints, and answers with verdicts: '!' lines
  * (counted: the run is interfered) and '-' lines (seen and let pass).

@@ -5,6 +5,8 @@
  * recipe with a key the driver lacks is refused when it is read.
  */
 #include "inputsteps.h"
+#include "argv.h"
+#include "evemurec.h"
 #include "regexlimit.h"
 
 #include <ctype.h>
@@ -204,6 +206,30 @@ static int parse_keys(struct input_step *s, const char *verb, const char *arg, s
 	}
 }
 
+/* "play RECORDING" or "play DESC EVENTS": one or two words. */
+static int parse_play(struct input_step *s, const char *arg, struct strbuf *why)
+{
+	struct argv_list words;
+	const char *bad = NULL;
+	int e = 0;
+
+	argv_init(&words);
+	if (argv_split(&words, arg, &bad) < 0) {
+		strbuf_addf(why, "bad 'play %s': %s", arg, bad);
+		e = -EINVAL;
+	} else if (words.n < 1 || words.n > 2) {
+		strbuf_addf(why, "'play' takes a recording, or a description and its events, not %zu "
+			    "words: '%s'", words.n, arg);
+		e = -EINVAL;
+	} else {
+		for (size_t i = 0; i < words.n; i++)
+			s->paths[i] = xstrdup(words.v[i]);
+		s->n_paths = words.n;
+	}
+	argv_release(&words);
+	return e;
+}
+
 static int parse_arg(struct input_step *s, const char *verb, const char *arg, struct strbuf *why)
 {
 	struct strbuf msg = STRBUF_INIT;
@@ -262,8 +288,21 @@ static int parse_arg(struct input_step *s, const char *verb, const char *arg, st
 			return -EINVAL;
 		}
 		return 0;
+	case STEP_PLAY:
+		return parse_play(s, arg, why);
 	}
 	return -EINVAL;
+}
+
+/* "play" and the paths, quoted as argv_split reads them back. */
+static char *play_text(const struct input_step *s)
+{
+	char *v[3] = { s->paths[0], s->paths[1], NULL };
+	char *words = argv_join(v);
+	char *text = xasprintf("play %s", words);
+
+	free(words);
+	return text;
 }
 
 static const struct {
@@ -277,6 +316,7 @@ static const struct {
 	{ "type", STEP_TYPE },
 	{ "move", STEP_MOVE },
 	{ "click", STEP_CLICK },
+	{ "play", STEP_PLAY },
 };
 
 int input_step_parse(const char *text, struct input_step *s, struct strbuf *why)
@@ -300,8 +340,8 @@ int input_step_parse(const char *text, struct input_step *s, struct strbuf *why)
 		if (!strcmp(verb, verbs[i].verb))
 			break;
 	if (i == ARRAY_SIZE(verbs)) {
-		strbuf_addf(why, "unknown step '%s' (expected wait_line, wait, key, keys, type, move "
-			    "or click)", verb);
+		strbuf_addf(why, "unknown step '%s' (expected wait_line, wait, key, keys, type, move, "
+			    "click or play)", verb);
 		free(verb);
 		return -EINVAL;
 	}
@@ -316,13 +356,32 @@ int input_step_parse(const char *text, struct input_step *s, struct strbuf *why)
 		char *a = xstrndup(arg, (size_t)(arg_end - arg));
 
 		e = parse_arg(s, verb, a, why);
-		if (e == 0)
+		if (e == 0 && s->kind == STEP_PLAY)
+			s->text = play_text(s);
+		else if (e == 0)
 			s->text = xasprintf("%s %s", verb, a);
 		free(a);
 	}
 	free(verb);
 	if (e < 0)
 		input_step_release(s);
+	return e;
+}
+
+static int input_play_check(const struct input_step *s, struct strbuf *why)
+{
+	static const enum evemu_part parts[2][2] = {
+		{ EVEMU_WHOLE }, { EVEMU_DESC, EVEMU_EVENTS },
+	};
+	int e = 0;
+
+	for (size_t i = 0; e == 0 && i < s->n_paths; i++) {
+		struct evemu_recording r;
+
+		evemu_init(&r);
+		e = evemu_load_play(&r, s->paths[i], parts[s->n_paths - 1][i], why);
+		evemu_release(&r);
+	}
 	return e;
 }
 
@@ -353,6 +412,8 @@ int input_step_check(const struct input_step *s, enum input_driver d, struct str
 		strbuf_addf(why, "'%s': xtest moves to a point on the screen, not below 0", s->text);
 		return -EINVAL;
 	}
+	if (s->kind == STEP_PLAY)
+		return input_play_check(s, why);
 	return 0;
 }
 
@@ -362,6 +423,8 @@ void input_step_release(struct input_step *s)
 		return;
 	free(s->text);
 	free(s->arg);
+	for (size_t i = 0; i < s->n_paths; i++)
+		free(s->paths[i]);
 	for (size_t i = 0; i < s->n_keys; i++)
 		free(s->keys[i]);
 	memset(s, 0, sizeof(*s));

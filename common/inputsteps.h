@@ -27,16 +27,23 @@ enum input_step_kind {
 	STEP_TYPE,      /* type printable ASCII text, a key a character */
 	STEP_MOVE,      /* the pointer: to X Y (xtest), by X Y counts (uinput) */
 	STEP_CLICK,     /* press and release mouse button 1, 2 or 3 */
+	STEP_PLAY,      /* a recorded device made through uinput and its events
+	                 * played in real time (libevemu: harness/input-play.c),
+	                 * whatever the driver; a recipe's [input] play = FILE */
 };
 
 #define INPUT_MAX_CHORD 8
 #define INPUT_MAX_TEXT 256
 #define INPUT_MAX_STEPS 256
+#define INPUT_MAX_PLAYS 8       /* recorded devices a recipe may play */
 
 struct input_step {
 	enum input_step_kind kind;
 	char *text;             /* the step as written, blanks squeezed: for logs */
 	char *arg;              /* the regex (wait_line), the text (type), NULL otherwise */
+	char *paths[2];         /* play: the recording (desc and events in one), or
+	                         * the description then the events */
+	size_t n_paths;
 	char *keys[INPUT_MAX_CHORD]; /* key names as written, after aliases (key, keys) */
 	size_t n_keys;
 	double seconds;         /* wait */
@@ -48,15 +55,22 @@ struct input_step {
 const char *input_driver_name(enum input_driver d);
 int input_driver_parse(const char *name, enum input_driver *d);
 
-/* Parses one step ("key Return", "wait 2.5", "wait_line ^ready$"): its
- * syntax, numbers, regex and text, not its key names (they depend on the
- * driver: input_step_check). 0, or -EINVAL with what is wrong in why
- * (appended). On success *s owns new strings (input_step_release); on
- * error it is left zeroed. */
+/* Parses one step ("key Return", "wait 2.5", "wait_line ^ready$",
+ * "play /abs/pad.evemu"): its syntax, numbers, regex and text, not its key
+ * names (they depend on the driver: input_step_check) nor a play's files.
+ * A play's paths are words (argv_split: quoted when they hold blanks, as
+ * the step's text writes them), used as they are: the recipe reader makes
+ * them absolute first. 0, or -EINVAL with what is wrong in why (appended).
+ * On success *s owns new strings (input_step_release); on error it is left
+ * zeroed. */
 int input_step_parse(const char *text, struct input_step *s, struct strbuf *why);
 /* Checks what depends on the driver: every key name resolves
  * (input_key_code), every character of a type step has a key, the click's
- * button. 0 or -EINVAL with why. */
+ * button; and a play's files: readable evemu recordings that libevemu's
+ * player reads whole (evemu_load_play: one file, a description then its
+ * events; two, the description then the events), the error naming the
+ * recording's line. 0 or -EINVAL (-errno for a file that cannot be read)
+ * with why. */
 int input_step_check(const struct input_step *s, enum input_driver d, struct strbuf *why);
 void input_step_release(struct input_step *s);
 

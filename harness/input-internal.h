@@ -1,11 +1,14 @@
 /*
  * The input helper's two drivers behind one set of calls (input.c plays
- * the steps, input-xtest.c and input-uinput.c send the events).
+ * the steps, input-xtest.c and input-uinput.c send the events), and its
+ * recorded devices (input-play.c, libevemu: a recipe's play).
  */
 #ifndef HB_INPUT_INTERNAL_H
 #define HB_INPUT_INTERNAL_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "inputsteps.h"
 #include "util.h"
@@ -56,5 +59,33 @@ int uinput_key(struct input_sink *s, unsigned code, bool down, struct strbuf *er
 int uinput_move(struct input_sink *s, int dx, int dy, struct strbuf *err);
 int uinput_button(struct input_sink *s, int button, bool down, struct strbuf *err);
 void uinput_close(struct input_sink *s);
+
+/* A play step's recorded device (input-play.c). */
+struct input_play {
+	struct evemu_device *dev;   /* libevemu's: the description, then the device */
+	FILE *desc, *events;        /* events is desc for a recording in one file */
+	int fd;                     /* the device's node, written (-1 before) */
+	char *recorded;             /* the name the recording gives the device */
+	char *syspath;              /* once made: /sys/devices/virtual/input/inputN */
+};
+
+/* Reads the step's description with libevemu (nothing made yet): 0, or
+ * -errno with err. play_close releases p either way. */
+int play_read(struct input_play *p, const struct input_step *s, struct strbuf *err);
+/* 'recorded "NAME" (bus B vendor V product P version X)' into out. */
+void play_describe(const struct input_play *p, struct strbuf *out);
+/* The dry run: reads every event with libevemu, "N events over S s" into
+ * out (the events are used up). 0, or -EINVAL for none. */
+int play_plan(struct input_play *p, struct strbuf *out);
+/* Makes the device through uinput, named name, the recorded ids kept, and
+ * opens its node. 0 or -errno with err. */
+int play_create(struct input_play *p, const char *name, struct strbuf *err);
+/* Writes the events, each when its offset from the first has passed since
+ * the call, waiting through wait (false: stopped). 0 with "ok: ..." in
+ * out, 1 when stopped (out says how far), -errno when a write failed. */
+int play_events(struct input_play *p, bool (*wait)(void *ctx, uint64_t deadline_ns), void *ctx,
+		struct strbuf *out);
+/* Destroys the device (the kernel releases what it held down). */
+void play_close(struct input_play *p);
 
 #endif

@@ -5,15 +5,26 @@
  *
  *   hitchbench-input --driver xtest|uinput --game-log FILE [--display :N]
  *                    [--xauth FILE] [--name NAME] -- STEP...
+ *   hitchbench-input --dry-run [--driver xtest|uinput] [--name NAME] -- STEP...
  *
- * Each STEP is one [input] step as the recipe writes it ("key Return").
+ * Each STEP is one [input] step as the recipe writes it ("key Return"),
+ * or a recipe's play as "play RECORDING" or "play DESC EVENTS" (paths
+ * made absolute by the recipe reader; input-play.c plays them with
+ * libevemu). Every recorded device is made at the start, before the game
+ * launches, named "NAME play K" (K: its step's number), so the game finds
+ * it as it would a pad plugged in; its events are played when its step
+ * comes. The driver's own device or X connection is opened only when a
+ * step needs it. --dry-run checks the steps, reads each recording with
+ * libevemu and prints the plan (the devices it would make, their events
+ * and length) without X, uinput or a game log.
  * wait_line reads the run's game.log (the runner stamps each line of the
  * game's output into it as it comes) through inotify: the game's output
  * stays the runner's, and nothing here runs as the game's user. The log
  * goes to stdout (the runner makes it input.log; docs/formats.md):
  *
  *   # hitchbench-input 1 driver=xtest steps=N
- *   # device SYSPATH NAME                         (uinput only)
+ *   # device SYSPATH NAME                         (uinput, and a device a play)
+ *   # play K recorded "NAME" (bus B vendor V product P version X)   (a play)
  *   MONO_S.US<TAB>N<TAB>STEP<TAB>OUTCOME          (one a step played)
  *   # end played=N of M[: why it stopped early]
  *
@@ -53,6 +64,9 @@ struct player {
 	int signal_fd;
 	struct strbuf pending;      /* a game.log line not ended yet */
 	bool stopped;               /* SIGTERM or SIGINT */
+	bool sink_open;             /* a step needs the driver: it was opened */
+	struct input_play *plays;   /* per step: a play's recorded device */
+	size_t n_devices;           /* devices made: the driver's and the plays' */
 };
 
 int sink_key(struct input_sink *s, unsigned code, bool down, struct strbuf *err)
@@ -146,7 +160,7 @@ static bool wait_for(struct player *pl, uint64_t deadline_ns, const regex_t *re,
 			{ .fd = pl->inotify_fd, .events = POLLIN },
 		};
 		uint64_t now = mono_ns();
-		int timeout = -1;
+		struct timespec left;
 		char ev[4096];
 
 		if (re && read_lines(pl, re, matched, size))
@@ -154,9 +168,11 @@ static bool wait_for(struct player *pl, uint64_t deadline_ns, const regex_t *re,
 		if (deadline_ns) {
 			if (now >= deadline_ns)
 				return true;
-			timeout = (int)((deadline_ns - now + 999999) / 1000000);
+			/* to the nanosecond: a recording's events are ms apart */
+			left.tv_sec = (time_t)((deadline_ns - now) / NSEC_PER_SEC);
+			left.tv_nsec = (long)((deadline_ns - now) % NSEC_PER_SEC);
 		}
-		if (poll(p, re ? 2 : 1, timeout) < 0 && errno != EINTR)
+		if (ppoll(p, re ? 2 : 1, deadline_ns ? &left : NULL, NULL) < 0 && errno != EINTR)
 			return false;
 		if (p[0].revents) {
 			pl->stopped = true;
@@ -166,6 +182,12 @@ static bool wait_for(struct player *pl, uint64_t deadline_ns, const regex_t *re,
 			while (read(pl->inotify_fd, ev, sizeof(ev)) > 0)
 				;
 	}
+}
+
+/* play_events' wait: to a deadline, or false when stopped. */
+static bool wait_deadline(void *ctx, uint64_t deadline_ns)
+{
+	return wait_for(ctx, deadline_ns, NULL, NULL, 0);
 }
 
 /* The keys of a key or keys step, resolved (checked when parsed). */
@@ -230,6 +252,8 @@ static int play(struct player *pl, const struct input_step *s, struct strbuf *ou
 			r = sink_button(&pl->sink, s->button, false, out);
 		}
 		break;
+	case STEP_PLAY:
+		return play_events(&pl->plays[s - pl->steps], wait_deadline, pl, out);
 	}
 	if (r == 0)
 		strbuf_addstr(out, "ok");
@@ -277,9 +301,56 @@ static int play_all(struct player *pl)
 	fflush(stdout);
 	/* a uinput device stays until the runner stops us: a device that goes
 	 * away mid-run is an event of its own to whatever reads /dev/input */
-	if (r == 0 && pl->sink.driver == INPUT_UINPUT && !pl->stopped)
+	if (r == 0 && pl->n_devices && !pl->stopped)
 		wait_for(pl, 0, NULL, NULL, 0);
 	return r < 0 ? HB_EXIT_FAILURE : HB_EXIT_OK;
+}
+
+/* Whether a step sends through the driver (not a wait, not a play). */
+static bool needs_sink(const struct player *pl)
+{
+	for (size_t i = 0; i < pl->n_steps; i++)
+		if (pl->steps[i].kind != STEP_WAIT_LINE && pl->steps[i].kind != STEP_WAIT &&
+		    pl->steps[i].kind != STEP_PLAY)
+			return true;
+	return false;
+}
+
+/* The driver, when a step needs it, and every play's recorded device. */
+static int open_devices(struct player *pl, const char *display, const char *name,
+			struct strbuf *err)
+{
+	int r = 0;
+
+	if (needs_sink(pl)) {
+		r = pl->sink.driver == INPUT_XTEST ? xtest_open(&pl->sink, display, err) :
+						     uinput_open(&pl->sink, name, err);
+		pl->sink_open = r == 0;
+		if (r == 0 && pl->sink.driver == INPUT_UINPUT) {
+			printf("# device %s %s\n", pl->sink.syspath, name);
+			pl->n_devices++;
+		}
+	}
+	for (size_t i = 0; r == 0 && i < pl->n_steps; i++) {
+		struct input_play *p = &pl->plays[i];
+		struct strbuf what = STRBUF_INIT;
+		char *dev_name;
+
+		if (pl->steps[i].kind != STEP_PLAY)
+			continue;
+		dev_name = xasprintf("%s play %zu", name, i + 1);
+		r = play_read(p, &pl->steps[i], err);
+		if (r == 0)
+			r = play_create(p, dev_name, err);
+		if (r == 0) {
+			play_describe(p, &what);
+			printf("# device %s %s\n# play %zu %s\n", p->syspath, dev_name, i + 1, what.buf);
+			pl->n_devices++;
+		}
+		strbuf_release(&what);
+		free(dev_name);
+	}
+	return r;
 }
 
 static int setup(struct player *pl, const char *display, const char *name)
@@ -300,23 +371,53 @@ static int setup(struct player *pl, const char *display, const char *name)
 		fprintf(stderr, "hitchbench-input: cannot watch '%s': %s\n", pl->game_log, strerror(errno));
 		return -errno;
 	}
-	r = pl->sink.driver == INPUT_XTEST ? xtest_open(&pl->sink, display, &err) :
-					     uinput_open(&pl->sink, name, &err);
+	r = open_devices(pl, display, name, &err);
 	if (r < 0) {
 		printf("# end played=0 of %zu: %s\n", pl->n_steps, err.buf);
 		fprintf(stderr, "hitchbench-input: %s\n", err.buf);
-	} else if (pl->sink.driver == INPUT_UINPUT) {
-		printf("# device %s %s\n", pl->sink.syspath, name);
 	}
 	fflush(stdout);
 	strbuf_release(&err);
 	return r;
 }
 
+/* --dry-run: what would be played, each recording read by libevemu.
+ * HB_EXIT_OK, or HB_EXIT_FAILURE when libevemu cannot read one. */
+static int plan_all(struct player *pl, const char *name)
+{
+	int rc = HB_EXIT_OK;
+
+	for (size_t i = 0; i < pl->n_steps; i++) {
+		struct input_play p;
+		struct strbuf out = STRBUF_INIT;
+
+		if (pl->steps[i].kind == STEP_PLAY) {
+			strbuf_addf(&out, "plan: device \"%s play %zu\" as ", name, i + 1);
+			if (play_read(&p, &pl->steps[i], &out) == 0) {
+				play_describe(&p, &out);
+				strbuf_addstr(&out, ", ");
+				if (play_plan(&p, &out) < 0)
+					rc = HB_EXIT_FAILURE;
+			} else {
+				rc = HB_EXIT_FAILURE;
+			}
+			play_close(&p);
+		} else {
+			strbuf_addstr(&out, "plan");
+		}
+		printf("%zu\t%s\t%s\n", i + 1, pl->steps[i].text, out.buf);
+		strbuf_release(&out);
+	}
+	printf("# end planned=%zu of %zu%s\n", pl->n_steps, pl->n_steps,
+	       rc == HB_EXIT_OK ? "" : ": libevemu could not read a recording");
+	return rc;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: hitchbench-input --driver xtest|uinput --game-log FILE [--display :N]\n"
-		   "                        [--xauth FILE] [--name NAME] -- STEP...\n");
+		   "                        [--xauth FILE] [--name NAME] -- STEP...\n"
+		   "       hitchbench-input --dry-run [--driver xtest|uinput] [--name NAME] -- STEP...\n");
 }
 
 int main(int argc, char **argv)
@@ -327,11 +428,13 @@ int main(int argc, char **argv)
 		{ "display", required_argument, NULL, 'D' },
 		{ "xauth", required_argument, NULL, 'x' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "dry-run", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct player pl = { .log_fd = -1, .inotify_fd = -1, .signal_fd = -1 };
 	const char *display = NULL, *name = "hitchbench input";
+	bool dry_run = false;
 	int c, rc = HB_EXIT_USAGE;
 
 	strbuf_init(&pl.pending);
@@ -355,6 +458,9 @@ int main(int argc, char **argv)
 		case 'n':
 			name = optarg;
 			break;
+		case 'p':
+			dry_run = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return HB_EXIT_OK;
@@ -363,13 +469,16 @@ int main(int argc, char **argv)
 			return HB_EXIT_USAGE;
 		}
 	}
-	if (!pl.game_log || optind == argc) {
+	if ((!pl.game_log && !dry_run) || optind == argc) {
 		usage(stderr);
 		return HB_EXIT_USAGE;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	pl.n_steps = (size_t)(argc - optind);
 	pl.steps = zalloc(pl.n_steps * sizeof(*pl.steps));
+	pl.plays = zalloc(pl.n_steps * sizeof(*pl.plays));
+	for (size_t i = 0; i < pl.n_steps; i++)
+		pl.plays[i].fd = -1;
 	for (size_t i = 0; i < pl.n_steps; i++) {
 		struct strbuf why = STRBUF_INIT;
 
@@ -382,15 +491,23 @@ int main(int argc, char **argv)
 		}
 		strbuf_release(&why);
 	}
-	printf("# hitchbench-input 1 driver=%s steps=%zu\n", input_driver_name(pl.sink.driver), pl.n_steps);
-	rc = HB_EXIT_FAILURE;
-	if (setup(&pl, display, name) == 0) {
-		rc = play_all(&pl);
-		sink_close(&pl.sink);
+	printf("# hitchbench-input 1 driver=%s steps=%zu%s\n", input_driver_name(pl.sink.driver),
+	       pl.n_steps, dry_run ? " dry-run" : "");
+	if (dry_run) {
+		rc = plan_all(&pl, name);
+		goto out;
 	}
+	rc = HB_EXIT_FAILURE;
+	if (setup(&pl, display, name) == 0)
+		rc = play_all(&pl);
+	if (pl.sink_open)
+		sink_close(&pl.sink);
 out:
-	for (size_t i = 0; i < pl.n_steps; i++)
+	for (size_t i = 0; i < pl.n_steps; i++) {
+		play_close(&pl.plays[i]);
 		input_step_release(&pl.steps[i]);
+	}
+	free(pl.plays);
 	free(pl.steps);
 	strbuf_release(&pl.pending);
 	if (fflush(stdout) != 0 || ferror(stdout))

@@ -33,7 +33,7 @@ case $ARCH in
 esac
 
 # What the Makefile links (its pkg-config names: inih sqlite3 libpq nettle
-# libzstd x11 gl xtst libevdev libudev check, and the Vulkan headers), each -dev
+# libzstd x11 gl xtst libevdev libudev evemu check, and the Vulkan headers), each -dev
 # package with the runtime packages its libraries need, down to libc6
 # (which qemu-user's -L needs for the dynamic loader). libglx0's
 # libglx-mesa0 is left out: it is dlopen()ed, never linked.
@@ -47,6 +47,7 @@ nettle-dev libnettle8 libhogweed6 libgmp-dev libgmp10
 libx11-dev libx11-6 libxcb1-dev libxcb1 libxau-dev libxau6 libxdmcp-dev libxdmcp6 libbsd0 libmd0
 libxtst-dev libxtst6 libxext-dev libxext6 libxi-dev libxi6 libxfixes-dev libxfixes3
 libevdev-dev libevdev2
+libevemu-dev libevemu3
 libudev-dev libudev1
 libgl-dev libgl1 libglx-dev libglx0 libglvnd0
 libvulkan-dev libvulkan1

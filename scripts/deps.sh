@@ -12,7 +12,7 @@ set -eu
 # build: compilers (the tree must build warning-free with gcc and clang),
 # pkg-config and the libraries the code links; libvulkan-dev for the Vulkan
 # headers the hook's layer and vkchain are typed by (nothing links libvulkan)
-BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check libx11-dev libgl-dev libzstd-dev libxtst-dev libevdev-dev libudev-dev libvulkan-dev libpq-dev"
+BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check libx11-dev libgl-dev libzstd-dev libxtst-dev libevdev-dev libudev-dev libvulkan-dev libpq-dev libevemu-dev"
 # run: the X server and xauth, the default recipe's game and data; tests
 # also use sqlite3 (to look into databases) and strace (the hook's syscalls);
 # mesa-utils for glxinfo, which asks the game's X server which GL stack
@@ -36,7 +36,7 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # slurmctld, slurmd and their client commands, with munge for their
 # authentication (the tests start a one-node Slurm on localhost)
 LAB="postgresql-15 slurmctld slurmd slurm-client munge"
-RUN="xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox mangohud mesa-vulkan-drivers vulkan-tools openssh-client openssh-server rsync chromium"
+RUN="libevemu3 xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox mangohud mesa-vulkan-drivers vulkan-tools openssh-client openssh-server rsync chromium"
 # the games of recipes/ (each recipe's `packages =` names what it runs; the
 # smoke tests tests/game/t91*.sh and t92*.sh and `make bench-matrix QUICK=1`
 # in CI run every one of them); warzone2100 is the Vulkan game (its Vulkan
@@ -59,9 +59,11 @@ FUZZ="clang libclang-rt-14-dev"
 # unpacked, in build/cross/s390x/sysroot).
 CROSS="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user"
 # libxtst-dev and libevdev-dev: the input helper (a recipe's [input] steps
-# through XTest or uinput) and the key names recipe.c checks. The libraries
-# fixed for later work (libudev, evemu) join these lists with the issues
-# that use them.
+# through XTest or uinput) and the key names recipe.c checks; libevemu-dev
+# (BUILD) and its library libevemu3 (RUN): the input helper alone links it,
+# to make a recipe's recorded device through uinput and play its events
+# (`play =`, harness/input-play.c); libudev-dev: the interference watcher
+# hears of input devices coming and going from udev.
 
 SYSTEM_USER=hitchbench
 

@@ -87,8 +87,8 @@ for x in p.problems:
 EOF
 "$PY" "$T/check.py" "$T/r.html" "$T/notes" "$T/text" >"$T/parsed" || fail "the parser failed: $(cat "$T/parsed")"
 grep '^PROBLEM' "$T/parsed" && fail "the page has problems (above)"
-# 4 groups with runs: a percentile picture each; 7 runs with frames (the cut one too)
-expect_eq "figures" "figures=11" "$(cat "$T/parsed")"
+# 4 groups with runs: percentiles and a histogram each; 7 runs with frames (the cut one too)
+expect_eq "figures" "figures=15" "$(cat "$T/parsed")"
 
 # the numbers: each counted run's row with the table's values
 for run in "$A" "$B" "$G" exact sampled; do
@@ -150,7 +150,7 @@ grep -qF "$B" "$T/dbtext" || fail "the --db page lacks $B"
 rc=0
 HITCHBENCH_GNUPLOT="$T/no-gnuplot" "$HB" report --format html --interfered /dev/null "$T/b" >"$T/np.html" 2>"$T/err" || rc=$?
 expect_eq "exit without gnuplot" 1 "$rc"
-grep -q "the HTML report lacks 11 parts" "$T/err" || fail "stderr: $(head -n 3 "$T/err")"
+grep -q "the HTML report lacks 15 parts" "$T/err" || fail "stderr: $(head -n 3 "$T/err")"
 grep -q "class=\"problem\">cannot draw the frames of $G: cannot run &#39;$T/no-gnuplot&#39;" "$T/np.html" ||
 	fail "the page does not say why a picture is missing"
 grep -q '</html>' "$T/np.html" || fail "the page is not whole without gnuplot"

@@ -62,7 +62,7 @@ start=$(date +%s)
 check "$T/report.html" --shot "$T/shot.png" || fail "Chromium found problems: $(cat "$T/err")"
 took=$(($(date +%s) - start))
 cat "$T/out"
-grep -q "^load_s=.* figures=11 svgs=11 imgs=0 .*title=hitchbench report$" "$T/out" ||
+grep -q "^load_s=.* figures=15 svgs=15 imgs=0 .*title=hitchbench report$" "$T/out" ||
 	fail "not the page expected: $(head -n 1 "$T/out")"
 magic=$(od -An -t x1 -N 8 "$T/shot.png" | tr -d ' \n')
 expect_eq "screenshot's PNG magic" "89504e470d0a1a0a" "$magic"

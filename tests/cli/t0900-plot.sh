@@ -2,7 +2,9 @@
 # hitchbench plot draws each picture as a PNG (its magic bytes) and an SVG
 # (an XML document holding the picture's title), from the recorded runs
 # and the hand-made matrix and trend in tests/fixtures/plot; prints the
-# paths it wrote; refuses bad input files with file:line and exit 2.
+# paths it wrote; refuses bad input files with file:line and exit 2. The
+# frame pictures overlay runs, label them with game, run name and time,
+# count stalls as the report does, and fit their axis to the frames.
 . "$(dirname "$0")/../lib.sh"
 command -v gnuplot >/dev/null || skip "gnuplot is not installed (Debian: gnuplot-nox)"
 R="$HB_FIXTURES/runs"
@@ -26,19 +28,54 @@ check_pictures() {
 }
 
 "$HB" plot frames "$GL" --out "$T/out" >"$T/stdout" || fail "plot frames failed"
-check_pictures frames-20261130T120715Z-dsda-doom-gl "dsda-doom gl: 20261130T120715Z-dsda-doom-gl"
-grep -qF "stall (frame over 100 ms): 2" "$T/out/frames-20261130T120715Z-dsda-doom-gl.svg" ||
-	fail "the frames picture does not mark the two stalls"
-grep -qF "warm-up" "$T/out/frames-20261130T120715Z-dsda-doom-gl.svg" || fail "no warm-up in the legend"
+FGL="$T/out/frames-20261130T120715Z-dsda-doom-gl.svg"
+check_pictures frames-20261130T120715Z-dsda-doom-gl "frame times: dsda-doom gl 2026-11-30 12:07:15"
+grep -qF "warm-up" "$FGL" || fail "no warm-up in the legend"
+# the legend's stall count is the report's (stalls in the window), the
+# warm-up's two are named as not counted (runs-report.csv: stalls 0, stalls_warm 2)
+"$HB" report --format csv "$GL" >"$T/csv" || fail "report failed"
+col() { head -n 1 "$T/csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
+stalls=$(sed -n 2p "$T/csv" | cut -d, -f"$(col stalls)")
+warm=$(sed -n 2p "$T/csv" | cut -d, -f"$(col stalls_warm)")
+expect_eq "report stalls, stalls_warm" "0 2" "$stalls $warm"
+grep -qF "stalls $stalls (0.00 s); warm-up stalls $warm (not counted)" "$FGL" ||
+	fail "the legend's stall counts are not the report's: $(grep -o 'stalls [^<]*' "$FGL" | head -n 3)"
+grep -qF "stall outside the window (warm-up, after it): drawn, not counted" "$FGL" ||
+	fail "the warm-up stalls are not told apart"
+# the SVG is self-contained: no script, nothing linked from outside
+grep -q '<script\|gnuplot_svg\|xlink:href="[^#]' "$FGL" && fail "the SVG links or runs something: $(grep -o '<script[^>]*>' "$FGL")"
+
+# two runs over each other, labelled with game, run name and time; the
+# software run is smooth in its window: the axis is not forced to the threshold
+"$HB" plot frames "$SW" "$GL" --out "$T/out" >"$T/stdout" || fail "plot frames A B failed"
+check_pictures frames "frame times: 2 runs of dsda-doom"
+grep -qF "dsda-doom software 2026-11-30 12:07:07: 731 frames, median 7.18 ms, p99 25.28 ms" "$T/out/frames.svg" ||
+	fail "the software run's label"
+grep -qF "dsda-doom gl 2026-11-30 12:07:15: 335 frames" "$T/out/frames.svg" || fail "the gl run's label"
+grep -q "20261130T12" "$T/out/frames.svg" && fail "a directory name is a label"
+"$HB" plot frames "$R/20261130T120724Z-dsda-doom-software" --out "$T/out" --name smooth \
+	>"$T/stdout" || fail "plot frames smooth failed"
+grep -qF "stall threshold 100 ms: above this axis" "$T/out/smooth.svg" ||
+	fail "a threshold over the frames is not named above the axis"
+# its longest frame is 73 ms: the axis's tic labels stay under 100
+top=$(grep -o '<text[^>]*>[^<]*</text>' "$T/out/smooth.svg" | sed 's/<[^>]*>//g' |
+	awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { if ($1 + 0 > m) m = $1 + 0 } END { print m + 0 }')
+[ "$top" -ge 60 ] && [ "$top" -lt 100 ] || fail "the smooth run's axis goes to $top ms, not its frames' 73"
 
 "$HB" plot percentiles "$SW" "$GL" --out "$T/out" >"$T/stdout" || fail "plot percentiles failed"
 check_pictures percentiles "frame-time percentiles of each run's measured window"
-grep -qF "20261130T120715Z-dsda-doom-gl (335 frames)" "$T/out/percentiles.svg" ||
+grep -qF "dsda-doom gl 2026-11-30 12:07:15: 335 frames" "$T/out/percentiles.svg" ||
 	fail "the percentile legend does not name the gl run"
 
-# a directory of runs is every run in it
+# a directory of runs is every run in it; one colour per group, two shades of the software group's
 "$HB" plot percentiles "$R" --out "$T/out" --name all >"$T/stdout" || fail "plot percentiles DIR failed"
-expect_eq "runs in the legend" 3 "$(grep -c ' frames)<' "$T/out/all.svg")"
+expect_eq "runs in the legend" 3 "$(grep -c ' frames, median ' "$T/out/all.svg")"
+
+"$HB" plot histogram "$R" --out "$T/out" >"$T/stdout" || fail "plot histogram failed"
+check_pictures histogram "frame-time histogram of each group's measured windows: 3 runs of dsda-doom"
+grep -qF "dsda-doom software: 2 runs, 1440 frames in the windows, stalls 0 (0.00 s)" "$T/out/histogram.svg" ||
+	fail "the histogram does not pool the software group"
+grep -qF "dsda-doom gl: 1 run, 335 frames in the windows" "$T/out/histogram.svg" || fail "no gl group"
 
 "$HB" plot matrix "$P/p99_ms.csv" --out "$T/out" >"$T/stdout" || fail "plot matrix failed"
 check_pictures matrix-p99_ms "p99_ms: median of each cell's runs"

@@ -23,13 +23,16 @@
 /* where skipped tests write their line (inherited by Check's children) */
 #define SKIP_FILE_ENV "HB_UNIT_SKIP_FILE"
 
-static Suite *(*suites[64])(void);
+static Suite *(*suites[128])(void);
 static size_t n_suites;
 
 void test_register(Suite *(*make)(void))
 {
-	if (n_suites == ARRAY_SIZE(suites))
+	if (n_suites == ARRAY_SIZE(suites)) {
+		fprintf(stderr, "unit-tests: more than %zu suites: make suites[] in tests/unit/main.c larger\n",
+			ARRAY_SIZE(suites));
 		abort();
+	}
 	suites[n_suites++] = make;
 }
 

@@ -76,7 +76,7 @@ END_TEST
 static const struct {
 	const char *text, *why;
 } bad_steps[] = {
-	{ "press Return", "unknown step 'press' (expected wait_line, wait, key, keys, type, move or click)" },
+	{ "press Return", "unknown step 'press' (expected wait_line, wait, key, keys, type, move, click or play)" },
 	{ "key", "step 'key' needs an argument" },
 	{ "wait", "step 'wait' needs an argument" },
 	{ "wait -1", "bad number '-1' for 'wait' (seconds, 0 to 604800, like 2.5)" },
@@ -224,7 +224,7 @@ static const struct {
 	const char *text, *message;
 } bad_recipes[] = {
 	{ HEAD "[input]\nstep = press x\n",
-	  "recipes/x.ini:4: unknown step 'press' (expected wait_line, wait, key, keys, type, move or click)" },
+	  "recipes/x.ini:4: unknown step 'press' (expected wait_line, wait, key, keys, type, move, click or play)" },
 	{ HEAD "[input]\nstep = wait 1\nstep = key NoSuchKeysym\n",
 	  "recipes/x.ini:5: unknown key 'NoSuchKeysym' (an X keysym name like Return, Escape, F12, q; "
 	  "or ctrl, shift, alt, super)" },
@@ -238,9 +238,9 @@ static const struct {
 	{ HEAD "[input]\ndriver = xtest\ndriver = xtest\nstep = wait 1\n",
 	  "recipes/x.ini:5: duplicate key 'driver' in [input] (first set on line 4)" },
 	{ HEAD "[input]\nsteps = wait 1\n",
-	  "recipes/x.ini:4: unknown key 'steps' in [input] (expected step or driver)" },
+	  "recipes/x.ini:4: unknown key 'steps' in [input] (expected step, play or driver)" },
 	{ HEAD "[input]\nstep =\n", "recipes/x.ini:4: empty value for 'step'" },
-	{ HEAD "[input]\ndriver = uinput\n", "recipes/x.ini:3: [input] has no 'step'" },
+	{ HEAD "[input]\ndriver = uinput\n", "recipes/x.ini:3: [input] has no 'step' or 'play'" },
 	{ HEAD "[input]\nstep = wait 1\n[input]\nstep = wait 2\n",
 	  "recipes/x.ini:5: duplicate section '[input]' (first on line 3)" },
 	{ HEAD "[input]\nstep = click 1\n[variant a]\n[input]\n",

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,22 +65,33 @@ START_TEST(frames_script)
 	const double ms[] = { 10, 10, 130, 10, 2340 };
 	const struct plot_segment seg[] = { { 0, 2, "warm-up" }, { 1, 1.2, "reload" },
 					    { 1.5, 1.6, "reload" } };
-	struct plot_frames f = { "doom gl: run \"7\"", t, ms, 5, 100, seg, 3 };
+	/* the window is (2, 3]: the 2340 ms frame is in it, the 130 ms one not */
+	struct plot_run run = { .label = "doom gl: run \"7\"", .t_s = t, .ms = ms, .n = 5,
+				.window_t0_s = 2, .window_t1_s = 3, .segments = seg, .n_segments = 3 };
+	struct plot_frames f = { "doom gl", &run, 1, 100 };
 	struct plot_out out = { "/out", "frames-x", NULL };
-	char *gp, *dat, *st;
+	char *gp, *dat, *st, *ot;
 
 	ck_assert_int_eq(plot_frames_write(&out, tmp, &f), 0);
 	gp = slurp("frames-x.gp");
-	dat = slurp("frames-x-frames.dat");
-	st = slurp("frames-x-stalls.dat");
+	dat = slurp("frames-x-0.dat");
+	st = slurp("frames-x-0-stalls.dat");
+	ot = slurp("frames-x-0-outside.dat");
 	ck_assert_ptr_nonnull(strstr(gp, "set output \"/out/frames-x.png\""));
 	ck_assert_ptr_nonnull(strstr(gp, "set output \"/out/frames-x.svg\""));
-	ck_assert_ptr_nonnull(strstr(gp, "set title \"doom gl: run \\\"7\\\"\""));
-	ck_assert_ptr_nonnull(strstr(gp, "time since the first frame (s)"));
-	/* 2340 ms against a 10 ms median: the axis goes logarithmic */
+	ck_assert_ptr_nonnull(strstr(gp, "title \"doom gl: run \\\"7\\\"\""));
+	ck_assert_ptr_nonnull(strstr(gp, "time since the run's first frame (s)"));
+	/* 2340 ms against a 10 ms median: the axis goes logarithmic, 1-2-5 tics */
 	ck_assert_ptr_nonnull(strstr(gp, "frame time (ms), log scale"));
-	ck_assert_ptr_nonnull(strstr(gp, "stall (frame over 100 ms): 2"));
-	ck_assert_ptr_nonnull(strstr(gp, "stall threshold 100 ms'"));
+	ck_assert_ptr_nonnull(strstr(gp, "set yrange [8:2925]"));
+	ck_assert_ptr_nonnull(strstr(gp, "'10' 10, '20' 20, '50' 50, '100' 100"));
+	/* the threshold is within the axis: a line across, not a plotted curve */
+	ck_assert_ptr_nonnull(strstr(gp, "set arrow from graph 0, first 100 to graph 1, first 100 nohead"));
+	ck_assert_ptr_nonnull(strstr(gp, "title 'stall threshold 100 ms'"));
+	/* filled: the window's stall, hollow: the warm-up's */
+	ck_assert_ptr_nonnull(strstr(gp, "'frames-x-0-stalls.dat' using 1:2 with points pt 7"));
+	ck_assert_ptr_nonnull(strstr(gp, "'frames-x-0-outside.dat' using 1:2 with points pt 6"));
+	ck_assert_ptr_nonnull(strstr(gp, "drawn, not counted"));
 	/* three bands, two legend entries (reload once) */
 	ck_assert_ptr_nonnull(strstr(gp, "set object 3 rectangle from 1.500000"));
 	ck_assert_int_eq(count_lines(gp, "set object"), 3);
@@ -88,37 +100,97 @@ START_TEST(frames_script)
 	ck_assert_ptr_null(strstr(strstr(gp, "title \"reload\"") + 1, "title \"reload\""));
 	ck_assert_int_eq(count_lines(dat, NULL), 5);
 	ck_assert_ptr_nonnull(strstr(dat, "0.150000\t130.000\n"));
-	ck_assert_int_eq(count_lines(st, NULL), 2);
+	ck_assert_int_eq(count_lines(st, NULL), 1);
+	ck_assert_ptr_nonnull(strstr(st, "2.500000\t2340.000\n"));
+	ck_assert_int_eq(count_lines(ot, NULL), 1);
+	ck_assert_ptr_nonnull(strstr(ot, "0.150000\t130.000\n"));
 	free(gp);
 	free(dat);
 	free(st);
+	free(ot);
 }
 END_TEST
 
-START_TEST(frames_no_stalls_linear)
+/* A smooth run (10-30 ms): the axis fits it (0 to 31.5 ms), the 100 ms
+ * threshold is named above it, not drawn into it. */
+START_TEST(frames_smooth_axis)
 {
 	const double t[] = { 0.01, 0.02, 0.03 };
 	const double ms[] = { 10, 12, 30 };
-	struct plot_frames f = { "t", t, ms, 3, 100, NULL, 0 };
+	struct plot_run run = { .label = "smooth", .t_s = t, .ms = ms, .n = 3 };
+	struct plot_frames f = { "t", &run, 1, 100 };
 	struct plot_out out = { "/out", "f", NULL };
 	char *gp;
 
 	ck_assert_int_eq(plot_frames_write(&out, tmp, &f), 0);
 	gp = slurp("f.gp");
 	ck_assert_ptr_nonnull(strstr(gp, "set ylabel 'frame time (ms)'"));
-	ck_assert_ptr_nonnull(strstr(gp, "set yrange [0:*]"));
-	ck_assert_ptr_nonnull(strstr(gp, "stall threshold 100 ms (no stalls)"));
-	ck_assert_ptr_null(strstr(gp, "f-stalls.dat"));
+	ck_assert_ptr_nonnull(strstr(gp, "set yrange [0:31.5]"));
+	ck_assert_ptr_null(strstr(gp, "first 100"));
+	ck_assert_ptr_nonnull(strstr(gp, "set label 'stall threshold 100 ms: above this axis'"));
+	ck_assert_ptr_nonnull(strstr(gp, "stall threshold 100 ms (above the axis: no frame reached it)"));
+	ck_assert_ptr_null(strstr(gp, "f-0-stalls.dat"));
 	free(gp);
-	f.n = 0;
+	run.n = 0;
 	ck_assert_int_eq(plot_frames_write(&out, tmp, &f), -EINVAL);
+	f.n_runs = 0;
+	ck_assert_int_eq(plot_frames_write(&out, tmp, &f), -EINVAL);
+}
+END_TEST
+
+/* Two runs of one group and one of another: drawn over each other, a
+ * data file each, the group's hue shared, its second run another shade
+ * and dash; the other group another hue. */
+START_TEST(frames_overlay_groups)
+{
+	const double t[] = { 0.5, 1.0 };
+	const double a[] = { 7, 8 }, b[] = { 9, 6 }, c[] = { 16, 15 };
+	struct plot_run runs[] = {
+		{ .label = "doom software 2026-11-30 12:07:07: A", .style = { 0, 0 }, .t_s = t, .ms = a, .n = 2 },
+		{ .label = "doom gl 2026-11-30 12:07:15: B", .style = { 1, 0 }, .t_s = t, .ms = c, .n = 2 },
+		{ .label = "doom software 2026-11-30 12:07:24: C", .style = { 0, 1 }, .t_s = t, .ms = b, .n = 2 },
+	};
+	struct plot_frames f = { "3 runs", runs, 3, 100 };
+	struct plot_out out = { "/out", "o", NULL };
+	struct plot_style s00 = { 0, 0 }, s01 = { 0, 1 }, s10 = { 1, 0 }, s80 = { 8, 0 };
+	char *gp, *want;
+
+	ck_assert_int_eq(plot_frames_write(&out, tmp, &f), 0);
+	gp = slurp("o.gp");
+	for (int k = 0; k < 3; k++) {
+		char *d = xasprintf("o-%d.dat", k), *body = slurp(d);
+
+		ck_assert_int_eq(count_lines(body, NULL), 2);
+		free(body);
+		free(d);
+	}
+	want = xasprintf("'o-0.dat' using 1:2 with fsteps lw 1.2 dt 1 lc rgb '%s' title \"doom software "
+			 "2026-11-30 12:07:07: A\"", plot_style_colour(&s00));
+	ck_assert_msg(strstr(gp, want), "no %s in %s", want, gp);
+	free(want);
+	want = xasprintf("'o-2.dat' using 1:2 with fsteps lw 1.2 dt 2 lc rgb '%s' title", plot_style_colour(&s01));
+	ck_assert_ptr_nonnull(strstr(gp, want));
+	free(want);
+	want = xasprintf("'o-1.dat' using 1:2 with fsteps lw 1.2 dt 1 lc rgb '%s' title", plot_style_colour(&s10));
+	ck_assert_ptr_nonnull(strstr(gp, want));
+	free(want);
+	/* one hue per group, shades of it within; the palette wraps */
+	ck_assert_str_ne(plot_style_colour(&s00), plot_style_colour(&s01));
+	ck_assert_str_ne(plot_style_colour(&s00), plot_style_colour(&s10));
+	ck_assert_str_eq(plot_style_colour(&s00), plot_style_colour(&s80));
+	ck_assert_int_eq(plot_style_dash(&s00), 1);
+	ck_assert_int_ne(plot_style_dash(&s01), 1);
+	/* the axis fits the three runs: 0 to 16 * 1.05 */
+	ck_assert_ptr_nonnull(strstr(gp, "set yrange [0:16.8]"));
+	free(gp);
 }
 END_TEST
 
 START_TEST(percentile_curves)
 {
 	double a[1000], b[10];
-	struct plot_series s[] = { { "software", a, 1000 }, { "gl", b, 10 } };
+	struct plot_series s[] = { { "software: 1000 frames", { 0, 0 }, a, 1000 },
+				   { "gl: 10 frames", { 1, 0 }, b, 10 } };
 	struct plot_out out = { "/out", "pct", NULL };
 	char *gp, *dat;
 
@@ -127,13 +199,14 @@ START_TEST(percentile_curves)
 		a[999 - i] = i + 1;
 	for (int i = 0; i < 10; i++)
 		b[i] = 5;
-	ck_assert_int_eq(plot_percentiles_write(&out, tmp, "title", s, 2), 0);
+	ck_assert_int_eq(plot_percentiles_write(&out, tmp, "title", s, 2, 100), 0);
 	gp = slurp("pct.gp");
 	dat = slurp("pct-pct.dat");
-	ck_assert_ptr_nonnull(strstr(gp, "title \"software (1000 frames)\""));
+	ck_assert_ptr_nonnull(strstr(gp, "title \"software: 1000 frames\""));
 	ck_assert_ptr_nonnull(strstr(gp, "'pct-pct.dat' index 1 using 1:3"));
 	ck_assert_ptr_nonnull(strstr(gp, "'99.9' 3"));
-	ck_assert_ptr_nonnull(strstr(gp, "frame time (ms)"));
+	ck_assert_ptr_nonnull(strstr(gp, "frame time (ms), log scale"));
+	ck_assert_ptr_nonnull(strstr(gp, "set arrow from graph 0, first 100 to graph 1, first 100"));
 	/* x = 1 is p90, x = 2 p99, x = 3 p99.9, each an actual frame */
 	ck_assert_ptr_nonnull(strstr(dat, "1.000\t90.00000\t900.000\n"));
 	ck_assert_ptr_nonnull(strstr(dat, "2.000\t99.00000\t990.000\n"));
@@ -143,7 +216,66 @@ START_TEST(percentile_curves)
 	ck_assert_int_eq(count_lines(dat, NULL), 2 * 801);
 	free(gp);
 	free(dat);
-	ck_assert_int_eq(plot_percentiles_write(&out, tmp, "t", s, 0), -EINVAL);
+	/* a smooth curve: the axis to its top, the threshold named above */
+	ck_assert_int_eq(plot_percentiles_write(&out, tmp, "title", s + 1, 1, 100), 0);
+	gp = slurp("pct.gp");
+	ck_assert_ptr_nonnull(strstr(gp, "set yrange [0:5.25]"));
+	ck_assert_ptr_nonnull(strstr(gp, "stall threshold 100 ms: above this axis"));
+	free(gp);
+	ck_assert_int_eq(plot_percentiles_write(&out, tmp, "t", s, 0, 100), -EINVAL);
+}
+END_TEST
+
+/* Linear bins of a round width over a smooth series; logarithmic ones,
+ * 20 a decade, once a stall spans the range; each series a block whose
+ * shares add up to 100 %. */
+START_TEST(histogram_bins)
+{
+	double a[100], b[4] = { 10, 10, 10, 1000 };
+	struct plot_series s[] = { { "software: 100 frames", { 0, 0 }, a, 100 },
+				   { "gl: 4 frames", { 1, 0 }, b, 4 } };
+	struct plot_out out = { "/out", "h", NULL };
+	char *gp, *tab, *line, *want;
+	double sum = 0, from, to, share;
+	size_t frames;
+	const char *p;
+
+	for (int i = 0; i < 100; i++)
+		a[i] = 5 + (i % 20); /* 5..24 ms, five of each */
+	ck_assert_int_eq(plot_histogram_write(&out, tmp, "hist", s, 1, 100), 0);
+	gp = slurp("h.gp");
+	tab = slurp("h-hist.dat");
+	/* 24 / 50 = 0.48: bins of 0.5 ms from 5 */
+	ck_assert_ptr_nonnull(strstr(gp, "bins of 0.5 ms"));
+	ck_assert_ptr_nonnull(strstr(tab, "5\t5.5\t5\t5.0000\n"));
+	ck_assert_ptr_nonnull(strstr(tab, "5.5\t6\t0\t0.0000\n"));
+	ck_assert_ptr_nonnull(strstr(gp, "stall threshold 100 ms: right of this axis"));
+	ck_assert_ptr_null(strstr(gp, "logscale"));
+	for (p = tab; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (sscanf(p, "%lf\t%lf\t%zu\t%lf", &from, &to, &frames, &share) == 4)
+			sum += share;
+	ck_assert_msg(fabs(sum - 100) < 0.01, "shares add up to %g", sum);
+	free(gp);
+	free(tab);
+
+	ck_assert_int_eq(plot_histogram_write(&out, tmp, "hist", s, 2, 100), 0);
+	gp = slurp("h.gp");
+	tab = slurp("h-hist.dat");
+	line = slurp("h-outline.dat");
+	ck_assert_ptr_nonnull(strstr(gp, "set logscale x"));
+	ck_assert_ptr_nonnull(strstr(gp, "bins of 1/20 decade"));
+	ck_assert_ptr_nonnull(strstr(gp, "set arrow from first 100, graph 0 to first 100, graph 1"));
+	/* the 1000 ms frame: a quarter of gl's frames in the bin from 10^3 */
+	ck_assert_ptr_nonnull(strstr(tab, "1000\t1122.02\t1\t25.0000\n"));
+	want = xasprintf("'h-outline.dat' index 1 using 1:2 with lines lw 2 dt 1 lc rgb '%s' title \"gl: 4 frames\"",
+			 plot_style_colour(&s[1].style));
+	ck_assert_msg(strstr(gp, want), "no %s in %s", want, gp);
+	free(want);
+	ck_assert_ptr_nonnull(strstr(line, "# gl: 4 frames\n"));
+	free(gp);
+	free(tab);
+	free(line);
+	ck_assert_int_eq(plot_histogram_write(&out, tmp, "hist", s, 0, 100), -EINVAL);
 }
 END_TEST
 
@@ -291,8 +423,10 @@ TEST_SUITE(plot_suite)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, metric_units);
 	tcase_add_test(tc, frames_script);
-	tcase_add_test(tc, frames_no_stalls_linear);
+	tcase_add_test(tc, frames_smooth_axis);
+	tcase_add_test(tc, frames_overlay_groups);
 	tcase_add_test(tc, percentile_curves);
+	tcase_add_test(tc, histogram_bins);
 	tcase_add_test(tc, matrix_parse_and_script);
 	tcase_add_test(tc, matrix_bad);
 	tcase_add_test(tc, trend_parse_and_script);

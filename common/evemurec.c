@@ -1,11 +1,13 @@
 /*
- * Reads evemu recordings (the formats are in evemu.h) for the input
- * rules' tests and for looking at a recording offline. Strict: a line
+ * Reads evemu recordings (the formats are in evemurec.h, with why this
+ * reader is kept beside libevemu's) for the input rules' tests, for
+ * looking at a recording offline and for checking a recording a recipe
+ * plays. Strict: a line
  * that is not one of the known kinds, a number with junk after it, a bit
  * beyond what the kernel defines, or an event earlier than the one before
  * it is an error naming its line.
  */
-#include "evemu.h"
+#include "evemurec.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -296,22 +298,195 @@ out:
 	return ret;
 }
 
-int evemu_load(struct evemu_recording *r, const char *path, struct strbuf *err)
+/* The file as text: -errno with "cannot read 'path': ...", -EINVAL for a NUL. */
+static int read_text(const char *path, char **buf, struct strbuf *err)
 {
-	char *buf;
 	size_t len;
-	int ret = read_file(path, &buf, &len);
+	int ret = read_file(path, buf, &len);
 
 	if (ret < 0) {
 		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-ret));
 		return ret;
 	}
-	if (memchr(buf, '\0', len)) {
+	if (memchr(*buf, '\0', len)) {
 		strbuf_addf(err, "%s: not a text file (a NUL byte)", path);
-		free(buf);
+		free(*buf);
+		*buf = NULL;
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int evemu_load(struct evemu_recording *r, const char *path, struct strbuf *err)
+{
+	char *buf;
+	int ret = read_text(path, &buf, err);
+
+	if (ret < 0)
+		return ret;
 	ret = evemu_parse(r, path, buf, err);
+	free(buf);
+	return ret;
+}
+
+/* The order evemu_read reads a description in, then the events. */
+static const char layout_order[] = "NIPBALSE";
+
+struct layout {
+	enum evemu_part part;
+	int stage;          /* index in layout_order of the last kind seen, -1 before */
+	int a_fields;       /* what an A: line has in this file's version */
+	size_t n_events;
+};
+
+/* One line (no newline) of a recording that parsed: what libevemu's
+ * reader would make of it. 0 or -EINVAL with why. */
+static int layout_line(struct layout *l, char *line, struct strbuf *why)
+{
+	static const char *const part_name[] = { "a recording", "a description", "an events file" };
+	char *words[MAX_WORDS + 1];
+	int stage;
+	size_t n;
+
+	if (!line[0] || line[0] == '#')
+		return 0;
+	if (strspn(line, " \t\r") == strlen(line)) {
+		strbuf_addstr(why, "a line of blanks: libevemu's reader ends the events there");
+		return -EINVAL;
+	}
+	stage = (int)(strchr(layout_order, line[0]) - layout_order);
+	if (l->part == EVEMU_EVENTS && line[0] != 'E') {
+		strbuf_addf(why, "a '%c:' line in an events file: its description goes in a file "
+			    "of its own, given first", line[0]);
+		return -EINVAL;
+	}
+	if (l->part == EVEMU_DESC && line[0] == 'E') {
+		strbuf_addstr(why, "an event in a description: its events go in a file of their own, "
+			      "given second");
+		return -EINVAL;
+	}
+	if (l->part == EVEMU_WHOLE && l->stage < 0 && line[0] == 'E') {
+		strbuf_addstr(why, "events without a description: give the description's file first "
+			      "(play = DESC EVENTS)");
+		return -EINVAL;
+	}
+	if (l->part != EVEMU_EVENTS && l->stage < 0 && line[0] != 'N') {
+		strbuf_addf(why, "%s starts with its N: line (libevemu reads N:, then I:)",
+			    part_name[l->part]);
+		return -EINVAL;
+	}
+	if (l->part != EVEMU_EVENTS && l->stage == 0 && line[0] != 'I') {
+		strbuf_addstr(why, "the N: line is followed by the I: line (libevemu reads N:, then I:)");
+		return -EINVAL;
+	}
+	if (stage < 2 && stage <= l->stage) {
+		strbuf_addf(why, "a second %c: line", line[0]);
+		return -EINVAL;
+	}
+	if (stage < l->stage) {
+		strbuf_addf(why, "a '%c:' line after the '%c:' lines: libevemu reads N:, I:, P:, B:, "
+			    "A:, L:, S:, then E:, in that order, and leaves out what comes late",
+			    line[0], layout_order[l->stage]);
+		return -EINVAL;
+	}
+	l->stage = stage;
+	n = split_words(line + 2, words);
+	switch (line[0]) {
+	case 'P':
+	case 'B':
+		if (n != (line[0] == 'P' ? 8u : 9u)) {
+			strbuf_addf(why, "a %c: line of %zu bytes: libevemu reads 8 a line", line[0],
+				    line[0] == 'P' ? n : n - 1);
+			return -EINVAL;
+		}
+		break;
+	case 'A':
+		if (n != (size_t)l->a_fields) {
+			strbuf_addf(why, "an A: line of %zu fields where this file's version has %d "
+				    "(the resolution from EVEMU 1.2 on, none before)", n, l->a_fields);
+			return -EINVAL;
+		}
+		break;
+	case 'E':
+		if (strlen(words[1]) > 4 || strlen(words[2]) > 4) {
+			strbuf_addstr(why, "an event's type or code of more than 4 hex digits");
+			return -EINVAL;
+		}
+		l->n_events++;
+		break;
+	case 'L':
+	case 'S':
+		if (n != 2) {
+			strbuf_addf(why, "a %c: line of %zu fields: libevemu reads code and state", line[0], n);
+			return -EINVAL;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* The A: fields of the file's version: "# EVEMU M.N" on its first line
+ * that is not empty, 1.0 without. */
+static int a_fields(const char *buf)
+{
+	unsigned major = 1, minor = 0;
+
+	while (*buf == '\n')
+		buf++;
+	if (sscanf(buf, "# EVEMU %u.%u", &major, &minor) != 2) {
+		major = 1;
+		minor = 0;
+	}
+	return major > 1 || (major == 1 && minor > 1) ? 6 : 5;
+}
+
+int evemu_check_play(struct evemu_recording *r, const char *path, const char *buf,
+		     enum evemu_part part, struct strbuf *err)
+{
+	struct layout l = { .part = part, .stage = -1, .a_fields = a_fields(buf) };
+	struct strbuf why = STRBUF_INIT;
+	char *copy, *line, *next;
+	int lineno = 0, ret = evemu_parse(r, path, buf, err);
+
+	if (ret < 0)
+		return ret;
+	copy = xstrdup(buf);
+	for (line = copy; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		ret = layout_line(&l, line, &why);
+		if (ret < 0) {
+			strbuf_addf(err, "%s:%d: %s", path, lineno, why.buf);
+			goto out;
+		}
+	}
+	ret = -EINVAL;
+	if (part != EVEMU_EVENTS && l.stage < 1)
+		strbuf_addf(err, "%s: no device description (N: and I: lines): not an evemu recording "
+			    "of a device", path);
+	else if (part != EVEMU_DESC && l.n_events == 0)
+		strbuf_addf(err, "%s: no events (E: lines): nothing to play", path);
+	else
+		ret = 0;
+out:
+	strbuf_release(&why);
+	free(copy);
+	return ret;
+}
+
+int evemu_load_play(struct evemu_recording *r, const char *path, enum evemu_part part,
+		    struct strbuf *err)
+{
+	char *buf;
+	int ret = read_text(path, &buf, err);
+
+	if (ret < 0)
+		return ret;
+	ret = evemu_check_play(r, path, buf, part, err);
 	free(buf);
 	return ret;
 }

@@ -22,9 +22,28 @@
  *   A: code min max fuzz flat [resolution]   an absolute axis (code hex)
  *   L: / S:                      LED and switch state (evemu 1.3): skipped
  *   E: sec.usec type code value [# comment]  an event (type, code hex)
+ *
+ * Why this reader and not libevemu's (evemu_read, evemu_read_event), which
+ * hitchbench-input does use to make a recorded device and play it
+ * (harness/input-play.c):
+ *  - it reads a buffer and makes nothing: the input rules' unit tests and
+ *    the fuzzer go from a string to a struct, and the recipe reader checks
+ *    a recording ([input] play) without linking libevemu into the runner
+ *    or common/; libevemu reads a FILE into a device made for uinput;
+ *  - it says which line is wrong (FILE:LINE: what), while libevemu prints
+ *    "FATAL: ..." to stderr with the line's text, which for an event line
+ *    names the key (the harness never logs one), and returns -1;
+ *  - it is strict where libevemu's sscanf is not: junk after a number, a
+ *    bit past the kernel's last code, and an event earlier than the one
+ *    before it (libevemu's player would sleep the unsigned difference,
+ *    about 71 minutes, and play on);
+ *  - it reads what libevemu does not: a description in any order and
+ *    events without one, as the old recordings of the tests are.
+ * evemu_check_play adds the layout libevemu's reader needs, so that a
+ * recording a recipe may play is one libevemu reads whole.
  */
-#ifndef HB_EVEMU_H
-#define HB_EVEMU_H
+#ifndef HB_EVEMUREC_H
+#define HB_EVEMUREC_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -60,5 +79,29 @@ void evemu_release(struct evemu_recording *r);
 int evemu_parse(struct evemu_recording *r, const char *path, const char *buf, struct strbuf *err);
 /* Reads the file and parses it; -errno with "cannot read 'path': ..." */
 int evemu_load(struct evemu_recording *r, const char *path, struct strbuf *err);
+
+/* What a file given to a replay holds. */
+enum evemu_part {
+	EVEMU_WHOLE,    /* a description, then its events (evemu-record's) */
+	EVEMU_DESC,     /* a description alone (evemu-describe's) */
+	EVEMU_EVENTS,   /* events alone (an older evemu-record's) */
+};
+
+/*
+ * Parses buf as evemu_parse does, then checks that libevemu's reader takes
+ * all of it as the part it is given as: the description's lines in the
+ * order evemu_read reads them (N:, I:, then P:, B:, A:, L:, S:; one it
+ * meets out of that order it leaves out of the device without a word),
+ * whole P: and B: lines (8 bytes), A: lines with the resolution from
+ * EVEMU 1.2 on and without before, no line of blanks (evemu_read_event
+ * ends the events there), event types and codes of at most 4 hex digits,
+ * and at least one event in a part that has them. 0, or -EINVAL with
+ * "path:line: what is wrong" (or "path: ...") in err.
+ */
+int evemu_check_play(struct evemu_recording *r, const char *path, const char *buf,
+		     enum evemu_part part, struct strbuf *err);
+/* Reads the file and checks it; -errno with "cannot read 'path': ..." */
+int evemu_load_play(struct evemu_recording *r, const char *path, enum evemu_part part,
+		    struct strbuf *err);
 
 #endif
