@@ -226,7 +226,8 @@ void html_runs(struct html_page *p)
 		if (!load_row(p, r, &run, true))
 			continue;
 		caption = xasprintf("Frame times of %s over the whole run (seconds from its first "
-				    "present); frames over %g ms are stalls.", run.name,
+				    "present); frames over %g ms are stalls, counted (filled) in the "
+				    "measured window only, drawn hollow outside it.", run.name,
 				    p->ro->metric.stall_ms);
 		if (html_figure_frames(p, &run, row_group(p, r), caption, &err) < 0)
 			html_problem(p, "cannot draw the frames of %s: %s", run.name, err.buf);
