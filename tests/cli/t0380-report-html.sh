@@ -9,16 +9,24 @@
 # runs (same p-value), each stall's cause as mkstallrun made it, the runs
 # left out with why, and markup from a file only escaped. Without
 # gnuplot the page is still written, says what is missing, and exits 1.
-# A two-cell batch's paired sequential test is compare --paired's.
+# A two-cell batch's paired sequential test is compare --paired's. The report
+# leaves the runs as they were and no temporary directory behind.
 . "$(dirname "$0")/../lib.sh"
 command -v gnuplot >/dev/null || skip "gnuplot is not installed (Debian: gnuplot-nox)"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no $PY to parse the page (Debian: python3)"
 html_batch "$T/b"
 
+# (a report reads: the runs are left as they were, and the pictures'
+# temporary directory is gone after it)
+find "$T/b" -printf '%p %s %T@\n' | sort >"$T/before"
 "$HB" report --format html --interfered /dev/null "$T/b" >"$T/r.html" 2>"$T/err" ||
 	fail "report --format html failed: $(cat "$T/err")"
 [ -s "$T/err" ] && fail "report --format html said: $(cat "$T/err")"
+find "$T/b" -printf '%p %s %T@\n' | sort >"$T/after"
+cmp -s "$T/before" "$T/after" || fail "the report changed the runs: $(diff "$T/before" "$T/after")"
+left=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'hitchbench-html-*')
+[ -z "$left" ] || fail "the pictures' directory is left: $left"
 "$HB" report --interfered /dev/null "$T/b" >"$T/table" 2>/dev/null
 grep '^# ' "$T/table" | sed 's/^# //' >"$T/notes"
 [ "$(wc -l <"$T/notes")" -ge 9 ] || fail "the text report has only $(wc -l <"$T/notes") notes"
