@@ -1,7 +1,8 @@
 /*
  * Printing runs and their groups as a table (for people), CSV (for
  * spreadsheets), JSON (for programs) or Markdown (for an issue or a commit
- * message: report-markdown.c), from one list of rows, so all of them
+ * message: report-markdown.c), from one list of rows (the HTML page,
+ * report-html.c, prints its table through this one too), so all of them
  * always show the same numbers. The format is an enum report_format,
  * named in format_names[] and dispatched in report_print(): a new one is a
  * value, a name and a case. Called by the runner's report command after
@@ -89,6 +90,7 @@ static const char *const format_names[] = {
 	[REPORT_CSV] = "csv",
 	[REPORT_JSON] = "json",
 	[REPORT_MARKDOWN] = "markdown",
+	[REPORT_HTML] = "html",
 };
 
 int report_format_parse(const char *s, enum report_format *out)
@@ -495,7 +497,8 @@ int report_print(FILE *out, const struct report_row *rows, size_t n,
 
 	if (!out || !opts || (n > 0 && !rows))
 		return -EINVAL;
-	if (!report_format_name(opts->format))
+	/* HTML is a page with pictures: report_html_write()'s, not this */
+	if (!report_format_name(opts->format) || opts->format == REPORT_HTML)
 		return -EINVAL;
 	for (size_t c = 0; opts->table_metrics && c < opts->n_table_metrics; c++)
 		if ((int)opts->table_metrics[c] < 0 || opts->table_metrics[c] >= M_COUNT)
@@ -514,6 +517,8 @@ int report_print(FILE *out, const struct report_row *rows, size_t n,
 		break;
 	case REPORT_MARKDOWN:
 		report_print_markdown(out, rows, n, grp, n_grp, opts);
+		break;
+	case REPORT_HTML:       /* refused above */
 		break;
 	}
 	free(grp);

@@ -28,6 +28,7 @@ enum report_format {
 	REPORT_CSV,
 	REPORT_JSON,
 	REPORT_MARKDOWN,        /* GitHub-flavoured Markdown tables (report-markdown.c) */
+	REPORT_HTML,            /* a page with pictures: report_html_write() (report-html.h), not report_print() */
 };
 
 struct kvfile;
@@ -89,7 +90,7 @@ struct report_opts {
 	bool no_notes;              /* the table without its '#' notes, Markdown without its definitions */
 };
 
-/* "table" / "csv" / "json" / "markdown". 0 or -EINVAL. */
+/* "table" / "csv" / "json" / "markdown" / "html". 0 or -EINVAL. */
 int report_format_parse(const char *s, enum report_format *out);
 /* The name report_format_parse() takes for f; NULL for no format. */
 const char *report_format_name(enum report_format f);

@@ -181,3 +181,22 @@ void run_stall_metrics(const struct run *run, const struct metric_opts *opts, st
 	stall_run_release(&sr);
 	strbuf_release(&err);
 }
+
+void stall_shares_describe(const struct stall *st, struct strbuf *out)
+{
+	double len = (double)(st->end_ns - st->start_ns) / 1e9;
+	bool used[SC_COUNT] = { false };
+
+	for (int n = 0; n < 3; n++) {
+		int best = -1;
+
+		for (int c = 0; c < SC_COUNT; c++)
+			if (!used[c] && st->share_s[c] >= 0.005 * len && (best < 0 || st->share_s[c] > st->share_s[best]))
+				best = c;
+		if (best < 0)
+			break;
+		used[best] = true;
+		strbuf_addf(out, "%s%s %.0f%%", n ? " " : "", stall_cause_name((enum stall_cause)best),
+			    100 * st->share_s[best] / len);
+	}
+}

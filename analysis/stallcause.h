@@ -108,6 +108,11 @@ void stall_attribute(const struct stall_analysis *a, uint64_t start_ns, uint64_t
  * vda +790 reads; delay blkio 280 ms; stack: ...; Xorg D"). */
 void stall_evidence(const struct stall_analysis *a, const struct stall *s, struct strbuf *out);
 
+/* The stall's largest shares for people, "disk 80% wait 15% cpu 5%": up
+ * to three causes of at least 0.5% of its time each, largest first, as a
+ * share of its length (the split of s->share_s). */
+void stall_shares_describe(const struct stall *s, struct strbuf *out);
+
 /* Sum over samples of a column's delta times each sample's overlap with
  * (start, end] (as a fraction of its interval): the column's movement
  * inside the interval. 0 without the column. */

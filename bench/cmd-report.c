@@ -8,6 +8,8 @@
 #include "exitcodes.h"
 #include "interfered.h"
 #include "report.h"
+#include "report-html.h"
+#include "report-paired.h"
 #include "reportrows.h"
 
 #include <errno.h>
@@ -16,13 +18,15 @@
 #include <string.h>
 
 static const char report_usage[] =
-	"usage: hitchbench report [--format table|csv|json|markdown] [--no-notes] [--stall-ms MS]\n"
+	"usage: hitchbench report [--format table|csv|json|markdown|html] [--no-notes] [--stall-ms MS]\n"
 	"                         [--percentile nearest-rank|linear] [--metric M]...\n"
 	"                         [--stalls] [--interfered FILE] [--include-interfered]\n"
 	"                         [--min-frames N] RUNDIR...\n"
 	"   or: hitchbench report [--format ...] --db PATH|URL [--machine M] [--game G] [--variant V]\n"
 	"\n"
 	"  RUNDIR          a run directory, or a directory of them (results/runs)\n"
+	"  --format html   one self-contained page: the table and its definitions, provenance,\n"
+	"                  noise, verdicts, pictures (gnuplot), stall causes (docs/report-html.md)\n"
 	"  --db PATH|URL   report what the database holds instead (as computed when stored):\n"
 	"                  an SQLite file or a lab's postgresql://...\n"
 	"  --machine M     only the runs of this host name or machine id (needed when the\n"
@@ -154,6 +158,34 @@ static int check_args(int argc, bool db, struct report_args *a)
 	return HB_EXIT_OK;
 }
 
+/* --format html: the page, and what could not be made said on stderr
+ * (exit 1: the page says where). */
+static int print_html(int argc, char **argv, bool db, const struct report_rows *rr,
+		      const struct report_opts *ro)
+{
+	struct strbuf problems = STRBUF_INIT;
+	char *cmdline = argv_join(argv - 1);
+	struct report_html_opts ho = { .report = ro, .command = cmdline, .from_db = db };
+	struct report_html_text *paired = NULL;
+	size_t n_problems = 0;
+	int r;
+
+	if (!db)
+		report_paired_tests(argv + optind, argc - optind, &paired, &ho.n_paired);
+	ho.paired = paired;
+	r = report_html_write(stdout, rr->rows, rr->n, &ho, &problems, &n_problems);
+	report_paired_free(paired, ho.n_paired);
+
+	if (r < 0)
+		error_msg("cannot write the HTML report: %s", strerror(-r));
+	else if (n_problems)
+		error_msg("the HTML report lacks %zu part%s:\n%s", n_problems, n_problems > 1 ? "s" : "",
+			  problems.buf);
+	strbuf_release(&problems);
+	free(cmdline);
+	return r < 0 || n_problems ? HB_EXIT_FAILURE : HB_EXIT_OK;
+}
+
 int cmd_report(int argc, char **argv, struct context *ctx)
 {
 	struct report_args a = {
@@ -178,7 +210,8 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 	if (ret != HB_EXIT_OK)
 		return ret;
 	if (db) {
-		ret = report_rows_from_db(&rr, ctx, a.game, a.variant, ro->format == REPORT_JSON,
+		ret = report_rows_from_db(&rr, ctx, a.game, a.variant,
+					  ro->format == REPORT_JSON || ro->format == REPORT_HTML,
 					  "a group's median is of one game and run name on one machine");
 		ro->window_note = "as stored: frames ending in each run's measured window";
 	} else {
@@ -186,8 +219,12 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 	}
 	if (ret != HB_EXIT_USAGE && !(db && ret != HB_EXIT_OK)) {
 		interfered_mark(&interfered, rr.rows, rr.n);
-		if (report_print(stdout, rr.rows, rr.n, ro) < 0)
+		if (ro->format == REPORT_HTML) {
+			if (print_html(argc, argv, db, &rr, ro) != HB_EXIT_OK)
+				ret = HB_EXIT_FAILURE;
+		} else if (report_print(stdout, rr.rows, rr.n, ro) < 0) {
 			ret = HB_EXIT_FAILURE;
+		}
 	}
 	report_rows_release(&rr);
 	interfered_release(&interfered);

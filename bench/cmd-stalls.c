@@ -152,25 +152,6 @@ static void print_samples(const struct stall_run *sr, const struct stall *st)
 	}
 }
 
-static void print_shares(const struct stall *st, struct strbuf *out)
-{
-	double len = (double)(st->end_ns - st->start_ns) / 1e9;
-	bool used[SC_COUNT] = { false };
-
-	for (int n = 0; n < 3; n++) {
-		int best = -1;
-
-		for (int c = 0; c < SC_COUNT; c++)
-			if (!used[c] && st->share_s[c] >= 0.005 * len && (best < 0 || st->share_s[c] > st->share_s[best]))
-				best = c;
-		if (best < 0)
-			break;
-		used[best] = true;
-		strbuf_addf(out, "%s%s %.0f%%", n ? " " : "", stall_cause_name((enum stall_cause)best),
-			    100 * st->share_s[best] / len);
-	}
-}
-
 static void print_section(const struct stall_run *sr, enum stall_section sec, bool verbose)
 {
 	double per[SC_COUNT] = { 0 };
@@ -188,7 +169,7 @@ static void print_section(const struct stall_run *sr, enum stall_section sec, bo
 			printf("  %9s %8s  %-9s %-9s  %-28s %s\n", "when_s", "ms", "cause", "decided", "shares",
 			       "evidence");
 		any = true;
-		print_shares(st, &shares);
+		stall_shares_describe(st, &shares);
 		stall_evidence(&sr->an, st, &ev);
 		printf("  %+9.3f %8.1f  %-9s %-9s  %-28s %s\n",
 		       ((double)st->start_ns - (double)sr->first_present_ns) / 1e9,

@@ -88,7 +88,8 @@ int metric_arg(const char *usage, const char *name, int *id)
 		strbuf_addf(&list, "%s%s", line ? " " : "  ", metric_defs[i].name);
 		line += len + (line ? 1 : 2);
 	}
-	ret = usage_error(usage, "unknown metric '%s';%s the metrics are:\n%s", name, hint.buf, list.buf);
+	ret = usage_error(usage, "unknown metric '%s';%s the metrics are:\n%s", name,
+			  hint.len ? hint.buf : "", list.buf);
 	strbuf_release(&list);
 	strbuf_release(&hint);
 	return ret;

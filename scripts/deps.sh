@@ -24,6 +24,9 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # Vulkan on this machine's CPU: mesa-vulkan-drivers (lavapipe, which
 # presents to Xvfb) and vulkan-tools (vkcube, the Vulkan recipe the tests
 # run the layer on, t0220; vulkaninfo)
+# chromium: the HTML report's test (t0381) loads `report --format html` in
+# Debian's headless Chromium, over the DevTools protocol, and fails on a
+# console error or a picture that did not draw (its own files: about 350 MB)
 # remote targets (docs/targets.md): ssh and rsync are what push, run --target
 # and pull talk through; the tests run their own sshd (openssh-server) on a
 # private port, so a target is this machine
@@ -33,7 +36,7 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # slurmctld, slurmd and their client commands, with munge for their
 # authentication (the tests start a one-node Slurm on localhost)
 LAB="postgresql-15 slurmctld slurmd slurm-client munge"
-RUN="libevemu3 xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox mangohud mesa-vulkan-drivers vulkan-tools openssh-client openssh-server rsync"
+RUN="libevemu3 xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox mangohud mesa-vulkan-drivers vulkan-tools openssh-client openssh-server rsync chromium"
 # the games of recipes/ (each recipe's `packages =` names what it runs; the
 # smoke tests tests/game/t91*.sh and t92*.sh and `make bench-matrix QUICK=1`
 # in CI run every one of them); warzone2100 is the Vulkan game (its Vulkan

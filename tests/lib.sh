@@ -335,3 +335,25 @@ inert_profile() {
 		echo "$_l" >>"$_f"
 	done
 }
+
+# html_batch DIR: the runs the HTML report's tests draw (t0380, t0381),
+# in DIR: the three recorded dsda-doom runs (two groups: software, gl), a
+# copy of one marked interfered=1 by its watcher, a copy whose frames.bin
+# is cut short (invalid), a copy whose bench.txt holds markup (user=,
+# escaped on the page), and the hand-made stall runs of mkstallrun (one
+# game, two groups, each stall's cause).
+html_batch() {
+	recorded_runs
+	mkdir -p "$1"
+	cp -r "$R/$A" "$R/$B" "$R/$G" "$1/"
+	cp -r "$R/$B" "$1/20261130T120730Z-dsda-doom-software"
+	sed -i 's/^run_id=.*/run_id=html0interfered/; s/^status=ok$/interfered=1\ninterfered_reason=a key press on \/dev\/input\/event3\nstatus=ok/' \
+		"$1/20261130T120730Z-dsda-doom-software/bench.txt"
+	cp -r "$R/$A" "$1/20261130T120740Z-dsda-doom-software"
+	sed -i 's/^run_id=.*/run_id=html0cut/' "$1/20261130T120740Z-dsda-doom-software/bench.txt"
+	head -c 4096 "$R/$A/frames.bin" >"$1/20261130T120740Z-dsda-doom-software/frames.bin"
+	sed -i 's/^run_id=.*/run_id=html0markup/; s/^user=.*/user=<script>alert("x")<\/script> \& <b>bold<\/b>/' \
+		"$1/$A/bench.txt"
+	"$HB_BUILD/tests/mkstallrun" sampled "$1/sampled" || fail "mkstallrun sampled"
+	"$HB_BUILD/tests/mkstallrun" exact "$1/exact" || fail "mkstallrun exact"
+}
