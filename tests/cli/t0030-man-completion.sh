@@ -11,13 +11,20 @@
 # parses and, in an interactive zsh, completes the same things.
 . "$(dirname "$0")/../lib.sh"
 
-MAN=$HB_BUILD/man
+MAN=$T/man
 BASHC=$HB_SRCDIR/completion/hitchbench.bash
 ZSHC=$HB_SRCDIR/completion/_hitchbench
 command -v man >/dev/null && command -v lexgrog >/dev/null ||
 	skip "no man or lexgrog (Debian's man-db: scripts/deps.sh ensure)"
 command -v bash >/dev/null || skip "no bash"
-[ -d "$MAN" ] || fail "no $MAN: make all (or make man) builds the pages"
+# the pages as make man builds them (the build directory may be the
+# sanitizer's, which has none)
+command -v scdoc >/dev/null || fail "no scdoc: it builds the manual pages (scripts/deps.sh ensure)"
+mkdir -p "$MAN"
+for s in "$HB_SRCDIR"/docs/man/*.scd; do
+	p=$(basename "$s" .scd)
+	scdoc <"$s" >"$MAN/$p" 2>"$T/err" || fail "scdoc $s: $(cat "$T/err")"
+done
 [ -f "$BASHC" ] && [ -f "$ZSHC" ] || fail "the completions are missing from the checkout"
 
 # Completions are asked from an empty directory, so that a file or directory
@@ -60,14 +67,14 @@ not_own() {
 }
 
 # page_has PAGE OPT: the page (scdoc's roff) shows OPT in bold, as an
-# option is written (*--db*)
+# option is written (*--db*), past its SYNOPSIS: where it is described
 page_has() {
-	grep -qF -- "\\fB$2\\fR" "$1"
+	awk '/^\.SH / { syn = $2 == "SYNOPSIS" } !syn' "$1" | grep -qF -- "\\fB$2\\fR"
 }
 
 # check_page PAGE NAME: renders without a warning, lexgrog reads its NAME
 check_page() {
-	[ -f "$1" ] || fail "no manual page $1 for $2 (docs/man/$(basename "$1").scd)"
+	[ -f "$1" ] || fail "no manual page docs/man/$(basename "$1").scd for $2"
 	man --warnings -l "$1" >/dev/null 2>"$T/warn" || fail "man -l $1 failed: $(cat "$T/warn")"
 	[ ! -s "$T/warn" ] || fail "$1 renders with warnings: $(cat "$T/warn")"
 	lexgrog "$1" >"$T/lex" 2>&1 || fail "lexgrog cannot read $1: $(cat "$T/lex")"
@@ -140,8 +147,8 @@ for h in $helpers; do
 done
 
 # no page of a command or helper that is no more
-for p in "$MAN"/hitchbench-*.[18]; do
-	n=$(basename "$p"); n=${n%.[18]}; n=${n#hitchbench-}
+for p in "$HB_SRCDIR"/docs/man/hitchbench-*.[18].scd; do
+	n=$(basename "$p"); n=${n%.[18].scd}; n=${n#hitchbench-}
 	echo "$cmds" | grep -qx -- "$n" || echo "$helpers" | grep -qx -- "hitchbench-$n" ||
 		fail "$p is the page of '$n', neither a command nor a helper program"
 done
