@@ -53,8 +53,8 @@ help_options() {
 }
 
 # Options a --help names as another command's, not its own: said, and
-# checked below to be neither offered by the completion nor in the page's
-# OPTIONS as this command's
+# checked below to be neither offered by the completion nor shown by the
+# page as an option of this command
 #   calibrate --batch, --resume  "'hitchbench run --resume' finishes it,
 #                                'report' and 'compare --batch' read it"
 #   plot --format                "('regress --format tsv')"
@@ -91,6 +91,7 @@ check_options() {
 	while read -r o; do
 		if not_own "$cmd" "$o"; then
 			grep -qx -- "$o" "$4" && fail "the bash completion offers $o for $what, another command's option"
+			page_has "$3" "$o" && fail "$3 shows $o, another command's option, as an option of $what"
 			continue
 		fi
 		page_has "$3" "$o" || fail "$what --help shows $o, its manual page $3 does not"
