@@ -8,15 +8,15 @@
 # fails when a list misses an option that `hitchbench CMD --help` shows.
 # What changes with the machine is asked of the hitchbench being completed
 # (the word typed, so build/hitchbench completes from its own checkout):
-#   recipes    the recipe directories it names when asked for a recipe that
-#              does not exist ("looked in DIR, DIR"), their *.ini files that
-#              have a [recipe] section; variants from the recipe's sections
-#   profiles   recipes/quiet/*.ini of the same directories
+#   recipes    `hitchbench recipes --names`; a recipe's variants from the
+#              [variant NAME] sections of its file (`hitchbench recipes NAME`
+#              says which)
+#   profiles   quiet/*.ini beside the recipes' files
 #   metrics    the list an unknown --metric is refused with
 #   targets    `hitchbench target list`
 #   switches   the switch names `hitchbench run --help` lists
 
-_hitchbench_commands="run report matrix db import ab compare calibrate regress stalls frames plot quiet thaw pull interference-scan target push lab help"
+_hitchbench_commands="run recipes report matrix db import ab compare calibrate regress stalls frames plot quiet thaw pull interference-scan target push lab help"
 
 # the options of a batch's runs, which ab and calibrate take too (without
 # --order and --seed: ab makes its own plan), and run's own
@@ -24,6 +24,7 @@ _hitchbench_batch_opts="--rerun-invalid --warmup --window --db --no-db --out --d
 _hitchbench_run_opts="$_hitchbench_batch_opts --order --seed --switches --rounds --resume --plan --detach --target --no-wait --no-pull"
 
 _hitchbench_opts_run="$_hitchbench_run_opts"
+_hitchbench_opts_recipes="--names --help"
 _hitchbench_opts_report="--format --stall-ms --percentile --metric --stalls --interfered --include-interfered --min-frames --db --machine --game --variant --help"
 _hitchbench_opts_matrix="--by --metric --out --db --machine --game --interfered --include-interfered --min-frames --help"
 _hitchbench_opts_import="--format --game --variant --out --process --hud-period --interval --warmup --db --no-db --help"
@@ -46,9 +47,10 @@ _hitchbench_opts_db_import="--db --stall-ms --percentile --min-frames --help"
 _hitchbench_opts_db_info="--db --machine --help"
 _hitchbench_opts_db_upgrade="--db --help"
 _hitchbench_opts_db_push="--db --to --help"
-_hitchbench_subs_plot="frames percentiles matrix trend"
-_hitchbench_opts_plot_frames="--stall-ms --out -o --name --help"
-_hitchbench_opts_plot_percentiles="--out -o --name --title --help"
+_hitchbench_subs_plot="frames percentiles histogram matrix trend"
+_hitchbench_opts_plot_frames="--stall-ms --out -o --name --title --help"
+_hitchbench_opts_plot_percentiles="--stall-ms --out -o --name --title --help"
+_hitchbench_opts_plot_histogram="--stall-ms --out -o --name --title --help"
 _hitchbench_opts_plot_matrix="--out -o --name --help"
 _hitchbench_opts_plot_trend="--metric --out -o --name --help"
 _hitchbench_subs_target="add list remove check status"
@@ -71,7 +73,7 @@ _hitchbench_opts_lab_ensure_kernel="--kexec --no-requeue --help"
 _hitchbench_opts_hitchbench_wadlump="--help"
 _hitchbench_opts_hitchbench_sampler="--out --period-ms --duration --nice --once --wait-below --wait-sensors --wait-timeout --help"
 _hitchbench_opts_hitchbench_stallrec="--out --live --pid --period-ms --frames --xserver --cpu --nice --duration --nowrite --ready --cgroup --help"
-_hitchbench_opts_hitchbench_input="--driver --game-log --display --xauth --name --help"
+_hitchbench_opts_hitchbench_input="--driver --game-log --display --xauth --name --dry-run --help"
 _hitchbench_opts_hitchbench_intfwatch="--log --run-root --run-id --harness --x-vt --ready --duration --scan --help"
 _hitchbench_opts_hitchbench_waker="-m --mode -i --period -t --time -c --cpus -o --output --nice --threshold-us --fifo-prio --dma-latency --ready --help"
 _hitchbench_opts_hitchbench_reboot="--dry-run --wish --log --grub --kexec --help"
@@ -96,41 +98,23 @@ _hitchbench_prog()
 	printf '%s\n' "${p:-hitchbench}"
 }
 
-# The directories the program looks for recipes in, one a line.
-_hitchbench_recipe_dirs()
-{
-	local msg
-	msg=$("$(_hitchbench_prog)" run --plan .hitchbench-completion-probe 2>&1 >/dev/null)
-	[[ $msg == *"(looked in "*")"* ]] || return 0
-	msg=${msg##*(looked in }
-	msg=${msg%)*}
-	printf '%s\n' "${msg//, /$'\n'}"
-}
-
-# name<TAB>path of every recipe (an .ini file with a [recipe] section)
-_hitchbench_recipe_files()
-{
-	local d f n
-	while IFS= read -r d; do
-		[[ -d $d ]] || continue
-		for f in "$d"/*.ini; do
-			[[ -f $f ]] && grep -q '^[[:blank:]]*\[recipe\]' "$f" 2>/dev/null || continue
-			n=${f##*/}
-			printf '%s\t%s\n' "${n%.ini}" "$f"
-		done
-	done < <(_hitchbench_recipe_dirs)
-}
-
 _hitchbench_recipes()
 {
-	_hitchbench_recipe_files | cut -f1 | sort -u
+	"$(_hitchbench_prog)" recipes --names 2>/dev/null
+}
+
+# The files of the recipes named (all of them without a name), one a line.
+_hitchbench_recipe_files()
+{
+	"$(_hitchbench_prog)" recipes "$@" 2>/dev/null | sed -n 's/^  file: //p'
 }
 
 # The variants of the recipe named (or at the path) $1, and base.
 _hitchbench_variants()
 {
-	local f=$1 line
-	[[ $f == */* || $f == *.ini ]] || f=$(_hitchbench_recipe_files | awk -F'\t' -v n="$1" '$1 == n { print $2; exit }')
+	local f line
+	[[ -n $1 ]] || return 0
+	f=$(_hitchbench_recipe_files "$1" | head -n 1)
 	[[ -f $f ]] || return 0
 	echo base
 	while IFS= read -r line; do
@@ -138,6 +122,7 @@ _hitchbench_variants()
 	done < "$f"
 }
 
+# quiet/*.ini beside the recipes' files
 _hitchbench_profiles()
 {
 	local d f n
@@ -147,7 +132,7 @@ _hitchbench_profiles()
 			n=${f##*/}
 			echo "${n%.ini}"
 		done
-	done < <(_hitchbench_recipe_dirs)
+	done < <(_hitchbench_recipe_files | sed 's|/[^/]*$||' | sort -u)
 }
 
 _hitchbench_metrics()
@@ -264,12 +249,15 @@ _hitchbench_positional()
 		fi ;;
 	compare | regress)
 		((n == 0)) && _hitchbench_words "$(_hitchbench_recipes)" ;;
-	report | matrix | stalls | frames | interference-scan | "db import" | "plot frames" | "plot percentiles")
+	report | matrix | stalls | frames | interference-scan | "db import" | "plot frames" | "plot percentiles" | \
+	"plot histogram")
 		_hitchbench_dirs ;;
 	import | "plot matrix" | "plot trend" | "lab init")
 		_hitchbench_files ;;
 	pull | push | "target remove" | "target check" | "target status")
 		((n == 0)) && _hitchbench_words "$(_hitchbench_targets)" ;;
+	recipes)
+		_hitchbench_words "$(_hitchbench_recipes)" ;;
 	help)
 		((n == 0)) && _hitchbench_words "$_hitchbench_commands" ;;
 	esac

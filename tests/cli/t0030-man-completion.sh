@@ -172,11 +172,12 @@ for c in $cmds; do
 done
 [ "${formats:-0}" -ge 3 ] || fail "only ${formats:-0} commands' --format values were checked"
 
-# recipes: the checkout's (the directory the program says it looks in),
-# those with a [recipe] section (recipes/matrix.ini is none); variants
+# recipes: the checkout's (hitchbench recipes --names), those with a
+# [recipe] section (recipes/matrix.ini is none); variants from the files
 want=$(grep -l '^\[recipe\]' "$HB_SRCDIR"/recipes/*.ini | sed 's|.*/||; s|\.ini$||' | sort)
 expect_eq "recipes offered" "$want" "$(comp "$HB" run '')"
 expect_eq "recipes offered by prefix" "dsda-doom" "$(comp "$HB" calibrate dsd)"
+expect_eq "recipes of recipes" "$want" "$(comp "$HB" recipes --names '')"
 expect_eq "variants of dsda-doom" "base
 gl
 software" "$(comp "$HB" run dsda-doom '')"
@@ -205,6 +206,7 @@ cmp -s "$T/want" "$T/got" || fail "the switches offered are not run --help's: $(
 comp "$HB" quiet --profile '' | grep -qx default || fail "quiet --profile does not offer 'default'"
 expect_eq "plot's pictures" "--help
 frames
+histogram
 matrix
 percentiles
 trend" "$(comp "$HB" plot '')"
