@@ -25,14 +25,14 @@ _hitchbench_run_opts="$_hitchbench_batch_opts --order --seed --switches --rounds
 
 _hitchbench_opts_run="$_hitchbench_run_opts"
 _hitchbench_opts_recipes="--names --help"
-_hitchbench_opts_report="--format --stall-ms --percentile --metric --stalls --interfered --include-interfered --min-frames --db --machine --game --variant --help"
-_hitchbench_opts_matrix="--by --metric --out --db --machine --game --interfered --include-interfered --min-frames --help"
+_hitchbench_opts_report="--format --no-notes --stall-ms --percentile --metric --stalls --interfered --include-interfered --min-frames --db --machine --game --variant --help"
+_hitchbench_opts_matrix="--by --no-notes --metric --out --db --machine --game --interfered --include-interfered --min-frames --help"
 _hitchbench_opts_import="--format --game --variant --out --process --hud-period --interval --warmup --db --no-db --help"
-_hitchbench_opts_ab="$_hitchbench_batch_opts --resume --metric --effect --alpha --beta --max-rounds"
-_hitchbench_opts_compare="--db --machine --metric --batch --cross-boot --magnitude --seed --paired --effect --alpha --beta --max-rounds --help"
+_hitchbench_opts_ab="$_hitchbench_batch_opts --resume --format --metric --effect --alpha --beta --max-rounds"
+_hitchbench_opts_compare="--format --no-notes --db --machine --metric --batch --cross-boot --magnitude --seed --paired --effect --alpha --beta --max-rounds --help"
 _hitchbench_opts_calibrate="$_hitchbench_batch_opts --order --seed --rounds --effect --resamples --with"
-_hitchbench_opts_regress="--db --machine --metric --format --seed --help"
-_hitchbench_opts_stalls="--stall-ms --verbose -v --help"
+_hitchbench_opts_regress="--db --machine --metric --format --no-notes --seed --help"
+_hitchbench_opts_stalls="--format --no-notes --stall-ms --verbose -v --help"
 _hitchbench_opts_frames="--window --help"
 _hitchbench_opts_quiet="--profile --what --help"
 _hitchbench_opts_thaw="--help"
@@ -44,7 +44,7 @@ _hitchbench_opts_help=""
 # commands with subcommands: the subcommands, then each one's options
 _hitchbench_subs_db="import info upgrade push"
 _hitchbench_opts_db_import="--db --stall-ms --percentile --min-frames --help"
-_hitchbench_opts_db_info="--db --machine --help"
+_hitchbench_opts_db_info="--db --machine --format --help"
 _hitchbench_opts_db_upgrade="--db --help"
 _hitchbench_opts_db_push="--db --to --help"
 _hitchbench_subs_plot="frames percentiles histogram matrix trend"
@@ -179,8 +179,10 @@ _hitchbench_value()
 	case $1 in
 	--format)
 		case $2 in
-		report) _hitchbench_words "table csv json" ;;
-		regress) _hitchbench_words "table tsv" ;;
+		report) _hitchbench_words "table csv json markdown" ;;
+		compare) _hitchbench_words "table json markdown" ;;
+		regress) _hitchbench_words "table tsv json" ;;
+		stalls | ab | db) _hitchbench_words "table json" ;;
 		import) _hitchbench_words "mangohud gallium-hud presentmon hook" ;;
 		esac ;;
 	--order) _hitchbench_words "rotate shuffle" ;;

@@ -57,11 +57,12 @@ help_options() {
 # page as an option of this command
 #   calibrate --batch, --resume  "'hitchbench run --resume' finishes it,
 #                                'report' and 'compare --batch' read it"
+#   ab --paired                  "as compare --paired --format json"
 #   plot --format                "('regress --format tsv')"
 #   push --prefix                "(target add --prefix; ...)"
 not_own() {
 	case "$1 $2" in
-	"calibrate --batch" | "calibrate --resume" | "plot --format" | "push --prefix") return 0 ;;
+	"ab --paired" | "calibrate --batch" | "calibrate --resume" | "plot --format" | "push --prefix") return 0 ;;
 	esac
 	return 1
 }
