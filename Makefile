@@ -154,6 +154,7 @@ $(B)/man/%: docs/man/%.scd
 	scdoc <$< >$@.tmp && mv $@.tmp $@
 
 man: $(MAN_PAGES)
+.PHONY: man
 
 # A cross build's all also makes the unit tests and the tools that the
 # formats' proof runs under qemu-user (check-cross below).
@@ -475,7 +476,7 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all man deps check check-cross check-sanitize fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-lab bench-matrix install clean FORCE
+.PHONY: all deps check check-cross check-sanitize fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-lab bench-matrix install clean FORCE
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(wildcard $(B)/harness/*.d) $(wildcard $(B)/hook/*.d) \
 	$(wildcard $(B)/tests/tools/*.d) $(wildcard $(B)/tests/fuzz/*.d)
