@@ -1,6 +1,7 @@
 # hitchbench: one non-recursive Makefile.
 #
-#   make               build everything into build/
+#   make               build everything into build/ (the manual pages too)
+#   make man           only the manual pages (docs/man/*.scd, scdoc) into build/man/
 #   make check         install what is missing (Debian packages), build, run every test
 #   make check-sanitize  the same tests on an AddressSanitizer/UBSan build
 #   make demo          install what is missing, build, run the default recipe, print its report
@@ -137,7 +138,23 @@ TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $
               $(B)/tests/fifohog $(B)/tests/seqsim $(B)/tests/vkchain $(B)/tests/vkpresent $(B)/tests/tstamp $(B)/tests/waitline \
               $(B)/tests/mkstallrec
 
-all: $(PROGS) $(B)/$(VK_MANIFEST) $(B)/walls/common.so $(B)/walls/analysis.so
+# The manual pages: docs/man/NAME.N.scd, by scdoc, into $(B)/man/NAME.N
+# (found by wildcard: a new page is one new file). The shell completions
+# are installed as they are. tests/cli/t0030-man-completion.sh keeps both
+# in step with every command's --help.
+MAN_SRC        := $(wildcard docs/man/*.scd)
+MAN_PAGES      := $(patsubst docs/man/%.scd,$(B)/man/%,$(MAN_SRC))
+COMPLETION_BASH := completion/hitchbench.bash
+COMPLETION_ZSH  := completion/_hitchbench
+
+all: $(PROGS) $(B)/$(VK_MANIFEST) $(B)/walls/common.so $(B)/walls/analysis.so $(MAN_PAGES)
+
+$(B)/man/%: docs/man/%.scd
+	@mkdir -p $(@D)
+	scdoc <$< >$@.tmp && mv $@.tmp $@
+
+man: $(MAN_PAGES)
+.PHONY: man
 
 # A cross build's all also makes the unit tests and the tools that the
 # formats' proof runs under qemu-user (check-cross below).

@@ -11,8 +11,9 @@ set -eu
 
 # build: compilers (the tree must build warning-free with gcc and clang),
 # pkg-config and the libraries the code links; libvulkan-dev for the Vulkan
-# headers the hook's layer and vkchain are typed by (nothing links libvulkan)
-BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check libx11-dev libgl-dev libzstd-dev libxtst-dev libevdev-dev libudev-dev libvulkan-dev libpq-dev libevemu-dev"
+# headers the hook's layer and vkchain are typed by (nothing links libvulkan);
+# scdoc makes the manual pages of docs/man/ (make man, part of all)
+BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check libx11-dev libgl-dev libzstd-dev libxtst-dev libevdev-dev libudev-dev libvulkan-dev libpq-dev libevemu-dev scdoc"
 # run: the X server and xauth, the default recipe's game and data; tests
 # also use sqlite3 (to look into databases) and strace (the hook's syscalls);
 # mesa-utils for glxinfo, which asks the game's X server which GL stack
@@ -30,13 +31,15 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # remote targets (docs/targets.md): ssh and rsync are what push, run --target
 # and pull talk through; the tests run their own sshd (openssh-server) on a
 # private port, so a target is this machine
+# the manual pages and completions' test (t0030): man-db (man --warnings,
+# lexgrog) renders and indexes each page, zsh parses the zsh completion
 # the lab (docs/lab.md): PostgreSQL 15 is the shared results database
 # (libpq-dev above is its client library; the tests start their own server
 # on a private socket directory), and Slurm hands batches to machines:
 # slurmctld, slurmd and their client commands, with munge for their
 # authentication (the tests start a one-node Slurm on localhost)
 LAB="postgresql-15 slurmctld slurmd slurm-client munge"
-RUN="libevemu3 xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox mangohud mesa-vulkan-drivers vulkan-tools openssh-client openssh-server rsync chromium"
+RUN="libevemu3 xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox mangohud mesa-vulkan-drivers vulkan-tools openssh-client openssh-server rsync man-db zsh chromium"
 # the games of recipes/ (each recipe's `packages =` names what it runs; the
 # smoke tests tests/game/t91*.sh and t92*.sh and `make bench-matrix QUICK=1`
 # in CI run every one of them); warzone2100 is the Vulkan game (its Vulkan
