@@ -179,7 +179,7 @@ _hitchbench_value()
 	case $1 in
 	--format)
 		case $2 in
-		report) _hitchbench_words "table csv json markdown" ;;
+		report) _hitchbench_words "table csv json markdown html" ;;
 		compare) _hitchbench_words "table json markdown" ;;
 		regress) _hitchbench_words "table tsv json" ;;
 		stalls | ab | db) _hitchbench_words "table json" ;;
