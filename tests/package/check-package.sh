@@ -74,8 +74,9 @@ echo "built $(basename "$deb") in $(($(date +%s) - t0)) s; hitchbench --version 
 # 2. lintian over everything the build made
 echo "== lintian"
 rc=0
-lintian -I --pedantic --fail-on error "$W"/src/hitchbench_*.changes >"$W/lintian.txt" 2>&1 || rc=$?
-grep -v '^running with root privileges' "$W/lintian.txt" || true
+lintian -I --pedantic --show-overrides --fail-on error "$W"/src/hitchbench_*.changes >"$W/lintian.txt" 2>&1 || rc=$?
+# each override's reason once, not once per file it covers
+grep -v '^running with root privileges' "$W/lintian.txt" | awk '!/^N: / || !seen[$0]++' || true
 [ "$rc" = 0 ] || fail "lintian reports an error (exit $rc)"
 echo "lintian: no error"
 
@@ -131,10 +132,30 @@ rundir=$(ls -d "$R"/var/lib/hitchbench/runs/*/*-dsda-doom-software 2>/dev/null |
 value() { sed -n "s/^$1=//p" "$2" | head -n 1; }
 [ "$(value status "$rundir/result.txt")" = ok ] || fail "the run's status is '$(value status "$rundir/result.txt")'"
 [ "$(value invalid "$rundir/bench.txt")" != 1 ] || fail "the run is invalid: $(grep '^invalid' "$rundir/bench.txt")"
-[ "$(value interfered "$rundir/bench.txt")" != 1 ] || fail "the run was interfered with: $(grep '^interfer' "$rundir/bench.txt")"
 [ "$(value user "$rundir/bench.txt")" = hitchbench ] || fail "the game ran as '$(value user "$rundir/bench.txt")', not hitchbench"
+[ "$(value frames_recorded "$rundir/bench.txt")" -gt 40 ] || fail "the installed hook recorded too few frames"
+for f in sensors.tsv.zst intfwatch.log; do   # the sampler and the watcher, from /usr/lib/hitchbench
+	[ -s "$rundir/$f" ] || fail "the run has no $f: a helper of /usr/lib/hitchbench did not run"
+done
+# The interference watcher sees the whole machine: a process started outside
+# the root without the harness's marker during the window marks the run
+# interfered (on a shared machine, someone else's commands). That says
+# nothing of the package, so it is reported, not failed; the run is then
+# stored and listed as excluded.
+run=$(basename "$rundir")
+if [ "$(value interfered "$rundir/bench.txt")" = 1 ]; then
+	echo "check-package: note: the run was marked interfered, by processes started on this machine during it" \
+		"(not the package's doing): $(value interfered_reason "$rundir/bench.txt"); the first:"
+	grep -m 3 '^!' "$rundir/interference.log" || true
+	echo "== its numbers, interference or not (hitchbench report --include-interfered RUNDIR, in the root)"
+	chroot "$R" hitchbench report --include-interfered "/var/lib/hitchbench/runs/$(basename "$(dirname "$rundir")")/$run" ||
+		fail "report of the run directory failed"
+	stored="^excluded $run: interfered=1"
+else
+	stored='^median dsda-doom software (n=1)'
+fi
 echo "== hitchbench report (the database, in the root)"
 chroot "$R" hitchbench report --db /var/lib/hitchbench/hitchbench.db >"$W/report.out" 2>&1 || { cat "$W/report.out"; fail "report of the database failed"; }
 cat "$W/report.out"
-grep -q '^median dsda-doom software (n=1)' "$W/report.out" || fail "the run is not in /var/lib/hitchbench/hitchbench.db"
+grep -q "$stored" "$W/report.out" || fail "the run is not in /var/lib/hitchbench/hitchbench.db"
 echo "check-package: passed"
