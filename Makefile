@@ -15,8 +15,14 @@
 #                      then one line per target: executions, exec/s, corpus, findings
 #                      (kept under build/fuzz/findings/NAME/); exit 1 on any finding.
 #                      `make fuzz-targets` only builds them (tests/fuzz/README.md)
-#   make install PREFIX=/usr/local [DESTDIR=...]  (with the Vulkan layer's manifest in
-#                      PREFIX/share/vulkan/implicit_layer.d, naming the installed hook)
+#   make install PREFIX=/usr/local [DESTDIR=...]  by the FHS (docs/install.md): hitchbench
+#                      in PREFIX/bin, helpers and hook in PREFIX/lib/hitchbench, recipes
+#                      and gamedb in PREFIX/share/hitchbench, the Vulkan layer's manifest in
+#                      PREFIX/share/vulkan/implicit_layer.d (naming the installed hook)
+#   make uninstall     the same PREFIX and DESTDIR: removes what install put
+#   make dist          build/hitchbench-VERSION.tar.gz, with its VERSION file
+#   make check-package the Debian package built, lintian, installed in a clean
+#                      Debian 12 root, a run of the default recipe there (root)
 #   make ARCH=s390x    a cross build (ppc64, arm64 alike) into build/cross/ARCH/, the unit
 #                      tests included; with install, the same tree as a native install
 #   make check-cross   the formats on a big-endian machine: s390x under qemu-user (t1700)
@@ -77,16 +83,29 @@ LDFLAGS  += -L$(SYSROOT)/usr/lib/$(TRIPLET) -L$(SYSROOT)/lib/$(TRIPLET) -Wl,-rpa
 endif
 PKG_CONFIG ?= pkg-config
 
+# Where make install puts each file (docs/install.md): hitchbench alone in
+# BINDIR; the helpers and the hook in LIBDIR, found from the program's own
+# place (PREFIX/bin/../lib/hitchbench), so an installed tree can move; the
+# recipes and gamedb in DATADIR. A man page of MAN_PAGES (built pages,
+# $(B)/man/NAME.N) goes to MANDIR/manN; COMPLETION_BASH and COMPLETION_ZSH
+# (source files) to the completion directories; each only when set.
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 LIBDIR   := $(PREFIX)/lib/hitchbench
 DATADIR  := $(PREFIX)/share/hitchbench
+MANDIR   ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 QUICK    ?= 0
 B        ?= build
 
-VERSION  := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+# The version (scripts/version.sh, docs/install.md "Versions"): git describe
+# of the last vX.Y.Z tag, else the VERSION file of a `make dist` tarball,
+# else VERSION_FALLBACK (the package build passes debian/changelog's).
+VERSION_FALLBACK ?=
+VERSION  := $(shell HB_VERSION_FALLBACK='$(VERSION_FALLBACK)' sh scripts/version.sh '$(CURDIR)')
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes
 CPPFLAGS += -D_GNU_SOURCE -MMD -MP $(shell $(PKG_CONFIG) --cflags libevdev)
 # gcc fuses a * b - c into one instruction where the machine has one
@@ -168,7 +187,7 @@ $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(LAYER_INC) $(CPPFLAGS) $(ALL_CFLAGS) -DHB_SRCDIR='"$(CURDIR)"' -c -o $@ $<
 
-# The version (git describe) goes into bench.txt: regenerated on every make,
+# The version goes into bench.txt: regenerated on every make,
 # rewritten only when it changed, so what depends on it rebuilds only then.
 $(B)/gen/version.h: FORCE
 	@mkdir -p $(@D)
@@ -230,7 +249,7 @@ $(B)/hook/%.o: harness/%.c
 	@mkdir -p $(@D)
 	$(CC) -Icommon $(CPPFLAGS) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
 $(B)/hitchbench-hook.so: $(HOOK_OBJ)
-	$(CC) -shared -Wl,-z,defs -Wl,-z,nodelete -o $@ $^ -ldl -pthread
+	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -Wl,-z,nodelete -o $@ $^ -ldl -pthread
 
 # The layer's manifest (harness/VkLayer_hitchbench.json.in): in build/, with
 # the hook's path relative to the manifest, so that XDG_DATA_HOME=build/share
@@ -456,27 +475,58 @@ bench-matrix: deps
 	@$(MAKE) --no-print-directory all
 	@HB=$(B)/hitchbench QUICK=$(QUICK) sh scripts/bench-matrix.sh
 
-install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DATADIR)/recipes $(DESTDIR)$(DATADIR)/gamedb
+# install and uninstall work from one list of what goes where; uninstall
+# removes those files and then the directories of hitchbench's own that are
+# left empty, nothing else. The man pages and completions are prerequisites
+# by second expansion, so their variables may be set further down.
+HELPER_PROGS := $(HELPERS:%=hitchbench-%)
+DATA_FILES    = $(sort $(shell find recipes gamedb -type f))
+install: all $$(MAN_PAGES)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/share/vulkan/implicit_layer.d
 	install -m 755 $(B)/hitchbench $(DESTDIR)$(BINDIR)/hitchbench
-	install -m 755 $(B)/hitchbench-wadlump $(DESTDIR)$(BINDIR)/hitchbench-wadlump
-	install -m 755 $(B)/hitchbench-sampler $(DESTDIR)$(BINDIR)/hitchbench-sampler
-	install -m 755 $(B)/hitchbench-stallrec $(DESTDIR)$(BINDIR)/hitchbench-stallrec
-	install -m 755 $(B)/hitchbench-input $(DESTDIR)$(BINDIR)/hitchbench-input
-	install -m 755 $(B)/hitchbench-intfwatch $(DESTDIR)$(BINDIR)/hitchbench-intfwatch
-	install -m 755 $(B)/hitchbench-waker $(DESTDIR)$(BINDIR)/hitchbench-waker
-	install -m 755 $(B)/hitchbench-prefetch $(DESTDIR)$(BINDIR)/hitchbench-prefetch
-	install -m 755 $(B)/hitchbench-reboot $(DESTDIR)$(LIBDIR)/hitchbench-reboot
+	install -m 755 $(HELPER_PROGS:%=$(B)/%) $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(B)/hitchbench-hook.so $(DESTDIR)$(LIBDIR)/hitchbench-hook.so
-	install -d $(DESTDIR)$(PREFIX)/share/vulkan/implicit_layer.d
 	sed 's|@LIBRARY_PATH@|$(LIBDIR)/hitchbench-hook.so|' $(VK_MANIFEST_IN) >$(DESTDIR)$(PREFIX)/$(VK_MANIFEST)
-	cp -R recipes/. $(DESTDIR)$(DATADIR)/recipes/
-	cp -R gamedb/. $(DESTDIR)$(DATADIR)/gamedb/
+	@for f in $(DATA_FILES); do install -D -m 644 "$$f" "$(DESTDIR)$(DATADIR)/$$f" || exit 1; done
+	@echo "installed $(words $(DATA_FILES)) files of recipes/ and gamedb/ in $(DESTDIR)$(DATADIR)"
+	@for p in $(MAN_PAGES); do \
+		d="$(DESTDIR)$(MANDIR)/man$${p##*.}"; echo "install -D -m 644 $$p $$d/$${p##*/}"; \
+		install -D -m 644 "$$p" "$$d/$${p##*/}" || exit 1; done
+	$(if $(COMPLETION_BASH),install -D -m 644 $(COMPLETION_BASH) $(DESTDIR)$(BASHCOMPDIR)/hitchbench)
+	$(if $(COMPLETION_ZSH),install -D -m 644 $(COMPLETION_ZSH) $(DESTDIR)$(ZSHCOMPDIR)/_hitchbench)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/hitchbench $(HELPER_PROGS:%=$(DESTDIR)$(LIBDIR)/%) \
+		$(DESTDIR)$(LIBDIR)/hitchbench-hook.so $(DESTDIR)$(PREFIX)/$(VK_MANIFEST)
+	@for f in $(DATA_FILES); do rm -f "$(DESTDIR)$(DATADIR)/$$f"; done
+	@for p in $(MAN_PAGES); do rm -f "$(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}"; done
+	$(if $(COMPLETION_BASH),rm -f $(DESTDIR)$(BASHCOMPDIR)/hitchbench)
+	$(if $(COMPLETION_ZSH),rm -f $(DESTDIR)$(ZSHCOMPDIR)/_hitchbench)
+	@[ ! -d "$(DESTDIR)$(DATADIR)" ] || find "$(DESTDIR)$(DATADIR)" -depth -type d -empty -delete
+	@for d in $(LIBDIR) $(PREFIX)/share/vulkan/implicit_layer.d $(PREFIX)/share/vulkan; do \
+		[ ! -d "$(DESTDIR)$$d" ] || rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done
+
+# A source tarball for a machine without git: git archive of HEAD with a
+# VERSION file holding HEAD's version (scripts/version.sh reads it there).
+DIST = $(B)/hitchbench-$(shell sh scripts/version.sh --head '$(CURDIR)')
+dist:
+	@mkdir -p $(DIST)
+	git archive --format=tar --prefix=$(notdir $(DIST))/ -o $(DIST).tar HEAD
+	sh scripts/version.sh --head '$(CURDIR)' >$(DIST)/VERSION
+	tar -rf $(DIST).tar -C $(B) --owner=0 --group=0 $(notdir $(DIST))/VERSION
+	rm -rf $(DIST) && gzip -9nf $(DIST).tar
+	@echo "$(DIST).tar.gz"
+
+# The Debian package built, lintian, then installed with its dependencies
+# in a clean Debian 12 root where it runs the default recipe (root,
+# mmdebstrap; minutes, so not part of check: tests/package/check-package.sh)
+check-package:
+	@sh tests/package/check-package.sh
 
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps check check-cross check-sanitize fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-lab bench-matrix install clean FORCE
+.PHONY: all deps check check-cross check-sanitize check-package fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-lab bench-matrix install uninstall dist clean FORCE
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(wildcard $(B)/harness/*.d) $(wildcard $(B)/hook/*.d) \
 	$(wildcard $(B)/tests/tools/*.d) $(wildcard $(B)/tests/fuzz/*.d)

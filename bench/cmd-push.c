@@ -85,14 +85,15 @@ static void print_log_tail(const char *path, int lines)
 	free(text);
 }
 
-/* The source tree's version as the Makefile names it (git describe);
+/* The source tree's version as the Makefile names it (scripts/version.sh);
  * with dirty false, HEAD's (what git archive HEAD holds). */
 static char *source_version(const char *srcdir, bool dirty)
 {
-	char *argv[] = { "git", "-C", (char *)srcdir, "describe", "--always", "--tags", dirty ? "--dirty" : NULL,
-			 NULL };
+	char *script = xasprintf("%s/scripts/version.sh", srcdir);
+	char *argv[] = { "sh", script, dirty ? (char *)srcdir : "--head", (char *)srcdir, NULL };
 	char *out = push_output_line(argv);
 
+	free(script);
 	return out ? out : xstrdup("unknown");
 }
 

@@ -32,7 +32,9 @@ struct context {
 	char *helper_dir;   /* hitchbench-wadlump and the other helpers */
 	char *recipe_dirs[3];
 	char *gamedb_dirs[3];  /* beside each recipe directory: gamedb/<game>/analysis.ini */
-	char *results_dir;  /* default home of runs/ and hitchbench.db */
+	char *results_dir;  /* default home of runs/ and hitchbench.db: the checkout's
+			     * results/; installed, the user's XDG data directory or
+			     * root's /var/lib/hitchbench; $HITCHBENCH_RESULTS first */
 	char *default_db;
 
 	/* the results database, for a command with CMD_DB_OPTION */

@@ -9,6 +9,7 @@
 #include "resultsdb.h"
 #include "suggest.h"
 #include "util.h"
+#include "xdgdir.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -115,15 +116,18 @@ static void context_init(struct context *ctx)
 		ctx->gamedb_dirs[0] = xasprintf("%s/gamedb", ctx->srcdir);
 		ctx->results_dir = xasprintf("%s/results", ctx->srcdir);
 	} else {
-		/* installed: PREFIX/bin, PREFIX/lib/hitchbench, PREFIX/share/hitchbench,
-		 * found from where the program is, so an installed tree can move */
-		ctx->hook_path = xasprintf("%s/../lib/hitchbench/hitchbench-hook.so", ctx->exe_dir);
-		ctx->helper_dir = xstrdup(ctx->exe_dir);
+		/* installed (docs/install.md): PREFIX/bin, PREFIX/lib/hitchbench,
+		 * PREFIX/share/hitchbench, found from where the program is, so an
+		 * installed tree can move; the results in the user's data
+		 * directory, root's in /var/lib/hitchbench, never the current one */
+		ctx->helper_dir = xasprintf("%s/../lib/hitchbench", ctx->exe_dir);
+		ctx->hook_path = xasprintf("%s/hitchbench-hook.so", ctx->helper_dir);
 		ctx->recipe_dirs[0] = xstrdup("recipes");
 		ctx->recipe_dirs[1] = xasprintf("%s/../share/hitchbench/recipes", ctx->exe_dir);
 		ctx->gamedb_dirs[0] = xstrdup("gamedb");
 		ctx->gamedb_dirs[1] = xasprintf("%s/../share/hitchbench/gamedb", ctx->exe_dir);
-		ctx->results_dir = xstrdup("results");
+		ctx->results_dir = geteuid() == 0 ? xstrdup(HB_SYSTEM_STATE_DIR)
+						  : xdg_user_dir("XDG_DATA_HOME", ".local/share");
 	}
 	if (results && *results) {
 		free(ctx->results_dir);

@@ -73,8 +73,11 @@ char *remote_start_command(const struct ssh_target *t, const char *const *args)
 	add_cd(&sb, t);
 	strbuf_addf(&sb, "[ -f push.txt ] || exit %d; ", REMOTE_NO_HARNESS);
 	/* the marker for the exec chain only: what the runner forks carries
-	 * it from the start, as /proc/PID/environ shows it to the watcher */
-	strbuf_addstr(&sb, "HITCHBENCH_HARNESS=remote-start exec bin/hitchbench run --detach");
+	 * it from the start, as /proc/PID/environ shows it to the watcher;
+	 * the pushed tree is an installed one, whose results would go to the
+	 * login's data directory: they stay in PREFIX/results, where target
+	 * status and pull look */
+	strbuf_addstr(&sb, "HITCHBENCH_HARNESS=remote-start HITCHBENCH_RESULTS=results exec bin/hitchbench run --detach");
 	for (size_t i = 0; args[i]; i++) {
 		char *q = sh_quote(args[i]);
 

@@ -6,11 +6,11 @@
  */
 #include "targets.h"
 #include "inifile.h"
+#include "xdgdir.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,19 +26,15 @@ static const char *const key_names[N_KEYS] = {
 
 char *targets_default_path(void)
 {
-	const char *env = getenv("HITCHBENCH_TARGETS"), *xdg = getenv("XDG_CONFIG_HOME");
-	const char *home = getenv("HOME");
+	const char *env = getenv("HITCHBENCH_TARGETS");
+	char *dir, *path;
 
 	if (env && *env)
 		return xstrdup(env);
-	if (xdg && *xdg == '/')
-		return xasprintf("%s/hitchbench/targets.ini", xdg);
-	if (!home || !*home) {
-		struct passwd *pw = getpwuid(getuid());
-
-		home = pw ? pw->pw_dir : "/";
-	}
-	return xasprintf("%s/.config/hitchbench/targets.ini", home);
+	dir = xdg_user_dir("XDG_CONFIG_HOME", ".config");
+	path = xasprintf("%s/targets.ini", dir);
+	free(dir);
+	return path;
 }
 
 bool targets_name_valid(const char *name)

@@ -12,10 +12,10 @@
 #include "fsroot.h"
 #include "timeutil.h"
 #include "systemd-units.h"
+#include "xdgdir.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,22 +67,13 @@ static void note(struct thaw_report *rep, const char *fmt, ...)
 
 char *thaw_state_dir(void)
 {
-	const char *d = getenv(HB_STATE_DIR_ENV), *home;
+	const char *d = getenv(HB_STATE_DIR_ENV);
 
 	if (d && *d)
 		return xstrdup(d);
 	if (geteuid() == 0)
-		return xstrdup("/var/lib/hitchbench");
-	d = getenv("XDG_STATE_HOME");
-	if (d && *d == '/')
-		return xasprintf("%s/hitchbench", d);
-	home = getenv("HOME");
-	if (!home || !*home) {
-		struct passwd *pw = getpwuid(geteuid());
-
-		home = pw ? pw->pw_dir : "/";
-	}
-	return xasprintf("%s/.local/state/hitchbench", home);
+		return xstrdup(HB_SYSTEM_STATE_DIR);
+	return xdg_user_dir("XDG_STATE_HOME", ".local/state");
 }
 
 void thaw_journal_init(struct thaw_journal *j)

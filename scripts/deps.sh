@@ -6,7 +6,8 @@
 # `deps.sh list` prints the packages; `deps.sh missing` the ones
 # not installed (exit 1 if any). A second argument `bench` adds the BENCH
 # list: only `make bench-self` asks for it (`deps.sh ensure bench`); `fuzz`
-# adds the FUZZ list, for `make fuzz` (`deps.sh ensure fuzz`).
+# adds the FUZZ list, for `make fuzz` (`deps.sh ensure fuzz`); `package` the
+# PACKAGE list, for `make check-package` (`deps.sh ensure package`).
 set -eu
 
 # build: compilers (the tree must build warning-free with gcc and clang),
@@ -54,6 +55,11 @@ BENCH="python3-pandas time linux-perf"
 # fuzz: libFuzzer and the sanitizer runtimes clang links into the fuzz
 # targets of tests/fuzz (Debian 12's clang is 14)
 FUZZ="clang libclang-rt-14-dev"
+# package: what builds and checks the Debian package (make check-package,
+# docs/install.md): debhelper (dh, debhelper-compat 13) for
+# dpkg-buildpackage, lintian, and mmdebstrap for the clean Debian 12 root
+# the package is installed and run in
+PACKAGE="debhelper lintian mmdebstrap"
 # cross: the s390x cross compiler and C library, and qemu-user to run what
 # it builds: the formats on a big-endian machine (make check-cross, t1700;
 # docs/formats.md "Byte order"). The s390x libraries it links are no
@@ -70,14 +76,16 @@ CROSS="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user"
 
 SYSTEM_USER=hitchbench
 
-# the lists asked for: BUILD, RUN, LAB, GAMES and CROSS, and BENCH after `bench`, FUZZ after `fuzz`
+# the lists asked for: BUILD, RUN, LAB, GAMES and CROSS, and BENCH after `bench`, FUZZ after `fuzz`,
+# PACKAGE after `package`
 PACKAGES="$BUILD $RUN $LAB $GAMES $CROSS"
 case "${2:-}" in
 "") ;;
 bench) PACKAGES="$PACKAGES $BENCH" ;;
 fuzz) PACKAGES="$PACKAGES $FUZZ" ;;
+package) PACKAGES="$PACKAGES $PACKAGE" ;;
 *)
-	echo "deps.sh: unknown package list '$2' (only 'bench' or 'fuzz')" >&2
+	echo "deps.sh: unknown package list '$2' (only 'bench', 'fuzz' or 'package')" >&2
 	exit 2
 	;;
 esac
@@ -144,7 +152,7 @@ ensure)
 	ensure_sysroot
 	;;
 *)
-	echo "usage: deps.sh [ensure|missing|list] [bench|fuzz]" >&2
+	echo "usage: deps.sh [ensure|missing|list] [bench|fuzz|package]" >&2
 	exit 2
 	;;
 esac

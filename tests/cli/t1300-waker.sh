@@ -193,9 +193,9 @@ no_fakegame_left
 # exits 1 at SIGTERM without its report): the runs are invalid, and say why
 I="$T/inst"
 mkdir -p "$I/bin" "$I/lib/hitchbench"
-cp "$HB" "$HB_BUILD/hitchbench-intfwatch" "$HB_BUILD/hitchbench-sampler" "$I/bin/"
-cp "$HB_BUILD/hitchbench-hook.so" "$I/lib/hitchbench/"
-cat >"$I/bin/hitchbench-waker" <<'SH'
+cp "$HB" "$I/bin/"
+cp "$HB_BUILD/hitchbench-intfwatch" "$HB_BUILD/hitchbench-sampler" "$HB_BUILD/hitchbench-hook.so" "$I/lib/hitchbench/"
+cat >"$I/lib/hitchbench/hitchbench-waker" <<'SH'
 #!/bin/sh
 while [ $# -gt 0 ]; do
 	[ "$1" = --ready ] && : >"$2"
@@ -204,7 +204,7 @@ done
 trap 'exit 1' TERM
 while :; do sleep 0.1; done
 SH
-chmod 755 "$I/bin/hitchbench-waker"
+chmod 755 "$I/lib/hitchbench/hitchbench-waker"
 rm -rf "$T/runs"
 rc=0
 "$I/bin/hitchbench" run --no-quieting --display :99 --out "$T/runs" --no-db "$T/wk.ini" base \

@@ -104,7 +104,7 @@ first=$(sed -n 's/^pushed: \([0-9]*\) file(s) copied.*/\1/p' "$T/out")
 expect_eq "first push's logins" 1 "$logins"
 grep -q "ssh: 1 connection(s) opened" "$T/err" || fail "push -v: $(cat "$T/err")"
 grep -q "^runs there: hitchbench " "$T/out" || fail "not run there: $(cat "$T/out")"
-for f in bin/hitchbench bin/hitchbench-sampler lib/hitchbench/hitchbench-hook.so share/hitchbench/recipes/openarena.ini \
+for f in bin/hitchbench lib/hitchbench/hitchbench-sampler lib/hitchbench/hitchbench-hook.so share/hitchbench/recipes/openarena.ini \
 	share/vulkan/implicit_layer.d/VkLayer_hitchbench.json push.txt; do
 	[ -e "$P/$f" ] || fail "no $P/$f after the push"
 done

@@ -55,7 +55,7 @@ START_TEST(prefix_and_commands)
 	free(p);
 	cmd = remote_start_command(&t, args);
 	ck_assert_str_eq(cmd, "cd '/opt/hb' 2>/dev/null || exit 97; [ -f push.txt ] || exit 97; "
-			      "HITCHBENCH_HARNESS=remote-start exec bin/hitchbench run --detach '--window' 'it'\\''s 2'");
+			      "HITCHBENCH_HARNESS=remote-start HITCHBENCH_RESULTS=results exec bin/hitchbench run --detach '--window' 'it'\\''s 2'");
 	free(cmd);
 	cmd = remote_list_command(&t, NULL, 0);
 	ck_assert_ptr_nonnull(strstr(cmd, "for d in results/runs/*; do"));
