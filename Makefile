@@ -521,6 +521,7 @@ dist:
 # in a clean Debian 12 root where it runs the default recipe (root,
 # mmdebstrap; minutes, so not part of check: tests/package/check-package.sh)
 check-package:
+	@sh scripts/deps.sh ensure package
 	@sh tests/package/check-package.sh
 
 clean:

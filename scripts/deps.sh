@@ -77,18 +77,21 @@ CROSS="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user"
 SYSTEM_USER=hitchbench
 
 # the lists asked for: BUILD, RUN, LAB, GAMES and CROSS, and BENCH after `bench`, FUZZ after `fuzz`,
-# PACKAGE after `package`
+# PACKAGE after `package` (several may follow: `deps.sh ensure fuzz package`)
 PACKAGES="$BUILD $RUN $LAB $GAMES $CROSS"
-case "${2:-}" in
-"") ;;
-bench) PACKAGES="$PACKAGES $BENCH" ;;
-fuzz) PACKAGES="$PACKAGES $FUZZ" ;;
-package) PACKAGES="$PACKAGES $PACKAGE" ;;
-*)
-	echo "deps.sh: unknown package list '$2' (only 'bench', 'fuzz' or 'package')" >&2
-	exit 2
-	;;
-esac
+ACTION=${1:-ensure}
+[ $# -gt 0 ] && shift
+for list in "$@"; do
+	case "$list" in
+	bench) PACKAGES="$PACKAGES $BENCH" ;;
+	fuzz) PACKAGES="$PACKAGES $FUZZ" ;;
+	package) PACKAGES="$PACKAGES $PACKAGE" ;;
+	*)
+		echo "deps.sh: unknown package list '$list' (only 'bench', 'fuzz' or 'package')" >&2
+		exit 2
+		;;
+	esac
+done
 
 missing() {
 	for p in $PACKAGES; do
@@ -124,7 +127,7 @@ ensure_sysroot() {
 	fi
 }
 
-case "${1:-ensure}" in
+case "$ACTION" in
 list)
 	echo $PACKAGES
 	;;
@@ -152,7 +155,7 @@ ensure)
 	ensure_sysroot
 	;;
 *)
-	echo "usage: deps.sh [ensure|missing|list] [bench|fuzz|package]" >&2
+	echo "usage: deps.sh [ensure|missing|list] [bench|fuzz|package]..." >&2
 	exit 2
 	;;
 esac
