@@ -4,8 +4,10 @@
  * verdicts the process watcher hands to its caller.
  */
 #include "procwatch-internal.h"
+
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -113,6 +115,18 @@ static enum owner judge(struct procwatch *w, struct proc_ent *e, const struct ps
 		if (n > 0 && procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_HARNESS_ENV, NULL)) {
 			*why = inherited ? "forked without exec by a process carrying " PROCWATCH_HARNESS_ENV
 					 : "carries " PROCWATCH_HARNESS_ENV;
+			e->marked = true;
+			return OWN_HARNESS;
+		}
+		/* exec'd and gone (or a zombie, whose environ reads empty)
+		 * before its environment could be read: what it was given
+		 * went with it. A child of a marked process inherits the
+		 * marker unless its starter chose to drop it, which the
+		 * harness's own commands do not (a script's `$(... | tail -n
+		 * 1)`): the parent's marker stands in */
+		if ((n == 0 || n == -ENOENT || n == -ESRCH) && w->source == PROCWATCH_CONNECTOR && e->execd &&
+		    parent && parent->owner == OWN_HARNESS && parent->marked) {
+			*why = "gone before its environment was read; its parent carries " PROCWATCH_HARNESS_ENV;
 			e->marked = true;
 			return OWN_HARNESS;
 		}

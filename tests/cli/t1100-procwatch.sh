@@ -46,4 +46,9 @@ grep -q "^- $harness sh exempt harness: carries HITCHBENCH_HARNESS" "$T/connecto
 grep -q "^- [0-9]* .* exempt harness: forked without exec by a process carrying HITCHBENCH_HARNESS" \
 	"$T/connector.out" || fail "connector: the marked shell's subshell: $(cat "$T/connector.out")"
 grep -q "^! [0-9]* sh " "$T/connector.out" && fail "connector: a shell was counted: $(cat "$T/connector.out")"
+# its commands, done at once and most gone before they could be read: the harness's too
+grep -q "^! [0-9]* \(true\|cat\|(gone)\) " "$T/connector.out" &&
+	fail "connector: a command of the marked shell was counted: $(cat "$T/connector.out")"
+grep -q "^- [0-9]* \(true\|cat\|(gone)\) .*exempt harness" "$T/connector.out" ||
+	fail "connector: no verdict on the marked shell's commands: $(cat "$T/connector.out")"
 exit 0

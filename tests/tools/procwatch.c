@@ -8,8 +8,9 @@
  *     program: the harness's children are not exempt), one forked without
  *     exec (outside too), one carrying HITCHBENCH_RUN=<id> (the run's),
  *     one from inside the run (the run's), and a shell carrying
- *     HITCHBENCH_HARNESS whose subshell exits at once (both the
- *     harness's: the connector judges the gone subshell by its parent). Prints "role PID" lines,
+ *     HITCHBENCH_HARNESS whose subshell exits at once and whose
+ *     commands (true, cat) are done at once (all the harness's: the
+ *     connector judges the gone ones by their parent). Prints "role PID" lines,
  *     then the verdicts as "! PID COMM what: why" or "- ...".
  *     Exit 77 when the connector cannot be used (it needs root).
  *
@@ -172,7 +173,12 @@ static int cmd_live(enum procwatch_source source)
 	harness = fork();
 	if (harness == 0) {
 		setenv(PROCWATCH_HARNESS_ENV, "procwatch", 1);
-		execl("/bin/sh", "sh", "-c", "(exit 0); sleep 0.5", (char *)NULL);
+		/* and commands it execs that are done at once, as a script's
+		 * `$(... | tail -n 1)`: gone, most of them, before their
+		 * environment can be read */
+		execl("/bin/sh", "sh", "-c",
+		      "(exit 0); for i in 1 2 3 4 5 6 7 8; do x=$(/bin/true | /bin/cat); done; sleep 0.5",
+		      (char *)NULL);
 		_exit(127);
 	}
 	if (write(to_run[1], "x", 1) != 1 || read(from_run[0], &inside, sizeof(inside)) != sizeof(inside))
