@@ -72,7 +72,8 @@ int ab_batch_cells(const struct batch *b, struct strbuf *err)
 	return 0;
 }
 
-int ab_batch_metric_opts(const struct batch *b, struct metric_opts *mo, struct strbuf *err)
+/* The metric options the batch ran with (batch.txt stall_ms, percentile). */
+static int ab_batch_metric_opts(const struct batch *b, struct metric_opts *mo, struct strbuf *err)
 {
 	const char *v;
 
@@ -455,5 +456,19 @@ int ab_state_read_opts(struct ab_test *t, const struct batch *b, struct strbuf *
 out:
 	kvfile_release(&kf);
 	free(path);
+	return r;
+}
+
+int ab_test_open(struct ab_test *t, struct batch *b, const char *arg, const char *parent,
+		 struct strbuf *err)
+{
+	int r = batch_open(b, arg, parent, err);
+
+	if (r == 0 && ab_batch_cells(b, err) < 0)
+		r = -EDOM;
+	if (r == 0)
+		r = ab_batch_metric_opts(b, &t->mo, err);
+	if (r == 0 && (r = ab_state_read_opts(t, b, err)) == -ENOENT)
+		r = 0;
 	return r;
 }

@@ -48,8 +48,6 @@ int ab_test_option(struct ab_test *t, const char *usage, const char *name, const
 /* The batch's two cells (A: the first in its plan, B: the second); -EINVAL
  * with the message in err when it has not exactly two. */
 int ab_batch_cells(const struct batch *b, struct strbuf *err);
-/* The metric options the batch ran with (batch.txt stall_ms, percentile). */
-int ab_batch_metric_opts(const struct batch *b, struct metric_opts *mo, struct strbuf *err);
 /* Rounds from t->n_pairs + 1 on whose runs have all ended: read, added
  * and the test run again. *added is how many rounds were read. */
 void ab_test_update(struct ab_test *t, const struct batch *b, size_t *added);
@@ -77,6 +75,16 @@ int ab_state_write(const struct ab_test *t, const struct batch *b, const char *a
 /* Its options read back (metric, effect, alpha, beta, pairs, floor): 0,
  * -ENOENT when there is no ab.txt, -EINVAL (message in err) when bad. */
 int ab_state_read_opts(struct ab_test *t, const struct batch *b, struct strbuf *err);
+
+/* A finished or running two-cell batch as compare --paired reads it: the
+ * batch (arg: a directory, or an id under parent, as batch_open takes it)
+ * opened into b, its two cells checked, its metric options and ab.txt's
+ * test options (where it has one) read into t. 0, or -errno with the
+ * message in err: -EDOM when the batch is not two cells, -EINVAL for a
+ * bad file. b and t
+ * must have been initialised; the caller releases them either way. */
+int ab_test_open(struct ab_test *t, struct batch *b, const char *arg, const char *parent,
+		 struct strbuf *err);
 
 /* The cell's run name, "variant@label" or the variant (caller frees). */
 char *ab_cell_name(const struct batch *b, size_t cell);

@@ -405,14 +405,9 @@ static int compare_paired(struct context *ctx, const char *arg, const struct pai
 	dir = strchr(arg, '/') || access(arg, F_OK) == 0 ? xstrdup(arg) : xasprintf("%s/%s", parent, arg);
 	if (input_arg_check(dir) != HB_EXIT_OK)
 		goto out;
-	if (batch_open(&b, arg, parent, &err) < 0 || ab_batch_cells(&b, &err) < 0 ||
-	    ab_batch_metric_opts(&b, &t.mo, &err) < 0) {
-		error_msg("%s", err.buf);
-		goto out;
-	}
-	r = ab_state_read_opts(&t, &b, &err);
-	if (r < 0 && r != -ENOENT) {
-		error_msg("%s", err.buf);
+	r = ab_test_open(&t, &b, arg, parent, &err);
+	if (r < 0) {
+		error_msg("%s", err.buf ? err.buf : strerror(-r));
 		goto out;
 	}
 	for (size_t i = 0; i < n_po; i++)

@@ -27,15 +27,11 @@ static int paired_text(const char *dir, char **text)
 
 	batch_init(&b);
 	ab_test_init(&t);
-	r = batch_open(&b, dir, ".", &err);
-	if (r == 0 && ab_batch_cells(&b, &err) < 0) {
-		r = -EINVAL;
+	r = ab_test_open(&t, &b, dir, ".", &err);
+	if (r == -EDOM) {
+		r = -EINVAL;    /* not two cells: no paired test to show */
 		goto out;
 	}
-	if (r == 0)
-		r = ab_batch_metric_opts(&b, &t.mo, &err);
-	if (r == 0 && (r = ab_state_read_opts(&t, &b, &err)) == -ENOENT)
-		r = 0;
 	if (r < 0) {
 		*text = xasprintf("cannot read the batch: %s", err.buf ? err.buf : strerror(-r));
 		r = 0;

@@ -152,7 +152,9 @@ expect_eq "the verified copy stays" complete "$(value status "$L/batch.txt")"
 rm -rf "$(tdir "$B")"
 
 # 2. the SSH session that started a batch killed mid-batch: nothing lost
-ssh -F "$SSH_CONFIG" -o BatchMode=yes hbtarget "export HITCHBENCH_HARNESS=t; cd $P &&
+# (started by hand as run --target starts it: results in PREFIX/results,
+# not the login's data directory of an installed tree)
+ssh -F "$SSH_CONFIG" -o BatchMode=yes hbtarget "export HITCHBENCH_HARNESS=t HITCHBENCH_RESULTS=results; cd $P &&
 	bin/hitchbench run --detach $RUNOPTS $T/fake.ini base 2 && exec sleep 120" >"$T/k.out" 2>"$T/k.err" &
 sshpid=$!
 wait_for "the detached batch" has_line "^batch " "$T/k.out"
