@@ -352,7 +352,7 @@ static void start_bpf(struct recorder *rc, struct args *a, struct strbuf *meta)
 	rc->bpf = stallbpf_start(&a->bpf, &why);
 	if (rc->bpf) {
 		rc->period_ns = (uint64_t)a->bpf_period_ms * NSEC_PER_MSEC;
-		strbuf_addf(meta, "sources.bpf=yes (%s; sampling every %d ms)\n", a->bpf.out_path,
+		strbuf_addf(meta, "sources.bpf=yes (the wait record beside it; sampling every %d ms)\n",
 			    a->bpf_period_ms);
 		if (a->pid > 0)
 			stallbpf_follow(rc->bpf, a->pid);
