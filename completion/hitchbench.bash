@@ -72,7 +72,7 @@ _hitchbench_opts_lab_ensure_kernel="--kexec --no-requeue --help"
 # the helper programs
 _hitchbench_opts_hitchbench_wadlump="--help"
 _hitchbench_opts_hitchbench_sampler="--out --period-ms --duration --nice --once --wait-below --wait-sensors --wait-timeout --help"
-_hitchbench_opts_hitchbench_stallrec="--out --live --pid --period-ms --frames --xserver --cpu --nice --duration --nowrite --ready --cgroup --help"
+_hitchbench_opts_hitchbench_stallrec="--out --live --pid --period-ms --frames --xserver --cpu --nice --duration --nowrite --ready --cgroup --bpf --bpf-live --bpf-period-ms --bpf-min-us --bpf-stack-us --bpf-faults --help"
 _hitchbench_opts_hitchbench_input="--driver --game-log --display --xauth --name --dry-run --help"
 _hitchbench_opts_hitchbench_intfwatch="--log --run-root --run-id --harness --x-vt --ready --duration --scan --help"
 _hitchbench_opts_hitchbench_waker="-m --mode -i --period -t --time -c --cpus -o --output --nice --threshold-us --fifo-prio --dma-latency --ready --help"
@@ -87,7 +87,7 @@ _hitchbench_opts_hitchbench_prefetch_forget="--dir --help"
 _hitchbench_opts_hitchbench_prefetch_resident="--drop --help"
 
 # Options that take a value (the next word), whatever the command.
-_hitchbench_valued=" --switches --rounds --order --seed --resume --warmup --window --db --out --display --stall-ms --percentile --profile --target --format --metric --interfered --min-frames --machine --game --variant --by --process --hud-period --effect --alpha --beta --max-rounds --batch --magnitude --paired --resamples --with --name --title --what --gamedb --to --prefix --ssh-config --arch --port --state-dir --munge-socket --slurm-user --cluster --nodes --constraint --kernels --period-ms --duration --nice --wait-below --wait-sensors --wait-timeout --live --pid --frames --xserver --cpu --ready --cgroup --driver --game-log --xauth --log --run-root --run-id --harness --x-vt -m --mode -i --period -t --time -c --cpus -o --output --threshold-us --fifo-prio --wish --exe --dir --data --mb --reserve-mb --io --timeout "
+_hitchbench_valued=" --switches --rounds --order --seed --resume --warmup --window --db --out --display --stall-ms --percentile --profile --target --format --metric --interfered --min-frames --machine --game --variant --by --process --hud-period --effect --alpha --beta --max-rounds --batch --magnitude --paired --resamples --with --name --title --what --gamedb --to --prefix --ssh-config --arch --port --state-dir --munge-socket --slurm-user --cluster --nodes --constraint --kernels --period-ms --duration --nice --wait-below --wait-sensors --wait-timeout --live --pid --frames --xserver --cpu --ready --cgroup --driver --game-log --xauth --log --run-root --run-id --harness --x-vt -m --mode -i --period -t --time -c --cpus -o --output --threshold-us --fifo-prio --wish --exe --dir --data --mb --reserve-mb --io --timeout --bpf --bpf-live --bpf-period-ms --bpf-min-us --bpf-stack-us --bpf-faults "
 
 # The program completed: the word typed (~ expanded), else hitchbench.
 _hitchbench_prog()
