@@ -273,7 +273,7 @@ $(B)/$(VK_MANIFEST): $(VK_MANIFEST_IN)
 HELPERS := wadlump sampler stallrec input intfwatch waker prefetch reboot
 harness_objs = $(patsubst %.c,$(B)/%.o,$(wildcard harness/$(1).c harness/$(1)-*.c))
 HELPER_LIBS_sampler   = $(LIBS)
-HELPER_LIBS_stallrec  = $(LIBS)
+HELPER_LIBS_stallrec  = $(LIBS) $(STALLBPF_LIBS)
 # the input helper alone links libevemu: a recipe's play makes a recorded
 # device and plays it (harness/input-play.c)
 HELPER_LIBS_input     = $(LIBS) $(XTEST_LIBS) $(shell $(PKG_CONFIG) --libs evemu)
@@ -281,6 +281,33 @@ $(B)/harness/input-play.o: LAYER_INC += $(shell $(PKG_CONFIG) --cflags-only-I ev
 HELPER_LIBS_intfwatch = $(LIBS) $(shell $(PKG_CONFIG) --libs libevdev libudev)
 HELPER_LIBS_waker     = $(LIBS) -pthread
 HELPER_LIBS_prefetch  = $(LIBS)
+
+# The stall recorder's kernel program (STALLS=bpf; docs/stalls.md): clang
+# compiles harness/bpf/stallbpf.bpf.c to BPF for this machine's byte order,
+# bpftool makes the skeleton the recorder includes (the object inside it),
+# libbpf loads it. A cross build, or STALLBPF=0, makes a recorder without it
+# that says so and samples (Debian 12's bpftool cannot open an object of the
+# other byte order).
+STALLBPF ?= $(if $(ARCH),0,1)
+BPFTOOL  ?= $(or $(shell command -v bpftool),/usr/sbin/bpftool)
+BPF_MULTIARCH := $(shell gcc -print-multiarch 2>/dev/null || echo $$(uname -m)-linux-gnu)
+BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/; s/ppc64.*/powerpc/; s/s390x/s390/')
+STALLBPF_OBJ := $(B)/harness/stallrec-bpf.o $(B)/harness/stallrec-bpfwrite.o
+ifeq ($(STALLBPF),1)
+$(B)/bpf/stallbpf.bpf.o: harness/bpf/stallbpf.bpf.c harness/bpf/stallbpf-kern.h harness/bpf/stallbpf-event.h
+	@mkdir -p $(@D)
+	clang -g -O2 -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
+		-I/usr/include/$(BPF_MULTIARCH) -Iharness/bpf -c -o $@ $<
+$(B)/gen/stallbpf.skel.h: $(B)/bpf/stallbpf.bpf.o
+	@mkdir -p $(@D)
+	$(BPFTOOL) gen skeleton $< name stallbpf_skel >$@.tmp && mv $@.tmp $@
+$(STALLBPF_OBJ): $(B)/gen/stallbpf.skel.h
+$(STALLBPF_OBJ): LAYER_INC += -I$(B)/gen
+STALLBPF_LIBS = $(shell $(PKG_CONFIG) --libs libbpf)
+else
+$(STALLBPF_OBJ): CPPFLAGS += -DHB_NO_BPF
+STALLBPF_LIBS =
+endif
 
 .SECONDEXPANSION:
 $(HELPERS:%=$(B)/hitchbench-%): $(B)/hitchbench-%: $$(call harness_objs,$$*) $(COMMON_A)

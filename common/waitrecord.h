@@ -94,7 +94,7 @@ int waitrec_load(const char *path, struct waitrec *w, struct strbuf *err);
 const struct wr_thread *waitrec_thread(const struct waitrec *w, int32_t tid);
 /* Stack id's functions, or NULL for 0 and ids out of range. */
 const struct wr_stack *waitrec_stack(const struct waitrec *w, uint32_t id);
-/* meta dev.MAJ:MIN's name, or NULL. */
+/* meta dev.MAJ.MIN's name, or NULL. */
 const char *waitrec_dev_name(const struct waitrec *w, uint32_t major, uint32_t minor);
 
 /* Writers of one line each, newline included, appended to sb. */

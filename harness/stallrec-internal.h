@@ -93,6 +93,8 @@ struct recorder {
 	uint64_t part_ns[16], part_samples;
 	int64_t last_pair_us;
 	uint32_t syscall_id[1024];  /* interned names by system call number */
+	struct stallbpf *bpf;       /* --bpf: the kernel's events (NULL: sampling alone) */
+	pid_t bpf_pid;              /* the pid last followed there */
 };
 
 /* The vmstat counters read, in this order; several may add up to one column. */
@@ -126,6 +128,27 @@ void describe_swaps(struct strbuf *meta);
 void find_processes(struct recorder *rc);
 void open_psi(struct recorder *rc, pid_t pid, struct strbuf *meta);
 int set_up_record(struct recorder *rc, struct strbuf *meta, struct strbuf *err);
+
+/* stallrec-bpf.c: the BPF path (STALLS=bpf) */
+struct stallbpf;
+struct stallbpf_opts {
+	uint64_t min_off_ns;            /* off-CPU intervals recorded from this long */
+	uint64_t stack_min_ns;          /* stacks of sleeps from this long */
+	bool perf_faults;               /* faults from the major-fault perf event, not the tracepoint */
+	const char *live_path, *out_path;       /* waits.live, waits.rec.zst */
+};
+/* Loads, attaches and opens the live record; NULL with the reason the
+ * recorder falls back to sampling in why. */
+struct stallbpf *stallbpf_start(const struct stallbpf_opts *o, struct strbuf *why);
+/* Follows a process (and, in the kernel, every process it forks). */
+void stallbpf_follow(struct stallbpf *b, pid_t pid);
+/* Drains the ring buffer until deadline_ns (CLOCK_MONOTONIC): 0 at the
+ * deadline, 1 on *stop, 2 woken early by a signal (a pid). */
+int stallbpf_wait(struct stallbpf *b, uint64_t deadline_ns, const volatile sig_atomic_t *stop);
+/* The CPU time of its drains so far (the user side's cost). */
+uint64_t stallbpf_user_ns(const struct stallbpf *b);
+/* Drains, says its cost (stderr "stallbpf: ..."), packs the record, frees b. */
+int stallbpf_finish(struct stallbpf *b, const char *stop, struct strbuf *err);
 
 /* stallrec-sample.c */
 void game_open(struct recorder *rc, pid_t pid);

@@ -18,6 +18,12 @@
  * record's "pid" column says which process each sample is of; a process
  * that presents frames (the frame file's records name it) takes over from
  * a wrapper that launched it.
+ *
+ * With --bpf it records the game's threads from the kernel's own events
+ * as well (stallrec-bpf.c: every wait, its cause and its waker, into
+ * waits.rec.zst), and samples the machine at --bpf-period-ms (100) for what
+ * BPF does not see (memory counters, PSI). Where BPF cannot start it says
+ * why and samples at --period-ms as without it.
  */
 #include "stallrec-internal.h"
 #include "cpulist.h"
@@ -48,6 +54,9 @@ static void usage(FILE *f)
 		"usage: hitchbench-stallrec --out FILE [--live FILE] [--pid PID] [--period-ms N]\n"
 		"                           [--frames FILE] [--xserver PID] [--cpu LIST] [--nice N]\n"
 		"                           [--duration S] [--nowrite] [--ready FILE] [--cgroup DIR]\n"
+		"                           [--bpf FILE] [--bpf-live FILE] [--bpf-period-ms N]\n"
+		"                           [--bpf-min-us N] [--bpf-stack-us N]\n"
+		"                           [--bpf-faults tracepoint|perf]\n"
 		"\n"
 		"  --out FILE       the packed record when it ends (stalls.rec.zst)\n"
 		"  --live FILE      the live record while it runs (default /dev/shm/hitchbench-stallrec.PID)\n"
@@ -61,6 +70,16 @@ static void usage(FILE *f)
 		"  --nowrite        sample without writing the record (the recorder's own effect)\n"
 		"  --ready FILE     create FILE once sampling can start (and a pid be sent)\n"
 		"  --cgroup DIR     the game's own cgroup (v2): its PSI files, not the system's\n"
+		"  --bpf FILE       also record every wait of the game's threads from the kernel's\n"
+		"                   events (BPF) into FILE (waits.rec.zst); falls back to sampling,\n"
+		"                   saying why, where BPF cannot start\n"
+		"  --bpf-live FILE  its live record (default /dev/shm/hitchbench-waits.PID)\n"
+		"  --bpf-period-ms N  the sampling period while BPF records (default 100)\n"
+		"  --bpf-min-us N   record off-CPU intervals from N us (default 1000)\n"
+		"  --bpf-stack-us N  kernel stacks of the main thread's sleeps from N us, and of\n"
+		"                   their wakers (default 5000: a stack walk costs tens of us)\n"
+		"  --bpf-faults tracepoint|perf  page faults from x86's tracepoint (default where\n"
+		"                   it exists) or the major-fault perf event\n"
 		"\n"
 		"Files under /proc and /sys are read below $HITCHBENCH_ROOT (default /); the\n"
 		"record's format is docs/formats.md's \"Stall record\".\n");
@@ -116,6 +135,11 @@ static void cost_line(const struct recorder *rc, uint64_t cpu_ns, uint64_t wall_
 	}
 }
 
+static const char *stop_name(void)
+{
+	return helper_stop_sig == SIGINT ? "SIGINT" : helper_stop_sig == SIGTERM ? "SIGTERM" : "duration";
+}
+
 /* Packs the live record into the run directory. */
 static int finish(struct recorder *rc, uint64_t cpu_ns, uint64_t wall_ns)
 {
@@ -138,8 +162,7 @@ static int finish(struct recorder *rc, uint64_t cpu_ns, uint64_t wall_ns)
 	ret = stallrec_load(rc->live_path, &r, &err);
 	if (ret == 0) {
 		cost_line(rc, cpu_ns, wall_ns, &r.trailer);
-		kvfile_addf(&r.trailer, "stop", "%s", helper_stop_sig == SIGINT ? "SIGINT" :
-			    helper_stop_sig == SIGTERM ? "SIGTERM" : "duration");
+		kvfile_add(&r.trailer, "stop", stop_name());
 		ret = stallrec_write(&r, rc->out_path, &err);
 		stallrec_release(&r);
 	}
@@ -166,6 +189,8 @@ static int parse_int_opt(const char *opt, const char *arg, int lo, int hi, int *
 struct args {
 	int period_ms, niceness, pid, duration_s;
 	const char *cpus, *ready;
+	int bpf_period_ms, bpf_min_us, bpf_stack_us;
+	struct stallbpf_opts bpf;
 };
 
 /* Every fd closed (-1) before anything is opened. */
@@ -196,6 +221,18 @@ static int parse_one(int opt, struct recorder *rc, struct args *a)
 	case 'x': return parse_int_opt("--xserver", optarg, 1, 1 << 30, &rc->x_pid);
 	case 'n': return parse_int_opt("--nice", optarg, -20, 19, &a->niceness);
 	case 'd': return parse_int_opt("--duration", optarg, 1, 1 << 24, &a->duration_s);
+	case 'B': a->bpf.out_path = optarg; return 0;
+	case 'L': a->bpf.live_path = optarg; return 0;
+	case 'Q': return parse_int_opt("--bpf-period-ms", optarg, 1, 60000, &a->bpf_period_ms);
+	case 'M': return parse_int_opt("--bpf-min-us", optarg, 1, 1000000, &a->bpf_min_us);
+	case 'K': return parse_int_opt("--bpf-stack-us", optarg, 1, 10000000, &a->bpf_stack_us);
+	case 'F':
+		if (strcmp(optarg, "perf") == 0 || strcmp(optarg, "tracepoint") == 0) {
+			a->bpf.perf_faults = strcmp(optarg, "perf") == 0;
+			return 0;
+		}
+		fprintf(stderr, "hitchbench-stallrec: --bpf-faults: tracepoint or perf, not '%s'\n", optarg);
+		return -1;
 	case 'h': usage(stdout); return 1;
 	default: usage(stderr); return -1;
 	}
@@ -217,12 +254,19 @@ static int parse_args(int argc, char **argv, struct recorder *rc, struct args *a
 		{ "nowrite", no_argument, NULL, 'W' },
 		{ "ready", required_argument, NULL, 'r' },
 		{ "cgroup", required_argument, NULL, 'g' },
+		{ "bpf", required_argument, NULL, 'B' },
+		{ "bpf-live", required_argument, NULL, 'L' },
+		{ "bpf-period-ms", required_argument, NULL, 'Q' },
+		{ "bpf-min-us", required_argument, NULL, 'M' },
+		{ "bpf-faults", required_argument, NULL, 'F' },
+		{ "bpf-stack-us", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, r;
 
-	*a = (struct args){ .period_ms = 10, .niceness = 10 };
+	*a = (struct args){ .period_ms = 10, .niceness = 10, .bpf_period_ms = 100, .bpf_min_us = 1000,
+			    .bpf_stack_us = 5000 };
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1)
 		if ((r = parse_one(opt, rc, a)) != 0)
 			return r;
@@ -295,6 +339,33 @@ static void find_sources(struct recorder *rc, int pid, struct strbuf *meta)
 	game_open(rc, pid);
 }
 
+/* With --bpf: the kernel's events too, and the sampling period for what
+ * they do not cover; where BPF cannot start, why, and the period as asked. */
+static void start_bpf(struct recorder *rc, struct args *a, struct strbuf *meta)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	if (!a->bpf.out_path)
+		return;
+	a->bpf.min_off_ns = (uint64_t)a->bpf_min_us * 1000;
+	a->bpf.stack_min_ns = (uint64_t)a->bpf_stack_us * 1000;
+	rc->bpf = stallbpf_start(&a->bpf, &why);
+	if (rc->bpf) {
+		rc->period_ns = (uint64_t)a->bpf_period_ms * NSEC_PER_MSEC;
+		strbuf_addf(meta, "sources.bpf=yes (the wait record beside it; sampling every %d ms)\n",
+			    a->bpf_period_ms);
+		if (a->pid > 0)
+			stallbpf_follow(rc->bpf, a->pid);
+		rc->bpf_pid = a->pid;
+	} else {
+		/* the switch takes this line into bench.txt */
+		fprintf(stderr, "stallbpf: fallback: %s; sampling every %d ms instead\n", why.buf,
+			a->period_ms);
+		strbuf_addf(meta, "sources.bpf=no (%s)\n", why.buf);
+	}
+	strbuf_release(&why);
+}
+
 /* Samples every period on absolute deadlines until a stop signal or
  * duration_s (0: none); a late sample skips the deadlines it missed. */
 static void record_loop(struct recorder *rc, int duration_s)
@@ -306,13 +377,26 @@ static void record_loop(struct recorder *rc, int duration_s)
 		uint64_t now;
 		int pid;
 
-		/* a pid arriving wakes the sleep early: it is slept again */
-		if (sleep_until(next, &helper_stop_sig) != 0)
+		int r;
+
+		/* a pid arriving wakes the sleep early: it is slept again (with
+		 * BPF it is followed at once, then the wait goes on) */
+		r = rc->bpf ? stallbpf_wait(rc->bpf, next, &helper_stop_sig)
+			    : sleep_until(next, &helper_stop_sig);
+		if (r != 0 && r != 2)
 			break;
 		pid = helper_take_pid();
-		if (pid >= 0)
+		if (pid >= 0) {
 			game_open(rc, pid);
+			if (rc->bpf)
+				stallbpf_follow(rc->bpf, pid);
+		}
+		if (r == 2)
+			continue;
 		follow_presenter(rc);
+		if (rc->bpf && rc->g.pid > 0 && rc->g.pid != rc->bpf_pid)
+			stallbpf_follow(rc->bpf, rc->g.pid);
+		rc->bpf_pid = rc->g.pid;
 		sample(rc);
 		next += rc->period_ns;
 		now = mono_ns();
@@ -333,7 +417,7 @@ int main(int argc, char **argv)
 	struct strbuf meta = STRBUF_INIT, err = STRBUF_INIT;
 	struct args a;
 	uint64_t start, cpu0;
-	char *live_default = NULL;
+	char *live_default = NULL, *bpf_live_default = NULL;
 	int r;
 
 	recorder_reset(&rc);
@@ -346,6 +430,9 @@ int main(int argc, char **argv)
 	rc.clk_tck = (uint64_t)sysconf(_SC_CLK_TCK);
 	if (!rc.live_path)
 		rc.live_path = live_default = xasprintf("/dev/shm/hitchbench-stallrec.%d", (int)getpid());
+	if (a.bpf.out_path && !a.bpf.live_path)
+		a.bpf.live_path = bpf_live_default = xasprintf("/dev/shm/hitchbench-waits.%d", (int)getpid());
+	start_bpf(&rc, &a, &meta);
 	find_sources(&rc, a.pid, &meta);
 	if (set_up_record(&rc, &meta, &err) < 0) {
 		fprintf(stderr, "hitchbench-stallrec: %s\n", err.buf);
@@ -356,8 +443,15 @@ int main(int argc, char **argv)
 	cpu0 = thread_cpu_ns();
 	start = mono_ns();
 	record_loop(&rc, a.duration_s);
-	r = finish(&rc, thread_cpu_ns() - cpu0, mono_ns() - start);
+	r = finish(&rc, thread_cpu_ns() - cpu0 - (rc.bpf ? stallbpf_user_ns(rc.bpf) : 0),
+		   mono_ns() - start);
+	if (rc.bpf && stallbpf_finish(rc.bpf, stop_name(), &err) < 0) {
+		fprintf(stderr, "hitchbench-stallrec: BPF: %s (the live record stays at %s)\n", err.buf,
+			a.bpf.live_path);
+		r = -1;
+	}
 	free(live_default);
+	free(bpf_live_default);
 	strbuf_release(&err);
 	return r < 0 ? HB_EXIT_FAILURE : 0;
 }

@@ -1,0 +1,424 @@
+/*
+ * The stall recorder's BPF path (STALLS=bpf; docs/stalls.md): loads the
+ * kernel program (harness/bpf/stallbpf.bpf.c, through the skeleton bpftool
+ * made of it), attaches it, follows the game's processes, drains its ring
+ * buffer on the recorder's clock into the live wait record
+ * (common/waitrecord.h; the lines are made in stallrec-bpfwrite.c), and
+ * when the run ends packs the record with its cost: the kernel's own run
+ * time of each program (bpf_stats) and this thread's CPU time.
+ *
+ * Whatever stops it from starting (no BTF, not allowed, a kernel without
+ * an event it needs, a build without BPF) is said in one sentence: the
+ * recorder then samples as it would without it (the fallback).
+ */
+#include "stallrec-internal.h"
+#include "exitcodes.h"
+#include "fsroot.h"
+#include "timeutil.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef HB_NO_BPF
+
+struct stallbpf *stallbpf_start(const struct stallbpf_opts *o, struct strbuf *why)
+{
+	strbuf_addstr(why, "this build has no BPF program (a cross build, or made with STALLBPF=0)");
+	return NULL;
+}
+
+void stallbpf_follow(struct stallbpf *b, pid_t pid)
+{
+}
+
+int stallbpf_wait(struct stallbpf *b, uint64_t deadline_ns, const volatile sig_atomic_t *stop)
+{
+	return sleep_until(deadline_ns, stop);
+}
+
+int stallbpf_finish(struct stallbpf *b, const char *stop, struct strbuf *err)
+{
+	return 0;
+}
+
+uint64_t stallbpf_user_ns(const struct stallbpf *b)
+{
+	return 0;
+}
+
+#else
+
+#include "stallrec-bpf.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <linux/perf_event.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+
+/* libbpf's own messages go to the recorder's log, warnings and errors only */
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	fputs("libbpf: ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* Whether the running kernel has the tracepoint (its BTF type btf_trace_NAME). */
+static bool have_tracepoint(const struct btf *vmlinux, const char *name)
+{
+	char type[96];
+
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	return vmlinux && btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) > 0;
+}
+
+/* What stops BPF before anything is loaded; 0 when nothing does. */
+static int preflight(struct strbuf *why)
+{
+	if (fsroot_open("sys/kernel/btf/vmlinux", 0) < 0) {
+		strbuf_addstr(why, "the kernel has no BTF (/sys/kernel/btf/vmlinux is missing: "
+			      "CONFIG_DEBUG_INFO_BTF is off)");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Chooses the optional programs the kernel has events for; the four of the
+ * scheduler are required. */
+static int choose_programs(struct stallbpf *b, struct strbuf *why)
+{
+	static const char *const required[] = {
+		"sched_switch", "sched_waking", "sched_process_fork", "sched_process_exit",
+	};
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	struct stallbpf_skel *s = b->skel;
+
+	bool fault_tp;
+
+	if (!vmlinux) {
+		strbuf_addf(why, "cannot read the kernel's BTF: %s", strerror(errno));
+		return -errno;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(required); i++)
+		if (!have_tracepoint(vmlinux, required[i])) {
+			strbuf_addf(why, "the kernel has no %s tracepoint with BTF", required[i]);
+			btf__free(vmlinux);
+			return -ENOENT;
+		}
+	b->have_rq_insert = have_tracepoint(vmlinux, "block_rq_insert");
+	b->have_rq_issue = have_tracepoint(vmlinux, "block_rq_issue");
+	b->have_rq_complete = have_tracepoint(vmlinux, "block_rq_complete") &&
+			      (b->have_rq_insert || b->have_rq_issue);
+	fault_tp = !b->opts.perf_faults && have_tracepoint(vmlinux, "page_fault_user");
+	btf__free(vmlinux);
+	bpf_program__set_autoload(s->progs.hb_rq_insert, b->have_rq_insert && b->have_rq_complete);
+	bpf_program__set_autoload(s->progs.hb_rq_issue, b->have_rq_issue && b->have_rq_complete);
+	bpf_program__set_autoload(s->progs.hb_rq_complete, b->have_rq_complete);
+	bpf_program__set_autoload(s->progs.hb_fault, fault_tp);
+	bpf_program__set_autoload(s->progs.hb_fault_major, !fault_tp);
+	b->faults_perf = !fault_tp;
+	return 0;
+}
+
+/* A major-fault software event on every CPU, the program on each. */
+static int attach_perf_faults(struct stallbpf *b, struct strbuf *why)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_PAGE_FAULTS_MAJ,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_ADDR,
+	};
+	int n = libbpf_num_possible_cpus();
+
+	b->perf_links = calloc((size_t)(n > 0 ? n : 1), sizeof(*b->perf_links));
+	for (int cpu = 0; cpu < n; cpu++) {
+		int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		struct bpf_link *l;
+
+		if (fd < 0) {
+			if (errno == ENODEV)    /* a possible CPU that is not present */
+				continue;
+			strbuf_addf(why, "perf_event_open(page-faults-major, cpu %d): %s", cpu,
+				    strerror(errno));
+			return -errno;
+		}
+		l = bpf_program__attach_perf_event(b->skel->progs.hb_fault_major, fd);
+		if (!l) {
+			strbuf_addf(why, "attaching the major-fault program on cpu %d: %s", cpu,
+				    strerror(errno));
+			close(fd);
+			return -errno;
+		}
+		b->perf_links[b->n_perf_links++] = l;
+	}
+	return 0;
+}
+
+static int attach_all(struct stallbpf *b, struct strbuf *why)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, b->skel->obj) {
+		struct bpf_link *l;
+
+		if (!bpf_program__autoload(p) || p == b->skel->progs.hb_fault_major)
+			continue;
+		l = bpf_program__attach(p);
+		if (!l) {
+			strbuf_addf(why, "cannot attach %s: %s", bpf_program__name(p), strerror(errno));
+			return -errno;
+		}
+		b->links[b->n_links++] = l;
+	}
+	return b->faults_perf ? attach_perf_faults(b, why) : 0;
+}
+
+/* Opens, sizes, loads and attaches. 0 or -errno with why. */
+static int load(struct stallbpf *b, struct strbuf *why)
+{
+	int r;
+
+	libbpf_set_print(libbpf_log);
+	b->skel = stallbpf_skel__open();
+	if (!b->skel) {
+		strbuf_addf(why, "cannot open the BPF program: %s", strerror(errno));
+		return -errno;
+	}
+	b->skel->rodata->min_off_ns = b->opts.min_off_ns;
+	b->skel->rodata->stack_min_ns = b->opts.stack_min_ns;
+	if ((r = choose_programs(b, why)) < 0)
+		return r;
+	r = stallbpf_skel__load(b->skel);
+	if (r) {
+		if (r == -EPERM || r == -EACCES)
+			strbuf_addf(why, "not allowed to load BPF programs (%s): needs root, or "
+				    "CAP_BPF and CAP_PERFMON", strerror(-r));
+		else
+			strbuf_addf(why, "the kernel refused the BPF program: %s (libbpf's reason "
+				    "is in the log above)", strerror(-r));
+		return r;
+	}
+	return attach_all(b, why);
+}
+
+static void describe(struct stallbpf *b)
+{
+	struct bpf_program *p;
+	struct strbuf progs = STRBUF_INIT;
+	char v[256];
+
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)b->opts.min_off_ns);
+	stallbpf_meta(b, "min_off_ns", v);
+	snprintf(v, sizeof(v), "%llu (the main thread's sleeps from this long, and their wakers)",
+		 (unsigned long long)b->opts.stack_min_ns);
+	stallbpf_meta(b, "stack_min_ns", v);
+	snprintf(v, sizeof(v), "%llu %llu", (unsigned long long)mono_ns(),
+		 (unsigned long long)real_ns());
+	stallbpf_meta(b, "clock_pair", v);
+	if (fsroot_read_line("proc/sys/kernel/osrelease", v, sizeof(v)) == 0)
+		stallbpf_meta(b, "kernel", v);
+	bpf_object__for_each_program(p, b->skel->obj)
+		if (bpf_program__autoload(p))
+			strbuf_addf(&progs, "%s%s:%s", progs.len ? " " : "", bpf_program__name(p),
+				    bpf_program__section_name(p));
+	stallbpf_meta(b, "attach", progs.buf);
+	strbuf_release(&progs);
+	stallbpf_meta(b, "faults", b->faults_perf ? "perf page-faults-major (major faults only)"
+					: "tracepoint exceptions:page_fault_user (every user fault)");
+	stallbpf_meta(b, "delays", fsroot_read_line("proc/sys/kernel/task_delayacct", v, sizeof(v)) == 0 &&
+			  strcmp(v, "1") == 0 ? "yes" : "no (kernel.task_delayacct=0)");
+	snprintf(v, sizeof(v), "%u", (unsigned)bpf_map__max_entries(b->skel->maps.events));
+	stallbpf_meta(b, "ringbuf_bytes", v);
+	stallbpf_meta_devices(b);
+}
+
+struct stallbpf *stallbpf_start(const struct stallbpf_opts *o, struct strbuf *why)
+{
+	struct stallbpf *b = zalloc(sizeof(*b));
+	sigset_t usr1;
+
+	b->opts = *o;
+	b->stats_fd = -1;
+	if (preflight(why) < 0 || load(b, why) < 0 || stallbpf_writer_open(b, why) < 0) {
+		stallbpf_free(b);
+		return NULL;
+	}
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), stallbpf_on_event, b, NULL);
+	if (!b->rb) {
+		strbuf_addf(why, "cannot map the ring buffer: %s", strerror(errno));
+		stallbpf_free(b);
+		return NULL;
+	}
+	/* the kernel's run time of each program, for the cost; not fatal */
+	b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (b->stats_fd < 0)
+		snprintf(b->stats_why, sizeof(b->stats_why), "%s", strerror(errno));
+	if (ksyms_load(&b->ksyms, "proc/kallsyms", &b->ksyms_why) < 0)
+		fprintf(stderr, "hitchbench-stallrec: BPF: stacks unnamed: %s\n", b->ksyms_why.buf);
+	describe(b);
+	/* a pid sent by SIGUSR1 wakes the wait at once, never between the
+	 * check and the wait: it is blocked but inside epoll_pwait */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &b->wait_mask);
+	sigdelset(&b->wait_mask, SIGUSR1);
+	b->t0 = mono_ns();
+	return b;
+}
+
+void stallbpf_follow(struct stallbpf *b, pid_t pid)
+{
+	struct stallbpf_skel__bss *bss = b->skel->bss;
+	__u32 n = __atomic_load_n(&bss->n_follow, __ATOMIC_ACQUIRE);
+	char v[64];
+
+	for (__u32 i = 0; i < n && i < ARRAY_SIZE(bss->follow_tgid); i++)
+		if (bss->follow_tgid[i] == (__u32)pid)
+			return;
+	n = __atomic_fetch_add(&bss->n_follow, 1, __ATOMIC_ACQ_REL);
+	if (n >= ARRAY_SIZE(bss->follow_tgid)) {
+		fprintf(stderr, "hitchbench-stallrec: BPF: cannot follow pid %d: %zu processes "
+			"followed already\n", (int)pid, ARRAY_SIZE(bss->follow_tgid));
+		return;
+	}
+	__atomic_store_n(&bss->follow_tgid[n], (__u32)pid, __ATOMIC_RELEASE);
+	snprintf(v, sizeof(v), "%d\t%llu", (int)pid, (unsigned long long)mono_ns());
+	stallbpf_line(b, "follow", v);
+}
+
+int stallbpf_wait(struct stallbpf *b, uint64_t deadline_ns, const volatile sig_atomic_t *stop)
+{
+	int epfd = ring_buffer__epoll_fd(b->rb);
+
+	for (;;) {
+		struct epoll_event ev;
+		uint64_t now = mono_ns();
+		int ms, n;
+
+		if (stop && *stop)
+			return 1;
+		if (now >= deadline_ns)
+			break;
+		ms = (int)((deadline_ns - now + 999999) / 1000000);
+		n = epoll_pwait(epfd, &ev, 1, ms, &b->wait_mask);
+		if (n < 0 && errno == EINTR) {
+			if (stop && *stop)
+				return 1;
+			stallbpf_drain(b);
+			return 2;
+		}
+		if (n > 0)
+			stallbpf_drain(b);     /* half full: the kernel woke us */
+	}
+	stallbpf_drain(b);
+	return 0;
+}
+
+/* The kernel's run time of every loaded program, into the trailer. */
+static void program_costs(struct stallbpf *b, struct kvfile *t, uint64_t *run_ns, uint64_t *runs)
+{
+	struct bpf_program *p;
+
+	*run_ns = *runs = 0;
+	bpf_object__for_each_program(p, b->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		char key[96];
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_program__fd(p) < 0 || bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) < 0)
+			continue;
+		snprintf(key, sizeof(key), "prog.%s.run_ns", bpf_program__name(p));
+		kvfile_addf(t, key, "%llu", (unsigned long long)info.run_time_ns);
+		snprintf(key, sizeof(key), "prog.%s.runs", bpf_program__name(p));
+		kvfile_addf(t, key, "%llu", (unsigned long long)info.run_cnt);
+		*run_ns += info.run_time_ns;
+		*runs += info.run_cnt;
+	}
+}
+
+static void cost(struct stallbpf *b, struct kvfile *t)
+{
+	uint64_t wall = mono_ns() - b->t0, user = b->drain_ns, run_ns, runs;
+	double kpct, upct;
+
+	program_costs(b, t, &run_ns, &runs);
+	kpct = wall ? 100.0 * (double)run_ns / (double)wall : 0;
+	upct = wall ? 100.0 * (double)user / (double)wall : 0;
+	kvfile_addf(t, "events", "off %llu bio %llu", (unsigned long long)b->n_off,
+		    (unsigned long long)b->n_bio);
+	kvfile_addf(t, "lost", "%llu", (unsigned long long)b->lost);
+	kvfile_addf(t, "follow_overflow", "%llu", (unsigned long long)b->skel->bss->follow_overflow);
+	kvfile_addf(t, "wall_us", "%llu", (unsigned long long)(wall / 1000));
+	kvfile_addf(t, "user_cpu_us", "%llu", (unsigned long long)(user / 1000));
+	kvfile_addf(t, "ns_per_event", "%.0f", runs ? (double)run_ns / (double)runs : 0);
+	kvfile_addf(t, "kernel_cpu_pct", "%.4f", kpct);
+	kvfile_addf(t, "user_cpu_pct", "%.4f", upct);
+	kvfile_add(t, "cost_how", b->stats_fd >= 0 ?
+		   "kernel: the programs' own run time (bpf_stats, kernel.bpf_stats_enabled on for the "
+		   "run), without the tracepoints' dispatch; user: the recorder thread's CPU time "
+		   "inside its drains of the ring buffer (reading, naming, writing), its wakeups "
+		   "being the sampling rows'" :
+		   "kernel: not measured (bpf_stats could not be enabled); user: the recorder "
+		   "thread's CPU time inside its drains of the ring buffer");
+	if (b->stats_fd < 0)
+		kvfile_add(t, "bpf_stats", b->stats_why);
+	fprintf(stderr, "stallbpf: %llu waits and %llu block requests recorded (%llu lost); kernel "
+		"%.3f ms over %llu program runs (%.0f ns a run, %.4f%% of a CPU); user %.3f ms "
+		"(%.4f%% of a CPU); over %.1f s\n", (unsigned long long)b->n_off,
+		(unsigned long long)b->n_bio, (unsigned long long)b->lost, (double)run_ns / 1e6,
+		(unsigned long long)runs, runs ? (double)run_ns / (double)runs : 0, kpct,
+		(double)user / 1e6, upct, (double)wall / 1e9);
+}
+
+uint64_t stallbpf_user_ns(const struct stallbpf *b)
+{
+	return b->drain_ns;
+}
+
+int stallbpf_finish(struct stallbpf *b, const char *stop, struct strbuf *err)
+{
+	struct kvfile t;
+	int r;
+
+	stallbpf_drain(b);
+	kvfile_init(&t);
+	cost(b, &t);
+	kvfile_add(&t, "stop", stop);
+	stallbpf_writer_close(b);
+	r = waitrec_pack(b->opts.live_path, b->opts.out_path, &t, err);
+	if (r == 0)
+		unlink(b->opts.live_path);
+	kvfile_release(&t);
+	stallbpf_free(b);
+	return r;
+}
+
+void stallbpf_free(struct stallbpf *b)
+{
+	if (!b)
+		return;
+	ring_buffer__free(b->rb);
+	for (size_t i = 0; i < b->n_links; i++)
+		bpf_link__destroy(b->links[i]);
+	for (size_t i = 0; i < b->n_perf_links; i++)
+		bpf_link__destroy(b->perf_links[i]);
+	free(b->perf_links);
+	stallbpf_skel__destroy(b->skel);
+	if (b->stats_fd >= 0)
+		close(b->stats_fd);
+	stallbpf_writer_close(b);
+	ksyms_release(&b->ksyms);
+	strbuf_release(&b->ksyms_why);
+	free(b);
+}
+
+#endif
