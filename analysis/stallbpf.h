@@ -43,11 +43,6 @@ struct stall_bpf {
 void stall_bpf_init(struct stall_bpf *b, const struct waitrec *w, const char *swaps);
 void stall_bpf_release(struct stall_bpf *b);
 
-/* The game's pid from the record's meta tgid (the first process it
- * followed), 0 when it has none: the main thread when the frames do not
- * say which process presented. */
-int32_t stall_bpf_game_pid(const struct stall_bpf *b);
-
 /* Splits (start_ns, end_ns] (CLOCK_MONOTONIC) of main thread tid over
  * causes: st->share_s and st->exact_s get the split (adding up to the
  * length), st->cause the largest, st->decided SD_BPF; its sampled_s are

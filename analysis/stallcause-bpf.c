@@ -51,21 +51,6 @@ void stall_bpf_release(struct stall_bpf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-int32_t stall_bpf_game_pid(const struct stall_bpf *b)
-{
-	const char *v = kvfile_get(&b->w->meta, "tgid");
-	char *word;
-	int pid;
-
-	if (!v)
-		return 0;
-	word = xstrndup(v, strcspn(v, " \t"));
-	if (safe_atoi(word, &pid) < 0 || pid <= 0)
-		pid = 0;
-	free(word);
-	return pid;
-}
-
 /* The first key at or after (tid, t). */
 static size_t key_lower(const struct stall_bpf_key *k, size_t n, int32_t tid, uint64_t t)
 {
@@ -419,7 +404,7 @@ static void add_gap(struct bpf_span *sp, const struct wr_off *o, uint64_t wend, 
 static void describe_rest(const struct bpf_span *sp)
 {
 	struct strbuf sb = STRBUF_INIT;
-	static const char *const fmt[] = { "running %.*f ms", ", runnable %.*f ms", ", short waits %.*f ms" };
+	static const char *const fmt[] = { ", running %.*f ms", ", runnable %.*f ms", ", short waits %.*f ms" };
 	double v[] = { sp->gap_run, sp->gap_runq, sp->gap_sleep };
 
 	for (int i = 0; i < 3; i++)

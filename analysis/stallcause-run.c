@@ -18,8 +18,9 @@
 #include <string.h>
 
 /* The main thread of the stall that present f ends: the process that
- * presented it, else the stall record's pid at the stall's end, else the
- * game's pid from the wait record's meta. 0 when none says. */
+ * presented it, else the stall record's pid at the stall's end. 0 when
+ * neither says (frames imported from a log, no stall record): the wait
+ * record cannot then tell which of its threads is the main one. */
 static int32_t main_tid(const struct run *run, const struct stall_run *sr, size_t f, uint64_t end_ns)
 {
 	size_t i;
@@ -31,7 +32,7 @@ static int32_t main_tid(const struct run *run, const struct stall_run *sr, size_
 		if (i < sr->rec.n_rows && stallrec_at(&sr->rec, SR_PID, i) > 0)
 			return (int32_t)stallrec_at(&sr->rec, SR_PID, i);
 	}
-	return stall_bpf_game_pid(sr->bpf);
+	return 0;
 }
 
 /* The wait record decides where its lines speak for at least half of the

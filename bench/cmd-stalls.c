@@ -168,6 +168,16 @@ static void print_alignment(const struct run *run, const struct stall_run *sr)
 	free(d);
 }
 
+/* The evidence of the stall record's samples; a run without one has only
+ * the wait record's waits, listed under the stall. */
+static void evidence(const struct stall_run *sr, const struct stall *st, struct strbuf *out)
+{
+	if (sr->have_stallrec)
+		stall_evidence(&sr->an, st, out);
+	else
+		strbuf_addstr(out, "no stall record: its waits below");
+}
+
 static void print_samples(const struct stall_run *sr, const struct stall *st)
 {
 	const struct stall_analysis *a = &sr->an;
@@ -207,7 +217,7 @@ static void print_section(const struct stall_run *sr, enum stall_section sec, bo
 			       "evidence");
 		any = true;
 		stall_shares_describe(st, &shares);
-		stall_evidence(&sr->an, st, &ev);
+		evidence(sr, st, &ev);
 		printf("  %+9.3f %8.1f  %-9s %-9s  %-28s %s\n",
 		       ((double)st->start_ns - (double)sr->first_present_ns) / 1e9,
 		       (double)(st->end_ns - st->start_ns) / 1e6, stall_cause_name(st->cause),
@@ -247,7 +257,7 @@ static void json_stall_run(struct json_out *j, const struct run *run, const stru
 		const struct stall *st = &sr->stall[k];
 		struct strbuf ev = STRBUF_INIT;
 
-		stall_evidence(&sr->an, st, &ev);
+		evidence(sr, st, &ev);
 		json_object_begin_inline(j, NULL);
 		json_string(j, "section", stall_section_name(st->section));
 		json_number(j, "when_s", true, ((double)st->start_ns - (double)sr->first_present_ns) / 1e9);
