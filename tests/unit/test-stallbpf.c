@@ -5,14 +5,21 @@
  * its block requests, a preemption, the time between recorded waits from
  * the cumulative counters and what the delay counters take out of it, the
  * swap kinds, the stack rules in their order, the edges no line speaks
- * for; the shares add up to the stall every time.
+ * for; the shares add up to the stall every time. And a run with both
+ * records (tests/tools/stallrun.c's, a wait record added): the wait record
+ * decides the stall it covers, the sampler the others.
  */
 #include "argv.h"
+#include "metrics.h"
+#include "run.h"
 #include "stallbpf.h"
 #include "test.h"
 #include "util.h"
+#include "../tools/stallrun.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -398,6 +405,129 @@ START_TEST(swaps_kind)
 }
 END_TEST
 
+/* The hand-made stall run with a wait record written and packed as the
+ * recorder does: the main thread (the stall record's pid, the frames
+ * carrying none) in a GPU fence wait over the sampled "cpu" stall, with a
+ * line before and after it. */
+static void write_waits(const char *dir, const struct stall *st, const char *extra)
+{
+	static const char *const fence[] = { "dma_fence_default_wait", "drm_ioctl" };
+	const struct wr_thread t = { 4242, 4242, "stallgame" };
+	struct wr_off o = { .tid = 4242, .state = 'S', .waker_tid = 0 };
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	char *live = xasprintf("%s/waits.live", dir), *out = xasprintf("%s/%s", dir, HB_WAITREC_FILE);
+	struct kvfile tr;
+
+	o.blkio_ns = o.swapin_ns = o.reclaim_ns = o.thrash_ns = o.compact_ns = -1;
+	waitrec_put_header(&sb);
+	waitrec_put_meta(&sb, "min_off_ns", "1000000");
+	waitrec_put_thread(&sb, &t);
+	waitrec_put_stack(&sb, 1, fence, 2);
+	o.off_ns = st->start_ns - 20 * MS;
+	o.on_ns = o.wake_ns = st->start_ns - 10 * MS;
+	waitrec_put_off(&sb, &o);
+	/* running 10 ms, then the fence wait (start + 10, end - 10] */
+	o.run_ns = 20 * MS;
+	o.sleep_ns = 10 * MS;
+	o.off_ns = st->start_ns + 10 * MS;
+	o.on_ns = o.wake_ns = st->end_ns - 10 * MS;
+	o.stack = 1;
+	waitrec_put_off(&sb, &o);
+	o.run_ns = 40 * MS;
+	o.sleep_ns += o.on_ns - o.off_ns;
+	o.off_ns = st->end_ns + 10 * MS;
+	o.on_ns = o.wake_ns = st->end_ns + 20 * MS;
+	o.stack = 0;
+	waitrec_put_off(&sb, &o);
+	if (extra)
+		strbuf_addstr(&sb, extra);
+	ck_assert_int_eq(write_file_atomic(live, sb.buf, sb.len, 0644), 0);
+	kvfile_init(&tr);
+	kvfile_add(&tr, "prog.on_switch.runs", "1000");
+	kvfile_add(&tr, "prog.on_wake.runs", "500");
+	kvfile_add(&tr, "ns_per_event", "812");
+	kvfile_add(&tr, "kernel_cpu_pct", "0.0500");
+	kvfile_add(&tr, "user_cpu_pct", "0.0100");
+	ck_assert_msg(waitrec_pack(live, out, &tr, &err) == 0, "%s", err.buf);
+	kvfile_release(&tr);
+	strbuf_release(&sb);
+	strbuf_release(&err);
+	free(live);
+	free(out);
+}
+
+/* The sampled run's stall of the named case. */
+static const struct stall *case_stall(const struct stall_run *sr, const char *name)
+{
+	size_t n;
+	const struct stallrun_case *c = stallrun_cases(STALLRUN_SAMPLED, &n);
+
+	for (size_t k = 0; k < n; k++)
+		if (!strcmp(c[k].name, name))
+			return &sr->stall[k + 1]; /* the load first */
+	ck_abort_msg("no case %s", name);
+	return NULL;
+}
+
+START_TEST(both_records)
+{
+	char *dir = test_tmpdir();
+	struct strbuf err = STRBUF_INIT;
+	struct stall_run sr;
+	const struct stall *cpu, *wait;
+	struct metrics m, m0;
+	struct run run;
+	uint64_t s, e;
+
+	ck_assert_int_eq(stallrun_write(dir, STALLRUN_SAMPLED), 0);
+	ck_assert_msg(run_load(dir, &run, &err) == 0, "%s", err.buf);
+	ck_assert_msg(stall_run_load(&run, NULL, &sr, &err) == 0, "%s", err.buf);
+	cpu = case_stall(&sr, "cpu");
+	ck_assert_int_eq(cpu->cause, SC_CPU);
+	ck_assert_int_eq(run_metrics(&run, NULL, &m0), 0);
+	ck_assert(!m0.have[M_STALLBPF_NS_PER_EVENT]);
+	s = cpu->start_ns;
+	e = cpu->end_ns;
+	write_waits(dir, cpu, NULL);
+	stall_run_release(&sr);
+	ck_assert_msg(stall_run_load(&run, NULL, &sr, &err) == 0, "%s", err.buf);
+	ck_assert(sr.have_stallrec && sr.have_waitrec);
+	cpu = case_stall(&sr, "cpu");
+	wait = case_stall(&sr, "wait");
+	ck_assert(cpu->start_ns == s && cpu->end_ns == e);
+	ck_assert_str_eq(stall_decider_name(cpu->decided), "bpf");
+	ck_assert_int_eq(cpu->cause, SC_GPU);
+	ck_assert_int_eq(cpu->main_tid, 4242);
+	CLOSE_MS(cpu->share_s[SC_GPU], 180);
+	CLOSE_MS(cpu->share_s[SC_CPU], 20);
+	CLOSE_MS(cpu->sampled_s[SC_CPU], 200);
+	ck_assert_uint_eq(cpu->n_waits, 2);
+	ck_assert_str_eq(cpu->waits[0], "gpu (dma_fence_default_wait), woken by an interrupt or the idle "
+			 "task after 180 ms");
+	ck_assert_str_eq(cpu->waits[1], "running 20 ms between the recorded waits");
+	/* a stall the wait record has no line for: the sampler's */
+	ck_assert_str_eq(stall_decider_name(wait->decided), "sampled");
+	ck_assert_int_eq(wait->cause, SC_WAIT);
+	ck_assert_uint_eq(wait->n_waits, 0);
+	stall_run_release(&sr);
+	/* the metrics: the stall seconds from both, the BPF recorder's cost */
+	ck_assert_int_eq(run_metrics(&run, NULL, &m), 0);
+	CLOSE_MS(m.v[M_STALL_GPU_S], m0.v[M_STALL_GPU_S] * 1e3 + 180);
+	CLOSE_MS(m.v[M_STALL_CPU_S], m0.v[M_STALL_CPU_S] * 1e3 - 200 + 20);
+	CLOSE_MS(m.v[M_STALLBPF_NS_PER_EVENT] / 1e3, 812);
+	CLOSE_MS(m.v[M_STALLBPF_CPU_PCT] / 1e3, 0.06);
+	CLOSE_MS(m.v[M_STALLBPF_EVENTS] / 1e3, 1500);
+	/* a bad line: the run's stalls cannot be read */
+	write_waits(dir, cpu, "off\t4242\tsoon\n");
+	ck_assert_int_lt(stall_run_load(&run, NULL, &sr, &err), 0);
+	ck_assert_msg(strstr(err.buf, HB_WAITREC_FILE ":8: "), "%s", err.buf);
+	run_release(&run);
+	remove_tree(dir);
+	free(dir);
+	strbuf_release(&err);
+}
+END_TEST
+
 TEST_SUITE(stallbpf_suite)
 {
 	Suite *s = suite_create("stallbpf");
@@ -411,6 +541,9 @@ TEST_SUITE(stallbpf_suite)
 	tcase_add_test(tc, unknown_edges);
 	tcase_add_test(tc, bad_counters);
 	tcase_add_test(tc, swaps_kind);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("run");
+	tcase_add_test(tc, both_records);
 	suite_add_tcase(s, tc);
 	return s;
 }
