@@ -12,6 +12,10 @@
 #include <string.h>
 
 #define WAIT_LINE_NS 2000000.0  /* a wait gets a line for people from 2 ms inside the stall */
+/* A swap-in from zram runs for about twice the time delay accounting
+ * counts as its delay (the decompression, the page tables: docs/stalls.md,
+ * "A stall's seconds"); that much more of the running time is the swap-in. */
+#define ZRAM_RUN_PER_DELAY 2.0
 
 static int key_cmp(const void *x, const void *y)
 {
@@ -233,8 +237,11 @@ struct bpf_span {
 	double nodata;          /* ns no line speaks for */
 	/* between the recorded waits: run, runq, short sleeps, and what the
 	 * delay counters took out of them */
-	double gap_run, gap_runq, gap_sleep, gap_delay[SC_COUNT];
+	double gap_run, gap_runq, gap_sleep, gap_delay[SC_COUNT], zram_run;
 	struct argv_list *lines;
+	/* the last line, when it is of preemptions: merged with the next */
+	size_t preempt_line, preempt_n;
+	double preempt_ns;
 };
 
 static void add_ms(struct strbuf *sb, const char *fmt, double ns)
@@ -258,13 +265,27 @@ static void add_who(struct strbuf *sb, const struct waitrec *w, int32_t tid)
 
 /* A recorded interval's line: "futex, woken by llvmpipe-3 (4243) after 212
  * ms, runnable 3 ms", "disk: vda, 3 reads 96 KiB, 180 ms". */
-static void describe_off(const struct bpf_span *sp, const struct wr_off *o, enum stall_cause c,
+static void describe_off(struct bpf_span *sp, const struct wr_off *o, enum stall_cause c,
 			 const char *what, uint64_t wend, const struct bio_sum *io)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	if (o->state == 'R') {
-		add_ms(&sb, "runnable %.*f ms (preempted)", (double)(o->on_ns - o->off_ns));
+		/* preemptions in a row are one line */
+		if (sp->preempt_n && sp->preempt_line + 1 == sp->lines->n) {
+			free(sp->lines->v[--sp->lines->n]);
+			sp->lines->v[sp->lines->n] = NULL;
+		} else {
+			sp->preempt_n = 0;
+			sp->preempt_ns = 0;
+		}
+		sp->preempt_n++;
+		sp->preempt_ns += (double)(o->on_ns - o->off_ns);
+		add_ms(&sb, "runnable %.*f ms (preempted", sp->preempt_ns);
+		if (sp->preempt_n > 1)
+			strbuf_addf(&sb, " %zu times", sp->preempt_n);
+		strbuf_addch(&sb, ')');
+		sp->preempt_line = sp->lines->n;
 		argv_push(sp->lines, sb.buf);
 		strbuf_release(&sb);
 		return;
@@ -359,7 +380,7 @@ static void add_gap(struct bpf_span *sp, const struct wr_off *o, uint64_t wend, 
 {
 	double len = next->off_ns > o->on_ns ? (double)(next->off_ns - o->on_ns) : 0;
 	double in = clip(o->on_ns, next->off_ns, sp->s, sp->e), frac, tot, run, runq, sleep;
-	double wait = (double)(wend - o->off_ns), sw, rc, bk;
+	double wait = (double)(wend - o->off_ns), sw, rc, bk, zr = 0;
 	bool swapped = oc == SC_SWAP || oc == SC_SWAP_ZRAM || oc == SC_SWAP_VRAM || oc == SC_SWAP_DISK;
 	struct bio_sum io;
 	enum stall_cause kind;
@@ -385,9 +406,16 @@ static void add_gap(struct bpf_span *sp, const struct wr_off *o, uint64_t wend, 
 	bios_in(sp->b, o->tid, o->on_ns, next->off_ns, &io);
 	kind = swap_cause(sp->b, NULL, &io);
 	/* direct reclaim and a zram swap-in run on the CPU; a block wait sleeps */
-	sp->gap_delay[kind] += (sw = sw > 0 ? take(&run, &sleep, sw) : 0) * frac;
-	sp->gap_delay[SC_RECLAIM] += (rc = rc > 0 ? take(&run, &sleep, rc) : 0) * frac;
-	sp->gap_delay[SC_DISK] += (bk = bk > 0 ? take(&sleep, &run, bk) : 0) * frac;
+	sw = sw > 0 ? take(&run, &sleep, sw) : 0;
+	rc = rc > 0 ? take(&run, &sleep, rc) : 0;
+	bk = bk > 0 ? take(&sleep, &run, bk) : 0;
+	if (kind == SC_SWAP_ZRAM && next->faults > o->faults)
+		zr = take(&run, &run, ZRAM_RUN_PER_DELAY * sw);
+	sp->zram_run += zr * frac;
+	sp->gap_delay[kind] += sw * frac;
+	sw += zr;
+	sp->gap_delay[SC_RECLAIM] += rc * frac;
+	sp->gap_delay[SC_DISK] += bk * frac;
 	sp->ns[kind] += sw * frac;
 	sp->ns[SC_RECLAIM] += rc * frac;
 	sp->ns[SC_DISK] += bk * frac;
@@ -415,6 +443,9 @@ static void describe_rest(const struct bpf_span *sp)
 			strbuf_addf(&sb, "%s%s ", sb.len ? ", " : "", stall_cause_name((enum stall_cause)c));
 			add_ms(&sb, "%.*f ms (delay accounting)", sp->gap_delay[c]);
 		}
+	if (sp->zram_run >= 500000)
+		add_ms(&sb, ", swap_zram %.*f ms of the running (twice its delay: the decompression)",
+		       sp->zram_run);
 	if (sb.len) {
 		strbuf_addstr(&sb, " between the recorded waits");
 		argv_push(sp->lines, sb.buf);

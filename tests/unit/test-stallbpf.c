@@ -345,6 +345,63 @@ START_TEST(gap_delay_counters)
 }
 END_TEST
 
+/* A zram swap-in runs for twice its delay: where the thread faulted
+ * between two lines, that much more of the running time is the swap-in;
+ * without faults, only the delay. */
+START_TEST(zram_runs)
+{
+	for (int faulted = 0; faulted < 2; faulted++) {
+		struct fx f;
+		struct wr_off *a, *b;
+
+		fx_init(&f);
+		a = off(&f, 'S', -20, -10, -10, 0, -1, 0, 0, 0);
+		b = off(&f, 'S', 240, 300, 0, 0, -1, 250, 0, 10);
+		a->swapin_ns = a->reclaim_ns = a->compact_ns = a->thrash_ns = a->blkio_ns = 0;
+		b->reclaim_ns = b->compact_ns = b->thrash_ns = b->blkio_ns = 0;
+		b->swapin_ns = 50 * MS;
+		b->faults = faulted ? 1000 : 0;
+		run_stall(&f, "zram0:zram", 0, 200);
+		/* 200 of the gap's 250 ms */
+		CLOSE_MS(f.st.share_s[SC_SWAP_ZRAM], (faulted ? 150 : 50) * 0.8);
+		CLOSE_MS(f.st.share_s[SC_CPU], (faulted ? 100 : 200) * 0.8);
+		ck_assert_int_eq(f.st.cause, faulted ? SC_SWAP_ZRAM : SC_CPU);
+		ck_assert_str_eq(f.lines.v[0], faulted ? "running 80 ms, swap_zram 40 ms (delay accounting), swap_zram 80 ms "
+					       "of the running (twice its delay: the decompression) between the recorded waits"
+					     : "running 160 ms, swap_zram 40 ms (delay accounting) between the recorded waits");
+		fx_release(&f);
+	}
+}
+END_TEST
+
+/* Preemptions in a row are one line. */
+START_TEST(preemptions_merged)
+{
+	static const char *const want[] = {
+		"runnable 30 ms (preempted 3 times)",
+		"futex, woken by llvmpipe-3 (4243) after 20 ms",
+		"runnable 5 ms (preempted)",
+		"running 45 ms between the recorded waits",
+		NULL,
+	};
+	struct fx f;
+
+	fx_init(&f);
+	off(&f, 'R', 0, 10, 0, 0, -1, 0, 0, 0);
+	off(&f, 'R', 20, 30, 0, 0, -1, 10, 10, 0);
+	off(&f, 'R', 40, 50, 0, 0, -1, 20, 20, 0);
+	off(&f, 'S', 60, 80, 80, stack(&f, "futex_wait_queue"), 4243, 30, 30, 0);
+	off(&f, 'R', 90, 95, 0, 0, -1, 40, 30, 20);
+	off(&f, 'S', 100, 110, 110, 0, -1, 45, 35, 20);
+	run_stall(&f, NULL, 0, 100);
+	expect_lines(&f, want);
+	CLOSE_MS(f.st.share_s[SC_RUNQ], 35);
+	CLOSE_MS(f.st.share_s[SC_CPU], 45);
+	CLOSE_MS(f.st.share_s[SC_WAIT], 20);
+	fx_release(&f);
+}
+END_TEST
+
 /* Before the thread's first line and after its last, no line speaks:
  * unknown; a thread the record never saw is all unknown. */
 START_TEST(unknown_edges)
@@ -538,6 +595,8 @@ TEST_SUITE(stallbpf_suite)
 	tcase_add_test(tc, swap_kinds);
 	tcase_add_test(tc, stack_rules);
 	tcase_add_test(tc, gap_delay_counters);
+	tcase_add_test(tc, zram_runs);
+	tcase_add_test(tc, preemptions_merged);
 	tcase_add_test(tc, unknown_edges);
 	tcase_add_test(tc, bad_counters);
 	tcase_add_test(tc, swaps_kind);
