@@ -346,6 +346,9 @@ echo
 sh tests/bench-self/stallrec.sh || die "the stall recorder's benchmark failed"
 
 echo
+sh tests/bench-self/stallbpf.sh || die "the BPF stall recorder's benchmark failed"
+
+echo
 sh tests/bench-self/intfwatch.sh || die "the interference watcher's benchmark failed"
 
 echo
