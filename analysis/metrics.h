@@ -114,6 +114,10 @@ enum metric_id {
 	M_STALLREC_CPU_PCT,
 	M_STALLREC_US_PER_SAMPLE,
 	M_STALLREC_WORK_US,
+	/* the BPF stall recorder's own cost (the wait record's trailer) */
+	M_STALLBPF_NS_PER_EVENT,
+	M_STALLBPF_CPU_PCT,
+	M_STALLBPF_EVENTS,
 	/* the PROBE switch's wakeup lateness (bench.txt probe.cpuN.*), the
 	 * largest over the CPUs */
 	M_PROBE_WORST_US,

@@ -46,6 +46,8 @@ const char *stall_decider_name(enum stall_decider d)
 		return "schedstat";
 	case SD_PSI:
 		return "psi";
+	case SD_BPF:
+		return "bpf";
 	case SD_SAMPLED:
 		break;
 	}
@@ -87,13 +89,33 @@ static const char *str_at(const struct stallrec *r, enum sr_col c, size_t i)
 	return stallrec_str(r, at(r, c, i));
 }
 
-static enum stall_cause swap_kind(const char *kind)
+static enum stall_cause swap_kind(const char *kind, size_t len)
 {
-	if (strcmp(kind, "zram") == 0)
+	if (len == 4 && !strncmp(kind, "zram", 4))
 		return SC_SWAP_ZRAM;
-	if (strcmp(kind, "vram") == 0)
+	if (len == 4 && !strncmp(kind, "vram", 4))
 		return SC_SWAP_VRAM;
 	return SC_SWAP_DISK;
+}
+
+enum stall_cause stall_swaps_kind(const char *swaps, const char *name, size_t len, size_t *n)
+{
+	enum stall_cause found = SC_DISK;
+	size_t count = 0;
+
+	while (swaps && *swaps) {
+		size_t all = strcspn(swaps, " "), nlen = strcspn(swaps, ": ");
+		enum stall_cause kind = nlen < all ? swap_kind(swaps + nlen + 1, all - nlen - 1) : SC_SWAP_DISK;
+
+		if (found == SC_DISK && (!name || (nlen == len && !strncmp(swaps, name, len))))
+			found = kind;
+		count++;
+		swaps += all;
+		swaps += strspn(swaps, " ");
+	}
+	if (n)
+		*n = count;
+	return found;
 }
 
 /* The block devices: columns disk.NAME.FIELD; swap devices and their kinds
@@ -117,26 +139,14 @@ static void find_disks(struct stall_analysis *a)
 		if (k == a->n_disk) {
 			a->disk[k].name = xstrndup(name + 5, len);
 			a->disk[k].rd_ios = a->disk[k].in_flight = -1;
-			a->disk[k].swap = SC_DISK;
+			a->disk[k].swap = stall_swaps_kind(swaps, name + 5, len, NULL);
+			a->n_swap += a->disk[k].swap != SC_DISK;
 			a->n_disk++;
 		}
 		if (strcmp(dot + 1, sr_disk_field_names[SR_DISK_RD_IOS]) == 0)
 			a->disk[k].rd_ios = (int)c;
 		else if (strcmp(dot + 1, sr_disk_field_names[SR_DISK_IN_FLIGHT]) == 0)
 			a->disk[k].in_flight = (int)c;
-	}
-	while (swaps && *swaps) {
-		size_t len = strcspn(swaps, " "), nlen = strcspn(swaps, ": ");
-		char *kind = nlen < len ? xstrndup(swaps + nlen + 1, len - nlen - 1) : xstrdup("disk");
-
-		for (size_t k = 0; k < a->n_disk; k++)
-			if (strlen(a->disk[k].name) == nlen && !strncmp(a->disk[k].name, swaps, nlen)) {
-				a->disk[k].swap = swap_kind(kind);
-				a->n_swap++;
-			}
-		free(kind);
-		swaps += len;
-		swaps += strspn(swaps, " ");
 	}
 }
 

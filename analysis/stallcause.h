@@ -4,7 +4,8 @@
  * since the previous sample, and every stall frame gets its seconds split
  * over the samples that cover it, with the kernel's exact counters (delay
  * accounting, schedstat, a cgroup's PSI) deciding over the sampled guess
- * where they are recorded. The rules, in order, and their reasons:
+ * where they are recorded, and the wait record (stallbpf.h) over both
+ * where it covers a stall. The rules, in order, and their reasons:
  * docs/stalls.md. Used by run_metrics() (the stall_*_s metrics, through
  * stallcause-run.c) and by `hitchbench stalls`.
  */
@@ -17,8 +18,10 @@
 
 #include "metrics.h"
 #include "stallrecord.h"
+#include "waitrecord.h"
 
 struct run;
+struct stall_bpf;
 struct strbuf;
 
 enum stall_cause {
@@ -50,6 +53,7 @@ enum stall_decider {
 	SD_DELAY,       /* the main thread's delay accounting */
 	SD_SCHEDSTAT,   /* its schedstat run-queue time */
 	SD_PSI,         /* the game's cgroup's pressure stall information */
+	SD_BPF,         /* the kernel's own events: the wait record (stallbpf.h) */
 };
 
 enum stall_section { SS_LOAD, SS_WARM, SS_WINDOW, SS_COUNT };
@@ -58,6 +62,11 @@ const char *stall_cause_name(enum stall_cause c);
 enum stall_group stall_cause_group(enum stall_cause c);
 const char *stall_decider_name(enum stall_decider d);
 const char *stall_section_name(enum stall_section s);
+/* The kind (SC_SWAP_ZRAM/VRAM/DISK) of the swap device called name (len
+ * bytes) in a record's meta "swaps=NAME:KIND ...", SC_DISK when the list
+ * does not hold it; name NULL: the first listed. *n (may be NULL) gets
+ * how many devices the list holds. */
+enum stall_cause stall_swaps_kind(const char *swaps, const char *name, size_t len, size_t *n);
 
 /* A block device of the record (columns disk.NAME.*). */
 struct stall_disk {
@@ -97,6 +106,10 @@ struct stall {
 	double share_s[SC_COUNT];       /* the split reported: sampled, or exact deciding */
 	enum stall_cause cause;         /* the largest share */
 	enum stall_decider decided;
+	int32_t main_tid;               /* the thread the wait record was read for; 0 none */
+	char **waits;                   /* SD_BPF: its waits for people (stall_bpf_attribute()),
+					 * NULL-terminated; owned by the stall_run */
+	size_t n_waits;
 };
 
 /* Splits (start_ns, end_ns] (CLOCK_MONOTONIC, the record's clock) over
@@ -125,8 +138,11 @@ double stall_sampled_in(const struct stall_analysis *a, enum stall_cause c, uint
 /* A run's stalls by section: each pass's load (launch to its first
  * present), the warm-up's and the window's stall frames. */
 struct stall_run {
-	struct stallrec rec;
+	struct stallrec rec;            /* without a stall record: empty (a t_us column, no rows) */
 	struct stall_analysis an;
+	bool have_stallrec, have_waitrec;
+	struct waitrec waits;           /* have_waitrec: the run's waits.rec.zst */
+	struct stall_bpf *bpf;          /* have_waitrec: its index */
 	struct stall *stall;
 	size_t n_stall;
 	uint64_t first_present_ns;      /* 0 without frames */
@@ -134,14 +150,16 @@ struct stall_run {
 	bool load_disk_delay;           /* from delay.blkio_us (else from disk samples) */
 };
 
-/* Loads DIR/stalls.rec.zst of run and attributes its stalls (frames over
- * opts->stall_ms, as metrics.h defines them). 0, -ENOENT (no record),
- * -ENODATA (no frames or window), or -errno with why in err. */
+/* Loads DIR/stalls.rec.zst and DIR/waits.rec.zst of run (either may be
+ * missing) and attributes its stalls (frames over opts->stall_ms, as
+ * metrics.h defines them): the wait record decides where it covers a
+ * stall (docs/stalls.md). 0, -ENOENT (neither record), -ENODATA (no
+ * frames or window), or -errno with why in err. */
 int stall_run_load(const struct run *run, const struct metric_opts *opts, struct stall_run *out,
 		   struct strbuf *err);
 void stall_run_release(struct stall_run *sr);
 
-/* Fills the stall_*_s, load_disk_s, warm_disk_s and stallrec_* metrics
+/* Fills the stall_*_s, load_disk_s, warm_disk_s, stallrec_* and stallbpf_* metrics
  * (analysis/stallcause-run.c; called by run_metrics()). Nothing without a
  * record. */
 void run_stall_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m);

@@ -1,8 +1,10 @@
 /*
  * hitchbench stalls: why each run stalled, stall by stall, from its stall
- * record (analysis/stallcause.h, docs/stalls.md): the record's sources and
- * its own cost, how the frames and t0 alignments agree, a table per
- * section (load, warm-up, window), and the seconds per cause.
+ * record and its wait record (analysis/stallcause.h, analysis/stallbpf.h,
+ * docs/stalls.md): the records' sources and their own cost, how the frames
+ * and t0 alignments agree, a table per section (load, warm-up, window)
+ * with the waits of each stall the wait record decided, and the seconds
+ * per cause.
  */
 #include "cmd.h"
 #include "cmdargs.h"
@@ -20,11 +22,13 @@
 static const char stalls_usage[] =
 	"usage: hitchbench stalls [--stall-ms MS] [-v] [--format table|json] [--no-notes] RUNDIR...\n"
 	"\n"
-	"  RUNDIR          a run directory with a stall record (STALLS=1), or a directory of them\n"
+	"  RUNDIR          a run directory with a stall record (STALLS=1) or a wait record\n"
+	"                  (STALLS=bpf), or a directory of them\n"
 	"  --stall-ms MS   a frame over MS is a stall (default 100)\n"
 	"  -v              the samples of each stall too\n"
 	"  --format json   format 1: per run, every stall (section, when, length, cause, who\n"
-	"                  decided, each cause's seconds, the evidence) and the seconds per cause\n"
+	"                  decided, each cause's seconds, the evidence, its waits) and the seconds\n"
+	"                  per cause\n"
 	"  --no-notes      the table without its closing line saying what the columns are\n";
 
 /* The version of stalls' JSON document (docs/formats.md). */
@@ -92,6 +96,45 @@ static void print_sources(const struct stall_run *sr)
 	printf("\n");
 }
 
+/* t0: a record's clock pair (meta clock_pair=MONO_NS RT_NS) against
+ * bench.txt's. */
+static void print_t0(const char *bp, const char *rp, const char *which)
+{
+	unsigned long long bm, br, rm, rr;
+
+	if (bp && rp && sscanf(bp, "%llu %llu", &bm, &br) == 2 && sscanf(rp, "%llu %llu", &rm, &rr) == 2)
+		printf("  alignment (t0): the %s's clock pair against bench.txt's: realtime - "
+		       "monotonic differs by %+.3f ms\n", which,
+		       ((double)((long long)(rr - rm) - (long long)(br - bm))) / 1e6);
+	else
+		printf("  alignment (t0): no clock pair in %s\n", bp ? which : "bench.txt");
+}
+
+/* The wait record: what it holds and what the BPF recorder cost. */
+static void print_waits_source(const struct run *run, const struct stall_run *sr)
+{
+	const struct waitrec *w = &sr->waits;
+	const struct kvfile *tr = &w->trailer;
+	const char *v;
+
+	printf("  wait record: %zu waits, %zu block requests, %zu threads, %llu events lost%s "
+	       "(meta min_off_ns %s)\n", w->n_off, w->n_bio, w->n_thread, (unsigned long long)w->lost,
+	       w->cut ? ", its last line cut" : "",
+	       (v = kvfile_get(&w->meta, "min_off_ns")) ? v : "?");
+	if (kvfile_get(tr, "ns_per_event"))
+		printf("  stallbpf: %.0f ns an event in the kernel (bpf_stats), %.4f%% of one CPU (kernel %s%% + "
+		       "user %s%%) over %.3f s\n", trailer_num(kvfile_get(tr, "ns_per_event")),
+		       trailer_num(kvfile_get(tr, "kernel_cpu_pct")) + trailer_num(kvfile_get(tr, "user_cpu_pct")),
+		       (v = kvfile_get(tr, "kernel_cpu_pct")) ? v : "?",
+		       kvfile_get(tr, "user_cpu_pct") ? kvfile_get(tr, "user_cpu_pct") : "?",
+		       trailer_num(kvfile_get(tr, "wall_us")) / 1e6);
+	else
+		printf("  stallbpf: no trailer (the recorder did not end cleanly)\n");
+	if ((v = kvfile_get(tr, "stop")))
+		printf("  stallbpf stopped: %s\n", v);
+	print_t0(kvfile_get(&run->bench, "clock_pair"), kvfile_get(&w->meta, "clock_pair"), "wait record");
+}
+
 /* frames: for each stall frame, the first sample whose frames column
  * counts its present, minus the present; t0: the clock pairs' offsets. */
 static void print_alignment(const struct run *run, const struct stall_run *sr)
@@ -99,7 +142,6 @@ static void print_alignment(const struct run *run, const struct stall_run *sr)
 	const struct stallrec *r = &sr->rec;
 	double *d = zalloc((sr->n_stall ? sr->n_stall : 1) * sizeof(*d));
 	const char *bp = kvfile_get(&run->bench, "clock_pair"), *rp = kvfile_get(&r->meta, "clock_pair");
-	unsigned long long bm, br, rm, rr;
 	size_t n = 0;
 
 	for (size_t k = 0; k < sr->n_stall && r->known[SR_FRAMES] >= 0; k++) {
@@ -122,13 +164,18 @@ static void print_alignment(const struct run *run, const struct stall_run *sr)
 	} else {
 		printf("  alignment (frames): no stall frame to align\n");
 	}
-	if (bp && rp && sscanf(bp, "%llu %llu", &bm, &br) == 2 && sscanf(rp, "%llu %llu", &rm, &rr) == 2)
-		printf("  alignment (t0): the record's clock pair against bench.txt's: realtime - "
-		       "monotonic differs by %+.3f ms\n",
-		       ((double)((long long)(rr - rm) - (long long)(br - bm))) / 1e6);
-	else
-		printf("  alignment (t0): no clock pair in %s\n", bp ? "the record" : "bench.txt");
+	print_t0(bp, rp, "record");
 	free(d);
+}
+
+/* The evidence of the stall record's samples; a run without one has only
+ * the wait record's waits, listed under the stall. */
+static void evidence(const struct stall_run *sr, const struct stall *st, struct strbuf *out)
+{
+	if (sr->have_stallrec)
+		stall_evidence(&sr->an, st, out);
+	else
+		strbuf_addstr(out, "no stall record: its waits below");
 }
 
 static void print_samples(const struct stall_run *sr, const struct stall *st)
@@ -170,12 +217,14 @@ static void print_section(const struct stall_run *sr, enum stall_section sec, bo
 			       "evidence");
 		any = true;
 		stall_shares_describe(st, &shares);
-		stall_evidence(&sr->an, st, &ev);
+		evidence(sr, st, &ev);
 		printf("  %+9.3f %8.1f  %-9s %-9s  %-28s %s\n",
 		       ((double)st->start_ns - (double)sr->first_present_ns) / 1e9,
 		       (double)(st->end_ns - st->start_ns) / 1e6, stall_cause_name(st->cause),
 		       stall_decider_name(st->decided), shares.buf, ev.buf);
-		if (verbose)
+		for (size_t i = 0; i < st->n_waits; i++)
+			printf("      - %s\n", st->waits[i]);
+		if (verbose && sr->have_stallrec)
 			print_samples(sr, st);
 		for (int c = 0; c < SC_COUNT; c++)
 			per[c] += st->share_s[c];
@@ -201,12 +250,14 @@ static void json_stall_run(struct json_out *j, const struct run *run, const stru
 	json_string(j, "run", run->name);
 	json_string(j, "dir", run->dir);
 	json_string(j, "no_stalls_because", none);
+	json_bool(j, "stall_record", sr && sr->have_stallrec);
+	json_bool(j, "wait_record", sr && sr->have_waitrec);
 	json_array_begin(j, "stalls");
 	for (size_t k = 0; sr && k < sr->n_stall; k++) {
 		const struct stall *st = &sr->stall[k];
 		struct strbuf ev = STRBUF_INIT;
 
-		stall_evidence(&sr->an, st, &ev);
+		evidence(sr, st, &ev);
 		json_object_begin_inline(j, NULL);
 		json_string(j, "section", stall_section_name(st->section));
 		json_number(j, "when_s", true, ((double)st->start_ns - (double)sr->first_present_ns) / 1e9);
@@ -219,6 +270,10 @@ static void json_stall_run(struct json_out *j, const struct run *run, const stru
 				json_number(j, stall_cause_name((enum stall_cause)c), true, st->share_s[c]);
 		json_object_end(j);
 		json_string(j, "evidence", ev.buf);
+		json_array_begin_inline(j, "waits");
+		for (size_t i = 0; i < st->n_waits; i++)
+			json_string(j, NULL, st->waits[i]);
+		json_array_end(j);
 		json_object_end(j);
 		strbuf_release(&ev);
 	}
@@ -256,7 +311,8 @@ static int stalls_one(const char *dir, struct stalls_opts *so, bool *had)
 		printf("run %s (%s)\n", run.name, run.dir);
 	r = stall_run_load(&run, &so->mo, &sr, &err);
 	if (r == -ENOENT && so->json) {
-		json_stall_run(&so->j, &run, NULL, "no stall record: the run was made without STALLS=1");
+		json_stall_run(&so->j, &run, NULL, "no stall record nor wait record: the run was made without "
+			       "STALLS=1 or STALLS=bpf");
 		r = 0;
 		goto out;
 	}
@@ -267,7 +323,8 @@ static int stalls_one(const char *dir, struct stalls_opts *so, bool *had)
 		goto out;
 	}
 	if (r == -ENOENT) {
-		printf("  no stall record (%s): the run was made without STALLS=1\n\n", HB_STALLREC_FILE);
+		printf("  no stall record (%s) nor wait record (%s): the run was made without STALLS=1 or "
+		       "STALLS=bpf\n\n", HB_STALLREC_FILE, HB_WAITREC_FILE);
 		r = 0;
 		goto out;
 	}
@@ -287,13 +344,21 @@ static int stalls_one(const char *dir, struct stalls_opts *so, bool *had)
 		stall_run_release(&sr);
 		goto out;
 	}
-	print_sources(&sr);
-	print_alignment(&run, &sr);
+	if (sr.have_stallrec) {
+		print_sources(&sr);
+		print_alignment(&run, &sr);
+	} else {
+		printf("  stall record: none (%s): the sampler did not run; the wait record decides alone\n",
+		       HB_STALLREC_FILE);
+	}
+	if (sr.have_waitrec)
+		print_waits_source(&run, &sr);
 	for (int s = 0; s < SS_COUNT; s++)
 		print_section(&sr, (enum stall_section)s, so->verbose);
 	if (!so->no_notes)
 		printf("  (when_s: seconds after the first present; shares: of the stall's time, the "
-		       "sampled split or the exact counters' that decided; docs/stalls.md)\n");
+		       "sampled split or the exact counters' or the wait record's that decided; the lines "
+		       "under a stall are its waits from the wait record; docs/stalls.md)\n");
 	putchar('\n');
 	stall_run_release(&sr);
 out:
@@ -370,12 +435,15 @@ int cmd_stalls(int argc, char **argv, struct context *ctx)
 		json_string(&so.j, "share_s", "the stall's seconds by cause: the sampled split, or the exact "
 			    "counters' of the source that decided (docs/stalls.md)");
 		json_string(&so.j, "cause", "the cause with the largest share");
+		json_string(&so.j, "waits", "decided by bpf: the main thread's waits inside the stall, from "
+			    "the wait record, for people (docs/stalls.md)");
 		json_object_end(&so.j);
 		json_object_end(&so.j);
 	}
 	argv_release(&list);
 	if (!had && ret == HB_EXIT_OK) {
-		error_msg("no run given has a stall record (%s): make runs with STALLS=1", HB_STALLREC_FILE);
+		error_msg("no run given has a stall record (%s) or a wait record (%s): make runs with STALLS=1 "
+			  "or STALLS=bpf", HB_STALLREC_FILE, HB_WAITREC_FILE);
 		return HB_EXIT_USAGE;
 	}
 	return ret;

@@ -252,6 +252,12 @@ int hb_frames_create(const char *path, uint64_t capacity, int mode)
 
 int hb_frames_write(const char *path, const uint64_t *t_ns, size_t n, unsigned source, int mode)
 {
+	return hb_frames_write_pids(path, t_ns, NULL, n, source, mode);
+}
+
+int hb_frames_write_pids(const char *path, const uint64_t *t_ns, const uint32_t *pid, size_t n,
+			 unsigned source, int mode)
+{
 	size_t len = sizeof(struct hb_frames_header) + n * sizeof(struct hb_frame_record);
 	unsigned char *buf = zalloc(len);
 	struct hb_frames_header *h = (struct hb_frames_header *)buf;
@@ -262,6 +268,7 @@ int hb_frames_write(const char *path, const uint64_t *t_ns, size_t n, unsigned s
 	h->count = n;
 	for (size_t i = 0; i < n; i++) {
 		rec[i].t_ns = t_ns[i];
+		rec[i].pid = pid ? pid[i] : 0;
 		rec[i].source = (uint16_t)source;
 	}
 	if (host_big_endian())
@@ -319,9 +326,10 @@ static const char *header_check(const struct hb_frames_header *h, size_t len)
 	return NULL;
 }
 
-/* A present and its source, sorted together. */
+/* A present, its source and its pid, sorted together. */
 struct stamp {
 	uint64_t t_ns;
+	uint32_t pid;
 	uint16_t source;
 };
 
@@ -342,11 +350,13 @@ static int sort_stamps(struct hb_frames *f)
 	for (uint64_t i = 0; i < f->n; i++) {
 		v[i].t_ns = f->t_ns[i];
 		v[i].source = f->source[i];
+		v[i].pid = f->pid[i];
 	}
 	qsort(v, (size_t)f->n, sizeof(*v), stamp_cmp);
 	for (uint64_t i = 0; i < f->n; i++) {
 		f->t_ns[i] = v[i].t_ns;
 		f->source[i] = v[i].source;
+		f->pid[i] = v[i].pid;
 	}
 	free(v);
 	return 0;
@@ -418,7 +428,8 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 		n = avail; /* a file cut short: read what is there, the caller is told */
 	f.t_ns = malloc((n ? n : 1) * sizeof(uint64_t));
 	f.source = malloc((n ? n : 1) * sizeof(uint16_t));
-	if (!f.t_ns || !f.source || parse_events(p, len, &h, swapped, &f) < 0) {
+	f.pid = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!f.t_ns || !f.source || !f.pid || parse_events(p, len, &h, swapped, &f) < 0) {
 		hb_frames_release(&f);
 		return -ENOMEM;
 	}
@@ -435,6 +446,7 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 		if (f.n > 0 && rec.t_ns < f.t_ns[f.n - 1])
 			sorted = false;
 		f.source[f.n] = rec.source < HB_SRC_MAX ? rec.source : HB_SRC_UNKNOWN;
+		f.pid[f.n] = rec.pid;
 		f.t_ns[f.n++] = rec.t_ns;
 		f.per_source[rec.source < HB_SRC_MAX ? rec.source : HB_SRC_UNKNOWN]++;
 	}
@@ -613,6 +625,7 @@ void hb_frames_release(struct hb_frames *f)
 		return;
 	free(f->t_ns);
 	free(f->source);
+	free(f->pid);
 	free(f->events);
 	memset(f, 0, sizeof(*f));
 }

@@ -181,6 +181,7 @@ uint64_t hb_frames_view_last(const struct hb_frames_view *v);
 struct hb_frames {
 	uint64_t *t_ns;         /* present times, sorted ascending */
 	uint16_t *source;       /* each one's source (enum hb_present_source), beside t_ns */
+	uint32_t *pid;          /* each one's process (0: not known, as in imported logs) */
 	uint64_t n;
 	uint64_t dropped;       /* presents the hook could not record */
 	uint64_t unfinished;    /* reserved slots never filled (game killed mid-write) */
@@ -214,6 +215,9 @@ int hb_frames_create(const char *path, uint64_t capacity, int mode);
  * every record with this source and pid 0, and no event slots, through a
  * temporary file and a rename. 0 or -errno. */
 int hb_frames_write(const char *path, const uint64_t *t_ns, size_t n, unsigned source, int mode);
+/* The same with each present's pid (pid NULL: 0 for all). */
+int hb_frames_write_pids(const char *path, const uint64_t *t_ns, const uint32_t *pid, size_t n,
+			 unsigned source, int mode);
 /* Truncates a frame file to the records it holds (its events kept).
  * 0 or -errno. */
 int hb_frames_trim(const char *path);

@@ -9,6 +9,9 @@
  *                                  t_ns pid source present_us (t_ns 0: unfinished)
  *   mkframes --keep LIVE DST       what the runner keeps of a live file
  *                                  (hb_frames_keep: trimmed, copied, little-endian)
+ *   mkframes --text TXT FILE      a finished frame file of the presents TXT lists,
+ *                                  "T_NS PID" a line (blank lines and # comments
+ *                                  skipped): a hand-made run with the pids that presented
  *   mkframes --synth N [--seed S] [--csv CSV] FILE
  *                                  a made-up run of N presents (bench-self's report
  *                                  benchmark): FILE as a run directory holds it
@@ -42,7 +45,7 @@
 #define SYNTH_BASE_NS 16666667.0       /* 60 fps */
 #define SYNTH_CHUNK 4096               /* records written at a time */
 
-enum mkframes_action { ACTION_CREATE, ACTION_STAT, ACTION_DUMP, ACTION_KEEP, ACTION_SYNTH };
+enum mkframes_action { ACTION_CREATE, ACTION_STAT, ACTION_DUMP, ACTION_KEEP, ACTION_SYNTH, ACTION_TEXT };
 
 static int cmd_create(const char *path, uint64_t capacity)
 {
@@ -267,12 +270,56 @@ static int cmd_keep(const char *live, const char *dst)
 	return HB_EXIT_OK;
 }
 
+static int cmd_text(const char *txt, const char *path)
+{
+	char *text = NULL, *line, *save = NULL;
+	uint64_t *t = NULL, v[2];
+	uint32_t *pid = NULL;
+	size_t len, n = 0, cap = 0;
+	int r, no = 0;
+
+	if ((r = read_file(txt, &text, &len)) < 0) {
+		fprintf(stderr, "mkframes: cannot read '%s': %s\n", txt, strerror(-r));
+		return HB_EXIT_FAILURE;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char a[32], b[32], extra;
+
+		no++;
+		line += strspn(line, " \t");
+		if (!*line || *line == '#')
+			continue;
+		if (sscanf(line, "%31s %31s %c", a, b, &extra) != 2 || safe_atou64(a, &v[0]) < 0 ||
+		    safe_atou64(b, &v[1]) < 0 || v[0] == 0 || v[1] > UINT32_MAX) {
+			fprintf(stderr, "%s:%d: not \"T_NS PID\"\n", txt, no);
+			r = -EINVAL;
+			goto out;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			t = xrealloc(t, cap * sizeof(*t));
+			pid = xrealloc(pid, cap * sizeof(*pid));
+		}
+		t[n] = v[0];
+		pid[n++] = (uint32_t)v[1];
+	}
+	r = hb_frames_write_pids(path, t, pid, n, 0, 0644);
+	if (r < 0)
+		fprintf(stderr, "mkframes: cannot write '%s': %s\n", path, strerror(-r));
+out:
+	free(text);
+	free(t);
+	free(pid);
+	return r == -EINVAL ? HB_EXIT_USAGE : r < 0 ? HB_EXIT_FAILURE : HB_EXIT_OK;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: mkframes [--capacity N] FILE\n"
 		   "       mkframes --stat FILE\n"
 		   "       mkframes --dump FILE\n"
 		   "       mkframes --keep LIVE DST\n"
+		   "       mkframes --text TXT FILE\n"
 		   "       mkframes --synth N [--seed S] [--csv CSV] FILE\n");
 }
 
@@ -283,6 +330,7 @@ int main(int argc, char **argv)
 		{ "stat", no_argument, NULL, 's' },
 		{ "dump", no_argument, NULL, 'd' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "text", no_argument, NULL, 't' },
 		{ "synth", required_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "csv", required_argument, NULL, 'C' },
@@ -312,6 +360,9 @@ int main(int argc, char **argv)
 		case 'k':
 			action = ACTION_KEEP;
 			break;
+		case 't':
+			action = ACTION_TEXT;
+			break;
 		case 'n':
 			if (safe_atou64(optarg, &synth_n) < 0 || synth_n == 0) {
 				fprintf(stderr, "mkframes: --synth wants a positive number, not '%s'\n", optarg);
@@ -336,7 +387,7 @@ int main(int argc, char **argv)
 			return HB_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - (action == ACTION_KEEP ? 2 : 1)) {
+	if (optind != argc - (action == ACTION_KEEP || action == ACTION_TEXT ? 2 : 1)) {
 		usage(stderr);
 		return HB_EXIT_USAGE;
 	}
@@ -349,6 +400,9 @@ int main(int argc, char **argv)
 		break;
 	case ACTION_KEEP:
 		r = cmd_keep(argv[optind], argv[optind + 1]);
+		break;
+	case ACTION_TEXT:
+		r = cmd_text(argv[optind], argv[optind + 1]);
 		break;
 	case ACTION_SYNTH:
 		r = cmd_synth(argv[optind], synth_n, seed, csv);

@@ -352,7 +352,8 @@ START_TEST(lookup)
 		"stall_disk_s", "stall_swap_s", "stall_reclaim_s", "stall_gpu_s", "stall_cpu_s",
 		"stall_io_s", "stall_wait_s", "stall_other_s", "load_disk_s", "warm_disk_s",
 		"stallrec_samples", "stallrec_cpu_s", "stallrec_cpu_pct", "stallrec_us_per_sample",
-		"stallrec_work_us", "probe_worst_us", "probe_p999_us",
+		"stallrec_work_us", "stallbpf_ns_per_event", "stallbpf_cpu_pct", "stallbpf_events",
+		"probe_worst_us", "probe_p999_us",
 		"cpu_ms_per_frame", "steal_pct", "foreign_cpu_pct", "irq_pct", "game_runq_ms_per_s",
 	};
 

@@ -180,7 +180,7 @@ START_TEST(no_record_no_metrics)
 
 	ck_assert_int_eq(unlink(rec), 0);
 	ck_assert_int_eq(run_metrics(&run, NULL, &m), 0);
-	for (int id = M_STALL_DISK_S; id <= M_STALLREC_WORK_US; id++)
+	for (int id = M_STALL_DISK_S; id <= M_STALLBPF_EVENTS; id++)
 		ck_assert(!m.have[id]);
 	ck_assert_ptr_null(metrics_stall_why(&m));
 	free(rec);
