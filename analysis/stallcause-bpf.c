@@ -218,10 +218,17 @@ static enum stall_cause wait_cause(const struct stall_bpf *b, const struct wr_of
 	if ((*what = stack_find(sk, futex_fns) ? "futex" : stack_find(sk, socket_fns) ? "socket" :
 		     stack_find(sk, sleep_fns) ? "sleep" : NULL))
 		return SC_WAIT;
+	/* no stack said: the system call it slept in (the recorder takes
+	 * stacks of long sleeps only); blocked outside any is a page fault */
+	if (o->state == 'D' && strcmp(o->syscall, "-") == 0) {
+		*what = "page fault";
+		return io->n ? SC_DISK : SC_FAULT;
+	}
 	if (o->state == 'D')
 		return io->n ? SC_DISK : SC_IO;
 	if (o->state == 'S' || o->state == 'I') {
-		*what = "other";
+		*what = o->syscall[0] && strcmp(o->syscall, "-") != 0 && strcmp(o->syscall, "?") != 0 ?
+			stall_wait_detail(o->syscall) : "other";
 		return SC_WAIT;
 	}
 	return SC_UNKNOWN;

@@ -240,7 +240,7 @@ static bool is_reclaim(const struct stallrec *r, size_t i)
 	return has_any(str_at(r, SR_WCHAN, i), wchans);
 }
 
-static const char *wait_detail(const char *sc)
+const char *stall_wait_detail(const char *sc)
 {
 	static const char *const sockets[] = {
 		"poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait", "recvmsg",
@@ -288,7 +288,7 @@ static enum stall_cause classify(const struct stall_analysis *a, size_t i, const
 		return SC_CPU;
 	}
 	if (state == 'S' || state == 'I') {
-		*detail = wait_detail(sc);
+		*detail = stall_wait_detail(sc);
 		return SC_WAIT;
 	}
 	return SC_UNKNOWN;

@@ -59,6 +59,9 @@ enum stall_decider {
 enum stall_section { SS_LOAD, SS_WARM, SS_WINDOW, SS_COUNT };
 
 const char *stall_cause_name(enum stall_cause c);
+/* What a sleep in system call sc waited for: futex, socket, sleep or other
+ * (docs/stalls.md, rule 7). */
+const char *stall_wait_detail(const char *sc);
 enum stall_group stall_cause_group(enum stall_cause c);
 const char *stall_decider_name(enum stall_decider d);
 const char *stall_section_name(enum stall_section s);

@@ -19,7 +19,7 @@
 
 #define MAX_FIELDS 24                   /* of any line but a stack's */
 #define MAX_SPLIT (2 + HB_WAITREC_MAX_FRAMES + 1)
-#define OFF_FIELDS 19
+#define OFF_FIELDS 20
 #define BIO_FIELDS 8
 
 void waitrec_init(struct waitrec *w)
@@ -87,14 +87,63 @@ void waitrec_put_stack(struct strbuf *sb, uint32_t id, const char *const *fn, si
 	strbuf_addch(sb, '\n');
 }
 
+/* A number and the tab before it, without printf: the recorder writes
+ * hundreds of lines a second beside the game, and vsnprintf's parsing of
+ * the format was most of a line's cost. */
+static void add_num(struct strbuf *sb, uint64_t v, bool neg, unsigned base)
+{
+	char buf[28];
+	size_t n = sizeof(buf);
+
+	do {
+		buf[--n] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	if (base == 16) {
+		buf[--n] = 'x';
+		buf[--n] = '0';
+	}
+	if (neg)
+		buf[--n] = '-';
+	buf[--n] = '\t';
+	strbuf_add(sb, buf + n, sizeof(buf) - n);
+}
+
+static void add_u64(struct strbuf *sb, uint64_t v)
+{
+	add_num(sb, v, false, 10);
+}
+
+static void add_i64(struct strbuf *sb, int64_t v)
+{
+	add_num(sb, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0, 10);
+}
+
 void waitrec_put_off(struct strbuf *sb, const struct wr_off *o)
 {
-	strbuf_addf(sb, "off\t%" PRId32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%c\t%" PRIu32
-		    "\t%" PRId32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-		    "\t0x%" PRIx64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n",
-		    o->tid, o->off_ns, o->on_ns, o->wake_ns, o->state, o->stack, o->waker_tid,
-		    o->waker_stack, o->run_ns, o->runq_ns, o->sleep_ns, o->faults, o->fault_addr,
-		    o->blkio_ns, o->swapin_ns, o->reclaim_ns, o->thrash_ns, o->compact_ns);
+	strbuf_addstr(sb, "off");
+	add_i64(sb, o->tid);
+	add_u64(sb, o->off_ns);
+	add_u64(sb, o->on_ns);
+	add_u64(sb, o->wake_ns);
+	strbuf_addch(sb, '\t');
+	strbuf_addch(sb, o->state);
+	add_u64(sb, o->stack);
+	add_i64(sb, o->waker_tid);
+	add_u64(sb, o->waker_stack);
+	add_u64(sb, o->run_ns);
+	add_u64(sb, o->runq_ns);
+	add_u64(sb, o->sleep_ns);
+	add_u64(sb, o->faults);
+	add_num(sb, o->fault_addr, false, 16);
+	add_i64(sb, o->blkio_ns);
+	add_i64(sb, o->swapin_ns);
+	add_i64(sb, o->reclaim_ns);
+	add_i64(sb, o->thrash_ns);
+	add_i64(sb, o->compact_ns);
+	strbuf_addch(sb, '\t');
+	put_field_text(sb, o->syscall[0] ? o->syscall : "?", sizeof(o->syscall));
+	strbuf_addch(sb, '\n');
 }
 
 void waitrec_put_bio(struct strbuf *sb, const struct wr_bio *b)
@@ -237,7 +286,7 @@ static int parse_off(struct waitrec *w, const struct line *l, struct strbuf *err
 	struct wr_off o = { 0 };
 
 	if (l->n != OFF_FIELDS)
-		return bad(l, err, "an off line wants 18 fields (docs/formats.md)");
+		return bad(l, err, "an off line wants 19 fields (docs/formats.md)");
 	if (tid_field(l, 1, 1, &o.tid, err) < 0 || u64_field(l, 2, &o.off_ns, err) < 0 ||
 	    u64_field(l, 3, &o.on_ns, err) < 0 || u64_field(l, 4, &o.wake_ns, err) < 0 ||
 	    stack_field(w, l, 6, &o.stack, err) < 0 || tid_field(l, 7, -1, &o.waker_tid, err) < 0 ||
@@ -248,6 +297,10 @@ static int parse_off(struct waitrec *w, const struct line *l, struct strbuf *err
 		return -EINVAL;
 	if (strlen(l->f[5]) != 1 || !strchr("RSDITX?", l->f[5][0]))
 		return bad(l, err, "STATE is one of R S D I T X ?");
+	if (!l->f[19][0] || strlen(l->f[19]) >= sizeof(o.syscall) ||
+	    strspn(l->f[19], "abcdefghijklmnopqrstuvwxyz0123456789_-?") != strlen(l->f[19]))
+		return bad(l, err, "SYSCALL is a system call's name, - or ?");
+	snprintf(o.syscall, sizeof(o.syscall), "%s", l->f[19]);
 	o.state = l->f[5][0];
 	if (o.on_ns < o.off_ns)
 		return bad(l, err, "ON_NS before OFF_NS");

@@ -46,6 +46,8 @@ struct wr_off {
 	uint64_t run_ns, runq_ns, sleep_ns;     /* the thread's totals up to off_ns */
 	uint64_t faults, fault_addr;
 	int64_t blkio_ns, swapin_ns, reclaim_ns, thrash_ns, compact_ns; /* -1: not kept */
+	char syscall[24];               /* the system call it slept in; "-" none (a fault,
+					 * a preemption), "?" not known */
 };
 
 /* A block request a game thread issued ("bio" line). */

@@ -10,6 +10,7 @@
 
 #include "stallrec-bpf.h"
 #include "fsroot.h"
+#include "syscallname.h"
 #include "timeutil.h"
 
 #include <bpf/bpf.h>
@@ -109,7 +110,8 @@ static void thread_line(struct stallbpf *b, uint32_t tid, uint32_t tgid, const c
 	for (size_t k = 0; k < 16; k++, i = (i + 1) % STALLBPF_THREADS) {
 		if (b->thread_seen[i].name && b->thread_seen[i].tid != (int32_t)tid)
 			continue;
-		if (b->thread_seen[i].name == name)
+		/* the idle task is one per CPU, all tid 0: named once */
+		if (b->thread_seen[i].name == name || (tid == 0 && b->thread_seen[i].name))
 			return;
 		b->thread_seen[i].tid = (int32_t)tid;
 		b->thread_seen[i].name = name;
@@ -187,6 +189,12 @@ static void off_event(struct stallbpf *b, const struct hb_bpf_off *e)
 		.thrash_ns = e->delay[3], .compact_ns = e->delay[4],
 	};
 
+	if (e->syscall >= 0 && sysname_of(e->syscall))
+		snprintf(o.syscall, sizeof(o.syscall), "%s", sysname_of(e->syscall)->name);
+	else if (e->syscall >= 0)
+		snprintf(o.syscall, sizeof(o.syscall), "syscall_%d", (int)e->syscall);
+	else
+		snprintf(o.syscall, sizeof(o.syscall), "%s", e->syscall == -1 ? "-" : "?");
 	thread_line(b, e->tid, e->tgid, e->comm);
 	if (e->waker_tid == 0xffffffffu) {
 		o.waker_tid = -1;

@@ -22,6 +22,8 @@ struct hb_bpf_off {
 	__u32 state;            /* the task state it left in; 0 preempted */
 	__u32 waker_tid, waker_tgid;    /* waker_tid ~0u: no wakeup seen */
 	__u32 stack_n, waker_stack_n;   /* frames in stack[] and waker_stack[] */
+	__s32 syscall;          /* the system call it sleeps in; -1 none (a fault), -2 unknown */
+	__u32 pad;
 	__u64 off_ns, on_ns, wake_ns;
 	__u64 run_ns, runq_ns, sleep_ns;        /* totals before this interval */
 	__u64 faults, fault_addr;

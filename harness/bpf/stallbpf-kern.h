@@ -30,6 +30,20 @@ struct task_delay_info {
 	u64 compact_delay;
 };
 
+/* the user registers a sleeping task entered the kernel with: the
+ * kernel's struct pt_regs (a "___" suffix is CO-RE's flavour: the UAPI's
+ * struct of that name, with other field names, is already declared) */
+#if defined(__TARGET_ARCH_x86)
+struct pt_regs___hb {
+	unsigned long ax;       /* -ENOSYS while a system call is in progress */
+	unsigned long orig_ax;  /* the call's number (an exception's error code) */
+};
+#elif defined(__TARGET_ARCH_arm64)
+struct pt_regs___hb {
+	int syscallno;          /* -1 (NO_SYSCALL) outside a system call */
+};
+#endif
+
 struct task_struct {
 	unsigned int __state;   /* 5.14 on */
 	long state;             /* before 5.14 */

@@ -16,7 +16,7 @@
  * half full: the recorder drains it on its own clock.
  *
  * Cost: a stack is read only for a sleep of the main thread already over
- * stack_min_ns (5 ms) when it is woken (bpf_get_task_stack of the sleeper,
+ * stack_min_ns (10 ms) when it is woken (bpf_get_task_stack of the sleeper,
  * bpf_get_stack of the waker), never for the many short ones, nor for the
  * renderer's worker threads unless stacks_all_threads asks: a stack walk
  * costs tens of microseconds on a VM.
@@ -37,7 +37,7 @@ const volatile __u64 min_off_ns = 1000000;
  * one the stall analysis reads), 1: of every thread */
 const volatile __u32 stacks_all_threads = 0;
 /* stacks only of a sleep at least this long when it is woken */
-const volatile __u64 stack_min_ns = 5000000;
+const volatile __u64 stack_min_ns = 10000000;
 
 #define NO_WAKER 0xffffffffu
 #define TASK_RUNNING 0
@@ -58,6 +58,7 @@ struct thread {
 	__u64 faults, fault_addr;
 	__s64 delay[HB_BPF_DELAYS];
 	__u32 state, waker_tid, waker_tgid, stack_n, waker_stack_n;
+	__s32 syscall;
 	char waker_comm[16];
 	__u64 stack[HB_BPF_STACK_DEPTH];
 	__u64 waker_stack[HB_BPF_WAKER_DEPTH];
@@ -137,27 +138,50 @@ static __always_inline __u64 submit_flags(void)
 									 : BPF_RB_NO_WAKEUP;
 }
 
+/* Direct loads through the BTF-typed task pointer (no helper call: the
+ * verifier makes them faulting loads): a switch reads these every time. */
 static __always_inline void read_delays(struct task_struct *p, struct thread *t)
 {
-	struct task_delay_info *d = BPF_CORE_READ(p, delays);
+	struct task_delay_info *d = p->delays;
 
 	if (!d) {
 		for (int i = 0; i < HB_BPF_DELAYS; i++)
 			t->delay[i] = -1;
 		return;
 	}
-	t->delay[0] = BPF_CORE_READ(d, blkio_delay);
-	t->delay[1] = BPF_CORE_READ(d, swapin_delay);
-	t->delay[2] = BPF_CORE_READ(d, freepages_delay);
-	t->delay[3] = bpf_core_field_exists(d->thrashing_delay) ? BPF_CORE_READ(d, thrashing_delay) : -1;
-	t->delay[4] = bpf_core_field_exists(d->compact_delay) ? BPF_CORE_READ(d, compact_delay) : -1;
+	t->delay[0] = d->blkio_delay;
+	t->delay[1] = d->swapin_delay;
+	t->delay[2] = d->freepages_delay;
+	t->delay[3] = bpf_core_field_exists(d->thrashing_delay) ? d->thrashing_delay : -1;
+	t->delay[4] = bpf_core_field_exists(d->compact_delay) ? d->compact_delay : -1;
 }
 
 static __always_inline __u32 task_state(struct task_struct *p)
 {
 	if (bpf_core_field_exists(p->__state))
-		return BPF_CORE_READ(p, __state);
-	return (__u32)BPF_CORE_READ(p, state);
+		return p->__state;
+	return (__u32)p->state;
+}
+
+/* The system call a task leaving the CPU is in: its number, -1 when it
+ * entered the kernel otherwise (a page fault), -2 where this is not known
+ * (an architecture without the rule below). Two loads: no stack walk. */
+static __always_inline __s32 task_syscall(struct task_struct *p)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct pt_regs___hb *r = (struct pt_regs___hb *)bpf_task_pt_regs(p);
+
+	if (!r)
+		return -2;
+	/* entry_SYSCALL_64 stores -ENOSYS as ax; an exception keeps the user's */
+	return r->ax == (unsigned long)-38 ? (__s32)r->orig_ax : -1;
+#elif defined(__TARGET_ARCH_arm64)
+	struct pt_regs___hb *r = (struct pt_regs___hb *)bpf_task_pt_regs(p);
+
+	return r ? (r->syscallno >= 0 ? r->syscallno : -1) : -2;
+#else
+	return -2;
+#endif
 }
 
 static __always_inline void emit_off(struct thread *t, struct task_struct *p, __u32 tid, __u32 tgid,
@@ -177,6 +201,7 @@ static __always_inline void emit_off(struct thread *t, struct task_struct *p, __
 	e->waker_tgid = t->waker_tgid;
 	e->stack_n = t->stack_n;
 	e->waker_stack_n = t->waker_stack_n;
+	e->syscall = t->syscall;
 	e->off_ns = t->off_ns;
 	e->on_ns = now;
 	e->wake_ns = t->wake_ns;
@@ -186,7 +211,7 @@ static __always_inline void emit_off(struct thread *t, struct task_struct *p, __
 	e->faults = t->faults;
 	e->fault_addr = t->fault_addr;
 	__builtin_memcpy(e->delay, t->delay, sizeof(e->delay));
-	bpf_probe_read_kernel(e->comm, sizeof(e->comm), &p->comm);
+	__builtin_memcpy(e->comm, p->comm, sizeof(e->comm));
 	__builtin_memcpy(e->waker_comm, t->waker_comm, sizeof(e->waker_comm));
 	__builtin_memcpy(e->stack, t->stack, sizeof(e->stack));
 	__builtin_memcpy(e->waker_stack, t->waker_stack, sizeof(e->waker_stack));
@@ -205,6 +230,7 @@ static __always_inline void switch_out(struct task_struct *prev, bool preempt, _
 	t->off_ns = now;
 	t->wake_ns = 0;
 	t->state = preempt ? TASK_RUNNING : task_state(prev);
+	t->syscall = t->state == TASK_RUNNING ? -1 : task_syscall(prev);
 	t->waker_tid = NO_WAKER;
 	t->waker_tgid = 0;
 	t->stack_n = 0;
@@ -348,12 +374,12 @@ static __always_inline int request_start(struct request *rq)
 	r.tid = (__u32)id;
 	r.tgid = id >> 32;
 	r.start_ns = bpf_ktime_get_ns();
-	r.op = BPF_CORE_READ(rq, cmd_flags) & 0xff;
-	r.bytes = BPF_CORE_READ(rq, __data_len);
-	disk = BPF_CORE_READ(rq, q, disk);
+	r.op = rq->cmd_flags & 0xff;
+	r.bytes = rq->__data_len;
+	disk = rq->q->disk;
 	if (disk) {
-		r.major = BPF_CORE_READ(disk, major);
-		r.minor = BPF_CORE_READ(disk, first_minor);
+		r.major = disk->major;
+		r.minor = disk->first_minor;
 	}
 	bpf_map_update_elem(&requests, &key, &r, BPF_NOEXIST);
 	return 0;

@@ -19,7 +19,7 @@ static const struct wr_off sample_off = {
 	.tid = 4242, .state = 'D', .off_ns = 1000000000, .on_ns = 1250000000, .wake_ns = 1240000000,
 	.stack = 1, .waker_tid = 0, .waker_stack = 2, .run_ns = 77, .runq_ns = 5, .sleep_ns = 9,
 	.faults = 12, .fault_addr = 0x7f00deadbeefull, .blkio_ns = 230000000, .swapin_ns = 0,
-	.reclaim_ns = 3, .thrash_ns = -1, .compact_ns = -1,
+	.reclaim_ns = 3, .thrash_ns = -1, .compact_ns = -1, .syscall = "read",
 };
 
 static const struct wr_bio sample_bio = {
@@ -130,7 +130,7 @@ static void refused(const char *text, int line, const char *what)
 }
 
 #define HDR "hbwaits\t1\n"
-#define OFF_OK "off\t7\t10\t20\t15\tS\t0\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\n"
+#define OFF_OK "off\t7\t10\t20\t15\tS\t0\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\tfutex\n"
 
 START_TEST(bad_lines)
 {
@@ -144,18 +144,20 @@ START_TEST(bad_lines)
 	refused(HDR "nonsense\t1\n", 2, "not a line the format has");
 	refused(HDR OFF_OK "meta\tk=v\n", 3, "after the data began");
 	refused(HDR "meta\tnovalue\n", 2, "KEY=VALUE");
-	refused(HDR "off\t7\t10\n", 2, "18 fields");
-	refused(HDR "off\t7\t10\t5\t0\tS\t0\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\n", 2,
+	refused(HDR "off\t7\t10\n", 2, "19 fields");
+	refused(HDR "off\t7\t10\t5\t0\tS\t0\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\tfutex\n", 2,
 		"ON_NS before OFF_NS");
-	refused(HDR "off\t7\t10\t20\t25\tS\t0\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\n", 2,
+	refused(HDR "off\t7\t10\t20\t25\tS\t0\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\tfutex\n", 2,
 		"WAKE_NS outside");
-	refused(HDR "off\t7\t10\t20\t15\tQ\t0\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\n", 2,
+	refused(HDR "off\t7\t10\t20\t15\tQ\t0\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\tfutex\n", 2,
 		"STATE");
-	refused(HDR "off\t7\t10\t20\t15\tS\t3\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\n", 2,
+	refused(HDR "off\t7\t10\t20\t15\tS\t3\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\tfutex\n", 2,
 		"field 7 '3'");
-	refused(HDR "off\t7\tten\t20\t15\tS\t0\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\n", 2,
+	refused(HDR "off\t7\tten\t20\t15\tS\t0\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\tfutex\n", 2,
 		"field 3 'ten'");
 	refused(HDR "stack\t2\tf\n", 2, "count from 1");
+	refused(HDR "off\t7\t10\t20\t15\tS\t0\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\tFu tex\n", 2,
+		"SYSCALL");
 	refused(HDR "bio\t7\t10\t20\tvda\tR\t4096\t0\n", 2, "MAJ:MIN");
 	refused(HDR "bio\t7\t30\t20\t254:0\tR\t4096\t0\n", 2, "DONE_NS before START_NS");
 	refused(HDR "bio\t7\t10\t20\t254:0\tX\t4096\t0\n", 2, "OP is one of");
