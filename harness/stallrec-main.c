@@ -77,7 +77,7 @@ static void usage(FILE *f)
 		"  --bpf-period-ms N  the sampling period while BPF records (default 100)\n"
 		"  --bpf-min-us N   record off-CPU intervals from N us (default 1000)\n"
 		"  --bpf-stack-us N  kernel stacks of the main thread's sleeps from N us, and of\n"
-		"                   their wakers (default 5000: a stack walk costs tens of us)\n"
+		"                   their wakers (default 10000: a stack walk costs tens of us)\n"
 		"  --bpf-faults tracepoint|perf  page faults from x86's tracepoint (default where\n"
 		"                   it exists) or the major-fault perf event\n"
 		"\n"
@@ -266,7 +266,7 @@ static int parse_args(int argc, char **argv, struct recorder *rc, struct args *a
 	int opt, r;
 
 	*a = (struct args){ .period_ms = 10, .niceness = 10, .bpf_period_ms = 100, .bpf_min_us = 1000,
-			    .bpf_stack_us = 5000 };
+			    .bpf_stack_us = 10000 };
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1)
 		if ((r = parse_one(opt, rc, a)) != 0)
 			return r;
