@@ -86,6 +86,7 @@ static double clip(uint64_t a, uint64_t b, uint64_t s, uint64_t e)
 struct bio_sum {
 	size_t n, reads;
 	uint64_t bytes;
+	uint64_t busy_ns;       /* the union of their in-flight times inside (from, to) */
 	char dev[32];           /* the first one's device: its meta name, else MAJ:MIN */
 };
 
@@ -95,14 +96,24 @@ static void bios_in(const struct stall_bpf *b, int32_t tid, uint64_t from, uint6
 	uint64_t first = from > b->bio_max_ns ? from - b->bio_max_ns : 0;
 	size_t n = b->w->n_bio;
 
+	uint64_t busy_to = from;        /* the in-flight union so far ends here */
+
 	memset(sum, 0, sizeof(*sum));
 	for (size_t k = key_lower(b->bio, n, tid, first); k < n && b->bio[k].tid == tid &&
 							   b->bio[k].t_ns < to; k++) {
 		const struct wr_bio *io = &b->w->bio[b->bio[k].i];
+		uint64_t s, e;
 		const char *name;
 
 		if (io->done_ns <= from)
 			continue;
+		/* sorted by start: a sweep merges the overlaps */
+		s = io->start_ns > busy_to ? io->start_ns : busy_to;
+		e = io->done_ns < to ? io->done_ns : to;
+		if (e > s) {
+			sum->busy_ns += e - s;
+			busy_to = e;
+		}
 		if (!sum->n) {
 			name = waitrec_dev_name(b->w, io->major, io->minor);
 			if (name)
@@ -245,6 +256,7 @@ struct bpf_span {
 	/* between the recorded waits: run, runq, short sleeps, and what the
 	 * delay counters took out of them */
 	double gap_run, gap_runq, gap_sleep, gap_delay[SC_COUNT], zram_run;
+	double fault_disk;      /* of it, disk while the thread faulted with reads in flight */
 	struct argv_list *lines;
 	/* the last line, when it is of preemptions: merged with the next */
 	size_t preempt_line, preempt_n;
@@ -387,7 +399,7 @@ static void add_gap(struct bpf_span *sp, const struct wr_off *o, uint64_t wend, 
 {
 	double len = next->off_ns > o->on_ns ? (double)(next->off_ns - o->on_ns) : 0;
 	double in = clip(o->on_ns, next->off_ns, sp->s, sp->e), frac, tot, run, runq, sleep;
-	double wait = (double)(wend - o->off_ns), sw, rc, bk, zr = 0;
+	double wait = (double)(wend - o->off_ns), sw, rc, bk, zr = 0, more = 0;
 	bool swapped = oc == SC_SWAP || oc == SC_SWAP_ZRAM || oc == SC_SWAP_VRAM || oc == SC_SWAP_DISK;
 	struct bio_sum io;
 	enum stall_cause kind;
@@ -418,6 +430,13 @@ static void add_gap(struct bpf_span *sp, const struct wr_off *o, uint64_t wend, 
 	bk = bk > 0 ? take(&sleep, &run, bk) : 0;
 	if (kind == SC_SWAP_ZRAM && next->faults > o->faults)
 		zr = take(&run, &run, ZRAM_RUN_PER_DELAY * sw);
+	/* a thread that faulted while reads it issued were in flight was kept
+	 * by the disk for that long, running the faults or in waits under the
+	 * threshold: past what the block delay already says, that much of its
+	 * running and sleeping is disk too */
+	if (io.reads && next->faults > o->faults && (double)io.busy_ns > bk)
+		more = take(&run, &sleep, (double)io.busy_ns - bk);
+	sp->fault_disk += more * frac;
 	sp->zram_run += zr * frac;
 	sp->gap_delay[kind] += sw * frac;
 	sw += zr;
@@ -425,7 +444,7 @@ static void add_gap(struct bpf_span *sp, const struct wr_off *o, uint64_t wend, 
 	sp->gap_delay[SC_DISK] += bk * frac;
 	sp->ns[kind] += sw * frac;
 	sp->ns[SC_RECLAIM] += rc * frac;
-	sp->ns[SC_DISK] += bk * frac;
+	sp->ns[SC_DISK] += (bk + more) * frac;
 	sp->ns[SC_CPU] += run * frac;
 	sp->ns[SC_RUNQ] += runq * frac;
 	sp->ns[SC_WAIT] += sleep * frac;
@@ -450,6 +469,8 @@ static void describe_rest(const struct bpf_span *sp)
 			strbuf_addf(&sb, "%s%s ", sb.len ? ", " : "", stall_cause_name((enum stall_cause)c));
 			add_ms(&sb, "%.*f ms (delay accounting)", sp->gap_delay[c]);
 		}
+	if (sp->fault_disk >= 500000)
+		add_ms(&sb, ", disk %.*f ms more while it faulted with its reads in flight", sp->fault_disk);
 	if (sp->zram_run >= 500000)
 		add_ms(&sb, ", swap_zram %.*f ms of the running (twice its delay: the decompression)",
 		       sp->zram_run);

@@ -357,3 +357,19 @@ html_batch() {
 	"$HB_BUILD/tests/mkstallrun" sampled "$1/sampled" || fail "mkstallrun sampled"
 	"$HB_BUILD/tests/mkstallrun" exact "$1/exact" || fail "mkstallrun exact"
 }
+
+# stall_cases_check: each stall of $expect ("SEC:CAUSE ...": the fake
+# game's stall asked at SEC-1 s, tests/lib-stallcases.sh) in the window of
+# `hitchbench stalls` ($T/stalls) has its cause (the table's when_s is the stall's start: the
+# present before it, about SEC-1 s after the first present)
+stall_cases_check() {
+	awk '/^  window/ { w = 1; next } /^  [a-z]/ { w = 0 } w && $1 ~ /^[+-][0-9]/ { print $1, $3, $4 }' \
+		"$T/stalls" >"$T/rows"
+	for e in $expect; do
+		sec=$(( ${e%%:*} - 1 ))
+		want=${e#*:}
+		got=$(awk -v s="$sec" '{ d = $1 - s; if (d < 0) d = -d; if (d < 0.35) print $2 }' "$T/rows")
+		[ "$got" = "$want" ] || { cat "$T/stalls" >&2; fail "the stall at ${sec} s: cause '$got', expected $want"; }
+	done
+	[ "$(wc -l <"$T/rows")" -ge "$(echo $expect | wc -w)" ] || fail "fewer stalls than asked"
+}

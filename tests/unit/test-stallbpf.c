@@ -374,6 +374,43 @@ START_TEST(zram_runs)
 }
 END_TEST
 
+/* A thread that faulted while reads it issued were in flight: that time is
+ * disk past the block delay, taken from its running (the faults' own work)
+ * once the delay has taken its sleeps; without faults the reads are
+ * readahead beside its work and change nothing. */
+START_TEST(faults_with_reads_in_flight)
+{
+	for (int faulted = 0; faulted < 2; faulted++) {
+		struct fx f;
+		struct wr_off *a, *b;
+
+		fx_init(&f);
+		a = off(&f, 'S', -20, -10, -10, 0, -1, 0, 0, 0);
+		/* b's sleep total has a's own 10 ms wait too */
+		b = off(&f, 'S', 240, 300, 0, 0, -1, 200, 0, 60);
+		a->swapin_ns = a->reclaim_ns = a->compact_ns = a->thrash_ns = a->blkio_ns = 0;
+		b->swapin_ns = b->reclaim_ns = b->compact_ns = b->thrash_ns = 0;
+		b->blkio_ns = 40 * MS;
+		b->faults = faulted ? 500 : 0;
+		/* in flight 10..110 (two overlapping reads), one after the gap */
+		bio(&f, 10, 70, 254, 0, 'R', 4096);
+		bio(&f, 60, 110, 254, 0, 'R', 4096);
+		bio(&f, 300, 310, 254, 0, 'R', 4096);
+		run_stall(&f, NULL, 0, 200);
+		/* 200 of the gap's 250 ms: disk 40 (+60), sleep 50 - 40, run 200 (-60) */
+		CLOSE_MS(f.st.share_s[SC_DISK], (faulted ? 100 : 40) * 0.8);
+		CLOSE_MS(f.st.share_s[SC_CPU], (faulted ? 140 : 200) * 0.8);
+		CLOSE_MS(f.st.share_s[SC_WAIT], 10 * 0.8);
+		ck_assert_str_eq(f.lines.v[0], faulted ?
+				 "running 112 ms, short waits 8 ms, disk 32 ms (delay accounting), disk 48 ms "
+				 "more while it faulted with its reads in flight between the recorded waits" :
+				 "running 160 ms, short waits 8 ms, disk 32 ms (delay accounting) between the "
+				 "recorded waits");
+		fx_release(&f);
+	}
+}
+END_TEST
+
 /* Preemptions in a row are one line. */
 START_TEST(preemptions_merged)
 {
@@ -596,6 +633,7 @@ TEST_SUITE(stallbpf_suite)
 	tcase_add_test(tc, stack_rules);
 	tcase_add_test(tc, gap_delay_counters);
 	tcase_add_test(tc, zram_runs);
+	tcase_add_test(tc, faults_with_reads_in_flight);
 	tcase_add_test(tc, preemptions_merged);
 	tcase_add_test(tc, unknown_edges);
 	tcase_add_test(tc, bad_counters);

@@ -1,0 +1,24 @@
+#!/bin/sh
+# The causes of a run recorded with STALLS=bpf (tests/fixtures/stallrun-bpf:
+# t1030's induced stalls, recorded on a real kernel), read where the
+# recorder itself cannot run: every stall of the window with its cause,
+# decided by bpf, the futex stall's waker named, the wait lines, the cost
+# line, and the report's stall columns from the same record.
+. "$(dirname "$0")/../lib.sh"
+cp -r "$HB_FIXTURES/stallrun-bpf/run" "$T/run"
+"$HB" stalls "$T/run" >"$T/stalls" 2>&1 || { cat "$T/stalls" >&2; fail "hitchbench stalls failed"; }
+expect="3:cpu 4:wait 5:runq 6:disk 7:reclaim 9:swap_zram"
+stall_cases_check
+awk '/^  window/ { w = 1; next } /^  [a-z]/ { w = 0 } w && $1 ~ /^[+-][0-9]/ && $4 != "bpf" { bad = 1 }
+     END { exit bad }' "$T/stalls" || { cat "$T/stalls" >&2; fail "a window stall not decided by bpf"; }
+grep -q "^      - futex, woken by fakegame ([0-9]*) after 30[0-9] ms" "$T/stalls" ||
+	{ cat "$T/stalls" >&2; fail "the futex stall does not name its waker"; }
+grep -q "^      - runnable [0-9]* ms (preempted [0-9]* times)" "$T/stalls" || fail "no run-queue wait line"
+grep -q "^  stallbpf: [0-9]* ns an event in the kernel (bpf_stats), [0-9.]*% of one CPU (kernel [0-9.]*% + user [0-9.]*%)" "$T/stalls" || fail "no cost line"
+"$HB" report --stalls --format csv "$T/run" >"$T/csv" || fail "report --stalls failed"
+col() { awk -F, -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } NR == 2 { print $k }' "$T/csv"; }
+for c in stall_cpu_s stall_wait_s stall_disk_s stall_reclaim_s stall_swap_s stallbpf_cpu_pct; do
+	v=$(col "$c")
+	awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' || fail "report: $c is '$v', not above 0"
+done
+exit 0
