@@ -76,7 +76,7 @@ echo "    BPF, user side         $(awk '{ print $2 }' "$tmp/bpf" | med)%  (the d
 echo "    BPF, both              $(awk '{ print $1 + $2 }' "$tmp/bpf" | med)%  (goal <= 0.1%)"
 echo "      a scheduler switch   $(awk '$4 { print $3 / $4 }' "$tmp/bpf" | med) ns a run of hb_switch (every switch on the machine; goal < 2000)"
 echo "      switches a second    $(awk '$9 { print $4 / ($9 / 1e6) }' "$tmp/bpf" | med)"
-echo "      a wakeup             $(awk '$6 { print $5 / $6 }' "$tmp/bpf" | med) ns a run of hb_waking (stacks of the main thread's sleeps over 5 ms)"
+echo "      a wakeup             $(awk '$6 { print $5 / $6 }' "$tmp/bpf" | med) ns a run of hb_waking (stacks of the main thread's sleeps over 10 ms)"
 echo "      every program        $(awk '{ print $7 }' "$tmp/bpf" | med) ns a run (trailer ns_per_event)"
 echo "      waits recorded       $(awk '{ print $8 }' "$tmp/bpf" | med) a run"
 echo "    the sampler beside BPF $(med <"$tmp/beside")%  (at 100 ms, for memory counters and PSI)"
