@@ -61,13 +61,20 @@ void waitrec_put_header(struct strbuf *sb)
 	strbuf_addf(sb, "hbwaits\t%d\n", HB_WAITREC_VERSION);
 }
 
-void waitrec_put_meta(struct strbuf *sb, const char *key, const char *value)
+/* A "meta" or "trailer" line: KIND<TAB>KEY=VALUE. */
+static void put_kv(struct strbuf *sb, const char *kind, const char *key, const char *value)
 {
-	strbuf_addstr(sb, "meta\t");
+	strbuf_addstr(sb, kind);
+	strbuf_addch(sb, '\t');
 	put_field_text(sb, key, SIZE_MAX);
 	strbuf_addch(sb, '=');
 	put_field_text(sb, value, SIZE_MAX);
 	strbuf_addch(sb, '\n');
+}
+
+void waitrec_put_meta(struct strbuf *sb, const char *key, const char *value)
+{
+	put_kv(sb, "meta", key, value);
 }
 
 void waitrec_put_thread(struct strbuf *sb, const struct wr_thread *t)
@@ -502,14 +509,8 @@ int waitrec_pack(const char *live_path, const char *out_path, const struct kvfil
 	/* a line the writer did not finish is not data: cut it */
 	while (raw.len && raw.buf[raw.len - 1] != '\n')
 		raw.buf[--raw.len] = '\0';
-	for (size_t i = 0; trailer && i < trailer->n; i++) {
-		strbuf_addstr(&raw, "trailer\t");
-		strbuf_addstr(&raw, trailer->items[i].key);
-		strbuf_addch(&raw, '=');
-		for (const char *v = trailer->items[i].value; *v; v++)
-			strbuf_addch(&raw, *v == '\t' || *v == '\n' ? '?' : *v);
-		strbuf_addch(&raw, '\n');
-	}
+	for (size_t i = 0; trailer && i < trailer->n; i++)
+		put_kv(&raw, "trailer", trailer->items[i].key, trailer->items[i].value);
 	cap = ZSTD_compressBound(raw.len);
 	z = xrealloc(NULL, cap ? cap : 1);
 	n = ZSTD_compress(z, cap, raw.buf ? raw.buf : "", raw.len, 9);

@@ -17,7 +17,9 @@
 #include "timeutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +71,21 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* Says in why what failed and the error errno holds (read before anything
+ * else can change it); -errno. */
+__attribute__((format(printf, 2, 3)))
+static int failed(struct strbuf *why, const char *fmt, ...)
+{
+	int e = errno ? errno : EIO;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(why, fmt, ap);
+	va_end(ap);
+	strbuf_addf(why, ": %s", strerror(e));
+	return -e;
+}
+
 /* Whether the running kernel has the tracepoint (its BTF type btf_trace_NAME). */
 static bool have_tracepoint(const struct btf *vmlinux, const char *name)
 {
@@ -81,11 +98,14 @@ static bool have_tracepoint(const struct btf *vmlinux, const char *name)
 /* What stops BPF before anything is loaded; 0 when nothing does. */
 static int preflight(struct strbuf *why)
 {
-	if (fsroot_open("sys/kernel/btf/vmlinux", 0) < 0) {
+	int fd = fsroot_open("sys/kernel/btf/vmlinux", O_RDONLY);
+
+	if (fd < 0) {
 		strbuf_addstr(why, "the kernel has no BTF (/sys/kernel/btf/vmlinux is missing: "
 			      "CONFIG_DEBUG_INFO_BTF is off)");
 		return -ENOENT;
 	}
+	close(fd);
 	return 0;
 }
 
@@ -98,13 +118,10 @@ static int choose_programs(struct stallbpf *b, struct strbuf *why)
 	};
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct stallbpf_skel *s = b->skel;
-
 	bool fault_tp;
 
-	if (!vmlinux) {
-		strbuf_addf(why, "cannot read the kernel's BTF: %s", strerror(errno));
-		return -errno;
-	}
+	if (!vmlinux)
+		return failed(why, "cannot read the kernel's BTF");
 	for (size_t i = 0; i < ARRAY_SIZE(required); i++)
 		if (!have_tracepoint(vmlinux, required[i])) {
 			strbuf_addf(why, "the kernel has no %s tracepoint with BTF", required[i]);
@@ -138,7 +155,7 @@ static int attach_perf_faults(struct stallbpf *b, struct strbuf *why)
 	};
 	int n = libbpf_num_possible_cpus();
 
-	b->perf_links = calloc((size_t)(n > 0 ? n : 1), sizeof(*b->perf_links));
+	b->perf_links = zalloc((size_t)(n > 0 ? n : 1) * sizeof(*b->perf_links));
 	for (int cpu = 0; cpu < n; cpu++) {
 		int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		struct bpf_link *l;
@@ -146,16 +163,14 @@ static int attach_perf_faults(struct stallbpf *b, struct strbuf *why)
 		if (fd < 0) {
 			if (errno == ENODEV)    /* a possible CPU that is not present */
 				continue;
-			strbuf_addf(why, "perf_event_open(page-faults-major, cpu %d): %s", cpu,
-				    strerror(errno));
-			return -errno;
+			return failed(why, "perf_event_open(page-faults-major, cpu %d)", cpu);
 		}
 		l = bpf_program__attach_perf_event(b->skel->progs.hb_fault_major, fd);
 		if (!l) {
-			strbuf_addf(why, "attaching the major-fault program on cpu %d: %s", cpu,
-				    strerror(errno));
+			int r = failed(why, "attaching the major-fault program on cpu %d", cpu);
+
 			close(fd);
-			return -errno;
+			return r;
 		}
 		b->perf_links[b->n_perf_links++] = l;
 	}
@@ -171,11 +186,13 @@ static int attach_all(struct stallbpf *b, struct strbuf *why)
 
 		if (!bpf_program__autoload(p) || p == b->skel->progs.hb_fault_major)
 			continue;
-		l = bpf_program__attach(p);
-		if (!l) {
-			strbuf_addf(why, "cannot attach %s: %s", bpf_program__name(p), strerror(errno));
-			return -errno;
+		if (b->n_links == ARRAY_SIZE(b->links)) {
+			strbuf_addf(why, "more programs than the %zu links kept", ARRAY_SIZE(b->links));
+			return -E2BIG;
 		}
+		l = bpf_program__attach(p);
+		if (!l)
+			return failed(why, "cannot attach %s", bpf_program__name(p));
 		b->links[b->n_links++] = l;
 	}
 	return b->faults_perf ? attach_perf_faults(b, why) : 0;
@@ -188,10 +205,8 @@ static int load(struct stallbpf *b, struct strbuf *why)
 
 	libbpf_set_print(libbpf_log);
 	b->skel = stallbpf_skel__open();
-	if (!b->skel) {
-		strbuf_addf(why, "cannot open the BPF program: %s", strerror(errno));
-		return -errno;
-	}
+	if (!b->skel)
+		return failed(why, "cannot open the BPF program");
 	b->skel->rodata->min_off_ns = b->opts.min_off_ns;
 	b->skel->rodata->stack_min_ns = b->opts.stack_min_ns;
 	if ((r = choose_programs(b, why)) < 0)
@@ -253,7 +268,7 @@ struct stallbpf *stallbpf_start(const struct stallbpf_opts *o, struct strbuf *wh
 	}
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), stallbpf_on_event, b, NULL);
 	if (!b->rb) {
-		strbuf_addf(why, "cannot map the ring buffer: %s", strerror(errno));
+		failed(why, "cannot map the ring buffer");
 		stallbpf_free(b);
 		return NULL;
 	}
