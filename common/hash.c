@@ -61,3 +61,13 @@ int sha256_file_hex(const char *path, char out[HB_SHA256_HEX_LEN + 1])
 	free(data);
 	return 0;
 }
+
+uint32_t fnv1a_32(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}

@@ -7,7 +7,12 @@
 
 #include <stddef.h>
 
+#include <stdint.h>
+
 #define HB_SHA256_HEX_LEN 64
+
+/* FNV-1a, 32 bits: a fast hash for in-memory tables (not for integrity). */
+uint32_t fnv1a_32(const void *data, size_t len);
 
 void sha256_hex(const void *data, size_t len, char out[HB_SHA256_HEX_LEN + 1]);
 /* 0 or -errno. */

@@ -4,6 +4,7 @@
  * stallrecord.h and docs/formats.md, "Stall record").
  */
 #include "stallrecord.h"
+#include "hash.h"
 #include "stallrecord-internal.h"
 #include "util.h"
 
@@ -112,16 +113,6 @@ void stallrec_live_commit(struct stallrec_live *l)
 			      memory_order_release);
 }
 
-/* FNV-1a, 32 bits: the string table's index. */
-static uint32_t str_hash(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
 uint32_t stallrec_live_intern(struct stallrec_live *l, const char *s, size_t len)
 {
 	const size_t cap = ARRAY_SIZE(l->str_hash);
@@ -132,7 +123,7 @@ uint32_t stallrec_live_intern(struct stallrec_live *l, const char *s, size_t len
 		return 0;
 	if (len >= HB_STALLREC_STR_LEN)
 		len = HB_STALLREC_STR_LEN - 1;
-	h = str_hash(s, len);
+	h = fnv1a_32(s, len);
 	for (size_t k = 0, i = h % cap; k < cap; k++, i = (i + 1) % cap) {
 		uint32_t e = l->str_hash[i];
 

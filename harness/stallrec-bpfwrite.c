@@ -10,6 +10,7 @@
 
 #include "stallrec-bpf.h"
 #include "fsroot.h"
+#include "hash.h"
 #include "syscallname.h"
 #include "timeutil.h"
 
@@ -91,19 +92,10 @@ void stallbpf_line(struct stallbpf *b, const char *kind, const char *fields)
 	flush_lines(b);
 }
 
-static uint32_t hash32(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < n && s[i]; i++)
-		h = (h ^ (uint8_t)s[i]) * 16777619u;
-	return h;
-}
-
 /* A thread line, unless this thread was written with this name. */
 static void thread_line(struct stallbpf *b, uint32_t tid, uint32_t tgid, const char *comm)
 {
-	uint32_t name = hash32(comm, 16) | 1;
+	uint32_t name = fnv1a_32(comm, strnlen(comm, 16)) | 1;
 	size_t i = (tid * 2654435761u) % STALLBPF_THREADS;
 	struct wr_thread t = { (int32_t)tid, (int32_t)tgid, "" };
 
