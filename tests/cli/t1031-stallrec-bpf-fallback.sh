@@ -1,9 +1,10 @@
 #!/bin/sh
 # STALLS=bpf where BPF cannot start: the recorder says why, samples every
 # STALLS_MS (10 ms) as STALLS=1 would, and the run goes on. Two real
-# reasons: a user who may not load BPF programs (the whole run made as the
-# unprivileged game user: bench.txt and the terminal say so, and no wait
-# record is claimed), and a kernel without BTF (the recorder under a /proc
+# reasons: a user who may not load BPF programs (the recorder run as the
+# unprivileged game user, and a whole run as that user where it can read
+# the build: bench.txt and the terminal say so, and no wait record is
+# claimed), and a kernel without BTF (the recorder under a /proc
 # and /sys tree without /sys/kernel/btf/vmlinux, the fsroot).
 . "$(dirname "$0")/../lib.sh"
 fake_setup
@@ -29,6 +30,25 @@ if [ "$(id -u)" = 0 ]; then
 	command -v setpriv >/dev/null || skip "no setpriv (util-linux)"
 	as_game() { setpriv --reuid=hitchbench --regid=hitchbench --clear-groups "$@"; }
 	chmod -R a+rwX "$T"
+fi
+# the recorder alone, a copy the game user can run wherever this build is
+mkdir -p "$T/bin" "$T/na"
+cp "$HB_BUILD/hitchbench-stallrec" "$T/bin/"
+chmod -R a+rwX "$T/bin" "$T/na"
+as_game "$T/bin/hitchbench-stallrec" --out "$T/na/s.rec.zst" --bpf "$T/na/w.rec.zst" \
+	--bpf-live "$T/na/w.live" --live "$T/na/s.live" --duration 1 2>"$T/na.err" ||
+	{ cat "$T/na.err" >&2; fail "the recorder failed as the game user"; }
+grep -q "^stallbpf: fallback: not allowed to load BPF programs (.*): needs root, or CAP_BPF and CAP_PERFMON; sampling every 10 ms instead$" "$T/na.err" ||
+	{ cat "$T/na.err" >&2; fail "not allowed: the fallback's reason is not said"; }
+[ ! -e "$T/na/w.rec.zst" ] || fail "a wait record without BPF"
+"$HB_BUILD/tests/recdump" "$T/na/s.rec.zst" | grep -q "^meta period_us=10000$" ||
+	fail "the recorder as the game user does not sample every 10 ms"
+
+# a whole run, where the game user can read this build (a checkout under a
+# directory only root may enter cannot be run by anyone else)
+if ! as_game test -r "$HB_BUILD/hitchbench-hook.so" || ! as_game test -x "$HB"; then
+	echo "not tested here: a whole run as the game user (it cannot read the build $HB_BUILD)"
+	exit 0
 fi
 fake_recipe short "--fps 60" "warmup = 0.5" "window = 1.5"
 rc=0
