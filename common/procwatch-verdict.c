@@ -43,6 +43,31 @@ static const char *why_f(struct procwatch *w, const char *fmt, int x)
 	return w->whybuf;
 }
 
+/* Whether p, a new process's parent, carries the harness's marker. One
+ * that was there at the start has not been judged: its environment is
+ * read the first time a child asks (CI's fuzzing script, started before
+ * the package test's run, and the `cat` it runs). A listed harness
+ * process carrying it counts too: what it starts inherits it. */
+static bool carries_harness(struct procwatch *w, struct proc_ent *p)
+{
+	ssize_t n;
+
+	if (p->marked)
+		return true;
+	if ((p->owner != OWN_OTHER && p->owner != OWN_HARNESS) || p->env_read)
+		return false;
+	p->env_read = true;
+	n = pw_read_pid_file(w, p->pid, "environ", w->envbuf, sizeof(w->envbuf));
+	if (n > 0 && procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_HARNESS_ENV, NULL)) {
+		p->marked = true;
+		if (p->owner == OWN_OTHER) {
+			p->owner = OWN_HARNESS;
+			p->candidate = false;
+		}
+	}
+	return p->marked;
+}
+
 /* The owner of a new process and the rule that said so. st is its stat
  * when it could be read (NULL: gone, judged by its parent alone). */
 static enum owner judge(struct procwatch *w, struct proc_ent *e, const struct pstat *st,
@@ -87,8 +112,7 @@ static enum owner judge(struct procwatch *w, struct proc_ent *e, const struct ps
 	/* a fork that never exec'd holds its parent's environment: a child
 	 * of a marked process is marked too (a sanitizer's leak-check task,
 	 * a shell's subshell), even when it is gone before it could be read */
-	if (w->source == PROCWATCH_CONNECTOR && !e->execd && parent && parent->owner == OWN_HARNESS &&
-	    parent->marked) {
+	if (w->source == PROCWATCH_CONNECTOR && !e->execd && parent && carries_harness(w, parent)) {
 		*why = "forked without exec by a process carrying " PROCWATCH_HARNESS_ENV;
 		e->marked = true;
 		return OWN_HARNESS;
@@ -125,7 +149,7 @@ static enum owner judge(struct procwatch *w, struct proc_ent *e, const struct ps
 		 * harness's own commands do not (a script's `$(... | tail -n
 		 * 1)`): the parent's marker stands in */
 		if ((n == 0 || n == -ENOENT || n == -ESRCH) && w->source == PROCWATCH_CONNECTOR && e->execd &&
-		    parent && parent->owner == OWN_HARNESS && parent->marked) {
+		    parent && carries_harness(w, parent)) {
 			*why = "gone before its environment was read; its parent carries " PROCWATCH_HARNESS_ENV;
 			e->marked = true;
 			return OWN_HARNESS;

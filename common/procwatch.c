@@ -197,8 +197,10 @@ static void find_candidates(struct procwatch *w)
 				e->owner = OWN_RUN;
 				continue;
 			}
+			e->env_read = true;
 			if (n > 0 && procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_HARNESS_ENV, NULL)) {
 				e->owner = OWN_HARNESS;
+				e->marked = true;
 				continue;
 			}
 		}

@@ -35,8 +35,9 @@
  *     helpers and its X server carry it (the game's environment is built
  *     afresh and does not); a script that drives hitchbench exports it
  *     so that its own commands are not taken for someone else's;
- *     a child that never exec'd (the connector knows) inherits its
- *     marked parent's verdict, even when gone before it was read;
+ *     a child that never exec'd (the connector knows), or that exec'd
+ *     and was gone before it was read, takes its parent's marker (a
+ *     parent there before the watch has its environment read then);
  *  5. anything else is outside the run: counted. The harness's own
  *     processes (the caller's list and the watcher's ancestors) are
  *     exempt themselves, but what they start is judged by these rules.

@@ -3,7 +3,8 @@
 # a watch, a process started outside the run is counted; one started by the
 # run, and one carrying the run's HITCHBENCH_RUN marker, are the run's; a
 # shell carrying HITCHBENCH_HARNESS and its subshell (judged by the
-# connector even though it is gone at once) are the harness's.
+# connector even though it is gone at once) are the harness's, and so are
+# the commands of a marked shell that was there before the watch started.
 # With the proc connector (root only) and with the proc/ scan forced. Other
 # processes starting on the machine meanwhile get verdicts too: only the
 # pids the driver started are checked.
@@ -46,7 +47,8 @@ grep -q "^- $harness sh exempt harness: carries HITCHBENCH_HARNESS" "$T/connecto
 grep -q "^- [0-9]* .* exempt harness: forked without exec by a process carrying HITCHBENCH_HARNESS" \
 	"$T/connector.out" || fail "connector: the marked shell's subshell: $(cat "$T/connector.out")"
 grep -q "^! [0-9]* sh " "$T/connector.out" && fail "connector: a shell was counted: $(cat "$T/connector.out")"
-# its commands, done at once and most gone before they could be read: the harness's too
+# its commands, done at once and most gone before they could be read, and those of
+# the marked shell there before the watch: the harness's too
 grep -q "^! [0-9]* \(true\|cat\|(gone)\) " "$T/connector.out" &&
 	fail "connector: a command of the marked shell was counted: $(cat "$T/connector.out")"
 grep -q "^- [0-9]* \(true\|cat\|(gone)\) .*exempt harness" "$T/connector.out" ||
