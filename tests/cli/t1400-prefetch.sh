@@ -14,6 +14,17 @@ trap 'rm -rf "$T" "$D"' EXIT
 head -c 4194304 /dev/urandom >"$D/data"
 sync "$D/data" 2>/dev/null || sync
 L="$T/lists"
+# in_memory WHAT MIN MAX: the data's pages in memory (of its 1024) are MIN to
+# MAX. Not all of them, exactly: the host of the VM this runs on takes page
+# cache back in the background (measured here: a quarter of a 50 MB file's
+# pages gone within 80 s, with no reclaim counted in /proc/vmstat), so a
+# few may be gone again by the time they are counted. 95% is asked for, as
+# t1410 does.
+in_memory() {
+	set -- "$1" "$2" "$3" $("$P" resident "$D/data")
+	[ "$5" = 1024 ] && [ "$4" -ge "$2" ] && [ "$4" -le "$3" ] ||
+		fail "$1: $4 of $5 pages in memory, not $2 to $3"
+}
 cp /bin/sh "$T/gsh"
 real=$(realpath "$T/gsh")
 
@@ -49,14 +60,15 @@ expect_eq "dropped" "0 1024 $D/data" "$(cat "$T/r0")"
 "$P" fetch --exe "$T/gsh" --dir "$L" >"$T/f1" || fail "fetch failed"
 grep -q "read [4-9]\.[0-9] MB from [1-9][0-9]* files in [0-9]* ms .*io be7), stopped: done; cpu [0-9]* ms$" "$T/f1" ||
 	fail "fetch line: $(cat "$T/f1")"
-expect_eq "fetched back" "1024 1024 $D/data" "$("$P" resident "$D/data")"
+in_memory "fetched back" 973 1024
+# a second fetch finds them in memory (or reads back the few taken meanwhile)
 "$P" fetch --exe "$T/gsh" --dir "$L" >"$T/f2"
-grep -q "read 0.0 MB .*stopped: in-memory" "$T/f2" || fail "second fetch: $(cat "$T/f2")"
+grep -q -E "read 0\.[0-2] MB .*stopped: (in-memory|done)" "$T/f2" || fail "second fetch: $(cat "$T/f2")"
 # a budget of 1 MB reads 1 MB
 "$P" resident --drop "$D/data" >/dev/null
 "$P" fetch --exe "$T/gsh" --dir "$L" --mb 1 --io idle >"$T/f3"
 grep -q "read 1.0 MB .*budget 1.0 MB.*io idle), stopped: done" "$T/f3" || fail "budget: $(cat "$T/f3")"
-expect_eq "1 MB back" "256 1024 $D/data" "$("$P" resident "$D/data")"
+in_memory "1 MB back" 243 256
 # a game that is gone stops it before the first read
 "$P" resident --drop "$D/data" >/dev/null
 sh -c 'exit 0' & gone=$!; wait "$gone"
@@ -79,7 +91,7 @@ else
 	expect_eq "the game's pid" "$runpid" "$(cat "$T/gamepid")"
 	for i in $(seq 50); do [ -s "$T/runfetch.log" ] && break; sleep 0.1; done
 	grep -q "stopped: done" "$T/runfetch.log" || fail "run's fetch: $(cat "$T/runfetch.log")"
-	expect_eq "run fetched back" "1024 1024 $D/data" "$("$P" resident "$D/data")"
+	in_memory "run fetched back" 973 1024
 fi
 
 # --- an upgraded executable: the list is stale, learnt anew ---
