@@ -165,6 +165,14 @@ start_xvfb() {
 	[ -n "$n" ] || fail "Xvfb did not start: $(cat "$T/xvfb.log")"
 }
 
+# plain_build_only: the start of a test of the tree, the build or its
+# documents rather than of what the programs do (the clang build, the
+# layers' walls, the shape, the manual pages, builds on a target): on the
+# sanitizer build it skips, as it would find the same there
+plain_build_only() {
+	[ -z "${HB_SANITIZE:-}" ] || skip "a test of the tree and its build: run once, on the plain build"
+}
+
 # recipe_smoke RECIPE: the start of a recipe's smoke test (tests/game/t91*):
 # skips on the sanitizer build (the games are the same in both runs, and
 # the runner under ASan is covered by t9000-t9050) and when the recipe's

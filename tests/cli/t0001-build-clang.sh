@@ -2,6 +2,7 @@
 # The tree builds warning-free (-Wall -Wextra -Werror) with clang too, not
 # only with the default gcc.
 . "$(dirname "$0")/../lib.sh"
+plain_build_only
 command -v clang >/dev/null || skip "clang is not installed"
 cd "$HB_SRCDIR"
 make -s -j2 B="$T/build-clang" CC=clang all tests >"$T/log" 2>&1 || { cat "$T/log"; fail "clang build failed"; }

@@ -4,6 +4,7 @@
 # no unit without a header. First it is shown each breach, made on purpose,
 # so a clean verdict on the tree means something.
 . "$(dirname "$0")/../lib.sh"
+plain_build_only
 mkdir -p "$T/x"
 {
 	echo '/* a file that breaks every rule */'

@@ -5,6 +5,7 @@
 # time, a call across one at link time. The same targets build without the
 # intruder first, so a failure is the wall's and not something else's.
 . "$(dirname "$0")/../lib.sh"
+plain_build_only
 command -v make >/dev/null || skip "make is not installed"
 S=$T/src
 mkdir -p "$S"

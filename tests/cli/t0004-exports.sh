@@ -4,6 +4,7 @@
 # or variable that only its own file uses. First a small tree made here,
 # with one such name, shows that the check finds it.
 . "$(dirname "$0")/../lib.sh"
+plain_build_only
 command -v nm >/dev/null || skip "nm (binutils) is not installed"
 command -v cc >/dev/null || skip "no C compiler"
 X=$T/x

@@ -10,6 +10,7 @@
 # each --format's values the program itself names; the zsh completion
 # parses and, in an interactive zsh, completes the same things.
 . "$(dirname "$0")/../lib.sh"
+plain_build_only
 
 MAN=$T/man
 BASHC=$HB_SRCDIR/completion/hitchbench.bash

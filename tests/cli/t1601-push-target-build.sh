@@ -6,6 +6,7 @@
 # rebuilds nothing (the build directory there is kept). One login each.
 # time-limit: 900
 . "$(dirname "$0")/../lib.sh"
+plain_build_only
 command -v rsync >/dev/null || skip "no rsync"
 command -v git >/dev/null || skip "no git"
 S=$T/sshd

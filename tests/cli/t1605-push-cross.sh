@@ -7,6 +7,7 @@
 # (scripts/cross-sysroot.sh) or its sysroot is not made.
 # time-limit: 900
 . "$(dirname "$0")/../lib.sh"
+plain_build_only
 command -v rsync >/dev/null || skip "no rsync"
 command -v s390x-linux-gnu-gcc >/dev/null || skip "no s390x-linux-gnu-gcc (gcc-s390x-linux-gnu)"
 make -s -n -C "$HB_SRCDIR" ARCH=s390x all 2>/dev/null | grep -q s390x-linux-gnu-gcc ||
