@@ -37,7 +37,7 @@ struct proc_ent {
 	bool pending;          /* new: its verdict waits for exec, exit or a timeout */
 	bool execd;            /* the connector saw it exec */
 	bool marked;           /* the harness's by its marker (what it forks without exec is too) */
-	bool env_read;         /* there at the start, and its environment was read for the marker */
+	bool env_read;         /* its environment was read for the marker (once: not judged new, or listed) */
 	bool candidate;        /* a busy-session candidate: base_ticks is its CPU at the start */
 	bool seen;             /* listed by the scan in progress */
 	unsigned sessionid;
