@@ -1,5 +1,5 @@
 /*
- * SHA-256 through nettle (see hash.h).
+ * SHA-256 through nettle, and FNV-1a (see hash.h).
  */
 #include "hash.h"
 #include "util.h"

@@ -1,12 +1,12 @@
 /*
  * SHA-256 of files and buffers (nettle), as lowercase hex: what a user can
- * check with sha256sum.
+ * check with sha256sum; and FNV-1a for the in-memory tables of the stall
+ * recorders.
  */
 #ifndef HB_HASH_H
 #define HB_HASH_H
 
 #include <stddef.h>
-
 #include <stdint.h>
 
 #define HB_SHA256_HEX_LEN 64
