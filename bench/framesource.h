@@ -58,6 +58,7 @@ struct framesource_align {
 	int64_t offset_ns;     /* added to every log present */
 	size_t compared;       /* frame times compared */
 	double residual_ns;    /* mean |hook frame time - log frame time| over them */
+	uint64_t median_ns;    /* their median */
 	size_t ties;           /* other placements within 1% of as good (a periodic game) */
 	bool end_matched;      /* the hook has a present for the log's last one */
 	int64_t end_error_ns;  /* the log's last present (placed) minus that hook present */
@@ -68,11 +69,15 @@ struct framesource_align {
  * hook's (hook, n_hook): the log's frame times are slid along the hook's
  * and the placement where they differ least (sum of absolute differences
  * over the first up to 256) wins; the offset is the mean distance of the
- * matched presents. Both tools time the same presents, so the right
- * placement differs by microseconds a frame. 0; -EINVAL for fewer than 2
- * presents on either side or a log longer than the hook's record;
- * -ERANGE when no placement matches (mean difference over a quarter of a
- * frame and over 1 ms): the log is not of these presents.
+ * matched presents. Both tools time the same presents, each at its own
+ * point of the call, so the right placement differs by the time between
+ * those points: microseconds a frame on an idle machine, a millisecond or
+ * two on a loaded one, tens of ms on a frame preempted in between. A log
+ * with more presents than the hook's (a last one the hook did not see)
+ * is compared over the hook's. 0; -EINVAL for fewer than 2 presents on
+ * either side; -ERANGE when no placement matches (the median difference
+ * over a quarter of the log's median frame time and over 1 ms): the log
+ * is not of these presents.
  */
 int framesource_align(const uint64_t *hook, size_t n_hook, const uint64_t *log, size_t n_log,
 		      struct framesource_align *out);
