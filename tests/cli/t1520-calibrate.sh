@@ -50,7 +50,20 @@ expect_eq "fps runs" 3/3/3 "$2"
 for v in "$3" "$4" "$5" "$6" "$8" "$9"; do
 	case $v in [0-9]*) ;; *) fail "fps row has '$v' where a number goes: $row" ;; esac
 done
-awk -v r="${12}" 'BEGIN { exit !(r > 0.70 && r < 0.92) }' ||
-	fail "fps B/A is ${12}, not about 1/1.2: $row"
+# A shared VM's noise can hide a 20% effect from 3 rounds (seen once here:
+# cv_A 20%, B/A 0.99). Broken arithmetic misses it every
+# time, noise seldom twice more: so a miss is run again, at most twice.
+attempt=1
+while ! awk -v r="${12}" 'BEGIN { exit !(r > 0.70 && r < 0.92) }'; do
+	[ "$attempt" -lt 3 ] || fail "fps B/A is ${12}, not about 1/1.2, in 3 batches: $row"
+	echo "batch $attempt: fps B/A ${12} with cv_A $3, not about 1/1.2: noise? again" >&2
+	attempt=$((attempt + 1))
+	rc=0
+	"$HB" calibrate "$T/cal.ini" base --rounds 3 --effect 20 --resamples 200 --with INTF=0 --no-quieting \
+		--display :99 --out "$T/runs$attempt" --no-db >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "calibrate exit status (batch $attempt)" 0 "$rc"
+	row=$(grep "^fps " "$T/out")
+	set -- $row
+done
 no_fakegame_left
 exit 0
