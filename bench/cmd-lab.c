@@ -10,7 +10,6 @@
 #include "lab.h"
 #include "lab-kernel.h"
 #include "spawn.h"
-#include "suggest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -347,10 +346,7 @@ static int lab_cancel(int argc, char **argv, struct context *ctx)
 }
 
 /* The subcommands; ensure-kernel is bench/lab-kernel.c's. */
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv, struct context *ctx);
-} subcommands[] = {
+static const struct subcommand subcommands[] = {
 	{ "init", lab_init },
 	{ "submit", cmd_lab_submit },
 	{ "status", cmd_lab_status },
@@ -362,19 +358,5 @@ static const struct {
 
 int cmd_lab(int argc, char **argv, struct context *ctx)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(lab_usage, argc < 2 ? stderr : stdout);
-		return argc < 2 ? HB_EXIT_USAGE : HB_EXIT_OK;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
-		if (!strcmp(argv[1], subcommands[i].name))
-			return subcommands[i].fn(argc - 1, argv + 1, ctx);
-	char *hint = suggest_or(argv[1], &subcommands[0].name, ARRAY_SIZE(subcommands),
-				sizeof(subcommands[0]), "");
-	char *what = xasprintf("'%s' is not a lab subcommand%s%s", argv[1], *hint ? ";" : "", hint);
-	int r = lab_usage_error("%s", what);
-
-	free(what);
-	free(hint);
-	return r;
+	return run_subcommand("lab", lab_usage, subcommands, ARRAY_SIZE(subcommands), argc, argv, ctx);
 }

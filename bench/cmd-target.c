@@ -9,7 +9,6 @@
 #include "exitcodes.h"
 #include "targets-check.h"
 #include "targets.h"
-#include "suggest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -374,10 +373,7 @@ out:
 }
 
 /* The subcommands; `target status` (bench/remote*.c) joins with a line */
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv, struct context *ctx);
-} subcommands[] = {
+static const struct subcommand subcommands[] = {
 	{ "add", target_add },
 	{ "list", target_list_cmd },
 	{ "remove", target_remove },
@@ -387,18 +383,5 @@ static const struct {
 
 int cmd_target(int argc, char **argv, struct context *ctx)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(target_usage, argc < 2 ? stderr : stdout);
-		return argc < 2 ? HB_EXIT_USAGE : HB_EXIT_OK;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
-		if (!strcmp(argv[1], subcommands[i].name))
-			return subcommands[i].fn(argc - 1, argv + 1, ctx);
-	char *hint = suggest_or(argv[1], &subcommands[0].name, ARRAY_SIZE(subcommands),
-				sizeof(subcommands[0]), "");
-	int r = usage_error(target_usage, "'%s' is not a target subcommand%s%s", argv[1], *hint ? ";" : "",
-			    hint);
-
-	free(hint);
-	return r;
+	return run_subcommand("target", target_usage, subcommands, ARRAY_SIZE(subcommands), argc, argv, ctx);
 }

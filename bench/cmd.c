@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "exitcodes.h"
 #include "resultsdb.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -58,6 +59,25 @@ int usage_error(const char *usage, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "%s", usage);
 	return HB_EXIT_USAGE;
+}
+
+int run_subcommand(const char *command, const char *usage, const struct subcommand *table, size_t n,
+		   int argc, char **argv, struct context *ctx)
+{
+	char *hint;
+	int r;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? HB_EXIT_USAGE : HB_EXIT_OK;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(argv[1], table[i].name))
+			return table[i].fn(argc - 1, argv + 1, ctx);
+	hint = suggest_or(argv[1], &table[0].name, n, sizeof(table[0]), "");
+	r = usage_error(usage, "'%s' is not a %s subcommand%s%s", argv[1], command, *hint ? ";" : "", hint);
+	free(hint);
+	return r;
 }
 
 int cmd_db_open(struct context *ctx, struct resultsdb **db)

@@ -110,4 +110,17 @@ void note_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Every command's --help goes to stdout, a usage error to stderr (exit 2). */
 int usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A command made of subcommands ("hitchbench lab submit ..."). */
+struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct context *ctx);
+};
+
+/* Runs the subcommand argv[1] names with argc - 1, argv + 1; with none,
+ * the usage on stderr (exit 2), with --help or -h on stdout; a name not in
+ * the table is a usage error "'x' is not a COMMAND subcommand" with the
+ * nearest name suggested. */
+int run_subcommand(const char *command, const char *usage, const struct subcommand *table, size_t n,
+		   int argc, char **argv, struct context *ctx);
+
 #endif
