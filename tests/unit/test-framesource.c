@@ -155,9 +155,9 @@ END_TEST
  * llvmpipe beside a CPU hog, 12 runs: 15-25% of the first 256 frame times
  * off by over a quarter of a frame, a median difference of 0.8-2.0 ms, a
  * mean of 1.6-3.1 ms, frames of 8-15 ms). The mean difference is then over
- * a quarter of a frame, the median is not. The log is one present longer
- * than the hook's record (a last present the hook did not see), and is
- * placed too.
+ * a quarter of a frame, the median is not. The log has a last present the
+ * hook did not see, and is placed too when it is longer than the hook's
+ * whole record.
  */
 START_TEST(align_under_load)
 {
@@ -184,6 +184,12 @@ START_TEST(align_under_load)
 	ck_assert_uint_eq(a.hook_index, LEAD);
 	ck_assert_uint_eq(a.compared, 256);
 	ck_assert(a.residual_ns > 19000000.0 / 4); /* the mean is over a quarter of a frame */
+	ck_assert(a.median_ns <= 1000000);
+	ck_assert(!a.end_matched);
+	/* the hook's record from the log's first present: the log is longer */
+	ck_assert_uint_gt(ARRAY_SIZE(log), N_HOOK - LEAD);
+	ck_assert_int_eq(framesource_align(hook + LEAD, N_HOOK - LEAD, log, ARRAY_SIZE(log), &a), 0);
+	ck_assert_uint_eq(a.hook_index, 0);
 	ck_assert(a.median_ns <= 1000000);
 	ck_assert(!a.end_matched);
 }
