@@ -51,8 +51,8 @@ for v in "$3" "$4" "$5" "$6" "$8" "$9"; do
 	case $v in [0-9]*) ;; *) fail "fps row has '$v' where a number goes: $row" ;; esac
 done
 # A shared VM's noise can hide a 20% effect from 3 rounds (seen once here:
-# cv_A 20%, B/A 0.99). Broken arithmetic misses it every
-# time, noise seldom twice more: so a miss is run again, at most twice.
+# cv_A 20%, B/A 0.99). Broken arithmetic misses it every time, noise seldom
+# three times in a row: so a miss is run again, at most twice.
 attempt=1
 while ! awk -v r="${12}" 'BEGIN { exit !(r > 0.70 && r < 0.92) }'; do
 	[ "$attempt" -lt 3 ] || fail "fps B/A is ${12}, not about 1/1.2, in 3 batches: $row"
