@@ -146,7 +146,8 @@ static uint64_t ts_ns(struct timespec t)
 	return (uint64_t)t.tv_sec * NSEC_PER_SEC + (uint64_t)t.tv_nsec;
 }
 
-bool framesource_log_ready(enum frame_source f, const char *home, uint64_t past_window_ns)
+bool framesource_log_ready(enum frame_source f, const char *home, uint64_t past_window_ns,
+			   uint64_t presents_past)
 {
 	struct timespec now, mt;
 	struct stat st;
@@ -155,7 +156,8 @@ bool framesource_log_ready(enum frame_source f, const char *home, uint64_t past_
 	bool ready = false;
 
 	if (f == FRAMES_GALLIUM_HUD)
-		return past_window_ns >= (uint64_t)(FRAMESOURCE_HUD_AFTER_S * 1e9);
+		return past_window_ns >= (uint64_t)(FRAMESOURCE_HUD_AFTER_S * 1e9) &&
+		       presents_past >= FRAMESOURCE_HUD_AFTER_PRESENTS;
 	if (f != FRAMES_MANGOHUD)
 		return true;
 	dir = xasprintf("%s/%s", home, FRAMESOURCE_MANGOHUD_DIR);

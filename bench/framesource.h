@@ -45,12 +45,17 @@ void framesource_env(struct argv_list *env, enum frame_source f, const char *hom
  * user). 0 or -errno with err. */
 int framesource_prepare(enum frame_source f, const char *home, struct strbuf *err);
 /* Whether the source's log is complete in HOME, past_window_ns after the
- * window's end (the game still running): always for the hook; for the
- * Gallium HUD, which writes a frame's time a frame or two late, after
- * FRAMESOURCE_HUD_AFTER_S; for MangoHud once a log and its summary exist
- * and have not changed for a moment. */
-bool framesource_log_ready(enum frame_source f, const char *home, uint64_t past_window_ns);
+ * window's end and presents_past presents of the game since (it still
+ * running): always for the hook; for the Gallium HUD, which writes a
+ * frame's time at a later present, a frame or two late, after
+ * FRAMESOURCE_HUD_AFTER_S and FRAMESOURCE_HUD_AFTER_PRESENTS (a game that
+ * stalls right after the window has not written its last frames yet); for
+ * MangoHud once a log and its summary exist and have not changed for a
+ * moment. */
+bool framesource_log_ready(enum frame_source f, const char *home, uint64_t past_window_ns,
+			   uint64_t presents_past);
 #define FRAMESOURCE_HUD_AFTER_S 1.0
+#define FRAMESOURCE_HUD_AFTER_PRESENTS 3
 
 /* Where a log's present times go on the hook's clock. */
 struct framesource_align {

@@ -52,6 +52,7 @@ struct runner {
 	bool have_window;           /* the window is placed (first frame, or start_line) */
 	uint64_t first_frame;
 	uint64_t window_start, window_end;
+	uint64_t count_at_window_end;   /* presents when the loop first saw the window end; 0: not yet */
 	bool pass_running, game_exited, x_died, interrupted;
 	int interrupts;     /* a second one means: no grace, stop everything now */
 	int game_status;

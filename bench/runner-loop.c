@@ -212,11 +212,18 @@ static int after_exit(struct runner *rn, uint64_t now, pid_t *sid, struct strbuf
 }
 
 /* The window is over, unless a frame source that writes its log late
- * (MangoHud, the Gallium HUD) is still waited for, the game running. */
+ * (MangoHud, the Gallium HUD) is still waited for, the game running. The
+ * presents since the window's end count from the loop's first look past
+ * it, a poll's wakeup later: a few more than needed at most. */
 static bool window_over(struct runner *rn, uint64_t now)
 {
+	uint64_t frames = runner_frames(rn);
+
+	if (!rn->count_at_window_end)
+		rn->count_at_window_end = frames;
 	if (!rn->game_exited &&
-	    !framesource_log_ready(rn->req->recipe->frames, rn->stage.home, now - rn->window_end) &&
+	    !framesource_log_ready(rn->req->recipe->frames, rn->stage.home, now - rn->window_end,
+				   frames - rn->count_at_window_end) &&
 	    now - rn->window_end < (uint64_t)(FRAMESOURCE_LINGER_S * 1e9))
 		return false;
 	rn->end_reason = xstrdup("window");

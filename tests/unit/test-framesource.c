@@ -284,7 +284,7 @@ START_TEST(collect_real_mangohud)
 	ck_assert_int_eq(framesource_collect(FRAMES_MANGOHUD, fr.home, fr.run_dir, fr.hook[30],
 					     fr.hook[fr.n_hook - 20], &bench, &err), -ENOENT);
 	ck_assert_ptr_nonnull(strstr(err.buf, "no MangoHud log"));
-	ck_assert(!framesource_log_ready(FRAMES_MANGOHUD, fr.home, 0));
+	ck_assert(!framesource_log_ready(FRAMES_MANGOHUD, fr.home, 0, 0));
 
 	dir = xasprintf("%s/%s", fr.home, FRAMESOURCE_MANGOHUD_DIR);
 	copy_in(testdata_path(MANGOHUD_LOG ".csv"), dir, "dsda-doom_2026-11-30_10-02-37.csv");
@@ -356,8 +356,10 @@ START_TEST(collect_gallium_dump)
 	free(p);
 
 	kvfile_init(&bench);
-	ck_assert(!framesource_log_ready(FRAMES_GALLIUM_HUD, fr.home, 500000000));
-	ck_assert(framesource_log_ready(FRAMES_GALLIUM_HUD, fr.home, 1000000000));
+	ck_assert(!framesource_log_ready(FRAMES_GALLIUM_HUD, fr.home, 500000000, 100));
+	ck_assert(framesource_log_ready(FRAMES_GALLIUM_HUD, fr.home, 1000000000, 3));
+	/* a game stalled since the window's end: its last frames not written */
+	ck_assert(!framesource_log_ready(FRAMES_GALLIUM_HUD, fr.home, 2000000000, 2));
 	/* a window past the log's end */
 	ck_assert_int_eq(framesource_collect(FRAMES_GALLIUM_HUD, fr.home, fr.run_dir, fr.hook[3],
 					     fr.hook[fr.n_hook - 1], &bench, &err), -ERANGE);
