@@ -412,8 +412,11 @@ check-cross:
 	@$(MAKE) --no-print-directory ARCH= B=build all tests
 	@sh tests/run.sh t1700-cross-s390x
 
+# The builds before the tests use every CPU (BUILD_JOBS); the tests run one
+# at a time, their timings and watched runs alone on the machine.
+BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 check: deps
-	@$(MAKE) --no-print-directory all tests
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) all tests
 	@sh tests/run.sh
 
 tests: $(TEST_PROGS)
@@ -425,8 +428,8 @@ tests: $(TEST_PROGS)
 SAN_B      := $(B)/sanitize
 SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -Wno-format-truncation
 check-sanitize: deps
-	@$(MAKE) --no-print-directory all tests
-	@$(MAKE) --no-print-directory B=$(SAN_B) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) all tests
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) B=$(SAN_B) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/hitchbench-sampler \
 		$(SAN_B)/hitchbench-stallrec $(SAN_B)/hitchbench-input $(SAN_B)/hitchbench-intfwatch \
 		$(SAN_B)/hitchbench-waker $(SAN_B)/hitchbench-prefetch $(SAN_B)/hitchbench-reboot \
