@@ -6,7 +6,7 @@
 #include "framesource.h"
 #include "frames.h"
 #include "import.h"
-#include "sort.h"
+#include "stats.h"
 #include "timeutil.h"
 
 #include <dirent.h>
@@ -195,15 +195,14 @@ static uint64_t frame_time_distance(const uint64_t *hook, const uint64_t *log, s
  * the log's frame times themselves. */
 static uint64_t median_difference(const uint64_t *hook, const uint64_t *log, size_t m)
 {
-	uint64_t d[ALIGN_COMPARE];
+	double d[ALIGN_COMPARE];
 
 	for (size_t j = 0; j < m; j++) {
 		uint64_t l = log[j + 1] - log[j], h = hook ? hook[j + 1] - hook[j] : 0;
 
-		d[j] = h > l ? h - l : l - h;
+		d[j] = (double)(h > l ? h - l : l - h);
 	}
-	sort_u64(d, m);
-	return m % 2 ? d[m / 2] : d[m / 2 - 1] + (d[m / 2] - d[m / 2 - 1]) / 2;
+	return (uint64_t)llround(stats_median(d, m));
 }
 
 int framesource_align(const uint64_t *hook, size_t n_hook, const uint64_t *log, size_t n_log,
