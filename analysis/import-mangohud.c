@@ -28,6 +28,7 @@
  * warned of) when it lacks fields or a number in it was cut in two.
  */
 #include "import-internal.h"
+#include "stats.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -95,19 +96,6 @@ static int parse_version(const char *s, int *out)
 	return 1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 #define LIST_BLOCKS 16 /* blocks whose version and unit bench.txt names; log.blocks counts all */
 
 /* The version or unit of block number `block` (from 1) onto a list. A
@@ -163,7 +151,7 @@ static void block_flush(struct mparser *p)
 			if (b->fps[i] > 0 && b->ft[i] > 0)
 				prod[k++] = b->fps[i] * b->ft[i];
 		/* ms: fps x ft ~ 1e3; us: ~ 1e6; split at the geometric middle */
-		scale_ms = k && median(prod, k) > 31623 ? 1e-3 : 1;
+		scale_ms = k && stats_median(prod, k) > 31623 ? 1e-3 : 1;
 		free(prod);
 		ver = xasprintf("%s (inferred from the columns and fps x frametime)",
 				scale_ms < 1 ? (b->gpu_power ? "0.6.5-0.6.8" : "0.6.0-0.6.4")
@@ -185,7 +173,7 @@ static void block_flush(struct mparser *p)
 			step[k] = (b->elapsed[i] - b->elapsed[i - 1]) / 1e6; /* ns -> ms */
 			ft[k++] = b->ft[i] * scale_ms;
 		}
-		interval = median(step, k) > 2 * median(ft, k);
+		interval = stats_median(step, k) > 2 * stats_median(ft, k);
 		free(step);
 		free(ft);
 	}
