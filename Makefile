@@ -34,7 +34,7 @@
 #   analysis/  libanalysis.a  sees common/, analysis/     links libcommon.a alone
 #   bench/     librunner.a    sees all three              the hitchbench command
 #   harness/   one program each, sees common/, harness/   links libcommon.a alone
-#   the hook   harness/framehook*.c: the header common/frames.h, libc and libdl
+#   the hook   harness/framehook*.c: the header common/formats/frames.h, libc and libdl
 #              (the GL hook and the Vulkan layer; Vulkan's headers, no libvulkan)
 # `all` links common and analysis as shared objects with -z defs (build/walls/),
 # which fails on any call out of their layer.
@@ -120,11 +120,11 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -std=gnu11 -fPIC -ffp-contract=off
 LIBS       = $(shell $(PKG_CONFIG) --libs inih sqlite3 libpq nettle libzstd) -lm
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
 GL_LIBS    = $(shell $(PKG_CONFIG) --libs x11 gl)
-# What resolves a recipe's [input] key names (common/inputsteps.c) and plays them
+# What resolves a recipe's [input] key names (common/input/inputsteps.c) and plays them
 INPUT_LIBS = $(shell $(PKG_CONFIG) --libs x11 libevdev)
 XTEST_LIBS = $(shell $(PKG_CONFIG) --libs xtst x11 libevdev)
 
-COMMON_OBJ   := $(patsubst %.c,$(B)/%.o,$(wildcard common/*.c))
+COMMON_OBJ   := $(patsubst %.c,$(B)/%.o,$(wildcard common/*/*.c))
 ANALYSIS_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard analysis/*.c))
 RUNNER_OBJ   := $(patsubst %.c,$(B)/%.o,$(filter-out bench/main.c,$(wildcard bench/*.c)))
 LIB_OBJ      := $(COMMON_OBJ) $(ANALYSIS_OBJ) $(RUNNER_OBJ)

@@ -5,7 +5,7 @@
  */
 #include "changepoint.h"
 #include "stats.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

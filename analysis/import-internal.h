@@ -1,13 +1,13 @@
 /*
  * What the frame-log parsers (analysis/import-*.c) share: how a logged
  * frame time becomes a frame or a dropped row, and the series being built.
- * Their records come from common/csv.h. Not for use outside
+ * Their records come from common/text/csv.h. Not for use outside
  * analysis/import*.c.
  */
 #ifndef HB_IMPORT_INTERNAL_H
 #define HB_IMPORT_INTERNAL_H
 
-#include "csv.h"
+#include "text/csv.h"
 #include "import.h"
 
 /* How every importer reads its file: blanks around fields are not data

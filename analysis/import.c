@@ -4,13 +4,13 @@
  * format (the command and the runner call it), and how a logged frame
  * time becomes a frame or a counted drop. Parsers per format live in
  * import-mangohud.c, import-presentmon.c and import-gallium.c, over the
- * records of common/csv.c; the hook's
- * own frame file is read with common/frames.c.
+ * records of common/text/csv.c; the hook's
+ * own frame file is read with common/formats/frames.c.
  */
 #include "import-internal.h"
 
-#include "frames.h"
-#include "hash.h"
+#include "formats/frames.h"
+#include "base/hash.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -32,8 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kvfile.h"
-#include "util.h"
+#include "text/kvfile.h"
+#include "base/util.h"
 
 #define IMPORT_T0_NS 1000000000ull /* the first synthesized present: 1 s (0 means "unfinished") */
 /* The longest frame time an importer takes: a minute. A game that drew

@@ -1,10 +1,10 @@
 /*
  * Reading results/interfered.txt (see interfered.h), for report and matrix.
- * The file is read by the INI adapter's reading half (common/inifile.h: a NUL
+ * The file is read by the INI adapter's reading half (common/text/inifile.h: a NUL
  * byte refused with its line); its lines are not INI and are split here.
  */
 #include "interfered.h"
-#include "inifile.h"
+#include "text/inifile.h"
 #include "report.h"
 
 #include <ctype.h>

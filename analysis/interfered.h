@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "base/util.h"
 
 struct interfered_entry {
 	char *run;              /* a run_id or a run directory's name */

@@ -4,9 +4,9 @@
  * intfscan.h; what it finds in docs/interference.md, "Old runs").
  */
 #include "intfscan.h"
-#include "inifile.h"
-#include "kvfile.h"
-#include "regexlimit.h"
+#include "text/inifile.h"
+#include "text/kvfile.h"
+#include "text/regexlimit.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #define INTF_HARNESS_DEVICE "hitchbench input" /* the harness's own devices' name prefix */
 #define INTF_ACTIONS_FILE "interference.ini"   /* gamedb/GAME/ */

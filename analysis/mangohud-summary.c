@@ -12,8 +12,8 @@
  * it. x86-64 evaluates float in float (FLT_EVAL_METHOD 0).
  */
 #include "mangohud-summary.h"
-#include "sort.h"
-#include "util.h"
+#include "base/sort.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -2,8 +2,8 @@
  * Building the matrix of runs (see matrix.h) and writing it as CSV.
  */
 #include "matrix.h"
-#include "csv.h"
-#include "util.h"
+#include "text/csv.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

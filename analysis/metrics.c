@@ -12,9 +12,9 @@
  * the sorted milliseconds are the same array either way.
  */
 #include "metrics.h"
-#include "sort.h"
+#include "base/sort.h"
 #include "lows.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

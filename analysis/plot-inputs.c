@@ -4,7 +4,7 @@
  * mode, every field parsed strictly.
  */
 #include "plot-inputs.h"
-#include "csv.h"
+#include "text/csv.h"
 
 #include <errno.h>
 #include <math.h>

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util.h"
+#include "base/util.h"
 
 struct plot_out {
 	const char *dir;      /* where NAME.png and NAME.svg go (made if missing) */

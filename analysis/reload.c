@@ -2,13 +2,13 @@
  * Reload rules and segments (contract in reload.h, format in
  * gamedb/README.md).
  *
- * analysis.ini is read by the INI adapter (common/inifile.h), as every INI
+ * analysis.ini is read by the INI adapter (common/text/inifile.h), as every INI
  * file is. The keys are checked by reload_rule_set(), which a recipe's
  * [reload] section goes through too.
  */
 #include "reload.h"
-#include "inifile.h"
-#include "regexlimit.h"
+#include "text/inifile.h"
+#include "text/regexlimit.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "base/util.h"
 
 enum reload_kind {
 	RELOAD_UNSET = 0, /* no rule given (yet) */

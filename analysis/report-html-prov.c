@@ -7,7 +7,7 @@
  * marked disturbed by an observer or the interfered list).
  */
 #include "report-html-internal.h"
-#include "kvfile.h"
+#include "text/kvfile.h"
 
 #include <string.h>
 

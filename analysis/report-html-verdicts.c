@@ -7,7 +7,7 @@
  * runs of two machines or two boots are not compared: the page says so.
  */
 #include "report-html-internal.h"
-#include "kvfile.h"
+#include "text/kvfile.h"
 #include "stats.h"
 
 #include <math.h>

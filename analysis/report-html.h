@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #include "report.h"
-#include "util.h"
+#include "base/util.h"
 
 /* A block of text the page shows as it is (escaped), under a title. */
 struct report_html_text {

@@ -2,12 +2,12 @@
  * `hitchbench report --format json` (report.h, format 3 as report.c's
  * opening comment and docs/formats.md give it): the runs, the groups and
  * the excluded, every figure with its definition, laid out by hand with
- * the values of common/jsonout.h (escaped strings, exact numbers).
+ * the values of common/text/jsonout.h (escaped strings, exact numbers).
  */
 #include "report-internal.h"
-#include "jsonout.h"
-#include "kvfile.h"
-#include "util.h"
+#include "text/jsonout.h"
+#include "text/kvfile.h"
+#include "base/util.h"
 
 #include <inttypes.h>
 #include <math.h>

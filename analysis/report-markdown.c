@@ -21,7 +21,7 @@
  * breaks the table.
  */
 #include "report-internal.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -66,9 +66,9 @@
  * are not valid UTF-8 become U+FFFD, so the output is always valid JSON.
  */
 #include "report-internal.h"
-#include "csv.h"
-#include "kvfile.h"
-#include "util.h"
+#include "text/csv.h"
+#include "text/kvfile.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <inttypes.h>

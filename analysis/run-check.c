@@ -14,7 +14,7 @@
  * cannot tell, the per-frame metrics run_metrics() leaves unset for it.
  */
 #include "run.h"
-#include "sha256sums.h"
+#include "formats/sha256sums.h"
 
 #include <errno.h>
 #include <math.h>

@@ -4,7 +4,7 @@
 #include "run.h"
 #include "stallcause.h"
 
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <math.h>

@@ -10,13 +10,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "frames.h"
-#include "kvfile.h"
+#include "formats/frames.h"
+#include "text/kvfile.h"
 #include "metrics.h"
 #include "reload.h"
 #include "report.h"
 #include "swapchain.h"
-#include "util.h"
+#include "base/util.h"
 
 #define HB_RUNDIR_FORMAT 1 /* bench.txt "format=" this hitchbench writes and reads */
 
@@ -69,7 +69,7 @@ const struct metric_recreations *run_recreations(const struct run *run, struct m
  * it ends and overlaps the frames; it holds at least opts->min_frames frames (NULL opts:
  * METRIC_OPTS_DEFAULT); with frame_source=vulkan, they all came from
  * vkQueuePresentKHR (run_check_api()); last, the run's SHA256SUMS, when it
- * has one, matches its files (common/sha256sums.h: "SHA256SUMS does not
+ * has one, matches its files (common/formats/sha256sums.h: "SHA256SUMS does not
  * match: game.log: checksum mismatch"). 0, or -EINVAL with the first failure in why
  * ("frames.bin: 7841 records in the header, 54 in the file",
  * "bench.txt:12: window_start_ns=abc is not a number"). The frames must

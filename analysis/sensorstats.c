@@ -3,8 +3,8 @@
  * it line by line against format 1 and reduces each column to a few numbers.
  */
 #include "sensorstats.h"
-#include "sensorlog.h"
-#include "unzstd.h"
+#include "formats/sensorlog.h"
+#include "base/unzstd.h"
 
 #include <errno.h>
 #include <math.h>

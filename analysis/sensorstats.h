@@ -4,14 +4,14 @@
  * each sensor, the frequency range, how often the CPU throttled, the load,
  * memory and stall, and what the sampler cost.
  *
- * (Named sensorstats, not sensors: common/sensors.h is on the same include
+ * (Named sensorstats, not sensors: common/system/sensors.h is on the same include
  * path, and a second "sensors.h" would shadow it in this directory.)
  */
 #ifndef HB_SENSORSTATS_H
 #define HB_SENSORSTATS_H
 
-#include "kvfile.h"
-#include "util.h"
+#include "text/kvfile.h"
+#include "base/util.h"
 
 /* Reads path and appends to out: sensors.samples, sensors.period_ms,
  * sensors.cost_us_per_sample, then per column (where it has a value):

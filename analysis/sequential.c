@@ -6,7 +6,7 @@
  * (1970) as Howard, Ramdas, McAuliffe and Sekhon (2021) state it.
  */
 #include "sequential.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

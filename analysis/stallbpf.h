@@ -1,6 +1,6 @@
 /*
  * Why the game stalled, from the kernel's own events: the wait record
- * (common/waitrecord.h, written by the STALLS=bpf recorder) holds every
+ * (common/formats/waitrecord.h, written by the STALLS=bpf recorder) holds every
  * off-CPU interval of the game's threads over a threshold, with its state,
  * kernel stack and waker, the thread's cumulative run, run-queue and sleep
  * times and delay accounting, and the block requests they issued. A stall
@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "stallcause.h"
-#include "waitrecord.h"
+#include "formats/waitrecord.h"
 
 struct argv_list;
 

@@ -4,8 +4,8 @@
  * (STALLS=bpf)", which this file follows rule by rule).
  */
 #include "stallbpf.h"
-#include "argv.h"
-#include "util.h"
+#include "text/argv.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

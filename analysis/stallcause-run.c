@@ -6,7 +6,7 @@
  * result.txt, reports, the matrix and the database all get them;
  * `hitchbench stalls` prints the stalls themselves.
  */
-#include "argv.h"
+#include "text/argv.h"
 #include "run.h"
 #include "stallbpf.h"
 #include "stallcause.h"

@@ -4,7 +4,7 @@
  * rule).
  */
 #include "stallcause.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

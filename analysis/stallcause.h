@@ -1,5 +1,5 @@
 /*
- * Why the game stalled: every sample of a stall record (common/stallrecord.h)
+ * Why the game stalled: every sample of a stall record (common/formats/stallrecord.h)
  * gets one cause from the main thread's state and the counters' deltas
  * since the previous sample, and every stall frame gets its seconds split
  * over the samples that cover it, with the kernel's exact counters (delay
@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 #include "metrics.h"
-#include "stallrecord.h"
-#include "waitrecord.h"
+#include "formats/stallrecord.h"
+#include "formats/waitrecord.h"
 
 struct run;
 struct stall_bpf;

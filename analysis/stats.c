@@ -5,7 +5,7 @@
  * once with scipy.
  */
 #include "stats.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /*
  * What a run's frame file says of its Vulkan swapchains (the events of
- * frame file version 2, common/frames.h) and of the API its frames came
+ * frame file version 2, common/formats/frames.h) and of the API its frames came
  * from: which swapchain creations are recreations (a resize, a present
  * mode change: an event of the run, not a stall), what each changed, and
  * the lines a report prints about them (the API itself:
@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "frames.h"
-#include "util.h"
+#include "formats/frames.h"
+#include "base/util.h"
 
 /* An event of the frame file with what the analysis makes of it. */
 struct swapchain_event {

@@ -4,12 +4,12 @@
 #include "abtest.h"
 #include "cmd.h"
 #include "cmdargs.h"
-#include "exitcodes.h"
-#include "kvfile.h"
+#include "base/exitcodes.h"
+#include "text/kvfile.h"
 #include "run.h"
 #include "report.h"
-#include "jsonout.h"
-#include "util.h"
+#include "text/jsonout.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

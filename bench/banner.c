@@ -3,9 +3,9 @@
  * small font, but a few lines are readable from across the room.
  */
 #include "banner.h"
-#include "fsroot.h"
-#include "timeutil.h"
-#include "util.h"
+#include "system/fsroot.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
 #include "quiet-session.h"
 #include "run.h"
 #include "rundirs.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -3,8 +3,8 @@
  */
 #include "batch.h"
 #include "provenance.h"
-#include "sha256sums.h"
-#include "timeutil.h"
+#include "formats/sha256sums.h"
+#include "base/timeutil.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -13,9 +13,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "argv.h"
-#include "kvfile.h"
-#include "util.h"
+#include "text/argv.h"
+#include "text/kvfile.h"
+#include "base/util.h"
 
 #define HB_BATCH_FORMAT 1
 

@@ -10,8 +10,8 @@
 #include "batch-run.h"
 #include "cmd.h"
 #include "cmdargs.h"
-#include "exitcodes.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

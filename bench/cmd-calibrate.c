@@ -10,11 +10,11 @@
 #include "batch-run.h"
 #include "calibrate.h"
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "metrics.h"
 #include "run.h"
 #include "runargs.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -8,12 +8,12 @@
 #include "abtest.h"
 #include "cmd.h"
 #include "cmdargs.h"
-#include "exitcodes.h"
-#include "jsonout.h"
+#include "base/exitcodes.h"
+#include "text/jsonout.h"
 #include "metrics.h"
 #include "resultsdb-query.h"
 #include "stats.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

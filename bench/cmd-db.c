@@ -6,14 +6,14 @@
  */
 #include "cmd.h"
 #include "cmdargs.h"
-#include "exitcodes.h"
-#include "jsonout.h"
+#include "base/exitcodes.h"
+#include "text/jsonout.h"
 #include "resultsdb.h"
 #include "run.h"
 #include "reportrows.h"
 #include "rundirs.h"
 #include "sqldb.h"
-#include "suggest.h"
+#include "text/suggest.h"
 
 #include <errno.h>
 #include <getopt.h>

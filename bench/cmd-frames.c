@@ -17,7 +17,7 @@
  */
 #include "cmd.h"
 #include "cmdargs.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "run.h"
 #include "swapchain.h"
 

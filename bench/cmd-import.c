@@ -9,15 +9,15 @@
  */
 #include "cmd.h"
 #include "cmdargs.h"
-#include "exitcodes.h"
-#include "frames.h"
+#include "base/exitcodes.h"
+#include "formats/frames.h"
 #include "import.h"
 #include "resultsdb.h"
 #include "run.h"
-#include "sha256sums.h"
-#include "timeutil.h"
-#include "util.h"
-#include "argv.h"
+#include "formats/sha256sums.h"
+#include "base/timeutil.h"
+#include "base/util.h"
+#include "text/argv.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -8,7 +8,7 @@
  */
 #include "batch.h"
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "lab.h"
 #include "reportrows.h"
 #include "spawn.h"

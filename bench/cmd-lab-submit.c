@@ -7,14 +7,14 @@
  * passed on unchanged. What was submitted is kept in
  * results/lab/jobs/JOBID.txt (docs/lab.md, "The job record").
  */
-#include "argv.h"
+#include "text/argv.h"
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "lab.h"
 #include "runargs.h"
 #include "spawn.h"
 #include "sqldb.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -6,7 +6,7 @@
  * cmd-lab-submit.c, status and results in cmd-lab-status.c.
  */
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "lab.h"
 #include "lab-kernel.h"
 #include "spawn.h"

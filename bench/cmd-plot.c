@@ -6,7 +6,7 @@
  */
 #include "cmd.h"
 #include "cmdargs.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "plot.h"
 #include "plot-inputs.h"
 #include "plot-runs.h"

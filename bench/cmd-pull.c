@@ -6,10 +6,10 @@
  * after that check passed. A batch still running is left alone.
  */
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "metrics.h"
 #include "remote-run.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <getopt.h>
 #include <stdlib.h>

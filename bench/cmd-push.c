@@ -8,11 +8,11 @@
  * what is copied where and why checksums decide it.
  */
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "push.h"
 #include "targets-check.h"
 #include "targets.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -6,7 +6,7 @@
  * quiet again adds to it, and "hitchbench thaw" gives everything back.
  */
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "quiet.h"
 #include "thaw.h"
 

@@ -14,7 +14,7 @@
  * file:line, the others are still listed, and the exit is 2.
  */
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "recipe.h"
 
 #include <getopt.h>

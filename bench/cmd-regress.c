@@ -7,12 +7,12 @@
 #include "changepoint.h"
 #include "cmd.h"
 #include "cmdargs.h"
-#include "exitcodes.h"
-#include "jsonout.h"
+#include "base/exitcodes.h"
+#include "text/jsonout.h"
 #include "metrics.h"
 #include "resultsdb-query.h"
 #include "stats.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <getopt.h>
 #include <math.h>

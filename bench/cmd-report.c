@@ -5,7 +5,7 @@
  */
 #include "cmd.h"
 #include "cmdargs.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "interfered.h"
 #include "report.h"
 #include "report-html.h"

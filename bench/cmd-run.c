@@ -4,14 +4,14 @@
  * batch that was interrupted. Everything is checked before the first run
  * starts; then batch-run.c runs the plan.
  */
-#include "argv.h"
+#include "text/argv.h"
 #include "batch.h"
 #include "batch-run.h"
 #include "cmd.h"
-#include "exitcodes.h"
-#include "fsroot.h"
+#include "base/exitcodes.h"
+#include "system/fsroot.h"
 #include "gameuser.h"
-#include "procwatch.h"
+#include "procwatch/procwatch.h"
 #include "quiet-session.h"
 #include "recipe.h"
 #include "remote-run.h"
@@ -23,7 +23,7 @@
 #include "runargs.h"
 #include "runner.h"
 #include "stage.h"
-#include "suggest.h"
+#include "text/suggest.h"
 #include "switch.h"
 
 #include <errno.h>

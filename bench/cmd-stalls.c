@@ -8,8 +8,8 @@
  */
 #include "cmd.h"
 #include "cmdargs.h"
-#include "exitcodes.h"
-#include "jsonout.h"
+#include "base/exitcodes.h"
+#include "text/jsonout.h"
 #include "run.h"
 #include "stallcause.h"
 

@@ -7,7 +7,7 @@
  * interfered. (The table line is in cmd-target.c's dispatcher.)
  */
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "remote-run.h"
 
 #include <getopt.h>

@@ -6,7 +6,7 @@
  * table below.
  */
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "targets-check.h"
 #include "targets.h"
 

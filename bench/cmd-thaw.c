@@ -5,7 +5,7 @@
  * back (the journal is then kept for another try).
  */
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "thaw.h"
 
 #include <getopt.h>

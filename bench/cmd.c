@@ -6,9 +6,9 @@
  * runner's archive holds every function its units call.
  */
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "resultsdb.h"
-#include "suggest.h"
+#include "text/suggest.h"
 
 #include <errno.h>
 #include <stdarg.h>

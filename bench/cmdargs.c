@@ -3,10 +3,10 @@
  */
 #include "cmdargs.h"
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "metrics.h"
 #include "rundirs.h"
-#include "suggest.h"
+#include "text/suggest.h"
 
 #include <errno.h>
 #include <stdlib.h>

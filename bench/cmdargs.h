@@ -9,7 +9,7 @@
 #ifndef HB_CMDARGS_H
 #define HB_CMDARGS_H
 
-#include "argv.h"
+#include "text/argv.h"
 #include "report.h"
 #include "run.h"
 

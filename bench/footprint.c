@@ -2,7 +2,7 @@
  * The footprint of a run's processes (see footprint.h).
  */
 #include "footprint.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -21,7 +21,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include "kvfile.h"
+#include "text/kvfile.h"
 
 struct footprint {
 	bool have;              /* at least one rusage taken */

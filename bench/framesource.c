@@ -4,10 +4,10 @@
  * the run's frames.bin on the hook's clock.
  */
 #include "framesource.h"
-#include "frames.h"
+#include "formats/frames.h"
 #include "import.h"
 #include "stats.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <dirent.h>
 #include <errno.h>

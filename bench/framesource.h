@@ -17,10 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "argv.h"
-#include "kvfile.h"
+#include "text/argv.h"
+#include "text/kvfile.h"
 #include "recipe.h"
-#include "util.h"
+#include "base/util.h"
 
 #define FRAMESOURCE_MANGOHUD_DIR ".hitchbench-mangohud" /* in the game's HOME */
 #define FRAMESOURCE_HUD_DIR ".hitchbench-hud"

@@ -3,7 +3,7 @@
  * gameout.h).
  */
 #include "gameout.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>

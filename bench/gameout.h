@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #define GAMEOUT_MAX_LINE 65536 /* a longer line is cut into lines of this size */
 

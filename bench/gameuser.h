@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #define HB_SYSTEM_USER "hitchbench"
 

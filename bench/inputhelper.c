@@ -3,7 +3,7 @@
  * (see inputhelper.h).
  */
 #include "inputhelper.h"
-#include "argv.h"
+#include "text/argv.h"
 
 #include <errno.h>
 #include <stdlib.h>

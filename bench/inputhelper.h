@@ -13,10 +13,10 @@
 #ifndef HB_INPUTHELPER_H
 #define HB_INPUTHELPER_H
 
-#include "kvfile.h"
+#include "text/kvfile.h"
 #include "recipe.h"
 #include "switch.h"
-#include "util.h"
+#include "base/util.h"
 
 #define INPUT_HELPER "hitchbench-input"
 

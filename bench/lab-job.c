@@ -5,7 +5,7 @@
  * batches (recipes/matrix.ini, read as scripts/bench-matrix.sh reads it).
  */
 #include "lab.h"
-#include "inifile.h"
+#include "text/inifile.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,17 +2,17 @@
  * hitchbench lab ensure-kernel KERNEL (see lab-kernel.h): the running
  * kernel against the one a kernel campaign's job wants, and the kernel
  * wish plus Slurm's reboot and requeue when they differ. The library
- * halves are common/kernelwish.c (the wish, the decision, what is
- * installed) and common/grubcfg.c (the boot entry); the reboot itself is
+ * halves are common/formats/kernelwish.c (the wish, the decision, what is
+ * installed) and common/system/grubcfg.c (the boot entry); the reboot itself is
  * hitchbench-reboot's, Slurm's RebootProgram (harness/reboot.c).
  */
 #include "lab-kernel.h"
-#include "exitcodes.h"
-#include "fsroot.h"
-#include "grubcfg.h"
-#include "kernelwish.h"
+#include "base/exitcodes.h"
+#include "system/fsroot.h"
+#include "system/grubcfg.h"
+#include "formats/kernelwish.h"
 #include "spawn.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

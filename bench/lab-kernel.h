@@ -28,7 +28,7 @@
 #define HB_LAB_KERNEL_H
 
 #include "cmd.h"
-#include "exitcodes.h" /* HB_EXIT_REBOOTING, 75 */
+#include "base/exitcodes.h" /* HB_EXIT_REBOOTING, 75 */
 
 int cmd_lab_ensure_kernel(int argc, char **argv, struct context *ctx);
 

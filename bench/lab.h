@@ -15,9 +15,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "argv.h"
-#include "kvfile.h"
-#include "util.h"
+#include "text/argv.h"
+#include "text/kvfile.h"
+#include "base/util.h"
 
 /* ---- the machines file (docs/lab.md, "The machines file", format 1) ---- */
 

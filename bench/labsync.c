@@ -6,7 +6,7 @@
 #include "cmd.h"
 #include "resultsdb.h"
 #include "sqldb.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 

@@ -5,11 +5,11 @@
  * loudly, not silently).
  */
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "resultsdb.h"
-#include "suggest.h"
-#include "util.h"
-#include "xdgdir.h"
+#include "text/suggest.h"
+#include "base/util.h"
+#include "base/xdgdir.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -2,8 +2,8 @@
  * Scanning proc/ for a run's processes (see proctree.h).
  */
 #include "proctree.h"
-#include "fsroot.h"
-#include "util.h"
+#include "system/fsroot.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -6,8 +6,8 @@
  */
 #include "provenance.h"
 #include "spawn.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

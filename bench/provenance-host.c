@@ -6,8 +6,8 @@
  * than the change being measured.
  */
 #include "provenance.h"
-#include "fsroot.h"
-#include "util.h"
+#include "system/fsroot.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,9 +2,9 @@
  * Gathering a run's conditions (see provenance.h).
  */
 #include "provenance.h"
-#include "fsroot.h"
+#include "system/fsroot.h"
 #include "spawn.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

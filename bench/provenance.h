@@ -6,8 +6,8 @@
 #ifndef HB_PROVENANCE_H
 #define HB_PROVENANCE_H
 
-#include "argv.h"
-#include "kvfile.h"
+#include "text/argv.h"
+#include "text/kvfile.h"
 
 struct game_user;
 

@@ -4,9 +4,9 @@
  * without one.
  */
 #include "push.h"
-#include "kvfile.h"
+#include "text/kvfile.h"
 #include "spawn.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,8 +12,8 @@
  * share quiet.h, where these functions are declared under "idle".
  */
 #include "quiet.h"
-#include "fsroot.h"
-#include "timeutil.h"
+#include "system/fsroot.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>

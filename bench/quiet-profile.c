@@ -1,14 +1,14 @@
 /*
  * Reading quiet profiles (recipes/quiet/NAME.ini; keys in recipes/README.md).
  *
- * Read by the INI adapter (common/inifile.h), as recipes are. Profiles have no
+ * Read by the INI adapter (common/text/inifile.h), as recipes are. Profiles have no
  * long values (a long 'services' list is written over several lines), so
  * a line is at most 197 characters. The first error wins; the profile is
  * handed over only when whole.
  */
 #include "quiet.h"
-#include "daemoncost.h"
-#include "inifile.h"
+#include "system/daemoncost.h"
+#include "text/inifile.h"
 #include "recipe.h"
 
 #include <ctype.h>

@@ -2,7 +2,7 @@
  * Quieting for a batch (see quiet-session.h).
  */
 #include "quiet-session.h"
-#include "thermalguard.h"
+#include "system/thermalguard.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 /* One line per restored setting, as "hitchbench thaw" prints them. */
 static void describe_report(const struct thaw_report *rep, struct strbuf *out)

@@ -10,10 +10,10 @@
 
 #include <stdbool.h>
 
-#include "kvfile.h"
+#include "text/kvfile.h"
 #include "quiet.h"
 #include "thaw.h"
-#include "util.h"
+#include "base/util.h"
 
 struct quiet_session {
 	struct quiet_profile profile;

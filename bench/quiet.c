@@ -6,7 +6,7 @@
  */
 #include "quiet.h"
 #include "banner.h"
-#include "fsroot.h"
+#include "system/fsroot.h"
 #include "systemd-units.h"
 
 #include <dirent.h>

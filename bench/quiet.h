@@ -10,12 +10,12 @@
 
 #include <stdbool.h>
 
-#include "argv.h"
-#include "hostnoise.h"
-#include "kvfile.h"
-#include "sensors-parse.h"
+#include "text/argv.h"
+#include "system/hostnoise.h"
+#include "text/kvfile.h"
+#include "system/sensors-parse.h"
 #include "thaw.h"
-#include "util.h"
+#include "base/util.h"
 
 /* When the machine counts as idle. A threshold < 0 is not checked. */
 struct idle_limits {

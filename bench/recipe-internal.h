@@ -6,13 +6,13 @@
  *                      the check of each value
  *   recipe-sections.c  section headers ([recipe], [variant NAME], [input],
  *                      [reload]) and the keys of [input] and [reload]
- * A file is read by the INI adapter (common/inifile.h); the recipe is built
+ * A file is read by the INI adapter (common/text/inifile.h); the recipe is built
  * in a struct of the loader's and handed over only when whole.
  */
 #ifndef HB_RECIPE_INTERNAL_H
 #define HB_RECIPE_INTERNAL_H
 
-#include "inifile.h"
+#include "text/inifile.h"
 #include "recipe.h"
 
 enum key_id {

@@ -4,7 +4,7 @@
  * recipe-internal.h).
  */
 #include "recipe-internal.h"
-#include "regexlimit.h"
+#include "text/regexlimit.h"
 
 #include <ctype.h>
 #include <errno.h>

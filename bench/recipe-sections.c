@@ -5,7 +5,7 @@
  * steps' (inputsteps.h). The family is in recipe-internal.h.
  */
 #include "recipe-internal.h"
-#include "argv.h"
+#include "text/argv.h"
 
 #include <errno.h>
 #include <stdlib.h>

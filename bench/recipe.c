@@ -1,6 +1,6 @@
 /*
  * Reading recipes (contract in recipe.h, every key in recipes/README.md):
- * the loader. A recipe is an INI format read by the adapter (common/inifile.h);
+ * the loader. A recipe is an INI format read by the adapter (common/text/inifile.h);
  * the keys' schema is recipe-keys.c, the sections recipe-sections.c (the
  * family in recipe-internal.h).
  *

@@ -1,6 +1,6 @@
 /*
  * Recipes: one INI file per game in recipes/ (read by the INI adapter,
- * common/inifile.h), saying how to run the game unattended and how the run
+ * common/text/inifile.h), saying how to run the game unattended and how the run
  * ends. Every key is documented in recipes/README.md. A bad recipe is
  * refused before anything starts: "recipes/x.ini:12: unknown key 'windw'".
  */
@@ -10,10 +10,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "argv.h"
-#include "inputsteps.h"
+#include "text/argv.h"
+#include "input/inputsteps.h"
 #include "reload.h"
-#include "util.h"
+#include "base/util.h"
 
 /* The recipe format this parser reads (recipes/README.md). Unknown keys
  * are errors, so a newer recipe fails loudly on an older hitchbench. */

@@ -7,8 +7,8 @@
  * later, each look one connection, further apart each time.
  */
 #include "remote-run.h"
-#include "exitcodes.h"
-#include "timeutil.h"
+#include "base/exitcodes.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <getopt.h>

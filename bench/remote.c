@@ -5,9 +5,9 @@
  */
 #include "remote.h"
 #include "batch.h"
-#include "procparse.h"
-#include "sha256sums.h"
-#include "timeutil.h"
+#include "system/procparse.h"
+#include "formats/sha256sums.h"
+#include "base/timeutil.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -18,11 +18,11 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "argv.h"
-#include "kvfile.h"
+#include "text/argv.h"
+#include "text/kvfile.h"
 #include "ssh.h"
 #include "targets.h"
-#include "util.h"
+#include "base/util.h"
 
 /* The remote command's exit status when the prefix holds no pushed harness
  * (no PREFIX/push.txt, or no PREFIX at all). */

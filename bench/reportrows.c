@@ -4,7 +4,7 @@
 #include "reportrows.h"
 #include "cmd.h"
 #include "cmdargs.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -4,8 +4,8 @@
  * one transaction, so importing a run again changes nothing.
  */
 #include "resultsdb-internal.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  * as a report row.
  */
 #include "resultsdb-internal.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

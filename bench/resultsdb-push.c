@@ -13,8 +13,8 @@
  * sent: nothing is lost and nothing is doubled.
  */
 #include "resultsdb-internal.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  */
 #include "resultsdb-internal.h"
 #include "resultsdb-query.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

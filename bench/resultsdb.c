@@ -9,7 +9,7 @@
  */
 #include "resultsdb.h"
 #include "resultsdb-internal.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdarg.h>

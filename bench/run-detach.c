@@ -3,10 +3,10 @@
  */
 #include "run-detach.h"
 #include "cmd.h"
-#include "procparse.h"
+#include "system/procparse.h"
 #include "quiet.h"
-#include "fsroot.h"
-#include "timeutil.h"
+#include "system/fsroot.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "batch.h"
-#include "util.h"
+#include "base/util.h"
 
 /* What a run takes besides its warm-up, window, stop_grace and the quiet
  * profile's settle_s, in the batch's expected length: the X server, the

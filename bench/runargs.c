@@ -5,9 +5,9 @@
 #include "runargs.h"
 #include "batch-run.h"
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "batch.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -2,7 +2,7 @@
  * Expanding run-directory arguments (see rundirs.h).
  */
 #include "rundirs.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

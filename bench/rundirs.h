@@ -8,7 +8,7 @@
 #ifndef HB_RUNDIRS_H
 #define HB_RUNDIRS_H
 
-#include "argv.h"
+#include "text/argv.h"
 
 /* Appends the run directories ARG names. 0, or -ENOENT when it is neither. */
 int rundirs_expand(const char *arg, struct argv_list *out);

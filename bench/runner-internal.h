@@ -19,7 +19,7 @@
 
 #include "runner.h"
 #include "footprint.h"
-#include "frames.h"
+#include "formats/frames.h"
 #include "gameout.h"
 #include "proctree.h"
 #include "runnoise.h"

@@ -8,7 +8,7 @@
  */
 #include "runner-internal.h"
 #include "framesource.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <poll.h>
 #include <stdlib.h>

@@ -7,11 +7,11 @@
  */
 #include "runner-internal.h"
 #include "framesource.h"
-#include "hash.h"
+#include "base/hash.h"
 #include "provenance.h"
 #include "run.h"
-#include "sha256sums.h"
-#include "timeutil.h"
+#include "formats/sha256sums.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  */
 #include "runner-internal.h"
 #include "spawn.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -19,10 +19,10 @@
  */
 #include "runner-internal.h"
 #include "inputhelper.h"
-#include "kvfile.h"
+#include "text/kvfile.h"
 #include "provenance.h"
 #include "spawn.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>

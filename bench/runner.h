@@ -11,12 +11,12 @@
 #include <stdbool.h>
 
 #include "gameuser.h"
-#include "hostnoise.h"
+#include "system/hostnoise.h"
 #include "metrics.h"
-#include "kvfile.h"
+#include "text/kvfile.h"
 #include "recipe.h"
 #include "switch.h"
-#include "util.h"
+#include "base/util.h"
 
 struct run_request {
 	const struct recipe *recipe;

@@ -2,7 +2,7 @@
  * Host noise for one run (see runnoise.h).
  */
 #include "runnoise.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * Host noise for one run (issue 17): the runner takes a snapshot of the
- * machine (common/hostnoise.h) at its window's start and end, of its own
+ * machine (common/system/hostnoise.h) at its window's start and end, of its own
  * processes (itself and every descendant) and the game's (the game's
  * session, as proctree.h finds it), and writes the noise.* keys of
  * docs/formats.md ("Host noise (noise.*)") into bench.txt, with what the
@@ -17,11 +17,11 @@
 #include <stdint.h>
 #include <sys/resource.h>
 
-#include "daemoncost.h"
-#include "hostnoise.h"
-#include "kvfile.h"
+#include "system/daemoncost.h"
+#include "system/hostnoise.h"
+#include "text/kvfile.h"
 #include "proctree.h"
-#include "util.h"
+#include "base/util.h"
 
 struct run_noise {
 	struct noise_reader rd;

@@ -2,7 +2,7 @@
  * Starting games and their helpers (see spawn.h).
  */
 #include "spawn.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

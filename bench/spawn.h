@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "gameuser.h"
-#include "util.h"
+#include "base/util.h"
 
 struct spawn_opts {
 	char *const *argv;

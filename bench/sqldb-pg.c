@@ -16,7 +16,7 @@
  * finding the connection bad) is -ECONNRESET.
  */
 #include "sqldb-internal.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <libpq-fe.h>

@@ -11,7 +11,7 @@
  * stays in WAL: the mode is persistent and is not touched here.
  */
 #include "sqldb-internal.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <sqlite3.h>

@@ -18,8 +18,8 @@
  * COALESCE, CAST, ||, NULLS FIRST, LIMIT) means the same on both.
  */
 #include "sqldb-internal.h"
-#include "argv.h"
-#include "util.h"
+#include "text/argv.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <errno.h>

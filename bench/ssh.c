@@ -4,7 +4,7 @@
  * login on the target, whatever it does there.
  */
 #include "ssh.h"
-#include "argv.h"
+#include "text/argv.h"
 #include "spawn.h"
 
 #include <errno.h>

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* A target as the config names it (bench/targets.h keeps a list of them). */
 struct ssh_target {

@@ -2,10 +2,10 @@
  * The game's private space and environment (see stage.h).
  */
 #include "stage.h"
-#include "procwatch.h"
-#include "frames.h"
+#include "procwatch/procwatch.h"
+#include "formats/frames.h"
 #include "framesource.h"
-#include "hash.h"
+#include "base/hash.h"
 #include "vklayer.h"
 #include "xserver.h"
 

@@ -11,11 +11,11 @@
 
 #include <stdbool.h>
 
-#include "argv.h"
+#include "text/argv.h"
 #include "gameuser.h"
-#include "kvfile.h"
+#include "text/kvfile.h"
 #include "recipe.h"
-#include "util.h"
+#include "base/util.h"
 
 struct stage {
 	char *dir;      /* /dev/shm/hitchbench-XXXXXX */

@@ -4,7 +4,7 @@
  * game off the CPU a helper is pinned to.
  */
 #include "switch.h"
-#include "cpulist.h"
+#include "system/cpulist.h"
 
 #include <errno.h>
 #include <string.h>

@@ -17,7 +17,7 @@
  * HITCHBENCH_HARNESS (the runner sets it for itself, so its helpers and
  * its X server inherit it).
  */
-#include "procwatch.h"
+#include "procwatch/procwatch.h"
 #include "switch.h"
 
 #include <errno.h>

@@ -18,7 +18,7 @@
  * fetch read and why it stopped goes into bench.txt (prefetch=,
  * prefetch.mb=, prefetch.stop=). docs/switches.md.
  */
-#include "prefetch.h"
+#include "prefetch/prefetch.h"
 #include "spawn.h"
 #include "switch.h"
 

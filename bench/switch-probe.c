@@ -16,8 +16,8 @@
  * after a probe that was not there.
  */
 #include "switch.h"
-#include "probefile.h"
-#include "wakeplan.h"
+#include "formats/probefile.h"
+#include "system/wakeplan.h"
 
 #include <errno.h>
 #include <inttypes.h>

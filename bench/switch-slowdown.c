@@ -10,7 +10,7 @@
  * The figure reaches the hook through the game's environment; what the
  * hook spun is in the frame file's header, read back into bench.txt.
  */
-#include "frames.h"
+#include "formats/frames.h"
 #include "switch.h"
 
 #include <errno.h>

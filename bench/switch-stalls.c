@@ -18,10 +18,10 @@
  * Where BPF cannot start, the recorder samples at STALLS_MS as STALLS=1
  * would, and bench.txt (stallbpf=fallback: WHY) and the terminal say why.
  */
-#include "gamecgroup.h"
-#include "stallrecord.h"
+#include "system/gamecgroup.h"
+#include "formats/stallrecord.h"
 #include "switch.h"
-#include "waitrecord.h"
+#include "formats/waitrecord.h"
 
 #include <errno.h>
 #include <stdlib.h>

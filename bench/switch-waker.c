@@ -17,7 +17,7 @@
  * without the wakeups it is named after: the run is invalid.
  */
 #include "switch.h"
-#include "wakeplan.h"
+#include "system/wakeplan.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,9 +4,9 @@
  * mark. A new switch is a file of its own and one line in registry[].
  */
 #include "switch.h"
-#include "wakeplan.h"
-#include "cpulist.h"
-#include "fsroot.h"
+#include "system/wakeplan.h"
+#include "system/cpulist.h"
+#include "system/fsroot.h"
 #include "spawn.h"
 
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 extern const struct switch_def switch_gameenv, switch_gamecpu, switch_slowdown, switch_slowdown_us,
 	switch_sensors, switch_stalls, switch_waker, switch_probe, switch_prefetch, switch_intf;

@@ -28,11 +28,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "argv.h"
+#include "text/argv.h"
 #include "footprint.h"
 #include "gameuser.h"
-#include "kvfile.h"
-#include "util.h"
+#include "text/kvfile.h"
+#include "base/util.h"
 
 #define SWITCH_MAX_PARAMS 8
 #define SWITCH_MAX_ON 16
@@ -171,7 +171,7 @@ void switch_ctx_invalid(struct switch_ctx *ctx, const char *fmt, ...)
  * summary stays). An interfered run is invalid too. */
 void switch_ctx_interfered(struct switch_ctx *ctx, const char *summary);
 /* Tells the helper called name, if running, of a pass's pid:
- * sigqueue(SIGUSR1) with the pid as its value (common/helperproc.h). */
+ * sigqueue(SIGUSR1) with the pid as its value (common/system/helperproc.h). */
 void switch_ctx_send_pid(struct switch_ctx *ctx, const char *name, pid_t pid);
 /* Sets "NAME=VALUE" in the game's environment, replacing an entry of the
  * same name (prepare hooks: GAMEENV, SLOWDOWN). */

@@ -3,9 +3,9 @@
  * runner needs three verbs, and a program is what tests can fake.
  */
 #include "systemd-units.h"
-#include "fsroot.h"
+#include "system/fsroot.h"
 #include "spawn.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
  */
 #include "targets-check.h"
 #include "cmd.h"
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "recipe.h"
 
 #include <dirent.h>

@@ -17,10 +17,10 @@
 
 #include <stddef.h>
 
-#include "kvfile.h"
+#include "text/kvfile.h"
 #include "ssh.h"
 #include "targets.h"
-#include "util.h"
+#include "base/util.h"
 
 /* A recipe's game as the script checks it: its Debian packages and the
  * program its command runs. */

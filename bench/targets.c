@@ -5,8 +5,8 @@
  * change as it was and edits only the key lines of the one it did.
  */
 #include "targets.h"
-#include "inifile.h"
-#include "xdgdir.h"
+#include "text/inifile.h"
+#include "base/xdgdir.h"
 
 #include <ctype.h>
 #include <errno.h>

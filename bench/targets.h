@@ -1,6 +1,6 @@
 /*
  * The targets config: the machines hitchbench pushes to and runs on, by
- * name (docs/targets.md). An INI file read through common/inifile.c:
+ * name (docs/targets.md). An INI file read through common/text/inifile.c:
  *
  *   version = 1
  *
@@ -22,9 +22,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "argv.h"
+#include "text/argv.h"
 #include "ssh.h"
-#include "util.h"
+#include "base/util.h"
 
 #define TARGETS_VERSION 1
 

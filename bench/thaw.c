@@ -9,10 +9,10 @@
 #include "thaw.h"
 #include "thaw-internal.h"
 #include "banner.h"
-#include "fsroot.h"
-#include "timeutil.h"
+#include "system/fsroot.h"
+#include "base/timeutil.h"
 #include "systemd-units.h"
-#include "xdgdir.h"
+#include "base/xdgdir.h"
 
 #include <errno.h>
 #include <fcntl.h>

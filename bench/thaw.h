@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #define THAW_FORMAT 1
 #define THAW_FILE "thaw.state"

@@ -3,7 +3,7 @@
  * the game's loader will look for it, and the file written there.
  */
 #include "vklayer.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -19,10 +19,10 @@
 
 #include <stdbool.h>
 
-#include "argv.h"
-#include "frames.h"
+#include "text/argv.h"
+#include "formats/frames.h"
 
-/* The layer's names (HB_VK_*) are common/frames.h's, shared with the
+/* The layer's names (HB_VK_*) are common/formats/frames.h's, shared with the
  * layer itself. */
 /* The loader's entry into the layer, which the library must export. */
 #define VKLAYER_ENTRY "vkNegotiateLoaderLayerInterfaceVersion"

@@ -3,7 +3,7 @@
  */
 #include "xserver.h"
 #include "spawn.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>

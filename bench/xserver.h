@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 #include "footprint.h"
-#include "util.h"
+#include "base/util.h"
 
 struct xserver {
 	pid_t pid;          /* 0: not ours (an existing display) */

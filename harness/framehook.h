@@ -17,7 +17,7 @@
 #ifndef HB_FRAMEHOOK_H
 #define HB_FRAMEHOOK_H
 
-#include "frames.h"
+#include "formats/frames.h"
 
 #include <stdbool.h>
 #include <stdint.h>

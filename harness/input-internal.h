@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "inputsteps.h"
-#include "util.h"
+#include "input/inputsteps.h"
+#include "base/util.h"
 
 struct input_sink {
 	enum input_driver driver;

@@ -12,7 +12,7 @@
  * has an absolute deadline from the first (CLOCK_MONOTONIC), waited for
  * through the caller, which watches for the runner's signal.
  *
- * The recording was checked before (input_step_check: common/evemurec.c,
+ * The recording was checked before (input_step_check: common/input/evemurec.c,
  * which says which line is wrong and refuses what libevemu would misread),
  * so libevemu's reader has nothing to complain about. The device keeps the
  * recorded ids (bus, vendor, product, version), so a game maps it as it
@@ -21,7 +21,7 @@
  * own devices. Nothing logged here names a key: counts and times only.
  */
 #include "input-internal.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <evemu.h>

@@ -5,7 +5,7 @@
  * each reaches the game when its step says.
  */
 #include "input-internal.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <X11/XKBlib.h>

@@ -32,10 +32,10 @@
  * until then so the game never sees it go away mid-run), or when stopped
  * by SIGTERM; 1 when a step failed; 2 for bad usage or a bad step.
  */
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "input-internal.h"
-#include "regexlimit.h"
-#include "timeutil.h"
+#include "text/regexlimit.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>

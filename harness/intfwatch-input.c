@@ -1,14 +1,14 @@
 /*
  * The interference watcher's input devices: every device under
  * /dev/input opened through libevdev, its events handed to the input
- * rules (common/inputrules.c decides what counts; its details name no
+ * rules (common/input/inputrules.c decides what counts; its details name no
  * key), and devices that come and go heard of from udev or the kernel.
  * Devices named "hitchbench input..." are the harness's own: '-' lines.
  */
 #include "intfwatch-internal.h"
-#include "fsroot.h"
-#include "timeutil.h"
-#include "util.h"
+#include "system/fsroot.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -9,9 +9,9 @@
 #ifndef HB_INTFWATCH_INTERNAL_H
 #define HB_INTFWATCH_INTERNAL_H
 
-#include "inputrules.h"
-#include "procwatch.h"
-#include "sessions.h"
+#include "input/inputrules.h"
+#include "procwatch/procwatch.h"
+#include "system/sessions.h"
 
 #include <libevdev/libevdev.h>
 #include <libudev.h>

@@ -1,9 +1,9 @@
 /*
  * hitchbench-intfwatch: the interference watcher. Beside a run it watches
  * for anyone else using the machine: real input on every input device
- * (common/inputrules.c decides what counts), input devices coming and
+ * (common/input/inputrules.c decides what counts), input devices coming and
  * going, VT switches, new logins, new processes outside the run and busy
- * processes of other sessions (common/procwatch.c), USB lines in the
+ * processes of other sessions (common/procwatch/procwatch.c), USB lines in the
  * kernel log. Each thing it counts is a '!' line in its log, each thing it
  * saw and let pass a '-' line; at the end a summary line says whether the
  * run was disturbed and by what, and a "# self" line what the watch cost.
@@ -20,10 +20,10 @@
  * drivers): '-' lines.
  */
 #include "intfwatch-internal.h"
-#include "exitcodes.h"
-#include "helperproc.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "system/helperproc.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

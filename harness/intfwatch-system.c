@@ -2,12 +2,12 @@
  * The interference watcher's view of the rest of the machine: the VT in
  * front (its switch by the run's X server let pass), new logins (logind's
  * session files), USB devices connected or disconnected (the kernel log)
- * and processes outside the run (common/procwatch.c decides).
+ * and processes outside the run (common/procwatch/procwatch.c decides).
  */
 #include "intfwatch-internal.h"
-#include "fsroot.h"
-#include "timeutil.h"
-#include "util.h"
+#include "system/fsroot.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -2,16 +2,16 @@
  * hitchbench-prefetch fetch and run: the command's side of reading a
  * game's list back. Its options, its place below the game (nice 10, the
  * I/O class asked), which of the list's pages are already in memory, the
- * library's plan and read (common/prefetch-fetch.c) and the one line
+ * library's plan and read (common/prefetch/prefetch-fetch.c) and the one line
  * saying what was read and why it stopped. run forks such a fetch,
  * detached, and execs the game in its own pid.
  */
 #include "prefetch-internal.h"
-#include "exitcodes.h"
-#include "helperproc.h"
-#include "prefetch.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "system/helperproc.h"
+#include "prefetch/prefetch.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,17 +1,17 @@
 /*
  * hitchbench-prefetch learn: the command's side of learning a game's
  * list. It takes the game's pids (from --pid and later by SIGUSR1),
- * samples them on the library's learner (common/prefetch-learn.c) while
+ * samples them on the library's learner (common/prefetch/prefetch-learn.c) while
  * the game runs, then merges what it saw into the executable's list and
  * says so in one line.
  */
 #include "prefetch-internal.h"
-#include "exitcodes.h"
-#include "fsroot.h"
-#include "helperproc.h"
-#include "prefetch.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "system/fsroot.h"
+#include "system/helperproc.h"
+#include "prefetch/prefetch.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

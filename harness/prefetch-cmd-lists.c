@@ -2,13 +2,13 @@
  * hitchbench-prefetch list, show, forget and resident: the commands that
  * look at what prefetch keeps and does, for the tests and a curious
  * person. list, show and forget read the lists in the lists' directory
- * (common/prefetch-list.c parses them); resident says how much of a file
- * is in memory (common/prefetch-ranges.c).
+ * (common/prefetch/prefetch-list.c parses them); resident says how much of a file
+ * is in memory (common/prefetch/prefetch-ranges.c).
  */
 #include "prefetch-internal.h"
-#include "exitcodes.h"
-#include "prefetch.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "prefetch/prefetch.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * the dispatch and the lists' directory; prefetch-cmd-learn.c the learn
  * command; prefetch-cmd-fetch.c fetch and run (a fetch beside the game it
  * execs); prefetch-cmd-lists.c list, show, forget and resident. What they
- * call is the library half, common/prefetch-*.c (common/prefetch.h).
+ * call is the library half, common/prefetch/prefetch-*.c (common/prefetch/prefetch.h).
  * Private to the program.
  */
 #ifndef HB_PREFETCH_INTERNAL_H

@@ -5,16 +5,16 @@
  * priority, giving way on memory pressure; "run" starts a detached fetch
  * and execs the game in its own pid. The GAMEPREFETCH switch
  * (bench/switch-prefetch.c) starts learn and fetch beside a run. The
- * logic is in common/prefetch-*.c; the list format is in docs/formats.md.
+ * logic is in common/prefetch/prefetch-*.c; the list format is in docs/formats.md.
  *
  * This file is the program's usage, its dispatch and what the commands
  * share on the command line; each command is in prefetch-cmd-*.c.
  */
 #include "prefetch-internal.h"
-#include "exitcodes.h"
-#include "prefetch.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "prefetch/prefetch.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <limits.h>

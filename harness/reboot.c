@@ -6,7 +6,7 @@
  * the program's path of the RebootProgram line and appends the node
  * features a reboot asked for, if any), slurmd's environment. So what to
  * boot comes from the kernel wish file 'hitchbench lab ensure-kernel' wrote
- * (common/kernelwish.h): with a wish made in this boot it makes the next
+ * (common/formats/kernelwish.h): with a wish made in this boot it makes the next
  * boot, once, the wish's kernel (grub-reboot "Submenu>Entry" of the entry
  * grub.cfg has for it; or with method=kexec, kexec -l its image) and then
  * reboots (systemctl reboot, or systemctl kexec; plain 'reboot' when systemctl
@@ -21,12 +21,12 @@
  * commands it would run on stdout, one a line as a shell would take them,
  * and runs none.
  */
-#include "argv.h"
-#include "exitcodes.h"
-#include "fsroot.h"
-#include "grubcfg.h"
-#include "kernelwish.h"
-#include "util.h"
+#include "text/argv.h"
+#include "base/exitcodes.h"
+#include "system/fsroot.h"
+#include "system/grubcfg.h"
+#include "formats/kernelwish.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

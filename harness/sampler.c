@@ -8,13 +8,13 @@
  * cleanly, with exit 0). It also offers the thermal guard (--wait-below)
  * and a one-shot look at the sensors for people (--once).
  */
-#include "exitcodes.h"
-#include "fsroot.h"
-#include "sensorlog.h"
-#include "sensors.h"
-#include "thermalguard.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "system/fsroot.h"
+#include "formats/sensorlog.h"
+#include "system/sensors.h"
+#include "system/thermalguard.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -3,7 +3,7 @@
  * kernel program (harness/bpf/stallbpf.bpf.c, through the skeleton bpftool
  * made of it), attaches it, follows the game's processes, drains its ring
  * buffer on the recorder's clock into the live wait record
- * (common/waitrecord.h; the lines are made in stallrec-bpfwrite.c), and
+ * (common/formats/waitrecord.h; the lines are made in stallrec-bpfwrite.c), and
  * when the run ends packs the record with its cost: the kernel's own run
  * time of each program (bpf_stats) and this thread's CPU time.
  *
@@ -12,9 +12,9 @@
  * recorder then samples as it would without it (the fallback).
  */
 #include "stallrec-internal.h"
-#include "exitcodes.h"
-#include "fsroot.h"
-#include "timeutil.h"
+#include "base/exitcodes.h"
+#include "system/fsroot.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,8 +8,8 @@
 #define HB_STALLREC_BPF_H
 
 #include "stallrec-internal.h"
-#include "ksyms.h"
-#include "waitrecord.h"
+#include "system/ksyms.h"
+#include "formats/waitrecord.h"
 
 #include <linux/types.h>
 #include <bpf/libbpf.h>

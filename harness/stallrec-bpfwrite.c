@@ -1,6 +1,6 @@
 /*
  * The BPF path's records into the live wait record's lines
- * (common/waitrecord.h): a thread's name the first time it is seen (and
+ * (common/formats/waitrecord.h): a thread's name the first time it is seen (and
  * when it changes), a kernel stack the first time it is seen (named from
  * kallsyms, numbered in order), then the off or bio line that uses them.
  * A drain collects its lines and writes them at once, flushed, so that a
@@ -9,10 +9,10 @@
 #ifndef HB_NO_BPF
 
 #include "stallrec-bpf.h"
-#include "fsroot.h"
-#include "hash.h"
-#include "syscallname.h"
-#include "timeutil.h"
+#include "system/fsroot.h"
+#include "base/hash.h"
+#include "system/syscallname.h"
+#include "base/timeutil.h"
 
 #include <bpf/bpf.h>
 #include <dirent.h>

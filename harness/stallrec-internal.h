@@ -7,11 +7,11 @@
 #ifndef HB_STALLREC_INTERNAL_H
 #define HB_STALLREC_INTERNAL_H
 
-#include "frames.h"
-#include "procparse.h"
-#include "stallrecord.h"
-#include "taskstats.h"
-#include "util.h"
+#include "formats/frames.h"
+#include "system/procparse.h"
+#include "formats/stallrecord.h"
+#include "system/taskstats.h"
+#include "base/util.h"
 
 #include <signal.h>
 #include <stdbool.h>

@@ -2,7 +2,7 @@
  * hitchbench-stallrec: the stall recorder. Beside a game (the STALLS
  * switch) it samples, every period (10 ms by default), what the game's main
  * thread is doing and what the machine's memory and disks are doing, into
- * a live record in /dev/shm (common/stallrecord.h), packed into the run
+ * a live record in /dev/shm (common/formats/stallrecord.h), packed into the run
  * directory (stalls.rec.zst) when it ends. hitchbench stalls then gives
  * every stall frame a cause (docs/stalls.md).
  *
@@ -26,11 +26,11 @@
  * why and samples at --period-ms as without it.
  */
 #include "stallrec-internal.h"
-#include "cpulist.h"
-#include "exitcodes.h"
-#include "helperproc.h"
-#include "fsroot.h"
-#include "timeutil.h"
+#include "system/cpulist.h"
+#include "base/exitcodes.h"
+#include "system/helperproc.h"
+#include "system/fsroot.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>

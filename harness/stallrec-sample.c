@@ -5,9 +5,9 @@
  * own when its pid changes.
  */
 #include "stallrec-internal.h"
-#include "fsroot.h"
-#include "syscallname.h"
-#include "timeutil.h"
+#include "system/fsroot.h"
+#include "system/syscallname.h"
+#include "base/timeutil.h"
 
 #include <dirent.h>
 #include <errno.h>

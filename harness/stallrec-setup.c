@@ -4,9 +4,9 @@
  * kswapd), said in the record's meta, and the record's columns.
  */
 #include "stallrec-internal.h"
-#include "gamecgroup.h"
-#include "fsroot.h"
-#include "timeutil.h"
+#include "system/gamecgroup.h"
+#include "system/fsroot.h"
+#include "base/timeutil.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -3,9 +3,9 @@
  * Recipes use it in a prepare step to turn a demo shipped inside a Debian
  * IWAD (Freedoom's DEMO1..DEMO4) into the file a timedemo wants.
  */
-#include "exitcodes.h"
-#include "util.h"
-#include "wad.h"
+#include "base/exitcodes.h"
+#include "base/util.h"
+#include "formats/wad.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kvfile.h"
-#include "wakeplan.h"
+#include "text/kvfile.h"
+#include "system/wakeplan.h"
 
 #define PROG "hitchbench-waker"
 #define THREAD_STACK (256 * 1024)

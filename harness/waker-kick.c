@@ -1,15 +1,15 @@
 /*
  * hitchbench-waker -m kick: a sleeper pinned to each CPU, blocked on an
  * eventfd that a kicker on another CPU writes every period, so that every
- * wakeup crosses CPUs (common/wakeplan.h, kick_plan_make, says who wakes
+ * wakeup crosses CPUs (common/system/wakeplan.h, kick_plan_make, says who wakes
  * whom).
  */
 #include "waker-internal.h"
-#include "cpulist.h"
-#include "exitcodes.h"
-#include "helperproc.h"
-#include "timeutil.h"
-#include "util.h"
+#include "system/cpulist.h"
+#include "base/exitcodes.h"
+#include "system/helperproc.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -10,7 +10,7 @@
  *              (unpinned unless -c): wakeups and nothing else
  *   -m kick    one pinned sleeper per CPU of -c (default every online CPU),
  *              each blocked on an eventfd that a kicker on another CPU
- *              writes every period (common/wakeplan.h, kick_plan_make)
+ *              writes every period (common/system/wakeplan.h, kick_plan_make)
  *   -m probe   one SCHED_FIFO sleeper pinned per CPU, memory locked, every
  *              buffer allocated before the loop; lateness = the time it ran
  *              minus its deadline, into a histogram per CPU and, past
@@ -26,10 +26,10 @@
  * waker-kick.c and waker-probe.c.
  */
 #include "waker-internal.h"
-#include "cpulist.h"
-#include "exitcodes.h"
-#include "helperproc.h"
-#include "util.h"
+#include "system/cpulist.h"
+#include "base/exitcodes.h"
+#include "system/helperproc.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -2,15 +2,15 @@
  * hitchbench-waker -m probe: a SCHED_FIFO sleeper pinned to each CPU,
  * memory locked and every buffer allocated before its loop, timing how
  * late each absolute-deadline wakeup is; probe.txt at the end
- * (common/probefile.h).
+ * (common/formats/probefile.h).
  */
 #include "waker-internal.h"
-#include "exitcodes.h"
-#include "helperproc.h"
-#include "latency.h"
-#include "probefile.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "system/helperproc.h"
+#include "formats/latency.h"
+#include "formats/probefile.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

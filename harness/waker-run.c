@@ -4,12 +4,12 @@
  * and the sleep mode, which is nothing more than those.
  */
 #include "waker-internal.h"
-#include "cpulist.h"
-#include "exitcodes.h"
-#include "fsroot.h"
-#include "helperproc.h"
-#include "timeutil.h"
-#include "util.h"
+#include "system/cpulist.h"
+#include "base/exitcodes.h"
+#include "system/fsroot.h"
+#include "system/helperproc.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <inttypes.h>

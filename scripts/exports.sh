@@ -17,7 +17,7 @@ objs() {
 		echo "$o"
 	done
 }
-units=$(objs $(ls common/*.c analysis/*.c bench/*.c 2>/dev/null | grep -v '^bench/main\.c$')) || exit 2
+units=$(objs $(find common analysis bench -name '*.c' | sort | grep -v '^bench/main\.c$')) || exit 2
 users=$(objs $(ls bench/main.c harness/*.c tests/unit/*.c 2>/dev/null | grep -v framehook)) || exit 2
 # the test tools built as objects (the stub library is built from its source)
 users="$users $(ls "$B"/tests/tools/*.o 2>/dev/null)"

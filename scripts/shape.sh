@@ -14,7 +14,14 @@ set -u
 MAX_FN=100
 MAX_FILE=800
 [ $# -gt 0 ] || set -- common analysis bench harness
-files=$(for d in "$@"; do ls "$d"/*.c; done)
+# every C file of a layer: its rooms' (common/base/util.c), the layer's own
+# (bench/main.c, harness/*.c); not harness/bpf (the kernel's C, checked by clang)
+srcs() {
+	for d in "$@"; do
+		case $d in harness) ls "$d"/*."$ext" 2>/dev/null ;; *) find "$d" -name "*.$ext" | sort ;; esac
+	done
+}
+files=$(ext=c srcs "$@")
 bad=0
 
 long_fns=$(awk -v max=$MAX_FN '
@@ -27,7 +34,7 @@ long_fns=$(awk -v max=$MAX_FN '
 ' $files)
 [ -z "$long_fns" ] || { echo "$long_fns"; bad=1; }
 
-for f in $files $(for d in "$@"; do ls "$d"/*.h 2>/dev/null; done); do
+for f in $files $(ext=h srcs "$@"); do
 	n=$(wc -l <"$f")
 	[ "$n" -le $MAX_FILE ] && continue
 	head -40 "$f" | grep -q '^ \* Long because:' && continue

@@ -5,7 +5,7 @@
  * per block request a followed thread issued. Both sides are built from
  * this file by the same compiler family for the same machine, so the
  * layout is the machine's own (it never leaves it: the recorder writes
- * the wait record's text, common/waitrecord.h). Only fixed-size types.
+ * the wait record's text, common/formats/waitrecord.h). Only fixed-size types.
  */
 #ifndef HB_STALLBPF_EVENT_H
 #define HB_STALLBPF_EVENT_H

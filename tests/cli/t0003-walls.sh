@@ -23,7 +23,7 @@ build b/hitchbench-sampler b/hitchbench-hook.so b/walls/common.so b/walls/analys
 refused() {
 	if build "$2"; then fail "$1: $2 built"; fi
 	grep -q "$3" "$T/log" || { cat "$T/log"; fail "$1: the build failed, but not with '$3'"; }
-	rm -f harness/sampler-wall.c analysis/wall.c common/wall.c
+	rm -f harness/sampler-wall.c analysis/wall.c common/base/wall.c
 }
 
 # An include across a wall: the helpers and the analysis do not see bench/.
@@ -31,8 +31,8 @@ echo '#include "switch.h"' >harness/sampler-wall.c
 refused "harness includes bench" b/harness/sampler-wall.o "switch.h: No such file"
 echo '#include "recipe.h"' >analysis/wall.c
 refused "analysis includes bench" b/analysis/wall.o "recipe.h: No such file"
-echo '#include "metrics.h"' >common/wall.c
-refused "common includes analysis" b/common/wall.o "metrics.h: No such file"
+echo '#include "metrics.h"' >common/base/wall.c
+refused "common includes analysis" b/common/base/wall.o "metrics.h: No such file"
 
 # A call across a wall, declared by hand so that it compiles.
 call() {
@@ -42,7 +42,7 @@ call switch_ctx_setenv >harness/sampler-wall.c
 refused "a helper calls the runner" b/hitchbench-sampler "undefined reference to .switch_ctx_setenv"
 call recipe_load >analysis/wall.c
 refused "analysis calls the runner" b/walls/analysis.so "undefined reference to .recipe_load"
-call metrics_compute >common/wall.c
+call metrics_compute >common/base/wall.c
 refused "common calls the analysis" b/walls/common.so "undefined reference to .metrics_compute"
 
 # The hook calls nothing of ours: one call into common/ added to it fails.

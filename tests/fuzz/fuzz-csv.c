@@ -1,10 +1,10 @@
 /*
- * libFuzzer harness: common/csv.c on any bytes in each of its modes,
+ * libFuzzer harness: common/text/csv.c on any bytes in each of its modes,
  * touching every field it returns (so a pointer out of its buffer shows)
  * and checking what csv.h promises: at most CSV_MAX_FIELDS fields, line
  * numbers that never go back, fields that are NUL-terminated strings.
  */
-#include "csv.h"
+#include "text/csv.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /*
- * Fuzz target: evemu recordings (common/evemurec.c), descriptions and events,
+ * Fuzz target: evemu recordings (common/input/evemurec.c), descriptions and events,
  * and the check of a recording a recipe plays, as each part it may be given.
  */
-#include "evemurec.h"
-#include "util.h"
+#include "input/evemurec.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

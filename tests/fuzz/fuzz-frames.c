@@ -1,8 +1,8 @@
 /*
- * Fuzz target: the frame file, frames.bin (common/frames.c
+ * Fuzz target: the frame file, frames.bin (common/formats/frames.c
  * hb_frames_parse): a 128-byte header and 16-byte records.
  */
-#include "frames.h"
+#include "formats/frames.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

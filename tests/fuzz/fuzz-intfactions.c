@@ -4,7 +4,7 @@
  * line of the input matched against them as game.log lines are.
  */
 #include "intfscan.h"
-#include "util.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,9 +1,9 @@
 /*
- * Fuzz target: key=value files (common/kvfile.c), what bench.txt and
+ * Fuzz target: key=value files (common/text/kvfile.c), what bench.txt and
  * result.txt of a run directory are read with. A parsed file is formatted
  * again and parsed back: it must come back the same.
  */
-#include "kvfile.h"
+#include "text/kvfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,7 +7,7 @@
  * others, which is checked too on the unsorted array).
  */
 #include "metrics.h"
-#include "sort.h"
+#include "base/sort.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -1,10 +1,10 @@
 /*
- * Fuzz target: the game prefetch's lists (common/prefetch-list.c), parsed,
+ * Fuzz target: the game prefetch's lists (common/prefetch/prefetch-list.c), parsed,
  * formatted and parsed again: the second parse must take what the format
  * wrote.
  */
-#include "prefetch.h"
-#include "util.h"
+#include "prefetch/prefetch.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,9 +1,9 @@
 /*
- * Fuzz target: the probe's file, probe.txt (common/probefile.c
+ * Fuzz target: the probe's file, probe.txt (common/formats/probefile.c
  * probe_result_parse), which report reads from a run directory.
  */
-#include "probefile.h"
-#include "util.h"
+#include "formats/probefile.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

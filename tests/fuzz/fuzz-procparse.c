@@ -1,13 +1,13 @@
 /*
- * Fuzz target: the /proc and /sys parsers (common/procparse.c, the
- * sensors' and the idle wait's in common/sensors.c and bench/quiet-idle.c).
+ * Fuzz target: the /proc and /sys parsers (common/system/procparse.c, the
+ * sensors' and the idle wait's in common/system/sensors.c and bench/quiet-idle.c).
  * The first byte picks the parser, the rest is the file: one target for
  * a dozen small formats that each take a buffer.
  */
-#include "procparse.h"
-#include "prefetch.h"
+#include "system/procparse.h"
+#include "prefetch/prefetch.h"
 #include "quiet.h"
-#include "sensors-parse.h"
+#include "system/sensors-parse.h"
 
 static const char *const wanted[] = { "pgmajfault", "pswpin", "nr_free_pages", "allocstall_normal" };
 

@@ -5,7 +5,7 @@
  * input is read.
  */
 #include "recipe.h"
-#include "util.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,7 @@
  * (analysis/reload.c), its line regex compiled on the way.
  */
 #include "reload.h"
-#include "util.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
  * bounded decompression sensors_summarize() reads sensors.tsv.zst with.
  */
 #include "sensorstats.h"
-#include "unzstd.h"
+#include "base/unzstd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

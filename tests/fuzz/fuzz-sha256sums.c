@@ -1,10 +1,10 @@
 /*
- * Fuzz target: SHA256SUMS lists (common/sha256sums.c), the file a pull
+ * Fuzz target: SHA256SUMS lists (common/formats/sha256sums.c), the file a pull
  * trusts to say a copied run is whole: parsed, formatted and parsed again;
  * the second parse must give back every path and checksum the first did.
  */
-#include "sha256sums.h"
-#include "util.h"
+#include "formats/sha256sums.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

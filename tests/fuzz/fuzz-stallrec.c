@@ -1,13 +1,13 @@
 /*
- * Fuzz target: the stall record (common/stallrecord*.c). The input is what a
+ * Fuzz target: the stall record (common/formats/stallrecord*.c). The input is what a
  * run directory's stalls.rec.zst holds: a zstd frame, decompressed under
  * the reader's limit, then the packed layout; or, when it starts with the
  * live magic, the recorder's live file. Inputs that are not zstd go to
  * the packed parser directly, so the fuzzer reaches it without having to
  * learn zstd.
  */
-#include "stallrecord.h"
-#include "util.h"
+#include "formats/stallrecord.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

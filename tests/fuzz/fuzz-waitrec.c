@@ -1,12 +1,12 @@
 /*
- * Fuzz target: the wait record (common/waitrecord.c), the BPF recorder's
+ * Fuzz target: the wait record (common/formats/waitrecord.c), the BPF recorder's
  * waits.rec.zst as the text its reader parses after zstd. Every line the
  * parser takes is then looked up as the analysis does (its thread, its
  * stacks, its disk), so an id the parser let through that points nowhere
  * shows here.
  */
-#include "util.h"
-#include "waitrecord.h"
+#include "base/util.h"
+#include "formats/waitrecord.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,6 +1,6 @@
 # The expected counts of tests/unit/test-inputrules.c, worked out from an
 # evemu recording's E: lines by a second, simpler reading of the rules
-# (docs/interference.md), without common/inputrules.c: an exact sliding
+# (docs/interference.md), without common/input/inputrules.c: an exact sliding
 # 10 s window over every motion event instead of 50 ms buckets.
 #
 #   awk -f tests/tools/evemu-counts.awk RECORDING.events

@@ -39,9 +39,9 @@
  * a game's frame loop does. The stub is $HB_STUB, or libhbstub.so beside
  * this program.
  */
-#include "exitcodes.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 #include "stubpath.h"
 #include "stallways.h"
 

@@ -9,9 +9,9 @@
  * Prints "start_ns=N" and "end_ns=N" (CLOCK_MONOTONIC) of the spin. Exits
  * 77 when it may not take SCHED_FIFO (not root), 2 on bad arguments.
  */
-#include "exitcodes.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <inttypes.h>

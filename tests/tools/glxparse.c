@@ -9,10 +9,10 @@
  *                                   provenance_gl() as ourselves with our
  *                                   environment: the pairs it adds
  */
-#include "exitcodes.h"
-#include "kvfile.h"
+#include "base/exitcodes.h"
+#include "text/kvfile.h"
 #include "provenance.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

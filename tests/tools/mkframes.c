@@ -26,9 +26,9 @@
  * standard normal) (a log-normal jitter of about 8%); one frame in 500 a
  * hitch of 30 to 80 ms; one in 20000 a stall of 100 to 600 ms (uniform).
  */
-#include "exitcodes.h"
-#include "frames.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "formats/frames.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

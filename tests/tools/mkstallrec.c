@@ -13,9 +13,9 @@
  * word differ (0x0102030405060708, negatives), so a value read in the
  * wrong byte order cannot pass for the right one.
  */
-#include "exitcodes.h"
-#include "stallrecord.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "formats/stallrecord.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

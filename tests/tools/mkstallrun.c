@@ -7,9 +7,9 @@
  *   mkstallrun --cases sampled|exact   the stalls it holds, one a line:
  *                                  name cause decided section
  */
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "stallrun.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <string.h>

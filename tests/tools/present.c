@@ -21,10 +21,10 @@
  *
  * The stub is $HB_STUB, or libhbstub.so beside this program.
  */
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "stubpath.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <GL/gl.h>
 #include <GL/glx.h>

@@ -1,5 +1,5 @@
 /*
- * Drives common/procwatch.c on the live machine, for t1100 and for its
+ * Drives common/procwatch/procwatch.c on the live machine, for t1100 and for its
  * cost.
  *
  *   procwatch live connector|scan
@@ -22,9 +22,9 @@
  *     user+system over the watch, divided by its wall time (the start's
  *     one-time scan and the end's busy-session pass reported apart).
  */
-#include "procwatch.h"
-#include "timeutil.h"
-#include "util.h"
+#include "procwatch/procwatch.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <poll.h>

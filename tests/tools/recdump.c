@@ -9,9 +9,9 @@
  * as their strings, main.state and the other state columns as letters).
  * Reads a packed record (stalls.rec.zst) or a live one.
  */
-#include "exitcodes.h"
-#include "stallrecord.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "formats/stallrecord.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <string.h>

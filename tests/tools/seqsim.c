@@ -8,7 +8,7 @@
  * usage: seqsim [SEQUENCES [EFFECT [MAX_PAIRS]]]
  */
 #include "sequential.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -11,9 +11,9 @@
  * Prints "us_per_wakeup=X", and with FILE "us_per_read_cold=Y" and
  * "us_per_read_hot=Z" (thread CPU time).
  */
-#include "exitcodes.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <fcntl.h>
 #include <stdio.h>

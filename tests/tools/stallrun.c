@@ -5,10 +5,10 @@
  */
 #include "stallrun.h"
 
-#include "frames.h"
-#include "kvfile.h"
-#include "stallrecord.h"
-#include "util.h"
+#include "formats/frames.h"
+#include "text/kvfile.h"
+#include "formats/stallrecord.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * is up, so the stall lasts about as asked whatever the machine's speed.
  */
 #include "stallways.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -32,9 +32,9 @@
  * usage, 77 when /dev/uinput is missing or cannot be opened (the reason on
  * stderr: a test skips).
  */
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "input-internal.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -35,10 +35,10 @@
  * The layer is PATH, or hitchbench-hook.so in the directory above this
  * program's (build/tests/vkchain, build/hitchbench-hook.so).
  */
-#include "exitcodes.h"
+#include "base/exitcodes.h"
 #include "stubpath.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>

@@ -37,10 +37,10 @@
  *
  * Exit 2 on a bad option, 1 when a call fails (with the Vulkan error name).
  */
-#include "exitcodes.h"
-#include "frames.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/exitcodes.h"
+#include "formats/frames.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #define VK_USE_PLATFORM_XLIB_KHR
 #include <X11/Xlib.h>
@@ -101,7 +101,7 @@ static const struct { VkPresentModeKHR mode; const char *name; } modes[] = {
 	{ VK_PRESENT_MODE_FIFO_KHR, "fifo" },
 };
 
-/* A mode's name as the frame file's readers give it (common/frames.c). */
+/* A mode's name as the frame file's readers give it (common/formats/frames.c). */
 static const char *mode_name(VkPresentModeKHR mode)
 {
 	static char buf[24];

@@ -9,7 +9,7 @@
  * counts them as skipped and not as the passes Check calls them.
  */
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

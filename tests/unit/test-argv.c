@@ -1,11 +1,11 @@
 /*
- * common/argv.c: a recipe's command line splits into the words a POSIX
+ * common/text/argv.c: a recipe's command line splits into the words a POSIX
  * shell would give (without any expansion), and argv_join quotes words so
  * that splitting the line again gives them back, exactly.
  */
-#include "argv.h"
+#include "text/argv.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -6,9 +6,9 @@
  * Switching VTs itself needs a console and is not tested here.
  */
 #include "banner.h"
-#include "fsroot.h"
+#include "system/fsroot.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  */
 #include "batch.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

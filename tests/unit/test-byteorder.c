@@ -10,10 +10,10 @@
  * on s390x (big-endian, under qemu-user: its README) and read here as
  * they are: real bytes of the other order on a little-endian machine.
  */
-#include "frames.h"
-#include "stallrecord.h"
+#include "formats/frames.h"
+#include "formats/stallrecord.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <inttypes.h>

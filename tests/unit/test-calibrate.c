@@ -7,7 +7,7 @@
  */
 #include "calibrate.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

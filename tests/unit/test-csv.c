@@ -1,13 +1,13 @@
 /*
- * common/csv.c: records and fields as RFC 4180 has them (quotes, doubled
+ * common/text/csv.c: records and fields as RFC 4180 has them (quotes, doubled
  * quotes, separators and line breaks inside quotes), the line ends and
  * byte order mark of Windows tools, a last record cut short, the blank-
  * separated mode of the trend TSV, and what is refused with its line;
  * and that the writer's fields read back as they were written.
  */
-#include "csv.h"
+#include "text/csv.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,16 +1,16 @@
 /*
- * common/daemoncost.c: the name list, the status and sched parsers on
+ * common/system/daemoncost.c: the name list, the status and sched parsers on
  * buffers, and the cost of the daemons between the two real /proc trees of
  * tests/fixtures/daemoncost (a stand-in slurmd, an exempt and a departed
  * slurmstepd, a real four-thread munged); the noise.daemon.* keys; one
  * snapshot of this machine.
  */
-#include "daemoncost.h"
-#include "fsroot.h"
-#include "hostnoise.h"
-#include "kvfile.h"
+#include "system/daemoncost.h"
+#include "system/fsroot.h"
+#include "system/hostnoise.h"
+#include "text/kvfile.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
  */
 #include "footprint.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
  */
 #include "test.h"
 
-#include "frames.h"
-#include "kvfile.h"
+#include "formats/frames.h"
+#include "text/kvfile.h"
 #include "run.h"
 
 #include <errno.h>

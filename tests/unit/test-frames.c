@@ -1,13 +1,13 @@
 /*
- * common/frames.c: the frame file as the runner creates it, as the hook
+ * common/formats/frames.c: the frame file as the runner creates it, as the hook
  * leaves it (records built by hand here, including an unfinished one and
  * presents stamped out of order), with its events (version 2), trimmed,
  * a version 1 file still read, and refused when it is not a frame file
  * this hitchbench can read.
  */
-#include "frames.h"
+#include "formats/frames.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
 #include "test.h"
 
 #include "framesource.h"
-#include "frames.h"
+#include "formats/frames.h"
 #include "import.h"
 #include "stage.h"
 

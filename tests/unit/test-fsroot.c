@@ -1,13 +1,13 @@
 /*
- * common/fsroot.c: /proc/PID/stat parsing on real files other projects
+ * common/system/fsroot.c: /proc/PID/stat parsing on real files other projects
  * test against (tests/fixtures/testdata/procfs, see MANIFEST.md), and
  * the swappable root's readers on a tree built in a temporary directory.
  * Expected values are the ones the source projects assert, or read off
  * the files by eye (each says which).
  */
-#include "fsroot.h"
+#include "system/fsroot.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

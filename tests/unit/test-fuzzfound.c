@@ -7,14 +7,14 @@
  * quickly with its reason. A test that hangs fails by Check's time-out.
  */
 #include "test.h"
-#include "frames.h"
-#include "kvfile.h"
-#include "regexlimit.h"
+#include "formats/frames.h"
+#include "text/kvfile.h"
+#include "text/regexlimit.h"
 #include "reload.h"
-#include "stallrecord.h"
-#include "unzstd.h"
-#include "util.h"
-#include "probefile.h"
+#include "formats/stallrecord.h"
+#include "base/unzstd.h"
+#include "base/util.h"
+#include "formats/probefile.h"
 
 #include <errno.h>
 #include <stdlib.h>

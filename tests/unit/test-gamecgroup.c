@@ -4,10 +4,10 @@
  * an empty one of a runner that is gone removed first, none without
  * cgroup v2; adding a pid writes cgroup.procs.
  */
-#include "fsroot.h"
-#include "gamecgroup.h"
+#include "system/fsroot.h"
+#include "system/gamecgroup.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  */
 #include "gameout.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,16 +1,16 @@
 /*
- * common/hostnoise.c: the /proc/stat, cpuinfo, PID/stat and children
+ * common/system/hostnoise.c: the /proc/stat, cpuinfo, PID/stat and children
  * parsers on buffers; snapshots and their difference on the fixture trees
  * of tests/fixtures/hostnoise (a guest with steal, bare metal, a guest
  * whose steal clock never moved, a kernel without schedstat), each with a
  * t0 and a t1 tree one second of made-up ticks apart; the limits; and one
  * snapshot of this machine.
  */
-#include "fsroot.h"
-#include "hostnoise.h"
+#include "system/fsroot.h"
+#include "system/hostnoise.h"
 #include "test.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

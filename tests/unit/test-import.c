@@ -9,7 +9,7 @@
  */
 #include "import.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /*
- * The INI adapter (common/inifile.h) under every INI reader: what a format's
+ * The INI adapter (common/text/inifile.h) under every INI reader: what a format's
  * callbacks are given (section, key, value, line) from texts with a BOM,
  * CRLF, comments, indented and long lines, and the errors it reports, each
  * with its line: a NUL byte, a line without '=', a bad section header, a
  * callback's own, the first of several, a missing file.
  */
-#include "inifile.h"
+#include "text/inifile.h"
 #include "test.h"
 
 #include <errno.h>

@@ -1,16 +1,16 @@
 /*
  * Tests of a recipe's [input] play: the recordings a replay may be given
- * (common/evemurec.c, evemu_check_play: every real recording of the repo
+ * (common/input/evemurec.c, evemu_check_play: every real recording of the repo
  * with events passes, alone or as description and events, and each layout
  * libevemu's reader would misread is refused with its line), the play step
- * (common/inputsteps.c) and the play key of a recipe (bench/recipe-sections.c:
+ * (common/input/inputsteps.c) and the play key of a recipe (bench/recipe-sections.c:
  * paths from the recipe's directory, errors as "file:line: what").
  */
 #include "test.h"
-#include "evemurec.h"
-#include "inputsteps.h"
+#include "input/evemurec.h"
+#include "input/inputsteps.h"
 #include "recipe.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <limits.h>

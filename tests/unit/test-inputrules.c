@@ -1,7 +1,7 @@
 /*
- * The interference watcher's input rules (common/inputrules.c) fed with
+ * The interference watcher's input rules (common/input/inputrules.c) fed with
  * the real evemu recordings of tests/fixtures/testdata/evemu (MANIFEST.md
- * section 4) through the evemu reader (common/evemurec.c), the same handler
+ * section 4) through the evemu reader (common/input/evemurec.c), the same handler
  * the live devices feed; then hand-made event sequences for the edges the
  * recordings lack, and broken recordings.
  *
@@ -14,10 +14,10 @@
  *     awk -f tests/tools/evemu-counts.awk $HB_TESTDATA/evemu/FILE
  * which prints every burst (start, length, counts, why) and the totals.
  */
-#include "evemurec.h"
-#include "inputrules.h"
+#include "input/evemurec.h"
+#include "input/inputrules.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

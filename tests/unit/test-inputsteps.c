@@ -1,14 +1,14 @@
 /*
- * Tests of a recipe's [input] steps (common/inputsteps.c) and of the
+ * Tests of a recipe's [input] steps (common/input/inputsteps.c) and of the
  * [input] section of a recipe (bench/recipe-sections.c): each kind of step parses
  * to its fields, key names resolve as each driver resolves them (the
  * codes are those of X11/keysymdef.h and linux/input-event-codes.h), and
  * every mistake gives its exact "file:line: what is wrong".
  */
 #include "test.h"
-#include "inputsteps.h"
+#include "input/inputsteps.h"
 #include "recipe.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <linux/input-event-codes.h>

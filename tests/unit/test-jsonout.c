@@ -1,11 +1,11 @@
 /*
- * common/jsonout.c: strings escaped so any bytes make valid JSON (quote,
+ * common/text/jsonout.c: strings escaped so any bytes make valid JSON (quote,
  * backslash, control characters, bytes that are not UTF-8 as U+FFFD, the
  * UTF-8 that is kept as it is), numbers that read back as the same double
  * and null for what is missing, and the member-by-member writer's commas,
  * indents and one-line objects.
  */
-#include "jsonout.h"
+#include "text/jsonout.h"
 #include "test.h"
 
 #include <math.h>

@@ -1,18 +1,18 @@
 /*
- * Kernel campaigns (issue 21): common/grubcfg.c on the Debian 12 grub.cfg
+ * Kernel campaigns (issue 21): common/system/grubcfg.c on the Debian 12 grub.cfg
  * of tests/fixtures/kernel-root and on made-up corners (a separate /boot,
- * quoting, broken files); common/kernelwish.c's file, decision and
+ * quoting, broken files); common/formats/kernelwish.c's file, decision and
  * installed check; and 'lab ensure-kernel' (bench/lab-kernel.c) end to end
  * on the fixture root with a stand-in scontrol first in PATH that records
  * its arguments (no Slurm is asked anything).
  */
-#include "exitcodes.h"
-#include "fsroot.h"
-#include "grubcfg.h"
-#include "kernelwish.h"
+#include "base/exitcodes.h"
+#include "system/fsroot.h"
+#include "system/grubcfg.h"
+#include "formats/kernelwish.h"
 #include "lab-kernel.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

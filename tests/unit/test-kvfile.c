@@ -1,11 +1,11 @@
 /*
- * common/kvfile.c: bench.txt and result.txt survive a format/parse round
+ * common/text/kvfile.c: bench.txt and result.txt survive a format/parse round
  * trip whatever their values hold, and a broken line is reported by the
  * number a person sees in an editor.
  */
-#include "kvfile.h"
+#include "text/kvfile.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include "lows.h"
 #include "mangohud-summary.h"
 #include "metrics.h"
-#include "util.h"
+#include "base/util.h"
 #include "../tools/mhlog.h"
 
 #include <errno.h>

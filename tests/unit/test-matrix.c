@@ -8,7 +8,7 @@
 #include "matrix.h"
 #include "report.h"
 #include "resultsdb.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  */
 #include "test.h"
 #include "metrics.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -8,7 +8,7 @@
  */
 #include "plot-runs.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

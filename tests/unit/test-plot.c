@@ -7,7 +7,7 @@
 #include "plot.h"
 #include "plot-inputs.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

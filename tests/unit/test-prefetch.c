@@ -1,16 +1,16 @@
 /*
- * common/prefetch-*.c: the game prefetch's ranges (made-up page vectors,
+ * common/prefetch/prefetch-*.c: the game prefetch's ranges (made-up page vectors,
  * then real files after POSIX_FADV_DONTNEED), FIEMAP on a real and a
  * sparse file, learning over made-up sessions, the budget and its order,
  * and each early stop of the reading loop on made-up /proc numbers under
  * the swappable root (the numbers change while the loop runs, through its
  * clock callback).
  */
-#include "fsroot.h"
-#include "prefetch.h"
+#include "system/fsroot.h"
+#include "prefetch/prefetch.h"
 #include "test.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

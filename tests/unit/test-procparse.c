@@ -1,14 +1,14 @@
 /*
- * common/procparse.c on real /proc and /sys files other projects test
+ * common/system/procparse.c on real /proc and /sys files other projects test
  * against (tests/fixtures/testdata/procfs, see MANIFEST.md section 5),
  * on hand-written buffers for the shapes those trees lack, and on this
  * machine's own /proc. Next to each expected value a comment says where it
  * comes from: a source project's own test or golden output (and the value
  * there), or the fixture read by hand.
  */
-#include "procparse.h"
+#include "system/procparse.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

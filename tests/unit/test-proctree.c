@@ -5,10 +5,10 @@
  * was reparented to the subreaper runner, a helper the runner started, and
  * processes that have nothing to do with the run.
  */
-#include "fsroot.h"
+#include "system/fsroot.h"
 #include "proctree.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

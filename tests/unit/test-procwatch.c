@@ -1,5 +1,5 @@
 /*
- * common/procwatch.c on fixture trees under the swappable root: the scan
+ * common/procwatch/procwatch.c on fixture trees under the swappable root: the scan
  * source (a pid appears in proc/, its stat names its parent), whose a new
  * process is (ancestry, process group, the environ marker, kernel
  * threads, the harness's children), the loadavg gate, and the busy-session
@@ -7,10 +7,10 @@
  * from tests/fixtures/testdata/procfs where one fits. The expected verdicts
  * follow from the rules in procwatch.h applied to the trees by hand.
  */
-#include "fsroot.h"
-#include "procwatch.h"
+#include "system/fsroot.h"
+#include "procwatch/procwatch.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,11 +7,11 @@
  * from roots made here; the GL stack from recorded and hand-written
  * glxinfo -B output (tests/fixtures/glxinfo) and stand-in glxinfo scripts.
  */
-#include "fsroot.h"
+#include "system/fsroot.h"
 #include "provenance.h"
 #include "test.h"
-#include "timeutil.h"
-#include "util.h"
+#include "base/timeutil.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -5,12 +5,12 @@
  * run by this machine's own /bin/sh (what ssh would run there): ~ resolved
  * against HOME, this machine's answers, a game's missing package named.
  */
-#include "argv.h"
-#include "kvfile.h"
+#include "text/argv.h"
+#include "text/kvfile.h"
 #include "push.h"
 #include "targets-check.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,10 +4,10 @@
  * real files (tests/fixtures/testdata/procfs), the settle logic on made-up
  * sample sequences, and one real wait on a fixture tree.
  */
-#include "fsroot.h"
+#include "system/fsroot.h"
 #include "quiet.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fnmatch.h>

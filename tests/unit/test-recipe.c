@@ -6,7 +6,7 @@
  */
 #include "test.h"
 #include "recipe.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <regex.h>

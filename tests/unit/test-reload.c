@@ -8,13 +8,13 @@
  * gamedb) used after the recipe is gone; the warm-up's numbers; and every
  * kind of bad analysis.ini and bad reload.* key refused with its line.
  */
-#include "kvfile.h"
+#include "text/kvfile.h"
 #include "metrics.h"
 #include "recipe.h"
 #include "reload.h"
 #include "run.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -6,10 +6,10 @@
  * measuring now, one seen ended, one whose expected end has passed).
  */
 #include "remote.h"
-#include "fsroot.h"
+#include "system/fsroot.h"
 #include "run-detach.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  */
 #include "test.h"
 #include "report-html.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
  */
 #include "resultsdb.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -9,7 +9,7 @@
 #include "resultsdb.h"
 #include "resultsdb-query.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <inttypes.h>

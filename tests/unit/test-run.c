@@ -12,12 +12,12 @@
  * and a noise number that does not parse makes the run invalid with its
  * line.
  */
-#include "frames.h"
-#include "kvfile.h"
+#include "formats/frames.h"
+#include "text/kvfile.h"
 #include "metrics.h"
 #include "run.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

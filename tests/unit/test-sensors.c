@@ -1,6 +1,6 @@
 /*
- * common/sensors.c, common/sensorlog.c, analysis/sensorstats.c and
- * common/thermalguard.c: the parsers on strings and real /proc files, and
+ * common/system/sensors.c, common/formats/sensorlog.c, analysis/sensorstats.c and
+ * common/system/thermalguard.c: the parsers on strings and real /proc files, and
  * discovery plus sampling on real sysfs trees other projects test against
  * (tests/fixtures/testdata/sysfs, see MANIFEST.md), on the hand-made
  * cpufreq tree (tests/fixtures/sysfs-cpufreq) and on an empty root.
@@ -12,14 +12,14 @@
  * and procfs's own tests assert (e2e-output_hwmon_thermal_extract.txt,
  * sysfs_class_thermal_test.go), or read off the files by eye (each says).
  */
-#include "fsroot.h"
-#include "sensorlog.h"
-#include "sensors.h"
-#include "sensors-parse.h"
+#include "system/fsroot.h"
+#include "formats/sensorlog.h"
+#include "system/sensors.h"
+#include "system/sensors-parse.h"
 #include "sensorstats.h"
 #include "test.h"
-#include "thermalguard.h"
-#include "util.h"
+#include "system/thermalguard.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -22,7 +22,7 @@
  */
 #include "sequential.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

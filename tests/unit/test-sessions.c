@@ -4,10 +4,10 @@
  * that does not parse, a machine without logind; "tty2" and what is not a
  * VT.
  */
-#include "fsroot.h"
-#include "sessions.h"
+#include "system/fsroot.h"
+#include "system/sessions.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

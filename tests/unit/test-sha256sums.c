@@ -1,5 +1,5 @@
 /*
- * common/sha256sums.c: a directory's list written and checked back, and
+ * common/formats/sha256sums.c: a directory's list written and checked back, and
  * each thing a check must catch in a copy: a file changed, a file gone, a
  * file that is not listed, a list that does not parse; a batch's list of
  * its runs' lists checked through; the parser's refusals and sha256sum's
@@ -7,9 +7,9 @@
  * (run integrity), for the reason the list gives.
  */
 #include "run.h"
-#include "sha256sums.h"
+#include "formats/sha256sums.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

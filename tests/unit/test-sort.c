@@ -1,13 +1,13 @@
 /*
- * common/sort.c: the radix sort against qsort on the values the analysis
+ * common/base/sort.c: the radix sort against qsort on the values the analysis
  * sorts (frame times near 16.7 ms, present times hours apart) and on the
  * edges of a radix sort: nothing, one value, all equal, the full 64-bit
  * range, digits every value shares, and sizes around the insertion-sort
  * cut-over.
  */
-#include "sort.h"
+#include "base/sort.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 #include "resultsdb.h"
 #include "sqldb-internal.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

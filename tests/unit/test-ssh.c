@@ -7,7 +7,7 @@
  */
 #include "ssh.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -5,11 +5,11 @@
  * staging directory itself (as the invoking user: no user switch) holds
  * a HOME with the seeded files, a frame file and a copy of the hook.
  */
-#include "frames.h"
+#include "formats/frames.h"
 #include "recipe.h"
 #include "stage.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,12 +9,12 @@
  * records (tests/tools/stallrun.c's, a wait record added): the wait record
  * decides the stall it covers, the sampler the others.
  */
-#include "argv.h"
+#include "text/argv.h"
 #include "metrics.h"
 #include "run.h"
 #include "stallbpf.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 #include "../tools/stallrun.h"
 
 #include <errno.h>

@@ -10,7 +10,7 @@
 #include "run.h"
 #include "stallcause.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 #include "../tools/stallrun.h"
 
 #include <math.h>

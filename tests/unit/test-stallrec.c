@@ -2,9 +2,9 @@
  * The stall record's codec: a record survives packing and the live file
  * unchanged; damaged and foreign files are refused with a reason.
  */
-#include "stallrecord.h"
+#include "formats/stallrecord.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

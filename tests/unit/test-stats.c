@@ -11,7 +11,7 @@
 #include "changepoint.h"
 #include "stats.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,12 +1,12 @@
 /*
- * common/suggest.c: the distance (insertions, deletions, substitutions and
+ * common/text/suggest.c: the distance (insertions, deletions, substitutions and
  * neighbours swapped, case ignored) and which names are offered for a
  * mistyped one: the nearest within a third of its length, prefixes, ties,
  * nothing when nothing is near.
  */
-#include "suggest.h"
+#include "text/suggest.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <string.h>
 

@@ -11,14 +11,14 @@
  * same value. The report's note says the API, the swapchain and each
  * recreation (GL runs get none), its CSV the API, its JSON every event.
  */
-#include "frames.h"
-#include "kvfile.h"
+#include "formats/frames.h"
+#include "text/kvfile.h"
 #include "metrics.h"
 #include "report.h"
 #include "run.h"
 #include "swapchain.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

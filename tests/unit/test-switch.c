@@ -3,11 +3,11 @@
  * what it refuses before a batch starts, the labels runs are named by, and
  * what the switches of this issue do to the game (environment, CPUs).
  */
-#include "cpulist.h"
-#include "fsroot.h"
+#include "system/cpulist.h"
+#include "system/fsroot.h"
 #include "switch.h"
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

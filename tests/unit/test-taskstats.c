@@ -4,7 +4,7 @@
  * error reply, a reply from an older kernel whose struct stops before the
  * newer delays; and, where this kernel answers, a real query.
  */
-#include "taskstats.h"
+#include "system/taskstats.h"
 #include "test.h"
 
 #include <errno.h>

@@ -5,10 +5,10 @@
  * reports a mismatch and keeps the journal then; journals of dead owners,
  * live owners, manual sessions and other boots are told apart.
  */
-#include "fsroot.h"
+#include "system/fsroot.h"
 #include "test.h"
 #include "thaw.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

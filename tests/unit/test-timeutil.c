@@ -1,5 +1,5 @@
 /*
- * common/timeutil.c: sleep_until, the one sleep to an absolute deadline
+ * common/base/timeutil.c: sleep_until, the one sleep to an absolute deadline
  * every observer's loop uses (a deadline already past, a stop flag set
  * before or by a signal during the sleep, a signal that is slept through),
  * and the two readings of a program's own CPU time the observers' cost
@@ -7,7 +7,7 @@
  * calling thread's alone), on real clocks and real signals.
  */
 #include "test.h"
-#include "timeutil.h"
+#include "base/timeutil.h"
 
 #include <pthread.h>
 #include <signal.h>

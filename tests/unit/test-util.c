@@ -1,11 +1,11 @@
 /*
- * common/util.c: the strict number parsers (whole string, in range, *out
+ * common/base/util.c: the strict number parsers (whole string, in range, *out
  * untouched on error), str_strip, strbuf, and the file helpers every
  * program leans on (read/write round trip, mkdir -p, rm -rf that never
  * follows a symlink out of the tree, copy).
  */
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
  */
 #include "test.h"
 
-#include "frames.h"
+#include "formats/frames.h"
 #include "recipe.h"
 #include "stage.h"
 #include "vklayer.h"

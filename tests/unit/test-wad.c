@@ -1,12 +1,12 @@
 /*
- * common/wad.c: finding a lump in WADs built here byte by byte, refusing
+ * common/formats/wad.c: finding a lump in WADs built here byte by byte, refusing
  * what is not a WAD or points outside itself, and, where Debian's
  * freedoom package is installed, finding the demo the dsda-doom recipe
  * plays in the real IWAD.
  */
 #include "test.h"
-#include "util.h"
-#include "wad.h"
+#include "base/util.h"
+#include "formats/wad.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,14 +1,14 @@
 /*
- * common/waitrecord.c and common/ksyms.c: every line kind written and read
+ * common/formats/waitrecord.c and common/system/ksyms.c: every line kind written and read
  * back to the same values, a packed record loaded from disk with its
  * trailer, the reader's file:line on each kind of bad line, a cut last
  * line forgiven and said; kallsyms named by the last text symbol at or
  * below an address, hidden addresses refused.
  */
-#include "ksyms.h"
+#include "system/ksyms.h"
 #include "test.h"
-#include "util.h"
-#include "waitrecord.h"
+#include "base/util.h"
+#include "formats/waitrecord.h"
 
 #include <errno.h>
 #include <stdlib.h>

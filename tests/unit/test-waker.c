@@ -1,19 +1,19 @@
 /*
- * common/latency.c, common/wakeplan.c, common/probefile.c and the CPU
- * sets of common/cpulist.c: the lateness histogram and its nearest-rank
+ * common/formats/latency.c, common/system/wakeplan.c, common/formats/probefile.c and the CPU
+ * sets of common/system/cpulist.c: the lateness histogram and its nearest-rank
  * percentiles on made-up wakeups, what the waker decides before it
  * starts (modes, periods, CPU sets, who kicks whom), probe.txt
  * written and read back, and what the reader refuses; and the WAKER and
  * PROBE switches' labels and refusals.
  */
-#include "cpulist.h"
-#include "fsroot.h"
-#include "latency.h"
-#include "probefile.h"
+#include "system/cpulist.h"
+#include "system/fsroot.h"
+#include "formats/latency.h"
+#include "formats/probefile.h"
 #include "switch.h"
 #include "test.h"
-#include "util.h"
-#include "wakeplan.h"
+#include "base/util.h"
+#include "system/wakeplan.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,0 +1,526 @@
+/*
+ * The wait record's lines, written and read (waitrecord.h; the format in
+ * docs/formats.md "Wait record"). Every line is checked whole: a field
+ * count, numbers that are numbers, stack ids that exist, a state letter
+ * the format names, times in order; the first wrong line stops the read
+ * with file:line. Only a last line without its newline is forgiven (a
+ * live file read while, or after, its writer died mid-line), and said.
+ */
+#include "formats/waitrecord.h"
+#include "base/unzstd.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#define MAX_FIELDS 24                   /* of any line but a stack's */
+#define MAX_SPLIT (2 + HB_WAITREC_MAX_FRAMES + 1)
+#define OFF_FIELDS 20
+#define BIO_FIELDS 8
+
+void waitrec_init(struct waitrec *w)
+{
+	memset(w, 0, sizeof(*w));
+	kvfile_init(&w->meta);
+	kvfile_init(&w->trailer);
+}
+
+void waitrec_release(struct waitrec *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->n_stack; i++) {
+		for (size_t k = 0; k < w->stack[i].n; k++)
+			free(w->stack[i].fn[k]);
+		free(w->stack[i].fn);
+	}
+	free(w->stack);
+	free(w->thread);
+	free(w->off);
+	free(w->bio);
+	kvfile_release(&w->meta);
+	kvfile_release(&w->trailer);
+	waitrec_init(w);
+}
+
+/* --- writing --- */
+
+/* A name as one field: no tab, no newline. */
+static void put_field_text(struct strbuf *sb, const char *s, size_t max)
+{
+	for (size_t i = 0; i < max && s[i]; i++)
+		strbuf_addch(sb, s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ? '?' : s[i]);
+}
+
+void waitrec_put_header(struct strbuf *sb)
+{
+	strbuf_addf(sb, "hbwaits\t%d\n", HB_WAITREC_VERSION);
+}
+
+/* A "meta" or "trailer" line: KIND<TAB>KEY=VALUE. */
+static void put_kv(struct strbuf *sb, const char *kind, const char *key, const char *value)
+{
+	strbuf_addstr(sb, kind);
+	strbuf_addch(sb, '\t');
+	put_field_text(sb, key, SIZE_MAX);
+	strbuf_addch(sb, '=');
+	put_field_text(sb, value, SIZE_MAX);
+	strbuf_addch(sb, '\n');
+}
+
+void waitrec_put_meta(struct strbuf *sb, const char *key, const char *value)
+{
+	put_kv(sb, "meta", key, value);
+}
+
+void waitrec_put_thread(struct strbuf *sb, const struct wr_thread *t)
+{
+	strbuf_addf(sb, "thread\t%" PRId32 "\t%" PRId32 "\t", t->tid, t->tgid);
+	put_field_text(sb, t->comm, sizeof(t->comm));
+	strbuf_addch(sb, '\n');
+}
+
+void waitrec_put_stack(struct strbuf *sb, uint32_t id, const char *const *fn, size_t n)
+{
+	strbuf_addf(sb, "stack\t%" PRIu32, id);
+	for (size_t i = 0; i < n; i++) {
+		strbuf_addch(sb, '\t');
+		put_field_text(sb, fn[i], SIZE_MAX);
+	}
+	strbuf_addch(sb, '\n');
+}
+
+/* A number and the tab before it, without printf: the recorder writes
+ * hundreds of lines a second beside the game, and vsnprintf's parsing of
+ * the format was most of a line's cost. */
+static void add_num(struct strbuf *sb, uint64_t v, bool neg, unsigned base)
+{
+	char buf[28];
+	size_t n = sizeof(buf);
+
+	do {
+		buf[--n] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	if (base == 16) {
+		buf[--n] = 'x';
+		buf[--n] = '0';
+	}
+	if (neg)
+		buf[--n] = '-';
+	buf[--n] = '\t';
+	strbuf_add(sb, buf + n, sizeof(buf) - n);
+}
+
+static void add_u64(struct strbuf *sb, uint64_t v)
+{
+	add_num(sb, v, false, 10);
+}
+
+static void add_i64(struct strbuf *sb, int64_t v)
+{
+	add_num(sb, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0, 10);
+}
+
+void waitrec_put_off(struct strbuf *sb, const struct wr_off *o)
+{
+	strbuf_addstr(sb, "off");
+	add_i64(sb, o->tid);
+	add_u64(sb, o->off_ns);
+	add_u64(sb, o->on_ns);
+	add_u64(sb, o->wake_ns);
+	strbuf_addch(sb, '\t');
+	strbuf_addch(sb, o->state);
+	add_u64(sb, o->stack);
+	add_i64(sb, o->waker_tid);
+	add_u64(sb, o->waker_stack);
+	add_u64(sb, o->run_ns);
+	add_u64(sb, o->runq_ns);
+	add_u64(sb, o->sleep_ns);
+	add_u64(sb, o->faults);
+	add_num(sb, o->fault_addr, false, 16);
+	add_i64(sb, o->blkio_ns);
+	add_i64(sb, o->swapin_ns);
+	add_i64(sb, o->reclaim_ns);
+	add_i64(sb, o->thrash_ns);
+	add_i64(sb, o->compact_ns);
+	strbuf_addch(sb, '\t');
+	put_field_text(sb, o->syscall[0] ? o->syscall : "?", sizeof(o->syscall));
+	strbuf_addch(sb, '\n');
+}
+
+void waitrec_put_bio(struct strbuf *sb, const struct wr_bio *b)
+{
+	strbuf_addf(sb, "bio\t%" PRId32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu32 ":%" PRIu32
+		    "\t%c\t%" PRIu64 "\t%" PRId32 "\n", b->tid, b->start_ns, b->done_ns, b->major,
+		    b->minor, b->op, b->bytes, b->error);
+}
+
+void waitrec_put_lost(struct strbuf *sb, uint64_t n)
+{
+	strbuf_addf(sb, "lost\t%" PRIu64 "\n", n);
+}
+
+/* --- reading --- */
+
+struct line {
+	const char *name;
+	int no;
+	char *f[MAX_SPLIT];
+	int n;
+};
+
+static int bad(const struct line *l, struct strbuf *err, const char *what)
+{
+	strbuf_addf(err, "%s:%d: %s", l->name, l->no, what);
+	return -EINVAL;
+}
+
+static int u64_field(const struct line *l, int i, uint64_t *out, struct strbuf *err)
+{
+	const char *s = l->f[i];
+
+	if (str_startswith(s, "0x")) {
+		char *end;
+
+		errno = 0;
+		*out = strtoull(s + 2, &end, 16);
+		if (s[2] && !*end && !errno)
+			return 0;
+	} else if (safe_atou64(s, out) == 0) {
+		return 0;
+	}
+	strbuf_addf(err, "%s:%d: field %d '%s' is not a whole number", l->name, l->no, i + 1, s);
+	return -EINVAL;
+}
+
+static int i64_field(const struct line *l, int i, int64_t lo, int64_t hi, int64_t *out,
+		     struct strbuf *err)
+{
+	if (safe_atoi64(l->f[i], out) == 0 && *out >= lo && *out <= hi)
+		return 0;
+	strbuf_addf(err, "%s:%d: field %d '%s' is not a number in %" PRId64 "..%" PRId64, l->name,
+		    l->no, i + 1, l->f[i], lo, hi);
+	return -EINVAL;
+}
+
+static int tid_field(const struct line *l, int i, int32_t lo, int32_t *out, struct strbuf *err)
+{
+	int64_t v;
+
+	if (i64_field(l, i, lo, INT32_MAX, &v, err) < 0)
+		return -EINVAL;
+	*out = (int32_t)v;
+	return 0;
+}
+
+static int stack_field(const struct waitrec *w, const struct line *l, int i, uint32_t *out,
+		       struct strbuf *err)
+{
+	int64_t v;
+
+	if (i64_field(l, i, 0, (int64_t)w->n_stack, &v, err) < 0)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int add_kv(struct kvfile *kf, const struct line *l, struct strbuf *err)
+{
+	char *eq = l->n == 2 ? strchr(l->f[1], '=') : NULL;
+
+	if (!eq)
+		return bad(l, err, "want KEY=VALUE");
+	*eq = '\0';
+	if (!kvfile_valid_key(l->f[1]))
+		return bad(l, err, "not a valid key");
+	kvfile_add(kf, l->f[1], eq + 1);
+	return 0;
+}
+
+static int parse_thread(struct waitrec *w, const struct line *l, struct strbuf *err)
+{
+	struct wr_thread t = { 0 };
+
+	if (l->n != 4)
+		return bad(l, err, "a thread line wants TID TGID COMM");
+	if (tid_field(l, 1, 0, &t.tid, err) < 0 || tid_field(l, 2, 0, &t.tgid, err) < 0)
+		return -EINVAL;
+	snprintf(t.comm, sizeof(t.comm), "%s", l->f[3]);
+	w->thread = xrealloc(w->thread, (w->n_thread + 1) * sizeof(*w->thread));
+	w->thread[w->n_thread++] = t;
+	return 0;
+}
+
+static int parse_stack(struct waitrec *w, const struct line *l, struct strbuf *err)
+{
+	struct wr_stack s = { 0 };
+	int64_t id;
+
+	if (l->n < 2)
+		return bad(l, err, "a stack line wants ID and its functions");
+	if (i64_field(l, 1, 1, INT32_MAX, &id, err) < 0)
+		return -EINVAL;
+	if ((uint64_t)id != w->n_stack + 1)
+		return bad(l, err, "stack ids count from 1 in the order written");
+	if (l->n - 2 > HB_WAITREC_MAX_FRAMES)
+		return bad(l, err, "a stack of more functions than the format keeps");
+	s.n = (size_t)(l->n - 2);
+	s.fn = zalloc((s.n + 1) * sizeof(*s.fn));
+	for (size_t i = 0; i < s.n; i++)
+		s.fn[i] = xstrdup(l->f[2 + i]);
+	w->stack = xrealloc(w->stack, (w->n_stack + 1) * sizeof(*w->stack));
+	w->stack[w->n_stack++] = s;
+	return 0;
+}
+
+static int parse_delays(const struct line *l, struct wr_off *o, struct strbuf *err)
+{
+	int64_t *d[] = { &o->blkio_ns, &o->swapin_ns, &o->reclaim_ns, &o->thrash_ns, &o->compact_ns };
+
+	for (int i = 0; i < 5; i++)
+		if (i64_field(l, 14 + i, -1, INT64_MAX, d[i], err) < 0)
+			return -EINVAL;
+	return 0;
+}
+
+static int parse_off(struct waitrec *w, const struct line *l, struct strbuf *err)
+{
+	struct wr_off o = { 0 };
+
+	if (l->n != OFF_FIELDS)
+		return bad(l, err, "an off line wants 19 fields (docs/formats.md)");
+	if (tid_field(l, 1, 1, &o.tid, err) < 0 || u64_field(l, 2, &o.off_ns, err) < 0 ||
+	    u64_field(l, 3, &o.on_ns, err) < 0 || u64_field(l, 4, &o.wake_ns, err) < 0 ||
+	    stack_field(w, l, 6, &o.stack, err) < 0 || tid_field(l, 7, -1, &o.waker_tid, err) < 0 ||
+	    stack_field(w, l, 8, &o.waker_stack, err) < 0 || u64_field(l, 9, &o.run_ns, err) < 0 ||
+	    u64_field(l, 10, &o.runq_ns, err) < 0 || u64_field(l, 11, &o.sleep_ns, err) < 0 ||
+	    u64_field(l, 12, &o.faults, err) < 0 || u64_field(l, 13, &o.fault_addr, err) < 0 ||
+	    parse_delays(l, &o, err) < 0)
+		return -EINVAL;
+	if (strlen(l->f[5]) != 1 || !strchr("RSDITX?", l->f[5][0]))
+		return bad(l, err, "STATE is one of R S D I T X ?");
+	if (!l->f[19][0] || strlen(l->f[19]) >= sizeof(o.syscall) ||
+	    strspn(l->f[19], "abcdefghijklmnopqrstuvwxyz0123456789_-?") != strlen(l->f[19]))
+		return bad(l, err, "SYSCALL is a system call's name, - or ?");
+	snprintf(o.syscall, sizeof(o.syscall), "%s", l->f[19]);
+	o.state = l->f[5][0];
+	if (o.on_ns < o.off_ns)
+		return bad(l, err, "ON_NS before OFF_NS");
+	if (o.wake_ns && (o.wake_ns < o.off_ns || o.wake_ns > o.on_ns))
+		return bad(l, err, "WAKE_NS outside OFF_NS..ON_NS");
+	w->off = xrealloc(w->off, (w->n_off + 1) * sizeof(*w->off));
+	w->off[w->n_off++] = o;
+	return 0;
+}
+
+static int parse_bio(struct waitrec *w, const struct line *l, struct strbuf *err)
+{
+	struct wr_bio b = { 0 };
+	int64_t e;
+
+	if (l->n != BIO_FIELDS)
+		return bad(l, err, "a bio line wants TID START_NS DONE_NS MAJ:MIN OP BYTES ERROR");
+	if (tid_field(l, 1, 1, &b.tid, err) < 0 || u64_field(l, 2, &b.start_ns, err) < 0 ||
+	    u64_field(l, 3, &b.done_ns, err) < 0 || u64_field(l, 6, &b.bytes, err) < 0 ||
+	    i64_field(l, 7, INT32_MIN, INT32_MAX, &e, err) < 0)
+		return -EINVAL;
+	b.error = (int32_t)e;
+	if (sscanf(l->f[4], "%" SCNu32 ":%" SCNu32, &b.major, &b.minor) != 2)
+		return bad(l, err, "the device is MAJ:MIN");
+	if (strlen(l->f[5]) != 1 || !strchr("RWFD?", l->f[5][0]))
+		return bad(l, err, "OP is one of R W F D ?");
+	b.op = l->f[5][0];
+	if (b.done_ns < b.start_ns)
+		return bad(l, err, "DONE_NS before START_NS");
+	w->bio = xrealloc(w->bio, (w->n_bio + 1) * sizeof(*w->bio));
+	w->bio[w->n_bio++] = b;
+	return 0;
+}
+
+static int parse_line(struct waitrec *w, struct line *l, bool *data_seen, struct strbuf *err)
+{
+	const char *k = l->f[0];
+	uint64_t n;
+
+	if (l->no == 1) {
+		if (l->n == 2 && strcmp(k, "hbwaits") == 0 && strcmp(l->f[1], "1") == 0)
+			return 0;
+		return bad(l, err, "not a wait record of version 1 (want 'hbwaits<TAB>1')");
+	}
+	if (strcmp(k, "meta") == 0) {
+		if (*data_seen)
+			return bad(l, err, "a meta line after the data began");
+		return add_kv(&w->meta, l, err);
+	}
+	*data_seen = true;
+	if (strcmp(k, "trailer") == 0)
+		return add_kv(&w->trailer, l, err);
+	if (w->trailer.n)
+		return bad(l, err, "a data line after the trailer");
+	if (strcmp(k, "thread") == 0)
+		return parse_thread(w, l, err);
+	if (strcmp(k, "stack") == 0)
+		return parse_stack(w, l, err);
+	if (strcmp(k, "off") == 0)
+		return parse_off(w, l, err);
+	if (strcmp(k, "bio") == 0)
+		return parse_bio(w, l, err);
+	if (strcmp(k, "follow") == 0) {
+		int32_t pid;
+
+		if (l->n != 3 || tid_field(l, 1, 1, &pid, err) < 0 || u64_field(l, 2, &n, err) < 0)
+			return bad(l, err, "a follow line wants PID NS");
+		return 0;
+	}
+	if (strcmp(k, "lost") == 0) {
+		if (l->n != 2 || u64_field(l, 1, &n, err) < 0)
+			return bad(l, err, "a lost line wants N");
+		w->lost += n;
+		return 0;
+	}
+	return bad(l, err, "not a line the format has (meta thread stack off bio follow lost trailer)");
+}
+
+/* Splits a line in place at tabs. */
+static int split(char *s, struct line *l)
+{
+	l->n = 0;
+	for (;;) {
+		if (l->n == MAX_SPLIT || (l->n == MAX_FIELDS && strcmp(l->f[0], "stack") != 0))
+			return -1;
+		l->f[l->n++] = s;
+		s = strchr(s, '\t');
+		if (!s)
+			return 0;
+		*s++ = '\0';
+	}
+}
+
+int waitrec_parse(const char *text, size_t len, const char *name, struct waitrec *w,
+		  struct strbuf *err)
+{
+	char *copy = xstrndup(text, len), *p = copy;
+	bool data_seen = false;
+	struct line l = { .name = name };
+	int r = 0;
+
+	waitrec_init(w);
+	if (strlen(copy) != len) {
+		free(copy);
+		strbuf_addf(err, "%s: a NUL byte in a text record", name);
+		return -EINVAL;
+	}
+	while (*p && r == 0) {
+		char *nl = strchr(p, '\n');
+		l.no++;
+		if (!nl) {
+			w->cut = true;
+			break;
+		}
+		*nl = '\0';
+		if (split(p, &l) < 0)
+			r = bad(&l, err, "too many fields");
+		else
+			r = parse_line(w, &l, &data_seen, err);
+		p = nl + 1;
+	}
+	if (r == 0 && l.no == 0)
+		r = bad(&(struct line){ .name = name, .no = 1 }, err, "empty: not a wait record");
+	free(copy);
+	if (r < 0)
+		waitrec_release(w);
+	return r;
+}
+
+int waitrec_load(const char *path, struct waitrec *w, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	const char *why = NULL;
+	char *data;
+	size_t len;
+	int r;
+
+	waitrec_init(w);
+	r = read_file(path, &data, &len);
+	if (r < 0) {
+		if (r != -ENOENT)
+			strbuf_addf(err, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	if (len >= 4 && memcmp(data, "\x28\xb5\x2f\xfd", 4) == 0) {
+		r = unzstd(data, len, HB_WAITREC_MAX, &text, &why);
+		if (r < 0)
+			strbuf_addf(err, "%s: %s", path, why);
+	} else if (len > HB_WAITREC_MAX) {
+		strbuf_addf(err, "%s: over %u MiB: not read", path, HB_WAITREC_MAX >> 20);
+		r = -EFBIG;
+	} else {
+		strbuf_add(&text, data, len);
+	}
+	free(data);
+	if (r == 0)
+		r = waitrec_parse(text.buf ? text.buf : "", text.len, path, w, err);
+	strbuf_release(&text);
+	return r;
+}
+
+const struct wr_thread *waitrec_thread(const struct waitrec *w, int32_t tid)
+{
+	/* the last line of a thread is its newest name */
+	for (size_t i = w->n_thread; i-- > 0;)
+		if (w->thread[i].tid == tid)
+			return &w->thread[i];
+	return NULL;
+}
+
+const struct wr_stack *waitrec_stack(const struct waitrec *w, uint32_t id)
+{
+	return id >= 1 && id <= w->n_stack ? &w->stack[id - 1] : NULL;
+}
+
+const char *waitrec_dev_name(const struct waitrec *w, uint32_t major, uint32_t minor)
+{
+	char key[40];
+
+	snprintf(key, sizeof(key), "dev.%" PRIu32 ".%" PRIu32, major, minor);
+	return kvfile_get(&w->meta, key);
+}
+
+int waitrec_pack(const char *live_path, const char *out_path, const struct kvfile *trailer,
+		 struct strbuf *err)
+{
+	struct strbuf raw = STRBUF_INIT;
+	char *data, *z;
+	size_t len, cap, n;
+	int r;
+
+	r = read_file(live_path, &data, &len);
+	if (r < 0) {
+		strbuf_addf(err, "%s: %s", live_path, strerror(-r));
+		return r;
+	}
+	strbuf_add(&raw, data, len);
+	free(data);
+	/* a line the writer did not finish is not data: cut it */
+	while (raw.len && raw.buf[raw.len - 1] != '\n')
+		raw.buf[--raw.len] = '\0';
+	for (size_t i = 0; trailer && i < trailer->n; i++)
+		put_kv(&raw, "trailer", trailer->items[i].key, trailer->items[i].value);
+	cap = ZSTD_compressBound(raw.len);
+	z = xrealloc(NULL, cap ? cap : 1);
+	n = ZSTD_compress(z, cap, raw.buf ? raw.buf : "", raw.len, 9);
+	if (ZSTD_isError(n)) {
+		strbuf_addf(err, "%s: zstd: %s", out_path, ZSTD_getErrorName(n));
+		r = -EIO;
+	} else if ((r = write_file_atomic(out_path, z, n, 0644)) < 0) {
+		strbuf_addf(err, "%s: %s", out_path, strerror(-r));
+	}
+	free(z);
+	strbuf_release(&raw);
+	return r;
+}
