@@ -125,7 +125,7 @@ INPUT_LIBS = $(shell $(PKG_CONFIG) --libs x11 libevdev)
 XTEST_LIBS = $(shell $(PKG_CONFIG) --libs xtst x11 libevdev)
 
 COMMON_OBJ   := $(patsubst %.c,$(B)/%.o,$(wildcard common/*/*.c))
-ANALYSIS_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard analysis/*.c))
+ANALYSIS_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard analysis/*/*.c))
 RUNNER_OBJ   := $(patsubst %.c,$(B)/%.o,$(filter-out bench/main.c,$(wildcard bench/*.c)))
 LIB_OBJ      := $(COMMON_OBJ) $(ANALYSIS_OBJ) $(RUNNER_OBJ)
 # What each layer's sources see. Tests see every layer (and harness/ for the

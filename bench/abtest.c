@@ -6,8 +6,8 @@
 #include "cmdargs.h"
 #include "base/exitcodes.h"
 #include "text/kvfile.h"
-#include "run.h"
-#include "report.h"
+#include "run/run.h"
+#include "report/report.h"
 #include "text/jsonout.h"
 #include "base/util.h"
 

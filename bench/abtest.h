@@ -1,7 +1,7 @@
 /*
  * A two-cell batch read as pairs (hitchbench ab while it runs, compare
  * --paired afterwards): each round's two runs reduced to the log-ratio of
- * a metric, the sequential test of analysis/sequential.h run over the
+ * a metric, the sequential test of analysis/stats/sequential.h run over the
  * rounds in order, its state kept in the batch's ab.txt, and the lines
  * both commands print (one per pair, then the verdict). Command-layer
  * code: it loads run directories and prints.
@@ -13,8 +13,8 @@
 #include <stdio.h>
 
 #include "batch.h"
-#include "metrics.h"
-#include "sequential.h"
+#include "metrics/metrics.h"
+#include "stats/sequential.h"
 
 #define HB_AB_FORMAT 1
 

@@ -3,7 +3,7 @@
  */
 #include "batch-run.h"
 #include "quiet-session.h"
-#include "run.h"
+#include "run/run.h"
 #include "rundirs.h"
 #include "base/timeutil.h"
 
@@ -78,7 +78,7 @@ static void headline(const struct report_row *row, bool have, double stall_ms, s
 }
 
 /* Loads a finished run, indexes it, and says how it went. *check_failed
- * is why its data failed an integrity check (analysis/run-check.c), the
+ * is why its data failed an integrity check (analysis/run/run-check.c), the
  * caller's to free, or NULL: such a run counts as invalid, like one an
  * observer marked. */
 static int take_run(struct batch_run *br, const struct run_outcome *o, const char *prefix,

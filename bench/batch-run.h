@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "batch.h"
-#include "report.h"
+#include "report/report.h"
 #include "labsync.h"
 #include "resultsdb.h"
 #include "runner.h"

@@ -1,7 +1,7 @@
 /*
  * hitchbench ab: an A/B that stops when it knows. One batch of
  * counterbalanced pairs of runs (A B, then B A, ...), and after each pair
- * the paired sequential test of analysis/sequential.h: a line per pair,
+ * the paired sequential test of analysis/stats/sequential.h: a line per pair,
  * and a stop at its verdict or at the cap. The batch is run's own
  * (batch_command(): the same options, directory, database, --resume), with
  * the test's state in its ab.txt.

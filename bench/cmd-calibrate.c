@@ -4,15 +4,15 @@
  * (A'), which behave the same, and SLOWDOWN=PCT (B), a known effect; then,
  * per metric, the spread of the runs, how often compare and the
  * sequential test call A and A' DIFFERENT, the smallest effect N rounds
- * can see, and whether they found the known one (analysis/calibrate.h).
+ * can see, and whether they found the known one (analysis/stats/calibrate.h).
  */
 #include "batch.h"
 #include "batch-run.h"
-#include "calibrate.h"
+#include "stats/calibrate.h"
 #include "cmd.h"
 #include "base/exitcodes.h"
-#include "metrics.h"
-#include "run.h"
+#include "metrics/metrics.h"
+#include "run/run.h"
 #include "runargs.h"
 #include "base/util.h"
 

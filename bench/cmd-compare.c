@@ -1,7 +1,7 @@
 /*
  * hitchbench compare: do two sets of runs differ? Medians, their ratio, a
  * bootstrap interval of the difference, Mann-Whitney and
- * Kolmogorov-Smirnov, and Pinpoint's verdict (analysis/stats.h), from the
+ * Kolmogorov-Smirnov, and Pinpoint's verdict (analysis/stats/stats.h), from the
  * results database. The exit code is the verdict, so a script can gate on
  * it: 0 SAME, 3 DIFFERENT, 4 UNKNOWN.
  */
@@ -10,9 +10,9 @@
 #include "cmdargs.h"
 #include "base/exitcodes.h"
 #include "text/jsonout.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 #include "resultsdb-query.h"
-#include "stats.h"
+#include "stats/stats.h"
 #include "base/util.h"
 
 #include <errno.h>

@@ -9,7 +9,7 @@
 #include "base/exitcodes.h"
 #include "text/jsonout.h"
 #include "resultsdb.h"
-#include "run.h"
+#include "run/run.h"
 #include "reportrows.h"
 #include "rundirs.h"
 #include "sqldb.h"

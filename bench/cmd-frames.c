@@ -18,8 +18,8 @@
 #include "cmd.h"
 #include "cmdargs.h"
 #include "base/exitcodes.h"
-#include "run.h"
-#include "swapchain.h"
+#include "run/run.h"
+#include "run/swapchain.h"
 
 #include <getopt.h>
 #include <inttypes.h>

@@ -1,14 +1,14 @@
 /*
  * hitchbench interference-scan: what saved run directories still show of
- * someone using the machine during the run (analysis/intfscan.h), as a
+ * someone using the machine during the run (analysis/interference/intfscan.h), as a
  * list of suspects with their evidence; --write adds the new ones to the
- * interfered file (analysis/interfered.h), which report and matrix read.
+ * interfered file (analysis/interference/interfered.h), which report and matrix read.
  */
 #include "cmd.h"
 #include "cmdargs.h"
 #include "base/exitcodes.h"
-#include "interfered.h"
-#include "intfscan.h"
+#include "interference/interfered.h"
+#include "interference/intfscan.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,14 +1,14 @@
 /*
  * hitchbench matrix: each game and run name against each batch or kernel,
- * one CSV per metric (analysis/matrix.h has the layout), from the results
+ * one CSV per metric (analysis/report/matrix.h has the layout), from the results
  * database or from run directories. make bench-matrix runs the batches
  * recipes/matrix.ini lists and then this.
  */
 #include "cmd.h"
 #include "cmdargs.h"
 #include "base/exitcodes.h"
-#include "interfered.h"
-#include "matrix.h"
+#include "interference/interfered.h"
+#include "report/matrix.h"
 #include "reportrows.h"
 
 #include <errno.h>

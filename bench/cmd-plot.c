@@ -1,16 +1,16 @@
 /*
  * hitchbench plot: pictures of runs, matrices and kernel trends (PNG and
- * SVG, drawn by gnuplot through analysis/plot.c). This file only gathers
+ * SVG, drawn by gnuplot through analysis/plot/plot.c). This file only gathers
  * the data (run directories, a matrix CSV, a trend TSV) and names the
  * files; what each picture shows is in docs/plots.md.
  */
 #include "cmd.h"
 #include "cmdargs.h"
 #include "base/exitcodes.h"
-#include "plot.h"
-#include "plot-inputs.h"
-#include "plot-runs.h"
-#include "run.h"
+#include "plot/plot.h"
+#include "plot/plot-inputs.h"
+#include "plot/plot-runs.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -123,7 +123,7 @@ static int report(const struct plot_out *out, int r, struct strbuf *err)
 	return HB_EXIT_OK;
 }
 
-/* Loaded runs and their pictures' data (analysis/plot-runs.h). */
+/* Loaded runs and their pictures' data (analysis/plot/plot-runs.h). */
 struct loaded_runs {
 	struct argv_list dirs;
 	struct run *runs;

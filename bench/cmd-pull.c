@@ -7,7 +7,7 @@
  */
 #include "cmd.h"
 #include "base/exitcodes.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 #include "remote-run.h"
 #include "base/timeutil.h"
 

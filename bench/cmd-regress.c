@@ -1,17 +1,17 @@
 /*
  * hitchbench regress: a metric of one run name across kernel versions,
  * in version order, with the change points E-divisive finds
- * (analysis/changepoint.h). Exit 3 when there is a change point (in either
+ * (analysis/stats/changepoint.h). Exit 3 when there is a change point (in either
  * direction), 0 when there is none.
  */
-#include "changepoint.h"
+#include "stats/changepoint.h"
 #include "cmd.h"
 #include "cmdargs.h"
 #include "base/exitcodes.h"
 #include "text/jsonout.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 #include "resultsdb-query.h"
-#include "stats.h"
+#include "stats/stats.h"
 #include "base/util.h"
 
 #include <getopt.h>

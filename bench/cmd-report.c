@@ -6,9 +6,9 @@
 #include "cmd.h"
 #include "cmdargs.h"
 #include "base/exitcodes.h"
-#include "interfered.h"
-#include "report.h"
-#include "report-html.h"
+#include "interference/interfered.h"
+#include "report/report.h"
+#include "report/report-html.h"
 #include "report-paired.h"
 #include "reportrows.h"
 

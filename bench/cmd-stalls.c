@@ -1,6 +1,6 @@
 /*
  * hitchbench stalls: why each run stalled, stall by stall, from its stall
- * record and its wait record (analysis/stallcause.h, analysis/stallbpf.h,
+ * record and its wait record (analysis/stalls/stallcause.h, analysis/stalls/stallbpf.h,
  * docs/stalls.md): the records' sources and their own cost, how the frames
  * and t0 alignments agree, a table per section (load, warm-up, window)
  * with the waits of each stall the wait record decided, and the seconds
@@ -10,8 +10,8 @@
 #include "cmdargs.h"
 #include "base/exitcodes.h"
 #include "text/jsonout.h"
-#include "run.h"
-#include "stallcause.h"
+#include "run/run.h"
+#include "stalls/stallcause.h"
 
 #include <errno.h>
 #include <getopt.h>

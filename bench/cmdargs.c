@@ -4,7 +4,7 @@
 #include "cmdargs.h"
 #include "cmd.h"
 #include "base/exitcodes.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 #include "rundirs.h"
 #include "text/suggest.h"
 

@@ -10,8 +10,8 @@
 #define HB_CMDARGS_H
 
 #include "text/argv.h"
-#include "report.h"
-#include "run.h"
+#include "report/report.h"
+#include "run/run.h"
 
 /* An input file or directory the user named: HB_EXIT_OK when it exists,
  * else "cannot open 'PATH': No such file or directory" and HB_EXIT_USAGE. */

@@ -5,8 +5,8 @@
  */
 #include "framesource.h"
 #include "formats/frames.h"
-#include "import.h"
-#include "stats.h"
+#include "import/import.h"
+#include "stats/stats.h"
 #include "base/timeutil.h"
 
 #include <dirent.h>

@@ -3,7 +3,7 @@
  * `frames = gallium-hud`. The hook still runs in every run (the runner
  * finds the first frame and times the window with it); the tool named
  * writes its own log into the game's HOME, and after the run that log,
- * read by analysis/import.c's parsers, becomes the run's frames.bin, its
+ * read by analysis/import/import.c's parsers, becomes the run's frames.bin, its
  * present times placed on the hook's clock (framesource_align). The hook's
  * own frames stay beside it as hook-frames.bin. docs/formats.md says what
  * each source writes and the bench.txt keys.

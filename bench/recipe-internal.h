@@ -43,7 +43,7 @@ enum section_kind {
 	SECTION_NONE,
 	SECTION_RECIPE,
 	SECTION_VARIANT,
-	SECTION_RELOAD,             /* the analysis's reload rule (analysis/reload.h) */
+	SECTION_RELOAD,             /* the analysis's reload rule (analysis/run/reload.h) */
 	SECTION_INPUT,              /* steps played into the game (inputsteps.h) */
 };
 

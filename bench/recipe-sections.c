@@ -1,7 +1,7 @@
 /*
  * A recipe's sections: the headers ([recipe], [variant NAME], [reload],
  * [input]) and the keys of [reload] and [input], which are not the
- * recipe's schema but the analysis's (analysis/reload.h) and the input
+ * recipe's schema but the analysis's (analysis/run/reload.h) and the input
  * steps' (inputsteps.h). The family is in recipe-internal.h.
  */
 #include "recipe-internal.h"

@@ -12,7 +12,7 @@
 
 #include "text/argv.h"
 #include "input/inputsteps.h"
-#include "reload.h"
+#include "run/reload.h"
 #include "base/util.h"
 
 /* The recipe format this parser reads (recipes/README.md). Unknown keys
@@ -31,7 +31,7 @@ enum frame_source {
 	FRAMES_GALLIUM_HUD, /* Mesa's GALLIUM_HUD frame-time dump (likewise) */
 	FRAMES_VULKAN,      /* the hook as for FRAMES_HOOK (its Vulkan layer in every run),
 	                     * and the run is invalid unless the window's frames came
-	                     * from vkQueuePresentKHR (analysis/run-check-api.c) */
+	                     * from vkQueuePresentKHR (analysis/run/run-check-api.c) */
 };
 
 /* "hook", "mangohud", "gallium-hud", "vulkan". */

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "report-html.h"
+#include "report/report-html.h"
 
 /* For each argument that is a batch directory (it has batch.txt) of
  * exactly two cells, the test's lines, titled with the batch; into *out

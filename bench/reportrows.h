@@ -9,10 +9,10 @@
 
 #include <stddef.h>
 
-#include "interfered.h"
-#include "report.h"
+#include "interference/interfered.h"
+#include "report/report.h"
 #include "resultsdb.h"
-#include "run.h"
+#include "run/run.h"
 
 struct report_rows {
 	struct report_row *rows;    /* point into runs or db_runs */

@@ -32,7 +32,7 @@ size_t resultsdb_values_machines(const struct resultsdb_value *v, size_t n, cons
 				 const char **b);
 
 /* The metric's values of the runs that count: status "ok" (not "invalid":
- * its data passed the checks of analysis/run-check.c) and not marked
+ * its data passed the checks of analysis/run/run-check.c) and not marked
  * invalid (invalid NULL or 0), of the game whose run_name (the variant for
  * runs made before run names existed) is q->run_name, in start order.
  * Runs without a row for the metric are left out. *out (free with

@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "metrics.h"
-#include "run.h"
+#include "metrics/metrics.h"
+#include "run/run.h"
 
 struct resultsdb;
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 struct batch_hooks;
 

@@ -9,7 +9,7 @@
 #include "framesource.h"
 #include "base/hash.h"
 #include "provenance.h"
-#include "run.h"
+#include "run/run.h"
 #include "formats/sha256sums.h"
 #include "base/timeutil.h"
 

@@ -12,7 +12,7 @@
 
 #include "gameuser.h"
 #include "system/hostnoise.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 #include "text/kvfile.h"
 #include "recipe.h"
 #include "switch.h"

@@ -7,7 +7,7 @@
  * ends. SENSORS_THROTTLE=invalid marks a run during which a CPU throttled
  * as invalid: its numbers measured a machine that was not the one asked.
  */
-#include "sensorstats.h"
+#include "metrics/sensorstats.h"
 #include "switch.h"
 
 #include <errno.h>

@@ -68,7 +68,7 @@ CREATE INDEX runs_kernel_release ON runs (kernel_release);
 
 -- One row per metric value that was computed; a metric that could not be
 -- computed for a run (no frames, undefined) has no row. Names are those of
--- analysis/metrics.h (metric_defs[].name): frames, fps, p99_ms, low1, ...
+-- analysis/metrics/metrics.h (metric_defs[].name): frames, fps, p99_ms, low1, ...
 -- Rows are replaced as a whole on each import of their run.
 CREATE TABLE metrics (
 	run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,

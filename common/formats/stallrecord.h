@@ -1,7 +1,7 @@
 /*
  * The stall record: what the game's main thread and the machine were doing
  * every period of a run, written by the stall recorder (harness/stallrec-main.c,
- * the STALLS switch) and read by the stall analysis (analysis/stallcause.c).
+ * the STALLS switch) and read by the stall analysis (analysis/stalls/stallcause.c).
  * Format version 1, documented in docs/formats.md ("Stall record").
  *
  * A record is a table of int64 values: a row per sample, a column per

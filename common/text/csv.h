@@ -2,9 +2,9 @@
  * The one reader and the one writer of comma-separated files (RFC 4180).
  *
  * The reader is for every CSV hitchbench reads from elsewhere: the frame
- * logs of MangoHud and PresentMon/FrameView (analysis/import-*.c), and the
+ * logs of MangoHud and PresentMon/FrameView (analysis/import/import-*.c), and the
  * matrix CSV and trend TSV that `hitchbench plot` draws
- * (analysis/plot-inputs.c). Windows tools quote fields that hold a
+ * (analysis/plot/plot-inputs.c). Windows tools quote fields that hold a
  * comma, write CRLF and start with a UTF-8 byte order mark; a game that
  * crashed leaves its last record cut short. The reader knows all
  * of these and says which line a record came from, so a caller can write

@@ -9,7 +9,7 @@
 # same window hitchbench reads); FRAMES_CSV has a header "t_ns" and one
 # present time (ns) a line (`mkframes --synth N --csv`). Prints name=value
 # lines in hitchbench's metric order, with its digits after the point
-# (analysis/metrics.c metric_defs), stall threshold 100 ms.
+# (analysis/metrics/metrics.c metric_defs), stall threshold 100 ms.
 #
 # The same numbers the same way (docs/metrics.md):
 # - a frame is t[i] - t[i-1] (integer ns) for every present t[i] in

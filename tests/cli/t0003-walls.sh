@@ -23,16 +23,16 @@ build b/hitchbench-sampler b/hitchbench-hook.so b/walls/common.so b/walls/analys
 refused() {
 	if build "$2"; then fail "$1: $2 built"; fi
 	grep -q "$3" "$T/log" || { cat "$T/log"; fail "$1: the build failed, but not with '$3'"; }
-	rm -f harness/sampler-wall.c analysis/wall.c common/base/wall.c
+	rm -f harness/sampler-wall.c analysis/run/wall.c common/base/wall.c
 }
 
 # An include across a wall: the helpers and the analysis do not see bench/.
 echo '#include "switch.h"' >harness/sampler-wall.c
 refused "harness includes bench" b/harness/sampler-wall.o "switch.h: No such file"
-echo '#include "recipe.h"' >analysis/wall.c
-refused "analysis includes bench" b/analysis/wall.o "recipe.h: No such file"
-echo '#include "metrics.h"' >common/base/wall.c
-refused "common includes analysis" b/common/base/wall.o "metrics.h: No such file"
+echo '#include "recipe.h"' >analysis/run/wall.c
+refused "analysis includes bench" b/analysis/run/wall.o "recipe.h: No such file"
+echo '#include "metrics/metrics.h"' >common/base/wall.c
+refused "common includes analysis" b/common/base/wall.o "metrics/metrics.h: No such file"
 
 # A call across a wall, declared by hand so that it compiles.
 call() {
@@ -40,7 +40,7 @@ call() {
 }
 call switch_ctx_setenv >harness/sampler-wall.c
 refused "a helper calls the runner" b/hitchbench-sampler "undefined reference to .switch_ctx_setenv"
-call recipe_load >analysis/wall.c
+call recipe_load >analysis/run/wall.c
 refused "analysis calls the runner" b/walls/analysis.so "undefined reference to .recipe_load"
 call metrics_compute >common/base/wall.c
 refused "common calls the analysis" b/walls/common.so "undefined reference to .metrics_compute"

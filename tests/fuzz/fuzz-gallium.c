@@ -1,8 +1,8 @@
 /*
- * libFuzzer harness: analysis/import-gallium.c (a Gallium HUD dump,
+ * libFuzzer harness: analysis/import/import-gallium.c (a Gallium HUD dump,
  * `frametime_(ms)`) on any bytes, read per frame and as samples.
  */
-#include "import.h"
+#include "import/import.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /*
- * Fuzz target: results/interfered.txt (analysis/interfered.c), then a
+ * Fuzz target: results/interfered.txt (analysis/interference/interfered.c), then a
  * look-up in what it gave.
  */
-#include "interfered.h"
+#include "interference/interfered.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

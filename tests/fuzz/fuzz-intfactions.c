@@ -1,9 +1,9 @@
 /*
  * Fuzz target: a game's player actions, gamedb/GAME/interference.ini
- * (analysis/intfscan.c intf_actions_parse: regexes compiled), then each
+ * (analysis/interference/intfscan.c intf_actions_parse: regexes compiled), then each
  * line of the input matched against them as game.log lines are.
  */
-#include "intfscan.h"
+#include "interference/intfscan.h"
 #include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,9 +1,9 @@
 /*
- * libFuzzer harness: analysis/import-mangohud.c on any bytes, as a file a
+ * libFuzzer harness: analysis/import/import-mangohud.c on any bytes, as a file a
  * game's MangoHud (or a crash) could leave. Both ways of reading it: as a
  * log of frames and as an interval import.
  */
-#include "import.h"
+#include "import/import.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,12 +1,12 @@
 /*
- * Fuzz target: the metrics (analysis/metrics.c metrics_compute) over
+ * Fuzz target: the metrics (analysis/metrics/metrics.c metrics_compute) over
  * arbitrary present times. The input is read as little-endian uint64s:
  * the first two the window, the next one the stall threshold in
  * microseconds and the percentile definition, the rest the present times
  * (sorted, as every frame source gives them: metrics_compute refuses
  * others, which is checked too on the unsorted array).
  */
-#include "metrics.h"
+#include "metrics/metrics.h"
 #include "base/sort.h"
 
 static int cmp_u64(const void *a, const void *b)

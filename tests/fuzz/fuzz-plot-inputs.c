@@ -1,10 +1,10 @@
 /*
- * libFuzzer harness: what `hitchbench plot` reads, analysis/plot.c's
+ * libFuzzer harness: what `hitchbench plot` reads, analysis/plot/plot.c's
  * plot_matrix_parse (a matrix CSV) and plot_trend_parse (a trend TSV), on
  * any bytes (both parsers on each input).
  */
-#include "plot.h"
-#include "plot-inputs.h"
+#include "plot/plot.h"
+#include "plot/plot-inputs.h"
 
 #include <stdint.h>
 #include <stdlib.h>

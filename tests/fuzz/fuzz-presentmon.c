@@ -1,9 +1,9 @@
 /*
- * libFuzzer harness: analysis/import-presentmon.c (PresentMon 1.x/2.x and
+ * libFuzzer harness: analysis/import/import-presentmon.c (PresentMon 1.x/2.x and
  * FrameView CSV) on any bytes, with the default choice of process and
  * with one asked for.
  */
-#include "import.h"
+#include "import/import.h"
 
 #include <stdint.h>
 #include <stdlib.h>

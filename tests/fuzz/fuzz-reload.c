@@ -1,8 +1,8 @@
 /*
  * Fuzz target: a game's reload rule, gamedb/GAME/analysis.ini
- * (analysis/reload.c), its line regex compiled on the way.
+ * (analysis/run/reload.c), its line regex compiled on the way.
  */
-#include "reload.h"
+#include "run/reload.h"
 #include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

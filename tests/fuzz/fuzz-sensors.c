@@ -1,9 +1,9 @@
 /*
- * Fuzz target: a run's sensor samples (analysis/sensorstats.c), as text
+ * Fuzz target: a run's sensor samples (analysis/metrics/sensorstats.c), as text
  * (sensors_summarize_text) and, for input that is zstd, through the
  * bounded decompression sensors_summarize() reads sensors.tsv.zst with.
  */
-#include "sensorstats.h"
+#include "metrics/sensorstats.h"
 #include "base/unzstd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

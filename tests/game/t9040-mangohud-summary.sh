@@ -2,7 +2,7 @@
 # MangoHud's own summary against ours: dsda-doom (OpenGL, llvmpipe) plays
 # Freedoom's DEMO2 under Xvfb with Debian's MangoHud logging every frame;
 # the four summary numbers hitchbench computes from MangoHud's CSV
-# (tests/tools/mhsummary -> analysis/mangohud-summary.c, the 0.6.8 formula
+# (tests/tools/mhsummary -> analysis/metrics/mangohud-summary.c, the 0.6.8 formula
 # inferred from the log's 12 columns) must print exactly what MangoHud wrote
 # in its _summary.csv. The game runs as the unprivileged user when run as
 # root, as the runner would run it.

@@ -1,13 +1,13 @@
 /*
  * mhsummary LOG.csv [0.6.8|0.8]: the four MangoHud summary numbers hitchbench
- * computes (analysis/mangohud-summary.c) from a MangoHud log's frame times,
+ * computes (analysis/metrics/mangohud-summary.c) from a MangoHud log's frame times,
  * printed the way MangoHud prints them in _summary.csv ("%.1f", comma
  * separated), for tests/game/t9040 to compare with the summary MangoHud
  * wrote. The formula is the one given, else inferred from the log's columns:
  * 12 columns with whole-microsecond frame times are MangoHud 0.6.x.
  * Exit 0, 1 when the log cannot be read, 2 on usage.
  */
-#include "mangohud-summary.h"
+#include "metrics/mangohud-summary.h"
 #include "mhlog.h"
 
 #include <stdio.h>

@@ -7,7 +7,7 @@
  *
  * usage: seqsim [SEQUENCES [EFFECT [MAX_PAIRS]]]
  */
-#include "sequential.h"
+#include "stats/sequential.h"
 #include "base/util.h"
 
 #include <math.h>

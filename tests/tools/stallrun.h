@@ -1,6 +1,6 @@
 /*
  * A hand-made run with a stall record: one 200 ms stall of each cause the
- * stall analysis knows (analysis/stallcause.h), including those this
+ * stall analysis knows (analysis/stalls/stallcause.h), including those this
  * machine cannot produce (fence waits, zram and VRAM swap-ins, GPU memory
  * growth, runnable without a CPU). Shared by tests/unit/test-stallcause.c
  * and tests/tools/mkstallrun.c (for tests/cli/t1000-stalls.sh).

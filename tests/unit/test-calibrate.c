@@ -1,11 +1,11 @@
 /*
- * analysis/calibrate.c: the figures of hitchbench calibrate on synthetic
+ * analysis/stats/calibrate.c: the figures of hitchbench calibrate on synthetic
  * batches of known noise (seeded), where each figure has a value it must
  * come near: the spread that was put in, false-positive rates within
  * their tests' error rates, the minimum detectable effect by its formula,
  * and a known effect found.
  */
-#include "calibrate.h"
+#include "stats/calibrate.h"
 #include "test.h"
 #include "base/util.h"
 

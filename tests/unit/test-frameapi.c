@@ -1,5 +1,5 @@
 /*
- * Which API a run's frames came from (analysis/run-check-api.c), on frame
+ * Which API a run's frames came from (analysis/run/run-check-api.c), on frame
  * files made as the runner makes them (version 2, event slots before the
  * records) and as version 1 wrote them: the window's frames counted by
  * source with the window's edges as metrics count them, frames_api's
@@ -10,7 +10,7 @@
 
 #include "formats/frames.h"
 #include "text/kvfile.h"
-#include "run.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <stdlib.h>

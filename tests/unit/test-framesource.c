@@ -8,7 +8,7 @@
 
 #include "framesource.h"
 #include "formats/frames.h"
-#include "import.h"
+#include "import/import.h"
 #include "stage.h"
 
 #include <errno.h>

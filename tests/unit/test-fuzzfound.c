@@ -10,7 +10,7 @@
 #include "formats/frames.h"
 #include "text/kvfile.h"
 #include "text/regexlimit.h"
-#include "reload.h"
+#include "run/reload.h"
 #include "formats/stallrecord.h"
 #include "base/unzstd.h"
 #include "base/util.h"

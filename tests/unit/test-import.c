@@ -1,5 +1,5 @@
 /*
- * analysis/import*.c: every real log in $HB_TESTDATA that fits a reader
+ * analysis/import/import*.c: every real log in $HB_TESTDATA that fits a reader
  * (MangoHud 0.6.8 logs made on this project's kind of machine, a MangoHud
  * 0.8 log from sched-ext/scx, PresentMon 1.x/2.x gold files and a CS:GO
  * capture), and hand-made logs for each quirk: banner and version lines,
@@ -7,7 +7,7 @@
  * one file, interval logs, BOM, CRLF, the process filter, FrameView's
  * columns, and broken files refused with their line.
  */
-#include "import.h"
+#include "import/import.h"
 #include "test.h"
 #include "base/util.h"
 

@@ -1,12 +1,12 @@
 /*
- * The interference scan of old runs (analysis/intfscan.h): each matcher on
+ * The interference scan of old runs (analysis/interference/intfscan.h): each matcher on
  * lines in the real formats (sources named in intfscan.c and in
  * tests/fixtures/intfscan/README.md), the stamps, interference.ini, and the
  * scan of the hand-made run directories in tests/fixtures/intfscan/runs.
  * Expected times are worked out by hand from the fixtures' stamps and
  * their bench.txt first_frame_ns (2702.169075539 s).
  */
-#include "intfscan.h"
+#include "interference/intfscan.h"
 #include "test.h"
 
 #include <errno.h>

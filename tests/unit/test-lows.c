@@ -1,5 +1,5 @@
 /*
- * Tests for analysis/lows.c and analysis/mangohud-summary.c.
+ * Tests for analysis/metrics/lows.c and analysis/metrics/mangohud-summary.c.
  *
  * The CapFrameX-style lows are checked against values computed once by an
  * independent implementation (a one-off Python 3 script, written from the
@@ -10,9 +10,9 @@
  * _summary.csv, to the printed digit.
  */
 #include "test.h"
-#include "lows.h"
-#include "mangohud-summary.h"
-#include "metrics.h"
+#include "metrics/lows.h"
+#include "metrics/mangohud-summary.h"
+#include "metrics/metrics.h"
 #include "base/util.h"
 #include "../tools/mhlog.h"
 

@@ -4,9 +4,9 @@
  * from rows and from a temporary results database.
  */
 #include "test.h"
-#include "interfered.h"
-#include "matrix.h"
-#include "report.h"
+#include "interference/interfered.h"
+#include "report/matrix.h"
+#include "report/report.h"
 #include "resultsdb.h"
 #include "base/util.h"
 

@@ -1,10 +1,10 @@
 /*
- * Tests for analysis/metrics.c: every expected value is computed by hand
+ * Tests for analysis/metrics/metrics.c: every expected value is computed by hand
  * from the definitions in metrics.h, so a change of definition shows here
  * first.
  */
 #include "test.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 #include "base/util.h"
 
 #include <errno.h>

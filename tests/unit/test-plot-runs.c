@@ -1,12 +1,12 @@
 /*
- * analysis/plot-runs.c on the recorded real runs (tests/fixtures/runs:
+ * analysis/plot/plot-runs.c on the recorded real runs (tests/fixtures/runs:
  * dsda-doom software twice, gl once): the legend lines carry the numbers
  * the report prints for them (tests/fixtures/expected/runs-report.csv),
  * warm-up stalls are named but not counted, the frame picture's filled
  * stall marks are exactly the report's stalls and its hollow ones the
  * warm-up's, and the groups (game and run name) share a hue.
  */
-#include "plot-runs.h"
+#include "plot/plot-runs.h"
 #include "test.h"
 #include "base/util.h"
 

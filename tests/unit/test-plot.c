@@ -1,11 +1,11 @@
 /*
- * analysis/plot.c without gnuplot: the scripts name their axes, units and
+ * analysis/plot/plot.c without gnuplot: the scripts name their axes, units and
  * legend entries, the data files hold the rows the pictures are drawn
  * from, and the matrix CSV and trend TSV parsers take what the matrix and
  * regress commands write and refuse the rest with file:line messages.
  */
-#include "plot.h"
-#include "plot-inputs.h"
+#include "plot/plot.h"
+#include "plot/plot-inputs.h"
 #include "test.h"
 #include "base/util.h"
 

@@ -1,6 +1,6 @@
 /*
- * Reload segments and the warm-up/play windows (analysis/reload.c,
- * analysis/run-windows.c) on synthetic looped runs: a run of three passes at
+ * Reload segments and the warm-up/play windows (analysis/run/reload.c,
+ * analysis/run/run-windows.c) on synthetic looped runs: a run of three passes at
  * 10 ms a frame, each pass starting with a load (no presents for a while),
  * split by a fixed rule, by a line and margin, with a frame straddling the
  * segment's end, with a pass missing its line (no play numbers), with the
@@ -9,10 +9,10 @@
  * kind of bad analysis.ini and bad reload.* key refused with its line.
  */
 #include "text/kvfile.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 #include "recipe.h"
-#include "reload.h"
-#include "run.h"
+#include "run/reload.h"
+#include "run/run.h"
 #include "test.h"
 #include "base/util.h"
 

@@ -6,7 +6,7 @@
  * in a browser: tests/cli/t0380 and t0381.
  */
 #include "test.h"
-#include "report-html.h"
+#include "report/report-html.h"
 #include "base/util.h"
 
 #include <errno.h>

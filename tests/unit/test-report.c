@@ -1,10 +1,10 @@
 /*
- * Tests for analysis/report.c: fixed rows rendered into memory and compared
+ * Tests for analysis/report/report.c: fixed rows rendered into memory and compared
  * byte for byte with tests/fixtures/report/, which were written by hand
  * from the layout documented at the top of report.c.
  */
 #include "test.h"
-#include "report.h"
+#include "report/report.h"
 #include "base/util.h"
 
 #include <errno.h>

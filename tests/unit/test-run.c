@@ -1,10 +1,10 @@
 /*
- * analysis/run.c: a run directory written the way the runner writes one
+ * analysis/run/run.c: a run directory written the way the runner writes one
  * (bench.txt through kvfile_write, frames.bin created, filled as the hook
  * fills it, then trimmed) loads back with its fields, window and frames;
  * directories that are not runs, or are runs of a newer format, are
  * refused with a message that names the file. Run integrity
- * (analysis/run-check.c) on copies of a real recorded run: each way its
+ * (analysis/run/run-check.c) on copies of a real recorded run: each way its
  * data can be broken is refused with its reason, and a whole copy passes.
  * The host's noise (bench.txt noise.*) on such copies: cpu_ms_per_frame
  * counts the frames of (noise.t0_ns, noise.t1_ns] right at both edges,
@@ -14,8 +14,8 @@
  */
 #include "formats/frames.h"
 #include "text/kvfile.h"
-#include "metrics.h"
-#include "run.h"
+#include "metrics/metrics.h"
+#include "run/run.h"
 #include "test.h"
 #include "base/util.h"
 
@@ -290,7 +290,7 @@ START_TEST(refuse_bad_frames)
 }
 END_TEST
 
-/* ---- run integrity (analysis/run-check.c), on copies of a real run ---- */
+/* ---- run integrity (analysis/run/run-check.c), on copies of a real run ---- */
 
 /* The gl run of tests/fixtures/runs: 362 records, a 6 s window of 335
  * frames at about 56 fps, bench.txt's window_start_ns on line 43. */

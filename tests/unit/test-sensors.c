@@ -1,5 +1,5 @@
 /*
- * common/system/sensors.c, common/formats/sensorlog.c, analysis/sensorstats.c and
+ * common/system/sensors.c, common/formats/sensorlog.c, analysis/metrics/sensorstats.c and
  * common/system/thermalguard.c: the parsers on strings and real /proc files, and
  * discovery plus sampling on real sysfs trees other projects test against
  * (tests/fixtures/testdata/sysfs, see MANIFEST.md), on the hand-made
@@ -16,7 +16,7 @@
 #include "formats/sensorlog.h"
 #include "system/sensors.h"
 #include "system/sensors-parse.h"
-#include "sensorstats.h"
+#include "metrics/sensorstats.h"
 #include "test.h"
 #include "system/thermalguard.h"
 #include "base/util.h"

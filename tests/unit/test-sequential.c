@@ -1,5 +1,5 @@
 /*
- * The paired sequential test (analysis/sequential.c): its error rates and
+ * The paired sequential test (analysis/stats/sequential.c): its error rates and
  * its interval's coverage measured by simulation, never by timing; and
  * the edges a command meets (steady data, the cap, too few pairs, bad
  * options).
@@ -20,7 +20,7 @@
  * cap. Pairs in two groups (a machine with two states) are the case a
  * robust scale must not collapse on.
  */
-#include "sequential.h"
+#include "stats/sequential.h"
 #include "test.h"
 #include "base/util.h"
 

@@ -6,7 +6,7 @@
  * escapes; and a recorded run whose list does not match is invalid
  * (run integrity), for the reason the list gives.
  */
-#include "run.h"
+#include "run/run.h"
 #include "formats/sha256sums.h"
 #include "test.h"
 #include "base/util.h"

@@ -1,5 +1,5 @@
 /*
- * Stall causes from the wait record (analysis/stallbpf.h), on records made
+ * Stall causes from the wait record (analysis/stalls/stallbpf.h), on records made
  * in memory line by line, one rule of docs/stalls.md ("Decided by the
  * kernel's events") a test: a futex wait and its waker, a disk wait and
  * its block requests, a preemption, the time between recorded waits from
@@ -10,9 +10,9 @@
  * decides the stall it covers, the sampler the others.
  */
 #include "text/argv.h"
-#include "metrics.h"
-#include "run.h"
-#include "stallbpf.h"
+#include "metrics/metrics.h"
+#include "run/run.h"
+#include "stalls/stallbpf.h"
 #include "test.h"
 #include "base/util.h"
 #include "../tools/stallrun.h"

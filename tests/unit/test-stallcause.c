@@ -5,10 +5,10 @@
  * and the recorder's cost come out as built; the report's CSV has
  * stall_why and the matrix writes stall_disk_s.csv.
  */
-#include "matrix.h"
-#include "report.h"
-#include "run.h"
-#include "stallcause.h"
+#include "report/matrix.h"
+#include "report/report.h"
+#include "run/run.h"
+#include "stalls/stallcause.h"
 #include "test.h"
 #include "base/util.h"
 #include "../tools/stallrun.h"

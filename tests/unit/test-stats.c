@@ -1,6 +1,6 @@
 /*
- * The statistics of hitchbench compare and regress (analysis/stats.c,
- * analysis/changepoint.c) against reference values computed once, outside
+ * The statistics of hitchbench compare and regress (analysis/stats/stats.c,
+ * analysis/stats/changepoint.c) against reference values computed once, outside
  * the product, with SciPy 1.10.1 and NumPy 1.24.2 (Debian 12's
  * python3-scipy) -- each value says which call gave it -- and, for the
  * E-divisive statistic, a direct transcription of Matteson and James's
@@ -8,8 +8,8 @@
  * was at hand, so the change-point tests are that and hand-made series with
  * one obvious shift or none).
  */
-#include "changepoint.h"
-#include "stats.h"
+#include "stats/changepoint.h"
+#include "stats/stats.h"
 #include "test.h"
 #include "base/util.h"
 

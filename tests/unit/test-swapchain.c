@@ -1,5 +1,5 @@
 /*
- * analysis/swapchain.c and what the metrics and the report make of a
+ * analysis/run/swapchain.c and what the metrics and the report make of a
  * Vulkan run's swapchains: a run directory whose frames.bin (version 2)
  * is written by hand as the layer writes one (events in their slots,
  * then the records, then trimmed), through run_load() and run_metrics().
@@ -13,10 +13,10 @@
  */
 #include "formats/frames.h"
 #include "text/kvfile.h"
-#include "metrics.h"
-#include "report.h"
-#include "run.h"
-#include "swapchain.h"
+#include "metrics/metrics.h"
+#include "report/report.h"
+#include "run/run.h"
+#include "run/swapchain.h"
 #include "test.h"
 #include "base/util.h"
 

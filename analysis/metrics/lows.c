@@ -1,0 +1,124 @@
+/*
+ * Other tools' 1% lows and stutter share (definitions in lows.h).
+ *
+ * Sources read (never copied): CXWorld/CapFrameX,
+ * source/CapFrameX.Statistics.NetStandard/FrametimeStatisticProvider.cs
+ * (GetPercentageHighAverageSequence, GetPercentageHighIntegralSequence,
+ * GetStutteringTimePercentage) and TimeBasedMovingAverage.cs; Math.NET
+ * Numerics' SortedArrayStatistics.Quantile for the R-8 quantile CapFrameX
+ * uses. The reference values in tests/unit/test-lows.c were computed with
+ * an independent Python implementation.
+ */
+#include "metrics/lows.h"
+#include "metrics/mangohud-summary.h"
+
+#include <math.h>
+
+double quantile_r8_sorted(const double *sorted, size_t n, double tau)
+{
+	double h;
+	size_t hf;
+
+	if (n == 0 || !(tau >= 0 && tau <= 1))
+		return NAN;
+	if (tau == 0 || n == 1)
+		return sorted[0];
+	if (tau == 1)
+		return sorted[n - 1];
+	h = ((double)n + 1.0 / 3) * tau + 1.0 / 3;
+	hf = (size_t)h;
+	if (hf < 1)
+		return sorted[0];
+	if (hf >= n)
+		return sorted[n - 1];
+	return sorted[hf - 1] + (h - (double)hf) * (sorted[hf] - sorted[hf - 1]);
+}
+
+double low_average_fps(const double *sorted_ms, size_t n, double low)
+{
+	double q, sum = 0;
+	size_t k = 0;
+
+	if (n == 0)
+		return NAN;
+	q = quantile_r8_sorted(sorted_ms, n, 1 - low);
+	for (size_t i = n; i-- > 0 && sorted_ms[i] >= q; k++)
+		sum += sorted_ms[i];
+	if (sum <= 0)
+		return NAN;
+	return 1000.0 / (sum / (double)k);
+}
+
+double low_integral_fps(const double *sorted_ms, size_t n, double low)
+{
+	double total = 0, target, run = 0;
+	size_t i;
+
+	if (n == 0)
+		return NAN;
+	for (i = n; i-- > 0;)
+		total += sorted_ms[i];
+	/* CapFrameX's 1 - pQuantile with pQuantile = 1 - low, kept as is. */
+	target = total * (1 - (1 - low));
+	for (i = n; i-- > 0;) {
+		run += sorted_ms[i];
+		if (run >= target)
+			break;
+	}
+	if (i >= n)  /* the loop ran out: total < target cannot happen, but be safe */
+		i = 0;
+	if (sorted_ms[i] <= 0)
+		return NAN;
+	return 1000.0 / sorted_ms[i];
+}
+
+double stutter_time_pct(const uint64_t *frame_ns, size_t n, uint64_t window_ns, double factor)
+{
+	uint64_t total = 0, stutter = 0, sum = 0;
+	size_t j = 0;
+
+	if (n == 0)
+		return NAN;
+	/* sum = frames j..i. The average's start j only moves forward: the
+	 * latest j whose suffix sum still reaches the window is kept. Integer
+	 * ns keep every sum exact. */
+	for (size_t i = 0; i < n; i++) {
+		double avg;
+
+		sum += frame_ns[i];
+		while (j < i && sum - frame_ns[j] >= window_ns)
+			sum -= frame_ns[j++];
+		avg = (double)sum / (double)(i - j + 1);
+		if ((double)frame_ns[i] > factor * avg)
+			stutter += frame_ns[i];
+		total += frame_ns[i];
+	}
+	if (total == 0)
+		return NAN;
+	return 100.0 * (double)stutter / (double)total;
+}
+
+static void set_finite(struct metrics *m, enum metric_id id, double v)
+{
+	if (isfinite(v)) {
+		m->v[id] = v;
+		m->have[id] = true;
+	}
+}
+
+void lows_compute(const uint64_t *frame_ns, const uint64_t *sorted_ns, const double *sorted_ms,
+		  size_t n, const struct metric_opts *opts, struct metrics *m)
+{
+	struct mangohud_summary mh;
+
+	set_finite(m, M_LOW1_AVG, low_average_fps(sorted_ms, n, 0.01));
+	set_finite(m, M_LOW01_AVG, low_average_fps(sorted_ms, n, 0.001));
+	set_finite(m, M_LOW1_INTEGRAL, low_integral_fps(sorted_ms, n, 0.01));
+	set_finite(m, M_STUTTER_PCT, stutter_time_pct(frame_ns, n, STUTTER_WINDOW_NS, STUTTER_FACTOR));
+	if (mangohud_summary_from_sorted(sorted_ns, n, opts->mangohud, &mh) == 0) {
+		set_finite(m, M_MANGOHUD_LOW01, mh.low01);
+		set_finite(m, M_MANGOHUD_LOW1, mh.low1);
+		set_finite(m, M_MANGOHUD_P97, mh.p97);
+		set_finite(m, M_MANGOHUD_AVG, mh.avg);
+	}
+}

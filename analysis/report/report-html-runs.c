@@ -1,0 +1,240 @@
+/*
+ * The HTML report's groups and runs (report-html.h): per group its runs'
+ * percentile curves and the histogram of their frame times; per run its
+ * frames over time (stalls, warm-up, reloads) and, when it has a stall
+ * record, each stall's cause as `hitchbench stalls` gives it
+ * (stallcause.h). The runs are read again from their directories: the
+ * report's rows keep their numbers, not their frames.
+ */
+#include "report/report-html-internal.h"
+#include "stalls/stallcause.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The row's run directory, loaded; false (said on the page) when not. A
+ * run that does not load is a problem once, at its own section (mine);
+ * elsewhere a note. */
+static bool load_row(struct html_page *p, const struct report_row *r, struct run *run, bool mine)
+{
+	struct strbuf err = STRBUF_INIT;
+	bool ok = false;
+
+	if (!r->dir) {
+		fputs("<p class=\"note\">No run directory is known for this run: no frames to draw.</p>\n",
+		      p->out);
+	} else if (run_load(r->dir, run, &err) < 0) {
+		if (!p->o->from_db && mine)
+			html_problem(p, "%s", err.buf);
+		else if (!p->o->from_db)
+			html_note(p, "%s: left out of the pictures (said below)", err.buf);
+		else
+			html_note(p, "The run directory is not at hand (%s): the numbers are the "
+				  "database's, the pictures need its frames.", err.buf);
+	} else if (!run->have_frames || run->frames.n < 2) {
+		html_note(p, "The run has no frames to draw.");
+		run_release(run);
+	} else {
+		ok = true;
+	}
+	strbuf_release(&err);
+	return ok;
+}
+
+static void group_pictures(struct html_page *p, size_t gi, const size_t *idx, size_t k)
+{
+	const struct report_group *g = &p->grp[gi];
+	struct run *runs = zalloc((k ? k : 1) * sizeof(*runs));
+	const struct run **ptrs = zalloc((k ? k : 1) * sizeof(*ptrs));
+	struct strbuf err = STRBUF_INIT;
+	char *caption;
+	size_t n = 0;
+
+	for (size_t i = 0; i < k; i++)
+		if (load_row(p, &p->rows[idx[i]], &runs[n], false)) {
+			ptrs[n] = &runs[n];
+			n++;
+		}
+	if (!n)
+		html_note(p, "No counted run of the group has frames to draw.");
+	caption = xasprintf("Percentile curves of %s %s: one per counted run (%zu), over its measured "
+			    "window's frames; x is the percentile on an axis that stretches the tail "
+			    "(90, 99, 99.9 equally apart), y the frame time in ms at it.",
+			    g->game, g->run_name, n);
+	if (n && html_figure_percentiles(p, ptrs, n, (unsigned)gi, caption, &err) < 0)
+		html_problem(p, "cannot draw the percentiles of %s %s: %s", g->game, g->run_name, err.buf);
+	strbuf_reset(&err);
+	free(caption);
+	caption = xasprintf("Histogram of the frame times of %s %s's counted runs' measured windows, "
+			    "pooled (%zu runs): the share of the frames in each bin.", g->game,
+			    g->run_name, n);
+	if (n && html_figure_histogram(p, ptrs, n, (unsigned)gi, caption, &err) < 0)
+		html_problem(p, "cannot draw the histogram of %s %s: %s", g->game, g->run_name, err.buf);
+	for (size_t i = 0; i < n; i++)
+		run_release(&runs[i]);
+	free(runs);
+	free(ptrs);
+	free(caption);
+	strbuf_release(&err);
+}
+
+void html_groups(struct html_page *p)
+{
+	size_t *idx = zalloc((p->n ? p->n : 1) * sizeof(*idx));
+
+	html_section(p, "groups", "Groups");
+	fputs("<p>A group is a game and a run name (variant@switches); its numbers are over its "
+	      "counted runs.</p>\n", p->out);
+	for (size_t g = 0; g < p->n_grp; g++) {
+		const struct report_group *gr = &p->grp[g];
+		size_t k = html_group_runs(p, gr, idx);
+
+		fprintf(p->out, "<h3 id=\"group-%zu\">", g);
+		html_escapef(p->out, "%s %s (n=%zu)", gr->game ? gr->game : "-",
+			     gr->run_name ? gr->run_name : "-", k);
+		fputs("</h3>\n", p->out);
+		if (!k || !gr->game || !gr->run_name) {
+			html_note(p, "No counted run: nothing to draw.");
+			continue;
+		}
+		group_pictures(p, g, idx, k);
+	}
+	fputs("</section>\n", p->out);
+	free(idx);
+}
+
+static const char *const section_words[SS_COUNT] = {
+	"each pass's launch to its first present",
+	"frames over the threshold",
+	"frames over the threshold",
+};
+
+static void stall_section(struct html_page *p, const struct stall_run *sr, enum stall_section sec)
+{
+	double per[SC_COUNT] = { 0 };
+	bool any = false;
+
+	fprintf(p->out, "<h4>%s (%s)</h4>\n", stall_section_name(sec), section_words[sec]);
+	for (size_t k = 0; k < sr->n_stall; k++) {
+		const struct stall *st = &sr->stall[k];
+		struct strbuf shares = STRBUF_INIT, ev = STRBUF_INIT;
+
+		if (st->section != sec)
+			continue;
+		if (!any)
+			fputs("<div class=\"wide\"><table>\n<tr><th>when_s</th><th>ms</th><th>cause</th>"
+			      "<th>decided</th><th>shares</th><th>evidence</th></tr>\n", p->out);
+		any = true;
+		stall_shares_describe(st, &shares);
+		stall_evidence(&sr->an, st, &ev);
+		fprintf(p->out, "<tr><td class=\"num\">%+.3f</td><td class=\"num\">%.1f</td><td>%s</td>"
+			"<td>%s</td><td class=\"nowrap\">", ((double)st->start_ns - (double)sr->first_present_ns) / 1e9,
+			(double)(st->end_ns - st->start_ns) / 1e6, stall_cause_name(st->cause),
+			stall_decider_name(st->decided));
+		html_escape(p->out, shares.buf ? shares.buf : "");
+		fputs("</td><td class=\"mono\">", p->out);
+		html_escape(p->out, ev.buf ? ev.buf : "");
+		fputs("</td></tr>\n", p->out);
+		for (int c = 0; c < SC_COUNT; c++)
+			per[c] += st->share_s[c];
+		strbuf_release(&shares);
+		strbuf_release(&ev);
+	}
+	if (!any) {
+		fputs("<p>none</p>\n", p->out);
+		return;
+	}
+	fputs("</table></div>\n<p>Seconds per cause:", p->out);
+	for (int c = 0; c < SC_COUNT; c++)
+		if (per[c] >= 0.0005)
+			fprintf(p->out, " %s %.3f", stall_cause_name((enum stall_cause)c), per[c]);
+	fputs("</p>\n", p->out);
+}
+
+/* Why the run stalled, when it has a stall record (STALLS=1). */
+static void run_stalls(struct html_page *p, const struct run *run)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct stall_run sr;
+	int r = stall_run_load(run, &p->ro->metric, &sr, &err);
+
+	if (r == -ENOENT)
+		goto out;
+	fputs("<h4>Why it stalled</h4>\n", p->out);
+	if (r == -ENODATA) {
+		html_note(p, "A stall record, but no frames or window to place stalls in.");
+		goto out;
+	}
+	if (r < 0) {
+		html_problem(p, "%s", err.buf);
+		goto out;
+	}
+	fprintf(p->out, "<p>From its stall record (%zu samples, period %.1f ms): each stall's time "
+		"split over causes by the main thread's state in the samples that cover it, the "
+		"kernel's exact counters deciding where they are recorded (docs/stalls.md; what "
+		"<code>hitchbench stalls</code> prints). when_s: seconds after the first present; "
+		"shares: of the stall's time.</p>\n", sr.rec.n_rows, (double)sr.an.period_us / 1e3);
+	for (int s = 0; s < SS_COUNT; s++)
+		stall_section(p, &sr, (enum stall_section)s);
+	stall_run_release(&sr);
+out:
+	strbuf_release(&err);
+}
+
+static void run_facts(struct html_page *p, const struct report_row *r)
+{
+	const char *why = report_row_excluded(r, p->ro->include_interfered);
+
+	fputs("<p>", p->out);
+	html_escapef(p->out, "%s %s, started %s, status %s; ", r->game ? r->game : "-",
+		     r->run_name ? r->run_name : "-", r->started_utc ? r->started_utc : "-",
+		     r->status ? r->status : "-");
+	if (why)
+		html_escapef(p->out, "not counted: %s", why);
+	else
+		html_escape(p->out, r->disturbed ? "counted, though marked disturbed" : "counted");
+	fputs(".</p>\n", p->out);
+}
+
+/* The page's group of a row (its game and run name), 0 when none. */
+static unsigned row_group(const struct html_page *p, const struct report_row *r)
+{
+	for (size_t g = 0; g < p->n_grp; g++)
+		if (p->grp[g].game && r->game && p->grp[g].run_name && r->run_name &&
+		    !strcmp(p->grp[g].game, r->game) && !strcmp(p->grp[g].run_name, r->run_name))
+			return (unsigned)g;
+	return 0;
+}
+
+void html_runs(struct html_page *p)
+{
+	html_section(p, "runs", "Runs");
+	fputs("<p>Each run's frames over time: every frame's time at its end, frames over the "
+	      "stall threshold marked, the warm-up, reloads and what came after the window "
+	      "shaded.</p>\n", p->out);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct report_row *r = &p->rows[i];
+		struct strbuf err = STRBUF_INIT;
+		struct run run;
+		char *caption;
+
+		fprintf(p->out, "<h3 id=\"run-%zu\">", i);
+		html_escape(p->out, r->run);
+		fputs("</h3>\n", p->out);
+		run_facts(p, r);
+		if (!load_row(p, r, &run, true))
+			continue;
+		caption = xasprintf("Frame times of %s over the whole run (seconds from its first "
+				    "present); frames over %g ms are stalls, counted (filled) in the "
+				    "measured window only, drawn hollow outside it.", run.name,
+				    p->ro->metric.stall_ms);
+		if (html_figure_frames(p, &run, row_group(p, r), caption, &err) < 0)
+			html_problem(p, "cannot draw the frames of %s: %s", run.name, err.buf);
+		run_stalls(p, &run);
+		free(caption);
+		strbuf_release(&err);
+		run_release(&run);
+	}
+	fputs("</section>\n", p->out);
+}
