@@ -126,15 +126,15 @@ XTEST_LIBS = $(shell $(PKG_CONFIG) --libs xtst x11 libevdev)
 
 COMMON_OBJ   := $(patsubst %.c,$(B)/%.o,$(wildcard common/*/*.c))
 ANALYSIS_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard analysis/*/*.c))
-RUNNER_OBJ   := $(patsubst %.c,$(B)/%.o,$(filter-out bench/main.c,$(wildcard bench/*.c)))
+RUNNER_OBJ   := $(patsubst %.c,$(B)/%.o,$(wildcard bench/*/*.c))
 LIB_OBJ      := $(COMMON_OBJ) $(ANALYSIS_OBJ) $(RUNNER_OBJ)
 # What each layer's sources see. Tests see every layer (and harness/ for the
 # input driver the uinput device test borrows).
 $(B)/common/%.o:   LAYER_INC := -Icommon
 $(B)/analysis/%.o: LAYER_INC := -Icommon -Ianalysis
 $(B)/bench/%.o:    LAYER_INC := -Icommon -Ianalysis -Ibench -I$(B)/gen
-# libpq's header, for the one file that speaks to PostgreSQL (bench/sqldb-pg.c)
-$(B)/bench/sqldb-pg.o: LAYER_INC += $(shell $(PKG_CONFIG) --cflags-only-I libpq)
+# libpq's header, for the one file that speaks to PostgreSQL (bench/db/sqldb-pg.c)
+$(B)/bench/db/sqldb-pg.o: LAYER_INC += $(shell $(PKG_CONFIG) --cflags-only-I libpq)
 $(B)/harness/%.o:  LAYER_INC := -Icommon -Iharness
 LAYER_INC ?= -Icommon -Ianalysis -Ibench
 # The archives in link order: a layer before the ones it uses.
@@ -193,7 +193,7 @@ $(B)/gen/version.h: FORCE
 	@mkdir -p $(@D)
 	@v='#define HB_VERSION "$(VERSION)"'; [ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" >$@
 
-$(B)/bench/main.o $(B)/bench/provenance.o: $(B)/gen/version.h
+$(B)/bench/main.o $(B)/bench/runner/provenance.o: $(B)/gen/version.h
 
 $(COMMON_A): $(COMMON_OBJ)
 $(ANALYSIS_A): $(ANALYSIS_OBJ)
@@ -213,17 +213,17 @@ $(B)/walls/analysis.so: $(ANALYSIS_OBJ) $(COMMON_A)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-z,defs -o $@ $^ $(COMMON_LIBS)
 
-# The database schema is a list of migrations (bench/schema/NNNN-*.sql),
+# The database schema is a list of migrations (bench/db/schema/NNNN-*.sql),
 # compiled into the program so a run can create or upgrade any database.
-$(B)/gen/schema.c: $(sort $(wildcard bench/schema/*.sql)) scripts/embed-sql.sh
+$(B)/gen/schema.c: $(sort $(wildcard bench/db/schema/*.sql)) scripts/embed-sql.sh
 	@mkdir -p $(@D)
-	sh scripts/embed-sql.sh $(sort $(wildcard bench/schema/*.sql)) > $@.tmp && mv $@.tmp $@
+	sh scripts/embed-sql.sh $(sort $(wildcard bench/db/schema/*.sql)) > $@.tmp && mv $@.tmp $@
 
 $(B)/gen/schema.o: $(B)/gen/schema.c
 	$(CC) -Icommon -Ianalysis -Ibench $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 # The Vulkan layer's manifest template, compiled into the runner, which
-# fills in the hook it preloads (bench/vklayer.c); the same file makes the
+# fills in the hook it preloads (bench/runner/vklayer.c); the same file makes the
 # build tree's and the installed manifest (below).
 $(B)/gen/vkmanifest.c: $(VK_MANIFEST_IN) scripts/embed-text.sh
 	@mkdir -p $(@D)

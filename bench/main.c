@@ -4,9 +4,9 @@
  * and makes sure stdout reached its destination (a full disk fails
  * loudly, not silently).
  */
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "base/exitcodes.h"
-#include "resultsdb.h"
+#include "db/resultsdb.h"
 #include "text/suggest.h"
 #include "base/util.h"
 #include "base/xdgdir.h"

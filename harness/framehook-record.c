@@ -19,7 +19,7 @@
  * Without HITCHBENCH_FRAMES the hook still interposes (the game behaves the
  * same) but records nothing.
  *
- * The SLOWDOWN switch (bench/switch-slowdown.c) makes the hook a known
+ * The SLOWDOWN switch (bench/switch/switch-slowdown.c) makes the hook a known
  * effect: with HITCHBENCH_SLOWDOWN_PCT or _US (read once, at load) each
  * recorded present, once stamped and before the real call, busy-waits on
  * the vDSO clock for PCT% of the frame that ended at it, less the spin

@@ -4,7 +4,7 @@
  * "fetch" reads them back in disk order while the game loads, at a low
  * priority, giving way on memory pressure; "run" starts a detached fetch
  * and execs the game in its own pid. The GAMEPREFETCH switch
- * (bench/switch-prefetch.c) starts learn and fetch beside a run. The
+ * (bench/switch/switch-prefetch.c) starts learn and fetch beside a run. The
  * logic is in common/prefetch/prefetch-*.c; the list format is in docs/formats.md.
  *
  * This file is the program's usage, its dispatch and what the commands

@@ -3,7 +3,7 @@
  * hitchbench's own frame file is read: present times in ns, ascending.
  * `hitchbench import` turns one into a run directory and the runner reads
  * a game's MangoHud or Gallium HUD log with the same parsers when a recipe
- * says `frames = mangohud` (bench/framesource.c). Formats and their quirks:
+ * says `frames = mangohud` (bench/runner/framesource.c). Formats and their quirks:
  * docs/formats.md "Imported frame logs".
  *
  * The parsers take a buffer (a whole file) and its path for messages; they
@@ -121,7 +121,7 @@ int import_read(enum import_format f, const char *path, const struct import_opts
  * the file at path, when it can be read), the log.* facts, log_rows, and
  * for a log (not the hook's file) log.rows_dropped and log.first_dropped;
  * keys already there are replaced. hitchbench import and the runner's
- * frame sources (bench/framesource.c) share it. */
+ * frame sources (bench/runner/framesource.c) share it. */
 void import_series_describe(const struct import_series *s, const char *path,
 			    const char *source_file, struct kvfile *bench);
 

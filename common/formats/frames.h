@@ -89,7 +89,7 @@ struct hb_frames_header {
 	uint64_t cost_ns;       /* the hook's own time, summed over sampled presents (atomic) */
 	uint64_t cost_samples;  /* presents whose cost was sampled (one in HB_COST_EVERY) */
 	uint64_t hooked_procs;  /* processes that mapped the file (atomic) */
-	/* The SLOWDOWN switch's spin (bench/switch-slowdown.c): ns the hook
+	/* The SLOWDOWN switch's spin (bench/switch/switch-slowdown.c): ns the hook
 	 * busy-waited in all, and at how many presents (atomic). Zero without
 	 * it, as in files written before these fields. */
 	uint64_t spin_ns;

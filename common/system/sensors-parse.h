@@ -1,6 +1,6 @@
 /*
  * The pure parse layer under the sensor sampler (sensors.h) and the quiet
- * checks' idle wait (bench/quiet-idle.c): from a buffer read out of /proc or
+ * checks' idle wait (bench/quiet/quiet-idle.c): from a buffer read out of /proc or
  * /sys to numbers, so tests and the fuzzer go from a string to a struct.
  */
 #ifndef HB_SENSORS_PARSE_H

@@ -45,7 +45,7 @@ int sessions_list(struct login_session **out, size_t *n);
 void session_describe(const struct login_session *s, char *buf, size_t size);
 
 /* The active VT's number from sys/class/tty/tty0/active ("tty2" -> 2), the
- * file the watcher polls for POLLPRI (bench/banner.h's vt_active() asks
+ * file the watcher polls for POLLPRI (bench/quiet/banner.h's vt_active() asks
  * the console instead).
  * 0 or -errno (-ENOENT: no VTs here, -EINVAL: not "ttyN"). */
 int vt_sysfs_active(int *vt);

@@ -27,10 +27,10 @@ refused() {
 }
 
 # An include across a wall: the helpers and the analysis do not see bench/.
-echo '#include "switch.h"' >harness/sampler-wall.c
-refused "harness includes bench" b/harness/sampler-wall.o "switch.h: No such file"
-echo '#include "recipe.h"' >analysis/run/wall.c
-refused "analysis includes bench" b/analysis/run/wall.o "recipe.h: No such file"
+echo '#include "switch/switch.h"' >harness/sampler-wall.c
+refused "harness includes bench" b/harness/sampler-wall.o "switch/switch.h: No such file"
+echo '#include "recipe/recipe.h"' >analysis/run/wall.c
+refused "analysis includes bench" b/analysis/run/wall.o "recipe/recipe.h: No such file"
 echo '#include "metrics/metrics.h"' >common/base/wall.c
 refused "common includes analysis" b/common/base/wall.o "metrics/metrics.h: No such file"
 

@@ -1,12 +1,12 @@
 /*
  * Fuzz target: the /proc and /sys parsers (common/system/procparse.c, the
- * sensors' and the idle wait's in common/system/sensors.c and bench/quiet-idle.c).
+ * sensors' and the idle wait's in common/system/sensors.c and bench/quiet/quiet-idle.c).
  * The first byte picks the parser, the rest is the file: one target for
  * a dozen small formats that each take a buffer.
  */
 #include "system/procparse.h"
 #include "prefetch/prefetch.h"
-#include "quiet.h"
+#include "quiet/quiet.h"
 #include "system/sensors-parse.h"
 
 static const char *const wanted[] = { "pgmajfault", "pswpin", "nr_free_pages", "allocstall_normal" };

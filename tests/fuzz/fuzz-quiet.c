@@ -1,7 +1,7 @@
 /*
- * Fuzz target: quiet profiles (bench/quiet-profile.c, recipes/quiet/NAME.ini).
+ * Fuzz target: quiet profiles (bench/quiet/quiet-profile.c, recipes/quiet/NAME.ini).
  */
-#include "quiet.h"
+#include "quiet/quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,10 +1,10 @@
 /*
- * Fuzz target: recipes (bench/recipe*.c), INI text with the keys of
+ * Fuzz target: recipes (bench/recipe/recipe*.c), INI text with the keys of
  * recipes/README.md, the end_line/start_line regexes compiled on the way.
  * The path names a directory that does not exist, so nothing outside the
  * input is read.
  */
-#include "recipe.h"
+#include "recipe/recipe.h"
 #include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,5 +1,5 @@
 /*
- * glxparse: bench/provenance-gl.c from the command line, for
+ * glxparse: bench/runner/provenance-gl.c from the command line, for
  * tests/cli/t0500-provenance-gl.sh, which checks that what glxinfo -B says
  * on this machine's X server today still parses.
  *
@@ -11,7 +11,7 @@
  */
 #include "base/exitcodes.h"
 #include "text/kvfile.h"
-#include "provenance.h"
+#include "runner/provenance.h"
 #include "base/util.h"
 
 #include <errno.h>

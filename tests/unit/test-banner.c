@@ -1,11 +1,11 @@
 /*
- * bench/banner.c: the BENCHMARK RUNNING screen says what runs, since when,
+ * bench/quiet/banner.c: the BENCHMARK RUNNING screen says what runs, since when,
  * and that input spoils the run; it is written to the VT's device under
  * the swappable root (a plain file in a fixture tree, so no test here
  * switches a real screen); a root without a console has no VT to use.
  * Switching VTs itself needs a console and is not tested here.
  */
-#include "banner.h"
+#include "quiet/banner.h"
 #include "system/fsroot.h"
 #include "test.h"
 #include "base/util.h"

@@ -1,10 +1,10 @@
 /*
- * bench/batch.c: the order of a batch, as properties (every variant with
+ * bench/batch/batch.c: the order of a batch, as properties (every variant with
  * every token once per round; no cell always first; each position once per
  * cell over as many rounds as cells), a recorded seed giving the same order
  * back, and the journal (runs.txt) telling a resumed batch what is left.
  */
-#include "batch.h"
+#include "batch/batch.h"
 #include "test.h"
 #include "base/util.h"
 

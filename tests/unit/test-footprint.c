@@ -1,9 +1,9 @@
 /*
- * bench/footprint.c: rusages summed as the runner sums the game's (CPU
+ * bench/runner/footprint.c: rusages summed as the runner sums the game's (CPU
  * added, the largest peak kept), the keys bench.txt gets, and VmHWM of a
  * live process (this one, after touching a known amount).
  */
-#include "footprint.h"
+#include "runner/footprint.h"
 #include "test.h"
 #include "base/util.h"
 

@@ -1,15 +1,15 @@
 /*
- * Frame sources other than the hook (bench/framesource.c): the game's
+ * Frame sources other than the hook (bench/runner/framesource.c): the game's
  * environment for them, the placement of a log on the hook's clock, and
  * collecting a real MangoHud 0.6.8 log and a Gallium HUD dump into a run
  * directory beside a hook frame file made to match.
  */
 #include "test.h"
 
-#include "framesource.h"
+#include "runner/framesource.h"
 #include "formats/frames.h"
 #include "import/import.h"
-#include "stage.h"
+#include "runner/stage.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
 /*
- * bench/gameout.c: what the game writes to its terminal comes out in
+ * bench/runner/gameout.c: what the game writes to its terminal comes out in
  * game.log a line at a time, stamped, with CR dropped, over-long lines cut,
  * the last unterminated line kept on flush, and start_line and end_line
  * each matched once.
  */
-#include "gameout.h"
+#include "runner/gameout.h"
 #include "test.h"
 #include "base/util.h"
 

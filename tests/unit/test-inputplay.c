@@ -3,13 +3,13 @@
  * (common/input/evemurec.c, evemu_check_play: every real recording of the repo
  * with events passes, alone or as description and events, and each layout
  * libevemu's reader would misread is refused with its line), the play step
- * (common/input/inputsteps.c) and the play key of a recipe (bench/recipe-sections.c:
+ * (common/input/inputsteps.c) and the play key of a recipe (bench/recipe/recipe-sections.c:
  * paths from the recipe's directory, errors as "file:line: what").
  */
 #include "test.h"
 #include "input/evemurec.h"
 #include "input/inputsteps.h"
-#include "recipe.h"
+#include "recipe/recipe.h"
 #include "base/util.h"
 
 #include <errno.h>

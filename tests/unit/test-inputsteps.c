@@ -1,13 +1,13 @@
 /*
  * Tests of a recipe's [input] steps (common/input/inputsteps.c) and of the
- * [input] section of a recipe (bench/recipe-sections.c): each kind of step parses
+ * [input] section of a recipe (bench/recipe/recipe-sections.c): each kind of step parses
  * to its fields, key names resolve as each driver resolves them (the
  * codes are those of X11/keysymdef.h and linux/input-event-codes.h), and
  * every mistake gives its exact "file:line: what is wrong".
  */
 #include "test.h"
 #include "input/inputsteps.h"
-#include "recipe.h"
+#include "recipe/recipe.h"
 #include "base/util.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  * Kernel campaigns (issue 21): common/system/grubcfg.c on the Debian 12 grub.cfg
  * of tests/fixtures/kernel-root and on made-up corners (a separate /boot,
  * quoting, broken files); common/formats/kernelwish.c's file, decision and
- * installed check; and 'lab ensure-kernel' (bench/lab-kernel.c) end to end
+ * installed check; and 'lab ensure-kernel' (bench/cmd/lab-kernel.c) end to end
  * on the fixture root with a stand-in scontrol first in PATH that records
  * its arguments (no Slurm is asked anything).
  */
@@ -10,7 +10,7 @@
 #include "system/fsroot.h"
 #include "system/grubcfg.h"
 #include "formats/kernelwish.h"
-#include "lab-kernel.h"
+#include "cmd/lab-kernel.h"
 #include "test.h"
 #include "base/util.h"
 

@@ -1,12 +1,12 @@
 /*
- * The lab's pure parts (bench/lab.h): the machines file read and refused
+ * The lab's pure parts (bench/lab/lab.h): the machines file read and refused
  * line by line, slurm.conf written from it, Slurm's outputs read back
  * from what a real Slurm 22.05 printed (tests/fixtures/lab/, made by its
  * capture.sh), the words of each state, a job's batch found again after
  * a requeue, the options a resume keeps, the job script, and the matrix
  * file.
  */
-#include "lab.h"
+#include "lab/lab.h"
 #include "test.h"
 
 #include <errno.h>

@@ -7,7 +7,7 @@
 #include "interference/interfered.h"
 #include "report/matrix.h"
 #include "report/report.h"
-#include "resultsdb.h"
+#include "db/resultsdb.h"
 #include "base/util.h"
 
 #include <errno.h>

@@ -1,12 +1,12 @@
 /*
- * bench/proctree.c on a process tree captured from a real machine
+ * bench/runner/proctree.c on a process tree captured from a real machine
  * (tests/fixtures/proctree, README.md there says how): a game in its own
  * session with children and a zombie, a daemon that left the session and
  * was reparented to the subreaper runner, a helper the runner started, and
  * processes that have nothing to do with the run.
  */
 #include "system/fsroot.h"
-#include "proctree.h"
+#include "runner/proctree.h"
 #include "test.h"
 #include "base/util.h"
 

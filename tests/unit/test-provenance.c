@@ -1,5 +1,5 @@
 /*
- * bench/provenance.c's parsers: the CPU model from /proc/cpuinfo (a copy
+ * bench/runner/provenance.c's parsers: the CPU model from /proc/cpuinfo (a copy
  * captured on the development VM, and a powerpc line) and MemTotal from
  * real /proc/meminfo files of other projects' fixtures
  * (tests/fixtures/testdata/procfs); the kernel settings from a root in the
@@ -8,7 +8,7 @@
  * glxinfo -B output (tests/fixtures/glxinfo) and stand-in glxinfo scripts.
  */
 #include "system/fsroot.h"
-#include "provenance.h"
+#include "runner/provenance.h"
 #include "test.h"
 #include "base/timeutil.h"
 #include "base/util.h"

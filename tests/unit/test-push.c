@@ -1,5 +1,5 @@
 /*
- * bench/push.c and bench/targets-check.c without a target: which build a
+ * bench/target/push.c and bench/target/targets-check.c without a target: which build a
  * target gets, rsync's --stats as a real rsync prints them, push.txt
  * reading back, the program a recipe's command runs, and the check script
  * run by this machine's own /bin/sh (what ssh would run there): ~ resolved
@@ -7,8 +7,8 @@
  */
 #include "text/argv.h"
 #include "text/kvfile.h"
-#include "push.h"
-#include "targets-check.h"
+#include "target/push.h"
+#include "target/targets-check.h"
 #include "test.h"
 #include "base/util.h"
 

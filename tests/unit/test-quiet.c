@@ -1,11 +1,11 @@
 /*
- * bench/quiet-profile.c and bench/quiet-idle.c: profiles good and bad (each bad
+ * bench/quiet/quiet-profile.c and bench/quiet/quiet-idle.c: profiles good and bad (each bad
  * one with its file:line), the PSI, loadavg and /proc/stat parsers on
  * real files (tests/fixtures/testdata/procfs), the settle logic on made-up
  * sample sequences, and one real wait on a fixture tree.
  */
 #include "system/fsroot.h"
-#include "quiet.h"
+#include "quiet/quiet.h"
 #include "test.h"
 #include "base/util.h"
 

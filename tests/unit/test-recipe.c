@@ -1,11 +1,11 @@
 /*
- * Tests of the recipe parser (bench/recipe*.c): a full recipe and the
+ * Tests of the recipe parser (bench/recipe/recipe*.c): a full recipe and the
  * defaults parse to the expected fields, every kind of mistake gives its
  * exact "file:line: what is wrong" message, names resolve to files, and
  * the recipes shipped in recipes/ parse.
  */
 #include "test.h"
-#include "recipe.h"
+#include "recipe/recipe.h"
 #include "base/util.h"
 
 #include <errno.h>

@@ -10,7 +10,7 @@
  */
 #include "text/kvfile.h"
 #include "metrics/metrics.h"
-#include "recipe.h"
+#include "recipe/recipe.h"
 #include "run/reload.h"
 #include "run/run.h"
 #include "test.h"

@@ -1,13 +1,13 @@
 /*
- * bench/remote.c: the start's batch line, the listing of a target's
+ * bench/target/remote.c: the start's batch line, the listing of a target's
  * batches (a batch running, ended, ended but its runner still finishing,
  * abandoned; runs done counted by each slot's last event), the prefix as
  * the remote shell sees it, and the host's records of remote batches (one
  * measuring now, one seen ended, one whose expected end has passed).
  */
-#include "remote.h"
+#include "target/remote.h"
 #include "system/fsroot.h"
-#include "run-detach.h"
+#include "cmd/run-detach.h"
 #include "test.h"
 #include "base/util.h"
 

@@ -1,5 +1,5 @@
 /*
- * How the results database is opened (bench/resultsdb.c,
+ * How the results database is opened (bench/db/resultsdb.c,
  * resultsdb_open_mode): a reader writes nothing, not even a journal, makes
  * no file or directory where there is none, refuses to upgrade an older
  * schema and cannot write by mistake; an upgrade needs an existing
@@ -7,7 +7,7 @@
  * still the file's name. The file is checked from outside: its bytes, its
  * mtime and what else is in its directory.
  */
-#include "resultsdb.h"
+#include "db/resultsdb.h"
 #include "test.h"
 #include "base/util.h"
 

@@ -1,13 +1,13 @@
 /*
- * The results database (bench/resultsdb.c): the schema is created and
+ * The results database (bench/db/resultsdb.c): the schema is created and
  * migrated as the embedded migrations say, a newer database is refused, and
  * importing is an idempotent upsert keyed by run_id whose rows list back as
  * they went in. Runs and metrics are built by hand here, not loaded, so the
  * database is tested on its own. What is in the file is checked through a
  * separate SQLite connection, as a user's sqlite3 would see it.
  */
-#include "resultsdb.h"
-#include "resultsdb-query.h"
+#include "db/resultsdb.h"
+#include "db/resultsdb-query.h"
 #include "test.h"
 #include "base/util.h"
 

@@ -5,8 +5,8 @@
  * out of every name a message or record shows. The translated schema
  * running on a real PostgreSQL is tests/cli/t0370-lab-db.sh.
  */
-#include "resultsdb.h"
-#include "sqldb-internal.h"
+#include "db/resultsdb.h"
+#include "db/sqldb-internal.h"
 #include "test.h"
 #include "base/util.h"
 

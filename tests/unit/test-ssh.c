@@ -1,11 +1,11 @@
 /*
- * bench/ssh.c, the parts that need no server: a target's address parses
+ * bench/target/ssh.c, the parts that need no server: a target's address parses
  * into the user, host and port ssh is given (and nonsense is refused with
  * why), and sh_quote makes one shell word of anything, which /bin/sh reads
  * back unchanged (the remote commands are built from it). The connection
  * itself is tested against a real sshd: tests/cli/t1600-target.sh.
  */
-#include "ssh.h"
+#include "target/ssh.h"
 #include "test.h"
 #include "base/util.h"
 

@@ -1,13 +1,13 @@
 /*
- * bench/stage.c: the game's environment holds the runner's defaults, then
+ * bench/runner/stage.c: the game's environment holds the runner's defaults, then
  * the recipe's env, then the variant's, a later NAME replacing an earlier
  * one; the hook only when asked; nothing of the invoking user's. The
  * staging directory itself (as the invoking user: no user switch) holds
  * a HOME with the seeded files, a frame file and a copy of the hook.
  */
 #include "formats/frames.h"
-#include "recipe.h"
-#include "stage.h"
+#include "recipe/recipe.h"
+#include "runner/stage.h"
 #include "test.h"
 #include "base/util.h"
 

@@ -1,11 +1,11 @@
 /*
- * bench/switch.c: the token grammar ("-", NAME=VALUE terms joined by '+'),
+ * bench/switch/switch.c: the token grammar ("-", NAME=VALUE terms joined by '+'),
  * what it refuses before a batch starts, the labels runs are named by, and
  * what the switches of this issue do to the game (environment, CPUs).
  */
 #include "system/cpulist.h"
 #include "system/fsroot.h"
-#include "switch.h"
+#include "switch/switch.h"
 #include "test.h"
 #include "base/util.h"
 

@@ -1,11 +1,11 @@
 /*
- * bench/targets.c: the targets config reads into targets with their
+ * bench/target/targets.c: the targets config reads into targets with their
  * parsed addresses, refuses a bad file with the line at fault, and a
  * rewrite (add, remove, a new arch) leaves every other target's lines as
  * they were, comments included, even when another writer changed the file
  * after this one read it.
  */
-#include "targets.h"
+#include "target/targets.h"
 #include "test.h"
 #include "base/util.h"
 

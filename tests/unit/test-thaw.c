@@ -1,13 +1,13 @@
 /*
- * bench/thaw-journal.c: the journal's text round-trips (escapes included)
- * and bad journals are refused with their line. bench/thaw.c: restoring
+ * bench/quiet/thaw-journal.c: the journal's text round-trips (escapes included)
+ * and bad journals are refused with their line. bench/quiet/thaw.c: restoring
  * goes in reverse order on a tree in a temporary directory, reads back,
  * reports a mismatch and keeps the journal then; journals of dead owners,
  * live owners, manual sessions and other boots are told apart.
  */
 #include "system/fsroot.h"
 #include "test.h"
-#include "thaw.h"
+#include "quiet/thaw.h"
 #include "base/util.h"
 
 #include <errno.h>

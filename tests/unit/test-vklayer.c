@@ -1,6 +1,6 @@
 /*
- * The Vulkan layer's manifest (bench/vklayer.c) and where the runner puts
- * it (stage_vulkan_layer, bench/stage.c): the manifest's exact text (the
+ * The Vulkan layer's manifest (bench/runner/vklayer.c) and where the runner puts
+ * it (stage_vulkan_layer, bench/runner/stage.c): the manifest's exact text (the
  * names the layer and the loader agree on), the data home the game's
  * environment gives the loader, the file written with its mode, a hook
  * without the layer's entry point left without a manifest, a manifest
@@ -10,9 +10,9 @@
 #include "test.h"
 
 #include "formats/frames.h"
-#include "recipe.h"
-#include "stage.h"
-#include "vklayer.h"
+#include "recipe/recipe.h"
+#include "runner/stage.h"
+#include "runner/vklayer.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include "system/fsroot.h"
 #include "formats/latency.h"
 #include "formats/probefile.h"
-#include "switch.h"
+#include "switch/switch.h"
 #include "test.h"
 #include "base/util.h"
 #include "system/wakeplan.h"

@@ -1,0 +1,239 @@
+/*
+ * hitchbench ab: an A/B that stops when it knows. One batch of
+ * counterbalanced pairs of runs (A B, then B A, ...), and after each pair
+ * the paired sequential test of analysis/stats/sequential.h: a line per pair,
+ * and a stop at its verdict or at the cap. The batch is run's own
+ * (batch_command(): the same options, directory, database, --resume), with
+ * the test's state in its ab.txt.
+ */
+#include "batch/abtest.h"
+#include "batch/batch-run.h"
+#include "cmd/cmd.h"
+#include "cmd/cmdargs.h"
+#include "base/exitcodes.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char ab_usage[] =
+	"usage: hitchbench ab [run options] RECIPE A B [--metric M] [--effect PCT] [--alpha A]\n"
+	"                     [--beta B] [--max-rounds N] [--format table|json]\n"
+	"       hitchbench ab --resume BATCH [run options of a resume] [--format table|json]\n"
+	"\n"
+	"Runs A and B in counterbalanced pairs (A B, then B A) in one batch and after\n"
+	"each pair updates a sequential test of the pair's log-ratio ln(B/A); stops at\n"
+	"SAME or DIFFERENT, or at the cap with UNKNOWN (docs/metrics.md, \"A paired A/B\n"
+	"that stops when it knows\").\n"
+	"\n"
+	"  A, B            run cells: VARIANT or VARIANT@TOKEN (a switch token as run takes,\n"
+	"                  e.g. software@SLOWDOWN=3); they differ in the variant or in the\n"
+	"                  token, not both\n"
+	"  --metric M      the metric tested (default fps; names as in 'hitchbench report')\n"
+	"  --effect PCT    the smallest change worth finding, percent (default 3)\n"
+	"  --alpha A       false-positive rate (default 0.05)\n"
+	"  --beta B        1 - power at the effect (default 0.05)\n"
+	"  --max-rounds N  the cap: pairs at most (default 30)\n"
+	"  --format json   stdout is one JSON document at the end (format 1: the options,\n"
+	"                  every round, the verdict; as compare --paired --format json);\n"
+	"                  the pair lines and the batch's report go to stderr\n"
+	"  run options     --warmup, --window, --rerun-invalid, --db, --no-db, --out,\n"
+	"                  --display, --stall-ms, --percentile, --profile, --no-quieting,\n"
+	"                  --quiet, -v (see 'hitchbench run --help')\n"
+	"\n"
+	"exit status: 0 SAME, 3 DIFFERENT, 4 UNKNOWN, 1 failure, 2 usage, 130 interrupted\n"
+	"\n"
+	"switches:\n";
+
+struct ab_session {
+	struct ab_test test;
+	bool opts_given;
+	char *cell[2];           /* the cells as given (a new batch) */
+	struct strbuf variants, tokens;
+	char *a_name, *b_name;
+	bool heading_printed;
+	bool json;               /* --format json */
+	char *batch_id;
+};
+
+static int ab_option(void *data, const char *name, const char *arg)
+{
+	struct ab_session *s = data;
+	enum report_format f;
+
+	if (strcmp(name, "format") == 0) {
+		if (format_arg(ab_usage, arg, FORMAT_BIT(REPORT_TABLE) | FORMAT_BIT(REPORT_JSON), &f) != HB_EXIT_OK)
+			return HB_EXIT_USAGE;
+		s->json = f == REPORT_JSON;
+		return HB_EXIT_OK;
+	}
+	s->opts_given = true;
+	return ab_test_option(&s->test, ab_usage, name, arg);
+}
+
+/* "software@SLOWDOWN=3" into the variant and the token ("-" for none). */
+static void cell_split(const char *cell, char **variant, char **token)
+{
+	const char *at = strchr(cell, '@');
+
+	*variant = at ? xstrndup(cell, (size_t)(at - cell)) : xstrdup(cell);
+	*token = at && at[1] ? xstrdup(at + 1) : xstrdup("-");
+}
+
+static int ab_cells(void *data, char **args, int n, const char **variants, const char **tokens,
+		    int *rounds)
+{
+	struct ab_session *s = data;
+	char *v[2], *t[2];
+	int ret = HB_EXIT_OK;
+
+	if (n != 2)
+		return usage_error(ab_usage, "ab wants a recipe and two cells, A and B");
+	for (int i = 0; i < 2; i++) {
+		cell_split(args[i], &v[i], &t[i]);
+		if (!v[i][0] || strchr(v[i], ' ') || strchr(t[i], ' ')) {
+			ret = usage_error(ab_usage, "cell '%s' is not VARIANT or VARIANT@TOKEN", args[i]);
+			goto out;
+		}
+	}
+	if (strcmp(v[0], v[1]) == 0 && strcmp(t[0], t[1]) == 0) {
+		ret = usage_error(ab_usage, "A and B are the same cell '%s': a batch runs each cell once a "
+				  "round; for an A/A name two cells that run the same (two variants with the "
+				  "same settings)", args[0]);
+		goto out;
+	}
+	if (strcmp(v[0], v[1]) != 0 && strcmp(t[0], t[1]) != 0) {
+		ret = usage_error(ab_usage, "A '%s' and B '%s' differ in both the variant and the switches: "
+				  "a pair must differ in one", args[0], args[1]);
+		goto out;
+	}
+	/* one variant and two tokens, or two variants and one token */
+	if (strcmp(v[0], v[1]) == 0) {
+		strbuf_addstr(&s->variants, v[0]);
+		strbuf_addf(&s->tokens, "%s %s", t[0], t[1]);
+	} else {
+		strbuf_addf(&s->variants, "%s %s", v[0], v[1]);
+		strbuf_addstr(&s->tokens, t[0]);
+	}
+	*variants = s->variants.buf;
+	*tokens = s->tokens.buf;
+	*rounds = (int)s->test.opts.max_pairs;
+out:
+	for (int i = 0; i < 2; i++) {
+		free(v[i]);
+		free(t[i]);
+	}
+	return ret;
+}
+
+/* The lines go to stdout, or to stderr when stdout is for the JSON document. */
+static FILE *lines_out(const struct ab_session *s)
+{
+	return s->json ? stderr : stdout;
+}
+
+static void print_new_pairs(struct ab_session *s, size_t from)
+{
+	FILE *out = lines_out(s);
+
+	if (!s->heading_printed) {
+		ab_print_heading(out, &s->test, s->a_name, s->b_name);
+		s->heading_printed = true;
+	}
+	for (size_t i = from; i < s->test.n_pairs; i++)
+		ab_print_pair(out, &s->test, i);
+	fflush(out);
+}
+
+static int ab_begin(void *data, struct batch *b, const struct metric_opts *metric, bool resumed)
+{
+	struct ab_session *s = data;
+	struct strbuf err = STRBUF_INIT;
+	int r;
+
+	if (ab_batch_cells(b, &err) < 0)
+		goto fail;
+	s->test.mo = *metric;
+	s->a_name = ab_cell_name(b, 0);
+	s->b_name = ab_cell_name(b, 1);
+	s->batch_id = xstrdup(b->id);
+	if (resumed) {
+		if (s->opts_given) {
+			strbuf_addstr(&err, "a resumed ab goes on with its test as it began: no --metric, "
+				      "--effect, --alpha, --beta or --max-rounds with --resume");
+			goto fail;
+		}
+		r = ab_state_read_opts(&s->test, b, &err);
+		if (r == -ENOENT)
+			strbuf_addf(&err, "%s/ab.txt: no such file: not a batch of ab", b->dir);
+		if (r < 0)
+			goto fail;
+	}
+	ab_test_update(&s->test, b, NULL);
+	if (s->test.n_pairs)
+		print_new_pairs(s, 0);
+	if (ab_state_write(&s->test, b, s->a_name, s->b_name) < 0) {
+		strbuf_addf(&err, "cannot write '%s/ab.txt': %s", b->dir, strerror(errno));
+		goto fail;
+	}
+	strbuf_release(&err);
+	return s->test.result.done ? 1 : 0;
+fail:
+	error_msg("%s", err.buf);
+	strbuf_release(&err);
+	return -1;
+}
+
+static int ab_after_round(struct batch_run *br, int round, void *data, struct strbuf *err)
+{
+	struct ab_session *s = data;
+	size_t before = s->test.n_pairs;
+	int r;
+
+	ab_test_update(&s->test, br->batch, NULL);
+	print_new_pairs(s, before);
+	r = ab_state_write(&s->test, br->batch, s->a_name, s->b_name);
+	if (r < 0) {
+		strbuf_addf(err, "cannot write '%s/ab.txt': %s", br->batch->dir, strerror(-r));
+		return r;
+	}
+	return s->test.result.done ? 1 : 0;
+}
+
+static int ab_end(void *data, struct batch *b, int ret)
+{
+	struct ab_session *s = data;
+
+	if (!s->a_name) /* it never began */
+		return ret;
+	fputc('\n', lines_out(s));
+	if (!s->heading_printed)
+		print_new_pairs(s, 0);
+	ab_print_verdict(lines_out(s), &s->test);
+	if (s->json)
+		ab_print_json(stdout, &s->test, s->batch_id, s->a_name, s->b_name);
+	if (ret != HB_EXIT_OK)
+		return ret;
+	return ab_exit_code(&s->test);
+}
+
+int cmd_ab(int argc, char **argv, struct context *ctx)
+{
+	struct ab_session s = { .variants = STRBUF_INIT, .tokens = STRBUF_INIT };
+	struct batch_hooks hooks = {
+		.name = "ab", .usage = ab_usage, .option = ab_option, .cells = ab_cells, .begin = ab_begin,
+		.after_round = ab_after_round, .end = ab_end, .data = &s, .document = &s.json,
+	};
+	int ret;
+
+	ab_test_init(&s.test);
+	ret = batch_command(argc, argv, ctx, &hooks, NULL);
+	ab_test_release(&s.test);
+	strbuf_release(&s.variants);
+	strbuf_release(&s.tokens);
+	free(s.a_name);
+	free(s.b_name);
+	free(s.batch_id);
+	return ret;
+}

@@ -1,0 +1,126 @@
+/*
+ * The hitchbench command table (git's habit): one cmd_<name>() per
+ * subcommand, each in cmd-<name>.c, and the shared setup they all get.
+ */
+#ifndef HB_CMD_H
+#define HB_CMD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "db/resultsdb.h"
+
+/* What a command's entry in the table (main.c) asks its runner for, as
+ * git's RUN_SETUP does. */
+enum cmd_flags {
+	/* takes the shared --db PATH|URL and --machine M: the runner takes
+	 * them out of argv (the command's getopt never sees them) into
+	 * context.db_path, db_given and machine */
+	CMD_DB_OPTION = 1 << 0,
+	/* the database cmd_db_open() gives is opened read-only (SQLite
+	 * mode=ro; a missing one is "no such database: PATH", exit 2; one of
+	 * an older schema is refused with the pointer to 'hitchbench db upgrade') */
+	CMD_DB_READ = 1 << 1,
+	/* ... or read-write: made when missing, migrated */
+	CMD_DB_WRITE = 1 << 2,
+};
+
+struct context {
+	char *srcdir;       /* the checkout, when running from its build/; else NULL */
+	char *exe_dir;      /* where this program is */
+	char *hook_path;    /* hitchbench-hook.so */
+	char *helper_dir;   /* hitchbench-wadlump and the other helpers */
+	char *recipe_dirs[3];
+	char *gamedb_dirs[3];  /* beside each recipe directory: gamedb/<game>/analysis.ini */
+	char *results_dir;  /* default home of runs/ and hitchbench.db: the checkout's
+			     * results/; installed, the user's XDG data directory or
+			     * root's /var/lib/hitchbench; $HITCHBENCH_RESULTS first */
+	char *default_db;
+
+	/* the results database, for a command with CMD_DB_OPTION */
+	const char *db_path;           /* --db PATH|URL, else default_db */
+	const char *machine;           /* --machine M (a host name or machine id), or NULL */
+	bool db_given;                 /* --db was on the command line */
+	enum resultsdb_mode db_mode;   /* from the flags; db's subcommands narrow it */
+	struct resultsdb *db;          /* cmd_db_open()'s, closed by the runner */
+};
+
+/* The command's database at ctx->db_path in ctx->db_mode, opened by the
+ * table's runner once (a second call gives the same) and closed by it when
+ * the command returns: the command calls it when its arguments are checked,
+ * so a usage error never opens, nor makes, a database. HB_EXIT_OK with *db
+ * set, or the exit code after saying what is wrong (2 no such database, 1
+ * any other failure). */
+int cmd_db_open(struct context *ctx, struct resultsdb **db);
+
+int cmd_run(int argc, char **argv, struct context *ctx);
+int cmd_recipes(int argc, char **argv, struct context *ctx);
+int cmd_report(int argc, char **argv, struct context *ctx);
+int cmd_db(int argc, char **argv, struct context *ctx);
+int cmd_frames(int argc, char **argv, struct context *ctx);
+int cmd_plot(int argc, char **argv, struct context *ctx);
+int cmd_quiet(int argc, char **argv, struct context *ctx);
+int cmd_thaw(int argc, char **argv, struct context *ctx);
+int cmd_import(int argc, char **argv, struct context *ctx);
+int cmd_ab(int argc, char **argv, struct context *ctx);
+int cmd_compare(int argc, char **argv, struct context *ctx);
+int cmd_calibrate(int argc, char **argv, struct context *ctx);
+int cmd_regress(int argc, char **argv, struct context *ctx);
+int cmd_matrix(int argc, char **argv, struct context *ctx);
+int cmd_stalls(int argc, char **argv, struct context *ctx);
+int cmd_interference_scan(int argc, char **argv, struct context *ctx);
+int cmd_target(int argc, char **argv, struct context *ctx);
+int cmd_push(int argc, char **argv, struct context *ctx);
+int cmd_pull(int argc, char **argv, struct context *ctx);
+int cmd_target_status(int argc, char **argv, struct context *ctx);
+/* hitchbench lab (cmd-lab.c) and its subcommands in their own files */
+int cmd_lab(int argc, char **argv, struct context *ctx);
+int cmd_lab_submit(int argc, char **argv, struct context *ctx);
+int cmd_lab_status(int argc, char **argv, struct context *ctx);
+int cmd_lab_results(int argc, char **argv, struct context *ctx);
+/* What the lab's subcommands share (cmd-lab.c, cmd-lab-status.c): the
+ * usage (printed to out), a usage error (exit 2), the lab's directory
+ * (RESULTS/lab, absolute; the caller frees it), and the ids of the
+ * recorded jobs Slurm has not finished (0, or -1 after saying why not). */
+void lab_usage_print(FILE *out);
+int lab_usage_error(const char *fmt, const char *arg);
+char *lab_dir(const struct context *ctx);
+struct argv_list;
+int lab_jobs_active(struct context *ctx, struct argv_list *ids);
+
+/* hitchbench db import's work (cmd-db.c): the run directories args name
+ * (and their batches) indexed, each line said when verbose; the runs
+ * indexed in *imported (may be NULL). HB_EXIT_OK or the exit code. */
+struct metric_opts;
+int db_import_dirs(struct resultsdb *db, char **args, int n, const struct metric_opts *mo, bool verbose,
+		   size_t *imported);
+
+/* The runs known to be disturbed: --interfered PATH (which must exist) or,
+ * when path is NULL, results/interfered.txt (which need not). HB_EXIT_OK,
+ * or the exit code after saying what is wrong (a bad line: usage, 2). */
+struct interfered_list;
+int load_interfered(const struct context *ctx, const char *path, struct interfered_list *list);
+
+/* Messages, git-style: "hitchbench: cannot open 'x': No such file". */
+void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Something the user should know that is not wrong: "hitchbench: note: ". */
+void note_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Every command's --help goes to stdout, a usage error to stderr (exit 2). */
+int usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A command made of subcommands ("hitchbench lab submit ..."). */
+struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct context *ctx);
+};
+
+/* Runs the subcommand argv[1] names with argc - 1, argv + 1; with none,
+ * the usage on stderr (exit 2), with --help or -h on stdout; a name not in
+ * the table is a usage error "'x' is not a COMMAND subcommand" with the
+ * nearest name suggested. */
+int run_subcommand(const char *command, const char *usage, const struct subcommand *table, size_t n,
+		   int argc, char **argv, struct context *ctx);
+
+#endif

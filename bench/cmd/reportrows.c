@@ -1,0 +1,167 @@
+/*
+ * Loading the rows of report and matrix (see reportrows.h).
+ */
+#include "cmd/reportrows.h"
+#include "cmd/cmd.h"
+#include "cmd/cmdargs.h"
+#include "base/exitcodes.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A bad reload rule (bench.txt's reload.* keys, an older run's
+ * analysis.ini) or game.log is the user's to fix, not a run without play
+ * numbers: refused with its file and line. */
+static int check_reload(const struct run *run, const struct metric_opts *opts, struct strbuf *err)
+{
+	struct run_reload rr;
+	int e = run_reload_find(run, opts->gamedb_dirs, &rr, err);
+
+	if (e == 0)
+		run_reload_release(&rr);
+	return e == -EINVAL ? e : 0;
+}
+
+int report_rows_from_dirs(struct report_rows *rr, char **dirs, int n,
+			  const struct metric_opts *opts)
+{
+	struct argv_list list;
+	struct strbuf err = STRBUF_INIT;
+	int ret = HB_EXIT_OK;
+
+	memset(rr, 0, sizeof(*rr));
+	argv_init(&list);
+	ret = rundir_args_expand(dirs, n, &list);
+	if (ret != HB_EXIT_OK) {
+		argv_release(&list);
+		return ret;
+	}
+	rr->rows = zalloc(sizeof(*rr->rows) * (list.n ? list.n : 1));
+	rr->runs = zalloc(sizeof(*rr->runs) * (list.n ? list.n : 1));
+	for (size_t i = 0; i < list.n; i++) {
+		strbuf_reset(&err);
+		if (run_load(list.v[i], &rr->runs[rr->n], &err) < 0) {
+			error_msg("%s", err.buf);
+			ret = HB_EXIT_FAILURE;
+			continue;
+		}
+		if (check_reload(&rr->runs[rr->n], opts, &err) < 0) {
+			error_msg("%s", err.buf);
+			run_release(&rr->runs[rr->n]);
+			ret = HB_EXIT_USAGE;
+			break;
+		}
+		run_report_row(&rr->runs[rr->n], opts, &rr->rows[rr->n]);
+		/* the numbers are taken: a long run's frames need not stay */
+		hb_frames_release(&rr->runs[rr->n].frames);
+		rr->n++;
+	}
+	argv_release(&list);
+	strbuf_release(&err);
+	return ret;
+}
+
+static const char *run_machine(const struct resultsdb_run *r)
+{
+	return r->machine_id ? r->machine_id : r->host ? r->host : "(unknown)";
+}
+
+/* Refuses runs of more than one machine, naming two of them. */
+static int check_one_machine(const struct resultsdb_run *runs, size_t n, const char *path,
+			     const char *why)
+{
+	for (size_t i = 1; i < n; i++) {
+		if (strcmp(run_machine(&runs[i]), run_machine(&runs[0])) == 0)
+			continue;
+		error_msg("'%s' holds the runs of more than one machine (%s, %s, ...): name one with "
+			  "--machine HOST (%s)", path, runs[0].host ? runs[0].host : run_machine(&runs[0]),
+			  runs[i].host ? runs[i].host : run_machine(&runs[i]), why);
+		return HB_EXIT_USAGE;
+	}
+	return HB_EXIT_OK;
+}
+
+int report_rows_from_db(struct report_rows *rr, struct context *ctx, const char *game,
+			const char *variant, int with_provenance, const char *one_machine)
+{
+	const char *path;
+	struct resultsdb *db;
+	char *err = NULL;
+	int ret;
+
+	memset(rr, 0, sizeof(*rr));
+	ret = cmd_db_open(ctx, &db);
+	if (ret != HB_EXIT_OK)
+		return ret;
+	path = resultsdb_name(db);
+	if (resultsdb_list(db, game, variant, ctx->machine, &rr->db_runs, &rr->n_db_runs, &err) < 0 ||
+	    (with_provenance && resultsdb_load_provenance(db, rr->db_runs, rr->n_db_runs, &err) < 0)) {
+		error_msg("cannot read the results database '%s': %s", path, err);
+		free(err);
+		return HB_EXIT_FAILURE;
+	}
+	if (one_machine && check_one_machine(rr->db_runs, rr->n_db_runs, path, one_machine) != HB_EXIT_OK)
+		return HB_EXIT_USAGE;
+	rr->rows = zalloc(sizeof(*rr->rows) * (rr->n_db_runs ? rr->n_db_runs : 1));
+	for (size_t i = 0; i < rr->n_db_runs; i++)
+		resultsdb_run_report_row(&rr->db_runs[i], &rr->rows[i]);
+	rr->n = rr->n_db_runs;
+	return HB_EXIT_OK;
+}
+
+int load_interfered(const struct context *ctx, const char *path, struct interfered_list *list)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *def;
+	int r;
+
+	/* --interfered FILE must be there; the default file need not */
+	if (path && (r = input_arg_check(path)) != HB_EXIT_OK)
+		return r;
+	def = xasprintf("%s/interfered.txt", ctx->results_dir);
+	r = interfered_read(list, path ? path : def, !path, &err);
+	if (r < 0)
+		error_msg("%s", err.buf);
+	strbuf_release(&err);
+	free(def);
+	if (r < 0)
+		interfered_release(list);
+	return r == -EINVAL ? HB_EXIT_USAGE : r < 0 ? HB_EXIT_FAILURE : HB_EXIT_OK;
+}
+
+void report_rows_release(struct report_rows *rr)
+{
+	if (!rr)
+		return;
+	for (size_t i = 0; rr->runs && i < rr->n; i++)
+		run_release(&rr->runs[i]);
+	free(rr->runs);
+	resultsdb_runs_free(rr->db_runs, rr->n_db_runs);
+	free(rr->rows);
+	memset(rr, 0, sizeof(*rr));
+}
+
+int metric_list_add(enum metric_id *ids, size_t *n, const char *name)
+{
+	int id = metric_lookup(name);
+
+	if (id < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < *n; i++)
+		if ((int)ids[i] == id)
+			return 0;
+	ids[(*n)++] = (enum metric_id)id;
+	return 0;
+}
+
+int min_frames_parse(const char *s, unsigned *out)
+{
+	uint64_t v;
+
+	if (safe_atou64(s, &v) < 0 || v > UINT_MAX)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}

@@ -1,0 +1,143 @@
+/*
+ * SLOWDOWN=PCT and SLOWDOWN_US=N: a known effect, a test instrument. The
+ * frame hook busy-waits at every present (GL or Vulkan) for PCT% of the
+ * game's time in the frame before it, or for N microseconds
+ * (harness/framehook-record.c), so a batch carries a change of a size
+ * known in advance: what `hitchbench calibrate` and `hitchbench ab` are
+ * checked against. SLOWDOWN=0 spins nothing and is a token of its own,
+ * the A/A partner of SLOWDOWN=PCT.
+ *
+ * The figure reaches the hook through the game's environment; what the
+ * hook spun is in the frame file's header, read back into bench.txt.
+ */
+#include "formats/frames.h"
+#include "switch/switch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int check_pct(const char *value, struct strbuf *why)
+{
+	double v;
+
+	if (safe_atod(value, &v) == 0 && v >= 0 && v <= 100)
+		return 0;
+	strbuf_addstr(why, "wants a percentage from 0 to 100 (decimals allowed: 2.5)");
+	return -EINVAL;
+}
+
+static int check_us(const char *value, struct strbuf *why)
+{
+	uint64_t v;
+
+	if (safe_atou64(value, &v) == 0 && v <= HB_SLOWDOWN_US_MAX)
+		return 0;
+	strbuf_addf(why, "wants whole microseconds from 0 to %u", HB_SLOWDOWN_US_MAX);
+	return -EINVAL;
+}
+
+/* The value as the hook and the run's name get it: "3" for "3.0" or
+ * "03", so that two spellings of one figure are one run name. */
+static void pct_text(const char *value, struct strbuf *out)
+{
+	double v = 0;
+
+	safe_atod(value, &v);
+	strbuf_addf(out, "%.6g", v);
+}
+
+static void label_pct(const struct switch_on *on, struct strbuf *out)
+{
+	strbuf_addstr(out, "slow");
+	pct_text(on->value, out);
+}
+
+static void label_us(const struct switch_on *on, struct strbuf *out)
+{
+	uint64_t v = 0;
+
+	safe_atou64(on->value, &v);
+	strbuf_addf(out, "slow%" PRIu64 "us", v);
+}
+
+/* One token spins one way: both in a token is refused. */
+static int check_tokens(const struct switch_set *sets, size_t n, struct strbuf *err)
+{
+	for (size_t i = 0; i < n; i++)
+		if (switch_set_find(&sets[i], "SLOWDOWN") && switch_set_find(&sets[i], "SLOWDOWN_US")) {
+			strbuf_addf(err, "switch token '%s': SLOWDOWN and SLOWDOWN_US spin two ways; "
+				    "a token takes one", sets[i].token);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static int prepare_pct(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
+{
+	struct strbuf v = STRBUF_INIT;
+
+	strbuf_addstr(&v, HB_SLOWDOWN_PCT_ENV "=");
+	pct_text(on->value, &v);
+	switch_ctx_setenv(ctx, v.buf);
+	kvfile_add(ctx->bench, "slowdown.pct", v.buf + strlen(HB_SLOWDOWN_PCT_ENV "="));
+	strbuf_release(&v);
+	return 0;
+}
+
+static int prepare_us(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
+{
+	uint64_t us = 0;
+	char v[64];
+	size_t name_len = strlen(HB_SLOWDOWN_US_ENV "=");
+
+	safe_atou64(on->value, &us);
+	snprintf(v, sizeof(v), "%s=%" PRIu64, HB_SLOWDOWN_US_ENV, us);
+	switch_ctx_setenv(ctx, v);
+	kvfile_add(ctx->bench, "slowdown.us", v + name_len);
+	return 0;
+}
+
+/* What the hook spun, from the frame file's header: every process of the
+ * game adds to the same two counters. */
+static void finish(const struct switch_on *on, struct switch_ctx *ctx)
+{
+	struct hb_frames_header h;
+	int fd = ctx->frames_path ? open(ctx->frames_path, O_RDONLY | O_CLOEXEC) : -1;
+	bool ok = fd >= 0 && pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+		  memcmp(h.magic, HB_FRAMES_MAGIC, sizeof(h.magic)) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (!ok) {
+		kvfile_add(ctx->bench, "slowdown.spin", "unknown: the frame file's header could not be read");
+		switch_ctx_note(ctx, "slowdown: what the hook spun is unknown (no frame file header)");
+		return;
+	}
+	kvfile_addf(ctx->bench, "slowdown.spin_ms", "%.3f", (double)h.spin_ns / 1e6);
+	kvfile_addf(ctx->bench, "slowdown.presents", "%" PRIu64, h.spin_presents);
+	switch_ctx_note(ctx, "slowdown: the hook spun %.1f ms at %" PRIu64 " presents",
+			(double)h.spin_ns / 1e6, h.spin_presents);
+}
+
+const struct switch_def switch_slowdown = {
+	.name = "SLOWDOWN",
+	.help = "PCT: a known effect (a test instrument): the hook spins PCT% of each frame",
+	.check = check_pct,
+	.check_tokens = check_tokens,
+	.label = label_pct,
+	.prepare = prepare_pct,
+	.finish = finish,
+};
+
+const struct switch_def switch_slowdown_us = {
+	.name = "SLOWDOWN_US",
+	.help = "N: the same, a fixed N us at each present",
+	.check = check_us,
+	.label = label_us,
+	.prepare = prepare_us,
+	.finish = finish,
+};
