@@ -166,7 +166,7 @@ MAN_PAGES      := $(patsubst docs/man/%.scd,$(B)/man/%,$(MAN_SRC))
 COMPLETION_BASH := completion/hitchbench.bash
 COMPLETION_ZSH  := completion/_hitchbench
 
-all: $(PROGS) $(B)/$(VK_MANIFEST) $(B)/walls/common.so $(B)/walls/analysis.so $(MAN_PAGES)
+all: $(PROGS) $(B)/$(VK_MANIFEST) $(B)/walls/common.so $(B)/walls/analysis.so $(B)/walls/runner.so $(MAN_PAGES)
 
 $(B)/man/%: docs/man/%.scd
 	@mkdir -p $(@D)
@@ -205,11 +205,19 @@ $(COMMON_A) $(ANALYSIS_A) $(RUNNER_A):
 # The walls' link half: a layer's objects linked alone (with the layers under
 # it) into a shared object that may leave nothing undefined. A call into a
 # layer above fails here, by name, even where a static link would not notice.
+# The library layers are linked without the message module
+# (common/base/message.c): library code returns its errors and never
+# prints, so a call to error_msg() from it fails here too. The runner's
+# machinery (bench/ without cmd/ and main.c) is walled from the commands
+# the same way: a call to usage_error(), error_msg() or cmd_db_open() fails.
 COMMON_LIBS = $(LIBS) $(shell $(PKG_CONFIG) --libs x11 libevdev)
+MESSAGE_OBJ := $(B)/common/base/message.o
+LIBRARY_COMMON_OBJ := $(filter-out $(MESSAGE_OBJ),$(COMMON_OBJ))
+RUNNER_CORE_OBJ := $(filter-out $(B)/bench/cmd/%,$(RUNNER_OBJ))
 $(B)/walls/common.so: $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-z,defs -o $@ $^ $(COMMON_LIBS)
-$(B)/walls/analysis.so: $(ANALYSIS_OBJ) $(COMMON_A)
+$(B)/walls/analysis.so: $(ANALYSIS_OBJ) $(LIBRARY_COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-z,defs -o $@ $^ $(COMMON_LIBS)
 
@@ -233,6 +241,11 @@ $(B)/gen/vkmanifest.o: $(B)/gen/vkmanifest.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 GEN_OBJ := $(B)/gen/schema.o $(B)/gen/vkmanifest.o
+
+# the runner's wall (above), with what it embeds
+$(B)/walls/runner.so: $(RUNNER_CORE_OBJ) $(ANALYSIS_OBJ) $(LIBRARY_COMMON_OBJ) $(GEN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-z,defs -o $@ $^ $(COMMON_LIBS) $(INPUT_LIBS)
 
 $(B)/hitchbench: $(B)/bench/main.o $(HITCH_A) $(GEN_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS)

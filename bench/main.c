@@ -273,6 +273,7 @@ int main(int argc, char **argv)
 	struct context ctx;
 	int r;
 
+	msg_program("hitchbench");
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(argc < 2 ? stderr : stdout);

@@ -32,6 +32,7 @@
  * until then so the game never sees it go away mid-run), or when stopped
  * by SIGTERM; 1 when a step failed; 2 for bad usage or a bad step.
  */
+#include "base/message.h"
 #include "base/exitcodes.h"
 #include "input-internal.h"
 #include "text/regexlimit.h"
@@ -368,13 +369,13 @@ static int setup(struct player *pl, const char *display, const char *name)
 	pl->log_fd = open(pl->game_log, O_RDONLY | O_CLOEXEC);
 	if (pl->signal_fd < 0 || pl->inotify_fd < 0 || pl->log_fd < 0 ||
 	    inotify_add_watch(pl->inotify_fd, pl->game_log, IN_MODIFY) < 0) {
-		fprintf(stderr, "hitchbench-input: cannot watch '%s': %s\n", pl->game_log, strerror(errno));
+		error_msg("cannot watch '%s': %s", pl->game_log, strerror(errno));
 		return -errno;
 	}
 	r = open_devices(pl, display, name, &err);
 	if (r < 0) {
 		printf("# end played=0 of %zu: %s\n", pl->n_steps, err.buf);
-		fprintf(stderr, "hitchbench-input: %s\n", err.buf);
+		error_msg("%s", err.buf);
 	}
 	fflush(stdout);
 	strbuf_release(&err);
@@ -422,6 +423,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	msg_program("hitchbench-input");
 	static const struct option longopts[] = {
 		{ "driver", required_argument, NULL, 'd' },
 		{ "game-log", required_argument, NULL, 'g' },
@@ -442,7 +444,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'd':
 			if (input_driver_parse(optarg, &pl.sink.driver) < 0) {
-				fprintf(stderr, "hitchbench-input: unknown driver '%s' (xtest or uinput)\n", optarg);
+				error_msg("unknown driver '%s' (xtest or uinput)", optarg);
 				return HB_EXIT_USAGE;
 			}
 			break;
@@ -484,7 +486,7 @@ int main(int argc, char **argv)
 
 		if (input_step_parse(argv[optind + (int)i], &pl.steps[i], &why) < 0 ||
 		    input_step_check(&pl.steps[i], pl.sink.driver, &why) < 0) {
-			fprintf(stderr, "hitchbench-input: step %zu '%s': %s\n", i + 1, argv[optind + (int)i],
+			error_msg("step %zu '%s': %s", i + 1, argv[optind + (int)i],
 				why.buf);
 			strbuf_release(&why);
 			goto out;

@@ -19,6 +19,7 @@
  * name starts with "hitchbench input" are the harness's own (the input
  * drivers): '-' lines.
  */
+#include "base/message.h"
 #include "intfwatch-internal.h"
 #include "base/exitcodes.h"
 #include "system/helperproc.h"
@@ -96,7 +97,7 @@ static int parse_number(int opt, const char *arg, struct args *a, struct watcher
 	int v;
 
 	if (safe_atoi(arg, &v) < 0 || v < (opt == 'x' ? 0 : 1)) {
-		fprintf(stderr, "hitchbench-intfwatch: --%s wants a number, not '%s'\n",
+		error_msg("--%s wants a number, not '%s'",
 			opt == 'r' ? "run-root" : opt == 'H' ? "harness" : opt == 'x' ? "x-vt" :
 			"duration", arg);
 		return -1;
@@ -150,7 +151,7 @@ static int open_log(struct watcher *w, const char *path)
 {
 	w->log = fopen(path, "w");
 	if (!w->log) {
-		fprintf(stderr, "hitchbench-intfwatch: cannot create '%s': %s\n", path, strerror(errno));
+		error_msg("cannot create '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	helper_signals_install();
@@ -343,6 +344,8 @@ int main(int argc, char **argv)
 	static struct watcher w;
 	static struct args a;
 	int r;
+
+	msg_program("hitchbench-intfwatch");
 
 	w.vt_fd = w.sess_fd = w.kmsg_fd = -1;
 	r = parse_args(argc, argv, &a, &w);

@@ -6,6 +6,7 @@
  * saying what was read and why it stopped. run forks such a fetch,
  * detached, and execs the game in its own pid.
  */
+#include "base/message.h"
 #include "prefetch-internal.h"
 #include "base/exitcodes.h"
 #include "system/helperproc.h"
@@ -62,7 +63,7 @@ static int fetch_option(int opt, const char *arg, struct fetch_opts *o)
 	switch (opt) {
 	case 'e':
 		if (resolve_exe(arg, o->exe, sizeof(o->exe)) < 0) {
-			fprintf(stderr, PROG ": cannot find '%s'\n", arg);
+			error_msg("cannot find '%s'", arg);
 			return -1;
 		}
 		return 1;
@@ -90,7 +91,7 @@ static int fetch_option(int opt, const char *arg, struct fetch_opts *o)
 	}
 	return 0;
 bad:
-	fprintf(stderr, PROG ": bad value '%s'\n", arg);
+	error_msg("bad value '%s'", arg);
 	return -1;
 }
 
@@ -365,20 +366,20 @@ int cmd_run_game(int argc, char **argv)
 		return HB_EXIT_USAGE;
 	}
 	if (geteuid() == 0) {
-		fprintf(stderr, PROG ": run: refuses to start a game as root (a game never runs as root): "
-			"run it as the player, or use fetch beside the game\n");
+		error_msg("run: refuses to start a game as root (a game never runs as root): "
+			"run it as the player, or use fetch beside the game");
 		return HB_EXIT_USAGE;
 	}
 	/* the list is the game's, not a wrapper's (env, nice, taskset ...) */
 	game = optind + pf_command_start(argv + optind);
 	if (!o.exe[0] && (!argv[game] || resolve_exe(argv[game], o.exe, sizeof(o.exe)) < 0)) {
-		fprintf(stderr, PROG ": cannot find '%s'\n", argv[game] ? argv[game] : argv[optind]);
+		error_msg("cannot find '%s'", argv[game] ? argv[game] : argv[optind]);
 		return HB_EXIT_FAILURE;
 	}
 	o.pid = getpid();
 	fflush(NULL);
 	fork_detached_fetch(&o);
 	execvp(argv[optind], argv + optind);
-	fprintf(stderr, PROG ": cannot run '%s': %s\n", argv[optind], strerror(errno));
+	error_msg("cannot run '%s': %s", argv[optind], strerror(errno));
 	return 127;
 }

@@ -5,6 +5,7 @@
  * the game runs, then merges what it saw into the executable's list and
  * says so in one line.
  */
+#include "base/message.h"
 #include "prefetch-internal.h"
 #include "base/exitcodes.h"
 #include "system/fsroot.h"
@@ -54,7 +55,7 @@ static int learn_args(int argc, char **argv, struct learn *l)
 		switch (opt) {
 		case 'p':
 			if (parse_pid(optarg, &pid) < 0) {
-				fprintf(stderr, PROG ": --pid wants a pid, not '%s'\n", optarg);
+				error_msg("--pid wants a pid, not '%s'", optarg);
 				return -1;
 			}
 			pf_learner_add_pid(&l->L, pid);
@@ -62,7 +63,7 @@ static int learn_args(int argc, char **argv, struct learn *l)
 			break;
 		case 'e':
 			if (resolve_exe(optarg, l->exe, sizeof(l->exe)) < 0) {
-				fprintf(stderr, PROG ": cannot find '%s'\n", optarg);
+				error_msg("cannot find '%s'", optarg);
 				return -1;
 			}
 			break;
@@ -133,17 +134,17 @@ static void learn_watch(struct learn *l)
 static int learn_check(const struct learn *l, struct stat *st)
 {
 	if (!l->exe[0]) {
-		fprintf(stderr, PROG ": learn: no executable (no --exe, and no pid to read it from)\n");
+		error_msg("learn: no executable (no --exe, and no pid to read it from)");
 		return -1;
 	}
 	if (stat(l->exe, st) < 0) {
-		fprintf(stderr, PROG ": cannot stat '%s': %s\n", l->exe, strerror(errno));
+		error_msg("cannot stat '%s': %s", l->exe, strerror(errno));
 		return -1;
 	}
 	if (l->L.n_pids && !l->seen_alive) {
 		/* merged, it would count a miss against every file of the list */
-		fprintf(stderr, PROG ": learn: no process of the game was seen alive: the list is left "
-			"as it was\n");
+		error_msg("learn: no process of the game was seen alive: the list is left "
+			"as it was");
 		return -1;
 	}
 	return 0;
@@ -163,9 +164,9 @@ static bool learn_old_list(struct learn *l, const char *path, struct pf_list *ol
 		return true;
 	}
 	if (r == -EINVAL)
-		fprintf(stderr, PROG ": %s:%d: not a prefetch list: learnt anew\n", path, err_line);
+		error_msg("%s:%d: not a prefetch list: learnt anew", path, err_line);
 	else if (r != -ENOENT)
-		fprintf(stderr, PROG ": cannot read '%s': %s: learnt anew\n", path, strerror(-r));
+		error_msg("cannot read '%s': %s: learnt anew", path, strerror(-r));
 	return false;
 }
 
@@ -179,9 +180,9 @@ static int learn_merge_write(struct learn *l, const char *key, const char *path,
 	int r, rc = HB_EXIT_OK;
 
 	if (untold)
-		fprintf(stderr, PROG ": learn: %zu files' pages in memory could not be told (mincore "
+		error_msg("learn: %zu files' pages in memory could not be told (mincore "
 			"answers only for files this user owns or may write, and this kernel has no "
-			"cachestat): learn as root\n", untold);
+			"cachestat): learn as root", untold);
 	l->L.seen.exe = xstrdup(l->exe);
 	l->L.seen.exe_size = (uint64_t)st->st_size;
 	l->L.seen.exe_mtime = st->st_mtim.tv_sec;
@@ -190,7 +191,7 @@ static int learn_merge_write(struct learn *l, const char *key, const char *path,
 	if (r == 0)
 		r = pf_list_write(&merged, path);
 	if (r < 0) {
-		fprintf(stderr, PROG ": cannot write '%s': %s\n", path, strerror(-r));
+		error_msg("cannot write '%s': %s", path, strerror(-r));
 		rc = HB_EXIT_FAILURE;
 	} else {
 		printf("prefetch learn %s: %zu files (%zu before), %.1f MB listed, session %d, "

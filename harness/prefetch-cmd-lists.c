@@ -5,6 +5,7 @@
  * (common/prefetch/prefetch-list.c parses them); resident says how much of a file
  * is in memory (common/prefetch/prefetch-ranges.c).
  */
+#include "base/message.h"
 #include "prefetch-internal.h"
 #include "base/exitcodes.h"
 #include "prefetch/prefetch.h"
@@ -32,7 +33,7 @@ int cmd_list(int argc, char **argv)
 	if (!d) {
 		if (errno == ENOENT)
 			return 0;
-		fprintf(stderr, PROG ": cannot open '%s': %s\n", list_dir(), strerror(errno));
+		error_msg("cannot open '%s': %s", list_dir(), strerror(errno));
 		return HB_EXIT_FAILURE;
 	}
 	while ((e = readdir(d)) != NULL) {
@@ -98,7 +99,7 @@ static int show_forget(int argc, char **argv, bool forget)
 		}
 	}
 	if (r < 0) {
-		fprintf(stderr, PROG ": '%s': %s\n", path,
+		error_msg("'%s': %s", path,
 			r == -EINVAL ? "not a prefetch list" : strerror(-r));
 		free(path);
 		return HB_EXIT_FAILURE;
@@ -139,7 +140,7 @@ int cmd_resident(int argc, char **argv)
 		int r;
 
 		if (fd < 0 || fstat(fd, &st) < 0) {
-			fprintf(stderr, PROG ": cannot open '%s': %s\n", argv[i], strerror(errno));
+			error_msg("cannot open '%s': %s", argv[i], strerror(errno));
 			if (fd >= 0)
 				close(fd);
 			rc = HB_EXIT_FAILURE;
@@ -152,7 +153,7 @@ int cmd_resident(int argc, char **argv)
 		}
 		r = pf_resident_pages(fd, (uint64_t)st.st_size, 0, (uint64_t)st.st_size, &pages);
 		if (r < 0) {
-			fprintf(stderr, PROG ": '%s': %s\n", argv[i], strerror(-r));
+			error_msg("'%s': %s", argv[i], strerror(-r));
 			rc = HB_EXIT_FAILURE;
 		} else {
 			printf("%llu %llu %s\n", (unsigned long long)pages,

@@ -10,6 +10,7 @@
  * This file is the program's usage, its dispatch and what the commands
  * share on the command line; each command is in prefetch-cmd-*.c.
  */
+#include "base/message.h"
 #include "prefetch-internal.h"
 #include "base/exitcodes.h"
 #include "prefetch/prefetch.h"
@@ -158,6 +159,8 @@ int main(int argc, char **argv)
 	const struct command *c = NULL;
 	int rc;
 
+	msg_program(PROG);
+
 	if (argc < 2) {
 		usage(stderr);
 		return HB_EXIT_USAGE;
@@ -170,7 +173,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			c = &commands[i];
 	if (!c) {
-		fprintf(stderr, PROG ": unknown command '%s'\n", argv[1]);
+		error_msg("unknown command '%s'", argv[1]);
 		usage(stderr);
 		return HB_EXIT_USAGE;
 	}
@@ -178,7 +181,7 @@ int main(int argc, char **argv)
 		argc = take_dir_option(argc, argv);
 	rc = c->fn(argc - 1, argv + 1);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, PROG ": cannot write the output\n");
+		error_msg("cannot write the output");
 		return HB_EXIT_FAILURE;
 	}
 	return rc;

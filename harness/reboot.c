@@ -21,6 +21,7 @@
  * commands it would run on stdout, one a line as a shell would take them,
  * and runs none.
  */
+#include "base/message.h"
 #include "text/argv.h"
 #include "base/exitcodes.h"
 #include "system/fsroot.h"
@@ -30,7 +31,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,25 +42,18 @@
 #define PROG "hitchbench-reboot"
 #define LOG_REL "var/log/hitchbench-reboot.log"
 
-/* syslog's levels, as the "<N>" prefix sd-daemon(3) documents */
-enum { L_ERR = 3, L_WARNING = 4, L_INFO = 6 };
-
 static FILE *log_file;
 static bool dry_run;
 
-static void say(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(int level, const char *fmt, ...)
+/* Every message (message.h, with syslog's "<N>" levels on stderr) is also
+ * a line of the log file, when it could be opened. */
+static void log_line(enum msg_level level, const char *msg, void *data)
 {
-	const char *name = level == L_ERR ? "error" : level == L_WARNING ? "warning" : "info";
-	char msg[1024], when[32] = "";
+	const char *name = level == MSG_ERROR ? "error" : level == MSG_WARNING ? "warning" : "info";
+	char when[32] = "";
 	struct tm tm;
 	time_t t = time(NULL);
-	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "<%d>%s: %s\n", level, PROG, msg);
 	if (!log_file)
 		return;
 	if (gmtime_r(&t, &tm))
@@ -79,37 +72,37 @@ static int run(char *const *argv)
 	pid_t pid;
 
 	if (dry_run) {
-		say(L_INFO, "would run: %s", line);
+		info_msg("would run: %s", line);
 		printf("%s\n", line);
 		fflush(stdout);
 		free(line);
 		return 0;
 	}
-	say(L_INFO, "running: %s", line);
+	info_msg("running: %s", line);
 	free(line);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		say(L_ERR, "cannot fork: %s", strerror(errno));
+		error_msg("cannot fork: %s", strerror(errno));
 		return -1;
 	}
 	if (pid == 0) {
 		execvp(argv[0], argv);
-		fprintf(stderr, "<%d>%s: cannot run %s: %s\n", L_ERR, PROG, argv[0], strerror(errno));
+		error_msg("cannot run %s: %s", argv[0], strerror(errno));
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
-			say(L_ERR, "cannot wait for %s: %s", argv[0], strerror(errno));
+			error_msg("cannot wait for %s: %s", argv[0], strerror(errno));
 			return -1;
 		}
 	}
 	if (WIFEXITED(status)) {
 		if (WEXITSTATUS(status))
-			say(L_ERR, "%s exited with status %d", argv[0], WEXITSTATUS(status));
+			error_msg("%s exited with status %d", argv[0], WEXITSTATUS(status));
 		return WEXITSTATUS(status);
 	}
-	say(L_ERR, "%s was killed by signal %d", argv[0], WTERMSIG(status));
+	error_msg("%s was killed by signal %d", argv[0], WTERMSIG(status));
 	return -1;
 }
 
@@ -126,26 +119,26 @@ static int choose_grub(const struct kernel_wish *w)
 	grub_menu_init(&menu);
 	r = fsroot_read_all("boot/grub/grub.cfg", &text);
 	if (r < 0) {
-		say(L_ERR, "cannot read /boot/grub/grub.cfg: %s", strerror(-r));
+		error_msg("cannot read /boot/grub/grub.cfg: %s", strerror(-r));
 		goto out;
 	}
 	r = grub_menu_parse(text, &menu, &why);
 	if (r < 0) {
-		say(L_ERR, "/boot/grub/grub.cfg:%s", why.buf);
+		error_msg("/boot/grub/grub.cfg:%s", why.buf);
 		goto out;
 	}
 	e = grub_menu_find(&menu, w->kernel);
 	if (!e) {
-		say(L_ERR, "/boot/grub/grub.cfg has no entry booting kernel %s (%zu entries); run update-grub",
+		error_msg("/boot/grub/grub.cfg has no entry booting kernel %s (%zu entries); run update-grub",
 		    w->kernel, menu.n);
 		r = -ENOENT;
 		goto out;
 	}
-	say(L_INFO, "kernel %s: entry '%s' (grub.cfg line %d, image %s)", w->kernel, e->path, e->line, e->image);
+	info_msg("kernel %s: entry '%s' (grub.cfg line %d, image %s)", w->kernel, e->path, e->line, e->image);
 	free(text);
 	text = NULL;
 	if (fsroot_read_all("etc/default/grub", &text) < 0 || !grub_default_is_saved(text))
-		say(L_WARNING, "/etc/default/grub does not set GRUB_DEFAULT=saved: grub-reboot's entry may "
+		warn_msg("/etc/default/grub does not set GRUB_DEFAULT=saved: grub-reboot's entry may "
 			       "be ignored at the next boot");
 	r = run((char *const[]){ "grub-reboot", e->path, NULL }) == 0 ? 0 : -1;
 out:
@@ -164,7 +157,7 @@ static int choose_kexec(const struct kernel_wish *w)
 	int r;
 
 	if (kernel_installed(w->kernel, KERNEL_BOOT_KEXEC, &why) < 0) {
-		say(L_ERR, "kernel %s cannot be kexec'd: %s", w->kernel, why.buf);
+		error_msg("kernel %s cannot be kexec'd: %s", w->kernel, why.buf);
 		strbuf_release(&why);
 		return -1;
 	}
@@ -184,18 +177,18 @@ static int current_wish(const char *path, struct kernel_wish *w)
 	int r = kernel_wish_read(path, w, &why);
 
 	if (r == -ENOENT) {
-		say(L_INFO, "no kernel wish (%s): a plain reboot", path);
+		info_msg("no kernel wish (%s): a plain reboot", path);
 	} else if (r < 0) {
-		say(L_ERR, "%s: %s: a plain reboot", path, r == -EINVAL ? why.buf : strerror(-r));
+		error_msg("%s: %s: a plain reboot", path, r == -EINVAL ? why.buf : strerror(-r));
 	} else if (fsroot_read_line("proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id)) < 0) {
-		say(L_ERR, "cannot read this boot's id: a plain reboot");
+		error_msg("cannot read this boot's id: a plain reboot");
 		r = -1;
 	} else if (strcmp(boot_id, w->boot_id)) {
-		say(L_INFO, "the kernel wish for %s (job %s) was made in an earlier boot: a plain reboot",
+		info_msg("the kernel wish for %s (job %s) was made in an earlier boot: a plain reboot",
 		    w->kernel, *w->job_id ? w->job_id : "-");
 		r = -1;
 	} else {
-		say(L_INFO, "kernel wish: %s by %s (job %s, node %s)", w->kernel, kernel_boot_method_name(w->method),
+		info_msg("kernel wish: %s by %s (job %s, node %s)", w->kernel, kernel_boot_method_name(w->method),
 		    *w->job_id ? w->job_id : "-", *w->node ? w->node : "-");
 	}
 	strbuf_release(&why);
@@ -208,6 +201,9 @@ static const char usage[] =
 
 int main(int argc, char **argv)
 {
+	msg_program(PROG);
+	msg_levels(true);
+	msg_copy(log_line, NULL);
 	static const struct option opts[] = {
 		{ "dry-run", no_argument, NULL, 'n' }, { "wish", required_argument, NULL, 'w' },
 		{ "log", required_argument, NULL, 'l' }, { "grub", no_argument, NULL, 'g' },
@@ -235,26 +231,26 @@ int main(int argc, char **argv)
 		log_path = xasprintf("%s/%s", fsroot(), LOG_REL);
 	log_file = fopen(log_path, "ae");
 	if (!log_file)
-		say(L_WARNING, "cannot open the log '%s': %s", log_path, strerror(errno));
-	say(L_INFO, "asked to reboot (uid %d%s%s)", (int)getuid(), optind < argc ? ", features " : "",
+		warn_msg("cannot open the log '%s': %s", log_path, strerror(errno));
+	info_msg("asked to reboot (uid %d%s%s)", (int)getuid(), optind < argc ? ", features " : "",
 	    optind < argc ? argv[optind] : "");
 	if (current_wish(wish_path, &w)) {
 		if (method >= 0)
 			w.method = (enum kernel_boot_method)method;
 		chose = w.method == KERNEL_BOOT_KEXEC ? choose_kexec(&w) : choose_grub(&w);
 		if (chose < 0)
-			say(L_ERR, "could not make the next boot kernel %s: rebooting into the default", w.kernel);
+			error_msg("could not make the next boot kernel %s: rebooting into the default", w.kernel);
 	}
 	if (chose == 0 && w.method == KERNEL_BOOT_KEXEC)
 		r = run((char *const[]){ "systemctl", "kexec", NULL });
 	else
 		r = run((char *const[]){ "systemctl", "reboot", NULL });
 	if (r != 0) {
-		say(L_WARNING, "systemctl failed: trying reboot");
+		warn_msg("systemctl failed: trying reboot");
 		r = run((char *const[]){ "reboot", NULL });
 	}
 	if (r != 0)
-		say(L_ERR, "could not reboot");
+		error_msg("could not reboot");
 	free(wish_path);
 	free(log_path);
 	if (log_file)

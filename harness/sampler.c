@@ -8,6 +8,7 @@
  * cleanly, with exit 0). It also offers the thermal guard (--wait-below)
  * and a one-shot look at the sensors for people (--once).
  */
+#include "base/message.h"
 #include "base/exitcodes.h"
 #include "system/fsroot.h"
 #include "formats/sensorlog.h"
@@ -56,7 +57,7 @@ static void usage(FILE *f)
 static int parse_seconds(const char *opt, const char *arg, double *out)
 {
 	if (safe_atod(arg, out) < 0 || !(*out >= 0) || *out > 1e7) {
-		fprintf(stderr, "hitchbench-sampler: %s: not a number of seconds: '%s'\n", opt, arg);
+		error_msg("%s: not a number of seconds: '%s'", opt, arg);
 		return -1;
 	}
 	return 0;
@@ -79,7 +80,7 @@ static int print_once(struct sensors *s, double *values, uint64_t period_ns)
 			printf("%-40s %12s %-5s %s\n", s->ch[i].name, "-", s->ch[i].unit, s->ch[i].source);
 	}
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "hitchbench-sampler: cannot write to stdout: %s\n", strerror(errno));
+		error_msg("cannot write to stdout: %s", strerror(errno));
 		return HB_EXIT_FAILURE;
 	}
 	return HB_EXIT_OK;
@@ -141,21 +142,21 @@ static int parse_one(int c, struct args *a)
 	case 'o': a->out = optarg; return 0;
 	case 'p':
 		if (safe_atoi(optarg, &a->period_ms) < 0 || a->period_ms < 1 || a->period_ms > 3600000) {
-			fprintf(stderr, "hitchbench-sampler: --period-ms: not 1..3600000: '%s'\n", optarg);
+			error_msg("--period-ms: not 1..3600000: '%s'", optarg);
 			return -1;
 		}
 		return 0;
 	case 'd': return parse_seconds("--duration", optarg, &a->duration_s);
 	case 'n':
 		if (safe_atoi(optarg, &a->niceness) < 0 || a->niceness < -20 || a->niceness > 19) {
-			fprintf(stderr, "hitchbench-sampler: --nice: not -20..19: '%s'\n", optarg);
+			error_msg("--nice: not -20..19: '%s'", optarg);
 			return -1;
 		}
 		return 0;
 	case '1': a->once = 1; return 0;
 	case 'w':
 		if (safe_atod(optarg, &a->wait_below) < 0 || !isfinite(a->wait_below)) {
-			fprintf(stderr, "hitchbench-sampler: --wait-below: not a temperature: '%s'\n",
+			error_msg("--wait-below: not a temperature: '%s'",
 				optarg);
 			return -1;
 		}
@@ -205,7 +206,7 @@ static int thermal_guard(const struct args *a, int *status)
 	struct kvfile kf;
 
 	if (thermal_guard_wait(a->pattern, a->wait_below, a->wait_timeout, &stop, &res) < 0) {
-		fprintf(stderr, "hitchbench-sampler: thermal guard interrupted\n");
+		error_msg("thermal guard interrupted");
 		*status = HB_EXIT_INTERRUPTED;
 		return -1;
 	}
@@ -232,12 +233,14 @@ int main(int argc, char **argv)
 	uint64_t period_ns;
 	double *values;
 
+	msg_program("hitchbench-sampler");
+
 	r = parse_args(argc, argv, &a);
 	if (r != 0)
 		return r > 0 ? HB_EXIT_OK : HB_EXIT_USAGE;
 	period_ns = (uint64_t)a.period_ms * NSEC_PER_MSEC;
 	if (setpriority(PRIO_PROCESS, 0, a.niceness) < 0)
-		fprintf(stderr, "hitchbench-sampler: warning: cannot set nice %d: %s\n", a.niceness,
+		warn_msg("cannot set nice %d: %s", a.niceness,
 			strerror(errno));
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
@@ -255,7 +258,7 @@ int main(int argc, char **argv)
 	/* the file exists before the first sample: a bad path fails now */
 	r = sensor_log_open(&log, a.out, s.ch, s.n, period_ns, fsroot());
 	if (r < 0 || (r = sample_loop(&s, values, &log, period_ns, a.duration_s)) < 0) {
-		fprintf(stderr, "hitchbench-sampler: cannot write '%s': %s\n", a.out, strerror(-r));
+		error_msg("cannot write '%s': %s", a.out, strerror(-r));
 		status = HB_EXIT_FAILURE;
 	}
 	free(values);

@@ -11,6 +11,7 @@
  * an event it needs, a build without BPF) is said in one sentence: the
  * recorder then samples as it would without it (the fallback).
  */
+#include "base/message.h"
 #include "stallrec-internal.h"
 #include "base/exitcodes.h"
 #include "system/fsroot.h"
@@ -277,7 +278,7 @@ struct stallbpf *stallbpf_start(const struct stallbpf_opts *o, struct strbuf *wh
 	if (b->stats_fd < 0)
 		snprintf(b->stats_why, sizeof(b->stats_why), "%s", strerror(errno));
 	if (ksyms_load(&b->ksyms, "proc/kallsyms", &b->ksyms_why) < 0)
-		fprintf(stderr, "hitchbench-stallrec: BPF: stacks unnamed: %s\n", b->ksyms_why.buf);
+		error_msg("BPF: stacks unnamed: %s", b->ksyms_why.buf);
 	describe(b);
 	/* a pid sent by SIGUSR1 wakes the wait at once, never between the
 	 * check and the wait: it is blocked but inside epoll_pwait */
@@ -300,8 +301,8 @@ void stallbpf_follow(struct stallbpf *b, pid_t pid)
 			return;
 	n = __atomic_fetch_add(&bss->n_follow, 1, __ATOMIC_ACQ_REL);
 	if (n >= ARRAY_SIZE(bss->follow_tgid)) {
-		fprintf(stderr, "hitchbench-stallrec: BPF: cannot follow pid %d: %zu processes "
-			"followed already\n", (int)pid, ARRAY_SIZE(bss->follow_tgid));
+		error_msg("BPF: cannot follow pid %d: %zu processes "
+			"followed already", (int)pid, ARRAY_SIZE(bss->follow_tgid));
 		return;
 	}
 	__atomic_store_n(&bss->follow_tgid[n], (__u32)pid, __ATOMIC_RELEASE);

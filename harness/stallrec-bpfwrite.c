@@ -8,6 +8,7 @@
  */
 #ifndef HB_NO_BPF
 
+#include "base/message.h"
 #include "stallrec-bpf.h"
 #include "system/fsroot.h"
 #include "base/hash.h"
@@ -39,7 +40,7 @@ static void flush_lines(struct stallbpf *b)
 	if (!b->out || !b->line.len)
 		return;
 	if (fwrite(b->line.buf, 1, b->line.len, b->out) != b->line.len || fflush(b->out) != 0)
-		fprintf(stderr, "hitchbench-stallrec: BPF: writing %s: %s\n", b->opts.live_path,
+		error_msg("BPF: writing %s: %s", b->opts.live_path,
 			strerror(errno));
 	strbuf_reset(&b->line);
 }

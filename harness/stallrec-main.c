@@ -25,6 +25,7 @@
  * BPF does not see (memory counters, PSI). Where BPF cannot start it says
  * why and samples at --period-ms as without it.
  */
+#include "base/message.h"
 #include "stallrec-internal.h"
 #include "system/cpulist.h"
 #include "base/exitcodes.h"
@@ -156,7 +157,7 @@ static int finish(struct recorder *rc, uint64_t cpu_ns, uint64_t wall_ns)
 		return 0;
 	}
 	if (rc->live.h && rc->live.h->count >= rc->live.h->capacity)
-		fprintf(stderr, "hitchbench-stallrec: the record filled up after %llu samples\n",
+		error_msg("the record filled up after %llu samples",
 			(unsigned long long)rc->live.h->count);
 	stallrec_live_close(&rc->live);
 	ret = stallrec_load(rc->live_path, &r, &err);
@@ -167,7 +168,7 @@ static int finish(struct recorder *rc, uint64_t cpu_ns, uint64_t wall_ns)
 		stallrec_release(&r);
 	}
 	if (ret < 0)
-		fprintf(stderr, "hitchbench-stallrec: %s (the live record stays at %s)\n", err.buf,
+		error_msg("%s (the live record stays at %s)", err.buf,
 			rc->live_path);
 	else
 		unlink(rc->live_path);
@@ -178,7 +179,7 @@ static int finish(struct recorder *rc, uint64_t cpu_ns, uint64_t wall_ns)
 static int parse_int_opt(const char *opt, const char *arg, int lo, int hi, int *out)
 {
 	if (safe_atoi(arg, out) < 0 || *out < lo || *out > hi) {
-		fprintf(stderr, "hitchbench-stallrec: %s: want a whole number in %d..%d, not '%s'\n",
+		error_msg("%s: want a whole number in %d..%d, not '%s'",
 			opt, lo, hi, arg);
 		return -1;
 	}
@@ -231,7 +232,7 @@ static int parse_one(int opt, struct recorder *rc, struct args *a)
 			a->bpf.perf_faults = strcmp(optarg, "perf") == 0;
 			return 0;
 		}
-		fprintf(stderr, "hitchbench-stallrec: --bpf-faults: tracepoint or perf, not '%s'\n", optarg);
+		error_msg("--bpf-faults: tracepoint or perf, not '%s'", optarg);
 		return -1;
 	case 'h': usage(stdout); return 1;
 	default: usage(stderr); return -1;
@@ -284,13 +285,13 @@ static int set_up_process(const struct args *a)
 	 * record exists, and that is created last */
 	helper_signals_install();
 	if (setpriority(PRIO_PROCESS, 0, a->niceness) < 0)
-		fprintf(stderr, "hitchbench-stallrec: cannot set nice %d: %s\n", a->niceness,
+		error_msg("cannot set nice %d: %s", a->niceness,
 			strerror(errno));
 	if (a->cpus) {
 		cpu_set_t set;
 
 		if (cpu_list_parse(a->cpus, &set) < 0 || sched_setaffinity(0, sizeof(set), &set) < 0) {
-			fprintf(stderr, "hitchbench-stallrec: --cpu %s: not CPUs this machine has\n",
+			error_msg("--cpu %s: not CPUs this machine has",
 				a->cpus);
 			return -1;
 		}
@@ -420,6 +421,8 @@ int main(int argc, char **argv)
 	char *live_default = NULL, *bpf_live_default = NULL;
 	int r;
 
+	msg_program("hitchbench-stallrec");
+
 	recorder_reset(&rc);
 	r = parse_args(argc, argv, &rc, &a);
 	if (r != 0)
@@ -435,7 +438,7 @@ int main(int argc, char **argv)
 	start_bpf(&rc, &a, &meta);
 	find_sources(&rc, a.pid, &meta);
 	if (set_up_record(&rc, &meta, &err) < 0) {
-		fprintf(stderr, "hitchbench-stallrec: %s\n", err.buf);
+		error_msg("%s", err.buf);
 		return HB_EXIT_FAILURE;
 	}
 	strbuf_release(&meta);
@@ -446,7 +449,7 @@ int main(int argc, char **argv)
 	r = finish(&rc, thread_cpu_ns() - cpu0 - (rc.bpf ? stallbpf_user_ns(rc.bpf) : 0),
 		   mono_ns() - start);
 	if (rc.bpf && stallbpf_finish(rc.bpf, stop_name(), &err) < 0) {
-		fprintf(stderr, "hitchbench-stallrec: BPF: %s (the live record stays at %s)\n", err.buf,
+		error_msg("BPF: %s (the live record stays at %s)", err.buf,
 			a.bpf.live_path);
 		r = -1;
 	}

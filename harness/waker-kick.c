@@ -4,6 +4,7 @@
  * wakeup crosses CPUs (common/system/wakeplan.h, kick_plan_make, says who wakes
  * whom).
  */
+#include "base/message.h"
 #include "waker-internal.h"
 #include "system/cpulist.h"
 #include "base/exitcodes.h"
@@ -83,7 +84,7 @@ static int kick_prepare(struct kick *k, struct opts *o, const cpu_set_t *online)
 		k->sl[i].stop = &k->stop;
 		k->sl[i].efd = eventfd(0, EFD_CLOEXEC);
 		if (k->sl[i].efd < 0) {
-			fprintf(stderr, PROG ": eventfd: %s\n", strerror(errno));
+			error_msg("eventfd: %s", strerror(errno));
 			return -1;
 		}
 		if (c == k->plan.kicker_cpu)
@@ -96,7 +97,7 @@ static int kick_prepare(struct kick *k, struct opts *o, const cpu_set_t *online)
 	CPU_ZERO(&me);
 	CPU_SET(k->plan.kicker_cpu, &me);
 	if (sched_setaffinity(0, sizeof(me), &me) < 0) {
-		fprintf(stderr, PROG ": cannot pin the kicker to CPU %d: %s\n", k->plan.kicker_cpu,
+		error_msg("cannot pin the kicker to CPU %d: %s", k->plan.kicker_cpu,
 			strerror(errno));
 		return -1;
 	}
@@ -114,7 +115,7 @@ static void kick_start(struct kick *k)
 		int r = start_thread(&k->th[k->started], s->cpu, 0, kick_sleeper_main, s);
 
 		if (r < 0) {
-			fprintf(stderr, PROG ": cannot start the sleeper on CPU %d: %s\n", s->cpu,
+			error_msg("cannot start the sleeper on CPU %d: %s", s->cpu,
 				strerror(-r));
 			break;
 		}
@@ -152,7 +153,7 @@ static void kick_stop(struct kick *k, bool say)
 		if (write(k->sl[i].efd, &one, sizeof(one)) < 0) {
 			if (!say)
 				continue;
-			fprintf(stderr, PROG ": cannot stop the sleeper on CPU %d: %s\n", k->sl[i].cpu,
+			error_msg("cannot stop the sleeper on CPU %d: %s", k->sl[i].cpu,
 				strerror(errno));
 		}
 		pthread_join(k->th[i], NULL);

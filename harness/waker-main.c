@@ -25,6 +25,7 @@
  * This file holds the options and main; the modes are waker-run.c (sleep),
  * waker-kick.c and waker-probe.c.
  */
+#include "base/message.h"
 #include "waker-internal.h"
 #include "system/cpulist.h"
 #include "base/exitcodes.h"
@@ -66,7 +67,7 @@ static void usage(FILE *f)
 
 static int bad_value(const char *opt, const char *arg, const char *want)
 {
-	fprintf(stderr, PROG ": %s: want %s, not '%s'\n", opt, want, arg);
+	error_msg("%s: want %s, not '%s'", opt, want, arg);
 	return -1;
 }
 
@@ -147,11 +148,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		if ((r = parse_one(opt, o, &period, &mode_given)) != 0)
 			return r;
 	if (optind != argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
+		error_msg("unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
 	if (!mode_given) {
-		fprintf(stderr, PROG ": -m sleep|kick|probe is required\n");
+		error_msg("-m sleep|kick|probe is required");
 		return -1;
 	}
 	if (!period)
@@ -165,7 +166,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		return bad_value("-i", period, want);
 	}
 	if (o->dma_latency && o->mode != WAKER_PROBE) {
-		fprintf(stderr, PROG ": --dma-latency is for -m probe only\n");
+		error_msg("--dma-latency is for -m probe only");
 		return -1;
 	}
 	return 0;
@@ -177,6 +178,8 @@ int main(int argc, char **argv)
 	struct strbuf cmd = STRBUF_INIT;
 	int r;
 
+	msg_program(PROG);
+
 	r = parse_opts(argc, argv, &o);
 	if (r != 0)
 		return r > 0 ? HB_EXIT_OK : HB_EXIT_USAGE;
@@ -185,7 +188,7 @@ int main(int argc, char **argv)
 	o.cmdline = cmd.buf;
 	helper_signals_install();
 	if (o.mode != WAKER_PROBE && setpriority(PRIO_PROCESS, 0, o.nice) < 0)
-		fprintf(stderr, PROG ": warning: cannot set nice %d: %s\n", o.nice, strerror(errno));
+		warn_msg("cannot set nice %d: %s", o.nice, strerror(errno));
 	switch (o.mode) {
 	case WAKER_SLEEP: r = run_sleep(&o); break;
 	case WAKER_KICK: r = run_kick(&o); break;

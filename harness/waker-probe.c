@@ -4,6 +4,7 @@
  * late each absolute-deadline wakeup is; probe.txt at the end
  * (common/formats/probefile.h).
  */
+#include "base/message.h"
 #include "waker-internal.h"
 #include "base/exitcodes.h"
 #include "system/helperproc.h"
@@ -134,10 +135,10 @@ static void probe_prepare(struct probe_result *res, const struct opts *o)
 	}
 #ifdef __SANITIZE_ADDRESS__
 	/* AddressSanitizer's shadow is terabytes of address space: never locked */
-	fprintf(stderr, PROG ": warning: an AddressSanitizer build: memory not locked\n");
+	warn_msg("an AddressSanitizer build: memory not locked");
 #else
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
-		fprintf(stderr, PROG ": warning: mlockall: %s (page faults may add to the lateness)\n",
+		warn_msg("mlockall: %s (page faults may add to the lateness)",
 			strerror(errno));
 #endif
 }
@@ -165,10 +166,10 @@ static size_t probe_start(struct probe_result *res, const struct opts *o, struct
 		pt[started].stop = stop;
 		r = start_thread(&th[started], cpu, o->fifo_prio, probe_main, &pt[started]);
 		if (r < 0) {
-			fprintf(stderr, PROG ": cannot start the probe on CPU %d%s: %s\n", cpu,
+			error_msg("cannot start the probe on CPU %d%s: %s", cpu,
 				o->fifo_prio ? " at SCHED_FIFO" : "", strerror(-r));
 			if (r == -EPERM && o->fifo_prio)
-				fprintf(stderr, PROG ": SCHED_FIFO needs root (or --fifo-prio 0)\n");
+				error_msg("SCHED_FIFO needs root (or --fifo-prio 0)");
 			break;
 		}
 	}
@@ -187,7 +188,7 @@ static int dma_latency_hold(const struct opts *o)
 		return -2;
 	fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, &zero, sizeof(zero)) != (ssize_t)sizeof(zero)) {
-		fprintf(stderr, PROG ": --dma-latency: /dev/cpu_dma_latency: %s\n", strerror(errno));
+		error_msg("--dma-latency: /dev/cpu_dma_latency: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -237,7 +238,7 @@ int run_probe(struct opts *o)
 
 		ret = HB_EXIT_OK;
 		if (r < 0) {
-			fprintf(stderr, PROG ": cannot write '%s': %s\n", o->out, strerror(-r));
+			error_msg("cannot write '%s': %s", o->out, strerror(-r));
 			ret = HB_EXIT_FAILURE;
 		}
 		if (ret == HB_EXIT_OK && out != stdout)

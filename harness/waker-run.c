@@ -3,6 +3,7 @@
  * it may use, its waits on absolute deadlines, its threads, its report;
  * and the sleep mode, which is nothing more than those.
  */
+#include "base/message.h"
 #include "waker-internal.h"
 #include "system/cpulist.h"
 #include "base/exitcodes.h"
@@ -35,7 +36,7 @@ int target_cpus(struct opts *o, cpu_set_t *online)
 	int bad, r = online_cpus(online);
 
 	if (r < 0) {
-		fprintf(stderr, PROG ": cannot read %s/sys/devices/system/cpu/online: %s\n", fsroot(),
+		error_msg("cannot read %s/sys/devices/system/cpu/online: %s", fsroot(),
 			strerror(-r));
 		return -1;
 	}
@@ -44,7 +45,7 @@ int target_cpus(struct opts *o, cpu_set_t *online)
 		return 0;
 	}
 	if (cpu_set_check_online(&o->cpus, online, &bad) < 0) {
-		fprintf(stderr, PROG ": -c: CPU %d is not online\n", bad);
+		error_msg("-c: CPU %d is not online", bad);
 		return -1;
 	}
 	return 0;
@@ -98,7 +99,7 @@ FILE *open_out(const char *path)
 	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
 
 	if (!f)
-		fprintf(stderr, PROG ": cannot open '%s': %s\n", path, strerror(errno));
+		error_msg("cannot open '%s': %s", path, strerror(errno));
 	return f;
 }
 
@@ -109,7 +110,7 @@ int close_out(FILE *f, const char *path)
 	if (f != stdout)
 		bad |= fclose(f) == EOF;
 	if (bad) {
-		fprintf(stderr, PROG ": cannot write '%s': %s\n", path, strerror(errno ? errno : EIO));
+		error_msg("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 		return -1;
 	}
 	return 0;
@@ -189,7 +190,7 @@ int run_sleep(struct opts *o)
 		if (target_cpus(o, &online) < 0)
 			return HB_EXIT_USAGE;
 		if (sched_setaffinity(0, sizeof(o->cpus), &o->cpus) < 0) {
-			fprintf(stderr, PROG ": cannot pin to -c: %s\n", strerror(errno));
+			error_msg("cannot pin to -c: %s", strerror(errno));
 			return HB_EXIT_FAILURE;
 		}
 	}

@@ -6,7 +6,17 @@
 #     in a line that starts ' * Long because:';
 #   - every unit in common/, analysis/ and bench/ has its header: NAME.h,
 #     or its family's (FAMILY.h for FAMILY-PART.c, as import-mangohud.c
-#     under import.h); bench/main.c is the program, not a unit.
+#     under import.h); bench/main.c is the program, not a unit;
+#   - the rooms: every unit of common/, analysis/ and bench/ lives in a
+#     room (LAYER/ROOM/NAME.c; bench/main.c alone at bench/), and no two
+#     layers have a room of the same name, so that "room/name.h" names
+#     one file whatever the include path;
+#   - library code never prints: outside the commands (bench/cmd/,
+#     bench/main.c), the helpers (harness/) and the message module itself
+#     (common/base/message.c), no unit names stdout or stderr, calls
+#     printf, puts or perror, or calls the message module (error_msg,
+#     ...): it returns its error, or writes to a stream it is given;
+#   - only the commands include the commands' headers ("cmd/...").
 # Prints one line per breach (file:line: what) and exits 1 if there is any.
 # Usage: scripts/shape.sh [DIR...] (default: common analysis bench harness),
 # from the top of the tree.
@@ -50,4 +60,42 @@ for f in $files; do
 	echo "$f:1: no header: neither $dir/$stem.h nor its family's $dir/${stem%%-*}.h"
 	bad=1
 done
+# the layers among the arguments, whose units live in rooms
+layers=$(for d in "$@"; do case $d in common|analysis|bench) echo "$d" ;; esac; done)
+
+# the rooms
+for d in $layers; do
+	for f in "$d"/*.c "$d"/*.h; do
+		[ -e "$f" ] || continue
+		[ "$f" = bench/main.c ] && continue
+		echo "$f:1: not in a room: a unit of $d/ lives in $d/ROOM/ (docs/layout.md)"
+		bad=1
+	done
+done
+dup_rooms=$(for d in "$@"; do
+	find "$d" -mindepth 1 -maxdepth 1 -type d -printf '%f\n'; done | sort | uniq -d)
+for r in $dup_rooms; do
+	echo "$(for d in "$@"; do [ -d "$d/$r" ] && printf '%s ' "$d/$r"; done)" \
+		"rooms of one name in two layers: \"$r/...\" would name either"
+	bad=1
+done
+
+# library code never prints, nor reaches into the commands
+library=$(for f in $(ext=c srcs $layers) $(ext=h srcs $layers); do
+	case $f in bench/cmd/*|bench/main.c|common/base/message.[ch]) ;; *) echo "$f" ;; esac; done)
+# (strings, comments and printf-format attributes taken out of each line first)
+prints=$(for f in $library; do
+	sed -E 's/"([^"\\]|\\.)*"/""/g; s#/\*.*\*/##g; s#/\*.*##; s#^[[:space:]]*\*.*##; s/format\(printf/format(/g' "$f" |
+		grep -nE '(^|[^A-Za-z0-9_])(stdout|stderr|printf|puts|perror|error_msg|warn_msg|note_msg|info_msg|usage_error|msg_lines|msg_program)([^A-Za-z0-9_]|$)' |
+		cut -d: -f1 | while read -r n; do echo "$f:$n:$(sed -n "${n}p" "$f")"; done
+done)
+if [ -n "$prints" ]; then
+	echo "$prints" | sed 's/$/   <- library code prints (it returns its error; the commands print)/'
+	bad=1
+fi
+reach=$(grep -nE '^#[[:space:]]*include[[:space:]]+"cmd/' $library /dev/null)
+if [ -n "$reach" ]; then
+	echo "$reach" | sed 's/$/   <- only the commands include cmd\/ headers/'
+	bad=1
+fi
 exit $bad

@@ -2,8 +2,6 @@
  * A two-cell batch as pairs, tested as they come (see abtest.h).
  */
 #include "batch/abtest.h"
-#include "cmd/cmd.h"
-#include "cmd/cmdargs.h"
 #include "base/exitcodes.h"
 #include "text/kvfile.h"
 #include "run/run.h"
@@ -33,33 +31,6 @@ void ab_test_release(struct ab_test *t)
 	t->pairs = NULL;
 	t->d = NULL;
 	t->n_pairs = t->n_d = 0;
-}
-
-int ab_test_option(struct ab_test *t, const char *usage, const char *name, const char *arg)
-{
-	struct seq_opts *o = &t->opts;
-	double v;
-	int n;
-
-	if (strcmp(name, "metric") == 0)
-		return metric_arg(usage, arg, &t->metric);
-	if (strcmp(name, "effect") == 0) {
-		if (safe_atod(arg, &v) < 0 || !(v > 0 && v < 100))
-			return usage_error(usage, "--effect wants a percentage over 0, under 100, not '%s'", arg);
-		o->effect = v / 100;
-	} else if (strcmp(name, "alpha") == 0 || strcmp(name, "beta") == 0) {
-		if (safe_atod(arg, &v) < 0 || !(v > 0 && v < 0.5))
-			return usage_error(usage, "--%s wants a probability over 0, under 0.5, not '%s'", name, arg);
-		*(name[0] == 'a' ? &o->alpha : &o->beta) = v;
-	} else if (strcmp(name, "max-rounds") == 0) {
-		if (safe_atoi(arg, &n) < 0 || n < (int)o->min_pairs || n > 10000)
-			return usage_error(usage, "--max-rounds wants a count from %zu to 10000, not '%s'",
-					   o->min_pairs, arg);
-		o->max_pairs = (size_t)n;
-	} else {
-		return usage_error(usage, "unknown option '--%s'", name);
-	}
-	return HB_EXIT_OK;
 }
 
 int ab_batch_cells(const struct batch *b, struct strbuf *err)

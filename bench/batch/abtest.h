@@ -40,11 +40,6 @@ struct ab_test {
 void ab_test_init(struct ab_test *t);
 void ab_test_release(struct ab_test *t);
 
-/* --metric, --effect PCT, --alpha, --beta, --max-rounds (name without
- * the dashes) into t: HB_EXIT_OK or the exit code after saying what is
- * wrong with usage. */
-int ab_test_option(struct ab_test *t, const char *usage, const char *name, const char *arg);
-
 /* The batch's two cells (A: the first in its plan, B: the second); -EINVAL
  * with the message in err when it has not exactly two. */
 int ab_batch_cells(const struct batch *b, struct strbuf *err);

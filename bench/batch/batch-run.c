@@ -4,7 +4,7 @@
 #include "batch/batch-run.h"
 #include "quiet/quiet-session.h"
 #include "run/run.h"
-#include "cmd/rundirs.h"
+#include "base/message.h"
 #include "base/timeutil.h"
 
 #include <errno.h>
@@ -21,19 +21,23 @@
  * has ended. */
 #define RUN_OVERHEAD_GUESS_S 15.0
 
-static void say(const struct batch_run *br, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hands the command a line to print at level; progress (MSG_INFO) only
+ * when it is not --quiet. */
+static void say(const struct batch_run *br, enum msg_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static void say(const struct batch_run *br, const char *fmt, ...)
+static void say(const struct batch_run *br, enum msg_level level, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
-	if (br->silent)
+	if (!br->say || (level == MSG_INFO && br->silent))
 		return;
 	va_start(ap, fmt);
-	fputs("hitchbench: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	br->say(level, sb.buf);
+	strbuf_release(&sb);
 }
 
 static void time_left(double s, char *buf, size_t size)
@@ -102,22 +106,24 @@ static int take_run(struct batch_run *br, const struct run_outcome *o, const cha
 		r = -EIO;
 	} else if (br->db && br->lab) {
 		/* stored here first: the lab's database down costs no run */
-		lab_sync_push(br->lab, br->db);
+		struct strbuf why = STRBUF_INIT;
+
+		if (lab_sync_push(br->lab, br->db, &why) < 0 && why.len)
+			say(br, MSG_ERROR, "%s", why.buf);
+		strbuf_release(&why);
 	}
 	strbuf_addf(&line, "%s %s", prefix, o->status);
 	headline(&row, have, br->req.metric.stall_ms, &line);
 	if (o->noise)
 		strbuf_addf(&line, "; noise %s", o->noise);
-	say(br, "%s", line.buf);
+	say(br, MSG_INFO, "%s", line.buf);
 	if (o->interfered)
-		fprintf(stderr, "hitchbench: !! INTERFERENCE: %s: %s: THIS RUN IS INVALID\n", run.name,
-			o->interfered);
+		say(br, MSG_ERROR, "!! INTERFERENCE: %s: %s: THIS RUN IS INVALID", run.name, o->interfered);
 	if (o->invalid)
-		fprintf(stderr, "hitchbench: !! %s: %s: THIS RUN IS INVALID\n", run.name, o->invalid);
+		say(br, MSG_ERROR, "!! %s: %s: THIS RUN IS INVALID", run.name, o->invalid);
 	/* its data failed a check (run_report_row() validated it) */
 	if (run.invalid) {
-		fprintf(stderr, "hitchbench: !! %s: invalid: %s: THIS RUN IS NOT COUNTED\n", run.name,
-			run.invalid);
+		say(br, MSG_ERROR, "!! %s: invalid: %s: THIS RUN IS NOT COUNTED", run.name, run.invalid);
 		*check_failed = xstrdup(run.invalid);
 	}
 	strbuf_release(&line);
@@ -182,7 +188,7 @@ static int prefetch_learn_runs(struct batch_run *br, struct strbuf *err)
 			r = -EINTR;
 			break;
 		}
-		say(br, "%s: learning the game's prefetch list (not measured)", prefix);
+		say(br, MSG_INFO, "%s: learning the game's prefetch list (not measured)", prefix);
 		kvfile_init(&extra);
 		kvfile_add(&extra, "batch_id", b->id);
 		kvfile_add(&extra, "prefetch_learn_run", "1");
@@ -239,7 +245,7 @@ static int slot_quiet(struct batch_run *br, size_t i, const char *name, const ch
 
 	free(what);
 	if (r == 0 && kvfile_get(extra, "quiet.idle"))
-		say(br, "%s: quiet: idle %s", prefix, kvfile_get(extra, "quiet.idle"));
+		say(br, MSG_INFO, "%s: quiet: idle %s", prefix, kvfile_get(extra, "quiet.idle"));
 	return r;
 }
 
@@ -269,7 +275,7 @@ static int slot_outcome(struct batch_run *br, size_t i, struct run_outcome *o, c
 		free(with_noise);
 		if (br->rerun_invalid && b->attempts[i] < 2) {
 			batch_note(b, i, "rerun", NULL, "invalid: run once more");
-			say(br, "%s: %s, run once more now", prefix,
+			say(br, MSG_INFO, "%s: %s, run once more now", prefix,
 			    o->interfered && !o->invalid ? "interfered" : "invalid");
 			*again = true;
 		}
@@ -308,7 +314,7 @@ static int slot_run(struct batch_run *br, size_t i, struct batch_pace *pace, boo
 	int r = 0;
 
 	time_left(pace->per_run_s * (double)batch_pending(b), left, sizeof(left));
-	say(br, "%s: starting (about %s left in the batch)", prefix, left);
+	say(br, MSG_INFO, "%s: starting (about %s left in the batch)", prefix, left);
 	slot_extra(br, i, &extra);
 	batch_note(b, i, "started", NULL, NULL);
 	if (br->quiet)
@@ -368,42 +374,5 @@ int batch_run_pending(struct batch_run *br, struct strbuf *err)
 	}
 	if (r == -EINTR)
 		br->interrupted = true;
-	return r;
-}
-
-int batch_print_report(const struct batch *b, const struct metric_opts *metric, FILE *out)
-{
-	struct report_opts ro = { .format = REPORT_TABLE, .metric = *metric,
-				  .window_note = REPORT_WINDOW_RUNDIR };
-	struct strbuf err = STRBUF_INIT;
-	struct argv_list dirs;
-	struct report_row *rows;
-	struct run *runs;
-	size_t n = 0;
-	int r = 0;
-
-	/* every run of the batch, invalid ones too (listed, never counted) */
-	argv_init(&dirs);
-	rundirs_expand(b->dir, &dirs);
-	rows = zalloc(sizeof(*rows) * (dirs.n + 1));
-	runs = zalloc(sizeof(*runs) * (dirs.n + 1));
-	for (size_t i = 0; i < dirs.n; i++) {
-		strbuf_reset(&err);
-		if (run_load(dirs.v[i], &runs[n], &err) == 0) {
-			run_report_row(&runs[n], metric, &rows[n]);
-			hb_frames_release(&runs[n].frames); /* the numbers are taken */
-			n++;
-		} else {
-			fprintf(stderr, "hitchbench: %s\n", err.buf);
-		}
-	}
-	if (n > 0)
-		r = report_print(out, rows, n, &ro);
-	for (size_t i = 0; i < n; i++)
-		run_release(&runs[i]);
-	free(rows);
-	free(runs);
-	argv_release(&dirs);
-	strbuf_release(&err);
 	return r;
 }

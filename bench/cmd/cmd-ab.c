@@ -7,7 +7,7 @@
  * the test's state in its ab.txt.
  */
 #include "batch/abtest.h"
-#include "batch/batch-run.h"
+#include "cmd/cmd-run.h"
 #include "cmd/cmd.h"
 #include "cmd/cmdargs.h"
 #include "base/exitcodes.h"

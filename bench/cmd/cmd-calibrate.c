@@ -7,7 +7,7 @@
  * can see, and whether they found the known one (analysis/stats/calibrate.h).
  */
 #include "batch/batch.h"
-#include "batch/batch-run.h"
+#include "cmd/cmd-run.h"
 #include "stats/calibrate.h"
 #include "cmd/cmd.h"
 #include "base/exitcodes.h"

@@ -139,20 +139,6 @@ static int make_dir(const char *out_dir, const char *game, const char *variant, 
 
 #define MAX_HUD_PERIOD_S 3600.0
 
-/* Says what the importer dropped and chose, one line each. */
-static void say(const struct strbuf *lines, void (*msg)(const char *fmt, ...))
-{
-	const char *p = lines->buf;
-
-	while (p && *p) {
-		const char *nl = strchr(p, '\n');
-		int n = nl ? (int)(nl - p) : (int)strlen(p);
-
-		msg("%.*s", n, p);
-		p += n + (nl != NULL);
-	}
-}
-
 static void write_bench(struct kvfile *kf, const struct import_args *a, const char *game,
 			const char *source, const struct import_series *s, const char *cmdline)
 {
@@ -227,8 +213,9 @@ static int read_series(const struct import_args *a, const char *file, struct imp
 		return r == -EINVAL ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
 	}
 	strbuf_release(&err);
-	say(&s->notes, note_msg);
-	say(&s->warnings, warn_msg);
+	/* what the importer dropped and chose, one line each */
+	msg_lines(MSG_NOTE, s->notes.buf);
+	msg_lines(MSG_WARNING, s->warnings.buf);
 	if (s->n_presents < 2) {
 		error_msg("%s: no frames to import (%zu rows read, %zu dropped)", *source, s->rows,
 			  s->rows_dropped);

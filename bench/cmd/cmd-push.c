@@ -10,6 +10,7 @@
 #include "cmd/cmd.h"
 #include "base/exitcodes.h"
 #include "target/push.h"
+#include "cmd/cmdtarget.h"
 #include "target/targets-check.h"
 #include "target/targets.h"
 #include "base/timeutil.h"

@@ -6,7 +6,8 @@
  */
 #include "text/argv.h"
 #include "batch/batch.h"
-#include "batch/batch-run.h"
+#include "cmd/cmd-run.h"
+#include "cmd/reportrows.h"
 #include "cmd/cmd.h"
 #include "base/exitcodes.h"
 #include "system/fsroot.h"
@@ -574,7 +575,7 @@ static void fill_runner(struct batch_cmd *bc)
 		.batch = b, .recipe = &bc->recipe, .sets = bc->sets, .db = bc->db, .db_path = a->db_path,
 		.lab = bc->has_lab ? &bc->lab : NULL,
 		.rerun_invalid = a->rerun, .silent = a->silent, .quiet = a->profile ? &bc->quiet : NULL,
-		.stop_fd = bc->stop_fd,
+		.stop_fd = bc->stop_fd, .say = msg_lines,
 	};
 	bc->br.req = (struct run_request){
 		.recipe = &bc->recipe, .warmup_s = a->warmup, .window_s = a->window, .out_dir = b->dir,
@@ -639,7 +640,11 @@ static int end_batch(struct batch_cmd *bc, int r, int ret)
 		ret = HB_EXIT_FAILURE;
 	} else if (bc->db && bc->has_lab) {
 		/* the batch as it ended, and any run an earlier try left here */
-		lab_sync_push(&bc->lab, bc->db);
+		struct strbuf why = STRBUF_INIT;
+
+		if (lab_sync_push(&bc->lab, bc->db, &why) < 0 && why.len)
+			msg_lines(MSG_ERROR, why.buf);
+		strbuf_release(&why);
 	}
 	if (bc->br.runs_done + (b->n_slots - batch_pending(b)) > 0) {
 		FILE *out = bc->hooks && bc->hooks->document && *bc->hooks->document ? stderr : stdout;

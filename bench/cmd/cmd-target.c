@@ -7,6 +7,7 @@
  */
 #include "cmd/cmd.h"
 #include "base/exitcodes.h"
+#include "cmd/cmdtarget.h"
 #include "target/targets-check.h"
 #include "target/targets.h"
 

@@ -1,11 +1,11 @@
 /*
- * What every command's code shares with the dispatcher (cmd.h): its
- * messages on stderr, in git's words ("hitchbench: ...", "warning: ",
- * "note: ", a usage error followed by the usage), and the database the
- * command table opened for it. Here and not in main.c, so that the
+ * What every command's code shares with the dispatcher (cmd.h): the
+ * database the command table opened for it, and a command made of
+ * subcommands. Messages are common/base/message.h's. Here and not in main.c, so that the
  * runner's archive holds every function its units call.
  */
 #include "cmd/cmd.h"
+#include "base/message.h"
 #include "base/exitcodes.h"
 #include "db/resultsdb.h"
 #include "text/suggest.h"
@@ -15,51 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void vmsg(const char *prefix, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "hitchbench: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void error_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-}
-
-void warn_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void note_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("note: ", fmt, ap);
-	va_end(ap);
-}
-
-int usage_error(const char *usage, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "%s", usage);
-	return HB_EXIT_USAGE;
-}
 
 int run_subcommand(const char *command, const char *usage, const struct subcommand *table, size_t n,
 		   int argc, char **argv, struct context *ctx)

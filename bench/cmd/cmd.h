@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/message.h"
 #include "db/resultsdb.h"
 
 /* What a command's entry in the table (main.c) asks its runner for, as
@@ -100,15 +101,6 @@ int db_import_dirs(struct resultsdb *db, char **args, int n, const struct metric
  * or the exit code after saying what is wrong (a bad line: usage, 2). */
 struct interfered_list;
 int load_interfered(const struct context *ctx, const char *path, struct interfered_list *list);
-
-/* Messages, git-style: "hitchbench: cannot open 'x': No such file". */
-void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Something the user should know that is not wrong: "hitchbench: note: ". */
-void note_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Every command's --help goes to stdout, a usage error to stderr (exit 2). */
-int usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A command made of subcommands ("hitchbench lab submit ..."). */
 struct subcommand {

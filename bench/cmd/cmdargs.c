@@ -6,6 +6,7 @@
 #include "base/exitcodes.h"
 #include "metrics/metrics.h"
 #include "cmd/rundirs.h"
+#include "batch/abtest.h"
 #include "text/suggest.h"
 
 #include <errno.h>
@@ -112,4 +113,31 @@ int format_arg(const char *usage, const char *name, unsigned allowed, enum repor
 	ret = usage_error(usage, "unknown format '%s' (this command prints %s)", name, list.buf);
 	strbuf_release(&list);
 	return ret;
+}
+
+int ab_test_option(struct ab_test *t, const char *usage, const char *name, const char *arg)
+{
+	struct seq_opts *o = &t->opts;
+	double v;
+	int n;
+
+	if (strcmp(name, "metric") == 0)
+		return metric_arg(usage, arg, &t->metric);
+	if (strcmp(name, "effect") == 0) {
+		if (safe_atod(arg, &v) < 0 || !(v > 0 && v < 100))
+			return usage_error(usage, "--effect wants a percentage over 0, under 100, not '%s'", arg);
+		o->effect = v / 100;
+	} else if (strcmp(name, "alpha") == 0 || strcmp(name, "beta") == 0) {
+		if (safe_atod(arg, &v) < 0 || !(v > 0 && v < 0.5))
+			return usage_error(usage, "--%s wants a probability over 0, under 0.5, not '%s'", name, arg);
+		*(name[0] == 'a' ? &o->alpha : &o->beta) = v;
+	} else if (strcmp(name, "max-rounds") == 0) {
+		if (safe_atoi(arg, &n) < 0 || n < (int)o->min_pairs || n > 10000)
+			return usage_error(usage, "--max-rounds wants a count from %zu to 10000, not '%s'",
+					   o->min_pairs, arg);
+		o->max_pairs = (size_t)n;
+	} else {
+		return usage_error(usage, "unknown option '--%s'", name);
+	}
+	return HB_EXIT_OK;
 }

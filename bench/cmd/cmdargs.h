@@ -37,4 +37,11 @@ int metric_arg(const char *usage, const char *name, int *id);
 #define FORMAT_BIT(f) (1u << (f))
 int format_arg(const char *usage, const char *name, unsigned allowed, enum report_format *out);
 
+/* ab's and compare --paired's options of the sequential test: --metric,
+ * --effect PCT, --alpha, --beta, --max-rounds (name without the dashes)
+ * into t. HB_EXIT_OK or the exit code after saying what is wrong with
+ * usage. */
+struct ab_test;
+int ab_test_option(struct ab_test *t, const char *usage, const char *name, const char *arg);
+
 #endif

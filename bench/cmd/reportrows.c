@@ -4,6 +4,8 @@
 #include "cmd/reportrows.h"
 #include "cmd/cmd.h"
 #include "cmd/cmdargs.h"
+#include "cmd/rundirs.h"
+#include "batch/batch.h"
 #include "base/exitcodes.h"
 
 #include <errno.h>
@@ -164,4 +166,41 @@ int min_frames_parse(const char *s, unsigned *out)
 		return -EINVAL;
 	*out = (unsigned)v;
 	return 0;
+}
+
+int batch_print_report(const struct batch *b, const struct metric_opts *metric, FILE *out)
+{
+	struct report_opts ro = { .format = REPORT_TABLE, .metric = *metric,
+				  .window_note = REPORT_WINDOW_RUNDIR };
+	struct strbuf err = STRBUF_INIT;
+	struct argv_list dirs;
+	struct report_row *rows;
+	struct run *runs;
+	size_t n = 0;
+	int r = 0;
+
+	/* every run of the batch, invalid ones too (listed, never counted) */
+	argv_init(&dirs);
+	rundirs_expand(b->dir, &dirs);
+	rows = zalloc(sizeof(*rows) * (dirs.n + 1));
+	runs = zalloc(sizeof(*runs) * (dirs.n + 1));
+	for (size_t i = 0; i < dirs.n; i++) {
+		strbuf_reset(&err);
+		if (run_load(dirs.v[i], &runs[n], &err) == 0) {
+			run_report_row(&runs[n], metric, &rows[n]);
+			hb_frames_release(&runs[n].frames); /* the numbers are taken */
+			n++;
+		} else {
+			error_msg("%s", err.buf);
+		}
+	}
+	if (n > 0)
+		r = report_print(out, rows, n, &ro);
+	for (size_t i = 0; i < n; i++)
+		run_release(&runs[i]);
+	free(rows);
+	free(runs);
+	argv_release(&dirs);
+	strbuf_release(&err);
+	return r;
 }

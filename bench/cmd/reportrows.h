@@ -46,4 +46,10 @@ int min_frames_parse(const char *s, unsigned *out);
  * name is not added twice). 0, or -EINVAL for a name no metric has. */
 int metric_list_add(enum metric_id *ids, size_t *n, const char *name);
 
+/* Prints the report of every finished run of batch b in the order they
+ * ran, invalid runs too (listed, never counted in a median); a run that
+ * does not load is said. 0, or what report_print() returns. */
+struct batch;
+int batch_print_report(const struct batch *b, const struct metric_opts *metric, FILE *out);
+
 #endif

@@ -3,6 +3,7 @@
  * sets, with the words run has always said about a bad value.
  */
 #include "cmd/runargs.h"
+#include "cmd/cmd-run.h"
 #include "batch/batch-run.h"
 #include "cmd/cmd.h"
 #include "base/exitcodes.h"

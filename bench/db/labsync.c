@@ -3,7 +3,6 @@
  * labsync.h).
  */
 #include "db/labsync.h"
-#include "cmd/cmd.h"
 #include "db/resultsdb.h"
 #include "db/sqldb.h"
 #include "base/util.h"
@@ -19,7 +18,7 @@ void lab_sync_init(struct lab_sync *ls, const char *url)
 	ls->unsent = 0;
 }
 
-int lab_sync_push(struct lab_sync *ls, struct resultsdb *local)
+int lab_sync_push(struct lab_sync *ls, struct resultsdb *local, struct strbuf *out)
 {
 	struct resultsdb_push_stats stats = { 0, 0, 0 };
 	char *err = NULL;
@@ -33,10 +32,10 @@ int lab_sync_push(struct lab_sync *ls, struct resultsdb *local)
 	if (r == 0)
 		return 0;
 	if (!ls->said) {
-		error_msg("the lab's database did not take the runs: %s", err);
-		error_msg("they are kept in '%s'; the next run, the batch's end or "
-			  "'hitchbench db push --db %s --to URL' sends them", resultsdb_name(local),
-			  resultsdb_name(local));
+		strbuf_addf(out, "the lab's database did not take the runs: %s\n", err);
+		strbuf_addf(out, "they are kept in '%s'; the next run, the batch's end or "
+			    "'hitchbench db push --db %s --to URL' sends them", resultsdb_name(local),
+			    resultsdb_name(local));
 		ls->said = true;
 	}
 	free(err);

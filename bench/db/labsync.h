@@ -26,9 +26,11 @@ struct lab_sync {
 };
 
 void lab_sync_init(struct lab_sync *ls, const char *url);
-/* Pushes what local has not sent. 0 when all was sent; -errno after
- * saying why (once per batch) on stderr, the runs kept in local. */
-int lab_sync_push(struct lab_sync *ls, struct resultsdb *local);
+/* Pushes what local has not sent. 0 when all was sent; else -errno, the
+ * runs kept in local, and the first failure of a batch says why in err
+ * (lines for the command to print; later ones leave err as it was). */
+struct strbuf;
+int lab_sync_push(struct lab_sync *ls, struct resultsdb *local, struct strbuf *err);
 /* The connection closed (it must not cross a fork); the next push opens
  * it again. */
 void lab_sync_close(struct lab_sync *ls);

@@ -55,17 +55,4 @@ char *check_script(const char *prefix, const struct check_games *games);
 int check_run(struct ssh_conn *c, const char *prefix, const struct check_games *games, struct kvfile *out,
 	      struct strbuf *err);
 
-/* "--target NAME" / "push NAME" / "target check NAME": the config loaded
- * into l and *t set. HB_EXIT_OK, or the exit code after saying what is
- * wrong (a bad config or an unknown target: 2). */
-int targets_lookup(const char *name, struct target_list *l, const struct ssh_target **t);
-
-/* "cannot reach target 'NAME' (URL): what ssh said" for a failed
- * ssh_open, as the commands print it. */
-void targets_say_unreachable(const struct ssh_target *t, const struct ssh_conn *c, int r);
-
-/* -v's line: how many connections the command opened (1), after what
- * stdout holds so far. */
-void targets_say_connections(const struct ssh_conn *c);
-
 #endif

@@ -1,8 +1,10 @@
 #!/bin/sh
 # The tree keeps the house's shape (docs/layout.md): scripts/shape.sh finds
-# no function over 100 lines, no file over 800 lines without its reason and
-# no unit without a header. First it is shown each breach, made on purpose,
-# so a clean verdict on the tree means something.
+# no function over 100 lines, no file over 800 lines without its reason, no
+# unit without a header, no unit outside a room, no room name in two
+# layers, no library code that prints and no runner unit that includes a
+# command's header. First it is shown each breach, made on purpose, so a
+# clean verdict on the tree means something.
 . "$(dirname "$0")/../lib.sh"
 plain_build_only
 mkdir -p "$T/x"
@@ -28,6 +30,27 @@ sed -i '1s|.*|/*\n * Long because: a test says so.\n */|' "$T/x/big.c"
 touch "$T/x/big.h"
 sh "$HB_SRCDIR/scripts/shape.sh" x >"$T/out"
 expect_eq "what is left" "x/big.c:5: long_one is 103 lines (at most 100)" "$(cat "$T/out")"
+
+# the rooms and who may print, in a tree of three layers
+Y=$T/y
+mkdir -p "$Y/common/base" "$Y/analysis/base" "$Y/bench/cmd" "$Y/bench/runner"
+printf '/* a unit outside a room */\nint stray(void);\nint stray(void) { return 0; }\n' >"$Y/common/stray.c"
+touch "$Y/common/stray.h"
+printf '#include <stdio.h>\n/* "printf" in a comment is no print */\nvoid say(void);\nvoid say(void)\n{\n\tfprintf(stderr, "x");\n}\n' \
+	>"$Y/analysis/base/say.c"
+printf '#include "cmd/cmd.h"\nvoid tell(void);\nvoid tell(void)\n{\n\terror_msg("%%s", "x");\n}\n' >"$Y/bench/runner/tell.c"
+printf '#include <stdio.h>\nvoid ok(void);\nvoid ok(void)\n{\n\tfprintf(stderr, "a command may");\n}\n' >"$Y/bench/cmd/ok.c"
+touch "$Y/analysis/base/say.h" "$Y/bench/runner/tell.h" "$Y/bench/cmd/ok.h"
+cd "$Y"
+if sh "$HB_SRCDIR/scripts/shape.sh" common analysis bench >"$T/out"; then fail "shape.sh passed a tree of breaches"; fi
+grep -q '^common/stray.c:1: not in a room' "$T/out" || { cat "$T/out"; fail "the unit outside a room"; }
+grep -q '^common/base analysis/base .*rooms of one name in two layers' "$T/out" || { cat "$T/out"; fail "the room in two layers"; }
+grep -q '^analysis/base/say.c:6:.*library code prints' "$T/out" || { cat "$T/out"; fail "the analysis printing"; }
+grep -q '^bench/runner/tell.c:5:.*library code prints' "$T/out" || { cat "$T/out"; fail "the runner calling error_msg"; }
+grep -q '^bench/runner/tell.c:1:.*only the commands include cmd/' "$T/out" || { cat "$T/out"; fail "the runner including cmd/"; }
+grep -q 'bench/cmd/ok.c' "$T/out" && { cat "$T/out"; fail "a command's print was taken for a breach"; }
+grep -q 'say.c:2' "$T/out" && { cat "$T/out"; fail "a comment was taken for a print"; }
+[ "$(wc -l <"$T/out")" = 6 ] || { cat "$T/out"; fail "more breaches than were made"; }
 
 cd "$HB_SRCDIR"
 sh scripts/shape.sh || fail "the tree breaks the house's shape (above)"
