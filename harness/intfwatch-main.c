@@ -90,7 +90,7 @@ struct args {
 };
 
 /* A number option (--run-root, --harness, --x-vt, --duration) into a or
- * w; 0, or -1 (said why). Roots and harness PIDs beyond MAX_ROOTS are
+ * w; HB_EXIT_OK, or HB_EXIT_USAGE (said why). Roots and harness PIDs beyond MAX_ROOTS are
  * dropped. */
 static int parse_number(int opt, const char *arg, struct args *a, struct watcher *w)
 {
@@ -100,7 +100,7 @@ static int parse_number(int opt, const char *arg, struct args *a, struct watcher
 		error_msg("--%s wants a number, not '%s'",
 			opt == 'r' ? "run-root" : opt == 'H' ? "harness" : opt == 'x' ? "x-vt" :
 			"duration", arg);
-		return -1;
+		return HB_EXIT_USAGE;
 	}
 	if (opt == 'r' && a->n_roots < MAX_ROOTS)
 		a->roots[a->n_roots++] = v;
@@ -113,7 +113,7 @@ static int parse_number(int opt, const char *arg, struct args *a, struct watcher
 	return 0;
 }
 
-/* 0, 1 (--help printed), or -1 (said why). */
+/* The parser contract (exitcodes.h): HB_EXIT_OK, HB_ARGS_DONE or the exit code. */
 static int parse_args(int argc, char **argv, struct args *a, struct watcher *w)
 {
 	static const struct option opts[] = {
@@ -132,16 +132,16 @@ static int parse_args(int argc, char **argv, struct args *a, struct watcher *w)
 		case 'R': a->ready = optarg; break;
 		case 's': a->scan = true; break;
 		case 'r': case 'H': case 'x': case 'd':
-			if (parse_number(opt, optarg, a, w) < 0)
-				return -1;
+			if (parse_number(opt, optarg, a, w) != HB_EXIT_OK)
+				return HB_EXIT_USAGE;
 			break;
-		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return -1;
+		case 'h': usage(stdout); return HB_ARGS_DONE;
+		default: usage(stderr); return HB_EXIT_USAGE;
 		}
 	}
 	if (!a->log_path || optind != argc) {
 		usage(stderr);
-		return -1;
+		return HB_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -350,7 +350,7 @@ int main(int argc, char **argv)
 	w.vt_fd = w.sess_fd = w.kmsg_fd = -1;
 	r = parse_args(argc, argv, &a, &w);
 	if (r != 0)
-		return r > 0 ? 0 : HB_EXIT_USAGE;
+		return hb_args_exit(r);
 	if (open_log(&w, a.log_path) < 0)
 		return HB_EXIT_FAILURE;
 	start_sources(&w, &a);

@@ -290,8 +290,8 @@ static int do_fetch(struct fetch_opts *o)
 }
 
 /* fetch's options, or run's up to the game (run takes no --pid nor
- * --ready: those are a fetch's beside a game). 0, 1 (--help printed), or
- * -1 (said why). */
+ * --ready: those are a fetch's beside a game). The parser contract
+ * (exitcodes.h): HB_EXIT_OK, HB_ARGS_DONE or the exit code. */
 static int fetch_args(int argc, char **argv, struct fetch_opts *o, bool run)
 {
 	int opt, t;
@@ -302,13 +302,13 @@ static int fetch_args(int argc, char **argv, struct fetch_opts *o, bool run)
 
 		if (opt == 'h') {
 			usage(stdout);
-			return 1;
+			return HB_ARGS_DONE;
 		}
 		t = fetch_option(opt, optarg, o);
 		if (t <= 0 || fetch_only) {
 			if (t == 0 || fetch_only)
 				usage(stderr);
-			return -1;
+			return HB_EXIT_USAGE;
 		}
 	}
 	return 0;
@@ -320,7 +320,7 @@ int cmd_fetch(int argc, char **argv)
 	int r = fetch_args(argc, argv, &o, false);
 
 	if (r != 0)
-		return r > 0 ? 0 : HB_EXIT_USAGE;
+		return hb_args_exit(r);
 	if (!o.exe[0] || optind != argc) {
 		usage(stderr);
 		return HB_EXIT_USAGE;
@@ -360,7 +360,7 @@ int cmd_run_game(int argc, char **argv)
 	int r = fetch_args(argc, argv, &o, true), game;
 
 	if (r != 0)
-		return r > 0 ? 0 : HB_EXIT_USAGE;
+		return hb_args_exit(r);
 	if (optind >= argc) {
 		usage(stderr);
 		return HB_EXIT_USAGE;

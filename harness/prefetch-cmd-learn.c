@@ -39,7 +39,7 @@ struct learn {
 	bool seen_alive;            /* a process of the game was alive at a sample */
 };
 
-/* 0, 1 (--help printed), or -1 (said why). */
+/* The parser contract (exitcodes.h): HB_EXIT_OK, HB_ARGS_DONE or the exit code. */
 static int learn_args(int argc, char **argv, struct learn *l)
 {
 	static const struct option opts[] = {
@@ -56,7 +56,7 @@ static int learn_args(int argc, char **argv, struct learn *l)
 		case 'p':
 			if (parse_pid(optarg, &pid) < 0) {
 				error_msg("--pid wants a pid, not '%s'", optarg);
-				return -1;
+				return HB_EXIT_USAGE;
 			}
 			pf_learner_add_pid(&l->L, pid);
 			l->n_given++;
@@ -64,7 +64,7 @@ static int learn_args(int argc, char **argv, struct learn *l)
 		case 'e':
 			if (resolve_exe(optarg, l->exe, sizeof(l->exe)) < 0) {
 				error_msg("cannot find '%s'", optarg);
-				return -1;
+				return HB_EXIT_USAGE;
 			}
 			break;
 		case 'D': set_list_dir(optarg); break;
@@ -73,13 +73,13 @@ static int learn_args(int argc, char **argv, struct learn *l)
 				l->data[l->n_data++] = optarg;
 			break;
 		case 'R': l->ready = optarg; break;
-		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return -1;
+		case 'h': usage(stdout); return HB_ARGS_DONE;
+		default: usage(stderr); return HB_EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
 		usage(stderr);
-		return -1;
+		return HB_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -216,7 +216,7 @@ int cmd_learn(int argc, char **argv)
 	pf_learner_init(&l.L);
 	r = learn_args(argc, argv, &l);
 	if (r != 0)
-		return r > 0 ? 0 : HB_EXIT_USAGE;
+		return hb_args_exit(r);
 	helper_signals_install();
 	helper_ready(l.ready);
 	learn_watch(&l);

@@ -58,7 +58,7 @@ static int parse_seconds(const char *opt, const char *arg, double *out)
 {
 	if (safe_atod(arg, out) < 0 || !(*out >= 0) || *out > 1e7) {
 		error_msg("%s: not a number of seconds: '%s'", opt, arg);
-		return -1;
+		return HB_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -135,7 +135,7 @@ struct args {
 	int period_ms, niceness, once;
 };
 
-/* One option into a. 0, 1 (--help printed), or -1 (said why). */
+/* One option into a. The parser contract (exitcodes.h): HB_EXIT_OK, HB_ARGS_DONE or the exit code. */
 static int parse_one(int c, struct args *a)
 {
 	switch (c) {
@@ -143,14 +143,14 @@ static int parse_one(int c, struct args *a)
 	case 'p':
 		if (safe_atoi(optarg, &a->period_ms) < 0 || a->period_ms < 1 || a->period_ms > 3600000) {
 			error_msg("--period-ms: not 1..3600000: '%s'", optarg);
-			return -1;
+			return HB_EXIT_USAGE;
 		}
 		return 0;
 	case 'd': return parse_seconds("--duration", optarg, &a->duration_s);
 	case 'n':
 		if (safe_atoi(optarg, &a->niceness) < 0 || a->niceness < -20 || a->niceness > 19) {
 			error_msg("--nice: not -20..19: '%s'", optarg);
-			return -1;
+			return HB_EXIT_USAGE;
 		}
 		return 0;
 	case '1': a->once = 1; return 0;
@@ -158,17 +158,17 @@ static int parse_one(int c, struct args *a)
 		if (safe_atod(optarg, &a->wait_below) < 0 || !isfinite(a->wait_below)) {
 			error_msg("--wait-below: not a temperature: '%s'",
 				optarg);
-			return -1;
+			return HB_EXIT_USAGE;
 		}
 		return 0;
 	case 's': a->pattern = optarg; return 0;
 	case 't': return parse_seconds("--wait-timeout", optarg, &a->wait_timeout);
-	case 'h': usage(stdout); return 1;
-	default: usage(stderr); return -1;
+	case 'h': usage(stdout); return HB_ARGS_DONE;
+	default: usage(stderr); return HB_EXIT_USAGE;
 	}
 }
 
-/* 0, 1 (--help printed), or -1 (said why). */
+/* The parser contract (exitcodes.h): HB_EXIT_OK, HB_ARGS_DONE or the exit code. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
@@ -192,7 +192,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 			return r;
 	if (optind < argc || (!a->out && !a->once && isnan(a->wait_below)) || (a->out && a->once)) {
 		usage(stderr);
-		return -1;
+		return HB_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -237,7 +237,7 @@ int main(int argc, char **argv)
 
 	r = parse_args(argc, argv, &a);
 	if (r != 0)
-		return r > 0 ? HB_EXIT_OK : HB_EXIT_USAGE;
+		return hb_args_exit(r);
 	period_ns = (uint64_t)a.period_ms * NSEC_PER_MSEC;
 	if (setpriority(PRIO_PROCESS, 0, a.niceness) < 0)
 		warn_msg("cannot set nice %d: %s", a.niceness,

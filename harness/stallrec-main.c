@@ -181,7 +181,7 @@ static int parse_int_opt(const char *opt, const char *arg, int lo, int hi, int *
 	if (safe_atoi(arg, out) < 0 || *out < lo || *out > hi) {
 		error_msg("%s: want a whole number in %d..%d, not '%s'",
 			opt, lo, hi, arg);
-		return -1;
+		return HB_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -206,7 +206,7 @@ static void recorder_reset(struct recorder *rc)
 	rc->last_pair_us = -1;
 }
 
-/* One option into rc or a. 0, 1 (--help printed), or -1 (said why). */
+/* One option into rc or a. The parser contract (exitcodes.h): HB_EXIT_OK, HB_ARGS_DONE or the exit code. */
 static int parse_one(int opt, struct recorder *rc, struct args *a)
 {
 	switch (opt) {
@@ -233,13 +233,13 @@ static int parse_one(int opt, struct recorder *rc, struct args *a)
 			return 0;
 		}
 		error_msg("--bpf-faults: tracepoint or perf, not '%s'", optarg);
-		return -1;
-	case 'h': usage(stdout); return 1;
-	default: usage(stderr); return -1;
+		return HB_EXIT_USAGE;
+	case 'h': usage(stdout); return HB_ARGS_DONE;
+	default: usage(stderr); return HB_EXIT_USAGE;
 	}
 }
 
-/* 0, 1 (--help printed), or -1 (said why). */
+/* The parser contract (exitcodes.h): HB_EXIT_OK, HB_ARGS_DONE or the exit code. */
 static int parse_args(int argc, char **argv, struct recorder *rc, struct args *a)
 {
 	static const struct option opts[] = {
@@ -273,7 +273,7 @@ static int parse_args(int argc, char **argv, struct recorder *rc, struct args *a
 			return r;
 	if (optind != argc || (!rc->out_path && !rc->nowrite)) {
 		usage(stderr);
-		return -1;
+		return HB_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -426,7 +426,7 @@ int main(int argc, char **argv)
 	recorder_reset(&rc);
 	r = parse_args(argc, argv, &rc, &a);
 	if (r != 0)
-		return r > 0 ? 0 : HB_EXIT_USAGE;
+		return hb_args_exit(r);
 	if (set_up_process(&a) < 0)
 		return HB_EXIT_USAGE;
 	rc.period_ns = (uint64_t)a.period_ms * NSEC_PER_MSEC;

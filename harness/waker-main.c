@@ -68,7 +68,7 @@ static void usage(FILE *f)
 static int bad_value(const char *opt, const char *arg, const char *want)
 {
 	error_msg("%s: want %s, not '%s'", opt, want, arg);
-	return -1;
+	return HB_EXIT_USAGE;
 }
 
 static int int_opt(const char *opt, const char *arg, int lo, int hi, int *out)
@@ -82,7 +82,7 @@ static int int_opt(const char *opt, const char *arg, int lo, int hi, int *out)
 }
 
 /* One option into o (period and mode_given: what the checks after the
- * loop need). 0, 1 (--help printed), or -1 (said why). */
+ * loop need). The parser contract (exitcodes.h): HB_EXIT_OK, HB_ARGS_DONE or the exit code. */
 static int parse_one(int opt, struct opts *o, const char **period, bool *mode_given)
 {
 	int v;
@@ -106,19 +106,19 @@ static int parse_one(int opt, struct opts *o, const char **period, bool *mode_gi
 	case 'o': o->out = optarg; return 0;
 	case 'n': return int_opt("--nice", optarg, -20, 19, &o->nice);
 	case 'T':
-		if (int_opt("--threshold-us", optarg, 1, 1 << 30, &v) < 0)
-			return -1;
+		if (int_opt("--threshold-us", optarg, 1, 1 << 30, &v) != HB_EXIT_OK)
+			return HB_EXIT_USAGE;
 		o->threshold_ns = (uint64_t)v * 1000;
 		return 0;
 	case 'P': return int_opt("--fifo-prio", optarg, 0, 99, &o->fifo_prio);
 	case 'D': o->dma_latency = true; return 0;
 	case 'r': o->ready = optarg; return 0;
-	case 'h': usage(stdout); return 1;
-	default: usage(stderr); return -1;
+	case 'h': usage(stdout); return HB_ARGS_DONE;
+	default: usage(stderr); return HB_EXIT_USAGE;
 	}
 }
 
-/* Parses argv into o. 0, 1 (--help printed), or -1 (said why). */
+/* Parses argv into o. The parser contract (exitcodes.h): HB_EXIT_OK, HB_ARGS_DONE or the exit code. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -149,11 +149,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			return r;
 	if (optind != argc) {
 		error_msg("unexpected argument '%s'", argv[optind]);
-		return -1;
+		return HB_EXIT_USAGE;
 	}
 	if (!mode_given) {
 		error_msg("-m sleep|kick|probe is required");
-		return -1;
+		return HB_EXIT_USAGE;
 	}
 	if (!period)
 		period = o->mode == WAKER_PROBE ? "1.37" : "10";
@@ -167,7 +167,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->dma_latency && o->mode != WAKER_PROBE) {
 		error_msg("--dma-latency is for -m probe only");
-		return -1;
+		return HB_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 
 	r = parse_opts(argc, argv, &o);
 	if (r != 0)
-		return r > 0 ? HB_EXIT_OK : HB_EXIT_USAGE;
+		return hb_args_exit(r);
 	for (int i = 0; i < argc; i++)
 		strbuf_addf(&cmd, "%s%s", i ? " " : "", argv[i]);
 	o.cmdline = cmd.buf;

@@ -97,7 +97,7 @@ static int own_option(int c, const char *arg, struct calib_args *a)
 		break;
 	case 'h':
 		fputs(calibrate_usage, stdout);
-		return -1;
+		return HB_ARGS_DONE;
 	default:
 		fputs(calibrate_usage, stderr);
 		return HB_EXIT_USAGE;
@@ -362,7 +362,7 @@ int cmd_calibrate(int argc, char **argv, struct context *ctx)
 	a.resamples = co.resamples;
 	ret = parse_args(argc, argv, &a);
 	if (ret != 0) {
-		ret = ret < 0 ? HB_EXIT_OK : ret;
+		ret = hb_args_exit(ret);
 		goto out;
 	}
 	co.resamples = a.resamples;

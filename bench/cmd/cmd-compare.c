@@ -502,7 +502,7 @@ static int parse_options(int argc, char **argv, struct compare_args *a)
 			break;
 		case 'h':
 			fputs(compare_usage, stdout);
-			return -1;
+			return HB_ARGS_DONE;
 		default:
 			fputs(compare_usage, stderr);
 			return HB_EXIT_USAGE;
@@ -618,7 +618,7 @@ int cmd_compare(int argc, char **argv, struct context *ctx)
 	int metric = 0, ret = parse_options(argc, argv, &a);
 
 	if (ret != HB_EXIT_OK)
-		return ret < 0 ? HB_EXIT_OK : ret;
+		return hb_args_exit(ret);
 	ret = check_args(argc, argv, ctx->db_given, &a, &metric);
 	if (ret != HB_EXIT_OK)
 		return ret;

@@ -372,7 +372,7 @@ static int parse_args(int argc, char **argv, struct import_args *a)
 			break;
 		case 'h':
 			fputs(import_usage, stdout);
-			return -1;
+			return HB_ARGS_DONE;
 		default:
 			fputs(import_usage, stderr);
 			return HB_EXIT_USAGE;
@@ -398,7 +398,7 @@ int cmd_import(int argc, char **argv, struct context *ctx)
 	int ret = parse_args(argc, argv, &a);
 
 	if (ret != HB_EXIT_OK)
-		return ret < 0 ? HB_EXIT_OK : ret;
+		return hb_args_exit(ret);
 	out_dir = a.out_dir ? xstrdup(a.out_dir) : xasprintf("%s/runs/imported", ctx->results_dir);
 	cmdline = argv_join(argv - 1);
 	for (int i = optind; i < argc; i++) {

@@ -172,7 +172,7 @@ static int parse_options(int argc, char **argv, struct scan_args *a)
 			break;
 		case 'h':
 			fputs(scan_usage, stdout);
-			return -1;
+			return HB_ARGS_DONE;
 		default:
 			return usage_error(scan_usage, "bad option");
 		}
@@ -273,7 +273,7 @@ int cmd_interference_scan(int argc, char **argv, struct context *ctx)
 	int ret = parse_options(argc, argv, &a);
 
 	if (ret != HB_EXIT_OK)
-		return ret < 0 ? HB_EXIT_OK : ret;
+		return hb_args_exit(ret);
 	dirs[0] = a.gamedb;
 	for (size_t i = 0; i < ARRAY_SIZE(ctx->gamedb_dirs); i++)
 		dirs[i + 1] = ctx->gamedb_dirs[i];

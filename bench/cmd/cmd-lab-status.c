@@ -145,7 +145,8 @@ static void recorded_jobs(const char *lab, struct argv_list *ids)
 	free(dir);
 }
 
-/* The job's ids from the arguments, else every recorded one. */
+/* The job's ids from the arguments, else every recorded one (the parser
+ * contract, exitcodes.h). */
 static int job_ids(int argc, char **argv, const char *lab, struct argv_list *ids)
 {
 	for (int i = 1; i < argc; i++) {
@@ -153,7 +154,7 @@ static int job_ids(int argc, char **argv, const char *lab, struct argv_list *ids
 
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			lab_usage_print(stdout);
-			return -1;
+			return HB_ARGS_DONE;
 		}
 		if (safe_atoi(argv[i], &id) < 0 || id < 1)
 			return lab_usage_error("a job id is a number, not '%s'", argv[i]);
@@ -256,7 +257,7 @@ out:
 	lab_slurm_jobs_release(&jobs);
 	argv_release(&ids);
 	free(lab);
-	return ret < 0 ? HB_EXIT_OK : ret;
+	return hb_args_exit(ret);
 }
 
 int lab_jobs_active(struct context *ctx, struct argv_list *ids)
@@ -363,5 +364,5 @@ int cmd_lab_results(int argc, char **argv, struct context *ctx)
 out:
 	argv_release(&ids);
 	free(lab);
-	return ret < 0 ? HB_EXIT_OK : ret;
+	return hb_args_exit(ret);
 }

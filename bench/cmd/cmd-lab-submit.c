@@ -92,7 +92,7 @@ static int submit_options(int argc, char **argv, struct submit_args *a)
 			a->kernels = optarg;
 		} else if (c == 'h') {
 			lab_usage_print(stdout);
-			return -1;
+			return HB_ARGS_DONE;
 		} else {
 			return lab_usage_error("see 'hitchbench lab --help'%s", "");
 		}
@@ -402,5 +402,5 @@ out:
 	lab_matrix_release(&a.work);
 	argv_release(&a.run_opts);
 	argv_release(&a.kernel_list);
-	return ret < 0 ? HB_EXIT_OK : ret;
+	return hb_args_exit(ret);
 }

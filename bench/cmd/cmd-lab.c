@@ -94,7 +94,7 @@ static int init_parse(int argc, char **argv, struct init_args *a)
 			break;
 		case 'h':
 			fputs(lab_usage, stdout);
-			return -1;
+			return HB_ARGS_DONE;
 		default:
 			fputs(lab_usage, stderr);
 			return HB_EXIT_USAGE;
@@ -160,7 +160,7 @@ out:
 	strbuf_release(&conf);
 	strbuf_release(&steps);
 	lab_machines_release(&m);
-	return ret < 0 ? HB_EXIT_OK : ret;
+	return hb_args_exit(ret);
 }
 
 /* ---- job: on the node, in the job ---- */

@@ -172,7 +172,7 @@ static int parse_options(int argc, char **argv, struct matrix_args *a)
 			break;
 		case 'h':
 			fputs(matrix_usage, stdout);
-			return -1;
+			return HB_ARGS_DONE;
 		default:
 			fputs(matrix_usage, stderr);
 			return HB_EXIT_USAGE;
@@ -192,7 +192,7 @@ int cmd_matrix(int argc, char **argv, struct context *ctx)
 	a.metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
 	ret = parse_options(argc, argv, &a);
 	if (ret != HB_EXIT_OK)
-		return ret < 0 ? HB_EXIT_OK : ret;
+		return hb_args_exit(ret);
 	if (ctx->db_given && optind < argc)
 		return usage_error(matrix_usage, "give run directories or --db, not both");
 	if (a.n_ids == 0)

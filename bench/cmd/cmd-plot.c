@@ -95,7 +95,7 @@ static int parse_args(int argc, char **argv, struct context *ctx, struct plot_ar
 			break;
 		case 'h':
 			fputs(plot_usage, stdout);
-			return HB_EXIT_OK;
+			return HB_ARGS_DONE;
 		default:
 			fputs(plot_usage, stderr);
 			return HB_EXIT_USAGE;
@@ -110,7 +110,7 @@ static int parse_args(int argc, char **argv, struct context *ctx, struct plot_ar
 		return usage_error(plot_usage, "--name wants a file name without '/', not '%s'", a->name);
 	if (!a->out_dir)
 		a->out_dir = xasprintf("%s/plots", ctx->results_dir);
-	return -1;
+	return HB_EXIT_OK;
 }
 
 static int report(const struct plot_out *out, int r, struct strbuf *err)
@@ -330,8 +330,10 @@ int cmd_plot(int argc, char **argv, struct context *ctx)
 	struct plot_args a;
 	int rc = parse_args(argc, argv, ctx, &a);
 
-	if (rc >= 0)
+	if (rc != HB_EXIT_OK) {
+		rc = hb_args_exit(rc);
 		goto out;
+	}
 	if (!strcmp(a.kind, "frames"))
 		rc = plot_frames_cmd(&a);
 	else if (!strcmp(a.kind, "percentiles"))

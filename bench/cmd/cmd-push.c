@@ -424,7 +424,7 @@ static int push_take(int argc, char **argv, struct push_opts *o, const char **na
 			break;
 		case 'h':
 			fputs(push_usage, stdout);
-			return -1;
+			return HB_ARGS_DONE;
 		default:
 			fputs(push_usage, stderr);
 			return HB_EXIT_USAGE;
@@ -452,7 +452,7 @@ int cmd_push(int argc, char **argv, struct context *ctx)
 
 	r = push_take(argc, argv, &p.o, &name);
 	if (r != HB_EXIT_OK)
-		return r < 0 ? HB_EXIT_OK : r;
+		return hb_args_exit(r);
 	target_list_init(&l);
 	kvfile_init(&p.kv);
 	r = targets_lookup(name, &l, &p.t);

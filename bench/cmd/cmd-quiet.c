@@ -71,7 +71,7 @@ static int parse_args(int argc, char **argv, const char **profile, const char **
 			break;
 		case 'h':
 			fputs(quiet_usage, stdout);
-			return -1;
+			return HB_ARGS_DONE;
 		default:
 			fputs(quiet_usage, stderr);
 			return HB_EXIT_USAGE;
@@ -133,7 +133,7 @@ int cmd_quiet(int argc, char **argv, struct context *ctx)
 	int r, ret = parse_args(argc, argv, &profile_arg, &what);
 
 	if (ret != HB_EXIT_OK)
-		return ret < 0 ? HB_EXIT_OK : ret;
+		return hb_args_exit(ret);
 	quiet_profile_init(&prof);
 	thaw_journal_init(&j);
 	thaw_report_init(&rep);

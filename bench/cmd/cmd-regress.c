@@ -252,7 +252,7 @@ static int parse_args(int argc, char **argv, struct regress_args *a)
 			break;
 		case 'h':
 			fputs(regress_usage, stdout);
-			return -1;
+			return HB_ARGS_DONE;
 		default:
 			fputs(regress_usage, stderr);
 			return HB_EXIT_USAGE;
@@ -286,7 +286,7 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 	int ret = parse_args(argc, argv, &a);
 
 	if (ret != HB_EXIT_OK)
-		return ret < 0 ? HB_EXIT_OK : ret;
+		return hb_args_exit(ret);
 	a.q.machine = ctx->machine;
 	ret = cmd_db_open(ctx, &db);
 	if (ret != HB_EXIT_OK)

@@ -127,7 +127,7 @@ static int parse_options(int argc, char **argv, struct report_args *a)
 			break;
 		case 'h':
 			fputs(report_usage, stdout);
-			return -1;
+			return HB_ARGS_DONE;
 		default:
 			fputs(report_usage, stderr);
 			return HB_EXIT_USAGE;
@@ -203,7 +203,7 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 	if (ret == HB_EXIT_OK)
 		ret = check_args(argc, db, &a);
 	if (ret != HB_EXIT_OK)
-		return ret < 0 ? HB_EXIT_OK : ret;
+		return hb_args_exit(ret);
 
 	interfered_init(&interfered);
 	ret = load_interfered(ctx, a.interfered_path, &interfered);

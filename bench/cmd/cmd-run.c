@@ -152,7 +152,7 @@ static int parse_options(int argc, char **argv, struct run_args *a, const char *
 		} else if (c == 'h') {
 			fputs(usage, stdout);
 			switch_help(stdout);
-			return -1;
+			return HB_ARGS_DONE;
 		} else {
 			fputs(usage, stderr);
 			return HB_EXIT_USAGE;
@@ -193,8 +193,8 @@ static int new_batch_args(int argc, char **argv, struct run_args *a, const char 
 	return 0;
 }
 
-/* The options and arguments, and what they ask of each other: 0, -1 when
- * the help was printed, or the exit code after saying what is wrong. */
+/* The options and arguments, and what they ask of each other (the parser
+ * contract, exitcodes.h). */
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	const char *usage = a->hooks ? a->hooks->usage : run_usage;
@@ -735,7 +735,7 @@ int batch_command(int argc, char **argv, struct context *ctx, const struct batch
 		argv_push(&bc.written, argv[i]);
 	r = parse_args(argc, argv, &bc.a);
 	if (r != 0) {
-		ret = r < 0 ? HB_EXIT_OK : r;
+		ret = hb_args_exit(r);
 		goto out;
 	}
 	if (bc.a.target) {

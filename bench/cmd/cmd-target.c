@@ -34,7 +34,8 @@ static const char target_usage[] =
 	"and prints what the target has; exit 0 reachable, 1 not.\n";
 
 /* Options every subcommand takes: --help, and its own. Leaves optind at
- * the first argument. */
+ * the first argument. The parser contract (exitcodes.h): HB_EXIT_OK,
+ * HB_ARGS_DONE, or HB_EXIT_USAGE after the usage. */
 static int sub_options(int argc, char **argv, const char *shortopts, const struct option *opts,
 		       int (*take)(int c, const char *arg, void *user), void *user)
 {
@@ -44,19 +45,14 @@ static int sub_options(int argc, char **argv, const char *shortopts, const struc
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(target_usage, stdout);
-			return -1;
+			return HB_ARGS_DONE;
 		}
 		if (c == '?' || !take || take(c, optarg, user) < 0) {
 			fputs(target_usage, stderr);
-			return -2;
+			return HB_EXIT_USAGE;
 		}
 	}
 	return 0;
-}
-
-static int options_exit(int r)
-{
-	return r == -1 ? HB_EXIT_OK : HB_EXIT_USAGE;
 }
 
 static int load_config(struct target_list *l, char **path)
@@ -115,8 +111,8 @@ static int target_add(int argc, char **argv, struct context *ctx)
 	int r;
 
 	r = sub_options(argc, argv, "hp:F:", opts, add_take, &o);
-	if (r < 0)
-		return options_exit(r);
+	if (r != HB_EXIT_OK)
+		return hb_args_exit(r);
 	if (argc - optind != 2)
 		return usage_error(target_usage, "target add wants a name and an ssh:// address");
 	target_list_init(&l);
@@ -164,8 +160,8 @@ static int plain_start(int argc, char **argv, int nargs, const char *complaint, 
 	int r = sub_options(argc, argv, "h", opts, NULL, NULL);
 
 	*done = true;
-	if (r < 0)
-		return options_exit(r);
+	if (r != HB_EXIT_OK)
+		return hb_args_exit(r);
 	if (argc - optind != nargs)
 		return usage_error(target_usage, "%s", complaint);
 	r = load_config(l, path);
@@ -324,8 +320,8 @@ static int target_check(int argc, char **argv, struct context *ctx)
 	int r;
 
 	r = sub_options(argc, argv, "hv", opts, check_take, &verbose);
-	if (r < 0)
-		return options_exit(r);
+	if (r != HB_EXIT_OK)
+		return hb_args_exit(r);
 	if (argc - optind != 1)
 		return usage_error(target_usage, "target check wants one name");
 	target_list_init(&l);

@@ -188,7 +188,7 @@ static int ensure_reboot(struct ensure *e)
 	return HB_EXIT_REBOOTING;
 }
 
-/* Parses the command line into e. -1 to go on, else the exit code. */
+/* Parses the command line into e (the parser contract, exitcodes.h). */
 static int ensure_args(int argc, char **argv, struct ensure *e)
 {
 	static const struct option opts[] = {
@@ -204,7 +204,7 @@ static int ensure_args(int argc, char **argv, struct ensure *e)
 		switch (c) {
 		case 'k': e->method = KERNEL_BOOT_KEXEC; break;
 		case 'n': e->requeue = false; break;
-		case 'h': fputs(ensure_usage, stdout); return HB_EXIT_OK;
+		case 'h': fputs(ensure_usage, stdout); return HB_ARGS_DONE;
 		default: fputs(ensure_usage, stderr); return HB_EXIT_USAGE;
 		}
 	}
@@ -213,7 +213,7 @@ static int ensure_args(int argc, char **argv, struct ensure *e)
 	e->kernel = argv[optind];
 	if (!kernel_release_valid(e->kernel))
 		return usage_error(ensure_usage, "'%s' is not a kernel release", e->kernel);
-	return -1;
+	return HB_EXIT_OK;
 }
 
 int cmd_lab_ensure_kernel(int argc, char **argv, struct context *ctx)
@@ -224,8 +224,8 @@ int cmd_lab_ensure_kernel(int argc, char **argv, struct context *ctx)
 
 	(void)ctx;
 	ret = ensure_args(argc, argv, &e);
-	if (ret >= 0)
-		return ret;
+	if (ret != HB_EXIT_OK)
+		return hb_args_exit(ret);
 	ret = ensure_read(&e);
 	if (ret != HB_EXIT_OK)
 		goto out;

@@ -21,4 +21,18 @@ enum hb_exit {
 	HB_EXIT_INTERRUPTED = 130 /* stopped by SIGINT/SIGTERM; the machine was restored */
 };
 
+/*
+ * What every option parser returns, the commands' and the helpers' alike:
+ * HB_EXIT_OK to go on to the work; HB_ARGS_DONE when nothing more is to
+ * be done (--help printed the usage on stdout: the program exits 0); any
+ * other value is the exit code to stop with, the parser having said what
+ * is wrong (HB_EXIT_USAGE). hb_args_exit() turns a stop into its exit code.
+ */
+#define HB_ARGS_DONE (-1)
+
+static inline int hb_args_exit(int r)
+{
+	return r == HB_ARGS_DONE ? HB_EXIT_OK : r;
+}
+
 #endif
