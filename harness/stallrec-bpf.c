@@ -28,9 +28,9 @@
 
 #ifdef HB_NO_BPF
 
-struct stallbpf *stallbpf_start(const struct stallbpf_opts *o, struct strbuf *why)
+struct stallbpf *stallbpf_start(const struct stallbpf_opts *o, struct strbuf *err)
 {
-	strbuf_addstr(why, "this build has no BPF program (a cross build, or made with STALLBPF=0)");
+	strbuf_addstr(err, "this build has no BPF program (a cross build, or made with STALLBPF=0)");
 	return NULL;
 }
 
@@ -75,15 +75,15 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 /* Says in why what failed and the error errno holds (read before anything
  * else can change it); -errno. */
 __attribute__((format(printf, 2, 3)))
-static int failed(struct strbuf *why, const char *fmt, ...)
+static int failed(struct strbuf *err, const char *fmt, ...)
 {
 	int e = errno ? errno : EIO;
 	va_list ap;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(why, fmt, ap);
+	strbuf_vaddf(err, fmt, ap);
 	va_end(ap);
-	strbuf_addf(why, ": %s", strerror(e));
+	strbuf_addf(err, ": %s", strerror(e));
 	return -e;
 }
 
@@ -97,12 +97,12 @@ static bool have_tracepoint(const struct btf *vmlinux, const char *name)
 }
 
 /* What stops BPF before anything is loaded; 0 when nothing does. */
-static int preflight(struct strbuf *why)
+static int preflight(struct strbuf *err)
 {
 	int fd = fsroot_open("sys/kernel/btf/vmlinux", O_RDONLY);
 
 	if (fd < 0) {
-		strbuf_addstr(why, "the kernel has no BTF (/sys/kernel/btf/vmlinux is missing: "
+		strbuf_addstr(err, "the kernel has no BTF (/sys/kernel/btf/vmlinux is missing: "
 			      "CONFIG_DEBUG_INFO_BTF is off)");
 		return -ENOENT;
 	}
@@ -112,7 +112,7 @@ static int preflight(struct strbuf *why)
 
 /* Chooses the optional programs the kernel has events for; the four of the
  * scheduler are required. */
-static int choose_programs(struct stallbpf *b, struct strbuf *why)
+static int choose_programs(struct stallbpf *b, struct strbuf *err)
 {
 	static const char *const required[] = {
 		"sched_switch", "sched_waking", "sched_process_fork", "sched_process_exit",
@@ -122,10 +122,10 @@ static int choose_programs(struct stallbpf *b, struct strbuf *why)
 	bool fault_tp;
 
 	if (!vmlinux)
-		return failed(why, "cannot read the kernel's BTF");
+		return failed(err, "cannot read the kernel's BTF");
 	for (size_t i = 0; i < ARRAY_SIZE(required); i++)
 		if (!have_tracepoint(vmlinux, required[i])) {
-			strbuf_addf(why, "the kernel has no %s tracepoint with BTF", required[i]);
+			strbuf_addf(err, "the kernel has no %s tracepoint with BTF", required[i]);
 			btf__free(vmlinux);
 			return -ENOENT;
 		}
@@ -145,7 +145,7 @@ static int choose_programs(struct stallbpf *b, struct strbuf *why)
 }
 
 /* A major-fault software event on every CPU, the program on each. */
-static int attach_perf_faults(struct stallbpf *b, struct strbuf *why)
+static int attach_perf_faults(struct stallbpf *b, struct strbuf *err)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -164,11 +164,11 @@ static int attach_perf_faults(struct stallbpf *b, struct strbuf *why)
 		if (fd < 0) {
 			if (errno == ENODEV)    /* a possible CPU that is not present */
 				continue;
-			return failed(why, "perf_event_open(page-faults-major, cpu %d)", cpu);
+			return failed(err, "perf_event_open(page-faults-major, cpu %d)", cpu);
 		}
 		l = bpf_program__attach_perf_event(b->skel->progs.hb_fault_major, fd);
 		if (!l) {
-			int r = failed(why, "attaching the major-fault program on cpu %d", cpu);
+			int r = failed(err, "attaching the major-fault program on cpu %d", cpu);
 
 			close(fd);
 			return r;
@@ -178,7 +178,7 @@ static int attach_perf_faults(struct stallbpf *b, struct strbuf *why)
 	return 0;
 }
 
-static int attach_all(struct stallbpf *b, struct strbuf *why)
+static int attach_all(struct stallbpf *b, struct strbuf *err)
 {
 	struct bpf_program *p;
 
@@ -188,41 +188,41 @@ static int attach_all(struct stallbpf *b, struct strbuf *why)
 		if (!bpf_program__autoload(p) || p == b->skel->progs.hb_fault_major)
 			continue;
 		if (b->n_links == ARRAY_SIZE(b->links)) {
-			strbuf_addf(why, "more programs than the %zu links kept", ARRAY_SIZE(b->links));
+			strbuf_addf(err, "more programs than the %zu links kept", ARRAY_SIZE(b->links));
 			return -E2BIG;
 		}
 		l = bpf_program__attach(p);
 		if (!l)
-			return failed(why, "cannot attach %s", bpf_program__name(p));
+			return failed(err, "cannot attach %s", bpf_program__name(p));
 		b->links[b->n_links++] = l;
 	}
-	return b->faults_perf ? attach_perf_faults(b, why) : 0;
+	return b->faults_perf ? attach_perf_faults(b, err) : 0;
 }
 
 /* Opens, sizes, loads and attaches. 0 or -errno with why. */
-static int load(struct stallbpf *b, struct strbuf *why)
+static int load(struct stallbpf *b, struct strbuf *err)
 {
 	int r;
 
 	libbpf_set_print(libbpf_log);
 	b->skel = stallbpf_skel__open();
 	if (!b->skel)
-		return failed(why, "cannot open the BPF program");
+		return failed(err, "cannot open the BPF program");
 	b->skel->rodata->min_off_ns = b->opts.min_off_ns;
 	b->skel->rodata->stack_min_ns = b->opts.stack_min_ns;
-	if ((r = choose_programs(b, why)) < 0)
+	if ((r = choose_programs(b, err)) < 0)
 		return r;
 	r = stallbpf_skel__load(b->skel);
 	if (r) {
 		if (r == -EPERM || r == -EACCES)
-			strbuf_addf(why, "not allowed to load BPF programs (%s): needs root, or "
+			strbuf_addf(err, "not allowed to load BPF programs (%s): needs root, or "
 				    "CAP_BPF and CAP_PERFMON", strerror(-r));
 		else
-			strbuf_addf(why, "the kernel refused the BPF program: %s (libbpf's reason "
+			strbuf_addf(err, "the kernel refused the BPF program: %s (libbpf's reason "
 				    "is in the log above)", strerror(-r));
 		return r;
 	}
-	return attach_all(b, why);
+	return attach_all(b, err);
 }
 
 static void describe(struct stallbpf *b)
@@ -256,20 +256,20 @@ static void describe(struct stallbpf *b)
 	stallbpf_meta_devices(b);
 }
 
-struct stallbpf *stallbpf_start(const struct stallbpf_opts *o, struct strbuf *why)
+struct stallbpf *stallbpf_start(const struct stallbpf_opts *o, struct strbuf *err)
 {
 	struct stallbpf *b = zalloc(sizeof(*b));
 	sigset_t usr1;
 
 	b->opts = *o;
 	b->stats_fd = -1;
-	if (preflight(why) < 0 || load(b, why) < 0 || stallbpf_writer_open(b, why) < 0) {
+	if (preflight(err) < 0 || load(b, err) < 0 || stallbpf_writer_open(b, err) < 0) {
 		stallbpf_free(b);
 		return NULL;
 	}
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), stallbpf_on_event, b, NULL);
 	if (!b->rb) {
-		failed(why, "cannot map the ring buffer");
+		failed(err, "cannot map the ring buffer");
 		stallbpf_free(b);
 		return NULL;
 	}

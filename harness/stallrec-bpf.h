@@ -45,7 +45,7 @@ struct stallbpf {
 };
 
 /* stallrec-bpfwrite.c */
-int stallbpf_writer_open(struct stallbpf *b, struct strbuf *why);
+int stallbpf_writer_open(struct stallbpf *b, struct strbuf *err);
 void stallbpf_writer_close(struct stallbpf *b);
 void stallbpf_meta(struct stallbpf *b, const char *key, const char *value);
 /* meta dev.MAJ:MIN=NAME for every block device (sys/class/block) */

@@ -24,11 +24,11 @@
 #include <string.h>
 #include <unistd.h>
 
-int stallbpf_writer_open(struct stallbpf *b, struct strbuf *why)
+int stallbpf_writer_open(struct stallbpf *b, struct strbuf *err)
 {
 	b->out = fopen(b->opts.live_path, "we");
 	if (!b->out) {
-		strbuf_addf(why, "%s: %s", b->opts.live_path, strerror(errno));
+		strbuf_addf(err, "%s: %s", b->opts.live_path, strerror(errno));
 		return -errno;
 	}
 	waitrec_put_header(&b->line);

@@ -138,8 +138,8 @@ struct stallbpf_opts {
 	const char *live_path, *out_path;       /* waits.live, waits.rec.zst */
 };
 /* Loads, attaches and opens the live record; NULL with the reason the
- * recorder falls back to sampling in why. */
-struct stallbpf *stallbpf_start(const struct stallbpf_opts *o, struct strbuf *why);
+ * recorder falls back to sampling in err. */
+struct stallbpf *stallbpf_start(const struct stallbpf_opts *o, struct strbuf *err);
 /* Follows a process (and, in the kernel, every process it forks). */
 void stallbpf_follow(struct stallbpf *b, pid_t pid);
 /* Drains the ring buffer until deadline_ns (CLOCK_MONOTONIC): 0 at the

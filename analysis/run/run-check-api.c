@@ -111,7 +111,7 @@ static void others(const struct run_window_sources *ws, struct strbuf *out)
 		run_window_sources_describe(ws, true, out);
 }
 
-int run_check_api(const struct run *run, struct strbuf *why)
+int run_check_api(const struct run *run, struct strbuf *err)
 {
 	const char *source = kvfile_get(&run->bench, "frame_source");
 	struct run_window_sources ws;
@@ -127,12 +127,12 @@ int run_check_api(const struct run *run, struct strbuf *why)
 		return 0;
 	others(&ws, &from);
 	if (!ws.n)
-		strbuf_addstr(why, "frames = vulkan, but the window holds no present");
+		strbuf_addstr(err, "frames = vulkan, but the window holds no present");
 	else if (!vk)
-		strbuf_addf(why, "frames = vulkan, but the window's %llu presents came from %s: the "
+		strbuf_addf(err, "frames = vulkan, but the window's %llu presents came from %s: the "
 			    "game did not render through Vulkan", (unsigned long long)ws.n, from.buf);
 	else
-		strbuf_addf(why, "frames = vulkan, but %llu of the window's %llu presents came from "
+		strbuf_addf(err, "frames = vulkan, but %llu of the window's %llu presents came from "
 			    "%s, not vkQueuePresentKHR", (unsigned long long)(ws.n - vk),
 			    (unsigned long long)ws.n, from.buf);
 	strbuf_release(&from);

@@ -88,7 +88,7 @@ static bool in_list(const char *key, const char *const *list, size_t n)
 
 /* Every number the analysis reads parses: a value present but mangled
  * would silently become "no window" or "no warm-up". */
-static int check_numbers(const struct run *run, struct strbuf *why)
+static int check_numbers(const struct run *run, struct strbuf *err)
 {
 	for (size_t i = 0; i < run->bench.n; i++) {
 		const struct kv *kv = &run->bench.items[i];
@@ -105,7 +105,7 @@ static int check_numbers(const struct run *run, struct strbuf *why)
 		else
 			continue;
 		if (!ok) {
-			strbuf_addf(why, "bench.txt:%d: %s=%s is not a number", kv->line, kv->key,
+			strbuf_addf(err, "bench.txt:%d: %s=%s is not a number", kv->line, kv->key,
 				    kv->value);
 			return -EINVAL;
 		}
@@ -124,35 +124,35 @@ static double since_first(const struct run *run, uint64_t t)
 /* The window is a real span inside the recorded frames. One that starts
  * after the frames (a warm-up longer than the recording) is said so even
  * when its end is before its start (an importer's end is the last frame). */
-static int check_window(const struct run *run, struct strbuf *why)
+static int check_window(const struct run *run, struct strbuf *err)
 {
 	uint64_t first, last;
 
 	if (!run->have_window) {
-		strbuf_addf(why, "bench.txt: no window (window_start_ns and window_end_ns) "
+		strbuf_addf(err, "bench.txt: no window (window_start_ns and window_end_ns) "
 			    "for a run with status ok");
 		return -EINVAL;
 	}
 	if (run->frames.n < 2) {
-		strbuf_addf(why, "frames.bin: %llu frame(s) recorded, no frame time",
+		strbuf_addf(err, "frames.bin: %llu frame(s) recorded, no frame time",
 			    (unsigned long long)run->frames.n);
 		return -EINVAL;
 	}
 	first = run->frames.t_ns[0];
 	last = run->frames.t_ns[run->frames.n - 1];
 	if (run->window_start_ns >= last) {
-		strbuf_addf(why, "the window starts at %.3f s, after the last frame (%.3f s; times "
+		strbuf_addf(err, "the window starts at %.3f s, after the last frame (%.3f s; times "
 			    "from the first present)", since_first(run, run->window_start_ns),
 			    since_first(run, last));
 		return -EINVAL;
 	}
 	if (run->window_end_ns <= first) {
-		strbuf_addf(why, "the window ends at %.3f s, before the first present (times from "
+		strbuf_addf(err, "the window ends at %.3f s, before the first present (times from "
 			    "the first present)", since_first(run, run->window_end_ns));
 		return -EINVAL;
 	}
 	if (run->window_end_ns <= run->window_start_ns) {
-		strbuf_addf(why, "bench.txt: the window ends (window_end_ns=%llu) before it starts "
+		strbuf_addf(err, "bench.txt: the window ends (window_end_ns=%llu) before it starts "
 			    "(window_start_ns=%llu)", (unsigned long long)run->window_end_ns,
 			    (unsigned long long)run->window_start_ns);
 		return -EINVAL;
@@ -176,7 +176,7 @@ static uint64_t window_frames(const struct run *run)
  * (one without is older than checksums, or made by hand: nothing to
  * check). Asked last: a damage one of the checks above names says more
  * than "frames.bin: checksum mismatch". */
-static int check_sums(const struct run *run, struct strbuf *why)
+static int check_sums(const struct run *run, struct strbuf *err)
 {
 	struct strbuf vwhy = STRBUF_INIT;
 	char *path;
@@ -188,16 +188,16 @@ static int check_sums(const struct run *run, struct strbuf *why)
 	r = access(path, F_OK) < 0 && errno == ENOENT ? 0 : sha256sums_verify(run->dir, &vwhy);
 	free(path);
 	if (r == 1)
-		strbuf_addf(why, "%s does not match: %s", SHA256SUMS_NAME, vwhy.buf);
+		strbuf_addf(err, "%s does not match: %s", SHA256SUMS_NAME, vwhy.buf);
 	else if (r == -EINVAL) /* "SHA256SUMS:LINE: what" */
-		strbuf_addstr(why, vwhy.buf);
+		strbuf_addstr(err, vwhy.buf);
 	else if (r < 0)
-		strbuf_addf(why, "%s cannot be checked: %s", SHA256SUMS_NAME, vwhy.buf);
+		strbuf_addf(err, "%s cannot be checked: %s", SHA256SUMS_NAME, vwhy.buf);
 	strbuf_release(&vwhy);
 	return r == 0 ? 0 : -EINVAL;
 }
 
-int run_check(const struct run *run, const struct metric_opts *opts, struct strbuf *why)
+int run_check(const struct run *run, const struct metric_opts *opts, struct strbuf *err)
 {
 	static const struct metric_opts defaults = METRIC_OPTS_DEFAULT;
 	uint64_t n;
@@ -206,32 +206,32 @@ int run_check(const struct run *run, const struct metric_opts *opts, struct strb
 	if (!opts)
 		opts = &defaults;
 	if (!run->have_frames) {
-		strbuf_addf(why, "no frames.bin for a run with status ok");
+		strbuf_addf(err, "no frames.bin for a run with status ok");
 		return -EINVAL;
 	}
 	if (hb_frames_cut(&run->frames)) {
-		strbuf_addf(why, "frames.bin: %llu records in the header, %llu in the file",
+		strbuf_addf(err, "frames.bin: %llu records in the header, %llu in the file",
 			    (unsigned long long)run->frames.header_records,
 			    (unsigned long long)run->frames.file_records);
 		return -EINVAL;
 	}
-	r = check_numbers(run, why);
+	r = check_numbers(run, err);
 	if (r < 0)
 		return r;
-	r = check_window(run, why);
+	r = check_window(run, err);
 	if (r < 0)
 		return r;
 	n = window_frames(run);
 	if (n < opts->min_frames) {
-		strbuf_addf(why, "the window holds %llu %s, fewer than the minimum of %u (--min-frames)",
+		strbuf_addf(err, "the window holds %llu %s, fewer than the minimum of %u (--min-frames)",
 			    (unsigned long long)n, run_is_interval(run) ? "samples" : "frames",
 			    opts->min_frames);
 		return -EINVAL;
 	}
-	r = run_check_api(run, why);
+	r = run_check_api(run, err);
 	if (r < 0)
 		return r;
-	return check_sums(run, why);
+	return check_sums(run, err);
 }
 
 int run_validate(struct run *run, const struct metric_opts *opts)

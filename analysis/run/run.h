@@ -70,11 +70,11 @@ const struct metric_recreations *run_recreations(const struct run *run, struct m
  * METRIC_OPTS_DEFAULT); with frame_source=vulkan, they all came from
  * vkQueuePresentKHR (run_check_api()); last, the run's SHA256SUMS, when it
  * has one, matches its files (common/formats/sha256sums.h: "SHA256SUMS does not
- * match: game.log: checksum mismatch"). 0, or -EINVAL with the first failure in why
+ * match: game.log: checksum mismatch"). 0, or -EINVAL with the first failure in err
  * ("frames.bin: 7841 records in the header, 54 in the file",
  * "bench.txt:12: window_start_ns=abc is not a number"). The frames must
  * still be loaded. */
-int run_check(const struct run *run, const struct metric_opts *opts, struct strbuf *why);
+int run_check(const struct run *run, const struct metric_opts *opts, struct strbuf *err);
 /* The frames of a window counted by the function that presented them
  * (analysis/run/run-check-api.c): records whose present is in
  * (start_ns, end_ns], as the window's frames are counted. */
@@ -108,7 +108,7 @@ void run_window_sources_describe(const struct run_window_sources *ws, bool skip_
  * with why ("frames = vulkan, but the window's 3120 presents came from
  * glXSwapBuffers: the game did not render through Vulkan"), counted from
  * the run's loaded frames. */
-int run_check_api(const struct run *run, struct strbuf *why);
+int run_check_api(const struct run *run, struct strbuf *err);
 /* Applies run_check() to a run whose status is "ok": one that fails gets
  * status "invalid", its reason in run->invalid and bench.txt's status in
  * run->recorded_status. A run that failed (status not ok) is left as it

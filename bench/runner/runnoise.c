@@ -133,7 +133,7 @@ void run_noise_take(struct run_noise *n, int which, const struct pid_list *game)
 }
 
 bool run_noise_finish(struct run_noise *n, const struct noise_limits *limits, const char *profile,
-		      struct kvfile *bench, struct strbuf *why)
+		      struct kvfile *bench, struct strbuf *err)
 {
 	struct strbuf sb = STRBUF_INIT;
 	bool over = false;
@@ -176,7 +176,7 @@ bool run_noise_finish(struct run_noise *n, const struct noise_limits *limits, co
 	} else {
 		noise_limits_describe(limits, &sb);
 		kvfile_addf(bench, "noise.limits", "%s (profile %s)", sb.buf, profile ? profile : "(defaults)");
-		over = noise_over_limits(&n->fig, limits, why);
+		over = noise_over_limits(&n->fig, limits, err);
 	}
 	strbuf_release(&sb);
 	return over;

@@ -68,8 +68,8 @@ void run_noise_reaped(struct run_noise *n, const struct rusage *ru);
 void run_noise_take(struct run_noise *n, int which, const struct pid_list *game);
 /* After the end snapshot: the noise.* keys into bench, and whether the
  * figures are over limits (NULL: no quiet profile, profile its path for
- * noise.limits): the reason into why, true. */
+ * noise.limits): the reason into err, true. */
 bool run_noise_finish(struct run_noise *n, const struct noise_limits *limits, const char *profile,
-		      struct kvfile *bench, struct strbuf *why);
+		      struct kvfile *bench, struct strbuf *err);
 
 #endif

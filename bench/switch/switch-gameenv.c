@@ -17,40 +17,40 @@ static const char *const reserved[] = {
 	"XDG_RUNTIME_DIR", "SDL_VIDEODRIVER",
 };
 
-static int check(const char *value, struct strbuf *why)
+static int check(const char *value, struct strbuf *err)
 {
 	const char *eq = strchr(value, '=');
 	size_t n = eq ? (size_t)(eq - value) : 0;
 
 	if (!eq || n == 0 || isdigit((unsigned char)value[0])) {
-		strbuf_addstr(why, "wants NAME=VALUE (GAMEENV=MESA_NO_ERROR=1)");
+		strbuf_addstr(err, "wants NAME=VALUE (GAMEENV=MESA_NO_ERROR=1)");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)value[i]) && value[i] != '_') {
-			strbuf_addf(why, "'%.*s' is not a variable name", (int)n, value);
+			strbuf_addf(err, "'%.*s' is not a variable name", (int)n, value);
 			return -EINVAL;
 		}
 	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++)
 		if (strlen(reserved[i]) == n && strncmp(value, reserved[i], n) == 0) {
-			strbuf_addf(why, "%s is set by the harness", reserved[i]);
+			strbuf_addf(err, "%s is set by the harness", reserved[i]);
 			return -EINVAL;
 		}
 	/* the runner put the Vulkan layer's manifest in the game's data home
 	 * (stage_vulkan_layer) before any switch runs: a recipe may move it */
 	if (n == strlen("XDG_DATA_HOME") && strncmp(value, "XDG_DATA_HOME", n) == 0) {
-		strbuf_addstr(why, "XDG_DATA_HOME holds the Vulkan layer's manifest: set it in the "
+		strbuf_addstr(err, "XDG_DATA_HOME holds the Vulkan layer's manifest: set it in the "
 			      "recipe's env");
 		return -EINVAL;
 	}
 	if (strncmp(value, "HITCHBENCH_", 11) == 0) {
-		strbuf_addstr(why, "HITCHBENCH_ variables are the harness's");
+		strbuf_addstr(err, "HITCHBENCH_ variables are the harness's");
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static int check_label(const char *value, struct strbuf *why)
+static int check_label(const char *value, struct strbuf *err)
 {
 	if (!*value)
 		goto bad;
@@ -59,7 +59,7 @@ static int check_label(const char *value, struct strbuf *why)
 			goto bad;
 	return 0;
 bad:
-	strbuf_addstr(why, "wants a short name of letters, digits, '.', '-' or '_'");
+	strbuf_addstr(err, "wants a short name of letters, digits, '.', '-' or '_'");
 	return -EINVAL;
 }
 

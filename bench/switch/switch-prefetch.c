@@ -37,31 +37,31 @@
 /* bench.txt key the batch sets on its measured runs: they do not learn */
 #define BATCH_LEARNT_KEY "prefetch_batch_learnt"
 
-static int check_mode(const char *value, struct strbuf *why)
+static int check_mode(const char *value, struct strbuf *err)
 {
 	if (strcmp(value, "learn") == 0 || strcmp(value, "fetch") == 0 || strcmp(value, "on") == 0 ||
 	    strcmp(value, "0") == 0)
 		return 0;
-	strbuf_addstr(why, "wants learn, fetch or on");
+	strbuf_addstr(err, "wants learn, fetch or on");
 	return -EINVAL;
 }
 
-static int check_mb(const char *value, struct strbuf *why)
+static int check_mb(const char *value, struct strbuf *err)
 {
 	int n;
 
 	if (safe_atoi(value, &n) == 0 && n >= 0 && n <= 65536)
 		return 0;
-	strbuf_addstr(why, "wants megabytes in 0..65536");
+	strbuf_addstr(err, "wants megabytes in 0..65536");
 	return -EINVAL;
 }
 
-static int check_io(const char *value, struct strbuf *why)
+static int check_io(const char *value, struct strbuf *err)
 {
 	if (strcmp(value, "idle") == 0 ||
 	    (strlen(value) == 3 && str_startswith(value, "be") && value[2] >= '0' && value[2] <= '7'))
 		return 0;
-	strbuf_addstr(why, "wants be0..be7 or idle");
+	strbuf_addstr(err, "wants be0..be7 or idle");
 	return -EINVAL;
 }
 

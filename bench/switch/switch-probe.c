@@ -30,13 +30,13 @@
 #define LOG "probe.log"
 #define DEFAULT_MS "1.37"
 
-static int check_us(const char *value, struct strbuf *why)
+static int check_us(const char *value, struct strbuf *err)
 {
 	int us;
 
 	if (safe_atoi(value, &us) == 0 && us >= 1 && us <= 10000000)
 		return 0;
-	strbuf_addstr(why, "wants microseconds, 1..10000000");
+	strbuf_addstr(err, "wants microseconds, 1..10000000");
 	return -EINVAL;
 }
 

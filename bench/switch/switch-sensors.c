@@ -18,11 +18,11 @@
 #define SAMPLER "hitchbench-sampler"
 #define SAMPLES_FILE "sensors.tsv.zst"
 
-static int check_throttle(const char *value, struct strbuf *why)
+static int check_throttle(const char *value, struct strbuf *err)
 {
 	if (strcmp(value, "ignore") == 0 || strcmp(value, "invalid") == 0)
 		return 0;
-	strbuf_addstr(why, "wants ignore or invalid");
+	strbuf_addstr(err, "wants ignore or invalid");
 	return -EINVAL;
 }
 
@@ -55,8 +55,8 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	return r;
 }
 
-/* The first throttle counter that moved, into why; false if none did. */
-static bool throttled(const struct kvfile *kf, struct strbuf *why)
+/* The first throttle counter that moved, into err; false if none did. */
+static bool throttled(const struct kvfile *kf, struct strbuf *err)
 {
 	for (size_t i = 0; i < kf->n; i++) {
 		const char *k = kf->items[i].key;
@@ -65,7 +65,7 @@ static bool throttled(const struct kvfile *kf, struct strbuf *why)
 
 		if (strncmp(k, "sensors.throttle.", 17) == 0 && n > 6 &&
 		    strcmp(k + n - 6, ".delta") == 0 && safe_atod(kf->items[i].value, &d) == 0 && d > 0) {
-			strbuf_addf(why, "a CPU throttled during the run (%.*s +%g)", (int)(n - 14),
+			strbuf_addf(err, "a CPU throttled during the run (%.*s +%g)", (int)(n - 14),
 				    k + 8, d);
 			return true;
 		}

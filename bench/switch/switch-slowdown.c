@@ -20,23 +20,23 @@
 #include <string.h>
 #include <unistd.h>
 
-static int check_pct(const char *value, struct strbuf *why)
+static int check_pct(const char *value, struct strbuf *err)
 {
 	double v;
 
 	if (safe_atod(value, &v) == 0 && v >= 0 && v <= 100)
 		return 0;
-	strbuf_addstr(why, "wants a percentage from 0 to 100 (decimals allowed: 2.5)");
+	strbuf_addstr(err, "wants a percentage from 0 to 100 (decimals allowed: 2.5)");
 	return -EINVAL;
 }
 
-static int check_us(const char *value, struct strbuf *why)
+static int check_us(const char *value, struct strbuf *err)
 {
 	uint64_t v;
 
 	if (safe_atou64(value, &v) == 0 && v <= HB_SLOWDOWN_US_MAX)
 		return 0;
-	strbuf_addf(why, "wants whole microseconds from 0 to %u", HB_SLOWDOWN_US_MAX);
+	strbuf_addf(err, "wants whole microseconds from 0 to %u", HB_SLOWDOWN_US_MAX);
 	return -EINVAL;
 }
 

@@ -31,13 +31,13 @@
 
 #define RECORDER "hitchbench-stallrec"
 
-static int check_nice(const char *value, struct strbuf *why)
+static int check_nice(const char *value, struct strbuf *err)
 {
 	int n;
 
 	if (safe_atoi(value, &n) == 0 && n >= -20 && n <= 19)
 		return 0;
-	strbuf_addstr(why, "wants a niceness in -20..19");
+	strbuf_addstr(err, "wants a niceness in -20..19");
 	return -EINVAL;
 }
 
@@ -46,11 +46,11 @@ static bool is_bpf(const struct switch_on *on)
 	return strcmp(on->value, "bpf") == 0;
 }
 
-static int check_value(const char *value, struct strbuf *why)
+static int check_value(const char *value, struct strbuf *err)
 {
 	if (strcmp(value, "0") == 0 || strcmp(value, "1") == 0 || strcmp(value, "bpf") == 0)
 		return 0;
-	strbuf_addstr(why, "wants 0, 1 (the sampling recorder) or bpf (the kernel's events)");
+	strbuf_addstr(err, "wants 0, 1 (the sampling recorder) or bpf (the kernel's events)");
 	return -EINVAL;
 }
 

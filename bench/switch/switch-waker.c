@@ -28,11 +28,11 @@
 #define REPORT "waker.txt"
 #define LOG "waker.log"
 
-static int check_mode(const char *value, struct strbuf *why)
+static int check_mode(const char *value, struct strbuf *err)
 {
 	if (strcmp(value, "sleep") == 0 || strcmp(value, "kick") == 0)
 		return 0;
-	strbuf_addstr(why, "wants sleep or kick");
+	strbuf_addstr(err, "wants sleep or kick");
 	return -EINVAL;
 }
 

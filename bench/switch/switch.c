@@ -610,42 +610,42 @@ void switch_ctx_release(struct switch_ctx *ctx)
 
 /* ---- checkers ---- */
 
-int switch_check_bool(const char *value, struct strbuf *why)
+int switch_check_bool(const char *value, struct strbuf *err)
 {
 	if (strcmp(value, "0") == 0 || strcmp(value, "1") == 0)
 		return 0;
-	strbuf_addstr(why, "wants 0 or 1");
+	strbuf_addstr(err, "wants 0 or 1");
 	return -EINVAL;
 }
 
-int switch_check_ms(const char *value, struct strbuf *why)
+int switch_check_ms(const char *value, struct strbuf *err)
 {
 	int v;
 
 	if (safe_atoi(value, &v) == 0 && v >= 1 && v <= 60000)
 		return 0;
-	strbuf_addstr(why, "wants milliseconds from 1 to 60000");
+	strbuf_addstr(err, "wants milliseconds from 1 to 60000");
 	return -EINVAL;
 }
 
-int switch_check_period(const char *value, struct strbuf *why)
+int switch_check_period(const char *value, struct strbuf *err)
 {
 	uint64_t ns;
 
 	if (waker_period_parse(value, &ns) == 0)
 		return 0;
-	strbuf_addf(why, "wants a period in ms, %g..%g (fractions allowed: 1.37)", WAKER_PERIOD_MIN_MS,
+	strbuf_addf(err, "wants a period in ms, %g..%g (fractions allowed: 1.37)", WAKER_PERIOD_MIN_MS,
 		    WAKER_PERIOD_MAX_MS);
 	return -EINVAL;
 }
 
-int switch_check_cpus(const char *value, struct strbuf *why)
+int switch_check_cpus(const char *value, struct strbuf *err)
 {
 	cpu_set_t want, online;
 	char buf[256];
 
 	if (cpu_list_parse(value, &want) < 0) {
-		strbuf_addstr(why, "wants a CPU list such as 0, 1-3 or 0,2");
+		strbuf_addstr(err, "wants a CPU list such as 0, 1-3 or 0,2");
 		return -EINVAL;
 	}
 	if (fsroot_read_line("sys/devices/system/cpu/online", buf, sizeof(buf)) < 0 ||
@@ -653,7 +653,7 @@ int switch_check_cpus(const char *value, struct strbuf *why)
 		return 0; /* cannot tell which are online: let the kernel say */
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, &want) && !CPU_ISSET(c, &online)) {
-			strbuf_addf(why, "CPU %d is not online (online: %s)", c, buf);
+			strbuf_addf(err, "CPU %d is not online (online: %s)", c, buf);
 			return -EINVAL;
 		}
 	return 0;

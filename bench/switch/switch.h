@@ -45,8 +45,8 @@ struct switch_param {
 	const char *name;           /* "STALLS_MS" */
 	const char *default_value;  /* NULL: none */
 	const char *help;
-	/* 0, or -EINVAL with the reason in why */
-	int (*check)(const char *value, struct strbuf *why);
+	/* 0, or -EINVAL with the reason in err */
+	int (*check)(const char *value, struct strbuf *err);
 };
 
 struct switch_def {
@@ -55,7 +55,7 @@ struct switch_def {
 	const char *default_value;  /* non-NULL: on in every run unless a token sets it */
 	const char *program;        /* the helper program it starts (checked before a batch); NULL: none */
 	const char *off_value;      /* the value that turns it off ("0"); NULL: none */
-	int (*check)(const char *value, struct strbuf *why);
+	int (*check)(const char *value, struct strbuf *err);
 	/* Optional: whether a batch's tokens may go together (GAMEPREFETCH
 	 * refuses learn beside fetch). 0, or -EINVAL with err. */
 	int (*check_tokens)(const struct switch_set *sets, size_t n, struct strbuf *err);
@@ -191,12 +191,12 @@ void switch_ctx_stop_helpers(struct switch_ctx *ctx, double grace_s);
 void switch_ctx_release(struct switch_ctx *ctx);
 
 /* Checkers shared by switch definitions. */
-int switch_check_bool(const char *value, struct strbuf *why);      /* 0 or 1 */
-int switch_check_ms(const char *value, struct strbuf *why);        /* 1..60000 */
+int switch_check_bool(const char *value, struct strbuf *err);      /* 0 or 1 */
+int switch_check_ms(const char *value, struct strbuf *err);        /* 1..60000 */
 /* A wakeup period in ms, fractions allowed (WAKER, PROBE_MS). */
-int switch_check_period(const char *value, struct strbuf *why);
+int switch_check_period(const char *value, struct strbuf *err);
 /* A CPU list ("0", "1-3", "0,2"): each CPU online (under the root's
  * sys/devices/system/cpu/online). */
-int switch_check_cpus(const char *value, struct strbuf *why);
+int switch_check_cpus(const char *value, struct strbuf *err);
 
 #endif

@@ -58,7 +58,7 @@ char *kernel_wish_path(void)
 /* Copies kf's value of key into buf: 0, or -EINVAL (missing, too long)
  * with why. */
 static int wish_field(const struct kvfile *kf, const char *key, bool needed, char *buf, size_t size,
-		      struct strbuf *why)
+		      struct strbuf *err)
 {
 	const char *v = kvfile_get(kf, key);
 
@@ -66,18 +66,18 @@ static int wish_field(const struct kvfile *kf, const char *key, bool needed, cha
 		buf[0] = '\0';
 		if (!needed)
 			return 0;
-		strbuf_addf(why, "no %s=", key);
+		strbuf_addf(err, "no %s=", key);
 		return -EINVAL;
 	}
 	if (strlen(v) >= size) {
-		strbuf_addf(why, "%s= is longer than %zu bytes", key, size - 1);
+		strbuf_addf(err, "%s= is longer than %zu bytes", key, size - 1);
 		return -EINVAL;
 	}
 	memcpy(buf, v, strlen(v) + 1);
 	return 0;
 }
 
-int kernel_wish_parse(const char *text, struct kernel_wish *w, struct strbuf *why)
+int kernel_wish_parse(const char *text, struct kernel_wish *w, struct strbuf *err)
 {
 	struct kvfile kf;
 	const char *v;
@@ -88,36 +88,36 @@ int kernel_wish_parse(const char *text, struct kernel_wish *w, struct strbuf *wh
 	kvfile_init(&kf);
 	r = kvfile_parse(&kf, text, &line);
 	if (r < 0) {
-		strbuf_addf(why, "line %d: not a key=value line", line);
+		strbuf_addf(err, "line %d: not a key=value line", line);
 		goto out;
 	}
 	r = -EINVAL;
 	v = kvfile_get(&kf, "format");
 	if (!v || safe_atoi(v, &w->format) < 0 || w->format < 1) {
-		strbuf_addstr(why, v ? "format= is not a version number" : "no format=");
+		strbuf_addstr(err, v ? "format= is not a version number" : "no format=");
 		goto out;
 	}
 	if (w->format > KERNEL_WISH_FORMAT) {
-		strbuf_addf(why, "format %d is newer than this program's %d", w->format, KERNEL_WISH_FORMAT);
+		strbuf_addf(err, "format %d is newer than this program's %d", w->format, KERNEL_WISH_FORMAT);
 		goto out;
 	}
-	if (wish_field(&kf, "kernel", true, w->kernel, sizeof(w->kernel), why) < 0 ||
-	    wish_field(&kf, "boot_id", true, w->boot_id, sizeof(w->boot_id), why) < 0 ||
-	    wish_field(&kf, "job_id", false, w->job_id, sizeof(w->job_id), why) < 0 ||
-	    wish_field(&kf, "node", false, w->node, sizeof(w->node), why) < 0 ||
-	    wish_field(&kf, "method", true, buf, sizeof(buf), why) < 0)
+	if (wish_field(&kf, "kernel", true, w->kernel, sizeof(w->kernel), err) < 0 ||
+	    wish_field(&kf, "boot_id", true, w->boot_id, sizeof(w->boot_id), err) < 0 ||
+	    wish_field(&kf, "job_id", false, w->job_id, sizeof(w->job_id), err) < 0 ||
+	    wish_field(&kf, "node", false, w->node, sizeof(w->node), err) < 0 ||
+	    wish_field(&kf, "method", true, buf, sizeof(buf), err) < 0)
 		goto out;
 	if (!kernel_release_valid(w->kernel)) {
-		strbuf_addf(why, "kernel=%s is not a kernel release", w->kernel);
+		strbuf_addf(err, "kernel=%s is not a kernel release", w->kernel);
 		goto out;
 	}
 	if (kernel_boot_method_parse(buf, &w->method) < 0) {
-		strbuf_addf(why, "method=%s is neither grub nor kexec", buf);
+		strbuf_addf(err, "method=%s is neither grub nor kexec", buf);
 		goto out;
 	}
 	v = kvfile_get(&kf, "asked");
 	if (!v || safe_atoi64(v, &w->asked) < 0) {
-		strbuf_addstr(why, v ? "asked= is not seconds since the epoch" : "no asked=");
+		strbuf_addstr(err, v ? "asked= is not seconds since the epoch" : "no asked=");
 		goto out;
 	}
 	r = 0;
@@ -157,14 +157,14 @@ char *kernel_wish_format(const struct kernel_wish *w)
 	return text;
 }
 
-int kernel_wish_read(const char *path, struct kernel_wish *w, struct strbuf *why)
+int kernel_wish_read(const char *path, struct kernel_wish *w, struct strbuf *err)
 {
 	char *text = NULL;
 	int r = read_file(path, &text, NULL);
 
 	if (r < 0)
 		return r;
-	r = kernel_wish_parse(text, w, why);
+	r = kernel_wish_parse(text, w, err);
 	free(text);
 	return r;
 }
@@ -192,7 +192,7 @@ enum kernel_verdict kernel_wish_decide(const char *running, const char *boot_id,
 	return KERNEL_REBOOT;
 }
 
-int kernel_installed(const char *release, enum kernel_boot_method method, struct strbuf *why)
+int kernel_installed(const char *release, enum kernel_boot_method method, struct strbuf *err)
 {
 	const char *kinds[] = { "vmlinuz", "initrd.img" };
 	size_t n = method == KERNEL_BOOT_KEXEC ? 2 : 1;
@@ -204,7 +204,7 @@ int kernel_installed(const char *release, enum kernel_boot_method method, struct
 		snprintf(rel, sizeof(rel), "boot/%s-%s", kinds[i], release);
 		fd = fsroot_open(rel, O_PATH); /* a 0600 image (Ubuntu) is there all the same */
 		if (fd < 0) {
-			strbuf_addf(why, "%s: %s", rel, strerror(-fd));
+			strbuf_addf(err, "%s: %s", rel, strerror(-fd));
 			return fd == -ENOENT ? -ENOENT : fd;
 		}
 		close(fd);

@@ -51,16 +51,16 @@ bool kernel_release_valid(const char *s);
  * var/lib/hitchbench/kernel-wish (caller frees). */
 char *kernel_wish_path(void);
 
-/* Parses a wish file's text. 0, or -EINVAL with what is wrong in why
+/* Parses a wish file's text. 0, or -EINVAL with what is wrong in err
  * ("line 3: not a key=value line", "no kernel=", "format 2 is newer than
  * this program's 1"). */
-int kernel_wish_parse(const char *text, struct kernel_wish *w, struct strbuf *why);
+int kernel_wish_parse(const char *text, struct kernel_wish *w, struct strbuf *err);
 /* The file's text (caller frees). */
 char *kernel_wish_format(const struct kernel_wish *w);
 /* When it was asked, "2026-12-02T21:40:00Z", into buf; returns buf. */
 const char *kernel_wish_asked_utc(const struct kernel_wish *w, char *buf, size_t size);
-/* Reads path: 0, -ENOENT (no wish), -errno, or -EINVAL with why. */
-int kernel_wish_read(const char *path, struct kernel_wish *w, struct strbuf *why);
+/* Reads path: 0, -ENOENT (no wish), -errno, or -EINVAL with what is wrong in err. */
+int kernel_wish_read(const char *path, struct kernel_wish *w, struct strbuf *err);
 /* Writes path atomically (mode 0644). 0 or -errno. */
 int kernel_wish_write(const char *path, const struct kernel_wish *w);
 
@@ -78,7 +78,7 @@ enum kernel_verdict kernel_wish_decide(const char *running, const char *boot_id,
 /* Whether release is installed under the root for method: boot/vmlinuz-K,
  * and for kexec also boot/initrd.img-K (kexec loads it itself; grub's
  * entry names its own). 0, or -ENOENT with the missing file (relative to
- * the root) in why. */
-int kernel_installed(const char *release, enum kernel_boot_method method, struct strbuf *why);
+ * the root) in err. */
+int kernel_installed(const char *release, enum kernel_boot_method method, struct strbuf *err);
 
 #endif

@@ -169,7 +169,7 @@ static const char *parse_line(const char *line, size_t len, int lineno, struct s
 	return NULL;
 }
 
-int sha256sums_parse(const char *text, size_t len, struct sha256sums *out, struct strbuf *why)
+int sha256sums_parse(const char *text, size_t len, struct sha256sums *out, struct strbuf *err)
 {
 	const char *p = text, *end = text + len;
 	int lineno = 0;
@@ -183,7 +183,7 @@ int sha256sums_parse(const char *text, size_t len, struct sha256sums *out, struc
 
 		for (const char *c = text; c < nul; c++)
 			at += *c == '\n';
-		strbuf_addf(why, "%d: NUL byte", at);
+		strbuf_addf(err, "%d: NUL byte", at);
 		return -EINVAL;
 	}
 	while (p < end) {
@@ -192,7 +192,7 @@ int sha256sums_parse(const char *text, size_t len, struct sha256sums *out, struc
 		const char *bad = parse_line(p, (size_t)(e - p), ++lineno, out);
 
 		if (bad) {
-			strbuf_addf(why, "%d: %s", lineno, bad);
+			strbuf_addf(err, "%d: %s", lineno, bad);
 			goto fail;
 		}
 		p = nl ? nl + 1 : end;
@@ -202,7 +202,7 @@ int sha256sums_parse(const char *text, size_t len, struct sha256sums *out, struc
 		if (strcmp(out->v[i - 1].path, out->v[i].path) == 0) {
 			const struct sha256sums_entry *a = &out->v[i - 1], *b = &out->v[i];
 
-			strbuf_addf(why, "%d: '%s' listed twice (also on line %d)",
+			strbuf_addf(err, "%d: '%s' listed twice (also on line %d)",
 				    a->line > b->line ? a->line : b->line, a->path,
 				    a->line > b->line ? b->line : a->line);
 			goto fail;
@@ -400,7 +400,7 @@ static bool enter_unless_listed(const char *rel, const void *data)
 	return !listed;
 }
 
-static int read_list(int dirfd, const char *prefix, struct sha256sums *s, struct strbuf *why)
+static int read_list(int dirfd, const char *prefix, struct sha256sums *s, struct strbuf *err)
 {
 	struct strbuf line_why = STRBUF_INIT;
 	struct strbuf text = STRBUF_INIT;
@@ -409,11 +409,11 @@ static int read_list(int dirfd, const char *prefix, struct sha256sums *s, struct
 	int fd = open_under(dirfd, SHA256SUMS_NAME, false), r = 0;
 
 	if (fd == -ENOENT) {
-		strbuf_addf(why, "%s%s: missing", prefix, SHA256SUMS_NAME);
+		strbuf_addf(err, "%s%s: missing", prefix, SHA256SUMS_NAME);
 		return 1;
 	}
 	if (fd < 0) {
-		strbuf_addf(why, "%s%s: %s", prefix, SHA256SUMS_NAME, strerror(-fd));
+		strbuf_addf(err, "%s%s: %s", prefix, SHA256SUMS_NAME, strerror(-fd));
 		return fd;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
@@ -421,14 +421,14 @@ static int read_list(int dirfd, const char *prefix, struct sha256sums *s, struct
 			continue;
 		if (n < 0) {
 			r = -errno;
-			strbuf_addf(why, "%s%s: %s", prefix, SHA256SUMS_NAME, strerror(-r));
+			strbuf_addf(err, "%s%s: %s", prefix, SHA256SUMS_NAME, strerror(-r));
 			break;
 		}
 		strbuf_add(&text, buf, (size_t)n);
 	}
 	close(fd);
 	if (r == 0 && sha256sums_parse(text.buf ? text.buf : "", text.len, s, &line_why) < 0) {
-		strbuf_addf(why, "%s%s:%s", prefix, SHA256SUMS_NAME, line_why.buf);
+		strbuf_addf(err, "%s%s:%s", prefix, SHA256SUMS_NAME, line_why.buf);
 		r = -EINVAL;
 	}
 	strbuf_release(&text);
@@ -436,12 +436,12 @@ static int read_list(int dirfd, const char *prefix, struct sha256sums *s, struct
 	return r;
 }
 
-static int verify_dir(int dirfd, const char *prefix, struct strbuf *why);
+static int verify_dir(int dirfd, const char *prefix, struct strbuf *err);
 
 /* Each listed file against its checksum, and each listed SUB/SHA256SUMS's
  * directory in its turn. */
 static int verify_listed(int dirfd, const char *prefix, const struct sha256sums *s,
-			 struct strbuf *why)
+			 struct strbuf *err)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		const struct sha256sums_entry *e = &s->v[i];
@@ -449,19 +449,19 @@ static int verify_listed(int dirfd, const char *prefix, const struct sha256sums 
 		int r = hash_under(dirfd, e->path, hex);
 
 		if (r == -ENOENT) {
-			strbuf_addf(why, "%s%s: missing", prefix, e->path);
+			strbuf_addf(err, "%s%s: missing", prefix, e->path);
 			return 1;
 		}
 		if (r == -EINVAL) {
-			strbuf_addf(why, "%s%s: not a regular file", prefix, e->path);
+			strbuf_addf(err, "%s%s: not a regular file", prefix, e->path);
 			return 1;
 		}
 		if (r < 0) {
-			strbuf_addf(why, "%s%s: %s", prefix, e->path, strerror(-r));
+			strbuf_addf(err, "%s%s: %s", prefix, e->path, strerror(-r));
 			return r;
 		}
 		if (strcmp(hex, e->hex) != 0) {
-			strbuf_addf(why, "%s%s: checksum mismatch", prefix, e->path);
+			strbuf_addf(err, "%s%s: checksum mismatch", prefix, e->path);
 			return 1;
 		}
 		if (is_nested_list(e->path)) {
@@ -469,9 +469,9 @@ static int verify_listed(int dirfd, const char *prefix, const struct sha256sums 
 			char *sub_prefix = xasprintf("%s%s/", prefix, sub);
 			int fd = open_under(dirfd, sub, true);
 
-			r = fd < 0 ? fd : verify_dir(fd, sub_prefix, why);
+			r = fd < 0 ? fd : verify_dir(fd, sub_prefix, err);
 			if (fd < 0)
-				strbuf_addf(why, "%s%s: %s", prefix, sub, strerror(-fd));
+				strbuf_addf(err, "%s%s: %s", prefix, sub, strerror(-fd));
 			else
 				close(fd);
 			free(sub);
@@ -483,24 +483,24 @@ static int verify_listed(int dirfd, const char *prefix, const struct sha256sums 
 	return 0;
 }
 
-static int verify_dir(int dirfd, const char *prefix, struct strbuf *why)
+static int verify_dir(int dirfd, const char *prefix, struct strbuf *err)
 {
 	struct sha256sums s;
 	struct argv_list files;
-	int r = read_list(dirfd, prefix, &s, why);
+	int r = read_list(dirfd, prefix, &s, err);
 
 	if (r != 0)
 		return r;
 	argv_init(&files);
-	r = verify_listed(dirfd, prefix, &s, why);
+	r = verify_listed(dirfd, prefix, &s, err);
 	if (r == 0) {
 		r = walk(dirfd, "", enter_unless_listed, &s, &files);
 		if (r < 0)
-			strbuf_addf(why, "%s: %s", prefix[0] ? prefix : ".", strerror(-r));
+			strbuf_addf(err, "%s: %s", prefix[0] ? prefix : ".", strerror(-r));
 	}
 	for (size_t i = 0; i < files.n && r == 0; i++)
 		if (strcmp(files.v[i], SHA256SUMS_NAME) != 0 && !sha256sums_find(&s, files.v[i])) {
-			strbuf_addf(why, "%s%s: not listed", prefix, files.v[i]);
+			strbuf_addf(err, "%s%s: not listed", prefix, files.v[i]);
 			r = 1;
 		}
 	argv_release(&files);
@@ -508,16 +508,16 @@ static int verify_dir(int dirfd, const char *prefix, struct strbuf *why)
 	return r;
 }
 
-int sha256sums_verify(const char *dir, struct strbuf *why)
+int sha256sums_verify(const char *dir, struct strbuf *err)
 {
 	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
 
 	if (dirfd < 0) {
 		r = -errno;
-		strbuf_addf(why, "%s: %s", dir, strerror(-r));
+		strbuf_addf(err, "%s: %s", dir, strerror(-r));
 		return r;
 	}
-	r = verify_dir(dirfd, "", why);
+	r = verify_dir(dirfd, "", err);
 	close(dirfd);
 	return r;
 }

@@ -37,13 +37,13 @@ void sha256sums_release(struct sha256sums *s);
 void sha256sums_format(const struct sha256sums *s, struct strbuf *out);
 /*
  * Parses a list's text (len bytes; a NUL byte is refused, the last line
- * may lack its line break). Refused, with "LINE: what" in why and -EINVAL:
+ * may lack its line break). Refused, with "LINE: what" in err and -EINVAL:
  * a line that is not `HEX  PATH` or `HEX *PATH`, a bad escape, a path that
  * is empty, absolute, longer than SHA256SUMS_PATH_MAX, has an empty, `.`
  * or `..` component, or is listed twice. out is sorted; on failure it is
  * left empty.
  */
-int sha256sums_parse(const char *text, size_t len, struct sha256sums *out, struct strbuf *why);
+int sha256sums_parse(const char *text, size_t len, struct sha256sums *out, struct strbuf *err);
 
 /*
  * Writes dir/SHA256SUMS (atomically, 0644): the files named in only
@@ -66,6 +66,6 @@ int sha256sums_write(const char *dir, const char *const *only);
  * not be read. RELPATH is relative to dir. Symlinks are not followed and
  * need not be listed.
  */
-int sha256sums_verify(const char *dir, struct strbuf *why);
+int sha256sums_verify(const char *dir, struct strbuf *err);
 
 #endif

@@ -95,14 +95,14 @@ static int bitmap_add(uint8_t *bits, size_t nbits, size_t *off, unsigned byte)
 }
 
 static int parse_bits(struct evemu_recording *r, struct bitmap_pos *pos, char **w, size_t n,
-		      struct strbuf *why)
+		      struct strbuf *err)
 {
 	unsigned type, byte;
 	uint8_t *bits = NULL;
 	size_t nbits = 0;
 
 	if (n < 2 || hex_word(w[0], 0xff, &type) < 0 || type > EV_MAX) {
-		strbuf_addstr(why, "B: wants an event type (hex, up to EV_MAX) and bytes");
+		strbuf_addstr(err, "B: wants an event type (hex, up to EV_MAX) and bytes");
 		return -EINVAL;
 	}
 	switch (type) {
@@ -114,11 +114,11 @@ static int parse_bits(struct evemu_recording *r, struct bitmap_pos *pos, char **
 	}
 	for (size_t i = 1; i < n; i++) {
 		if (hex_word(w[i], 0xff, &byte) < 0) {
-			strbuf_addf(why, "B: byte '%s' is not two hex digits", w[i]);
+			strbuf_addf(err, "B: byte '%s' is not two hex digits", w[i]);
 			return -EINVAL;
 		}
 		if (bits && bitmap_add(bits, nbits, &pos->type_off[type], byte) < 0) {
-			strbuf_addf(why, "B: %02x sets a bit beyond the kernel's last code", type);
+			strbuf_addf(err, "B: %02x sets a bit beyond the kernel's last code", type);
 			return -EINVAL;
 		}
 	}
@@ -130,26 +130,26 @@ static int parse_bits(struct evemu_recording *r, struct bitmap_pos *pos, char **
 	return 0;
 }
 
-static int parse_abs(struct evemu_recording *r, char **w, size_t n, struct strbuf *why)
+static int parse_abs(struct evemu_recording *r, char **w, size_t n, struct strbuf *err)
 {
 	unsigned code;
 	int v[5] = { 0 };
 
 	if (n != 5 && n != 6) {
-		strbuf_addf(why, "A: wants code min max fuzz flat [resolution], not %zu fields", n);
+		strbuf_addf(err, "A: wants code min max fuzz flat [resolution], not %zu fields", n);
 		return -EINVAL;
 	}
 	if (hex_word(w[0], 0xff, &code) < 0 || code > ABS_MAX) {
-		strbuf_addf(why, "A: axis '%s' is not a hex code up to ABS_MAX", w[0]);
+		strbuf_addf(err, "A: axis '%s' is not a hex code up to ABS_MAX", w[0]);
 		return -EINVAL;
 	}
 	for (size_t i = 1; i < n; i++)
 		if (safe_atoi(w[i], &v[i - 1]) < 0) {
-			strbuf_addf(why, "A: '%s' is not a number", w[i]);
+			strbuf_addf(err, "A: '%s' is not a number", w[i]);
 			return -EINVAL;
 		}
 	if (v[1] < v[0]) {
-		strbuf_addf(why, "A: axis %02x has max %d below min %d", code, v[1], v[0]);
+		strbuf_addf(err, "A: axis %02x has max %d below min %d", code, v[1], v[0]);
 		return -EINVAL;
 	}
 	r->caps.abs[code] = (struct input_axis_info){
@@ -159,7 +159,7 @@ static int parse_abs(struct evemu_recording *r, char **w, size_t n, struct strbu
 	return 0;
 }
 
-static int parse_event(struct evemu_recording *r, int lineno, char **w, size_t n, struct strbuf *why)
+static int parse_event(struct evemu_recording *r, int lineno, char **w, size_t n, struct strbuf *err)
 {
 	struct evemu_event ev = { .line = lineno };
 	const char *dot;
@@ -167,32 +167,32 @@ static int parse_event(struct evemu_recording *r, int lineno, char **w, size_t n
 	char secbuf[24];
 
 	if (n != 4) {
-		strbuf_addf(why, "E: wants sec.usec type code value, not %zu fields", n);
+		strbuf_addf(err, "E: wants sec.usec type code value, not %zu fields", n);
 		return -EINVAL;
 	}
 	dot = strchr(w[0], '.');
 	if (!dot || (size_t)(dot - w[0]) >= sizeof(secbuf) || strlen(dot + 1) != 6) {
-		strbuf_addf(why, "E: time '%s' is not seconds.microseconds (6 digits)", w[0]);
+		strbuf_addf(err, "E: time '%s' is not seconds.microseconds (6 digits)", w[0]);
 		return -EINVAL;
 	}
 	memcpy(secbuf, w[0], (size_t)(dot - w[0]));
 	secbuf[dot - w[0]] = '\0';
 	if (safe_atou64(secbuf, &sec) < 0 || safe_atou64(dot + 1, &usec) < 0 ||
 	    sec > UINT64_MAX / 1000000 - 1) {
-		strbuf_addf(why, "E: time '%s' is not seconds.microseconds", w[0]);
+		strbuf_addf(err, "E: time '%s' is not seconds.microseconds", w[0]);
 		return -EINVAL;
 	}
 	ev.t_us = sec * 1000000 + usec;
 	if (hex_word(w[1], EV_MAX, &ev.type) < 0 || hex_word(w[2], 0xffff, &ev.code) < 0) {
-		strbuf_addf(why, "E: type '%s' or code '%s' is not hex (type up to EV_MAX)", w[1], w[2]);
+		strbuf_addf(err, "E: type '%s' or code '%s' is not hex (type up to EV_MAX)", w[1], w[2]);
 		return -EINVAL;
 	}
 	if (safe_atoi(w[3], &ev.value) < 0) {
-		strbuf_addf(why, "E: value '%s' is not a number", w[3]);
+		strbuf_addf(err, "E: value '%s' is not a number", w[3]);
 		return -EINVAL;
 	}
 	if (r->n && ev.t_us < r->events[r->n - 1].t_us) {
-		strbuf_addf(why, "E: time %s is earlier than the event before it (line %d)", w[0],
+		strbuf_addf(err, "E: time %s is earlier than the event before it (line %d)", w[0],
 			    r->events[r->n - 1].line);
 		return -EINVAL;
 	}
@@ -205,7 +205,7 @@ static int parse_event(struct evemu_recording *r, int lineno, char **w, size_t n
 }
 
 static int parse_line(struct evemu_recording *r, struct bitmap_pos *pos, int lineno, char *line,
-		      struct strbuf *why)
+		      struct strbuf *err)
 {
 	char *words[MAX_WORDS];
 	unsigned id[4], byte;
@@ -218,7 +218,7 @@ static int parse_line(struct evemu_recording *r, struct bitmap_pos *pos, int lin
 		return 0;
 	if (!isupper((unsigned char)line[0]) || line[1] != ':' ||
 	    (line[2] && line[2] != ' ' && line[2] != '\t' && line[2] != '\r')) {
-		strbuf_addstr(why, "not an evemu line (N:, I:, P:, B:, A:, L:, S:, E: or # comment)");
+		strbuf_addstr(err, "not an evemu line (N:, I:, P:, B:, A:, L:, S:, E: or # comment)");
 		return -EINVAL;
 	}
 	kind = line[0];
@@ -231,14 +231,14 @@ static int parse_line(struct evemu_recording *r, struct bitmap_pos *pos, int lin
 	}
 	n = split_words(line + 2, words);
 	if (n > MAX_WORDS) {
-		strbuf_addstr(why, "too many fields");
+		strbuf_addstr(err, "too many fields");
 		return -EINVAL;
 	}
 	switch (kind) {
 	case 'I':
 		for (size_t i = 0; i < 4; i++)
 			if (n != 4 || hex_word(words[i], 0xffff, &id[i]) < 0) {
-				strbuf_addstr(why, "I: wants bus vendor product version, four hex numbers");
+				strbuf_addstr(err, "I: wants bus vendor product version, four hex numbers");
 				return -EINVAL;
 			}
 		r->caps.bustype = id[0];
@@ -251,24 +251,24 @@ static int parse_line(struct evemu_recording *r, struct bitmap_pos *pos, int lin
 		for (size_t i = 0; i < n; i++)
 			if (hex_word(words[i], 0xff, &byte) < 0 ||
 			    bitmap_add(r->caps.props, INPUT_PROP_MAX + 1, &pos->prop_off, byte) < 0) {
-				strbuf_addf(why, "P: byte '%s' is not a hex byte of known properties",
+				strbuf_addf(err, "P: byte '%s' is not a hex byte of known properties",
 					    words[i]);
 				return -EINVAL;
 			}
 		return 0;
 	case 'B':
 		r->has_desc = true;
-		return parse_bits(r, pos, words, n, why);
+		return parse_bits(r, pos, words, n, err);
 	case 'A':
 		r->has_desc = true;
-		return parse_abs(r, words, n, why);
+		return parse_abs(r, words, n, err);
 	case 'E':
-		return parse_event(r, lineno, words, n, why);
+		return parse_event(r, lineno, words, n, err);
 	case 'L':
 	case 'S':
 		return 0;
 	default:
-		strbuf_addf(why, "unknown line type '%c:'", kind);
+		strbuf_addf(err, "unknown line type '%c:'", kind);
 		return -EINVAL;
 	}
 }
@@ -341,7 +341,7 @@ struct layout {
 
 /* One line (no newline) of a recording that parsed: what libevemu's
  * reader would make of it. 0 or -EINVAL with why. */
-static int layout_line(struct layout *l, char *line, struct strbuf *why)
+static int layout_line(struct layout *l, char *line, struct strbuf *err)
 {
 	static const char *const part_name[] = { "a recording", "a description", "an events file" };
 	char *words[MAX_WORDS + 1];
@@ -351,40 +351,40 @@ static int layout_line(struct layout *l, char *line, struct strbuf *why)
 	if (!line[0] || line[0] == '#')
 		return 0;
 	if (strspn(line, " \t\r") == strlen(line)) {
-		strbuf_addstr(why, "a line of blanks: libevemu's reader ends the events there");
+		strbuf_addstr(err, "a line of blanks: libevemu's reader ends the events there");
 		return -EINVAL;
 	}
 	stage = (int)(strchr(layout_order, line[0]) - layout_order);
 	if (l->part == EVEMU_EVENTS && line[0] != 'E') {
-		strbuf_addf(why, "a '%c:' line in an events file: its description goes in a file "
+		strbuf_addf(err, "a '%c:' line in an events file: its description goes in a file "
 			    "of its own, given first", line[0]);
 		return -EINVAL;
 	}
 	if (l->part == EVEMU_DESC && line[0] == 'E') {
-		strbuf_addstr(why, "an event in a description: its events go in a file of their own, "
+		strbuf_addstr(err, "an event in a description: its events go in a file of their own, "
 			      "given second");
 		return -EINVAL;
 	}
 	if (l->part == EVEMU_WHOLE && l->stage < 0 && line[0] == 'E') {
-		strbuf_addstr(why, "events without a description: give the description's file first "
+		strbuf_addstr(err, "events without a description: give the description's file first "
 			      "(play = DESC EVENTS)");
 		return -EINVAL;
 	}
 	if (l->part != EVEMU_EVENTS && l->stage < 0 && line[0] != 'N') {
-		strbuf_addf(why, "%s starts with its N: line (libevemu reads N:, then I:)",
+		strbuf_addf(err, "%s starts with its N: line (libevemu reads N:, then I:)",
 			    part_name[l->part]);
 		return -EINVAL;
 	}
 	if (l->part != EVEMU_EVENTS && l->stage == 0 && line[0] != 'I') {
-		strbuf_addstr(why, "the N: line is followed by the I: line (libevemu reads N:, then I:)");
+		strbuf_addstr(err, "the N: line is followed by the I: line (libevemu reads N:, then I:)");
 		return -EINVAL;
 	}
 	if (stage < 2 && stage <= l->stage) {
-		strbuf_addf(why, "a second %c: line", line[0]);
+		strbuf_addf(err, "a second %c: line", line[0]);
 		return -EINVAL;
 	}
 	if (stage < l->stage) {
-		strbuf_addf(why, "a '%c:' line after the '%c:' lines: libevemu reads N:, I:, P:, B:, "
+		strbuf_addf(err, "a '%c:' line after the '%c:' lines: libevemu reads N:, I:, P:, B:, "
 			    "A:, L:, S:, then E:, in that order, and leaves out what comes late",
 			    line[0], layout_order[l->stage]);
 		return -EINVAL;
@@ -395,21 +395,21 @@ static int layout_line(struct layout *l, char *line, struct strbuf *why)
 	case 'P':
 	case 'B':
 		if (n != (line[0] == 'P' ? 8u : 9u)) {
-			strbuf_addf(why, "a %c: line of %zu bytes: libevemu reads 8 a line", line[0],
+			strbuf_addf(err, "a %c: line of %zu bytes: libevemu reads 8 a line", line[0],
 				    line[0] == 'P' ? n : n - 1);
 			return -EINVAL;
 		}
 		break;
 	case 'A':
 		if (n != (size_t)l->a_fields) {
-			strbuf_addf(why, "an A: line of %zu fields where this file's version has %d "
+			strbuf_addf(err, "an A: line of %zu fields where this file's version has %d "
 				    "(the resolution from EVEMU 1.2 on, none before)", n, l->a_fields);
 			return -EINVAL;
 		}
 		break;
 	case 'E':
 		if (strlen(words[1]) > 4 || strlen(words[2]) > 4) {
-			strbuf_addstr(why, "an event's type or code of more than 4 hex digits");
+			strbuf_addstr(err, "an event's type or code of more than 4 hex digits");
 			return -EINVAL;
 		}
 		l->n_events++;
@@ -417,7 +417,7 @@ static int layout_line(struct layout *l, char *line, struct strbuf *why)
 	case 'L':
 	case 'S':
 		if (n != 2) {
-			strbuf_addf(why, "a %c: line of %zu fields: libevemu reads code and state", line[0], n);
+			strbuf_addf(err, "a %c: line of %zu fields: libevemu reads code and state", line[0], n);
 			return -EINVAL;
 		}
 		break;

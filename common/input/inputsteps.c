@@ -172,13 +172,13 @@ static bool split_two(const char *arg, char **a, char **b)
 	return true;
 }
 
-static int parse_keys(struct input_step *s, const char *verb, const char *arg, struct strbuf *why)
+static int parse_keys(struct input_step *s, const char *verb, const char *arg, struct strbuf *err)
 {
 	const char *p = arg;
 
 	for (const char *c = arg; *c; c++) {
 		if (is_blank(*c)) {
-			strbuf_addf(why, "'%s' takes one %s, not '%s'", verb,
+			strbuf_addf(err, "'%s' takes one %s, not '%s'", verb,
 				    s->kind == STEP_KEY ? "key name" : "chord like ctrl+q", arg);
 			return -EINVAL;
 		}
@@ -192,11 +192,11 @@ static int parse_keys(struct input_step *s, const char *verb, const char *arg, s
 		size_t n = plus ? (size_t)(plus - p) : strlen(p);
 
 		if (n == 0) {
-			strbuf_addf(why, "empty key name in chord '%s'", arg);
+			strbuf_addf(err, "empty key name in chord '%s'", arg);
 			return -EINVAL;
 		}
 		if (s->n_keys == INPUT_MAX_CHORD) {
-			strbuf_addf(why, "chord '%s' has more than %d keys", arg, INPUT_MAX_CHORD);
+			strbuf_addf(err, "chord '%s' has more than %d keys", arg, INPUT_MAX_CHORD);
 			return -EINVAL;
 		}
 		s->keys[s->n_keys++] = xstrndup(p, n);
@@ -207,7 +207,7 @@ static int parse_keys(struct input_step *s, const char *verb, const char *arg, s
 }
 
 /* "play RECORDING" or "play DESC EVENTS": one or two words. */
-static int parse_play(struct input_step *s, const char *arg, struct strbuf *why)
+static int parse_play(struct input_step *s, const char *arg, struct strbuf *err)
 {
 	struct argv_list words;
 	const char *bad = NULL;
@@ -215,10 +215,10 @@ static int parse_play(struct input_step *s, const char *arg, struct strbuf *why)
 
 	argv_init(&words);
 	if (argv_split(&words, arg, &bad) < 0) {
-		strbuf_addf(why, "bad 'play %s': %s", arg, bad);
+		strbuf_addf(err, "bad 'play %s': %s", arg, bad);
 		e = -EINVAL;
 	} else if (words.n < 1 || words.n > 2) {
-		strbuf_addf(why, "'play' takes a recording, or a description and its events, not %zu "
+		strbuf_addf(err, "'play' takes a recording, or a description and its events, not %zu "
 			    "words: '%s'", words.n, arg);
 		e = -EINVAL;
 	} else {
@@ -230,7 +230,7 @@ static int parse_play(struct input_step *s, const char *arg, struct strbuf *why)
 	return e;
 }
 
-static int parse_arg(struct input_step *s, const char *verb, const char *arg, struct strbuf *why)
+static int parse_arg(struct input_step *s, const char *verb, const char *arg, struct strbuf *err)
 {
 	struct strbuf msg = STRBUF_INIT;
 	char *a = NULL, *b = NULL;
@@ -240,7 +240,7 @@ static int parse_arg(struct input_step *s, const char *verb, const char *arg, st
 	switch (s->kind) {
 	case STEP_WAIT_LINE:
 		if (regex_compile(&re, arg, &msg) < 0) {
-			strbuf_addf(why, "bad regex '%s' for 'wait_line': %s", arg, msg.buf);
+			strbuf_addf(err, "bad regex '%s' for 'wait_line': %s", arg, msg.buf);
 			strbuf_release(&msg);
 			return -EINVAL;
 		}
@@ -249,22 +249,22 @@ static int parse_arg(struct input_step *s, const char *verb, const char *arg, st
 		return 0;
 	case STEP_WAIT:
 		if (!parse_wait(arg, &s->seconds)) {
-			strbuf_addf(why, "bad number '%s' for 'wait' (seconds, 0 to %g, like 2.5)", arg,
+			strbuf_addf(err, "bad number '%s' for 'wait' (seconds, 0 to %g, like 2.5)", arg,
 				    MAX_WAIT_S);
 			return -EINVAL;
 		}
 		return 0;
 	case STEP_KEY:
 	case STEP_KEYS:
-		return parse_keys(s, verb, arg, why);
+		return parse_keys(s, verb, arg, err);
 	case STEP_TYPE:
 		if (strlen(arg) > INPUT_MAX_TEXT) {
-			strbuf_addf(why, "'type' text longer than %d characters", INPUT_MAX_TEXT);
+			strbuf_addf(err, "'type' text longer than %d characters", INPUT_MAX_TEXT);
 			return -EINVAL;
 		}
 		for (const char *c = arg; *c; c++) {
 			if (*c < 0x20 || *c > 0x7e) {
-				strbuf_addf(why, "'type' takes printable ASCII only (byte 0x%02x in '%s')",
+				strbuf_addf(err, "'type' takes printable ASCII only (byte 0x%02x in '%s')",
 					    (unsigned char)*c, arg);
 				return -EINVAL;
 			}
@@ -274,7 +274,7 @@ static int parse_arg(struct input_step *s, const char *verb, const char *arg, st
 	case STEP_MOVE:
 		if (!split_two(arg, &a, &b) || !parse_int(a, MAX_MOVE, &s->x) ||
 		    !parse_int(b, MAX_MOVE, &s->y)) {
-			strbuf_addf(why, "bad 'move %s' (expected two whole numbers: move X Y)", arg);
+			strbuf_addf(err, "bad 'move %s' (expected two whole numbers: move X Y)", arg);
 			e = -EINVAL;
 		} else {
 			e = 0;
@@ -284,12 +284,12 @@ static int parse_arg(struct input_step *s, const char *verb, const char *arg, st
 		return e;
 	case STEP_CLICK:
 		if (!parse_int(arg, 3, &s->button) || s->button < 1) {
-			strbuf_addf(why, "bad button '%s' for 'click' (1 left, 2 middle, 3 right)", arg);
+			strbuf_addf(err, "bad button '%s' for 'click' (1 left, 2 middle, 3 right)", arg);
 			return -EINVAL;
 		}
 		return 0;
 	case STEP_PLAY:
-		return parse_play(s, arg, why);
+		return parse_play(s, arg, err);
 	}
 	return -EINVAL;
 }
@@ -319,7 +319,7 @@ static const struct {
 	{ "play", STEP_PLAY },
 };
 
-int input_step_parse(const char *text, struct input_step *s, struct strbuf *why)
+int input_step_parse(const char *text, struct input_step *s, struct strbuf *err)
 {
 	const char *v = text, *v_end, *arg, *arg_end;
 	char *verb;
@@ -340,14 +340,14 @@ int input_step_parse(const char *text, struct input_step *s, struct strbuf *why)
 		if (!strcmp(verb, verbs[i].verb))
 			break;
 	if (i == ARRAY_SIZE(verbs)) {
-		strbuf_addf(why, "unknown step '%s' (expected wait_line, wait, key, keys, type, move, "
+		strbuf_addf(err, "unknown step '%s' (expected wait_line, wait, key, keys, type, move, "
 			    "click or play)", verb);
 		free(verb);
 		return -EINVAL;
 	}
 	s->kind = verbs[i].kind;
 	if (arg == arg_end) {
-		strbuf_addf(why, "step '%s' needs an argument", verb);
+		strbuf_addf(err, "step '%s' needs an argument", verb);
 		free(verb);
 		memset(s, 0, sizeof(*s));
 		return -EINVAL;
@@ -355,7 +355,7 @@ int input_step_parse(const char *text, struct input_step *s, struct strbuf *why)
 	{
 		char *a = xstrndup(arg, (size_t)(arg_end - arg));
 
-		e = parse_arg(s, verb, a, why);
+		e = parse_arg(s, verb, a, err);
 		if (e == 0 && s->kind == STEP_PLAY)
 			s->text = play_text(s);
 		else if (e == 0)
@@ -368,7 +368,7 @@ int input_step_parse(const char *text, struct input_step *s, struct strbuf *why)
 	return e;
 }
 
-static int input_play_check(const struct input_step *s, struct strbuf *why)
+static int input_play_check(const struct input_step *s, struct strbuf *err)
 {
 	static const enum evemu_part parts[2][2] = {
 		{ EVEMU_WHOLE }, { EVEMU_DESC, EVEMU_EVENTS },
@@ -379,20 +379,20 @@ static int input_play_check(const struct input_step *s, struct strbuf *why)
 		struct evemu_recording r;
 
 		evemu_init(&r);
-		e = evemu_load_play(&r, s->paths[i], parts[s->n_paths - 1][i], why);
+		e = evemu_load_play(&r, s->paths[i], parts[s->n_paths - 1][i], err);
 		evemu_release(&r);
 	}
 	return e;
 }
 
-int input_step_check(const struct input_step *s, enum input_driver d, struct strbuf *why)
+int input_step_check(const struct input_step *s, enum input_driver d, struct strbuf *err)
 {
 	unsigned code;
 	bool shift;
 
 	for (size_t i = 0; i < s->n_keys; i++) {
 		if (input_key_code(d, s->keys[i], &code) < 0) {
-			strbuf_addf(why, d == INPUT_XTEST ?
+			strbuf_addf(err, d == INPUT_XTEST ?
 				    "unknown key '%s' (an X keysym name like Return, Escape, F12, q; or "
 				    "ctrl, shift, alt, super)" :
 				    "unknown key '%s' (a Linux key name like KEY_ENTER, KEY_ESC, KEY_Q; or "
@@ -403,17 +403,17 @@ int input_step_check(const struct input_step *s, enum input_driver d, struct str
 	if (s->kind == STEP_TYPE) {
 		for (const char *c = s->arg; *c; c++) {
 			if (input_char_code(d, *c, &code, &shift) < 0) {
-				strbuf_addf(why, "no %s key types '%c'", input_driver_name(d), *c);
+				strbuf_addf(err, "no %s key types '%c'", input_driver_name(d), *c);
 				return -EINVAL;
 			}
 		}
 	}
 	if (s->kind == STEP_MOVE && d == INPUT_XTEST && (s->x < 0 || s->y < 0)) {
-		strbuf_addf(why, "'%s': xtest moves to a point on the screen, not below 0", s->text);
+		strbuf_addf(err, "'%s': xtest moves to a point on the screen, not below 0", s->text);
 		return -EINVAL;
 	}
 	if (s->kind == STEP_PLAY)
-		return input_play_check(s, why);
+		return input_play_check(s, err);
 	return 0;
 }
 

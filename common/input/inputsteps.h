@@ -60,18 +60,18 @@ int input_driver_parse(const char *name, enum input_driver *d);
  * names (they depend on the driver: input_step_check) nor a play's files.
  * A play's paths are words (argv_split: quoted when they hold blanks, as
  * the step's text writes them), used as they are: the recipe reader makes
- * them absolute first. 0, or -EINVAL with what is wrong in why (appended).
+ * them absolute first. 0, or -EINVAL with what is wrong in err (appended).
  * On success *s owns new strings (input_step_release); on error it is left
  * zeroed. */
-int input_step_parse(const char *text, struct input_step *s, struct strbuf *why);
+int input_step_parse(const char *text, struct input_step *s, struct strbuf *err);
 /* Checks what depends on the driver: every key name resolves
  * (input_key_code), every character of a type step has a key, the click's
  * button; and a play's files: readable evemu recordings that libevemu's
  * player reads whole (evemu_load_play: one file, a description then its
  * events; two, the description then the events), the error naming the
  * recording's line. 0 or -EINVAL (-errno for a file that cannot be read)
- * with why. */
-int input_step_check(const struct input_step *s, enum input_driver d, struct strbuf *why);
+ * with what is wrong in err. */
+int input_step_check(const struct input_step *s, enum input_driver d, struct strbuf *err);
 void input_step_release(struct input_step *s);
 
 /* A key name as the driver knows it: an X keysym (XStringToKeysym: "Return",

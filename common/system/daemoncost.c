@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int daemon_names_parse(const char *list, struct daemon_names *names, struct strbuf *why)
+int daemon_names_parse(const char *list, struct daemon_names *names, struct strbuf *err)
 {
 	const char *p = list;
 
@@ -23,18 +23,18 @@ int daemon_names_parse(const char *list, struct daemon_names *names, struct strb
 			return 0;
 		n = strcspn(p, " \t,");
 		if (n > 15) {
-			strbuf_addf(why, "'%.*s' is longer than a process name (15)", (int)n, p);
+			strbuf_addf(err, "'%.*s' is longer than a process name (15)", (int)n, p);
 			return -EINVAL;
 		}
 		if (names->n == DAEMON_NAMES_MAX) {
-			strbuf_addf(why, "more than %d names", DAEMON_NAMES_MAX);
+			strbuf_addf(err, "more than %d names", DAEMON_NAMES_MAX);
 			return -EINVAL;
 		}
 		memcpy(names->name[names->n], p, n);
 		names->name[names->n][n] = '\0';
 		for (size_t i = 0; i < names->n; i++) {
 			if (!strcmp(names->name[i], names->name[names->n])) {
-				strbuf_addf(why, "'%s' is named twice", names->name[i]);
+				strbuf_addf(err, "'%s' is named twice", names->name[i]);
 				return -EINVAL;
 			}
 		}

@@ -51,9 +51,9 @@ struct daemon_names {
 };
 
 /* "slurmd slurmstepd, munged" (blanks or commas) into names. 0, or
- * -EINVAL with why ("'x...' is longer than a process name (15)", "more
+ * -EINVAL with err ("'x...' is longer than a process name (15)", "more
  * than 8 names", a repeated name). An empty list is no daemon. */
-int daemon_names_parse(const char *list, struct daemon_names *names, struct strbuf *why);
+int daemon_names_parse(const char *list, struct daemon_names *names, struct strbuf *err);
 
 /* ---- the parse layer ---- */
 

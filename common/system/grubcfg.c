@@ -234,14 +234,14 @@ static void entry_command(const struct grub_cmd *c, struct grub_entry *e)
 
 /* One command: opens or closes a block, or feeds the entry being read.
  * 0 or -EINVAL with why. */
-static int grub_command(struct grub_parse *ps, struct grub_menu *m, struct strbuf *why)
+static int grub_command(struct grub_parse *ps, struct grub_menu *m, struct strbuf *err)
 {
 	struct grub_cmd *c = &ps->cmd;
 	struct grub_block *b;
 
 	if (!strcmp(c->w[0], "}") && c->bare[0]) {
 		if (ps->depth == 0) {
-			strbuf_addf(why, "%d: '}' closes no block", c->line);
+			strbuf_addf(err, "%d: '}' closes no block", c->line);
 			return -EINVAL;
 		}
 		free(ps->stack[--ps->depth].submenu);
@@ -253,7 +253,7 @@ static int grub_command(struct grub_parse *ps, struct grub_menu *m, struct strbu
 	if (strcmp(c->w[c->n - 1], "{") || !c->bare[c->n - 1])
 		return 0;
 	if (ps->depth == GRUB_DEPTH_MAX) {
-		strbuf_addf(why, "%d: blocks nested deeper than %d", c->line, GRUB_DEPTH_MAX);
+		strbuf_addf(err, "%d: blocks nested deeper than %d", c->line, GRUB_DEPTH_MAX);
 		return -EINVAL;
 	}
 	b = &ps->stack[ps->depth];
@@ -267,7 +267,7 @@ static int grub_command(struct grub_parse *ps, struct grub_menu *m, struct strbu
 	return 0;
 }
 
-int grub_menu_parse(const char *text, struct grub_menu *m, struct strbuf *why)
+int grub_menu_parse(const char *text, struct grub_menu *m, struct strbuf *err)
 {
 	struct grub_parse ps;
 	int r;
@@ -276,16 +276,16 @@ int grub_menu_parse(const char *text, struct grub_menu *m, struct strbuf *why)
 	ps.p = text;
 	ps.line = 1;
 	while ((r = next_cmd(&ps)) > 0) {
-		r = grub_command(&ps, m, why);
+		r = grub_command(&ps, m, err);
 		if (r < 0)
 			goto out;
 	}
 	if (r < 0) {
-		strbuf_addf(why, "%d: a quote is never closed", ps.cmd.line);
+		strbuf_addf(err, "%d: a quote is never closed", ps.cmd.line);
 		goto out;
 	}
 	if (ps.depth > 0) {
-		strbuf_addf(why, "%d: the file ends inside a block", ps.line);
+		strbuf_addf(err, "%d: the file ends inside a block", ps.line);
 		r = -EINVAL;
 	}
 out:

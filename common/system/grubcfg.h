@@ -38,9 +38,9 @@ struct grub_menu {
 void grub_menu_init(struct grub_menu *m);
 void grub_menu_release(struct grub_menu *m);
 /* Parses grub.cfg's text into m (entries appended). 0, or -EINVAL with
- * "LINE: what is wrong" in why (an unterminated quote, a '}' with no
+ * "LINE: what is wrong" in err (an unterminated quote, a '}' with no
  * block, a block left open at the end). */
-int grub_menu_parse(const char *text, struct grub_menu *m, struct strbuf *why);
+int grub_menu_parse(const char *text, struct grub_menu *m, struct strbuf *err);
 /* The entry to boot release: the first that boots its image and is not a
  * recovery entry (Debian's first entry, "Debian GNU/Linux", boots the
  * newest kernel; the submenu holds one normal and one recovery entry per

@@ -599,25 +599,25 @@ void noise_limits_describe(const struct noise_limits *l, struct strbuf *sb)
 }
 
 bool noise_over_limits(const struct noise_figures *f, const struct noise_limits *l,
-		       struct strbuf *why)
+		       struct strbuf *err)
 {
 	if (f->steal_known && l->steal_pct_max >= 0 && f->steal_pct > l->steal_pct_max) {
-		strbuf_addf(why, "noise: steal %.2f%% over the profile's %g%%", f->steal_pct,
+		strbuf_addf(err, "noise: steal %.2f%% over the profile's %g%%", f->steal_pct,
 			    l->steal_pct_max);
 		return true;
 	}
 	if (l->foreign_cpu_pct_max >= 0 && f->foreign_cpu_pct > l->foreign_cpu_pct_max) {
-		strbuf_addf(why, "noise: foreign CPU %.2f%% over the profile's %g%%", f->foreign_cpu_pct,
+		strbuf_addf(err, "noise: foreign CPU %.2f%% over the profile's %g%%", f->foreign_cpu_pct,
 			    l->foreign_cpu_pct_max);
 		return true;
 	}
 	if (l->irq_pct_max >= 0 && f->irq_pct > l->irq_pct_max) {
-		strbuf_addf(why, "noise: irq %.2f%% over the profile's %g%%", f->irq_pct, l->irq_pct_max);
+		strbuf_addf(err, "noise: irq %.2f%% over the profile's %g%%", f->irq_pct, l->irq_pct_max);
 		return true;
 	}
 	if (f->have_runq && l->game_runq_ms_per_s_max >= 0 &&
 	    f->game_runq_ms_per_s > l->game_runq_ms_per_s_max) {
-		strbuf_addf(why, "noise: game run-queue delay %.1f ms/s over the profile's %g ms/s",
+		strbuf_addf(err, "noise: game run-queue delay %.1f ms/s over the profile's %g ms/s",
 			    f->game_runq_ms_per_s, l->game_runq_ms_per_s_max);
 		return true;
 	}

@@ -151,9 +151,9 @@ bool noise_limits_any(const struct noise_limits *l);
 /* "steal_pct_max=2 foreign_cpu_pct_max=10" (the set ones), or "none". */
 void noise_limits_describe(const struct noise_limits *l, struct strbuf *sb);
 /* The first figure over its limit, as "noise: steal 4.20% over the
- * profile's 2%" into why: true; false when all are within. A figure
+ * profile's 2%" into err: true; false when all are within. A figure
  * that is not known (no steal clock, no schedstat) is not checked. */
 bool noise_over_limits(const struct noise_figures *f, const struct noise_limits *l,
-		       struct strbuf *why);
+		       struct strbuf *err);
 
 #endif
