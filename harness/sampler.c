@@ -65,10 +65,8 @@ static int parse_seconds(const char *opt, const char *arg, double *out)
 
 static int print_once(struct sensors *s, double *values, uint64_t period_ns)
 {
-	struct timespec ts = { (time_t)(period_ns / NSEC_PER_SEC), (long)(period_ns % NSEC_PER_SEC) };
-
 	sensors_sample(s, values);
-	nanosleep(&ts, NULL);
+	sleep_ms((unsigned)(period_ns / NSEC_PER_MSEC));
 	sensors_sample(s, values);
 	printf("# %zu channels under %s; rates over %.0f ms\n", s->n, fsroot(),
 	       (double)(s->t_ns - s->prev_t_ns) / 1e6);

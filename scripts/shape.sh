@@ -16,7 +16,10 @@
 #     (common/base/message.c), no unit names stdout or stderr, calls
 #     printf, puts or perror, or calls the message module (error_msg,
 #     ...): it returns its error, or writes to a stream it is given;
-#   - only the commands include the commands' headers ("cmd/...").
+#   - only the commands include the commands' headers ("cmd/...");
+#   - one home for sleeping: sleep_ms() and sleep_until() (common/base/
+#     timeutil.c); no other unit or helper calls sleep, usleep or
+#     nanosleep (the hook, which may call nothing of ours, aside).
 # Prints one line per breach (file:line: what) and exits 1 if there is any.
 # Usage: scripts/shape.sh [DIR...] (default: common analysis bench harness),
 # from the top of the tree.
@@ -96,6 +99,17 @@ fi
 reach=$(grep -nE '^#[[:space:]]*include[[:space:]]+"cmd/' $library /dev/null)
 if [ -n "$reach" ]; then
 	echo "$reach" | sed 's/$/   <- only the commands include cmd\/ headers/'
+	bad=1
+fi
+# one home for sleeping
+sleeps=$(for f in $(ext=c srcs "$@"); do
+	case $f in common/base/timeutil.c|harness/framehook*) continue ;; esac
+	sed -E 's/"([^"\\]|\\.)*"/""/g; s#/\*.*\*/##g; s#/\*.*##; s#^[[:space:]]*\*.*##' "$f" |
+		grep -nE '(^|[^A-Za-z0-9_])(sleep|usleep|nanosleep|clock_nanosleep)[[:space:]]*\(' |
+		cut -d: -f1 | while read -r n; do echo "$f:$n:$(sed -n "${n}p" "$f")"; done
+done)
+if [ -n "$sleeps" ]; then
+	echo "$sleeps" | sed 's/$/   <- a bare sleep: sleep_ms() or sleep_until() (common\/base\/timeutil.h)/'
 	bad=1
 fi
 exit $bad

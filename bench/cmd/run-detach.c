@@ -165,9 +165,7 @@ static int nap(int ms, int stop_fd)
 	struct pollfd p = { stop_fd, POLLIN, 0 };
 
 	if (stop_fd < 0) {
-		struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-		nanosleep(&ts, NULL);
+		sleep_ms((unsigned)ms);
 		return 0;
 	}
 	return poll(&p, 1, ms) > 0;

@@ -9,6 +9,7 @@
  */
 #include "db/resultsdb.h"
 #include "db/resultsdb-internal.h"
+#include "base/timeutil.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -209,9 +210,8 @@ int resultsdb_transaction(struct resultsdb *db, resultsdb_body *body, void *arg,
 
 		if (attempt > 1) {
 			long ms = wait_ms + (long)(rand_r(&seed) % (unsigned)(wait_ms / 2 + 1));
-			struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
-			nanosleep(&ts, NULL);
+			sleep_ms((unsigned)ms);
 			wait_ms *= 2;
 			if (ret == -ECONNRESET && sqldb_reconnect(db->sql, NULL) < 0)
 				continue;       /* still down: the same error again */

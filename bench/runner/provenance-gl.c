@@ -149,28 +149,6 @@ static int read_until(int fd, struct strbuf *sb, uint64_t deadline)
 	}
 }
 
-/* Waits for pid until the deadline; kills its process group after. */
-static int wait_until(pid_t pid, int *status, uint64_t deadline)
-{
-	const struct timespec tick = { 0, 10 * 1000 * 1000 };
-
-	for (;;) {
-		pid_t p = waitpid(pid, status, WNOHANG);
-
-		if (p == pid)
-			return 0;
-		if (p < 0 && errno != EINTR)
-			return -errno;
-		if (mono_ns() >= deadline) {
-			kill(-pid, SIGKILL);
-			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-				;
-			return -ETIMEDOUT;
-		}
-		nanosleep(&tick, NULL);
-	}
-}
-
 int provenance_gl(struct kvfile *kf, const char *glxinfo, char *const *envp,
 		  const struct game_user *user, double timeout_s)
 {
@@ -203,7 +181,7 @@ int provenance_gl(struct kvfile *kf, const char *glxinfo, char *const *envp,
 	close(pfd[0]);
 	if (r < 0)
 		kill(-pid, SIGKILL);
-	rw = wait_until(pid, &status, deadline);
+	rw = spawn_wait_until(pid, deadline, true, &status, NULL);
 	if (r == 0)
 		r = rw;
 	if (r == -ETIMEDOUT) {

@@ -111,7 +111,7 @@ static void signal_tree(struct runner *rn, pid_t sid, int sig, struct pid_list *
 static size_t wait_tree_gone(struct runner *rn, pid_t sid, uint64_t deadline, struct pid_list *l)
 {
 	while (mono_ns() < deadline) {
-		usleep(TICK_MS * 1000);
+		sleep_ms(TICK_MS);
 		runner_drain_output(rn, false);
 		runner_handle_signals(rn);
 		if (runner_scan_tree(rn, sid, l) == 0)
@@ -181,7 +181,7 @@ int runner_prepare_commands(struct runner *rn, struct strbuf *err)
 		uint64_t deadline = mono_ns() + (uint64_t)(PREPARE_TIMEOUT_S * 1e9);
 		char desc[64];
 		pid_t pid;
-		int st = 0;
+		int st;
 
 		argv_init(&a);
 		if (argv_split(&a, rc->prepare.v[i], &why) < 0 || a.n == 0) {
@@ -200,14 +200,13 @@ int runner_prepare_commands(struct runner *rn, struct strbuf *err)
 			argv_release(&a);
 			break;
 		}
-		while (waitpid(pid, &st, WNOHANG) == 0) {
-			if (mono_ns() > deadline) {
-				kill(-pid, SIGKILL);
-				waitpid(pid, &st, 0);
-				break;
-			}
-			usleep(10 * 1000);
+		r = spawn_wait_until(pid, deadline, true, &st, NULL);
+		if (r < 0 && r != -ETIMEDOUT) {
+			strbuf_addf(err, "prepare '%s': cannot wait for it: %s", rc->prepare.v[i], strerror(-r));
+			argv_release(&a);
+			break;
 		}
+		r = 0;
 		describe_wait_status(st, desc, sizeof(desc));
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 			strbuf_addf(err, "prepare '%s' failed (%s): see prepare.log", rc->prepare.v[i],

@@ -2,6 +2,7 @@
  * Starting games and their helpers (see spawn.h).
  */
 #include "runner/spawn.h"
+#include "base/timeutil.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -132,6 +134,41 @@ int spawn_process(const struct spawn_opts *o, pid_t *pid)
 out:
 	free(prog);
 	return r;
+}
+
+/* wait4 once, EINTR taken again: its pid, 0 (running) or -errno */
+static pid_t reap_one(pid_t pid, int options, int *status, struct rusage *ru)
+{
+	struct rusage r;
+	int st;
+	pid_t p;
+
+	while ((p = wait4(pid, &st, options, &r)) < 0 && errno == EINTR)
+		;
+	if (p < 0)
+		return -errno;
+	if (p == pid) {
+		if (status)
+			*status = st;
+		if (ru)
+			*ru = r;
+	}
+	return p;
+}
+
+int spawn_wait_until(pid_t pid, uint64_t deadline_ns, bool group, int *status, struct rusage *ru)
+{
+	pid_t p;
+
+	while ((p = reap_one(pid, WNOHANG, status, ru)) == 0) {
+		if (mono_ns() >= deadline_ns) {
+			kill(group ? -pid : pid, SIGKILL);
+			p = reap_one(pid, 0, status, ru);
+			return p < 0 ? (int)p : -ETIMEDOUT;
+		}
+		sleep_ms(10);
+	}
+	return p < 0 ? (int)p : 0;
 }
 
 void describe_wait_status(int status, char *buf, size_t size)

@@ -35,6 +35,15 @@ char *spawn_find_program(const char *name, char *const *envp);
 /* 0 with *pid set, or -errno (of the exec, the setuid or the fork). */
 int spawn_process(const struct spawn_opts *o, pid_t *pid);
 
+/* Waits for the child pid until deadline_ns (CLOCK_MONOTONIC), looking
+ * every 10 ms; at the deadline SIGKILLs its process group (group: pid
+ * leads a session or group of its own) or it alone, and waits for it.
+ * 0 when it ended by itself, -ETIMEDOUT when it was killed, -errno when it
+ * could not be waited for (then *status and *ru are left as they were, so
+ * a failure never reads as an exit status). status and ru may be NULL. */
+struct rusage;
+int spawn_wait_until(pid_t pid, uint64_t deadline_ns, bool group, int *status, struct rusage *ru);
+
 /* The status of a waited-for process as words: "exit 0", "signal 9 (Killed)". */
 void describe_wait_status(int status, char *buf, size_t size);
 

@@ -13,8 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* how long the X server has to end after SIGTERM before SIGKILL */
+#define STOP_GRACE_S 5
 
 static void put_counted(struct strbuf *sb, const void *data, size_t len)
 {
@@ -114,26 +118,16 @@ int xserver_start(struct xserver *x, const char *screen, const char *auth_path, 
 
 int xserver_stop(struct xserver *x)
 {
-	int killed = 0;
-
 	struct rusage ru;
+	int r;
 
 	if (x->pid <= 0)
 		return 0;
 	footprint_read_hwm(&x->fp, x->pid);
 	kill(x->pid, SIGTERM);
-	for (int i = 0; i < 100; i++) {
-		if (wait4(x->pid, NULL, WNOHANG, &ru) == x->pid) {
-			footprint_add(&x->fp, &ru);
-			x->pid = 0;
-			return 0;
-		}
-		usleep(50 * 1000);
-	}
-	kill(x->pid, SIGKILL);
-	if (wait4(x->pid, NULL, 0, &ru) == x->pid)
+	r = spawn_wait_until(x->pid, mono_ns() + STOP_GRACE_S * NSEC_PER_SEC, false, NULL, &ru);
+	if (r == 0 || r == -ETIMEDOUT)
 		footprint_add(&x->fp, &ru);
-	killed = 1;
 	x->pid = 0;
-	return killed;
+	return r == -ETIMEDOUT;
 }

@@ -433,7 +433,6 @@ static int wait_ready(struct switch_ctx *ctx, const char *name, const char *read
 {
 	struct switch_helper *h = switch_ctx_helper(ctx, name);
 	uint64_t until = mono_ns() + (uint64_t)(timeout_s * 1e9);
-	struct timespec pause = { 0, 2 * 1000 * 1000 };
 	struct stat st;
 	struct rusage ru;
 	int status;
@@ -452,7 +451,7 @@ static int wait_ready(struct switch_ctx *ctx, const char *name, const char *read
 				    ctx->run_dir, log_name);
 			return -ETIMEDOUT;
 		}
-		nanosleep(&pause, NULL);
+		sleep_ms(2);
 	}
 	return 0;
 }
@@ -580,7 +579,7 @@ void switch_ctx_stop_helpers(struct switch_ctx *ctx, double grace_s)
 					kill(-ctx->helpers[i].pid, SIGKILL);
 			killed = true;
 		}
-		usleep(5 * 1000);
+		sleep_ms(5);
 	}
 	for (size_t i = 0; i < ctx->n_helpers; i++) {
 		char key[96], desc[64];
