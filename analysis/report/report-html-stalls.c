@@ -17,8 +17,8 @@ static void stall_sources(struct html_page *p, const struct stall_table *t)
 
 	fputs("<p>From its ", p->out);
 	if (t->have_stallrec)
-		fprintf(p->out, "stall record (%zu samples over %.3f s, period %.1f ms)%s", r->samples, r->span_s,
-			r->period_ms, t->have_waitrec ? " and its " : "");
+		fprintf(p->out, "stall record (%zu samples over %.3f s, period %.1f ms)%s", r->samples,
+			r->span_s, r->period_ms, t->have_waitrec ? " and its " : "");
 	if (t->have_waitrec)
 		fprintf(p->out, "wait record (%zu waits, %zu block requests, %zu threads, %llu events lost%s)",
 			w->n_off, w->n_bio, w->n_thread, (unsigned long long)w->lost,

@@ -161,7 +161,8 @@ static void row_samples(const struct stall_run *sr, const struct stall *st, stru
 		s->syscall = stallrec_str(r, stallrec_at(r, SR_SYSCALL, i));
 		s->target = fd[0] ? fd : stallrec_str(r, stallrec_at(r, SR_WCHAN, i));
 		s->cause = (enum stall_cause)a->cause[i];
-		s->majflt = (long long)(stallrec_at(r, SR_MAIN_MAJFLT, i) - stallrec_at(r, SR_MAIN_MAJFLT, i - 1));
+		s->majflt = (long long)(stallrec_at(r, SR_MAIN_MAJFLT, i) -
+					stallrec_at(r, SR_MAIN_MAJFLT, i - 1));
 	}
 }
 
