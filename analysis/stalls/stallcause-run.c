@@ -3,8 +3,9 @@
  * warm-up's and the window's stall frames placed on the stall record, and
  * the metrics users read from them (stall_*_s, load_disk_s, warm_disk_s,
  * the recorder's own cost). run_metrics() calls run_stall_metrics(), so
- * result.txt, reports, the matrix and the database all get them;
- * `hitchbench stalls` prints the stalls themselves.
+ * result.txt, reports, the matrix and the database all get them; the
+ * stall table (stalltable.h: `hitchbench stalls`, the HTML report) shows
+ * the stalls themselves.
  */
 #include "text/argv.h"
 #include "run/run.h"
