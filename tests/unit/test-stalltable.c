@@ -6,7 +6,8 @@
  * without its stall record), of mkstallrun's sampled run and of a run with
  * neither, and each stall's cause, evidence and waits found, in order, in
  * all three outputs; the page names the records the run has and claims no
- * samples it lacks. The commands end to end: tests/cli/t1041.
+ * samples it lacks; a wait record that does not read is named alone. The
+ * commands end to end: tests/cli/t1041.
  */
 #include "test.h"
 #include "report/report-html.h"
@@ -289,6 +290,29 @@ START_TEST(no_record)
 }
 END_TEST
 
+/* A wait record that does not read, beside no stall record: the error is
+ * the bad line's alone, not glued to the missing stall record's. */
+START_TEST(bad_wait_record)
+{
+	static const char *const files[] = { "bench.txt", "frames.bin" };
+	char *dir = recorded_run(files, 2), *want = xasprintf("%s/" HB_WAITREC_FILE ":3: ", dir);
+	struct strbuf err = STRBUF_INIT;
+	struct stall_table t;
+	struct run run;
+
+	test_put(dir, HB_WAITREC_FILE, "hbwaits\t1\nmeta\tmin_off_ns=1000000\noff\t4242\tsoon\n");
+	ck_assert_msg(run_load(dir, &run, &err) == 0, "%s", err.buf);
+	ck_assert_int_lt(stall_table_build(&run, NULL, &t, &err), 0);
+	ck_assert_msg(!strncmp(err.buf, want, strlen(want)), "%s", err.buf);
+	stall_table_release(&t);
+	run_release(&run);
+	strbuf_release(&err);
+	remove_tree(dir);
+	free(dir);
+	free(want);
+}
+END_TEST
+
 TEST_SUITE(stalltable_suite)
 {
 	Suite *s = suite_create("stalltable");
@@ -298,6 +322,7 @@ TEST_SUITE(stalltable_suite)
 	tcase_add_test(tc, wait_record_only);
 	tcase_add_test(tc, stall_record_only);
 	tcase_add_test(tc, no_record);
+	tcase_add_test(tc, bad_wait_record);
 	suite_add_tcase(s, tc);
 	return s;
 }
