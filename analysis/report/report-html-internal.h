@@ -12,6 +12,8 @@
 
 #include <stdarg.h>
 
+struct stall_table;
+
 struct html_page {
 	FILE *out;
 	const struct report_row *rows;
@@ -52,6 +54,9 @@ void html_excluded(struct html_page *p);
 /* report-html-runs.c: the groups' and the runs' sections. */
 void html_groups(struct html_page *p);
 void html_runs(struct html_page *p);
+/* report-html-stalls.c: a run's stall table (analysis/stalls/stalltable.h):
+ * nothing when the run has neither record. */
+void html_stall_table(struct html_page *p, const struct stall_table *t);
 /* report-html-verdicts.c: the verdicts between the groups of each game. */
 void html_verdicts(struct html_page *p);
 

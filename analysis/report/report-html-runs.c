@@ -2,14 +2,14 @@
  * The HTML report's groups and runs (report-html.h): per group its runs'
  * percentile curves and the histogram of their frame times; per run its
  * frames over time (stalls, warm-up, reloads) and, when it has a stall
- * record, each stall's cause as `hitchbench stalls` gives it
- * (stallcause.h). The runs are read again from their directories: the
- * report's rows keep their numbers, not their frames.
+ * record or a wait record, its stall table as `hitchbench stalls` gives
+ * it (stalltable.h, laid out by report-html-stalls.c). The runs are read
+ * again from their directories: the report's rows keep their numbers,
+ * not their frames.
  */
 #include "report/report-html-internal.h"
-#include "stalls/stallcause.h"
+#include "stalls/stalltable.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,81 +104,20 @@ void html_groups(struct html_page *p)
 	free(idx);
 }
 
-static const char *const section_words[SS_COUNT] = {
-	"each pass's launch to its first present",
-	"frames over the threshold",
-	"frames over the threshold",
-};
-
-static void stall_section(struct html_page *p, const struct stall_run *sr, enum stall_section sec)
-{
-	double per[SC_COUNT] = { 0 };
-	bool any = false;
-
-	fprintf(p->out, "<h4>%s (%s)</h4>\n", stall_section_name(sec), section_words[sec]);
-	for (size_t k = 0; k < sr->n_stall; k++) {
-		const struct stall *st = &sr->stall[k];
-		struct strbuf shares = STRBUF_INIT, ev = STRBUF_INIT;
-
-		if (st->section != sec)
-			continue;
-		if (!any)
-			fputs("<div class=\"wide\"><table>\n<tr><th>when_s</th><th>ms</th><th>cause</th>"
-			      "<th>decided</th><th>shares</th><th>evidence</th></tr>\n", p->out);
-		any = true;
-		stall_shares_describe(st, &shares);
-		stall_evidence(&sr->an, st, &ev);
-		fprintf(p->out, "<tr><td class=\"num\">%+.3f</td><td class=\"num\">%.1f</td><td>%s</td>"
-			"<td>%s</td><td class=\"nowrap\">", ((double)st->start_ns - (double)sr->first_present_ns) / 1e9,
-			(double)(st->end_ns - st->start_ns) / 1e6, stall_cause_name(st->cause),
-			stall_decider_name(st->decided));
-		html_escape(p->out, shares.buf ? shares.buf : "");
-		fputs("</td><td class=\"mono\">", p->out);
-		html_escape(p->out, ev.buf ? ev.buf : "");
-		fputs("</td></tr>\n", p->out);
-		for (int c = 0; c < SC_COUNT; c++)
-			per[c] += st->share_s[c];
-		strbuf_release(&shares);
-		strbuf_release(&ev);
-	}
-	if (!any) {
-		fputs("<p>none</p>\n", p->out);
-		return;
-	}
-	fputs("</table></div>\n<p>Seconds per cause:", p->out);
-	for (int c = 0; c < SC_COUNT; c++)
-		if (per[c] >= 0.0005)
-			fprintf(p->out, " %s %.3f", stall_cause_name((enum stall_cause)c), per[c]);
-	fputs("</p>\n", p->out);
-}
-
-/* Why the run stalled, when it has a stall record (STALLS=1). */
+/* Why the run stalled, when it has a stall record (STALLS=1) or a wait
+ * record (STALLS=bpf): its stall table (report-html-stalls.c). */
 static void run_stalls(struct html_page *p, const struct run *run)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct stall_run sr;
-	int r = stall_run_load(run, &p->ro->metric, &sr, &err);
+	struct stall_table t;
 
-	if (r == -ENOENT)
-		goto out;
-	fputs("<h4>Why it stalled</h4>\n", p->out);
-	if (r == -ENODATA) {
-		html_note(p, "A stall record, but no frames or window to place stalls in.");
-		goto out;
-	}
-	if (r < 0) {
+	if (stall_table_build(run, &p->ro->metric, &t, &err) < 0) {
+		fputs("<h4>Why it stalled</h4>\n", p->out);
 		html_problem(p, "%s", err.buf);
-		goto out;
+	} else {
+		html_stall_table(p, &t);
+		stall_table_release(&t);
 	}
-	fprintf(p->out, "<p>From its stall record (%zu samples, period %.1f ms): each stall's time "
-		"split over causes by the main thread's state in the samples that cover it, the "
-		"kernel's exact counters deciding where they are recorded (docs/stalls.md; what "
-		"<code>hitchbench stalls</code> prints). when_s: seconds after the first present; "
-		"shares: of the stall's time.</p>\n", sr.rec.n_rows, (double)sr.an.period_us / 1e3);
-	for (int s = 0; s < SS_COUNT; s++)
-		stall_section(p, &sr, (enum stall_section)s);
-	stall_run_release(&sr);
-out:
 	strbuf_release(&err);
 }
 

@@ -189,6 +189,7 @@ static const char page_style[] =
 	".v-SAME{color:#17602a;font-weight:bold}.v-DIFFERENT{color:#9a1c1c;font-weight:bold}\n"
 	".v-UNKNOWN{color:#7a5a00;font-weight:bold}\n"
 	"details{margin:.3em 0}summary{cursor:pointer}\n"
+	"ul.waits{margin:0;padding-left:2em;font-family:monospace;font-size:.95em}\n"
 	"pre{background:#f6f6f9;padding:.5em;overflow-x:auto;font-size:.88em}\n";
 
 /* The text table's header ("run  frames  fps ... noise  why"): which

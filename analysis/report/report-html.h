@@ -3,13 +3,14 @@
  * html): the table with every definition under it, the provenance and
  * noise of the runs, per group (game and run name) its percentile curves
  * and a frame-time histogram, per run its frame times with stalls,
- * warm-up and reloads and, where it has a stall record, why it stalled,
- * the verdicts between the groups of a game, and the runs left out with
- * why. Pictures are drawn by gnuplot (plot.h) into a temporary directory
- * and inlined as SVG; the page loads nothing (no script, no font, no URL),
- * so it opens offline. Everything read from files is HTML-escaped.
+ * warm-up and reloads and, where it has a stall record or a wait record,
+ * why it stalled, the verdicts between the groups of a game, and the runs
+ * left out with why. Pictures are drawn by gnuplot (plot.h) into a
+ * temporary directory and inlined as SVG; the page loads nothing (no
+ * script, no font, no URL), so it opens offline. Everything read from
+ * files is HTML-escaped.
  *
- * The numbers are report.c's (the table, its '#' notes), stallcause.h's
+ * The numbers are report.c's (the table, its '#' notes), stalltable.h's
  * and stats.h's (stats_compare(), as `hitchbench compare` decides): this
  * family only lays them out. docs/report-html.md says what the page holds.
  */

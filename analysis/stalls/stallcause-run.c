@@ -3,8 +3,9 @@
  * warm-up's and the window's stall frames placed on the stall record, and
  * the metrics users read from them (stall_*_s, load_disk_s, warm_disk_s,
  * the recorder's own cost). run_metrics() calls run_stall_metrics(), so
- * result.txt, reports, the matrix and the database all get them;
- * `hitchbench stalls` prints the stalls themselves.
+ * result.txt, reports, the matrix and the database all get them; the
+ * stall table (stalltable.h: `hitchbench stalls`, the HTML report) shows
+ * the stalls themselves.
  */
 #include "text/argv.h"
 #include "run/run.h"
@@ -110,31 +111,39 @@ static void add_loads(const struct run *run, struct stall_run *sr, size_t *cap)
 
 /* The run's records: either may be missing (-ENOENT when both are); a
  * run without a stall record gets an empty one, so the sampled split says
- * unknown and the wait record decides. */
+ * unknown and the wait record decides. A record that is not there is no
+ * error: only one that does not read says why in err. */
 static int load_records(const struct run *run, struct stall_run *out, struct strbuf *err)
 {
 	static const char *const t_only[] = { "t_us" };
 	static const uint8_t t_enc[] = { SR_ENC_DELTA2 };
+	struct strbuf why = STRBUF_INIT;
 	char *path = xasprintf("%s/%s", run->dir, HB_STALLREC_FILE);
-	int r = stallrec_load(path, &out->rec, err);
+	int r = stallrec_load(path, &out->rec, &why);
 
 	free(path);
 	if (r < 0 && r != -ENOENT)
-		return r;
+		goto out;
 	out->have_stallrec = r == 0;
 	if (!out->have_stallrec)
 		stallrec_set_columns(&out->rec, t_only, t_enc, 1);
+	strbuf_reset(&why);
 	path = xasprintf("%s/%s", run->dir, HB_WAITREC_FILE);
-	r = waitrec_load(path, &out->waits, err);
+	r = waitrec_load(path, &out->waits, &why);
 	free(path);
 	if (r < 0 && r != -ENOENT)
-		return r;
+		goto out;
 	out->have_waitrec = r == 0;
 	if (out->have_waitrec) {
 		out->bpf = zalloc(sizeof(*out->bpf));
 		stall_bpf_init(out->bpf, &out->waits, kvfile_get(&out->rec.meta, "swaps"));
 	}
-	return out->have_stallrec || out->have_waitrec ? 0 : -ENOENT;
+	r = out->have_stallrec || out->have_waitrec ? 0 : -ENOENT;
+out:
+	if (r < 0 && r != -ENOENT && why.len)
+		strbuf_addstr(err, why.buf);
+	strbuf_release(&why);
+	return r;
 }
 
 int stall_run_load(const struct run *run, const struct metric_opts *opts, struct stall_run *out,

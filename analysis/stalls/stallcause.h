@@ -7,7 +7,8 @@
  * where they are recorded, and the wait record (stallbpf.h) over both
  * where it covers a stall. The rules, in order, and their reasons:
  * docs/stalls.md. Used by run_metrics() (the stall_*_s metrics, through
- * stallcause-run.c) and by `hitchbench stalls`.
+ * stallcause-run.c) and by the stall table (stalltable.h) that
+ * `hitchbench stalls` and the HTML report show.
  */
 #ifndef HB_STALLCAUSE_H
 #define HB_STALLCAUSE_H
