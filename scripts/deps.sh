@@ -28,6 +28,9 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # Vulkan on this machine's CPU: mesa-vulkan-drivers (lavapipe, which
 # presents to Xvfb) and vulkan-tools (vkcube, the Vulkan recipe the tests
 # run the layer on, t0220; vulkaninfo)
+# python3 (Debian's, /usr/bin/python3): the tests' checkers in tests/tools/
+# (stalls-agree.py compares the stall table's three outputs, t1041;
+# chromium-check.py drives Chromium, t0381)
 # chromium: the HTML report's test (t0381) loads `report --format html` in
 # Debian's headless Chromium, over the DevTools protocol, and fails on a
 # console error or a picture that did not draw (its own files: about 350 MB)
@@ -42,7 +45,7 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # slurmctld, slurmd and their client commands, with munge for their
 # authentication (the tests start a one-node Slurm on localhost)
 LAB="postgresql-15 slurmctld slurmd slurm-client munge"
-RUN="libevemu3 xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox mangohud mesa-vulkan-drivers vulkan-tools openssh-client openssh-server rsync man-db zsh chromium"
+RUN="libevemu3 xvfb xauth dsda-doom freedoom sqlite3 strace mesa-utils zstd gnuplot-nox mangohud mesa-vulkan-drivers vulkan-tools openssh-client openssh-server rsync man-db zsh chromium python3"
 # the games of recipes/ (each recipe's `packages =` names what it runs; the
 # smoke tests tests/game/t91*.sh and t92*.sh and `make bench-matrix QUICK=1`
 # in CI run every one of them); warzone2100 is the Vulkan game (its Vulkan

@@ -5,6 +5,7 @@
 # decided by bpf, the futex stall's waker named, the wait lines, the cost
 # line, and the report's stall columns from the same record.
 . "$(dirname "$0")/../lib.sh"
+[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3 to compare the table's three outputs (Debian: python3; sh scripts/deps.sh ensure)"
 cp -r "$HB_FIXTURES/stallrun-bpf/run" "$T/run"
 "$HB" stalls "$T/run" >"$T/stalls" 2>&1 || { cat "$T/stalls" >&2; fail "hitchbench stalls failed"; }
 expect="3:cpu 4:wait 5:runq 6:disk 7:reclaim 9:swap_zram"
@@ -43,7 +44,7 @@ for kind in both waits stalls; do
 	expect_eq "report --format html of $kind without gnuplot" 1 "$rc"
 	grep -v "^hitchbench: the HTML report lacks [0-9]* parts*:$" "$T/err" | grep -v "^cannot draw " |
 		grep -q . && fail "report --format html of $kind: $(cat "$T/err")"
-	python3 "$HB_SRCDIR/tests/tools/stalls-agree.py" "$d.txt" "$d.json" "$d.html" "$kind" \
+	/usr/bin/python3 "$HB_SRCDIR/tests/tools/stalls-agree.py" "$d.txt" "$d.json" "$d.html" "$kind" \
 		>"$T/differs" || fail "the stall table of $kind differs between text, JSON and HTML: $(cat "$T/differs")"
 done
 exit 0
