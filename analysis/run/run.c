@@ -232,7 +232,7 @@ int run_metrics(const struct run *run, const struct metric_opts *opts, struct me
 	free(rec_ns);
 	if (r == 0) {
 		run_window_metrics(run, opts, m);
-		run_stall_metrics(run, opts, m);
+		stall_metrics(run, opts, m);
 		run_probe_metrics(run, m);
 		run_noise_metrics(run, m);
 		/* samples are not frames: what needs every frame is unknown */

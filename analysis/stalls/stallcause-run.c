@@ -2,14 +2,14 @@
  * A run's stalls with their causes (stallcause.h): the loads, the
  * warm-up's and the window's stall frames placed on the stall record, and
  * the metrics users read from them (stall_*_s, load_disk_s, warm_disk_s,
- * the recorder's own cost). run_metrics() calls run_stall_metrics(), so
+ * the recorder's own cost). run_metrics() calls stall_metrics(), so
  * result.txt, reports, the matrix and the database all get them; the
  * stall table (stalltable.h: `hitchbench stalls`, the HTML report) shows
  * the stalls themselves.
  */
 #include "text/argv.h"
 #include "run/run.h"
-#include "stalls/stallbpf.h"
+#include "stalls/stallwaits.h"
 #include "stalls/stallcause.h"
 
 #include <errno.h>
@@ -48,7 +48,7 @@ static void bpf_decide(const struct run *run, struct stall_run *sr, struct stall
 	if (tid <= 0)
 		return;
 	argv_init(&lines);
-	if (stall_bpf_attribute(sr->bpf, tid, st->start_ns, st->end_ns, &bst, &lines) * 2 > len &&
+	if (stall_waits_attribute(sr->bpf, tid, st->start_ns, st->end_ns, &bst, &lines) * 2 > len &&
 	    sr->have_stallrec) {
 		argv_release(&lines);
 		return;
@@ -136,7 +136,7 @@ static int load_records(const struct run *run, struct stall_run *out, struct str
 	out->have_waitrec = r == 0;
 	if (out->have_waitrec) {
 		out->bpf = zalloc(sizeof(*out->bpf));
-		stall_bpf_init(out->bpf, &out->waits, kvfile_get(&out->rec.meta, "swaps"));
+		stall_waits_init(out->bpf, &out->waits, kvfile_get(&out->rec.meta, "swaps"));
 	}
 	r = out->have_stallrec || out->have_waitrec ? 0 : -ENOENT;
 out:
@@ -215,7 +215,7 @@ void stall_run_release(struct stall_run *sr)
 			free(sr->stall[k].waits[i]);
 		free(sr->stall[k].waits);
 	}
-	stall_bpf_release(sr->bpf);
+	stall_waits_release(sr->bpf);
 	free(sr->bpf);
 	waitrec_release(&sr->waits);
 	stall_analysis_release(&sr->an);
@@ -272,7 +272,7 @@ static void waitrec_metrics(const struct waitrec *w, struct metrics *m)
 		set(m, M_STALLBPF_EVENTS, runs);
 }
 
-void run_stall_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m)
+void stall_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct stall_run sr;

@@ -4,7 +4,7 @@
  * since the previous sample, and every stall frame gets its seconds split
  * over the samples that cover it, with the kernel's exact counters (delay
  * accounting, schedstat, a cgroup's PSI) deciding over the sampled guess
- * where they are recorded, and the wait record (stallbpf.h) over both
+ * where they are recorded, and the wait record (stallwaits.h) over both
  * where it covers a stall. The rules, in order, and their reasons:
  * docs/stalls.md. Used by run_metrics() (the stall_*_s metrics, through
  * stallcause-run.c) and by the stall table (stalltable.h) that
@@ -22,7 +22,7 @@
 #include "formats/waitrecord.h"
 
 struct run;
-struct stall_bpf;
+struct stall_waits;
 struct strbuf;
 
 enum stall_cause {
@@ -54,7 +54,7 @@ enum stall_decider {
 	SD_DELAY,       /* the main thread's delay accounting */
 	SD_SCHEDSTAT,   /* its schedstat run-queue time */
 	SD_PSI,         /* the game's cgroup's pressure stall information */
-	SD_BPF,         /* the kernel's own events: the wait record (stallbpf.h) */
+	SD_BPF,         /* the kernel's own events: the wait record (stallwaits.h) */
 };
 
 enum stall_section { SS_LOAD, SS_WARM, SS_WINDOW, SS_COUNT };
@@ -111,7 +111,7 @@ struct stall {
 	enum stall_cause cause;         /* the largest share */
 	enum stall_decider decided;
 	int32_t main_tid;               /* the thread the wait record was read for; 0 none */
-	char **waits;                   /* SD_BPF: its waits for people (stall_bpf_attribute()),
+	char **waits;                   /* SD_BPF: its waits for people (stall_waits_attribute()),
 					 * NULL-terminated; owned by the stall_run */
 	size_t n_waits;
 };
@@ -146,7 +146,7 @@ struct stall_run {
 	struct stall_analysis an;
 	bool have_stallrec, have_waitrec;
 	struct waitrec waits;           /* have_waitrec: the run's waits.rec.zst */
-	struct stall_bpf *bpf;          /* have_waitrec: its index */
+	struct stall_waits *bpf;          /* have_waitrec: its index */
 	struct stall *stall;
 	size_t n_stall;
 	uint64_t first_present_ns;      /* 0 without frames */
@@ -166,6 +166,6 @@ void stall_run_release(struct stall_run *sr);
 /* Fills the stall_*_s, load_disk_s, warm_disk_s, stallrec_* and stallbpf_* metrics
  * (analysis/stalls/stallcause-run.c; called by run_metrics()). Nothing without a
  * record. */
-void run_stall_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m);
+void stall_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m);
 
 #endif

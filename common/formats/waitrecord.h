@@ -2,7 +2,7 @@
  * The wait record: every off-CPU interval of the game's threads over a
  * threshold and every block request they issued, from the kernel's own
  * events (the stall recorder's BPF path, harness/stallrec-bpf.c), read by
- * the stall analysis (analysis/stalls/stallcause-bpf.c). Format version 1,
+ * the stall analysis (analysis/stalls/stallcause-waits.c). Format version 1,
  * documented in docs/formats.md ("Wait record").
  *
  * One item a line, tab-separated text: the recorder appends lines to a

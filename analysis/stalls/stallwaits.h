@@ -11,8 +11,8 @@
  * kernel's events (STALLS=bpf)". Used by stall_run_load()
  * (stallcause-run.c), which lets it decide where the record covers a stall.
  */
-#ifndef HB_STALLBPF_H
-#define HB_STALLBPF_H
+#ifndef HB_STALLWAITS_H
+#define HB_STALLWAITS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,25 +23,25 @@
 struct argv_list;
 
 /* A line of the record found by thread and time. */
-struct stall_bpf_key {
+struct stall_waits_key {
 	int32_t tid;
 	uint32_t i;             /* its index in w->off or w->bio */
 	uint64_t t_ns;          /* OFF_NS, or a bio's START_NS */
 };
 
 /* A wait record indexed for attribution. */
-struct stall_bpf {
+struct stall_waits {
 	const struct waitrec *w;
 	const char *swaps;              /* the stall record's meta swaps, or NULL */
-	struct stall_bpf_key *off, *bio; /* by (tid, time) */
+	struct stall_waits_key *off, *bio; /* by (tid, time) */
 	uint64_t bio_max_ns;            /* the longest block request */
 };
 
 /* Indexes w, which must outlive b; swaps (meta "swaps=NAME:KIND ..." of the
  * run's stall record, NULL without one) names the swap devices and their
  * kinds, and must outlive b too. */
-void stall_bpf_init(struct stall_bpf *b, const struct waitrec *w, const char *swaps);
-void stall_bpf_release(struct stall_bpf *b);
+void stall_waits_init(struct stall_waits *b, const struct waitrec *w, const char *swaps);
+void stall_waits_release(struct stall_waits *b);
 
 /* Splits (start_ns, end_ns] (CLOCK_MONOTONIC) of main thread tid over
  * causes: st->share_s and st->exact_s get the split (adding up to the
@@ -50,7 +50,7 @@ void stall_bpf_release(struct stall_bpf *b);
  * each ("futex, woken by llvmpipe-3 (4243) after 212 ms, runnable 3 ms").
  * Returns the seconds no line of the record speaks for (in share_s[SC_UNKNOWN]
  * with any other unknown time). */
-double stall_bpf_attribute(const struct stall_bpf *b, int32_t tid, uint64_t start_ns, uint64_t end_ns,
+double stall_waits_attribute(const struct stall_waits *b, int32_t tid, uint64_t start_ns, uint64_t end_ns,
 			   struct stall *st, struct argv_list *lines);
 
 #endif

@@ -1,9 +1,9 @@
 /*
- * Stall causes from the wait record (see stallbpf.h; the rules and their
+ * Stall causes from the wait record (see stallwaits.h; the rules and their
  * reasons are in docs/stalls.md, "Decided by the kernel's events
  * (STALLS=bpf)", which this file follows rule by rule).
  */
-#include "stalls/stallbpf.h"
+#include "stalls/stallwaits.h"
 #include "text/argv.h"
 #include "base/util.h"
 
@@ -19,14 +19,14 @@
 
 static int key_cmp(const void *x, const void *y)
 {
-	const struct stall_bpf_key *a = x, *b = y;
+	const struct stall_waits_key *a = x, *b = y;
 
 	if (a->tid != b->tid)
 		return a->tid < b->tid ? -1 : 1;
 	return (a->t_ns > b->t_ns) - (a->t_ns < b->t_ns);
 }
 
-void stall_bpf_init(struct stall_bpf *b, const struct waitrec *w, const char *swaps)
+void stall_waits_init(struct stall_waits *b, const struct waitrec *w, const char *swaps)
 {
 	memset(b, 0, sizeof(*b));
 	b->w = w;
@@ -34,11 +34,11 @@ void stall_bpf_init(struct stall_bpf *b, const struct waitrec *w, const char *sw
 	b->off = zalloc((w->n_off ? w->n_off : 1) * sizeof(*b->off));
 	b->bio = zalloc((w->n_bio ? w->n_bio : 1) * sizeof(*b->bio));
 	for (size_t i = 0; i < w->n_off; i++)
-		b->off[i] = (struct stall_bpf_key){ w->off[i].tid, (uint32_t)i, w->off[i].off_ns };
+		b->off[i] = (struct stall_waits_key){ w->off[i].tid, (uint32_t)i, w->off[i].off_ns };
 	for (size_t i = 0; i < w->n_bio; i++) {
 		const struct wr_bio *io = &w->bio[i];
 
-		b->bio[i] = (struct stall_bpf_key){ io->tid, (uint32_t)i, io->start_ns };
+		b->bio[i] = (struct stall_waits_key){ io->tid, (uint32_t)i, io->start_ns };
 		if (io->done_ns > io->start_ns && io->done_ns - io->start_ns > b->bio_max_ns)
 			b->bio_max_ns = io->done_ns - io->start_ns;
 	}
@@ -46,7 +46,7 @@ void stall_bpf_init(struct stall_bpf *b, const struct waitrec *w, const char *sw
 	qsort(b->bio, w->n_bio, sizeof(*b->bio), key_cmp);
 }
 
-void stall_bpf_release(struct stall_bpf *b)
+void stall_waits_release(struct stall_waits *b)
 {
 	if (!b)
 		return;
@@ -56,9 +56,9 @@ void stall_bpf_release(struct stall_bpf *b)
 }
 
 /* The first key at or after (tid, t). */
-static size_t key_lower(const struct stall_bpf_key *k, size_t n, int32_t tid, uint64_t t)
+static size_t key_lower(const struct stall_waits_key *k, size_t n, int32_t tid, uint64_t t)
 {
-	struct stall_bpf_key want = { tid, 0, t };
+	struct stall_waits_key want = { tid, 0, t };
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
@@ -90,7 +90,7 @@ struct bio_sum {
 	char dev[32];           /* the first one's device: its meta name, else MAJ:MIN */
 };
 
-static void bios_in(const struct stall_bpf *b, int32_t tid, uint64_t from, uint64_t to,
+static void bios_in(const struct stall_waits *b, int32_t tid, uint64_t from, uint64_t to,
 		    struct bio_sum *sum)
 {
 	uint64_t first = from > b->bio_max_ns ? from - b->bio_max_ns : 0;
@@ -194,7 +194,7 @@ static const char *stack_reclaim(const struct wr_stack *sk)
 
 /* A swap-in's kind: zram functions in its stack, else the swap device its
  * block requests hit, else the only swap device listed, else swap. */
-static enum stall_cause swap_cause(const struct stall_bpf *b, const struct wr_stack *sk,
+static enum stall_cause swap_cause(const struct stall_waits *b, const struct wr_stack *sk,
 				   const struct bio_sum *io)
 {
 	enum stall_cause k;
@@ -211,7 +211,7 @@ static enum stall_cause swap_cause(const struct stall_bpf *b, const struct wr_st
 /* The cause of a wait (not a preemption) that overlaps the block requests
  * io. *what says it for people: the wait's kind, or the function that
  * named it, or its state. */
-static enum stall_cause wait_cause(const struct stall_bpf *b, const struct wr_off *o,
+static enum stall_cause wait_cause(const struct stall_waits *b, const struct wr_off *o,
 				   const struct bio_sum *io, const char **what)
 {
 	const struct wr_stack *sk = waitrec_stack(b->w, o->stack);
@@ -249,7 +249,7 @@ static enum stall_cause wait_cause(const struct stall_bpf *b, const struct wr_of
 
 /* What the main thread's lines say of (s, e], in ns a cause. */
 struct bpf_span {
-	const struct stall_bpf *b;
+	const struct stall_waits *b;
 	uint64_t s, e;
 	double ns[SC_COUNT];
 	double nodata;          /* ns no line speaks for */
@@ -508,7 +508,7 @@ static void settle(const struct bpf_span *sp, struct stall *st)
 	st->decided = SD_BPF;
 }
 
-double stall_bpf_attribute(const struct stall_bpf *b, int32_t tid, uint64_t start_ns, uint64_t end_ns,
+double stall_waits_attribute(const struct stall_waits *b, int32_t tid, uint64_t start_ns, uint64_t end_ns,
 			   struct stall *st, struct argv_list *lines)
 {
 	struct bpf_span sp = { .b = b, .s = start_ns, .e = end_ns, .lines = lines };

@@ -1,5 +1,5 @@
 /*
- * Stall causes from the wait record (analysis/stalls/stallbpf.h), on records made
+ * Stall causes from the wait record (analysis/stalls/stallwaits.h), on records made
  * in memory line by line, one rule of docs/stalls.md ("Decided by the
  * kernel's events") a test: a futex wait and its waker, a disk wait and
  * its block requests, a preemption, the time between recorded waits from
@@ -12,7 +12,7 @@
 #include "text/argv.h"
 #include "metrics/metrics.h"
 #include "run/run.h"
-#include "stalls/stallbpf.h"
+#include "stalls/stallwaits.h"
 #include "test.h"
 #include "base/util.h"
 #include "../tools/stallrun.h"
@@ -33,7 +33,7 @@
  * the meta is the record's. */
 struct fx {
 	struct waitrec w;
-	struct stall_bpf b;
+	struct stall_waits b;
 	char **fn[16];
 	struct stall st;
 	struct argv_list lines;
@@ -75,7 +75,7 @@ static void fx_release(struct fx *f)
 	f->w.bio = NULL;
 	f->w.n_stack = f->w.n_thread = f->w.n_off = f->w.n_bio = 0;
 	waitrec_release(&f->w);
-	stall_bpf_release(&f->b);
+	stall_waits_release(&f->b);
 	argv_release(&f->lines);
 }
 
@@ -138,8 +138,8 @@ static double run_stall(struct fx *f, const char *swaps, double from_ms, double 
 {
 	double sum = 0, nodata;
 
-	stall_bpf_init(&f->b, &f->w, swaps);
-	nodata = stall_bpf_attribute(&f->b, MAIN, at(from_ms), at(to_ms), &f->st, &f->lines);
+	stall_waits_init(&f->b, &f->w, swaps);
+	nodata = stall_waits_attribute(&f->b, MAIN, at(from_ms), at(to_ms), &f->st, &f->lines);
 	for (int c = 0; c < SC_COUNT; c++) {
 		ck_assert(f->st.share_s[c] >= 0);
 		sum += f->st.share_s[c];
@@ -461,9 +461,9 @@ START_TEST(unknown_edges)
 	ck_assert_int_eq(f.st.cause, SC_UNKNOWN);
 	expect_lines(&f, want);
 	/* another thread */
-	stall_bpf_release(&f.b);
-	stall_bpf_init(&f.b, &f.w, NULL);
-	CLOSE_MS(stall_bpf_attribute(&f.b, 77, S0, S0 + 100 * MS, &f.st, NULL), 100);
+	stall_waits_release(&f.b);
+	stall_waits_init(&f.b, &f.w, NULL);
+	CLOSE_MS(stall_waits_attribute(&f.b, 77, S0, S0 + 100 * MS, &f.st, NULL), 100);
 	CLOSE_MS(f.st.share_s[SC_UNKNOWN], 100);
 	fx_release(&f);
 }
@@ -623,9 +623,9 @@ START_TEST(both_records)
 }
 END_TEST
 
-TEST_SUITE(stallbpf_suite)
+TEST_SUITE(stallwaits_suite)
 {
-	Suite *s = suite_create("stallbpf");
+	Suite *s = suite_create("stallwaits");
 	TCase *tc = tcase_create("rules");
 
 	tcase_add_test(tc, futex_waker_runq_preempted);
