@@ -337,20 +337,9 @@ int sensors_summarize_text(const char *path, const char *text, struct kvfile *ou
 int sensors_summarize(const char *path, struct kvfile *out, struct strbuf *err)
 {
 	struct strbuf text = STRBUF_INIT;
-	const char *why = NULL;
-	char *data;
-	size_t len;
-	int r = read_file(path, &data, &len);
+	int r = read_maybe_zstd(path, "a sensor log", HB_SENSORS_MAX_TEXT, false, &text, err);
 
-	if (r < 0) {
-		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
-		return r;
-	}
-	r = unzstd(data, len, HB_SENSORS_MAX_TEXT, &text, &why);
-	free(data);
-	if (r < 0)
-		strbuf_addf(err, "%s: %s", path, why);
-	else
+	if (r == 0)
 		r = sensors_summarize_text(path, text.buf ? text.buf : "", out, err);
 	strbuf_release(&text);
 	return r;

@@ -6,7 +6,11 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <zstd.h>
+
+/* the first four bytes of every zstd frame (RFC 8878) */
+static const unsigned char zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 
 int unzstd(const void *data, size_t len, size_t max, struct strbuf *out, const char **why)
 {
@@ -47,5 +51,32 @@ int unzstd(const void *data, size_t len, size_t max, struct strbuf *out, const c
 	}
 	free(buf);
 	ZSTD_freeDCtx(d);
+	return r;
+}
+
+int read_maybe_zstd(const char *path, const char *what, size_t max, bool plain_ok, struct strbuf *out,
+		    struct strbuf *err)
+{
+	const char *why = NULL;
+	char *data;
+	size_t len;
+	int r = read_file(path, &data, &len);
+
+	if (r < 0) {
+		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
+		return r;
+	}
+	if (!plain_ok || (len >= sizeof(zstd_magic) && memcmp(data, zstd_magic, sizeof(zstd_magic)) == 0)) {
+		/* zstd says what else it is ("Unknown frame descriptor") */
+		r = unzstd(data, len, max, out, &why);
+		if (r < 0)
+			strbuf_addf(err, "%s: not %s (%s)", path, what, why);
+	} else if (len > max) {
+		strbuf_addf(err, "%s: over %zu MiB: not read", path, max >> 20);
+		r = -EFBIG;
+	} else {
+		strbuf_add(out, data, len);
+	}
+	free(data);
 	return r;
 }

@@ -300,9 +300,8 @@ out:
 
 int stallrec_load(const char *path, struct stallrec *out, struct strbuf *err)
 {
+	struct strbuf raw = STRBUF_INIT, why = STRBUF_INIT;
 	unsigned char magic[8];
-	char *data = NULL;
-	size_t len = 0;
 	ssize_t n;
 	int r, fd;
 
@@ -315,12 +314,13 @@ int stallrec_load(const char *path, struct stallrec *out, struct strbuf *err)
 	close(fd);
 	if (n == (ssize_t)sizeof(magic) && memcmp(magic, HB_STALLREC_LIVE_MAGIC, 8) == 0)
 		return load_live_file(path, out, err);
-	r = read_file(path, &data, &len);
-	if (r < 0) {
-		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
-		return r;
+	r = read_maybe_zstd(path, "a stall record", HB_STALLREC_MAX_PACKED, false, &raw, err);
+	if (r == 0) {
+		r = stallrec_parse_packed(raw.buf, raw.len, out, &why);
+		if (r < 0)
+			strbuf_addf(err, "%s: %s", path, why.buf);
 	}
-	r = stallrec_parse_bytes(data, len, path, out, err);
-	free(data);
+	strbuf_release(&why);
+	strbuf_release(&raw);
 	return r;
 }

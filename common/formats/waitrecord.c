@@ -439,30 +439,14 @@ int waitrec_parse(const char *text, size_t len, const char *name, struct waitrec
 
 int waitrec_load(const char *path, struct waitrec *w, struct strbuf *err)
 {
-	struct strbuf text = STRBUF_INIT;
-	const char *why = NULL;
-	char *data;
-	size_t len;
+	struct strbuf text = STRBUF_INIT, why = STRBUF_INIT;
 	int r;
 
 	waitrec_init(w);
-	r = read_file(path, &data, &len);
-	if (r < 0) {
-		if (r != -ENOENT)
-			strbuf_addf(err, "%s: %s", path, strerror(-r));
-		return r;
-	}
-	if (len >= 4 && memcmp(data, "\x28\xb5\x2f\xfd", 4) == 0) {
-		r = unzstd(data, len, HB_WAITREC_MAX, &text, &why);
-		if (r < 0)
-			strbuf_addf(err, "%s: %s", path, why);
-	} else if (len > HB_WAITREC_MAX) {
-		strbuf_addf(err, "%s: over %u MiB: not read", path, HB_WAITREC_MAX >> 20);
-		r = -EFBIG;
-	} else {
-		strbuf_add(&text, data, len);
-	}
-	free(data);
+	r = read_maybe_zstd(path, "a wait record", HB_WAITREC_MAX, true, &text, &why);
+	if (r < 0 && r != -ENOENT)  /* none is not an error: the caller decides */
+		strbuf_addstr(err, why.buf);
+	strbuf_release(&why);
 	if (r == 0)
 		r = waitrec_parse(text.buf ? text.buf : "", text.len, path, w, err);
 	strbuf_release(&text);

@@ -510,8 +510,8 @@ START_TEST(summarize_not_zstd)
 	/* plain text is no zstd stream */
 	ck_assert_int_eq(write_file_atomic(path, good_head, strlen(good_head), 0644), 0);
 	ck_assert_int_eq(sensors_summarize(path, &kf, &err), -EINVAL);
-	ck_assert_msg(str_startswith(err.buf, path) && strstr(err.buf, ": Unknown frame descriptor"),
-		      "%s", err.buf);
+	ck_assert_msg(str_startswith(err.buf, path) &&
+		      strstr(err.buf, ": not a sensor log (Unknown frame descriptor)"), "%s", err.buf);
 	/* a stream cut short */
 	fake_channel(&ch, "temp.a", "C");
 	ck_assert_int_eq(sensor_log_open(&log, path, &ch, 1, 500000000, "/"), 0);

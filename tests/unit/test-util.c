@@ -5,6 +5,7 @@
  * follows a symlink out of the tree, copy).
  */
 #include "test.h"
+#include "base/unzstd.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 static char *tmp;
 
@@ -494,6 +496,51 @@ START_TEST(copy)
 }
 END_TEST
 
+/* read_maybe_zstd: the one reader of a run's records that may be zstd */
+START_TEST(maybe_zstd)
+{
+	static const char text[] = "# hitchbench waits 1\nw 1 2 3\n";
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	char *dir = test_tmpdir(), *plain = xasprintf("%s/plain", dir), *packed = xasprintf("%s/packed", dir);
+	char z[256];
+	size_t zn = ZSTD_compress(z, sizeof(z), text, strlen(text), 3);
+
+	ck_assert(!ZSTD_isError(zn));
+	ck_assert_int_eq(write_file_atomic(plain, text, strlen(text), 0644), 0);
+	ck_assert_int_eq(write_file_atomic(packed, z, zn, 0644), 0);
+	/* zstd or plain alike when plain is allowed */
+	ck_assert_int_eq(read_maybe_zstd(packed, "a record", 1024, true, &out, &err), 0);
+	ck_assert_str_eq(out.buf, text);
+	strbuf_reset(&out);
+	ck_assert_int_eq(read_maybe_zstd(plain, "a record", 1024, true, &out, &err), 0);
+	ck_assert_str_eq(out.buf, text);
+	ck_assert_uint_eq(err.len, 0);
+	/* plain refused where only zstd is written, in zstd's words */
+	strbuf_reset(&out);
+	ck_assert_int_eq(read_maybe_zstd(plain, "a record", 1024, false, &out, &err), -EINVAL);
+	ck_assert_msg(str_startswith(err.buf, plain) && strstr(err.buf, ": not a record (Unknown frame descriptor)"),
+		      "%s", err.buf);
+	/* bounded both ways: a plain file over max is not read, and no more
+	 * than max is decompressed */
+	strbuf_reset(&err);
+	ck_assert_int_eq(read_maybe_zstd(plain, "a record", 8, true, &out, &err), -EFBIG);
+	ck_assert_msg(strstr(err.buf, ": over 0 MiB: not read"), "%s", err.buf);
+	strbuf_reset(&err);
+	ck_assert_int_eq(read_maybe_zstd(packed, "a record", 8, true, &out, &err), -EFBIG);
+	ck_assert_msg(strstr(err.buf, "decompresses to more than"), "%s", err.buf);
+	/* a missing file, as every command says it */
+	strbuf_reset(&err);
+	ck_assert_int_eq(read_maybe_zstd("/nonexistent/w.zst", "a record", 8, true, &out, &err), -ENOENT);
+	ck_assert_str_eq(err.buf, "cannot read '/nonexistent/w.zst': No such file or directory");
+	strbuf_release(&out);
+	strbuf_release(&err);
+	remove_tree(dir);
+	free(dir);
+	free(plain);
+	free(packed);
+}
+END_TEST
+
 TEST_SUITE(util_suite)
 {
 	Suite *s = suite_create("util");
@@ -524,6 +571,7 @@ TEST_SUITE(util_suite)
 	tcase_add_test(files, mkdir_file_in_the_way);
 	tcase_add_test(files, remove_keeps_link_targets);
 	tcase_add_test(files, copy);
+	tcase_add_test(files, maybe_zstd);
 	suite_add_tcase(s, files);
 	return s;
 }
