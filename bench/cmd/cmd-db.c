@@ -5,6 +5,7 @@
  * to this hitchbench's schema (which no reader does).
  */
 #include "cmd/cmd.h"
+#include "cmd/cmd-db.h"
 #include "cmd/cmdargs.h"
 #include "base/exitcodes.h"
 #include "text/jsonout.h"

@@ -7,7 +7,7 @@
  * as the database holds them.
  */
 #include "batch/batch.h"
-#include "cmd/cmd.h"
+#include "cmd/cmd-lab.h"
 #include "base/exitcodes.h"
 #include "lab/lab.h"
 #include "cmd/reportrows.h"

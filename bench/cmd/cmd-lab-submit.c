@@ -8,7 +8,7 @@
  * results/lab/jobs/JOBID.txt (docs/lab.md, "The job record").
  */
 #include "text/argv.h"
-#include "cmd/cmd.h"
+#include "cmd/cmd-lab.h"
 #include "base/exitcodes.h"
 #include "lab/lab.h"
 #include "cmd/runargs.h"

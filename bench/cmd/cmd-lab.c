@@ -5,7 +5,7 @@
  * node: the kernel, then the batch, started or resumed). submit is in
  * cmd-lab-submit.c, status and results in cmd-lab-status.c.
  */
-#include "cmd/cmd.h"
+#include "cmd/cmd-lab.h"
 #include "base/exitcodes.h"
 #include "lab/lab.h"
 #include "cmd/lab-kernel.h"

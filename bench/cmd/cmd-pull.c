@@ -6,6 +6,7 @@
  * after that check passed. A batch still running is left alone.
  */
 #include "cmd/cmd.h"
+#include "cmd/cmd-db.h"
 #include "base/exitcodes.h"
 #include "metrics/metrics.h"
 #include "cmd/remote-run.h"

@@ -6,7 +6,6 @@
 #define HB_CMD_H
 
 #include <stdbool.h>
-#include <stdio.h>
 
 #include "base/message.h"
 #include "db/resultsdb.h"
@@ -74,33 +73,8 @@ int cmd_target(int argc, char **argv, struct context *ctx);
 int cmd_push(int argc, char **argv, struct context *ctx);
 int cmd_pull(int argc, char **argv, struct context *ctx);
 int cmd_target_status(int argc, char **argv, struct context *ctx);
-/* hitchbench lab (cmd-lab.c) and its subcommands in their own files */
+/* hitchbench lab (cmd-lab.c; its subcommands: cmd-lab.h) */
 int cmd_lab(int argc, char **argv, struct context *ctx);
-int cmd_lab_submit(int argc, char **argv, struct context *ctx);
-int cmd_lab_status(int argc, char **argv, struct context *ctx);
-int cmd_lab_results(int argc, char **argv, struct context *ctx);
-/* What the lab's subcommands share (cmd-lab.c, cmd-lab-status.c): the
- * usage (printed to out), a usage error (exit 2), the lab's directory
- * (RESULTS/lab, absolute; the caller frees it), and the ids of the
- * recorded jobs Slurm has not finished (0, or -1 after saying why not). */
-void lab_usage_print(FILE *out);
-int lab_usage_error(const char *fmt, const char *arg);
-char *lab_dir(const struct context *ctx);
-struct argv_list;
-int lab_jobs_active(struct context *ctx, struct argv_list *ids);
-
-/* hitchbench db import's work (cmd-db.c): the run directories args name
- * (and their batches) indexed, each line said when verbose; the runs
- * indexed in *imported (may be NULL). HB_EXIT_OK or the exit code. */
-struct metric_opts;
-int db_import_dirs(struct resultsdb *db, char **args, int n, const struct metric_opts *mo, bool verbose,
-		   size_t *imported);
-
-/* The runs known to be disturbed: --interfered PATH (which must exist) or,
- * when path is NULL, results/interfered.txt (which need not). HB_EXIT_OK,
- * or the exit code after saying what is wrong (a bad line: usage, 2). */
-struct interfered_list;
-int load_interfered(const struct context *ctx, const char *path, struct interfered_list *list);
 
 /* A command made of subcommands ("hitchbench lab submit ..."). */
 struct subcommand {

@@ -46,6 +46,11 @@ int min_frames_parse(const char *s, unsigned *out);
  * name is not added twice). 0, or -EINVAL for a name no metric has. */
 int metric_list_add(enum metric_id *ids, size_t *n, const char *name);
 
+/* The runs known to be disturbed: --interfered PATH (which must exist) or,
+ * when path is NULL, results/interfered.txt (which need not). HB_EXIT_OK,
+ * or the exit code after saying what is wrong (a bad line: usage, 2). */
+int load_interfered(const struct context *ctx, const char *path, struct interfered_list *list);
+
 /* Prints the report of every finished run of batch b in the order they
  * ran, invalid runs too (listed, never counted in a median); a run that
  * does not load is said. 0, or what report_print() returns. */
