@@ -98,7 +98,8 @@ struct intf_actions {
 
 void intf_actions_init(struct intf_actions *a);
 void intf_actions_release(struct intf_actions *a);
-/* 0, or -EINVAL with "path:line: what is wrong" in err and a unchanged. */
+/* From a buffer, for the tests (intf_actions_load reads the file): 0, or
+ * -EINVAL with "path:line: what is wrong" in err and a unchanged. */
 int intf_actions_parse(struct intf_actions *a, const char *text, const char *path,
 		       struct strbuf *err);
 /* The index of the first action matching the line, or -1. */

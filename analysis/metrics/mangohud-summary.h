@@ -40,7 +40,8 @@ struct mangohud_summary {
 };
 
 /* The summary MangoHud's formula f gives for frames frame_ns[0..n) in the
- * order they happened. MH_068 truncates each frame to whole microseconds as
+ * order they happened; the tests (tests/tools/mhsummary.c, t9040; the unit
+ * tests) hold MangoHud's own summary against it. MH_068 truncates each frame to whole microseconds as
  * MangoHud 0.6.8 did. Returns 0, or -EINVAL for n == 0, a NULL pointer or an
  * unknown formula; out is written only on success. */
 int mangohud_summary_compute(const uint64_t *frame_ns, size_t n, enum mangohud_formula f,
@@ -56,7 +57,8 @@ int mangohud_summary_from_sorted(const uint64_t *sorted_ns, size_t n, enum mango
  * MangoHud, which is what a run on this project's machine would have had. */
 enum mangohud_formula mangohud_formula_for_version(const char *version);
 
-/* "0.6.8" or "0.8": the version whose source the formula was read from. */
+/* "0.6.8" or "0.8": the version whose source the formula was read from
+ * (the test tool mhsummary prints it beside the figures, t9040). */
 const char *mangohud_formula_name(enum mangohud_formula f);
 /* The formula in one line, for report notes. */
 const char *mangohud_formula_note(enum mangohud_formula f);

@@ -195,7 +195,9 @@ int percentile_def_parse(const char *s, enum percentile_def *out);
  * no time was spent in frames under the threshold. opts NULL means
  * METRIC_OPTS_DEFAULT. Returns 0, or -EINVAL for an empty or reversed
  * window, t_ns not ascending, or a negative or non-finite stall_ms; out is
- * written only on success. */
+ * written only on success. Runs go through metrics_compute_recreated()
+ * (their swapchains' recreations known); this plain form is the tests'
+ * and the fuzzer's. */
 int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
 		    uint64_t window_end_ns, const struct metric_opts *opts,
 		    struct metrics *out);

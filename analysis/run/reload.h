@@ -68,13 +68,14 @@ int reload_rule_set(struct reload_rule *r, const char *key, const char *value, s
  * required), why present. 0 or -EINVAL with msg. */
 int reload_rule_check(const struct reload_rule *r, struct strbuf *msg);
 /* "pass start + 1 s", "pass start to 1 s after the first line matching
- * 'RE'", "none" (a new string). */
+ * 'RE'", "none" (a new string), as the tests read a rule back. */
 char *reload_rule_describe(const struct reload_rule *r);
 
 /* Reads gamedb/<game>/analysis.ini (one [reload] section). 0; -errno when
  * it cannot be read; -EINVAL with "PATH:LINE: what is wrong" in err. out
  * (initialized) is written only on success; its source is "PATH:LINE". */
 int reload_rule_load(const char *path, struct reload_rule *out, struct strbuf *err);
+/* The same from a buffer, for the tests. */
 int reload_rule_parse_string(const char *text, const char *path, struct reload_rule *out,
 			     struct strbuf *err);
 

@@ -119,7 +119,8 @@ int run_validate(struct run *run, const struct metric_opts *opts);
  * frame_source_kind=interval: rows are periodic samples, not frames). */
 bool run_is_interval(const struct run *run);
 /* Whether a metric needs every frame (counts, stalls, the longest frame,
- * percentiles, lows): those an interval log never yields. */
+ * percentiles, lows): those an interval log never yields. The tests hold
+ * run_interval_unset() against it. */
 bool metric_is_per_frame(enum metric_id id);
 /* Unsets the per-frame metrics of m (run_metrics() does, for an interval run). */
 void run_interval_unset(struct metrics *m);

@@ -120,7 +120,9 @@ struct seq_sim_result {
 	double mean_pairs, median_pairs;
 	double p90_pairs;       /* 90th percentile of the pairs to the stop */
 };
-/* 0, or -EINVAL (bad options, sequences 0, sd < 0). */
+/* The test's error rates by simulation (tests/unit/test-sequential.c, and
+ * tests/tools/seqsim.c for bench-self). 0, or -EINVAL (bad options,
+ * sequences 0, sd < 0). */
 int seq_simulate(const struct seq_opts *o, const struct seq_sim *s, struct seq_sim_result *out);
 
 #endif

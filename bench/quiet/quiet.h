@@ -62,7 +62,8 @@ struct quiet_profile {
 void quiet_profile_init(struct quiet_profile *p);
 void quiet_profile_release(struct quiet_profile *p);
 /* Reads a profile over the defaults. 0, or -errno / -EINVAL with
- * "file:line: what is wrong" in err; p is changed only on success. */
+ * "file:line: what is wrong" in err; p is changed only on success. The
+ * parse, from a buffer, is the tests'. */
 int quiet_profile_load(const char *path, struct quiet_profile *p, struct strbuf *err);
 int quiet_profile_parse(const char *text, const char *path, struct quiet_profile *p,
 			struct strbuf *err);

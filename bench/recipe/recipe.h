@@ -111,8 +111,8 @@ void recipe_release(struct recipe *r);
  * (may be NULL) gets the message of every failure, replacing what it
  * held. File sources are checked (readable regular files) while parsing. */
 int recipe_load(const char *path, struct recipe *r, struct strbuf *err);
-/* The same from a string; path is used for messages, for the default name
- * and to resolve file sources (it need not exist). */
+/* The same from a string, for the tests; path is used for messages, for
+ * the default name and to resolve file sources (it need not exist). */
 int recipe_parse_string(const char *text, const char *path, struct recipe *r, struct strbuf *err);
 
 /* The variant of this name, or NULL. */

@@ -143,12 +143,11 @@ _Static_assert(sizeof(struct hb_frame_event) == 64, "frame event is 64 bytes");
 #define HB_SLOWDOWN_US_MAX 1000000u
 
 /* The Vulkan layer: an implicit layer, loaded by the Vulkan loader when
- * HB_VK_ENABLE_ENV=1 is set (and HB_VK_DISABLE_ENV is not), from a
- * manifest named HB_VK_MANIFEST_NAME in a vulkan/implicit_layer.d
- * directory (docs/framehook.md). */
-#define HB_VK_LAYER_NAME "VK_LAYER_HITCHBENCH_frames"
+ * HB_VK_ENABLE_ENV=1 is set, from a manifest named HB_VK_MANIFEST_NAME in a
+ * vulkan/implicit_layer.d directory (docs/framehook.md). The layer's name
+ * and the variable that disables it are the manifest's own
+ * (harness/VkLayer_hitchbench.json.in), read by the loader alone. */
 #define HB_VK_ENABLE_ENV "HITCHBENCH_VULKAN"
-#define HB_VK_DISABLE_ENV "HITCHBENCH_VULKAN_DISABLE"
 #define HB_VK_MANIFEST_NAME "VkLayer_hitchbench.json"
 
 const char *hb_present_source_name(unsigned source);

@@ -197,7 +197,7 @@ void stallrec_add_row(struct stallrec *r, const int64_t *values);
 uint32_t stallrec_intern(struct stallrec *r, const char *s);
 void stallrec_add_stack(struct stallrec *r, int64_t t_us, uint32_t tid, const char *text);
 
-/* The column called name, or -1. */
+/* The column called name, or -1 (the tests look a column up by name). */
 int stallrec_find(const struct stallrec *r, const char *name);
 /* Column c (an index from stallrec_find or known[]); NULL for -1. */
 const int64_t *stallrec_col(const struct stallrec *r, int c);
@@ -216,7 +216,8 @@ int stallrec_write(const struct stallrec *r, const char *path, struct strbuf *er
 /* Reads a packed (zstd) or live record, from a regular file only. 0,
  * -ENOENT, or -EINVAL/-errno with "PATH: what is wrong" in err. */
 int stallrec_load(const char *path, struct stallrec *out, struct strbuf *err);
-/* The same from a file's bytes (path names it in messages). */
+/* The same from a file's bytes (path names it in messages): the fuzzer's
+ * and the tests' way in. */
 int stallrec_parse_bytes(const void *data, size_t len, const char *path, struct stallrec *out,
 			 struct strbuf *err);
 /* Parses a packed record's bytes (after zstd). 0 or -EINVAL (why in err). */

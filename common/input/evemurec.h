@@ -77,7 +77,8 @@ void evemu_release(struct evemu_recording *r);
  * holds what came before the bad line).
  */
 int evemu_parse(struct evemu_recording *r, const char *path, const char *buf, struct strbuf *err);
-/* Reads the file and parses it; -errno with "cannot read 'path': ..." */
+/* Reads the file and parses it, for the tests that replay the repo's
+ * recordings; -errno with "cannot read 'path': ..." */
 int evemu_load(struct evemu_recording *r, const char *path, struct strbuf *err);
 
 /* What a file given to a replay holds. */

@@ -153,6 +153,8 @@ void procwatch_add_run_root(struct procwatch *w, pid_t pid);
 /* Ends the watch: verdicts for processes still undecided, then the
  * busy-session pass. Call once; dispatch does nothing afterwards. */
 int procwatch_finish(struct procwatch *w);
+/* What the watch cost and saw, for the test tool that measures it on the
+ * live machine (tests/tools/procwatch.c, t1100). */
 void procwatch_stats(const struct procwatch *w, struct procwatch_stats *out);
 /* procwatch_free(NULL) is safe. */
 void procwatch_free(struct procwatch *w);

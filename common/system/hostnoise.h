@@ -146,7 +146,7 @@ struct noise_limits {
 	double steal_pct_max, foreign_cpu_pct_max, irq_pct_max, game_runq_ms_per_s_max;
 };
 #define NOISE_LIMITS_NONE { -1, -1, -1, -1 }
-/* True when some limit is set. */
+/* True when some limit is set (the tests' check of a profile's limits). */
 bool noise_limits_any(const struct noise_limits *l);
 /* "steal_pct_max=2 foreign_cpu_pct_max=10" (the set ones), or "none". */
 void noise_limits_describe(const struct noise_limits *l, struct strbuf *sb);

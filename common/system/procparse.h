@@ -79,7 +79,8 @@ int vmstat_index_init(struct vmstat_index *ix, const char *const *names, size_t 
  * index was last searched is not looked for again until another name is
  * found off its remembered line. */
 void vmstat_index_read(struct vmstat_index *ix, const char *buf, uint64_t *values, bool *have);
-/* The value of one name in buf. 0, -ENOENT, or -EINVAL (a malformed value). */
+/* The value of one name in buf, as the tests check vmstat_index_read()
+ * against. 0, -ENOENT, or -EINVAL (a malformed value). */
 int vmstat_get(const char *buf, const char *name, uint64_t *value);
 
 /* Block device counters: a line of /proc/diskstats ("MAJ MIN NAME" then 11,

@@ -63,7 +63,7 @@ int sensors_open(struct sensors *s);
  * 0, or -errno only if the clock failed. */
 int sensors_sample(struct sensors *s, double *values);
 void sensors_release(struct sensors *s);
-/* Index of the channel with this column name, or -1. */
+/* Index of the channel with this column name, or -1 (for the tests). */
 int sensors_find(const struct sensors *s, const char *name);
 
 #endif

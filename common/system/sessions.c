@@ -149,16 +149,6 @@ int vt_parse(const char *text, int *vt)
 	return 0;
 }
 
-int vt_sysfs_active(int *vt)
-{
-	char buf[32];
-	int r = fsroot_read_line("sys/class/tty/tty0/active", buf, sizeof(buf));
-
-	if (r < 0)
-		return r;
-	return vt_parse(buf, vt);
-}
-
 void vt_watch_init(struct vt_watch *v, int now, int x_vt)
 {
 	memset(v, 0, sizeof(*v));

@@ -44,12 +44,9 @@ int sessions_list(struct login_session **out, size_t *n);
 /* "session 12 (tibi, sshd from 10.0.0.45)" / "session 3 (root, login on tty1)". */
 void session_describe(const struct login_session *s, char *buf, size_t size);
 
-/* The active VT's number from sys/class/tty/tty0/active ("tty2" -> 2), the
- * file the watcher polls for POLLPRI (bench/quiet/banner.h's vt_active() asks
- * the console instead).
- * 0 or -errno (-ENOENT: no VTs here, -EINVAL: not "ttyN"). */
-int vt_sysfs_active(int *vt);
-/* The same from a buffer. */
+/* The active VT's number from the text of sys/class/tty/tty0/active ("tty2"
+ * -> 2), the file the watcher polls for POLLPRI (bench/quiet/banner.h's
+ * vt_active() asks the console instead). 0 or -EINVAL (not "ttyN"). */
 int vt_parse(const char *text, int *vt);
 
 /* Which VT switches count. The run's own X server (on x_vt; 0: none, as

@@ -108,7 +108,6 @@ END_TEST
 
 START_TEST(vt)
 {
-	char *root = test_tmpdir();
 	int vt = 0;
 
 	ck_assert_int_eq(vt_parse("tty2\n", &vt), 0);
@@ -119,14 +118,6 @@ START_TEST(vt)
 	ck_assert_int_eq(vt_parse("tty0x", &vt), -EINVAL);
 	ck_assert_int_eq(vt_parse("tty0", &vt), -EINVAL);
 	ck_assert_int_eq(vt_parse("", &vt), -EINVAL);
-	fsroot_set(root);
-	ck_assert_int_eq(vt_sysfs_active(&vt), -ENOENT);      /* no VTs (a container) */
-	test_put(root, "sys/class/tty/tty0/active", "tty7\n");
-	ck_assert_int_eq(vt_sysfs_active(&vt), 0);
-	ck_assert_int_eq(vt, 7);
-	fsroot_set(NULL);
-	remove_tree(root);
-	free(root);
 }
 END_TEST
 
