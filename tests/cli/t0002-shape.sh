@@ -55,6 +55,13 @@ grep -q 'bench/cmd/ok.c' "$T/out" && { cat "$T/out"; fail "a command's print was
 grep -q 'say.c:2' "$T/out" && { cat "$T/out"; fail "a comment was taken for a print"; }
 [ "$(wc -l <"$T/out")" = 7 ] || { cat "$T/out"; fail "more breaches than were made"; }
 
+# docs/layout.md's table of rooms is the tree on disk: every room it names
+# exists, and every room on disk is in it
 cd "$HB_SRCDIR"
+sed -n 's/^| `\(\(common\|analysis\|bench\)\/[a-z]*\)\/` |.*/\1/p' docs/layout.md | sort >"$T/doc-rooms"
+for d in common analysis bench; do find "$d" -mindepth 1 -maxdepth 1 -type d; done | grep -v '/schema$' | sort >"$T/disk-rooms"
+[ -s "$T/doc-rooms" ] || fail "docs/layout.md draws no rooms"
+diff -u "$T/doc-rooms" "$T/disk-rooms" >"$T/rooms.diff" ||
+	{ cat "$T/rooms.diff" >&2; fail "docs/layout.md's rooms (-) are not the tree's (+)"; }
 sh scripts/shape.sh || fail "the tree breaks the house's shape (above)"
 exit 0
