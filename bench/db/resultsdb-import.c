@@ -69,7 +69,7 @@ static void bind_texts(struct sqldb_stmt *st, const char *const *v, int n)
 
 /* Prepares sql, binds the n texts v from ?1 on, runs it. */
 static int run_texts(struct resultsdb *db, const char *sql, const char *const *v, int n,
-		     char **err, const char *what)
+		     struct strbuf *err, const char *what)
 {
 	struct sqldb_stmt *st = NULL;
 	int ret = sqldb_prepare(resultsdb_sqldb(db), sql, &st, err, what);
@@ -85,7 +85,7 @@ static int run_texts(struct resultsdb *db, const char *sql, const char *const *v
 /* The columns schema 2 added: the run's batch (a row for it is made if the
  * batch itself was not imported yet), round, position, name, switches. */
 static int set_batch_columns(struct resultsdb *db, int64_t id, const struct kvfile *kf,
-			     char **err, const char *what)
+			     struct strbuf *err, const char *what)
 {
 	const char *v[] = {
 		kvfile_get(kf, "batch_id"), kvfile_get(kf, "batch_round"),
@@ -146,7 +146,7 @@ struct batch_args {
 	const char *what;
 };
 
-static int import_batch_body(struct resultsdb *db, void *arg, char **err)
+static int import_batch_body(struct resultsdb *db, void *arg, struct strbuf *err)
 {
 	struct batch_args *a = arg;
 
@@ -154,7 +154,7 @@ static int import_batch_body(struct resultsdb *db, void *arg, char **err)
 }
 
 int resultsdb_import_batch(struct resultsdb *db, const struct kvfile *info, const char *dir,
-			   char **err)
+			   struct strbuf *err)
 {
 	struct batch_args a;
 	char *path = realpath(dir, NULL), *what = NULL, now[32];
@@ -185,7 +185,7 @@ out:
 
 /* Checks what the schema requires before a transaction is opened. */
 static int check_run(const struct run *run, const struct metrics *m, const char *name,
-		     int *format, char **err)
+		     int *format, struct strbuf *err)
 {
 	const char *id = run_field(run, run->id, "run_id");
 	const char *f = kvfile_get(&run->bench, "format");
@@ -274,7 +274,7 @@ static void bind_run(struct sqldb_stmt *st, const struct run_args *a)
  * input.
  */
 static int replace_rows_begin(struct resultsdb *db, const char *table, const char *insert_sql,
-			      int64_t id, struct sqldb_stmt **ins, char **err, const char *what)
+			      int64_t id, struct sqldb_stmt **ins, struct strbuf *err, const char *what)
 {
 	char *sql = xasprintf("DELETE FROM %s WHERE run_id = ?1", table);
 	struct sqldb_stmt *del = NULL;
@@ -296,7 +296,7 @@ out:
 }
 
 static int replace_metrics(struct resultsdb *db, int64_t id, const struct metrics *m,
-			   char **err, const char *what)
+			   struct strbuf *err, const char *what)
 {
 	struct sqldb_stmt *ins;
 	int ret;
@@ -316,7 +316,7 @@ static int replace_metrics(struct resultsdb *db, int64_t id, const struct metric
 }
 
 static int replace_provenance(struct resultsdb *db, int64_t id, const struct kvfile *kf,
-			      char **err, const char *what)
+			      struct strbuf *err, const char *what)
 {
 	struct sqldb_stmt *ins;
 	int ret;
@@ -337,7 +337,7 @@ static int replace_provenance(struct resultsdb *db, int64_t id, const struct kvf
 /* The run's rows: the upsert, its metrics and provenance replaced, its
  * batch columns; and whatever a push sent of it forgotten, since it may
  * have changed. */
-static int import_run_body(struct resultsdb *db, void *arg, char **err)
+static int import_run_body(struct resultsdb *db, void *arg, struct strbuf *err)
 {
 	struct run_args *a = arg;
 	struct sqldb_stmt *st = NULL;
@@ -370,7 +370,7 @@ out:
 }
 
 int resultsdb_import(struct resultsdb *db, const struct run *run, const struct metrics *m,
-		     const struct metric_opts *opts, char **err)
+		     const struct metric_opts *opts, struct strbuf *err)
 {
 	static const struct metric_opts default_opts = METRIC_OPTS_DEFAULT;
 	struct run_args a = { .run = run, .m = m, .opts = opts ? opts : &default_opts };
