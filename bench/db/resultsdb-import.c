@@ -162,7 +162,7 @@ int resultsdb_import_batch(struct resultsdb *db, const struct kvfile *info, cons
 
 	if (!path) {
 		ret = -errno;
-		resultsdb_set_err(err, "cannot resolve '%s': %s", dir, strerror(-ret));
+		strbuf_addf(err, "cannot resolve '%s': %s", dir, strerror(-ret));
 		return ret;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(batch_keys); i++)
@@ -172,7 +172,7 @@ int resultsdb_import_batch(struct resultsdb *db, const struct kvfile *info, cons
 	what = xasprintf("cannot import batch '%s' into", a.v[0] ? a.v[0] : dir);
 	a.what = what;
 	if (!a.v[0]) {
-		resultsdb_set_err(err, "%s/batch.txt: no batch_id", dir);
+		strbuf_addf(err, "%s/batch.txt: no batch_id", dir);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -191,21 +191,20 @@ static int check_run(const struct run *run, const struct metrics *m, const char 
 	const char *f = kvfile_get(&run->bench, "format");
 
 	if (!id || !*id) {
-		resultsdb_set_err(err, "run '%s': bench.txt has no run_id", name);
+		strbuf_addf(err, "run '%s': bench.txt has no run_id", name);
 		return -EINVAL;
 	}
 	if (!f || safe_atoi(f, format) < 0) {
-		resultsdb_set_err(err, "run '%s': bench.txt has no valid format", name);
+		strbuf_addf(err, "run '%s': bench.txt has no valid format", name);
 		return -EINVAL;
 	}
 	if (!run_field(run, run->status, "status")) {
-		resultsdb_set_err(err, "run '%s': bench.txt has no status", name);
+		strbuf_addf(err, "run '%s': bench.txt has no status", name);
 		return -EINVAL;
 	}
 	for (int i = 0; m && i < M_COUNT; i++) {
 		if (m->have[i] && isnan(m->v[i])) {
-			resultsdb_set_err(err, "run '%s': metric %s is not a number", name,
-				metric_defs[i].name);
+			strbuf_addf(err, "run '%s': metric %s is not a number", name, metric_defs[i].name);
 			return -EINVAL;
 		}
 	}
@@ -378,13 +377,13 @@ int resultsdb_import(struct resultsdb *db, const struct run *run, const struct m
 	int ret;
 
 	if (!run->dir) {
-		resultsdb_set_err(err, "run '%s': no directory", run->name ? run->name : "?");
+		strbuf_addf(err, "run '%s': no directory", run->name ? run->name : "?");
 		return -EINVAL;
 	}
 	path = realpath(run->dir, NULL);
 	if (!path) {
 		ret = -errno;
-		resultsdb_set_err(err, "cannot resolve '%s': %s", run->dir, strerror(-ret));
+		strbuf_addf(err, "cannot resolve '%s': %s", run->dir, strerror(-ret));
 		return ret;
 	}
 	a.path = path;

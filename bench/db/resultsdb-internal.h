@@ -18,8 +18,6 @@
 #define RESULTSDB_MACHINE_IS(p) "(" p " IS NULL OR r.host = " p " OR r.machine_id = " p ")"
 
 struct sqldb *resultsdb_sqldb(struct resultsdb *db);
-/* A message appended to err (nothing when err is NULL). */
-void resultsdb_set_err(struct strbuf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* One transaction's work: 0, or -errno with a message in err. */
 typedef int resultsdb_body(struct resultsdb *db, void *arg, struct strbuf *err);

@@ -12,7 +12,6 @@
 #include "base/util.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
@@ -23,17 +22,6 @@ struct resultsdb {
 	int version;            /* the schema version once migrated */
 };
 
-void resultsdb_set_err(struct strbuf *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	strbuf_vaddf(err, fmt, ap);
-	va_end(ap);
-}
-
 static int newest_version(void)
 {
 	return schema_migration_count ? schema_migrations[schema_migration_count - 1].version : 0;
@@ -41,7 +29,7 @@ static int newest_version(void)
 
 static int refuse_newer(struct resultsdb *db, int version, struct strbuf *err)
 {
-	resultsdb_set_err(err, "database '%s' has schema version %d, newer than this hitchbench knows (%d): "
+	strbuf_addf(err, "database '%s' has schema version %d, newer than this hitchbench knows (%d): "
 		"use a newer hitchbench", sqldb_name(db->sql), version, newest_version());
 	return -ENOTSUP;
 }
@@ -117,12 +105,12 @@ static int check_readable(struct resultsdb *db, struct strbuf *err)
 	if (db->version > newest_version())
 		return refuse_newer(db, db->version, err);
 	if (db->version == 0) {
-		resultsdb_set_err(err, "'%s' holds no results database (schema version 0): an empty file, or "
+		strbuf_addf(err, "'%s' holds no results database (schema version 0): an empty file, or "
 			"another program's database", name);
 		return -ENOTSUP;
 	}
 	if (db->version < newest_version()) {
-		resultsdb_set_err(err, "database '%s' has schema version %d, older than this hitchbench reads (%d): "
+		strbuf_addf(err, "database '%s' has schema version %d, older than this hitchbench reads (%d): "
 			"'hitchbench db upgrade --db %s' upgrades it (a read never does)", name,
 			db->version, newest_version(), name);
 		return -ENOTSUP;
@@ -230,7 +218,7 @@ int resultsdb_transaction(struct resultsdb *db, resultsdb_body *body, void *arg,
 		if (ret != -EAGAIN && ret != -ECONNRESET)
 			break;
 	}
-	if (ret < 0 && last.len && err)
+	if (ret < 0 && last.len)
 		strbuf_add(err, last.buf, last.len);
 	strbuf_release(&e);
 	strbuf_release(&last);
