@@ -107,7 +107,7 @@ unchanged "regress --db" regress --db "$T/db/x.db" --metric fps dsda-doom softwa
 # a database of the first schema: refused by a reader as it is, upgraded
 # only when asked
 command -v sqlite3 >/dev/null || skip "everything above passed; sqlite3 (the CLI) is needed for the old-schema part"
-sqlite3 "$T/old.db" <"$HB_SRCDIR/bench/schema/0001-init.sql" || fail "cannot make a schema-1 database"
+sqlite3 "$T/old.db" <"$HB_SRCDIR/bench/db/schema/0001-init.sql" || fail "cannot make a schema-1 database"
 sqlite3 "$T/old.db" 'PRAGMA user_version = 1' || fail "cannot set its version"
 cp -p "$T/old.db" "$T/old-copy.db"
 rc=0; "$HB" report --db "$T/old.db" >"$T/out" 2>"$T/err" || rc=$?
