@@ -91,7 +91,7 @@ static int take_run(struct batch_run *br, const struct run_outcome *o, const cha
 	struct strbuf line = STRBUF_INIT;
 	struct report_row row;
 	struct run run;
-	char *dberr = NULL;
+	struct strbuf dberr = STRBUF_INIT;
 	bool have;
 	int r;
 
@@ -101,8 +101,8 @@ static int take_run(struct batch_run *br, const struct run_outcome *o, const cha
 		return r;
 	have = run_report_row(&run, &br->req.metric, &row);
 	if (br->db && resultsdb_import(br->db, &run, have ? &row.m : NULL, &br->req.metric, &dberr) < 0) {
-		strbuf_addf(err, "cannot store '%s' in '%s': %s", run.dir, br->db_path, dberr);
-		free(dberr);
+		strbuf_addf(err, "cannot store '%s' in '%s': %s", run.dir, br->db_path, dberr.buf);
+		strbuf_release(&dberr);
 		r = -EIO;
 	} else if (br->db && br->lab) {
 		/* stored here first: the lab's database down costs no run */

@@ -66,13 +66,13 @@ struct side {
 
 static int load_side(struct resultsdb *db, struct resultsdb_query *q, struct side *s)
 {
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 
 	q->run_name = s->name;
 	if (resultsdb_metric_values(db, q, &s->v, &s->n, &err) < 0 ||
 	    resultsdb_excluded_runs(db, q, &s->ex, &s->n_ex, &err) < 0) {
-		error_msg("%s", err);
-		free(err);
+		error_msg("%s", err.buf);
+		strbuf_release(&err);
 		return -1;
 	}
 	s->x = zalloc(sizeof(double) * (s->n ? s->n : 1));

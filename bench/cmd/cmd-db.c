@@ -60,7 +60,7 @@ static int import_batches(struct resultsdb *db, const struct argv_list *runs, bo
 	for (size_t i = 0; i < runs->n; i++) {
 		char *dir = xstrdup(runs->v[i]), *slash = strrchr(dir, '/'), *info;
 		struct kvfile kf;
-		char *dberr = NULL;
+		struct strbuf err = STRBUF_INIT;
 		bool dup = false;
 		int line = 0;
 
@@ -78,9 +78,9 @@ static int import_batches(struct resultsdb *db, const struct argv_list *runs, bo
 			if (kvfile_read(&kf, info, &line) < 0) {
 				error_msg("cannot read '%s' (line %d)", info, line);
 				ret = -EINVAL;
-			} else if (resultsdb_import_batch(db, &kf, dir, &dberr) < 0) {
-				error_msg("%s", dberr);
-				free(dberr);
+			} else if (resultsdb_import_batch(db, &kf, dir, &err) < 0) {
+				error_msg("%s", err.buf);
+				strbuf_release(&err);
 				ret = -EIO;
 			} else if (verbose) {
 				printf("imported batch %s\n", kvfile_get(&kf, "batch_id"));
@@ -109,7 +109,6 @@ int db_import_dirs(struct resultsdb *db, char **args, int n, const struct metric
 	for (size_t i = 0; i < list.n; i++) {
 		struct run run;
 		struct metrics m;
-		char *dberr = NULL;
 		bool have;
 
 		strbuf_reset(&err);
@@ -121,9 +120,8 @@ int db_import_dirs(struct resultsdb *db, char **args, int n, const struct metric
 		/* checked as report checks it: an invalid run is kept, and why */
 		run_validate(&run, mo);
 		have = run_metrics(&run, mo, &m) == 0;
-		if (resultsdb_import(db, &run, have ? &m : NULL, mo, &dberr) < 0) {
-			error_msg("cannot import '%s': %s", run.dir, dberr);
-			free(dberr);
+		if (resultsdb_import(db, &run, have ? &m : NULL, mo, &err) < 0) {
+			error_msg("cannot import '%s': %s", run.dir, err.buf);
 			ret = HB_EXIT_FAILURE;
 		} else {
 			if (verbose && run.invalid)
@@ -151,11 +149,11 @@ static int db_info(struct resultsdb *db, const char *machine, bool json)
 	const char *path = resultsdb_name(db);
 	struct resultsdb_run *runs = NULL;
 	size_t n = 0, values = 0;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 
 	if (resultsdb_list(db, NULL, NULL, machine, &runs, &n, &err) < 0) {
-		error_msg("cannot read '%s': %s", path, err);
-		free(err);
+		error_msg("cannot read '%s': %s", path, err.buf);
+		strbuf_release(&err);
 		return HB_EXIT_FAILURE;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -191,24 +189,24 @@ static int db_push(struct resultsdb *local, const char *url)
 {
 	struct resultsdb_push_stats stats;
 	struct resultsdb *lab = NULL;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 	int ret;
 
 	if (resultsdb_open(url, &lab, &err) < 0) {
-		error_msg("%s", err);
+		error_msg("%s", err.buf);
 		error_msg("nothing sent: the runs stay in '%s' and the next push sends them",
 			  resultsdb_name(local));
-		free(err);
+		strbuf_release(&err);
 		return HB_EXIT_FAILURE;
 	}
 	ret = resultsdb_push(local, lab, &stats, &err);
 	printf("pushed %zu of %zu run(s) not sent before, and %zu batch(es), from %s to %s\n", stats.sent,
 	       stats.pending, stats.batches, resultsdb_name(local), resultsdb_name(lab));
 	if (ret < 0) {
-		error_msg("%s", err);
+		error_msg("%s", err.buf);
 		error_msg("%zu run(s) not sent: the next push sends them", stats.pending - stats.sent);
-		free(err);
 	}
+	strbuf_release(&err);
 	resultsdb_close(lab);
 	return ret < 0 ? HB_EXIT_FAILURE : HB_EXIT_OK;
 }

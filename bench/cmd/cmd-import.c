@@ -172,11 +172,10 @@ static int index_run(const struct import_args *a, const char *db_path, const cha
 	struct resultsdb *db = NULL;
 	struct metrics m;
 	struct run run;
-	char *dberr = NULL;
 	int r;
 
-	if ((r = resultsdb_open(db_path, &db, &dberr)) < 0) {
-		error_msg("cannot open the database '%s': %s", db_path, dberr);
+	if ((r = resultsdb_open(db_path, &db, &err)) < 0) {
+		error_msg("cannot open the database '%s': %s", db_path, err.buf);
 		goto out;
 	}
 	if ((r = run_load(dir, &run, &err)) < 0) {
@@ -184,12 +183,11 @@ static int index_run(const struct import_args *a, const char *db_path, const cha
 		goto out;
 	}
 	run_validate(&run, &mo);
-	r = resultsdb_import(db, &run, run_metrics(&run, &mo, &m) == 0 ? &m : NULL, &mo, &dberr);
+	r = resultsdb_import(db, &run, run_metrics(&run, &mo, &m) == 0 ? &m : NULL, &mo, &err);
 	if (r < 0)
-		error_msg("cannot index '%s': %s", dir, dberr);
+		error_msg("cannot index '%s': %s", dir, err.buf);
 	run_release(&run);
 out:
-	free(dberr);
 	strbuf_release(&err);
 	resultsdb_close(db);
 	return r;

@@ -282,7 +282,7 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 	size_t n = 0, nused = 0, nrows, ncps = 0, n_ex = 0;
 	bool *may_split = NULL;
 	double *x = NULL;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 	int ret = parse_args(argc, argv, &a);
 
 	if (ret != HB_EXIT_OK)
@@ -295,8 +295,8 @@ int cmd_regress(int argc, char **argv, struct context *ctx)
 	ret = HB_EXIT_FAILURE;
 	if (resultsdb_metric_values(db, q, &v, &n, &err) < 0 ||
 	    resultsdb_excluded_runs(db, q, &ex, &n_ex, &err) < 0) {
-		error_msg("cannot read the results database '%s': %s", path, err);
-		free(err);
+		error_msg("cannot read the results database '%s': %s", path, err.buf);
+		strbuf_release(&err);
 		goto out;
 	}
 	/* a kernel's effect is tracked on one machine: two machines differ by

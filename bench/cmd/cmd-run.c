@@ -343,7 +343,7 @@ struct batch_cmd {
 	struct switch_set *sets;
 	size_t n_sets;
 	struct argv_list variants, written;
-	char *recipe_path, *default_out, *dberr, *cmdline;
+	char *recipe_path, *default_out, *cmdline;
 	int signal_fd, stop_fd;
 	bool detached_parent;      /* --detach: this is the foreground, its job done */
 };
@@ -386,7 +386,6 @@ static void batch_cmd_release(struct batch_cmd *bc)
 	strbuf_release(&bc->err);
 	free(bc->recipe_path);
 	free(bc->default_out);
-	free(bc->dberr);
 }
 
 /* The switch tokens: a resumed batch's, or the command line's. */
@@ -451,8 +450,9 @@ static int check_machine(struct batch_cmd *bc)
 		error_msg("%s", bc->err.buf);
 		return HB_EXIT_FAILURE;
 	}
-	if (bc->a.db_path && resultsdb_open(bc->a.db_path, &bc->db, &bc->dberr) < 0) {
-		error_msg("cannot open the results database '%s': %s", bc->a.db_path, bc->dberr);
+	strbuf_reset(&bc->err);
+	if (bc->a.db_path && resultsdb_open(bc->a.db_path, &bc->db, &bc->err) < 0) {
+		error_msg("cannot open the results database '%s': %s", bc->a.db_path, bc->err.buf);
 		return HB_EXIT_FAILURE;
 	}
 	return HB_EXIT_OK;
@@ -635,8 +635,9 @@ static int end_batch(struct batch_cmd *bc, int r, int ret)
 	}
 	batch_finish(b, r == -EINTR ? "interrupted" : r < 0 ? "failed" : bc->br.stopped ? "stopped" :
 			batch_pending(b) ? "incomplete" : "complete");
-	if (bc->db && resultsdb_import_batch(bc->db, &b->info, b->dir, &bc->dberr) < 0) {
-		error_msg("cannot store batch '%s' in '%s': %s", b->id, bc->a.db_path, bc->dberr);
+	strbuf_reset(&bc->err);    /* the rounds are done with it */
+	if (bc->db && resultsdb_import_batch(bc->db, &b->info, b->dir, &bc->err) < 0) {
+		error_msg("cannot store batch '%s' in '%s': %s", b->id, bc->a.db_path, bc->err.buf);
 		ret = HB_EXIT_FAILURE;
 	} else if (bc->db && bc->has_lab) {
 		/* the batch as it ended, and any run an earlier try left here */
@@ -699,8 +700,9 @@ static int detach_batch(struct batch_cmd *bc, char **argv)
 		lab_sync_close(&bc->lab);
 	r = detach_runner(&bc->batch);
 	if (r == 0) {
-		if (bc->a.db_path && resultsdb_open(bc->a.db_path, &bc->db, &bc->dberr) < 0) {
-			error_msg("cannot open the results database '%s': %s", bc->a.db_path, bc->dberr);
+		strbuf_reset(&bc->err);
+		if (bc->a.db_path && resultsdb_open(bc->a.db_path, &bc->db, &bc->err) < 0) {
+			error_msg("cannot open the results database '%s': %s", bc->a.db_path, bc->err.buf);
 			ret = HB_EXIT_FAILURE;
 		} else {
 			ret = prepare_machine(bc);

@@ -37,7 +37,7 @@ int run_subcommand(const char *command, const char *usage, const struct subcomma
 
 int cmd_db_open(struct context *ctx, struct resultsdb **db)
 {
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 	int r;
 
 	if (!ctx->db) {
@@ -45,8 +45,8 @@ int cmd_db_open(struct context *ctx, struct resultsdb **db)
 		if (r < 0) {
 			/* the library's message names the path and what is wrong:
 			 * "no such database: PATH", or how to upgrade an older one */
-			error_msg("%s", err ? err : strerror(-r));
-			free(err);
+			error_msg("%s", err.len ? err.buf : strerror(-r));
+			strbuf_release(&err);
 			ctx->db = NULL;
 			return r == -ENOENT ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
 		}

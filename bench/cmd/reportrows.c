@@ -90,7 +90,7 @@ int report_rows_from_db(struct report_rows *rr, struct context *ctx, const char 
 {
 	const char *path;
 	struct resultsdb *db;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 	int ret;
 
 	memset(rr, 0, sizeof(*rr));
@@ -100,8 +100,8 @@ int report_rows_from_db(struct report_rows *rr, struct context *ctx, const char 
 	path = resultsdb_name(db);
 	if (resultsdb_list(db, game, variant, ctx->machine, &rr->db_runs, &rr->n_db_runs, &err) < 0 ||
 	    (with_provenance && resultsdb_load_provenance(db, rr->db_runs, rr->n_db_runs, &err) < 0)) {
-		error_msg("cannot read the results database '%s': %s", path, err);
-		free(err);
+		error_msg("cannot read the results database '%s': %s", path, err.buf);
+		strbuf_release(&err);
 		return HB_EXIT_FAILURE;
 	}
 	if (one_machine && check_one_machine(rr->db_runs, rr->n_db_runs, path, one_machine) != HB_EXIT_OK)

@@ -21,7 +21,7 @@ void lab_sync_init(struct lab_sync *ls, const char *url)
 int lab_sync_push(struct lab_sync *ls, struct resultsdb *local, struct strbuf *out)
 {
 	struct resultsdb_push_stats stats = { 0, 0, 0 };
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 	int r = 0;
 
 	if (!ls->lab)
@@ -32,13 +32,13 @@ int lab_sync_push(struct lab_sync *ls, struct resultsdb *local, struct strbuf *o
 	if (r == 0)
 		return 0;
 	if (!ls->said) {
-		strbuf_addf(out, "the lab's database did not take the runs: %s\n", err);
+		strbuf_addf(out, "the lab's database did not take the runs: %s\n", err.buf);
 		strbuf_addf(out, "they are kept in '%s'; the next run, the batch's end or "
 			    "'hitchbench db push --db %s --to URL' sends them", resultsdb_name(local),
 			    resultsdb_name(local));
 		ls->said = true;
 	}
-	free(err);
+	strbuf_release(&err);
 	/* a connection that failed may be half-gone: the next try opens anew */
 	lab_sync_close(ls);
 	return r;

@@ -69,7 +69,7 @@ static void bind_texts(struct sqldb_stmt *st, const char *const *v, int n)
 
 /* Prepares sql, binds the n texts v from ?1 on, runs it. */
 static int run_texts(struct resultsdb *db, const char *sql, const char *const *v, int n,
-		     char **err, const char *what)
+		     struct strbuf *err, const char *what)
 {
 	struct sqldb_stmt *st = NULL;
 	int ret = sqldb_prepare(resultsdb_sqldb(db), sql, &st, err, what);
@@ -85,7 +85,7 @@ static int run_texts(struct resultsdb *db, const char *sql, const char *const *v
 /* The columns schema 2 added: the run's batch (a row for it is made if the
  * batch itself was not imported yet), round, position, name, switches. */
 static int set_batch_columns(struct resultsdb *db, int64_t id, const struct kvfile *kf,
-			     char **err, const char *what)
+			     struct strbuf *err, const char *what)
 {
 	const char *v[] = {
 		kvfile_get(kf, "batch_id"), kvfile_get(kf, "batch_round"),
@@ -146,7 +146,7 @@ struct batch_args {
 	const char *what;
 };
 
-static int import_batch_body(struct resultsdb *db, void *arg, char **err)
+static int import_batch_body(struct resultsdb *db, void *arg, struct strbuf *err)
 {
 	struct batch_args *a = arg;
 
@@ -154,7 +154,7 @@ static int import_batch_body(struct resultsdb *db, void *arg, char **err)
 }
 
 int resultsdb_import_batch(struct resultsdb *db, const struct kvfile *info, const char *dir,
-			   char **err)
+			   struct strbuf *err)
 {
 	struct batch_args a;
 	char *path = realpath(dir, NULL), *what = NULL, now[32];
@@ -162,7 +162,7 @@ int resultsdb_import_batch(struct resultsdb *db, const struct kvfile *info, cons
 
 	if (!path) {
 		ret = -errno;
-		resultsdb_set_err(err, "cannot resolve '%s': %s", dir, strerror(-ret));
+		strbuf_addf(err, "cannot resolve '%s': %s", dir, strerror(-ret));
 		return ret;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(batch_keys); i++)
@@ -172,7 +172,7 @@ int resultsdb_import_batch(struct resultsdb *db, const struct kvfile *info, cons
 	what = xasprintf("cannot import batch '%s' into", a.v[0] ? a.v[0] : dir);
 	a.what = what;
 	if (!a.v[0]) {
-		resultsdb_set_err(err, "%s/batch.txt: no batch_id", dir);
+		strbuf_addf(err, "%s/batch.txt: no batch_id", dir);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -185,27 +185,26 @@ out:
 
 /* Checks what the schema requires before a transaction is opened. */
 static int check_run(const struct run *run, const struct metrics *m, const char *name,
-		     int *format, char **err)
+		     int *format, struct strbuf *err)
 {
 	const char *id = run_field(run, run->id, "run_id");
 	const char *f = kvfile_get(&run->bench, "format");
 
 	if (!id || !*id) {
-		resultsdb_set_err(err, "run '%s': bench.txt has no run_id", name);
+		strbuf_addf(err, "run '%s': bench.txt has no run_id", name);
 		return -EINVAL;
 	}
 	if (!f || safe_atoi(f, format) < 0) {
-		resultsdb_set_err(err, "run '%s': bench.txt has no valid format", name);
+		strbuf_addf(err, "run '%s': bench.txt has no valid format", name);
 		return -EINVAL;
 	}
 	if (!run_field(run, run->status, "status")) {
-		resultsdb_set_err(err, "run '%s': bench.txt has no status", name);
+		strbuf_addf(err, "run '%s': bench.txt has no status", name);
 		return -EINVAL;
 	}
 	for (int i = 0; m && i < M_COUNT; i++) {
 		if (m->have[i] && isnan(m->v[i])) {
-			resultsdb_set_err(err, "run '%s': metric %s is not a number", name,
-				metric_defs[i].name);
+			strbuf_addf(err, "run '%s': metric %s is not a number", name, metric_defs[i].name);
 			return -EINVAL;
 		}
 	}
@@ -274,7 +273,7 @@ static void bind_run(struct sqldb_stmt *st, const struct run_args *a)
  * input.
  */
 static int replace_rows_begin(struct resultsdb *db, const char *table, const char *insert_sql,
-			      int64_t id, struct sqldb_stmt **ins, char **err, const char *what)
+			      int64_t id, struct sqldb_stmt **ins, struct strbuf *err, const char *what)
 {
 	char *sql = xasprintf("DELETE FROM %s WHERE run_id = ?1", table);
 	struct sqldb_stmt *del = NULL;
@@ -296,7 +295,7 @@ out:
 }
 
 static int replace_metrics(struct resultsdb *db, int64_t id, const struct metrics *m,
-			   char **err, const char *what)
+			   struct strbuf *err, const char *what)
 {
 	struct sqldb_stmt *ins;
 	int ret;
@@ -316,7 +315,7 @@ static int replace_metrics(struct resultsdb *db, int64_t id, const struct metric
 }
 
 static int replace_provenance(struct resultsdb *db, int64_t id, const struct kvfile *kf,
-			      char **err, const char *what)
+			      struct strbuf *err, const char *what)
 {
 	struct sqldb_stmt *ins;
 	int ret;
@@ -337,7 +336,7 @@ static int replace_provenance(struct resultsdb *db, int64_t id, const struct kvf
 /* The run's rows: the upsert, its metrics and provenance replaced, its
  * batch columns; and whatever a push sent of it forgotten, since it may
  * have changed. */
-static int import_run_body(struct resultsdb *db, void *arg, char **err)
+static int import_run_body(struct resultsdb *db, void *arg, struct strbuf *err)
 {
 	struct run_args *a = arg;
 	struct sqldb_stmt *st = NULL;
@@ -370,7 +369,7 @@ out:
 }
 
 int resultsdb_import(struct resultsdb *db, const struct run *run, const struct metrics *m,
-		     const struct metric_opts *opts, char **err)
+		     const struct metric_opts *opts, struct strbuf *err)
 {
 	static const struct metric_opts default_opts = METRIC_OPTS_DEFAULT;
 	struct run_args a = { .run = run, .m = m, .opts = opts ? opts : &default_opts };
@@ -378,13 +377,13 @@ int resultsdb_import(struct resultsdb *db, const struct run *run, const struct m
 	int ret;
 
 	if (!run->dir) {
-		resultsdb_set_err(err, "run '%s': no directory", run->name ? run->name : "?");
+		strbuf_addf(err, "run '%s': no directory", run->name ? run->name : "?");
 		return -EINVAL;
 	}
 	path = realpath(run->dir, NULL);
 	if (!path) {
 		ret = -errno;
-		resultsdb_set_err(err, "cannot resolve '%s': %s", run->dir, strerror(-ret));
+		strbuf_addf(err, "cannot resolve '%s': %s", run->dir, strerror(-ret));
 		return ret;
 	}
 	a.path = path;

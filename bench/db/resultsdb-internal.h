@@ -18,17 +18,16 @@
 #define RESULTSDB_MACHINE_IS(p) "(" p " IS NULL OR r.host = " p " OR r.machine_id = " p ")"
 
 struct sqldb *resultsdb_sqldb(struct resultsdb *db);
-/* A new message into *err (nothing when err is NULL). */
-void resultsdb_set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* One transaction's work: 0, or -errno with *err set. */
-typedef int resultsdb_body(struct resultsdb *db, void *arg, char **err);
+/* One transaction's work: 0, or -errno with a message in err. */
+typedef int resultsdb_body(struct resultsdb *db, void *arg, struct strbuf *err);
 /* Runs body in a transaction (sqldb_begin: one that writes) and commits
  * it; a failure that passes (-EAGAIN: a serialization failure, deadlock
  * or lock held too long; -ECONNRESET: the connection lost, opened again)
  * rolls back and tries the whole again, a few times over some seconds
- * (resultsdb.c says how often). 0, or the last -errno with *err. */
-int resultsdb_transaction(struct resultsdb *db, resultsdb_body *body, void *arg, char **err,
+ * (resultsdb.c says how often). 0, or the last -errno with the
+ * last failed try's message in err. */
+int resultsdb_transaction(struct resultsdb *db, resultsdb_body *body, void *arg, struct strbuf *err,
 			  const char *what);
 
 #endif

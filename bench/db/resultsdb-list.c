@@ -94,7 +94,8 @@ static void bind_filter(struct sqldb_stmt *st, const struct listing *l)
  * column) and gives each row whose run is listed to add with the run's
  * index; a row of a run imported since the runs were read is passed over. */
 static int for_each_listed(struct resultsdb *db, const char *sql, struct listing *l,
-			   void (*add)(struct listing *l, size_t index, struct sqldb_stmt *st), char **err)
+			   void (*add)(struct listing *l, size_t index, struct sqldb_stmt *st),
+			   struct strbuf *err)
 {
 	static const char what[] = "cannot list runs in";
 	struct sqldb_stmt *st = NULL;
@@ -147,7 +148,7 @@ static void listed_release(struct listed *listed, size_t n)
 }
 
 int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, const char *machine,
-		   struct resultsdb_run **out, size_t *n, char **err)
+		   struct resultsdb_run **out, size_t *n, struct strbuf *err)
 {
 	static const char what[] = "cannot list runs in";
 	struct listing l = { .game = game, .variant = variant, .machine = machine };
@@ -237,7 +238,7 @@ void resultsdb_runs_free(struct resultsdb_run *runs, size_t n)
 }
 
 int resultsdb_load_provenance(struct resultsdb *db, struct resultsdb_run *runs, size_t n,
-			      char **err)
+			      struct strbuf *err)
 {
 	static const char what[] = "cannot read provenance in";
 	struct sqldb_stmt *st = NULL;

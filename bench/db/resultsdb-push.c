@@ -98,7 +98,7 @@ static void row_release(struct row *r)
 }
 
 static int row_read(struct resultsdb *src, const char *table, const struct col *cols, size_t n,
-		    const char *key, const char *value, struct row *r, char **err)
+		    const char *key, const char *value, struct row *r, struct strbuf *err)
 {
 	static const char what[] = "cannot read what to push from";
 	char *sql = select_sql(table, cols, n, key);
@@ -141,7 +141,8 @@ static void bind_typed(struct sqldb_stmt *st, int i, const char *v, enum col_typ
 
 /* Upserts the row into dst; *id its row id there. */
 static int row_write(struct resultsdb *dst, const char *table, const struct col *cols,
-		     const struct row *r, const char *now, int64_t *id, char **err, const char *what)
+		     const struct row *r, const char *now, int64_t *id, struct strbuf *err,
+		     const char *what)
 {
 	char *sql = upsert_sql(table, cols, r->n);
 	struct sqldb_stmt *st = NULL;
@@ -184,7 +185,7 @@ static void children_release(struct children *c)
 /* Every row of sql (ncols columns, as text) into c; its one parameter the
  * text key, or the row id when key is NULL. */
 static int children_read(struct resultsdb *src, const char *sql, int ncols, const char *key,
-			 int64_t run_id, struct children *c, char **err)
+			 int64_t run_id, struct children *c, struct strbuf *err)
 {
 	static const char what[] = "cannot read what to push from";
 	struct sqldb_stmt *st = NULL;
@@ -218,7 +219,7 @@ static int children_read(struct resultsdb *src, const char *sql, int ncols, cons
 /* Replaces the run's rows of a child table in dst with c's. */
 static int children_write(struct resultsdb *dst, const char *table, const char *insert_sql,
 			  const enum col_type *types, int64_t id, const struct children *c,
-			  char **err, const char *what)
+			  struct strbuf *err, const char *what)
 {
 	char *del_sql = xasprintf("DELETE FROM %s WHERE run_id = ?1", table);
 	struct sqldb_stmt *st = NULL;
@@ -252,7 +253,7 @@ struct push_run {
 	const char *what;
 };
 
-static int push_run_body(struct resultsdb *dst, void *arg, char **err)
+static int push_run_body(struct resultsdb *dst, void *arg, struct strbuf *err)
 {
 	static const enum col_type metric_types[] = { COL_TEXT, COL_REAL };
 	static const enum col_type prov_types[] = { COL_INT, COL_TEXT, COL_TEXT };
@@ -285,18 +286,24 @@ static void push_run_release(struct push_run *p)
 
 /* Reads run id (uuid) of src into p. */
 static int push_run_read(struct resultsdb *src, int64_t id, const char *uuid, struct push_run *p,
-			 char **err)
+			 struct strbuf *err)
 {
 	static const size_t batch_col = 18;     /* run_cols[]'s batch_uuid */
 	int ret;
 
 	ret = row_read(src, "runs", run_cols, ARRAY_SIZE(run_cols), "run_uuid", uuid, &p->run, err);
-	if (ret == 0 && p->run.v[batch_col])
+	if (ret == 0 && p->run.v[batch_col]) {
+		/* its own message: one an -ENOENT passed over leaves none in err */
+		struct strbuf e = STRBUF_INIT;
+
 		ret = row_read(src, "batches", batch_cols, ARRAY_SIZE(batch_cols), "batch_uuid",
-			       p->run.v[batch_col], &p->batch, err);
-	if (ret == -ENOENT && p->run.n) {
+			       p->run.v[batch_col], &p->batch, &e);
 		/* a run's batch row is made with it: missing only if deleted */
-		ret = 0;
+		if (ret == -ENOENT)
+			ret = 0;
+		else if (ret < 0 && e.len)
+			strbuf_add(err, e.buf, e.len);
+		strbuf_release(&e);
 	}
 	if (ret == 0)
 		ret = children_read(src, "SELECT name, value FROM metrics WHERE run_id = ?1 ORDER BY name",
@@ -307,7 +314,7 @@ static int push_run_read(struct resultsdb *src, int64_t id, const char *uuid, st
 	return ret;
 }
 
-static int mark_pushed(struct resultsdb *src, void *arg, char **err)
+static int mark_pushed(struct resultsdb *src, void *arg, struct strbuf *err)
 {
 	const char *const *v = arg;
 	struct sqldb_stmt *st = NULL;
@@ -343,7 +350,7 @@ struct push_batch {
 	char now[32];
 };
 
-static int push_batch_body(struct resultsdb *dst, void *arg, char **err)
+static int push_batch_body(struct resultsdb *dst, void *arg, struct strbuf *err)
 {
 	struct push_batch *p = arg;
 	int64_t id;
@@ -354,7 +361,7 @@ static int push_batch_body(struct resultsdb *dst, void *arg, char **err)
 /* The batches that changed since they were sent (or were never sent):
  * after the runs, so that a batch that ended is sent as it ended. */
 static int push_batches(struct resultsdb *src, struct resultsdb *dst, struct resultsdb_push_stats *stats,
-			char **err)
+			struct strbuf *err)
 {
 	const char *lab = resultsdb_name(dst);
 	struct children todo = { NULL, 0 };
@@ -382,7 +389,7 @@ static int push_batches(struct resultsdb *src, struct resultsdb *dst, struct res
 }
 
 int resultsdb_push(struct resultsdb *src, struct resultsdb *dst, struct resultsdb_push_stats *stats,
-		   char **err)
+		   struct strbuf *err)
 {
 	const char *lab = resultsdb_name(dst);
 	struct children todo = { NULL, 0 };

@@ -37,9 +37,9 @@ static const char excluded_sql[] =
 	" ORDER BY r.started_utc NULLS FIRST, r.name";
 
 /* Runs sql with q's parameters, handing each row to add (which appends it
- * to what ctx collects). 0 or -errno with *err. */
+ * to what ctx collects). 0 or -errno with a message in err. */
 static int query_rows(struct resultsdb *db, const char *sql, const struct resultsdb_query *q,
-		      void (*add)(struct sqldb_stmt *st, void *ctx), void *ctx, char **err)
+		      void (*add)(struct sqldb_stmt *st, void *ctx), void *ctx, struct strbuf *err)
 {
 	static const char what[] = "cannot read the runs of";
 	const char *params[] = { q->game, q->run_name, q->metric, q->batch, q->machine };
@@ -86,7 +86,7 @@ static void add_value(struct sqldb_stmt *st, void *ctx)
 }
 
 int resultsdb_metric_values(struct resultsdb *db, const struct resultsdb_query *q,
-			    struct resultsdb_value **out, size_t *n, char **err)
+			    struct resultsdb_value **out, size_t *n, struct strbuf *err)
 {
 	struct collect c = { NULL, 0, 0, sizeof(struct resultsdb_value) };
 	int ret = query_rows(db, values_sql, q, add_value, &c, err);
@@ -123,7 +123,7 @@ static void add_excluded(struct sqldb_stmt *st, void *ctx)
 }
 
 int resultsdb_excluded_runs(struct resultsdb *db, const struct resultsdb_query *q,
-			    struct resultsdb_excluded **out, size_t *n, char **err)
+			    struct resultsdb_excluded **out, size_t *n, struct strbuf *err)
 {
 	struct collect c = { NULL, 0, 0, sizeof(struct resultsdb_excluded) };
 	int ret = query_rows(db, excluded_sql, q, add_excluded, &c, err);

@@ -37,9 +37,9 @@ size_t resultsdb_values_machines(const struct resultsdb_value *v, size_t n, cons
  * runs made before run names existed) is q->run_name, in start order.
  * Runs without a row for the metric are left out. *out (free with
  * resultsdb_values_free) and *n written only on success; none gives NULL
- * and 0. 0 or -errno with *err (see resultsdb.h). */
+ * and 0. 0 or -errno with a message in err (see resultsdb.h). */
 int resultsdb_metric_values(struct resultsdb *db, const struct resultsdb_query *q,
-			    struct resultsdb_value **out, size_t *n, char **err);
+			    struct resultsdb_value **out, size_t *n, struct strbuf *err);
 /* resultsdb_values_free(NULL, 0) is safe. */
 void resultsdb_values_free(struct resultsdb_value *v, size_t n);
 
@@ -53,9 +53,9 @@ struct resultsdb_excluded {
 /* The runs resultsdb_metric_values() leaves out for not counting (q->metric
  * is not looked at), in start order, so that a command can say which and
  * why. *out (free with resultsdb_excluded_free) and *n written only on
- * success. 0 or -errno with *err. */
+ * success. 0 or -errno with a message in err. */
 int resultsdb_excluded_runs(struct resultsdb *db, const struct resultsdb_query *q,
-			    struct resultsdb_excluded **out, size_t *n, char **err);
+			    struct resultsdb_excluded **out, size_t *n, struct strbuf *err);
 void resultsdb_excluded_free(struct resultsdb_excluded *v, size_t n);
 
 #endif

@@ -13,7 +13,6 @@
 #include "base/util.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
@@ -24,27 +23,14 @@ struct resultsdb {
 	int version;            /* the schema version once migrated */
 };
 
-void resultsdb_set_err(char **err, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	*err = strbuf_detach(&sb);
-}
-
 static int newest_version(void)
 {
 	return schema_migration_count ? schema_migrations[schema_migration_count - 1].version : 0;
 }
 
-static int refuse_newer(struct resultsdb *db, int version, char **err)
+static int refuse_newer(struct resultsdb *db, int version, struct strbuf *err)
 {
-	resultsdb_set_err(err, "database '%s' has schema version %d, newer than this hitchbench knows (%d): "
+	strbuf_addf(err, "database '%s' has schema version %d, newer than this hitchbench knows (%d): "
 		"use a newer hitchbench", sqldb_name(db->sql), version, newest_version());
 	return -ENOTSUP;
 }
@@ -52,7 +38,7 @@ static int refuse_newer(struct resultsdb *db, int version, char **err)
 /* Applies one migration unless another process got there first: the
  * version is read again under the lock (SQLite's write lock, which BEGIN
  * IMMEDIATE takes; PostgreSQL's advisory lock). */
-static int apply_migration(struct resultsdb *db, const struct schema_migration *mig, char **err)
+static int apply_migration(struct resultsdb *db, const struct schema_migration *mig, struct strbuf *err)
 {
 	char *what = xasprintf("cannot apply migration %s to", mig->name);
 	char *sql = NULL;
@@ -89,7 +75,7 @@ out:
 	return ret;
 }
 
-static int migrate(struct resultsdb *db, char **err)
+static int migrate(struct resultsdb *db, struct strbuf *err)
 {
 	int version, ret;
 
@@ -110,7 +96,7 @@ static int migrate(struct resultsdb *db, char **err)
 
 /* A reader takes the schema as it is: the queries are the newest
  * schema's, and upgrading is a write. */
-static int check_readable(struct resultsdb *db, char **err)
+static int check_readable(struct resultsdb *db, struct strbuf *err)
 {
 	const char *name = sqldb_name(db->sql);
 	int ret = sqldb_schema_version(db->sql, &db->version, err);
@@ -120,12 +106,12 @@ static int check_readable(struct resultsdb *db, char **err)
 	if (db->version > newest_version())
 		return refuse_newer(db, db->version, err);
 	if (db->version == 0) {
-		resultsdb_set_err(err, "'%s' holds no results database (schema version 0): an empty file, or "
+		strbuf_addf(err, "'%s' holds no results database (schema version 0): an empty file, or "
 			"another program's database", name);
 		return -ENOTSUP;
 	}
 	if (db->version < newest_version()) {
-		resultsdb_set_err(err, "database '%s' has schema version %d, older than this hitchbench reads (%d): "
+		strbuf_addf(err, "database '%s' has schema version %d, older than this hitchbench reads (%d): "
 			"'hitchbench db upgrade --db %s' upgrades it (a read never does)", name,
 			db->version, newest_version(), name);
 		return -ENOTSUP;
@@ -134,7 +120,7 @@ static int check_readable(struct resultsdb *db, char **err)
 }
 
 int resultsdb_open_mode(const char *path, enum resultsdb_mode mode, struct resultsdb **out,
-			char **err)
+			struct strbuf *err)
 {
 	static const enum sqldb_mode modes[] = {
 		[RESULTSDB_WRITE] = SQLDB_CREATE,
@@ -157,7 +143,7 @@ out:
 	return ret;
 }
 
-int resultsdb_open(const char *path, struct resultsdb **out, char **err)
+int resultsdb_open(const char *path, struct resultsdb **out, struct strbuf *err)
 {
 	return resultsdb_open_mode(path, RESULTSDB_WRITE, out, err);
 }
@@ -198,16 +184,16 @@ struct sqldb *resultsdb_sqldb(struct resultsdb *db)
 #define RETRY_TRIES 8
 #define RETRY_FIRST_MS 50
 
-int resultsdb_transaction(struct resultsdb *db, resultsdb_body *body, void *arg, char **err,
+int resultsdb_transaction(struct resultsdb *db, resultsdb_body *body, void *arg, struct strbuf *err,
 			  const char *what)
 {
 	unsigned seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)&seed;
 	long wait_ms = RETRY_FIRST_MS;
+	/* the last failed try's message: only the one that ends it is said */
+	struct strbuf last = STRBUF_INIT, e = STRBUF_INIT;
 	int ret = 0;
 
 	for (int attempt = 1; attempt <= RETRY_TRIES; attempt++) {
-		char *e = NULL;
-
 		if (attempt > 1) {
 			long ms = wait_ms + (long)(rand_r(&seed) % (unsigned)(wait_ms / 2 + 1));
 
@@ -216,26 +202,25 @@ int resultsdb_transaction(struct resultsdb *db, resultsdb_body *body, void *arg,
 			if (ret == -ECONNRESET && sqldb_reconnect(db->sql, NULL) < 0)
 				continue;       /* still down: the same error again */
 		}
+		strbuf_reset(&e);
 		ret = sqldb_begin(db->sql, &e, what);
 		if (ret == 0)
 			ret = body(db, arg, &e);
 		if (ret == 0)
 			ret = sqldb_commit(db->sql, &e, what);
-		if (ret == 0) {
-			free(e);
-			return 0;
-		}
+		if (ret == 0)
+			break;
 		sqldb_rollback(db->sql);
-		if (e) {
-			if (err) {
-				free(*err);
-				*err = e;
-			} else {
-				free(e);
-			}
+		if (e.len) {
+			strbuf_reset(&last);
+			strbuf_add(&last, e.buf, e.len);
 		}
 		if (ret != -EAGAIN && ret != -ECONNRESET)
-			return ret;
+			break;
 	}
+	if (ret < 0 && last.len)
+		strbuf_add(err, last.buf, last.len);
+	strbuf_release(&e);
+	strbuf_release(&last);
 	return ret;
 }

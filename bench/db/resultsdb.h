@@ -18,6 +18,7 @@
 #include "run/run.h"
 
 struct resultsdb;
+struct strbuf;
 
 /* The migrations, generated from bench/db/schema/ at build time. */
 struct schema_migration {
@@ -28,10 +29,10 @@ struct schema_migration {
 extern const struct schema_migration schema_migrations[];
 extern const size_t schema_migration_count;
 
-/* Errors: every function taking char **err returns 0 or -errno and, on
- * failure only, sets *err (when err is not NULL) to a message for the
- * command layer to print, which the caller frees; the engine's own text
- * is part of it. Nothing is printed here.
+/* Errors: every function taking struct strbuf *err returns 0 or -errno
+ * and, on failure only, appends to err a message for the command layer to
+ * print; the engine's own text is part of it. Nothing is written to err on
+ * success, and nothing is printed here.
  *
  * path: an SQLite file, or a PostgreSQL URL (a server that cannot be
  * reached is -ECONNREFUSED).
@@ -41,7 +42,7 @@ extern const size_t schema_migration_count;
  * journal mode is left as the file has it (rollback journal for a new
  * database: see sqldb-sqlite.c for why not WAL). Busy databases are waited
  * for a few seconds, then -EAGAIN. */
-int resultsdb_open(const char *path, struct resultsdb **out, char **err);
+int resultsdb_open(const char *path, struct resultsdb **out, struct strbuf *err);
 
 /* What a command may do to the database it opens. */
 enum resultsdb_mode {
@@ -57,7 +58,7 @@ enum resultsdb_mode {
  * (hitchbench db upgrade), as it refuses a newer one: the queries are
  * written for the newest schema. */
 int resultsdb_open_mode(const char *path, enum resultsdb_mode mode, struct resultsdb **out,
-			char **err);
+			struct strbuf *err);
 /* resultsdb_close(NULL) is safe. */
 void resultsdb_close(struct resultsdb *db);
 /* The schema version the database is at (the newest migration's). */
@@ -81,15 +82,15 @@ bool resultsdb_is_lab(struct resultsdb *db);
  * computed (NULL: METRIC_OPTS_DEFAULT) and is ignored without m. Only
  * metrics with have[] set get a row. A run without run_id, format or status,
  * or with a metric set to NaN, is refused with -EINVAL. 0 or -errno with
- * *err. */
+ * a message in err. */
 int resultsdb_import(struct resultsdb *db, const struct run *run, const struct metrics *m,
-		     const struct metric_opts *opts, char **err);
+		     const struct metric_opts *opts, struct strbuf *err);
 
 /* Imports (or updates) a batch from its batch.txt pairs; dir is stored
  * resolved. Runs of the batch may be imported before or after it. 0 or
- * -errno with *err set. */
+ * -errno with a message in err. */
 int resultsdb_import_batch(struct resultsdb *db, const struct kvfile *info, const char *dir,
-			   char **err);
+			   struct strbuf *err);
 
 struct resultsdb_run {
 	char *run_id;           /* bench.txt run_id */
@@ -114,13 +115,13 @@ struct resultsdb_run {
  * optionally filtered by game, variant and machine (a host name or a
  * machine id) (NULL: any). *out (free with
  * resultsdb_runs_free) and *n are written only on success; no run gives
- * *out NULL and *n 0. 0 or -errno with *err. */
+ * *out NULL and *n 0. 0 or -errno with a message in err. */
 int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, const char *machine,
-		   struct resultsdb_run **out, size_t *n, char **err);
+		   struct resultsdb_run **out, size_t *n, struct strbuf *err);
 /* Fills each run's provenance (every bench.txt pair, in order). 0 or
- * -errno with *err. */
+ * -errno with a message in err. */
 int resultsdb_load_provenance(struct resultsdb *db, struct resultsdb_run *runs, size_t n,
-			      char **err);
+			      struct strbuf *err);
 /* A report row pointing into run (as run_report_row() makes from a run
  * directory): the variant is the run name when the run has one. */
 void resultsdb_run_report_row(const struct resultsdb_run *run, struct report_row *row);
@@ -136,9 +137,10 @@ struct resultsdb_push_stats {
  * tried again on a passing failure; records each in src once dst has
  * committed it. Then every batch that changed since it was sent (it
  * ended), likewise. Stops at the first failure: what was sent stays sent and
- * recorded, the rest is sent by the next push. 0 or -errno with *err. */
+ * recorded, the rest is sent by the next push. 0 or -errno with a message
+ * in err. */
 int resultsdb_push(struct resultsdb *src, struct resultsdb *dst, struct resultsdb_push_stats *stats,
-		   char **err);
+		   struct strbuf *err);
 
 /* resultsdb_runs_free(NULL, 0) is safe. */
 void resultsdb_runs_free(struct resultsdb_run *runs, size_t n);

@@ -48,8 +48,9 @@ struct sqldb_stmt {
 	bool done;              /* every result of the statement read */
 };
 
-/* Writes "WHAT 'NAME': msg" into *err and returns ret. */
-int sqldb_fail(struct sqldb *db, int ret, char **err, const char *what, const char *msg);
+/* Appends "WHAT 'NAME': msg" (msg NULL: strerror(-ret)) to err, unless err
+ * is NULL, and returns ret. */
+int sqldb_fail(struct sqldb *db, int ret, struct strbuf *err, const char *what, const char *msg);
 
 /* Statements with ?N parameters as PostgreSQL's $N (quoted text, quoted
  * names and comments kept as they are); the highest N in *n_params. */
@@ -57,13 +58,13 @@ char *sqldb_pg_params(const char *sql, int *n_params);
 /* A migration's DDL in SQLite's dialect as PostgreSQL's. */
 char *sqldb_pg_schema(const char *sql);
 
-int sqldb_lite_open(struct sqldb *db, char **err);
+int sqldb_lite_open(struct sqldb *db, struct strbuf *err);
 void sqldb_lite_close(struct sqldb *db);
-int sqldb_lite_exec(struct sqldb *db, const char *sql, char **err, const char *what);
-int sqldb_lite_schema_version(struct sqldb *db, int *version, char **err);
-int sqldb_lite_set_schema_version(struct sqldb *db, int version, char **err);
-int sqldb_lite_prepare(struct sqldb_stmt *st, const char *sql, char **err, const char *what);
-int sqldb_lite_step(struct sqldb_stmt *st, char **err, const char *what);
+int sqldb_lite_exec(struct sqldb *db, const char *sql, struct strbuf *err, const char *what);
+int sqldb_lite_schema_version(struct sqldb *db, int *version, struct strbuf *err);
+int sqldb_lite_set_schema_version(struct sqldb *db, int version, struct strbuf *err);
+int sqldb_lite_prepare(struct sqldb_stmt *st, const char *sql, struct strbuf *err, const char *what);
+int sqldb_lite_step(struct sqldb_stmt *st, struct strbuf *err, const char *what);
 void sqldb_lite_reset(struct sqldb_stmt *st);
 void sqldb_lite_finalize(struct sqldb_stmt *st);
 bool sqldb_lite_in_transaction(struct sqldb *db);
@@ -76,12 +77,12 @@ const char *sqldb_lite_value(struct sqldb_stmt *st, int col);
 int64_t sqldb_lite_int64(struct sqldb_stmt *st, int col);
 double sqldb_lite_double(struct sqldb_stmt *st, int col);
 
-int sqldb_pg_open(struct sqldb *db, char **err);
+int sqldb_pg_open(struct sqldb *db, struct strbuf *err);
 void sqldb_pg_close(struct sqldb *db);
-int sqldb_pg_exec(struct sqldb *db, const char *sql, char **err, const char *what);
-int sqldb_pg_schema_version(struct sqldb *db, int *version, char **err);
-int sqldb_pg_set_schema_version(struct sqldb *db, int version, char **err);
-int sqldb_pg_step(struct sqldb_stmt *st, char **err, const char *what);
+int sqldb_pg_exec(struct sqldb *db, const char *sql, struct strbuf *err, const char *what);
+int sqldb_pg_schema_version(struct sqldb *db, int *version, struct strbuf *err);
+int sqldb_pg_set_schema_version(struct sqldb *db, int version, struct strbuf *err);
+int sqldb_pg_step(struct sqldb_stmt *st, struct strbuf *err, const char *what);
 void sqldb_pg_reset(struct sqldb_stmt *st);
 bool sqldb_pg_in_transaction(struct sqldb *db);
 /* NULL for SQL NULL or a row or column out of the result */

@@ -49,7 +49,7 @@ static int state_errno(const char *state, PGconn *conn)
 	return -EINVAL;
 }
 
-static int pg_fail(struct sqldb *db, PGresult *res, char **err, const char *what)
+static int pg_fail(struct sqldb *db, PGresult *res, struct strbuf *err, const char *what)
 {
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	const char *msg = res ? PQresultErrorMessage(res) : NULL;
@@ -66,7 +66,7 @@ static void drop_notice(void *arg, const char *message)
 }
 
 /* Runs sql without parameters; 0 when it did what it should. */
-static int pg_run(struct sqldb *db, const char *sql, char **err, const char *what)
+static int pg_run(struct sqldb *db, const char *sql, struct strbuf *err, const char *what)
 {
 	PGresult *res = PQexec(db->pg, sql);
 	ExecStatusType s = PQresultStatus(res);
@@ -78,7 +78,7 @@ static int pg_run(struct sqldb *db, const char *sql, char **err, const char *wha
 	return ret;
 }
 
-int sqldb_pg_open(struct sqldb *db, char **err)
+int sqldb_pg_open(struct sqldb *db, struct strbuf *err)
 {
 	int ret;
 
@@ -109,7 +109,7 @@ void sqldb_pg_close(struct sqldb *db)
 	db->pg = NULL;
 }
 
-int sqldb_pg_exec(struct sqldb *db, const char *sql, char **err, const char *what)
+int sqldb_pg_exec(struct sqldb *db, const char *sql, struct strbuf *err, const char *what)
 {
 	if (!db->pg)
 		return sqldb_fail(db, -ECONNRESET, err, what, "not connected");
@@ -123,7 +123,7 @@ bool sqldb_pg_in_transaction(struct sqldb *db)
 }
 
 /* One value of a query without parameters: a new string, NULL for SQL NULL. */
-static int pg_value(struct sqldb *db, const char *sql, char **value, char **err, const char *what)
+static int pg_value(struct sqldb *db, const char *sql, char **value, struct strbuf *err, const char *what)
 {
 	PGresult *res = PQexec(db->pg, sql);
 	int ret = 0;
@@ -136,7 +136,7 @@ static int pg_value(struct sqldb *db, const char *sql, char **value, char **err,
 	return ret;
 }
 
-int sqldb_pg_schema_version(struct sqldb *db, int *version, char **err)
+int sqldb_pg_schema_version(struct sqldb *db, int *version, struct strbuf *err)
 {
 	static const char what[] = "cannot read the schema version of";
 	char *v = NULL;
@@ -158,7 +158,7 @@ int sqldb_pg_schema_version(struct sqldb *db, int *version, char **err)
 	return ret;
 }
 
-int sqldb_pg_set_schema_version(struct sqldb *db, int version, char **err)
+int sqldb_pg_set_schema_version(struct sqldb *db, int version, struct strbuf *err)
 {
 	char *sql = xasprintf("CREATE TABLE IF NOT EXISTS hitchbench_schema (version INTEGER NOT NULL);"
 			      " DELETE FROM hitchbench_schema;"
@@ -190,7 +190,7 @@ static void drain(struct sqldb_stmt *st)
  * million metric values is never held whole by libpq (docs/lab.md: the
  * peak memory of a matrix).
  */
-int sqldb_pg_step(struct sqldb_stmt *st, char **err, const char *what)
+int sqldb_pg_step(struct sqldb_stmt *st, struct strbuf *err, const char *what)
 {
 	struct sqldb *db = st->db;
 	ExecStatusType s;

@@ -58,13 +58,13 @@ static int lite_errno(sqlite3 *sql, int rc)
 	}
 }
 
-static int lite_fail(struct sqldb *db, int rc, char **err, const char *what)
+static int lite_fail(struct sqldb *db, int rc, struct strbuf *err, const char *what)
 {
 	return sqldb_fail(db, lite_errno(db->lite, rc), err, what,
 			  db->lite ? sqlite3_errmsg(db->lite) : sqlite3_errstr(rc));
 }
 
-int sqldb_lite_exec(struct sqldb *db, const char *sql, char **err, const char *what)
+int sqldb_lite_exec(struct sqldb *db, const char *sql, struct strbuf *err, const char *what)
 {
 	int rc = sqlite3_exec(db->lite, sql, NULL, NULL, NULL);
 
@@ -98,7 +98,7 @@ static char *readonly_uri(const char *path)
 }
 
 /* Only SQLDB_CREATE may make the database, and the directory it goes in. */
-static int open_existing(struct sqldb *db, char **err)
+static int open_existing(struct sqldb *db, struct strbuf *err)
 {
 	struct stat st;
 
@@ -107,7 +107,7 @@ static int open_existing(struct sqldb *db, char **err)
 
 		if (e == ENOENT || e == ENOTDIR) {
 			if (err)
-				*err = xasprintf("no such database: %s", db->target);
+				strbuf_addf(err, "no such database: %s", db->target);
 			return -ENOENT;
 		}
 		return sqldb_fail(db, -e, err, "cannot open database", NULL);
@@ -117,7 +117,7 @@ static int open_existing(struct sqldb *db, char **err)
 	return 0;
 }
 
-int sqldb_lite_open(struct sqldb *db, char **err)
+int sqldb_lite_open(struct sqldb *db, struct strbuf *err)
 {
 	const char *path = db->target;
 	char *uri = NULL;
@@ -155,7 +155,7 @@ void sqldb_lite_close(struct sqldb *db)
 	db->lite = NULL;
 }
 
-int sqldb_lite_schema_version(struct sqldb *db, int *version, char **err)
+int sqldb_lite_schema_version(struct sqldb *db, int *version, struct strbuf *err)
 {
 	static const char what[] = "cannot read the schema version of";
 	sqlite3_stmt *st = NULL;
@@ -170,7 +170,7 @@ int sqldb_lite_schema_version(struct sqldb *db, int *version, char **err)
 	return rc == SQLITE_ROW ? 0 : lite_fail(db, rc, err, what);
 }
 
-int sqldb_lite_set_schema_version(struct sqldb *db, int version, char **err)
+int sqldb_lite_set_schema_version(struct sqldb *db, int version, struct strbuf *err)
 {
 	char sql[64];
 
@@ -178,7 +178,7 @@ int sqldb_lite_set_schema_version(struct sqldb *db, int version, char **err)
 	return sqldb_lite_exec(db, sql, err, "cannot set the schema version of");
 }
 
-int sqldb_lite_prepare(struct sqldb_stmt *st, const char *sql, char **err, const char *what)
+int sqldb_lite_prepare(struct sqldb_stmt *st, const char *sql, struct strbuf *err, const char *what)
 {
 	int rc = sqlite3_prepare_v2(st->db->lite, sql, -1, &st->lite, NULL);
 
@@ -212,7 +212,7 @@ void sqldb_lite_bind_null(struct sqldb_stmt *st, int i)
 	keep_rc(st, sqlite3_bind_null(st->lite, i));
 }
 
-int sqldb_lite_step(struct sqldb_stmt *st, char **err, const char *what)
+int sqldb_lite_step(struct sqldb_stmt *st, struct strbuf *err, const char *what)
 {
 	int rc = st->bind_rc;
 

@@ -239,24 +239,21 @@ char *sqldb_command_line(char *const *argv)
 	return line;
 }
 
-int sqldb_fail(struct sqldb *db, int ret, char **err, const char *what, const char *msg)
+int sqldb_fail(struct sqldb *db, int ret, struct strbuf *err, const char *what, const char *msg)
 {
-	struct strbuf sb = STRBUF_INIT;
-	size_t len;
+	size_t start;
 
 	if (!err)
 		return ret;
-	strbuf_addf(&sb, "%s '%s': %s", what, db->name, msg ? msg : strerror(-ret));
+	start = err->len;
+	strbuf_addf(err, "%s '%s': %s", what, db->name, msg ? msg : strerror(-ret));
 	/* libpq's messages end in a newline */
-	len = sb.len;
-	while (len && (sb.buf[len - 1] == '\n' || sb.buf[len - 1] == ' '))
-		sb.buf[--len] = '\0';
-	sb.len = len;
-	*err = strbuf_detach(&sb);
+	while (err->len > start && (err->buf[err->len - 1] == '\n' || err->buf[err->len - 1] == ' '))
+		err->buf[--err->len] = '\0';
 	return ret;
 }
 
-int sqldb_open(const char *target, enum sqldb_mode mode, struct sqldb **out, char **err)
+int sqldb_open(const char *target, enum sqldb_mode mode, struct sqldb **out, struct strbuf *err)
 {
 	struct sqldb *db = zalloc(sizeof(*db));
 	int ret;
@@ -287,7 +284,7 @@ void sqldb_close(struct sqldb *db)
 	free(db);
 }
 
-int sqldb_reconnect(struct sqldb *db, char **err)
+int sqldb_reconnect(struct sqldb *db, struct strbuf *err)
 {
 	if (db->engine != SQLDB_POSTGRES)
 		return 0;
@@ -305,18 +302,18 @@ const char *sqldb_name(const struct sqldb *db)
 	return db->name;
 }
 
-int sqldb_exec(struct sqldb *db, const char *sql, char **err, const char *what)
+int sqldb_exec(struct sqldb *db, const char *sql, struct strbuf *err, const char *what)
 {
 	return db->engine == SQLDB_POSTGRES ? sqldb_pg_exec(db, sql, err, what) :
 	       sqldb_lite_exec(db, sql, err, what);
 }
 
-int sqldb_begin(struct sqldb *db, char **err, const char *what)
+int sqldb_begin(struct sqldb *db, struct strbuf *err, const char *what)
 {
 	return sqldb_exec(db, db->engine == SQLDB_POSTGRES ? "BEGIN" : "BEGIN IMMEDIATE", err, what);
 }
 
-int sqldb_commit(struct sqldb *db, char **err, const char *what)
+int sqldb_commit(struct sqldb *db, struct strbuf *err, const char *what)
 {
 	return sqldb_exec(db, "COMMIT", err, what);
 }
@@ -330,7 +327,7 @@ void sqldb_rollback(struct sqldb *db)
 		sqldb_exec(db, "ROLLBACK", NULL, NULL);
 }
 
-int sqldb_lock_schema(struct sqldb *db, char **err, const char *what)
+int sqldb_lock_schema(struct sqldb *db, struct strbuf *err, const char *what)
 {
 	/* the number is ours alone: "hb" and the schema's table, by hand */
 	if (db->engine != SQLDB_POSTGRES)
@@ -338,13 +335,13 @@ int sqldb_lock_schema(struct sqldb *db, char **err, const char *what)
 	return sqldb_exec(db, "SELECT pg_advisory_xact_lock(6842011501)", err, what);
 }
 
-int sqldb_schema_version(struct sqldb *db, int *version, char **err)
+int sqldb_schema_version(struct sqldb *db, int *version, struct strbuf *err)
 {
 	return db->engine == SQLDB_POSTGRES ? sqldb_pg_schema_version(db, version, err) :
 	       sqldb_lite_schema_version(db, version, err);
 }
 
-int sqldb_set_schema_version(struct sqldb *db, int version, char **err)
+int sqldb_set_schema_version(struct sqldb *db, int version, struct strbuf *err)
 {
 	return db->engine == SQLDB_POSTGRES ? sqldb_pg_set_schema_version(db, version, err) :
 	       sqldb_lite_set_schema_version(db, version, err);
@@ -355,7 +352,7 @@ char *sqldb_schema_sql(const struct sqldb *db, const char *sql)
 	return db->engine == SQLDB_POSTGRES ? sqldb_pg_schema(sql) : xstrdup(sql);
 }
 
-int sqldb_prepare(struct sqldb *db, const char *sql, struct sqldb_stmt **out, char **err,
+int sqldb_prepare(struct sqldb *db, const char *sql, struct sqldb_stmt **out, struct strbuf *err,
 		  const char *what)
 {
 	struct sqldb_stmt *st = zalloc(sizeof(*st));
@@ -425,13 +422,13 @@ void sqldb_bind_null(struct sqldb_stmt *st, int i)
 		sqldb_lite_bind_null(st, i);
 }
 
-int sqldb_step(struct sqldb_stmt *st, char **err, const char *what)
+int sqldb_step(struct sqldb_stmt *st, struct strbuf *err, const char *what)
 {
 	return st->db->engine == SQLDB_POSTGRES ? sqldb_pg_step(st, err, what) :
 	       sqldb_lite_step(st, err, what);
 }
 
-int sqldb_step_done(struct sqldb_stmt *st, char **err, const char *what)
+int sqldb_step_done(struct sqldb_stmt *st, struct strbuf *err, const char *what)
 {
 	int ret = sqldb_step(st, err, what);
 

@@ -15,8 +15,9 @@
  *     of the table hitchbench_schema in PostgreSQL.
  *
  * Errors: every call that takes err returns 0 (or 1 for a row) or -errno
- * and, on failure only, sets *err (when err is not NULL) to "WHAT 'NAME':
- * the engine's own message", which the caller frees. Two errno values say
+ * and, on failure only, appends "WHAT 'NAME': the engine's own message" to
+ * err (a NULL err drops it: a rollback's, a reconnect's between tries).
+ * Nothing is written to err on success. Two errno values say
  * that trying the same transaction again may work: -EAGAIN (SQLite busy
  * past its timeout; PostgreSQL's serialization failure or deadlock) and
  * -ECONNRESET (the PostgreSQL connection was lost; sqldb_reconnect()).
@@ -41,6 +42,7 @@ enum sqldb_mode {
 
 struct sqldb;
 struct sqldb_stmt;
+struct strbuf;
 
 /* True for a target that names a PostgreSQL database. */
 bool sqldb_is_url(const char *target);
@@ -53,38 +55,38 @@ char *sqldb_public_name(const char *target);
  * "--db=URL"): what batch.txt and bench.txt record. A new string. */
 char *sqldb_command_line(char *const *argv);
 
-int sqldb_open(const char *target, enum sqldb_mode mode, struct sqldb **out, char **err);
+int sqldb_open(const char *target, enum sqldb_mode mode, struct sqldb **out, struct strbuf *err);
 /* sqldb_close(NULL) is safe. */
 void sqldb_close(struct sqldb *db);
 /* Opens the connection again after -ECONNRESET (PostgreSQL; SQLite has
  * none to lose). Statements prepared before are gone. */
-int sqldb_reconnect(struct sqldb *db, char **err);
+int sqldb_reconnect(struct sqldb *db, struct strbuf *err);
 enum sqldb_engine sqldb_engine(const struct sqldb *db);
 /* The target as messages name it (sqldb_public_name()). */
 const char *sqldb_name(const struct sqldb *db);
 
 /* SQL without parameters, one or more statements. */
-int sqldb_exec(struct sqldb *db, const char *sql, char **err, const char *what);
+int sqldb_exec(struct sqldb *db, const char *sql, struct strbuf *err, const char *what);
 /* A transaction that will write: SQLite takes the write lock at once
  * (BEGIN IMMEDIATE), PostgreSQL begins at READ COMMITTED, each statement
  * taking the row locks it needs. */
-int sqldb_begin(struct sqldb *db, char **err, const char *what);
-int sqldb_commit(struct sqldb *db, char **err, const char *what);
+int sqldb_begin(struct sqldb *db, struct strbuf *err, const char *what);
+int sqldb_commit(struct sqldb *db, struct strbuf *err, const char *what);
 /* Rolls back what a failed operation left open (nothing when none is). */
 void sqldb_rollback(struct sqldb *db);
 /* Only one process at a time past this point until the transaction ends
  * (migrations): SQLite's write lock is that already; PostgreSQL takes a
  * transaction-level advisory lock. */
-int sqldb_lock_schema(struct sqldb *db, char **err, const char *what);
+int sqldb_lock_schema(struct sqldb *db, struct strbuf *err, const char *what);
 
 /* The schema version (0: none), and setting it inside a transaction. */
-int sqldb_schema_version(struct sqldb *db, int *version, char **err);
-int sqldb_set_schema_version(struct sqldb *db, int version, char **err);
+int sqldb_schema_version(struct sqldb *db, int *version, struct strbuf *err);
+int sqldb_set_schema_version(struct sqldb *db, int version, struct strbuf *err);
 /* A migration's SQL for this engine: a new string (sqldb.c says what is
  * translated). */
 char *sqldb_schema_sql(const struct sqldb *db, const char *sql);
 
-int sqldb_prepare(struct sqldb *db, const char *sql, struct sqldb_stmt **st, char **err,
+int sqldb_prepare(struct sqldb *db, const char *sql, struct sqldb_stmt **st, struct strbuf *err,
 		  const char *what);
 /* Parameters count from 1. A NULL text binds SQL NULL (typed text). The
  * values are copied. A bind never fails here: a wrong index is the
@@ -93,10 +95,10 @@ void sqldb_bind_text(struct sqldb_stmt *st, int i, const char *v);
 void sqldb_bind_int64(struct sqldb_stmt *st, int i, int64_t v);
 void sqldb_bind_double(struct sqldb_stmt *st, int i, double v);
 void sqldb_bind_null(struct sqldb_stmt *st, int i);
-/* 1 with a row to read, 0 when done, or -errno with *err. */
-int sqldb_step(struct sqldb_stmt *st, char **err, const char *what);
+/* 1 with a row to read, 0 when done, or -errno with a message in err. */
+int sqldb_step(struct sqldb_stmt *st, struct strbuf *err, const char *what);
 /* sqldb_step() of a statement that returns no rows, then sqldb_reset(). */
-int sqldb_step_done(struct sqldb_stmt *st, char **err, const char *what);
+int sqldb_step_done(struct sqldb_stmt *st, struct strbuf *err, const char *what);
 /* Ready to run again: the bindings cleared. */
 void sqldb_reset(struct sqldb_stmt *st);
 /* sqldb_finalize(NULL) is safe. */

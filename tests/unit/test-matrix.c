@@ -190,7 +190,7 @@ static void import_run(struct resultsdb *db, const char *tmp, const char *id, co
 {
 	struct run run;
 	struct metrics m = { 0 };
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 
 	memset(&run, 0, sizeof(run));
 	kvfile_init(&run.bench);
@@ -213,14 +213,16 @@ static void import_run(struct resultsdb *db, const char *tmp, const char *id, co
 	kvfile_add(&run.bench, "status", "ok");
 	m.v[M_FPS] = fps;
 	m.have[M_FPS] = true;
-	ck_assert_msg(resultsdb_import(db, &run, &m, NULL, &err) == 0, "import: %s", err);
+	ck_assert_msg(resultsdb_import(db, &run, &m, NULL, &err) == 0, "import: %s", err.buf);
+	strbuf_release(&err);
 	kvfile_release(&run.bench);
 	free(run.dir);
 }
 
 START_TEST(matrix_from_database)
 {
-	char *tmp = test_tmpdir(), *path = xasprintf("%s/db.sqlite", tmp), *err = NULL, *csv;
+	char *tmp = test_tmpdir(), *path = xasprintf("%s/db.sqlite", tmp), *csv;
+	struct strbuf err = STRBUF_INIT;
 	struct resultsdb *db;
 	struct resultsdb_run *runs;
 	struct report_row *rows;
@@ -256,11 +258,12 @@ START_TEST(matrix_from_database)
 	matrix_release(&m);
 
 	/* provenance, for report's JSON */
-	ck_assert_msg(resultsdb_load_provenance(db, runs, n, &err) == 0, "provenance: %s", err);
+	ck_assert_msg(resultsdb_load_provenance(db, runs, n, &err) == 0, "provenance: %s", err.buf);
 	ck_assert_str_eq(kvfile_get(&runs[0].provenance, "batch_id"), "b-early");
 	free(rows);
 	resultsdb_runs_free(runs, n);
 	resultsdb_close(db);
+	strbuf_release(&err);
 	remove_tree(tmp);
 	free(tmp);
 	free(path);

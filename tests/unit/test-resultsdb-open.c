@@ -58,7 +58,7 @@ static void make_db(const char *path)
 {
 	struct resultsdb *db = NULL;
 	struct run run;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 
 	memset(&run, 0, sizeof(run));
 	run.dir = xasprintf("%s/run", tmp);
@@ -70,9 +70,10 @@ static void make_db(const char *path)
 	kvfile_add(&run.bench, "game", "doom");
 	kvfile_add(&run.bench, "variant", "base");
 	kvfile_add(&run.bench, "status", "ok");
-	ck_assert_msg(resultsdb_open(path, &db, &err) == 0, "%s", err);
-	ck_assert_msg(resultsdb_import(db, &run, NULL, NULL, &err) == 0, "%s", err);
+	ck_assert_msg(resultsdb_open(path, &db, &err) == 0, "%s", err.buf);
+	ck_assert_msg(resultsdb_import(db, &run, NULL, NULL, &err) == 0, "%s", err.buf);
 	resultsdb_close(db);
+	strbuf_release(&err);
 	/* the database keeps its path; the directory is no longer needed */
 	remove_tree(run.dir);
 	kvfile_release(&run.bench);
@@ -80,10 +81,12 @@ static void make_db(const char *path)
 	free(run.name);
 }
 
-static int open_mode(const char *path, enum resultsdb_mode mode, struct resultsdb **db, char **err)
+/* Each open's message alone in err. */
+static int open_mode(const char *path, enum resultsdb_mode mode, struct resultsdb **db,
+		     struct strbuf *err)
 {
 	*db = NULL;
-	*err = NULL;
+	strbuf_reset(err);
 	return resultsdb_open_mode(path, mode, db, err);
 }
 
@@ -95,17 +98,17 @@ START_TEST(read_missing_makes_nothing)
 	const char *paths[] = { in_dir, here };
 	char *before = listing(), *after, *want;
 	struct resultsdb *db;
-	char *err;
+	struct strbuf err = STRBUF_INIT;
 
 	for (size_t m = 0; m < 2; m++)
 		for (size_t p = 0; p < 2; p++) {
 			ck_assert_int_eq(open_mode(paths[p], modes[m], &db, &err), -ENOENT);
 			ck_assert_ptr_null(db);
 			want = xasprintf("no such database: %s", paths[p]);
-			ck_assert_str_eq(err, want);
+			ck_assert_str_eq(err.buf, want);
 			free(want);
-			free(err);
 		}
+	strbuf_release(&err);
 	after = listing();
 	/* neither the database nor results/ */
 	ck_assert_str_eq(before, after);
@@ -121,7 +124,8 @@ START_TEST(read_writes_nothing)
 	char *path = xasprintf("%s/results.db", tmp);
 	struct resultsdb_run *runs = NULL;
 	struct resultsdb *db;
-	char *before, *after, *list_before, *list_after, *err;
+	char *before, *after, *list_before, *list_after;
+	struct strbuf err = STRBUF_INIT;
 	size_t len_before, len_after, n = 0;
 	struct stat st_before, st_after;
 
@@ -129,9 +133,9 @@ START_TEST(read_writes_nothing)
 	ck_assert_int_eq(read_file(path, &before, &len_before), 0);
 	ck_assert_int_eq(stat(path, &st_before), 0);
 	list_before = listing();
-	ck_assert_msg(open_mode(path, RESULTSDB_READ, &db, &err) == 0, "%s", err);
+	ck_assert_msg(open_mode(path, RESULTSDB_READ, &db, &err) == 0, "%s", err.buf);
 	ck_assert_int_eq(resultsdb_schema_version(db), newest_version());
-	ck_assert_msg(resultsdb_list(db, NULL, NULL, NULL, &runs, &n, &err) == 0, "%s", err);
+	ck_assert_msg(resultsdb_list(db, NULL, NULL, NULL, &runs, &n, &err) == 0, "%s", err.buf);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_str_eq(runs[0].run_id, "0c6f3e4a-read-only");
 	/* no -journal, -wal or -shm beside it while it is open, nor after */
@@ -153,6 +157,7 @@ START_TEST(read_writes_nothing)
 	free(before);
 	free(after);
 	free(path);
+	strbuf_release(&err);
 }
 END_TEST
 
@@ -162,10 +167,10 @@ START_TEST(read_cannot_write)
 	char *path = xasprintf("%s/results.db", tmp);
 	struct resultsdb *db;
 	struct run run;
-	char *err;
+	struct strbuf err = STRBUF_INIT;
 
 	make_db(path);
-	ck_assert_msg(open_mode(path, RESULTSDB_READ, &db, &err) == 0, "%s", err);
+	ck_assert_msg(open_mode(path, RESULTSDB_READ, &db, &err) == 0, "%s", err.buf);
 	memset(&run, 0, sizeof(run));
 	run.dir = tmp;
 	kvfile_init(&run.bench);
@@ -174,8 +179,8 @@ START_TEST(read_cannot_write)
 	kvfile_add(&run.bench, "status", "ok");
 	run.name = "another";
 	ck_assert_int_eq(resultsdb_import(db, &run, NULL, NULL, &err), -EROFS);
-	ck_assert_msg(strstr(err, "readonly") || strstr(err, "read-only"), "message: %s", err);
-	free(err);
+	ck_assert_msg(strstr(err.buf, "readonly") || strstr(err.buf, "read-only"), "message: %s", err.buf);
+	strbuf_release(&err);
 	resultsdb_close(db);
 	kvfile_release(&run.bench);
 	free(path);
@@ -200,7 +205,8 @@ START_TEST(read_refuses_older_upgrade_migrates)
 {
 	char *path = xasprintf("%s/old.db", tmp);
 	struct resultsdb *db;
-	char *before, *after, *err;
+	char *before, *after;
+	struct strbuf err = STRBUF_INIT;
 	size_t len_before, len_after;
 
 	ck_assert_int_gt(schema_migration_count, 1);
@@ -208,20 +214,21 @@ START_TEST(read_refuses_older_upgrade_migrates)
 	ck_assert_int_eq(read_file(path, &before, &len_before), 0);
 	ck_assert_int_eq(open_mode(path, RESULTSDB_READ, &db, &err), -ENOTSUP);
 	ck_assert_ptr_null(db);
-	ck_assert_msg(strstr(err, "schema version 1") && strstr(err, "older") &&
-		      strstr(err, "hitchbench db upgrade --db ") && strstr(err, path), "message: %s", err);
-	free(err);
+	ck_assert_msg(strstr(err.buf, "schema version 1") && strstr(err.buf, "older") &&
+		      strstr(err.buf, "hitchbench db upgrade --db ") && strstr(err.buf, path), "message: %s",
+		      err.buf);
 	/* not upgraded, not touched */
 	ck_assert_int_eq(read_file(path, &after, &len_after), 0);
 	ck_assert_uint_eq(len_before, len_after);
 	ck_assert(memcmp(before, after, len_before) == 0);
 	free(after);
 	/* what the message says to do */
-	ck_assert_msg(open_mode(path, RESULTSDB_UPGRADE, &db, &err) == 0, "%s", err);
+	ck_assert_msg(open_mode(path, RESULTSDB_UPGRADE, &db, &err) == 0, "%s", err.buf);
 	ck_assert_int_eq(resultsdb_schema_version(db), newest_version());
 	resultsdb_close(db);
-	ck_assert_msg(open_mode(path, RESULTSDB_READ, &db, &err) == 0, "%s", err);
+	ck_assert_msg(open_mode(path, RESULTSDB_READ, &db, &err) == 0, "%s", err.buf);
 	resultsdb_close(db);
+	strbuf_release(&err);
 	free(before);
 	free(path);
 }
@@ -232,12 +239,12 @@ START_TEST(read_refuses_empty_file)
 {
 	char *path = xasprintf("%s/empty.db", tmp);
 	struct resultsdb *db;
-	char *err;
+	struct strbuf err = STRBUF_INIT;
 
 	ck_assert_int_eq(write_file_atomic(path, "", 0, 0644), 0);
 	ck_assert_int_eq(open_mode(path, RESULTSDB_READ, &db, &err), -ENOTSUP);
-	ck_assert_msg(strstr(err, "schema version 0") && strstr(err, path), "message: %s", err);
-	free(err);
+	ck_assert_msg(strstr(err.buf, "schema version 0") && strstr(err.buf, path), "message: %s", err.buf);
+	strbuf_release(&err);
 	free(path);
 }
 END_TEST
@@ -245,11 +252,11 @@ END_TEST
 START_TEST(read_directory_refused)
 {
 	struct resultsdb *db;
-	char *err;
+	struct strbuf err = STRBUF_INIT;
 
 	ck_assert_int_eq(open_mode(tmp, RESULTSDB_READ, &db, &err), -EISDIR);
-	ck_assert_msg(strstr(err, "directory"), "message: %s", err);
-	free(err);
+	ck_assert_msg(strstr(err.buf, "directory"), "message: %s", err.buf);
+	strbuf_release(&err);
 }
 END_TEST
 
@@ -260,14 +267,15 @@ START_TEST(read_odd_names)
 	static const char *const names[] = { "a?mode=rwc.db", "b#c.db", "d%41e.db", "f g&h=i.db",
 					     "caf\xc3\xa9.db" };
 	struct resultsdb *db;
-	char *err, *before, *after;
+	struct strbuf err = STRBUF_INIT;
+	char *before, *after;
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char *path = xasprintf("%s/%s", tmp, names[i]);
 
 		make_db(path);
 		before = listing();
-		ck_assert_msg(open_mode(path, RESULTSDB_READ, &db, &err) == 0, "%s: %s", names[i], err);
+		ck_assert_msg(open_mode(path, RESULTSDB_READ, &db, &err) == 0, "%s: %s", names[i], err.buf);
 		ck_assert_int_eq(resultsdb_schema_version(db), newest_version());
 		resultsdb_close(db);
 		after = listing();
@@ -276,6 +284,7 @@ START_TEST(read_odd_names)
 		free(after);
 		free(path);
 	}
+	strbuf_release(&err);
 }
 END_TEST
 
@@ -285,12 +294,13 @@ START_TEST(read_relative_path)
 	char *path = xasprintf("%s/rel.db", tmp);
 	char *cwd = getcwd(NULL, 0);
 	struct resultsdb *db;
-	char *err;
+	struct strbuf err = STRBUF_INIT;
 
 	make_db(path);
 	ck_assert_int_eq(chdir(tmp), 0);
-	ck_assert_msg(open_mode("rel.db", RESULTSDB_READ, &db, &err) == 0, "%s", err);
+	ck_assert_msg(open_mode("rel.db", RESULTSDB_READ, &db, &err) == 0, "%s", err.buf);
 	resultsdb_close(db);
+	strbuf_release(&err);
 	ck_assert_int_eq(chdir(cwd), 0);
 	free(cwd);
 	free(path);

@@ -100,20 +100,20 @@ static void metrics_make(struct metrics *m, double fps)
 static void import_ok(struct resultsdb *db, const struct run *run, const struct metrics *m)
 {
 	struct metric_opts opts = METRIC_OPTS_DEFAULT;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 	int ret = resultsdb_import(db, run, m, &opts, &err);
 
-	ck_assert_msg(ret == 0, "import: %d %s", ret, err ? err : "(no message)");
-	ck_assert_ptr_null(err);
+	ck_assert_msg(ret == 0, "import: %d %s", ret, err.len ? err.buf : "(no message)");
+	ck_assert_uint_eq(err.len, 0);
 }
 
 static struct resultsdb *open_ok(void)
 {
 	struct resultsdb *db = NULL;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 	int ret = resultsdb_open(db_path, &db, &err);
 
-	ck_assert_msg(ret == 0, "open: %d %s", ret, err ? err : "(no message)");
+	ck_assert_msg(ret == 0, "open: %d %s", ret, err.len ? err.buf : "(no message)");
 	ck_assert_ptr_nonnull(db);
 	return db;
 }
@@ -247,16 +247,16 @@ END_TEST
 START_TEST(newer_database_refused)
 {
 	struct resultsdb *db = NULL;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 	int ret;
 
 	raw_exec("CREATE TABLE future (x); PRAGMA user_version = 999");
 	ret = resultsdb_open(db_path, &db, &err);
 	ck_assert_int_eq(ret, -ENOTSUP);
 	ck_assert_ptr_null(db);
-	ck_assert_ptr_nonnull(err);
-	ck_assert_msg(strstr(err, "999") && strstr(err, "newer"), "message: %s", err);
-	free(err);
+	ck_assert_uint_gt(err.len, 0);
+	ck_assert_msg(strstr(err.buf, "999") && strstr(err.buf, "newer"), "message: %s", err.buf);
+	strbuf_release(&err);
 	/* and left as it was */
 	ck_assert_int_eq(query_int("PRAGMA user_version"), 999);
 	ck_assert_int_eq(query_int("SELECT count(*) FROM sqlite_master WHERE name = 'runs'"), 0);
@@ -266,15 +266,15 @@ END_TEST
 START_TEST(not_a_database_refused)
 {
 	struct resultsdb *db = NULL;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 	const char junk[] = "this is a bench.txt, not a database\n";
 
 	ck_assert_int_eq(write_file_atomic(db_path, junk, sizeof(junk) - 1, 0644), 0);
 	ck_assert_int_eq(resultsdb_open(db_path, &db, &err), -EINVAL);
 	ck_assert_ptr_null(db);
-	ck_assert_msg(err && strstr(err, db_path) && strstr(err, "not a database"),
-		      "message: %s", err ? err : "(none)");
-	free(err);
+	ck_assert_msg(err.len && strstr(err.buf, db_path) && strstr(err.buf, "not a database"),
+		      "message: %s", err.len ? err.buf : "(none)");
+	strbuf_release(&err);
 }
 END_TEST
 
@@ -284,7 +284,8 @@ START_TEST(import_then_list)
 	struct resultsdb_run *runs = NULL;
 	struct metrics m;
 	struct run run;
-	char *err = NULL, *abs;
+	struct strbuf err = STRBUF_INIT;
+	char *abs;
 	size_t n = 99;
 
 	run_make(&run, "doom-20261130T100000Z", "6f1c0d52-0b6e-4d1b-9c1e-5a2b3c4d5e6f", "doom",
@@ -359,7 +360,7 @@ START_TEST(reimport_updates_in_place)
 	struct resultsdb_run *runs = NULL;
 	struct run a, b;
 	struct metrics m;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 	int64_t id;
 	size_t n = 0;
 
@@ -405,22 +406,21 @@ START_TEST(run_without_id_refused)
 	struct resultsdb *db = open_ok();
 	struct metrics m;
 	struct run run;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 
 	run_make(&run, "no-id", NULL, "doom", "vanilla", "2026-11-30T10:00:00Z");
 	metrics_make(&m, 60.0);
 	ck_assert_int_eq(resultsdb_import(db, &run, &m, NULL, &err), -EINVAL);
-	ck_assert_msg(err && strstr(err, "run_id") && strstr(err, "no-id"), "message: %s",
-		      err ? err : "(none)");
-	free(err);
-	err = NULL;
+	ck_assert_msg(err.len && strstr(err.buf, "run_id") && strstr(err.buf, "no-id"), "message: %s",
+		      err.len ? err.buf : "(none)");
+	strbuf_reset(&err);
 
 	/* an empty one is no better */
 	kvfile_add(&run.bench, "run_id", "");
 	run.id = kvfile_get(&run.bench, "run_id");
 	ck_assert_int_eq(resultsdb_import(db, &run, &m, NULL, &err), -EINVAL);
-	ck_assert_ptr_nonnull(err);
-	free(err);
+	ck_assert_uint_gt(err.len, 0);
+	strbuf_release(&err);
 	resultsdb_close(db);
 
 	ck_assert_int_eq(query_int("SELECT count(*) FROM runs"), 0);
@@ -435,7 +435,7 @@ START_TEST(list_filters)
 	struct resultsdb_run *runs = NULL;
 	struct run r[4];
 	struct metrics m;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 	size_t n = 0;
 
 	/* imported out of start order; two start at the same second */
@@ -479,7 +479,7 @@ START_TEST(list_filters)
 	ck_assert_int_eq(resultsdb_list(db, "hexen", NULL, NULL, &runs, &n, &err), 0);
 	ck_assert_uint_eq(n, 0);
 	ck_assert_ptr_null(runs);
-	ck_assert_ptr_null(err);
+	ck_assert_uint_eq(err.len, 0);
 
 	for (size_t i = 0; i < ARRAY_SIZE(r); i++)
 		run_free(&r[i]);
@@ -536,7 +536,7 @@ START_TEST(missing_metric_has_no_row)
 	struct resultsdb_run *runs = NULL;
 	struct metrics m;
 	struct run run;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 	size_t n = 0;
 
 	run_make(&run, "a", "uuid-a", "doom", "vanilla", "2026-11-30T10:00:00Z");
@@ -567,14 +567,14 @@ START_TEST(nan_metric_refused)
 	struct resultsdb *db = open_ok();
 	struct metrics m;
 	struct run run;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 
 	run_make(&run, "a", "uuid-a", "doom", "vanilla", "2026-11-30T10:00:00Z");
 	metrics_make(&m, 60.0);
 	m.v[M_LOW1] = NAN;
 	ck_assert_int_eq(resultsdb_import(db, &run, &m, NULL, &err), -EINVAL);
-	ck_assert_msg(err && strstr(err, "low1"), "message: %s", err ? err : "(none)");
-	free(err);
+	ck_assert_msg(err.len && strstr(err.buf, "low1"), "message: %s", err.len ? err.buf : "(none)");
+	strbuf_release(&err);
 	ck_assert_int_eq(query_int("SELECT count(*) FROM runs"), 0);
 	run_free(&run);
 	resultsdb_close(db);
@@ -596,7 +596,7 @@ START_TEST(invalid_run_stored_with_why)
 	struct metrics m;
 	struct run good, cut;
 	size_t n = 0, nv = 0, nex = 0;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 
 	run_make(&good, "good", "uuid-good", "doom", "vanilla", "2026-11-30T10:00:00Z");
 	run_make(&cut, "cut", "uuid-cut", "doom", "vanilla", "2026-11-30T10:10:00Z");
