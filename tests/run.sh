@@ -63,15 +63,24 @@ leftovers() {
 	done
 }
 
+# children_cpu: the CPU seconds (user + system, in ticks) of this shell's
+# waited-for children so far, from its own proc/PID/stat (cutime, cstime)
+children_cpu() {
+	awk '{ sub(/.*\) /, ""); print $14 + $15 }' "/proc/$$/stat"
+}
+
 # limited SECONDS LOG TMP CMD...: CMD with TMPDIR=TMP, its output in LOG,
-# stopped at the limit; sets rc, secs and timed_out (1 or 0)
+# stopped at the limit; sets rc, secs, cpu (its processes' CPU seconds, those
+# it waited for) and timed_out (1 or 0)
 limited() {
 	lim=$1 log=$2 tmp=$3
 	shift 3
 	start=$(date +%s)
+	cpu0=$(children_cpu)
 	TMPDIR=$tmp timeout -k "$grace" "$lim" "$@" </dev/null >"$log" 2>&1
 	rc=$?
 	secs=$(( $(date +%s) - start ))
+	cpu=$(( ($(children_cpu) - cpu0) / $(getconf CLK_TCK) ))
 	timed_out=0
 	if { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && [ "$secs" -ge "$lim" ]; then
 		timed_out=1
@@ -142,7 +151,7 @@ for t in tests/*/t[0-9][0-9][0-9][0-9]-*.sh; do
 	else
 		case $rc in
 		0)
-			echo "ok   $name (${secs}s)"
+			echo "ok   $name (${secs}s, cpu ${cpu}s)"
 			passed=$((passed + 1))
 			;;
 		77)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PREFIX "hitchbench-game-"
@@ -34,15 +35,24 @@ static char *cgroup2_mount(void)
 	return found;
 }
 
-/* Empty game cgroups whose runner is gone. */
+/* A game cgroup made this recently may be a runner's that has not put
+ * its game in yet: a runner in another PID namespace (a container beside
+ * this one, a test of the suite) whose pid means nothing here. */
+#define STALE_AFTER_S 3600
+
+/* Empty game cgroups whose runner is gone, and which are old enough not
+ * to be another namespace's runner's, just made. */
 static void remove_stale(const char *parent)
 {
+	time_t now = time(NULL);
+
 	DIR *d = opendir(parent);
 	struct dirent *e;
 
 	if (!d)
 		return;
 	while ((e = readdir(d)) != NULL) {
+		struct stat st;
 		int pid;
 		char *dash, *dir;
 
@@ -53,7 +63,8 @@ static void remove_stale(const char *parent)
 		if (pid <= 0 || !dash || kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
 		dir = xasprintf("%s/%s", parent, e->d_name);
-		rmdir(dir);     /* fails, and stays, while something is in it */
+		if (stat(dir, &st) == 0 && now - st.st_mtime >= STALE_AFTER_S)
+			rmdir(dir);     /* fails, and stays, while something is in it */
 		free(dir);
 	}
 	closedir(d);
@@ -94,8 +105,15 @@ int game_cgroup_create(char **path, struct strbuf *err)
 	if (r < 0)
 		return r;
 	remove_stale(parent);
-	dir = xasprintf("%s/" PREFIX "%d-%u", parent, (int)getpid(), serial++);
-	r = mkdir(dir, 0755) < 0 && errno != EEXIST ? -errno : 0;
+	/* a name of its own: a runner in another PID namespace may have the
+	 * same pid, so one that is taken is passed by, never shared */
+	for (;;) {
+		dir = xasprintf("%s/" PREFIX "%d-%u", parent, (int)getpid(), serial++);
+		r = mkdir(dir, 0755) < 0 ? -errno : 0;
+		if (r != -EEXIST || serial > 1000)
+			break;
+		free(dir);
+	}
 	if (r < 0) {
 		strbuf_addf(err, "cannot create %s: %s", dir, strerror(-r));
 		free(dir);

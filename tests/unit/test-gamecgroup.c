@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char mounts[] =
@@ -22,7 +24,7 @@ static const char mounts[] =
 
 START_TEST(made_under_own)
 {
-	char *root = test_tmpdir(), *path = NULL, *want, *stale, *alive, *procs;
+	char *root = test_tmpdir(), *path = NULL, *want, *stale, *young, *alive, *procs;
 	struct strbuf err = STRBUF_INIT;
 	struct stat st;
 	char *text;
@@ -30,22 +32,31 @@ START_TEST(made_under_own)
 
 	test_put(root, "proc/self/mounts", mounts);
 	test_put(root, "proc/self/cgroup", "0::/user.slice/session-3.scope\n");
-	/* an empty game cgroup of a runner long gone (pid 0x3ffffff0), and
-	 * one of this process, which stays */
+	/* an empty game cgroup of a runner gone two hours ago (pid
+	 * 0x3ffffff0), one of a pid no runner here has made a second ago (a
+	 * runner's in another PID namespace, not holding its game yet), and
+	 * one of this process's pid taken already (another namespace's):
+	 * the old one goes, the young one stays, and the taken name is
+	 * passed by, never shared */
 	stale = xasprintf("%s/sys/fs/cgroup/user.slice/session-3.scope/hitchbench-game-%d-0", root,
 			  0x3ffffff0);
-	alive = xasprintf("%s/sys/fs/cgroup/user.slice/session-3.scope/hitchbench-game-%d-9", root,
+	young = xasprintf("%s/sys/fs/cgroup/user.slice/session-3.scope/hitchbench-game-%d-0", root,
+			  0x3ffffff1);
+	alive = xasprintf("%s/sys/fs/cgroup/user.slice/session-3.scope/hitchbench-game-%d-0", root,
 			  (int)getpid());
 	ck_assert_int_eq(mkdir_p(stale, 0755), 0);
+	ck_assert_int_eq(mkdir_p(young, 0755), 0);
 	ck_assert_int_eq(mkdir_p(alive, 0755), 0);
+	ck_assert_int_eq(utimes(stale, (struct timeval[]){ { time(NULL) - 7200, 0 }, { time(NULL) - 7200, 0 } }), 0);
 	fsroot_set(root);
 	ck_assert_int_eq(game_cgroup_create(&path, &err), 0);
-	want = xasprintf("%s/sys/fs/cgroup/user.slice/session-3.scope/hitchbench-game-%d-", root,
+	want = xasprintf("%s/sys/fs/cgroup/user.slice/session-3.scope/hitchbench-game-%d-1", root,
 			 (int)getpid());
-	ck_assert_msg(strncmp(path, want, strlen(want)) == 0, "%s", path);
+	ck_assert_str_eq(path, want);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert(S_ISDIR(st.st_mode));
 	ck_assert_int_eq(stat(stale, &st), -1);
+	ck_assert_int_eq(stat(young, &st), 0);
 	ck_assert_int_eq(stat(alive, &st), 0);
 	/* a pid into it: cgroup.procs written (a plain file here) */
 	procs = xasprintf("%s/cgroup.procs", path);
@@ -62,6 +73,7 @@ START_TEST(made_under_own)
 	free(procs);
 	free(want);
 	free(stale);
+	free(young);
 	free(alive);
 	free(path);
 	free(root);
