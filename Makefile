@@ -3,6 +3,7 @@
 #   make               build everything into build/ (the manual pages too)
 #   make man           only the manual pages (docs/man/*.scd, scdoc) into build/man/
 #   make check         install what is missing (Debian packages), build, run every test
+#   make check-quick   the same without the real games and the builds of the whole tree
 #   make check-sanitize  the same tests on an AddressSanitizer/UBSan build
 #   make demo          install what is missing, build, run the default recipe, print its report
 #   make bench-self    the observers' own cost, and report against pandas (a benchmark, not a test)
@@ -425,12 +426,20 @@ check-cross:
 	@$(MAKE) --no-print-directory ARCH= B=build all tests
 	@sh tests/run.sh t1700-cross-s390x
 
-# The builds before the tests use every CPU (BUILD_JOBS); the tests run one
-# at a time, their timings and watched runs alone on the machine.
+# The builds before the tests use every CPU (BUILD_JOBS); then the tests
+# run side by side, TEST_JOBS at once (tests/run.sh: 3 a CPU unless set),
+# each in a PID namespace of its own (tests/README.md, "Running side by
+# side"). check-quick is the inner loop: no real game, no build of the whole
+# tree (the scripts that say "# quick: no").
 BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+TEST_JOBS  ?=
 check: deps
 	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) all tests
-	@sh tests/run.sh
+	@sh tests/run.sh $(if $(TEST_JOBS),-j $(TEST_JOBS))
+
+check-quick: deps
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) all tests
+	@sh tests/run.sh --quick $(if $(TEST_JOBS),-j $(TEST_JOBS))
 
 tests: $(TEST_PROGS)
 
@@ -570,7 +579,7 @@ check-package:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps check check-cross check-sanitize check-package fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-lab bench-matrix install uninstall dist clean FORCE
+.PHONY: all deps check check-quick check-cross check-sanitize check-package fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-lab bench-matrix install uninstall dist clean FORCE
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(wildcard $(B)/harness/*.d) $(wildcard $(B)/hook/*.d) \
 	$(wildcard $(B)/tests/tools/*.d) $(wildcard $(B)/tests/fuzz/*.d)

@@ -1,14 +1,32 @@
 #!/bin/sh
 # Runs every test: the Check unit tests (build/tests/unit-tests), then each
-# tests/*/tNNNN-*.sh script in name order (tests/README.md describes the
-# families). A script exits 0 (passed), 77 (skipped: its last line says
-# why) or anything else (failed). A unit test that cannot run here prints
-# "SKIP file:test: why" and is counted as skipped, not as one of the
-# passes Check counts it among. Ends with one line
-# "N passed, N failed, N skipped" and exits 1 if anything failed.
+# tests/*/tNNNN-*.sh script (tests/README.md describes the families). A
+# script exits 0 (passed), 77 (skipped: its last line says why) or anything
+# else (failed). A unit test that cannot run here prints "SKIP file:test:
+# why" and is counted as skipped, not as one of the passes Check counts it
+# among. Ends with one line "N passed, N failed, N skipped" and exits 1 if
+# anything failed.
 #
-#   sh tests/run.sh [PATTERN]     only scripts whose name contains PATTERN;
-#                                 "unit-tests" runs only the unit tests
+#   sh tests/run.sh [-j N] [--quick] [PATTERN]
+#       PATTERN: only scripts whose name contains it ("unit-tests": only
+#       the unit tests); --quick: no script that says "# quick: no" in its
+#       header (the real games, the builds of the whole tree); -j N: at most
+#       N tests at once (HB_TEST_JOBS; default 3 a CPU)
+#
+# How tests run beside each other (tests/README.md, "Running side by
+# side"): every script runs in a PID namespace of its own, with its own
+# /proc and /dev/shm (tests/isolate.sh), so a watched run's interference
+# watcher sees its test's processes and nothing else, and the kernel ends
+# whatever a test leaves behind. Scripts that need the machine's own
+# namespace (the proc connector, BPF programs, the watcher's own tests) say
+# "# lane: alone (why)" in their header and run first, one at a time, with
+# nothing beside them. The scripts that keep a CPU busy throughout (every
+# real game in tests/game/, and those whose header says "# cpu: heavy": the
+# builds of the whole tree, Chromium, vkcube) run as many at once as the
+# machine has CPUs, so each game gets about a CPU of its own; beside them
+# the light ones (the unit tests, the fake game's runs, the commands) fill
+# the rest of the N slots. Without root (no namespaces) every test runs
+# alone, one after the other, as before.
 #
 # Every binary's exit status counts: unit-tests exiting non-zero fails the
 # run even when Check's summary shows no failure, and no summary at all is
@@ -16,9 +34,8 @@
 # (600 unless set), or what its own header asks for in a comment line
 # "# time-limit: SECONDS" among its first 20 lines; the unit tests get
 # $HB_TEST_TIMEOUT too. At the limit the script's process group gets
-# SIGTERM, SIGKILL 15 s later, and any process left with the script's
-# temporary directory in its command line, environment or working
-# directory is killed; the script fails with TIMEOUT and its log shown.
+# SIGTERM, SIGKILL 15 s later; the script fails with TIMEOUT and its log
+# shown.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 SRCDIR=$(pwd)
@@ -33,8 +50,6 @@ export HB_TESTDATA="${HB_TESTDATA:-$SRCDIR/tests/fixtures/testdata}"
 # subshells ($(...)) the watcher counts as outside the run.
 export HITCHBENCH_HARNESS=tests
 default_limit=${HB_TEST_TIMEOUT:-600}
-pattern=${1:-}
-passed=0 failed=0 skipped=0 failed_names=""
 grace=15
 
 case $default_limit in
@@ -42,14 +57,21 @@ case $default_limit in
 esac
 command -v timeout >/dev/null || { echo "run.sh: no 'timeout' (coreutils) on the PATH" >&2; exit 2; }
 
-# limit_of SCRIPT: its "# time-limit: N" header, else the default
-limit_of() {
-	l=$(head -n 20 "$1" | sed -n 's/^# time-limit: *\([0-9][0-9]*\).*/\1/p' | head -n 1)
-	echo "${l:-$default_limit}"
+# header_value FILE KEY: the value of a "# KEY: VALUE" line among its
+# first 20 lines (its first word)
+header_value() {
+	head -n 20 "$1" | sed -n "s/^# $2: *\\([^ ]*\\).*/\\1/p" | head -n 1
+}
+
+# children_cpu: the CPU seconds (user + system, in ticks) of this shell's
+# waited-for children so far, from its own proc/PID/stat (cutime, cstime)
+children_cpu() {
+	awk '{ sub(/.*\) /, ""); print $14 + $15 }' "/proc/$$/stat"
 }
 
 # leftovers DIR: processes that still name DIR (command line, environment
-# or working directory) — what a killed test started outside its group
+# or working directory): what a killed test of the machine's own namespace
+# started outside its group (a namespace's processes end with it)
 leftovers() {
 	for p in /proc/[0-9]*; do
 		pid=${p#/proc/}
@@ -63,24 +85,31 @@ leftovers() {
 	done
 }
 
-# children_cpu: the CPU seconds (user + system, in ticks) of this shell's
-# waited-for children so far, from its own proc/PID/stat (cutime, cstime)
-children_cpu() {
-	awk '{ sub(/.*\) /, ""); print $14 + $15 }' "/proc/$$/stat"
-}
-
-# limited SECONDS LOG TMP CMD...: CMD with TMPDIR=TMP, its output in LOG,
-# stopped at the limit; sets rc, secs, cpu (its processes' CPU seconds, those
-# it waited for) and timed_out (1 or 0)
-limited() {
-	lim=$1 log=$2 tmp=$3
-	shift 3
+# one RESULTS TEST WHERE: runs TEST (a script's path, or "unit-tests") in
+# its own PID namespace (WHERE=own) or the machine's (WHERE=machine), under
+# its time limit, its own TMPDIR and log; prints its line (and a failure's
+# log) at once, whole, and leaves RESULTS/NAME.res: "passed failed skipped
+# secs cpu" for the summary.
+one() {
+	R=$1 t=$2 where=$3
+	if [ "$t" = unit-tests ]; then
+		name=unit-tests lim=$default_limit
+		set -- "$HB_BUILD/tests/unit-tests"
+	else
+		name=${t#tests/}
+		lim=$(header_value "$t" time-limit)
+		lim=${lim:-$default_limit}
+		set -- sh "$t"
+	fi
+	log=$R/$(echo "$name" | tr '/' '_').log
+	tmp=$(mktemp -d)
+	[ "$where" = own ] && set -- unshare --pid --fork --mount-proc --kill-child sh "$SRCDIR/tests/isolate.sh" "$@"
 	start=$(date +%s)
 	cpu0=$(children_cpu)
 	TMPDIR=$tmp timeout -k "$grace" "$lim" "$@" </dev/null >"$log" 2>&1
 	rc=$?
-	secs=$(( $(date +%s) - start ))
-	cpu=$(( ($(children_cpu) - cpu0) / $(getconf CLK_TCK) ))
+	secs=$(($(date +%s) - start))
+	cpu=$((($(children_cpu) - cpu0) / $(getconf CLK_TCK)))
 	timed_out=0
 	if { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && [ "$secs" -ge "$lim" ]; then
 		timed_out=1
@@ -91,83 +120,171 @@ limited() {
 			echo "run.sh: killed what the test left running: $left" >>"$log"
 		fi
 	fi
-}
-
-fail_with() {
-	failed=$((failed + 1))
-	failed_names="$failed_names $1"
-}
-
-if [ -z "$pattern" ] || [ "$pattern" = unit-tests ]; then
-	out=$(mktemp)
-	tmp=$(mktemp -d)
-	limited "$default_limit" "$out" "$tmp" "$HB_BUILD/tests/unit-tests"
 	rm -rf "$tmp"
-	cat "$out"
-	line=$(grep -E '^[0-9]+%: Checks: ' "$out" | tail -n 1)
-	nskip=$(grep -c '^SKIP ' "$out")
-	if [ "$timed_out" = 1 ]; then
-		echo "FAIL unit-tests: TIMEOUT after ${secs}s (limit ${default_limit}s, HB_TEST_TIMEOUT)"
-		fail_with unit-tests
-	elif [ -z "$line" ]; then
-		echo "FAIL unit-tests: no Check summary (exit $rc)"
-		fail_with unit-tests
+	if [ "$name" = unit-tests ]; then
+		unit_result
 	else
-		checks=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
-		bad=$(echo "$line" | sed -E 's/.*Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2/')
-		nbad=$(( ${bad% *} + ${bad#* } ))
-		# a skipped test is one of Check's passes: count it once, as skipped
-		good=$((checks - nbad - nskip))
-		[ "$good" -ge 0 ] || good=0
-		passed=$((passed + good))
-		skipped=$((skipped + nskip))
-		failed=$((failed + nbad))
-		if [ "$nbad" -gt 0 ]; then
-			failed_names="$failed_names unit-tests"
-		elif [ "$rc" -ne 0 ]; then
-			echo "FAIL unit-tests: exit $rc although Check counted no failure"
-			fail_with unit-tests
-		else
-			echo "ok   unit-tests ($good passed, $nskip skipped, ${secs}s)"
-		fi
-	fi
-	rm -f "$out"
-fi
+		script_result
+	fi >"$log.out"
+	echo "$counts $secs $cpu $name" >"$R/$(echo "$name" | tr '/' '_').res"
+	# one test's lines at once, whole, whatever else is finishing
+	flock "$R/.print" cat "$log.out"
+	rm -f "$log" "$log.out"
+}
 
-for t in tests/*/t[0-9][0-9][0-9][0-9]-*.sh; do
-	[ -e "$t" ] || continue
-	[ "$pattern" = unit-tests ] && break
-	case "$t" in *"$pattern"*) ;; *) continue ;; esac
-	name=${t#tests/}
-	log=$(mktemp)
-	tmp=$(mktemp -d)
-	lim=$(limit_of "$t")
-	limited "$lim" "$log" "$tmp" sh "$t"
-	rm -rf "$tmp"
+# is_heavy TEST: whether it keeps a CPU busy throughout (a real game, or
+# "# cpu: heavy" in its header)
+is_heavy() {
+	case $1 in
+	tests/game/*) return 0 ;;
+	unit-tests) return 1 ;;
+	esac
+	case $(header_value "$1" cpu) in heavy*) return 0 ;; esac
+	return 1
+}
+
+# longest_first TEST...: the heavy tests, those whose header says they
+# take longest first ("# cpu: heavy, about N s"; 20 s when it does not
+# say), so that the lane does not end on a long one alone
+longest_first() {
+	for t in "$@"; do
+		s=$(head -n 20 "$t" | sed -n 's/^# cpu: heavy, about \([0-9]*\) s.*/\1/p' | head -n 1)
+		echo "${s:-20} $t"
+	done | sort -k1,1nr -k2,2 | cut -d' ' -f2
+}
+
+# script_result: the line of a script, and its log when it failed; sets counts
+script_result() {
 	if [ "$timed_out" = 1 ]; then
 		echo "FAIL $name: TIMEOUT after ${secs}s (limit ${lim}s; a script may ask for more with '# time-limit: N')"
 		sed 's/^/    | /' "$log"
-		fail_with "$name"
-	else
-		case $rc in
-		0)
-			echo "ok   $name (${secs}s, cpu ${cpu}s)"
-			passed=$((passed + 1))
-			;;
-		77)
-			echo "skip $name: $(tail -n 1 "$log")"
-			skipped=$((skipped + 1))
-			;;
-		*)
-			echo "FAIL $name (exit $rc, ${secs}s)"
-			sed 's/^/    | /' "$log"
-			fail_with "$name"
-			;;
-		esac
+		counts="0 1 0"
+		return
 	fi
-	rm -f "$log"
-done
+	case $rc in
+	0) echo "ok   $name (${secs}s, cpu ${cpu}s)"; counts="1 0 0" ;;
+	77) echo "skip $name: $(tail -n 1 "$log")"; counts="0 0 1" ;;
+	*)
+		echo "FAIL $name (exit $rc, ${secs}s)"
+		sed 's/^/    | /' "$log"
+		counts="0 1 0"
+		;;
+	esac
+}
 
+# unit_result: Check's output, its counts (a skipped test is one of
+# Check's passes: counted once, as skipped) and whatever failed; sets counts
+unit_result() {
+	cat "$log"
+	line=$(grep -E '^[0-9]+%: Checks: ' "$log" | tail -n 1)
+	nskip=$(grep -c '^SKIP ' "$log")
+	if [ "$timed_out" = 1 ]; then
+		echo "FAIL unit-tests: TIMEOUT after ${secs}s (limit ${lim}s, HB_TEST_TIMEOUT)"
+		counts="0 1 0"
+	elif [ -z "$line" ]; then
+		echo "FAIL unit-tests: no Check summary (exit $rc)"
+		counts="0 1 0"
+	else
+		checks=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
+		bad=$(echo "$line" | sed -E 's/.*Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2/')
+		nbad=$((${bad% *} + ${bad#* }))
+		good=$((checks - nbad - nskip))
+		[ "$good" -ge 0 ] || good=0
+		if [ "$nbad" -gt 0 ]; then
+			counts="$good $nbad $nskip"
+		elif [ "$rc" -ne 0 ]; then
+			echo "FAIL unit-tests: exit $rc although Check counted no failure"
+			counts="$good 1 $nskip"
+		else
+			echo "ok   unit-tests ($good passed, $nskip skipped, ${secs}s, cpu ${cpu}s)"
+			counts="$good 0 $nskip"
+		fi
+	fi
+}
+
+if [ "${1:-}" = --one ]; then
+	one "$2" "$3" "$4"
+	exit 0
+fi
+
+jobs=${HB_TEST_JOBS:-} quick=0 pattern=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-j) jobs=${2:-}; shift 2 ;;
+	-j*) jobs=${1#-j}; shift ;;
+	--quick) quick=1; shift ;;
+	-*) echo "run.sh: unknown option '$1' (usage: sh tests/run.sh [-j N] [--quick] [PATTERN])" >&2; exit 2 ;;
+	*) pattern=$1; shift ;;
+	esac
+done
+[ -n "$jobs" ] || jobs=$((3 * $(nproc 2>/dev/null || echo 1)))
+case $jobs in
+'' | *[!0-9]* | 0) echo "run.sh: -j wants a number of tests at once, not '$jobs'" >&2; exit 2 ;;
+esac
+
+# Namespaces need root (CAP_SYS_ADMIN) and unshare; without them every
+# test runs in the machine's namespace, one at a time.
+if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null || ! command -v flock >/dev/null ||
+	! unshare --pid --fork --mount-proc true 2>/dev/null; then
+	[ "$jobs" = 1 ] || echo "run.sh: no PID namespaces here (root and unshare are needed): the tests run one at a time"
+	jobs=1 isolate=0
+else
+	isolate=1
+fi
+
+# The tests to run: the alone lane first, then the heavy and the light
+# side by side (the games first among the heavy: the longest).
+alone= heavy= light=
+[ -n "$pattern" ] && [ "$pattern" != unit-tests ] || light=unit-tests
+for t in tests/game/t[0-9][0-9][0-9][0-9]-*.sh tests/cli/t[0-9][0-9][0-9][0-9]-*.sh; do
+	[ -e "$t" ] || continue
+	[ "$pattern" = unit-tests ] && break
+	case "$t" in *"$pattern"*) ;; *) continue ;; esac
+	if [ "$quick" = 1 ]; then
+		case $t in tests/game/*) continue ;; esac
+		[ "$(header_value "$t" quick)" = no ] && continue
+	fi
+	if [ "$(header_value "$t" lane)" = alone ] || [ "$isolate" = 0 ]; then
+		alone="$alone $t"
+	elif is_heavy "$t"; then
+		heavy="$heavy $t"
+	else
+		light="$light $t"
+	fi
+done
+cpus=$(nproc 2>/dev/null || echo 1)
+[ "$cpus" -lt "$jobs" ] || cpus=$((jobs > 1 ? jobs - 1 : 1))
+
+R=$(mktemp -d) || exit 2
+trap 'rm -rf "$R"' EXIT
+start=$(date +%s)
+for t in $alone; do
+	one "$R" "$t" machine
+done
+# lane NAMES N: the tests NAMES, N at a time, each in its own namespace
+lane() {
+	[ -n "$1" ] || return 0
+	# shellcheck disable=SC2086
+	printf '%s\n' $1 | xargs -P "$2" -I{} sh "$SRCDIR/tests/run.sh" --one "$R" {} own
+}
+if [ "$jobs" = 1 ]; then
+	# shellcheck disable=SC2086
+	lane "$(longest_first $heavy) $light" 1
+else
+	# shellcheck disable=SC2086
+	lane "$(longest_first $heavy)" "$cpus" &
+	heavy_pid=$!
+	lane "$light" "$((jobs - cpus))"
+	wait "$heavy_pid"
+fi
+
+passed=0 failed=0 skipped=0 failed_names="" n=0
+for f in "$R"/*.res; do
+	[ -e "$f" ] || continue
+	read -r p fl s _ _ name <"$f"
+	passed=$((passed + p)) failed=$((failed + fl)) skipped=$((skipped + s)) n=$((n + 1))
+	[ "$fl" = 0 ] || failed_names="$failed_names $name"
+done
 [ -z "$failed_names" ] || echo "failed:$failed_names"
-echo "$passed passed, $failed failed, $skipped skipped"
+echo "$passed passed, $failed failed, $skipped skipped ($n jobs, $(($(date +%s) - start)) s, $jobs at once)"
 [ "$failed" -eq 0 ]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# cpu: heavy, about 50 s (every command and helper asked for its help, and zsh)
 # The manual pages and the shell completions against the programs they
 # describe, so that neither drifts: every command `hitchbench help` lists
 # and every helper program has a page; every option its --help shows is in

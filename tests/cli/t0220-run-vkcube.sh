@@ -1,4 +1,5 @@
 #!/bin/sh
+# cpu: heavy, about 12 s (vkcube on lavapipe)
 # The runner and the Vulkan layer: a recipe's `frames = vulkan` on the fake
 # game, which presents through GL stubs, gives a run that is invalid with
 # the reason naming what it presented through; a recipe's XDG_DATA_HOME

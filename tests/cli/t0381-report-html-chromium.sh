@@ -1,4 +1,5 @@
 #!/bin/sh
+# cpu: heavy, about 15 s (Chromium)
 # time-limit: 180 (Chromium's first start on a cold cache; the test takes about 10 s)
 # report --format html in a real browser: Debian's Chromium, headless,
 # loads the page made of the recorded runs and the stall runs (html_batch,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: alone (the BPF recorder's fallback is judged on the kernel's own pids too)
 # STALLS=bpf where BPF cannot start: the recorder says why, samples every
 # STALLS_MS (10 ms) as STALLS=1 would, and the run goes on. Two real
 # reasons: a user who may not load BPF programs (the recorder run as the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: alone (the proc connector answers in the machine's own PID namespace only)
 # The process watcher on the live machine (tests/tools/procwatch.c): during
 # a watch, a process started outside the run is counted; one started by the
 # run, and one carrying the run's HITCHBENCH_RUN marker, are the run's; a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: alone (the watcher as it runs on the machine: the proc connector, and input devices, which every watcher sees)
 # The interference watcher on its own: a process started outside the run
 # during the watch is counted, one the run starts is not; its log has its
 # sources, a summary and what it cost; a clean watch exits 0, a disturbed

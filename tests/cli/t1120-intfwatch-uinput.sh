@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: alone (an input device made on uinput is seen by every watcher on the machine)
 # The interference watcher on live input devices, played by uinputdev
 # (tests/tools/uinputdev.c): a keyboard plugged in mid-run is a device
 # change, its presses count and its auto-repeats do not, no line names the

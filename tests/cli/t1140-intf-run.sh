@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: alone (a watched run with the proc connector, and strangers on purpose)
 # The interference watcher as every run has it (the INTF switch): a quiet
 # run is marked clean, with the watcher's log and cost; a process the run
 # starts itself is the run's; a stranger's command during the run marks

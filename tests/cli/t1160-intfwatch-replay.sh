@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: alone (recorded devices replayed into uinput are seen by every watcher on the machine)
 # time-limit: 900 (the recordings play in real time: about 125 s in all)
 # The interference watcher on the repo's real evemu recordings replayed
 # into uinput: each recorded device is made and played by the input

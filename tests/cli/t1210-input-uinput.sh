@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: alone (an input device made on uinput is seen by every watcher on the machine)
 # The uinput driver of hitchbench-input: a virtual keyboard and mouse named
 # as the harness's, its syspath logged, every step played, the device kept
 # until SIGTERM (a game must not see it vanish mid-run). Needs /dev/uinput

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: alone (a recorded device made on uinput is seen by every watcher on the machine)
 # A recipe's [input] play in a real run: the input helper makes the
 # recorded keyboard (ChromiumOS autotest's, typing b a d Enter) through
 # uinput with libevemu before the game starts, named as the harness's

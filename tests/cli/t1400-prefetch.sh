@@ -45,6 +45,12 @@ grep -q "stopped: no-list" "$T/f0" || fail "no-list: $(cat "$T/f0")"
 cat "$D/data" >/dev/null
 "$T/gsh" -c "exec 3<'$D/data'; sleep 1.5; sleep 0.2" &
 game=$!
+# the background job is the shell's fork until it has exec'd the game's
+# program: learning before then would key the list by the shell
+for i in $(seq 1 100); do
+	[ "$(readlink "/proc/$game/exe")" = "$T/gsh" ] && break
+	sleep 0.02
+done
 "$P" learn --pid "$game" --dir "$L" >"$T/learn1" 2>"$T/learn1.err" || { cat "$T/learn1.err"; fail "learn failed"; }
 grep -q "^prefetch learn gsh-.*session 1, .*new list; cpu [0-9]* ms" "$T/learn1" || fail "learn line: $(cat "$T/learn1")"
 "$P" list --dir "$L" >"$T/list"

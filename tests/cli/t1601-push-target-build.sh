@@ -1,4 +1,5 @@
 #!/bin/sh
+# cpu: heavy, about 75 s (the tree built on the target)
 # push --build-on-target against the test's own sshd: the source (git
 # archive HEAD) copied to PREFIX/src and built there with make install
 # PREFIX=...; the installed hitchbench runs, push.txt says target-build and

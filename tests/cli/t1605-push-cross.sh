@@ -1,4 +1,5 @@
 #!/bin/sh
+# cpu: heavy, about 45 s (the tree cross-built for the target)
 # push --arch s390x: the cross build (make ARCH=s390x install PREFIX=...
 # DESTDIR=...) staged and copied into a prefix on the test's own sshd.
 # The target is this machine, so the pushed program is not run there (push

@@ -1,4 +1,5 @@
 #!/bin/sh
+# cpu: heavy, about 20 s (the tree cross-built, and its tests under qemu)
 # time-limit: 900
 # The formats travel (docs/formats.md, "Byte order"): hitchbench built for
 # s390x, Debian's big-endian architecture (make ARCH=s390x), its format

@@ -1,4 +1,5 @@
 #!/bin/sh
+# cpu: heavy, about 80 s (a real game)
 # The end-to-end batch on this machine: the real default recipe,
 # two variants (software, gl) x two switch tokens (none, the game pinned to
 # CPU 0) x two rounds, each run quieted first (a profile that leaves
@@ -28,7 +29,9 @@ psi_cpu_some_avg10 = 60
 psi_io_some_avg10 = 60
 cpu_busy_pct = 60
 settle_s = 0.5
-timeout_s = 15
+# the machine may be busy (the suite beside it): the wait is tried, and
+# its timeout is an outcome the test accepts
+timeout_s = 5
 # the machine may be busy: no noise limit (every run must be valid)
 [noise]
 steal_pct_max =
@@ -37,7 +40,9 @@ EOP
 delayacct_before=$(cat /proc/sys/kernel/task_delayacct)
 
 rc=0
-"$HB" run dsda-doom "software gl" 2 --switches "- GAMECPU=0" --warmup 1 --window 3 \
+# a 5 s window: the GL variant on a busy machine (the suite beside it) may
+# draw under 17 fps, fewer than the 50 frames a run needs to count in 3 s
+"$HB" run dsda-doom "software gl" 2 --switches "- GAMECPU=0" --warmup 1 --window 5 \
 	--profile "$T/profile.ini" --out "$T/runs" --db "$T/db.sqlite" >"$T/out" 2>"$T/err" || rc=$?
 cat "$T/err" "$T/out"
 expect_eq "batch exit status" 0 "$rc"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# cpu: heavy, about 30 s (a real game)
 # The default recipe with `frames = mangohud` and with `frames = gallium-hud`:
 # dsda-doom under a fresh Xvfb (llvmpipe, a Gallium driver) as the
 # unprivileged user, a short window. Each run is ok, its frames.bin came

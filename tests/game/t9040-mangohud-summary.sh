@@ -1,4 +1,5 @@
 #!/bin/sh
+# cpu: heavy, about 30 s (a real game)
 # MangoHud's own summary against ours: dsda-doom (OpenGL, llvmpipe) plays
 # Freedoom's DEMO2 under Xvfb with Debian's MangoHud logging every frame;
 # the four summary numbers hitchbench computes from MangoHud's CSV

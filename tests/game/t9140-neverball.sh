@@ -1,4 +1,5 @@
 #!/bin/sh
+# cpu: heavy, about 25 s (a real game)
 # The neverball recipe under a fresh Xvfb with a short window: the replay
 # Debian ships plays to its end, the recipe's Return presses quit it from
 # the end screen (this Neverball does not quit by itself) and the runner

@@ -1,4 +1,5 @@
 #!/bin/sh
+# cpu: heavy, about 40 s (a real game)
 # The hitchbench Vulkan layer beside MangoHud's on a real Vulkan game: the
 # warzone2100 recipe with `frames = mangohud` instead of `vulkan`, so that
 # both layers see the same presents of one run (MangoHud logging every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# cpu: heavy, about 35 s (a real game)
 # The real default recipe through a target: the harness pushed into a
 # prefix under $T over the test's own sshd, dsda-doom's batch (one run, a
 # short window) started there detached by run --target, the controller
