@@ -4,6 +4,7 @@
 #   make man           only the manual pages (docs/man/*.scd, scdoc) into build/man/
 #   make check         install what is missing (Debian packages), build, run every test
 #   make check-quick   the same without the real games and the builds of the whole tree
+#   make check-flaky   the tests that depend on timing, 20 times each beside a CPU hog
 #   make check-sanitize  the same tests on an AddressSanitizer/UBSan build
 #   make demo          install what is missing, build, run the default recipe, print its report
 #   make bench-self    the observers' own cost, and report against pandas (a benchmark, not a test)
@@ -437,6 +438,14 @@ check: deps
 	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) all tests
 	@sh tests/run.sh $(if $(TEST_JOBS),-j $(TEST_JOBS))
 
+# The tests that depend on timing or load ("# timing:" in their header),
+# FLAKY_RUNS times each (20) beside a busy loop on every CPU: a table of
+# test, runs, failures (tests/flaky.sh; minutes to an hour)
+FLAKY_RUNS ?= 20
+check-flaky: deps
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) all tests
+	@sh tests/flaky.sh -n $(FLAKY_RUNS)
+
 check-quick: deps
 	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) all tests
 	@sh tests/run.sh --quick $(if $(TEST_JOBS),-j $(TEST_JOBS))
@@ -579,7 +588,7 @@ check-package:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps check check-quick check-cross check-sanitize check-package fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-lab bench-matrix install uninstall dist clean FORCE
+.PHONY: all deps check check-quick check-flaky check-cross check-sanitize check-package fuzz fuzz-targets fuzz-bins tests demo bench-self bench-quiet bench-prefetch bench-lab bench-matrix install uninstall dist clean FORCE
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/bench/main.d $(wildcard $(B)/harness/*.d) $(wildcard $(B)/hook/*.d) \
 	$(wildcard $(B)/tests/tools/*.d) $(wildcard $(B)/tests/fuzz/*.d)

@@ -16,6 +16,20 @@
  * counts as its delay (the decompression, the page tables: docs/stalls.md,
  * "A stall's seconds"); that much more of the running time is the swap-in. */
 #define ZRAM_RUN_PER_DELAY 2.0
+/* A thread that faulted at least this often a millisecond of its running
+ * was serving its faults, not running its own code: a computing thread
+ * faults a few times a second; one taking a page a reclaim had to free, or
+ * a page swapped in, faults tens of times a millisecond (50 and 63 in the
+ * recorded case, tests/fixtures/stallrun-bpf/thirds). */
+#define FAULT_BOUND_PER_MS 10.0
+/* ... and whose faults were a memory stall's: delay accounting charged it
+ * direct reclaim (or compaction, thrashing) or swap-ins for at least this
+ * share of that running. The counters see a part of such a stall only (a
+ * third of a memory cgroup's reclaim here, a tenth of zram swap-ins: the
+ * faults' own work around the reclaim and the decompression is running),
+ * so the share asked is low; a computing thread that met one brief
+ * reclaim stays cpu. */
+#define MEM_DELAY_MIN_SHARE 0.05
 
 static int key_cmp(const void *x, const void *y)
 {
@@ -257,6 +271,9 @@ struct bpf_span {
 	 * delay counters took out of them */
 	double gap_run, gap_runq, gap_sleep, gap_delay[SC_COUNT], zram_run;
 	double fault_disk;      /* of it, disk while the thread faulted with reads in flight */
+	/* of it, running that served a memory stall's faults (the fault rule):
+	 * per cause, and the faults and the running they came in */
+	double fault_run[SC_COUNT], fault_n, fault_over_ns;
 	struct argv_list *lines;
 	/* the last line, when it is of preemptions: merged with the next */
 	size_t preempt_line, preempt_n;
@@ -399,8 +416,9 @@ static void add_gap(struct bpf_span *sp, const struct wr_off *o, uint64_t wend, 
 {
 	double len = next->off_ns > o->on_ns ? (double)(next->off_ns - o->on_ns) : 0;
 	double in = clip(o->on_ns, next->off_ns, sp->s, sp->e), frac, tot, run, runq, sleep;
-	double wait = (double)(wend - o->off_ns), sw, rc, bk, zr = 0, more = 0;
+	double wait = (double)(wend - o->off_ns), sw, rc, bk, zr = 0, more = 0, faults, mem[2] = { 0, 0 };
 	bool swapped = oc == SC_SWAP || oc == SC_SWAP_ZRAM || oc == SC_SWAP_VRAM || oc == SC_SWAP_DISK;
+	bool fault_bound;
 	struct bio_sum io;
 	enum stall_cause kind;
 
@@ -424,12 +442,26 @@ static void add_gap(struct bpf_span *sp, const struct wr_off *o, uint64_t wend, 
 	bk = dly(next->blkio_ns, o->blkio_ns) - (oc == SC_DISK ? wait : 0);
 	bios_in(sp->b, o->tid, o->on_ns, next->off_ns, &io);
 	kind = swap_cause(sp->b, NULL, &io);
+	/* the fault rule: faulting at FAULT_BOUND_PER_MS and charged a memory
+	 * stall's delays for MEM_DELAY_MIN_SHARE of its running, the thread's
+	 * running here was that stall's, whatever share the counters saw */
+	faults = next->faults > o->faults ? (double)(next->faults - o->faults) : 0;
+	fault_bound = run > 0 && faults >= FAULT_BOUND_PER_MS * run / 1e6 &&
+		      (sw > 0 ? sw : 0) + (rc > 0 ? rc : 0) >= MEM_DELAY_MIN_SHARE * run;
 	/* direct reclaim and a zram swap-in run on the CPU; a block wait sleeps */
 	sw = sw > 0 ? take(&run, &sleep, sw) : 0;
 	rc = rc > 0 ? take(&run, &sleep, rc) : 0;
 	bk = bk > 0 ? take(&sleep, &run, bk) : 0;
-	if (kind == SC_SWAP_ZRAM && next->faults > o->faults)
+	if (fault_bound) {
+		/* the rest of the running to the two in the ratio of their delays */
+		mem[0] = run * rc / (rc + sw);
+		mem[1] = run - mem[0];
+		run = 0;
+		sp->fault_n += faults * frac;
+		sp->fault_over_ns += (mem[0] + mem[1] + rc + sw) * frac;
+	} else if (kind == SC_SWAP_ZRAM && next->faults > o->faults) {
 		zr = take(&run, &run, ZRAM_RUN_PER_DELAY * sw);
+	}
 	/* a thread that faulted while reads it issued were in flight was kept
 	 * by the disk for that long, running the faults or in waits under the
 	 * threshold: past what the block delay already says, that much of its
@@ -444,6 +476,10 @@ static void add_gap(struct bpf_span *sp, const struct wr_off *o, uint64_t wend, 
 	sp->gap_delay[SC_DISK] += bk * frac;
 	sp->ns[kind] += sw * frac;
 	sp->ns[SC_RECLAIM] += rc * frac;
+	sp->fault_run[SC_RECLAIM] += mem[0] * frac;
+	sp->fault_run[kind] += mem[1] * frac;
+	sp->ns[SC_RECLAIM] += mem[0] * frac;
+	sp->ns[kind] += mem[1] * frac;
 	sp->ns[SC_DISK] += (bk + more) * frac;
 	sp->ns[SC_CPU] += run * frac;
 	sp->ns[SC_RUNQ] += runq * frac;
@@ -474,6 +510,14 @@ static void describe_rest(const struct bpf_span *sp)
 	if (sp->zram_run >= 500000)
 		add_ms(&sb, ", swap_zram %.*f ms of the running (twice its delay: the decompression)",
 		       sp->zram_run);
+	for (int c = 0; c < SC_COUNT; c++)
+		if (sp->fault_run[c] >= 500000) {
+			strbuf_addf(&sb, "%s%s ", sb.len ? ", " : "", stall_cause_name((enum stall_cause)c));
+			add_ms(&sb, "%.*f ms of the running", sp->fault_run[c]);
+		}
+	if (sp->fault_over_ns >= 500000)
+		strbuf_addf(&sb, " (%.0f faults, %.0f a ms: serving them)", sp->fault_n,
+			    sp->fault_n * 1e6 / sp->fault_over_ns);
 	if (sb.len) {
 		strbuf_addstr(&sb, " between the recorded waits");
 		argv_push(sp->lines, sb.buf);

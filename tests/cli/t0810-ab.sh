@@ -8,6 +8,7 @@
 # run are refused (2); the batch's SHA256SUMS holds ab.txt, before and after the
 # resume. The interference watcher is off (INTF=0): other work
 # on the machine must not leave every pair out.
+# timing: the fake game's frame rates under load (its pairs' values)
 # time-limit: 180
 . "$(dirname "$0")/../lib.sh"
 need_game_user
@@ -48,7 +49,11 @@ expect_eq "ab.txt verdict" DIFFERENT "$(value verdict "$ab")"
 expect_eq "ab.txt sign" -1 "$(value sign "$ab")"
 expect_eq "ab.txt pairs" 6 "$(value pairs "$ab")"
 expect_eq "ab.txt a" "fast@INTF=0" "$(value a "$ab")"
-value round.3 "$ab" | grep -q "^pair 3 a 99\.[0-9]* b 59\.[0-9]* d -0\.5" || fail "round.3: $(value round.3 "$ab")"
+# the third pair as recorded: A near its 100 fps, B near its 60 (a busy
+# machine drops frames of both), and d = ln(B/A) of those two
+value round.3 "$ab" | awk '$1 == "pair" && $2 == 3 && $3 == "a" && $5 == "b" && $7 == "d" &&
+	$4 >= 80 && $4 <= 101 && $6 >= 45 && $6 <= 61 && ($8 - log($6 / $4))^2 < 1e-12 { ok = 1 }
+	END { exit !ok }' || fail "round.3: $(value round.3 "$ab")"
 expect_eq "batch status" stopped "$(value status "$batchdir/batch.txt")"
 expect_eq "batch command" ab "$(value command "$batchdir/batch.txt")"
 # its SHA256SUMS when the test stopped: ab.txt in it, sha256sum -c takes it

@@ -3,7 +3,9 @@
 # t1030's induced stalls, recorded on a real kernel), read where the
 # recorder itself cannot run: every stall of the window with its cause,
 # decided by bpf, the futex stall's waker named, the wait lines, the cost
-# line, and the report's stall columns from the same record.
+# line, and the report's stall columns from the same record; and on a second
+# recording (stallrun-bpf/thirds), where delay accounting saw a third of the
+# reclaim and a tenth of the swap-ins, the same causes by the fault rule.
 . "$(dirname "$0")/../lib.sh"
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3 to compare the table's three outputs (Debian: python3; sh scripts/deps.sh ensure)"
 cp -r "$HB_FIXTURES/stallrun-bpf/run" "$T/run"
@@ -22,6 +24,17 @@ for c in stall_cpu_s stall_wait_s stall_disk_s stall_reclaim_s stall_swap_s stal
 	v=$(col "$c")
 	awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' || fail "report: $c is '$v', not above 0"
 done
+
+# the run where delay accounting saw a third of the reclaim and a tenth of
+# the swap-ins (stallrun-bpf/thirds): the fault rule calls both by what the
+# thread was doing, serving faults, and says so
+cp -r "$HB_FIXTURES/stallrun-bpf/thirds" "$T/thirds"
+"$HB" stalls "$T/thirds" >"$T/stalls" 2>&1 || { cat "$T/stalls" >&2; fail "hitchbench stalls (thirds) failed"; }
+stall_cases_check
+grep -q "^      - runnable [0-9]* ms, reclaim 2[0-9][0-9] ms (delay accounting), reclaim [0-9]* ms of the running ([0-9]* faults, [0-9]* a ms: serving them) between the recorded waits$" \
+	"$T/stalls" || { cat "$T/stalls" >&2; fail "thirds: no line of the reclaim's running"; }
+grep -q "swap_zram [0-9]* ms of the running ([0-9]* faults, [0-9]* a ms: serving them)" "$T/stalls" ||
+	{ cat "$T/stalls" >&2; fail "thirds: no line of the swap-ins' running"; }
 
 # the stall table's three outputs (analysis/stalls/stalltable.h) on the run
 # with both records, with its wait record alone and with its stall record

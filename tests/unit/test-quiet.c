@@ -310,7 +310,9 @@ START_TEST(wait_on_tree)
 	ck_assert_int_eq(quiet_wait_idle(&l, 0.01, -1, &res), 0);
 	ck_assert(res.reached);
 	quiet_idle_describe(&l, &res, &sb);
-	ck_assert_msg(str_startswith(sb.buf, "reached after 0.0"), "%s", sb.buf);
+	/* reached within its timeout: how soon depends on the machine's load
+	 * (settle_s is 20 ms, each look 10 ms apart) */
+	ck_assert_msg(str_startswith(sb.buf, "reached after ") && res.waited_s < l.timeout_s, "%s", sb.buf);
 	ck_assert(strstr(sb.buf, "(psi cpu 0.00 io 0.30, load1 0.50)"));
 
 	/* io pressure too high: the timeout is a result, not an error */

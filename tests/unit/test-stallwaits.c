@@ -4,8 +4,8 @@
  * kernel's events") a test: a futex wait and its waker, a disk wait and
  * its block requests, a preemption, the time between recorded waits from
  * the cumulative counters and what the delay counters take out of it, the
- * swap kinds, the stack rules in their order, the edges no line speaks
- * for; the shares add up to the stall every time. And a run with both
+ * swap kinds, the fault rule, the stack rules in their order, the edges
+ * no line speaks for; the shares add up to the stall every time. And a run with both
  * records (tests/tools/stallrun.c's, a wait record added): the wait record
  * decides the stall it covers, the sampler the others.
  */
@@ -374,6 +374,52 @@ START_TEST(zram_runs)
 }
 END_TEST
 
+/* The fault rule: a thread that faulted ten times a millisecond of its
+ * running or more, and was charged reclaim or swap-ins for 5% of it or
+ * more, was serving a memory stall's faults: the rest of its running is
+ * that stall's, in the ratio of the two delays, whatever share the
+ * counters saw (a third of the reclaim in the recorded case). Too few
+ * faults, or too little of a memory stall's delay, and it stays cpu. */
+START_TEST(fault_rule)
+{
+	static const struct {
+		double faults, reclaim, swapin;
+		double want_reclaim, want_swap, want_cpu;
+		enum stall_cause cause;
+	} cases[] = {
+		{ 45000, 300, 0, 900, 0, 0, SC_RECLAIM },       /* delay accounting saw a third */
+		{ 900, 300, 0, 300, 0, 600, SC_CPU },           /* one fault a ms: its own work */
+		{ 45000, 20, 0, 20, 0, 880, SC_CPU },           /* one brief reclaim, 2% */
+		{ 45000, 100, 60, 562.5, 337.5, 0, SC_RECLAIM }, /* both: 800 ms in the ratio 100:60 */
+		{ 15000, 0, 90, 0, 900, 0, SC_SWAP_ZRAM },      /* swap-ins, a tenth of them seen */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct fx f;
+		struct wr_off *a, *b;
+
+		fx_init(&f);
+		/* the gap (-10, 890]: 900 ms of running */
+		a = off(&f, 'S', -20, -10, -10, 0, -1, 0, 0, 0);
+		b = off(&f, 'S', 890, 900, 0, 0, -1, 900, 0, 10);
+		a->swapin_ns = a->reclaim_ns = a->compact_ns = a->thrash_ns = a->blkio_ns = 0;
+		b->compact_ns = b->thrash_ns = b->blkio_ns = 0;
+		b->reclaim_ns = (int64_t)(cases[i].reclaim * MS);
+		b->swapin_ns = (int64_t)(cases[i].swapin * MS);
+		b->faults = (uint64_t)cases[i].faults;
+		run_stall(&f, "zram0:zram", -10, 890);
+		CLOSE_MS(f.st.share_s[SC_RECLAIM], cases[i].want_reclaim);
+		CLOSE_MS(f.st.share_s[SC_SWAP_ZRAM], cases[i].want_swap);
+		CLOSE_MS(f.st.share_s[SC_CPU], cases[i].want_cpu);
+		ck_assert_int_eq(f.st.cause, cases[i].cause);
+		if (i == 0)
+			ck_assert_str_eq(f.lines.v[0], "reclaim 300 ms (delay accounting), reclaim 600 ms of the running "
+						       "(45000 faults, 50 a ms: serving them) between the recorded waits");
+		fx_release(&f);
+	}
+}
+END_TEST
+
 /* A thread that faulted while reads it issued were in flight: that time is
  * disk past the block delay, taken from its running (the faults' own work)
  * once the delay has taken its sleeps; without faults the reads are
@@ -634,6 +680,7 @@ TEST_SUITE(stallwaits_suite)
 	tcase_add_test(tc, stack_rules);
 	tcase_add_test(tc, gap_delay_counters);
 	tcase_add_test(tc, zram_runs);
+	tcase_add_test(tc, fault_rule);
 	tcase_add_test(tc, faults_with_reads_in_flight);
 	tcase_add_test(tc, preemptions_merged);
 	tcase_add_test(tc, unknown_edges);
