@@ -18,9 +18,10 @@
 # /proc and /dev/shm (tests/isolate.sh), so a watched run's interference
 # watcher sees its test's processes and nothing else, and the kernel ends
 # whatever a test leaves behind. Scripts that need the machine's own
-# namespace (the proc connector, BPF programs, the watcher's own tests) say
-# "# lane: alone (why)" in their header and run first, one at a time, with
-# nothing beside them. The scripts that keep a CPU busy throughout (every
+# namespace (the proc connector, BPF programs, the watcher's own tests) or
+# the machine to themselves (a live recorder's causes) say "# lane: alone
+# (why)" in their header and run first, one at a time, with nothing beside
+# them. The scripts that keep a CPU busy throughout (every
 # real game in tests/game/, and those whose header says "# cpu: heavy": the
 # builds of the whole tree, Chromium, vkcube) run as many at once as the
 # machine has CPUs, so each game gets about a CPU of its own; beside them

@@ -210,8 +210,8 @@ int framesource_align(const uint64_t *hook, size_t n_hook, const uint64_t *log, 
 {
 	struct framesource_align a = { 0 };
 	uint64_t best = UINT64_MAX, tie_limit, median_ft;
+	double dist[ALIGN_COMPARE + 1];
 	size_t m, last;
-	double sum = 0;
 
 	if (n_hook < 2 || n_log < 2)
 		return -EINVAL;
@@ -234,18 +234,20 @@ int framesource_align(const uint64_t *hook, size_t n_hook, const uint64_t *log, 
 			a.ties++;
 	a.compared = m;
 	a.residual_ns = (double)best / (double)m;
-	/* the median, not the mean: where each tool stamps inside the present
-	 * differs by a millisecond or two on a loaded machine and by tens of
-	 * ms on a frame the scheduler preempted in between */
 	a.median_ns = median_difference(hook + a.hook_index, log, m);
-	median_ft = median_difference(NULL, log, m);
-	if (a.median_ns > NSEC_PER_MSEC && a.median_ns > median_ft / 4) {
+	a.frame_ns = median_ft = median_difference(NULL, log, m);
+	/* where the log's presents are, placed: the median of the distances
+	 * of the matched presents, then the median of what is left of them */
+	for (size_t j = 0; j <= m; j++)
+		dist[j] = (double)(int64_t)(hook[a.hook_index + j] - log[j]);
+	a.offset_ns = (int64_t)llround(stats_median(dist, m + 1));
+	for (size_t j = 0; j <= m; j++)
+		dist[j] = fabs(dist[j] - (double)a.offset_ns);
+	a.placed_ns = (uint64_t)llround(stats_median(dist, m + 1));
+	if (a.placed_ns > NSEC_PER_MSEC && a.placed_ns > median_ft / 2) {
 		*out = a;
 		return -ERANGE;
 	}
-	for (size_t j = 0; j <= m; j++)
-		sum += (double)(int64_t)(hook[a.hook_index + j] - log[j]);
-	a.offset_ns = (int64_t)llround(sum / (double)(m + 1));
 	last = a.hook_index + n_log - 1;
 	a.end_matched = last < n_hook;
 	if (a.end_matched)
@@ -287,6 +289,8 @@ static void record(struct kvfile *bench, enum frame_source f, const struct impor
 	kvfile_addf(bench, "align.compared", "%zu", a->compared);
 	kvfile_addf(bench, "align.residual_ns", "%.0f", a->residual_ns);
 	kvfile_addf(bench, "align.median_ns", "%llu", (unsigned long long)a->median_ns);
+	kvfile_addf(bench, "align.placed_ns", "%llu", (unsigned long long)a->placed_ns);
+	kvfile_addf(bench, "align.frame_ns", "%llu", (unsigned long long)a->frame_ns);
 	kvfile_addf(bench, "align.ties", "%zu", a->ties);
 	if (a->end_matched)
 		kvfile_addf(bench, "align.end_error_ns", "%lld", (long long)a->end_error_ns);
@@ -356,9 +360,10 @@ static int place_log(const char *name, const struct hb_frames *hook, const struc
 		return -ERANGE;
 	}
 	if (r < 0) {
-		strbuf_addf(err, "the %s log's frame times match none of the hook's (at the best "
-			    "placement they differ by %.2f ms in the median, %.2f ms in the mean): not "
-			    "a log of this run's presents", name, a->median_ns / 1e6, a->residual_ns / 1e6);
+		strbuf_addf(err, "the %s log's presents, placed where its frame times match the hook's "
+			    "best, lie %.2f ms from the hook's in the median, over half its median frame "
+			    "(%.2f ms): not a log of this run's presents", name, a->placed_ns / 1e6,
+			    a->frame_ns / 1e6);
 		return r;
 	}
 	t = zalloc(s->n_presents * sizeof(*t));

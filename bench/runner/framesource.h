@@ -64,6 +64,9 @@ struct framesource_align {
 	size_t compared;       /* frame times compared */
 	double residual_ns;    /* mean |hook frame time - log frame time| over them */
 	uint64_t median_ns;    /* their median */
+	uint64_t placed_ns;    /* the median distance of the placed presents to the hook's:
+				* what decides whether the log is of these presents */
+	uint64_t frame_ns;     /* the log's median frame time over those compared */
 	size_t ties;           /* other placements within 1% of as good (a periodic game) */
 	bool end_matched;      /* the hook has a present for the log's last one */
 	int64_t end_error_ns;  /* the log's last present (placed) minus that hook present */
@@ -73,16 +76,22 @@ struct framesource_align {
  * Places a log's presents (log, n_log, ascending, any origin) on the
  * hook's (hook, n_hook): the log's frame times are slid along the hook's
  * and the placement where they differ least (sum of absolute differences
- * over the first up to 256) wins; the offset is the mean distance of the
+ * over the first up to 256) wins; the offset is the median distance of the
  * matched presents. Both tools time the same presents, each at its own
- * point of the call, so the right placement differs by the time between
- * those points: microseconds a frame on an idle machine, a millisecond or
- * two on a loaded one, tens of ms on a frame preempted in between. A log
- * with more presents than the hook's (a last one the hook did not see)
- * is compared over the hook's. 0; -EINVAL for fewer than 2 presents on
- * either side; -ERANGE when no placement matches (the median difference
- * over a quarter of the log's median frame time and over 1 ms): the log
- * is not of these presents.
+ * point of the call, so placed, a log of these presents stays near the
+ * hook's: microseconds a present on an idle machine, a few ms on a loaded
+ * one, tens of ms on a present preempted in between, never more as the
+ * run goes on; another run's presents drift away from them frame by
+ * frame, whatever their frame times look like. So the log is of these
+ * presents when the median distance of its placed presents to the hook's
+ * (placed_ns) is at most half its median frame time, or 1 ms: a
+ * statistic no single late present can move (real runs of dsda-doom under
+ * the Gallium HUD, idle and beside a busy loop on each CPU,
+ * tests/fixtures/framesource/: at most 0.22 of a frame for a log of its
+ * own run, at least 1.44 frames for another run's). A log with more
+ * presents than the hook's (a last one the hook did not see) is compared
+ * over the hook's. 0; -EINVAL for fewer than 2 presents on either side;
+ * -ERANGE when no placement matches: the log is not of these presents.
  */
 int framesource_align(const uint64_t *hook, size_t n_hook, const uint64_t *log, size_t n_log,
 		      struct framesource_align *out);

@@ -1,5 +1,6 @@
 #!/bin/sh
 # cpu: heavy, about 30 s (a real game)
+# timing: two tools stamping the same presents of a real game, beside whatever else runs
 # The default recipe with `frames = mangohud` and with `frames = gallium-hud`:
 # dsda-doom under a fresh Xvfb (llvmpipe, a Gallium driver) as the
 # unprivileged user, a short window. Each run is ok, its frames.bin came
