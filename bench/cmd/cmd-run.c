@@ -74,7 +74,8 @@ static const char run_usage[] =
 	"  --no-quieting     leave the machine as it is\n"
 	"  --detach          once the batch's directory is made, go on in a session of\n"
 	"                    its own (output in BATCH/runner.log) and print\n"
-	"                    'batch ID expected_s N dir PATH'\n"
+	"                    'batch ID expected_s N dir PATH'; --follow: then stay,\n"
+	"                    printing its events and 'ended STATUS' at its end\n"
 	"  --target NAME     run the batch on the target NAME (hitchbench target add),\n"
 	"                    detached, wait for its end without touching the target,\n"
 	"                    then pull it (hitchbench pull); --no-wait: return after\n"
@@ -207,6 +208,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	if (a->target && (a->hooks || a->detach || a->plan_only))
 		return usage_error(usage, "--target is run's, and starts the batch detached on the target: "
 				   "no --detach or --plan with it");
+	if (a->follow && !a->detach)
+		return usage_error(usage, "--follow is for --detach");
 	if ((a->no_wait || a->no_pull) && !a->target)
 		return usage_error(usage, "--no-wait and --no-pull are for a batch on a target (--target NAME)");
 	if (a->hooks && (a->rounds || a->tokens || a->order || a->have_seed || a->plan_only))
@@ -707,7 +710,8 @@ static int detach_batch(struct batch_cmd *bc, char **argv)
 		} else {
 			ret = prepare_machine(bc);
 		}
-		if (ret == HB_EXIT_OK && login.pid)
+		/* a followed batch's session stays, the harness's own and idle */
+		if (ret == HB_EXIT_OK && login.pid && !bc->a.follow)
 			detach_login_say(&login, detach_login_wait(&login, bc->signal_fd));
 		if (ret != HB_EXIT_OK) {
 			batch_finish(&bc->batch, "failed");
@@ -723,7 +727,7 @@ static int detach_batch(struct batch_cmd *bc, char **argv)
 	}
 	printf("batch %s expected_s %.0f dir %s\n", bc->batch.id, ceil(expected),
 	       realpath(bc->batch.dir, abs) ? abs : bc->batch.dir);
-	return HB_EXIT_OK;
+	return bc->a.follow ? detach_follow(&bc->batch, -1) : HB_EXIT_OK;
 }
 
 int batch_command(int argc, char **argv, struct context *ctx, const struct batch_hooks *hooks,

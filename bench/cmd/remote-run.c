@@ -1,10 +1,14 @@
 /*
  * hitchbench run --target NAME: the batch started detached on the target
- * over one connection, which is closed at once; then the target is left
- * alone (a login during a measured window is interference there) until the
- * batch is expected to have ended, when one connection looks, and pulls
- * the batch if it has ended; a batch not ended yet is looked at again
- * later, each look one connection, further apart each time.
+ * over one connection, which stays open and follows the batch (run
+ * --detach --follow there: a line at each run's start and end, and one at
+ * the batch's end), so that nothing logs in while it runs (a login during a
+ * measured window is interference there); once it has ended, one
+ * connection pulls it. Should the followed connection drop, the target is
+ * left alone until the batch is expected to have ended, when one
+ * connection looks, and pulls the batch if it has ended; a batch not ended
+ * yet is looked at again later, each look one connection, further apart
+ * each time. With --no-wait the start's connection is closed at once.
  */
 #include "cmd/remote-run.h"
 #include "base/exitcodes.h"
@@ -13,9 +17,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define FIRST_BACKOFF_S 30
 #define MAX_BACKOFF_S 3600
@@ -86,35 +92,80 @@ static void say_later(const struct ssh_target *t, const char *id)
 		"marks that run interfered)\n", id, t->name, t->name, id, t->name);
 }
 
-/* The start: one connection, the batch line read, closed. */
-static int start(const struct ssh_target *t, char *const *args, char **id, double *expected, char **dir)
+/* What the start's connection said, line by line: the batch line first,
+ * then (followed) the batch's events and its end. */
+struct started {
+	const struct ssh_target *t;
+	const char *results_dir;
+	time_t when;
+	char *id, *dir, *ended;  /* ended: the end's status, NULL while it runs */
+	double expected;
+	bool bad;                /* no batch line first */
+};
+
+static int start_line(const char *text, void *data)
+{
+	struct started *s = data;
+
+	if (!s->id) {
+		if (remote_start_parse(text, &s->id, &s->expected, &s->dir) < 0) {
+			error_msg("the target's runner said no 'batch ID expected_s N dir PATH' line: '%s'", text);
+			s->bad = true;
+			return 1;
+		}
+		if (remote_record_write(s->results_dir, s->t->name, s->id, s->dir, s->when, s->expected) < 0)
+			warn_msg("cannot write the record of batch %s under '%s/targets/%s'", s->id, s->results_dir,
+				 s->t->name);
+		printf("batch %s started on %s, expected to take %.0f s (%s)\n", s->id, s->t->name, s->expected,
+		       s->dir);
+		fflush(stdout);
+	} else if (str_startswith(text, "ended ")) {
+		s->ended = xstrdup(text + 6);
+		return 1;
+	} else if (str_startswith(text, "run ")) {
+		info_msg("batch %s on '%s': %s", s->id, s->t->name, text);
+	}
+	return stopped;
+}
+
+/* The start: one connection; the batch line read, then, when follow, the
+ * batch followed over it to its end. */
+static int start(struct started *s, char *const *args, bool follow)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	char *cmd = remote_start_command(t, (const char *const *)args);
+	char *cmd = remote_start_command(s->t, (const char *const *)args);
 	struct ssh_conn c;
-	int r = ssh_open(&c, t), ret = HB_EXIT_OK;
+	int r = ssh_open(&c, s->t), ret = HB_EXIT_OK;
 
 	if (r < 0) {
-		error_msg("cannot connect to '%s' (%s): %s", t->name, t->url, c.err.len ? c.err.buf : strerror(-r));
+		error_msg("cannot connect to '%s' (%s): %s", s->t->name, s->t->url,
+			  c.err.len ? c.err.buf : strerror(-r));
 		ssh_close(&c);
 		ret = HB_EXIT_FAILURE;
 		goto out;
 	}
-	r = ssh_exec(&c, cmd, NULL, &out, &err);
+	if (follow) {
+		/* the target's runner's own words (its progress, what is wrong) as they come */
+		r = ssh_exec_lines(&c, cmd, STDERR_FILENO, start_line, s);
+	} else {
+		r = ssh_exec(&c, cmd, NULL, &out, &err);
+		if (err.len)
+			fputs(err.buf, stderr);
+		if (r == 0)
+			start_line(out.len ? out.buf : "", s);
+	}
 	ssh_close(&c);
-	if (err.len)   /* the target's runner: its progress line, or what is wrong */
-		fputs(err.buf, stderr);
 	if (r == REMOTE_NO_HARNESS) {
-		error_msg("'%s' has no pushed harness in '%s' (no push.txt): 'hitchbench push %s' first", t->name,
-			  t->prefix ? t->prefix : "~/hitchbench", t->name);
+		error_msg("'%s' has no pushed harness in '%s' (no push.txt): 'hitchbench push %s' first", s->t->name,
+			  s->t->prefix ? s->t->prefix : "~/hitchbench", s->t->name);
 		ret = HB_EXIT_FAILURE;
-	} else if (r != 0) {
+	} else if (!s->id && !s->bad) {
 		if (r < 0)
-			error_msg("cannot start the batch on '%s': %s", t->name, strerror(-r));
+			error_msg("cannot start the batch on '%s': %s", s->t->name, strerror(-r));
+		else
+			error_msg("the target's runner said no 'batch ID expected_s N dir PATH' line");
 		ret = r == HB_EXIT_USAGE ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
-	} else if (remote_start_parse(out.len ? out.buf : "", id, expected, dir) < 0) {
-		error_msg("the target's runner said no 'batch ID expected_s N dir PATH' line: '%s'",
-			  out.len ? out.buf : "");
+	} else if (s->bad) {
 		ret = HB_EXIT_FAILURE;
 	}
 out:
@@ -182,10 +233,15 @@ static int sleep_to(time_t when)
 	return sleep_until(mono_ns() + (uint64_t)(when - now) * 1000000000ull, &stopped) == 1 || stopped;
 }
 
+/* The batch pulled once it has ended: at once when the connection that
+ * started it said so, else looked at when it is expected to have ended,
+ * and again later until it has. */
 static int wait_and_pull(struct context *ctx, const struct ssh_target *t, const struct run_args *a,
-			 const char *id, const char *dir, time_t started, double expected)
+			 const struct started *s)
 {
-	time_t next = started + (time_t)(expected + 0.5);
+	const char *id = s->id, *dir = s->dir;
+	time_t started = s->when, next = s->ended ? time(NULL) : started + (time_t)(s->expected + 0.5);
+	double expected = s->expected;
 	double backoff = FIRST_BACKOFF_S;
 	struct remote_list l;
 	int ret = HB_EXIT_FAILURE;
@@ -196,9 +252,10 @@ static int wait_and_pull(struct context *ctx, const struct ssh_target *t, const 
 		int pulled = -1;
 
 		utc_iso8601(next, iso, sizeof(iso));
-		fprintf(stderr, "hitchbench: batch %s on '%s': looking at %s (in %lld s), not before: no connection "
-			"while it runs (Ctrl-C leaves it running there)\n", id, t->name, iso,
-			(long long)(next - time(NULL) > 0 ? next - time(NULL) : 0));
+		if (next > time(NULL))
+			fprintf(stderr, "hitchbench: batch %s on '%s': looking at %s (in %lld s), not before: no "
+				"connection while it runs (Ctrl-C leaves it running there)\n", id, t->name, iso,
+				(long long)(next - time(NULL)));
 		if (sleep_to(next)) {
 			say_later(t, id);
 			ret = HB_EXIT_INTERRUPTED;
@@ -247,9 +304,7 @@ int remote_run(int argc, char **argv, struct context *ctx, const struct run_args
 	struct strbuf err = STRBUF_INIT;
 	struct argv_list args;
 	struct sigaction sa;
-	char *id = NULL, *dir = NULL;
-	double expected = 0;
-	time_t started;
+	struct started s = { 0 };
 	int ret;
 
 	target_list_init(&targets);
@@ -260,27 +315,32 @@ int remote_run(int argc, char **argv, struct context *ctx, const struct run_args
 		goto out;
 	}
 	target_args(argc, argv, &args);
-	started = time(NULL);
-	ret = start(t, args.v, &id, &expected, &dir);
-	if (ret != HB_EXIT_OK)
-		goto out;
-	if (remote_record_write(ctx->results_dir, t->name, id, dir, started, expected) < 0)
-		warn_msg("cannot write the record of batch %s under '%s/targets/%s'", id, ctx->results_dir, t->name);
-	printf("batch %s started on %s, expected to take %.0f s (%s)\n", id, t->name, expected, dir);
-	fflush(stdout);
-	if (a->no_wait) {
-		say_later(t, id);
-		goto out;
-	}
+	if (!a->no_wait)
+		argv_push(&args, "--follow");
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	ret = wait_and_pull(ctx, t, a, id, dir, started, expected);
+	s = (struct started){ .t = t, .results_dir = ctx->results_dir, .when = time(NULL) };
+	ret = start(&s, args.v, !a->no_wait);
+	if (ret != HB_EXIT_OK)
+		goto out;
+	if (a->no_wait || stopped) {
+		say_later(t, s.id);
+		ret = a->no_wait ? HB_EXIT_OK : HB_EXIT_INTERRUPTED;
+		goto out;
+	}
+	if (s.ended)
+		info_msg("batch %s on '%s' ended (%s), as the connection that started it says", s.id, t->name, s.ended);
+	else
+		warn_msg("the connection following batch %s on '%s' ended before the batch did: it is looked "
+			 "at when it is expected to have ended", s.id, t->name);
+	ret = wait_and_pull(ctx, t, a, &s);
 out:
-	free(id);
-	free(dir);
+	free(s.id);
+	free(s.dir);
+	free(s.ended);
 	argv_release(&args);
 	target_list_release(&targets);
 	strbuf_release(&err);

@@ -6,7 +6,9 @@
 #include "system/procparse.h"
 #include "quiet/quiet.h"
 #include "system/fsroot.h"
+#include "base/exitcodes.h"
 #include "base/timeutil.h"
+#include "text/kvfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -201,4 +204,100 @@ void detach_login_say(const struct detach_login *l, double waited)
 	else
 		fprintf(stderr, "hitchbench: the SSH session that started the batch (sshd %d) ended after %.1f s; "
 			"the runs begin %d s after that\n", l->pid, waited, DETACH_LOGIN_SETTLE_S);
+}
+
+/* Whether the runner named by BATCH/runner.pid ("PID STARTTIME") is alive. */
+static bool runner_alive(const struct batch *b)
+{
+	char *path = xasprintf("%s/" BATCH_RUNNER_PID, b->dir), *text = NULL;
+	unsigned long long start = 0;
+	struct pstat st;
+	int pid = 0;
+	bool alive;
+
+	alive = read_file(path, &text, NULL) == 0 && sscanf(text, "%d %llu", &pid, &start) == 2 &&
+		read_pstat(pid, &st) == 0 && st.starttime == start && st.state != 'Z';
+	free(text);
+	free(path);
+	return alive;
+}
+
+/* The complete lines runs.txt gained past *off, each printed after "run ". */
+static void follow_events(const struct batch *b, size_t *off)
+{
+	char *path = xasprintf("%s/runs.txt", b->dir), *text = NULL;
+	size_t len = 0;
+
+	if (read_file(path, &text, &len) == 0 && len > *off) {
+		char *p = text + *off, *nl;
+
+		while ((nl = memchr(p, '\n', len - (size_t)(p - text))) != NULL) {
+			printf("run %.*s\n", (int)(nl - p), p);
+			p = nl + 1;
+		}
+		*off = (size_t)(p - text);
+		fflush(stdout);
+	}
+	free(text);
+	free(path);
+}
+
+/* batch.txt's status, malloc'd, or NULL while the batch has none */
+static char *batch_status(const struct batch *b)
+{
+	char *path = xasprintf("%s/batch.txt", b->dir), *status = NULL;
+	struct kvfile kf;
+	const char *v;
+
+	kvfile_init(&kf);
+	if (kvfile_load(&kf, path, NULL) == 0 && (v = kvfile_get(&kf, "status")) && *v)
+		status = xstrdup(v);
+	kvfile_release(&kf);
+	free(path);
+	return status;
+}
+
+int detach_follow(const struct batch *b, int stop_fd)
+{
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC), ret = HB_EXIT_OK;
+	size_t off = 0;
+
+	if (fd < 0 || inotify_add_watch(fd, b->dir, IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO) < 0) {
+		error_msg("cannot follow batch '%s': %s", b->id, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return HB_EXIT_FAILURE;
+	}
+	for (;;) {
+		struct pollfd p[2] = { { fd, POLLIN, 0 }, { stop_fd, POLLIN, 0 } };
+		char drain[4096], *status;
+		bool alive;
+
+		follow_events(b, &off);
+		alive = runner_alive(b);
+		status = batch_status(b);
+		if (!alive) {
+			follow_events(b, &off);
+			printf("ended %s\n", status ? status : "abandoned");
+			free(status);
+			break;
+		}
+		/* a minute asleep at most; a fifth of a second once batch.txt
+		 * has its status (the runner writes the checksums, then ends,
+		 * and its end wakes no watch) */
+		if (poll(p, stop_fd >= 0 ? 2 : 1, status ? 200 : 60000) < 0 && errno != EINTR) {
+			free(status);
+			break;
+		}
+		free(status);
+		if (stop_fd >= 0 && (p[1].revents & POLLIN)) {
+			ret = HB_EXIT_INTERRUPTED;
+			break;
+		}
+		while (read(fd, drain, sizeof(drain)) > 0)
+			;
+	}
+	fflush(stdout);
+	close(fd);
+	return ret;
 }

@@ -36,6 +36,19 @@ int detach_profile_settle(const char *profile, char *const *recipe_dirs, size_t 
  * ready, -errno in the foreground when it could not start. */
 int detach_runner(const struct batch *b);
 
+/* run --detach --follow's foreground, once the batch line is printed: the
+ * batch followed to its end in the connection that started it, so that the
+ * controller needs no new login while it runs (docs/targets.md, "Running
+ * on a target"). Each event the batch's runs.txt gains is printed as "run
+ * SLOT EVENT ..." (the line as the file has it), then "ended STATUS" once
+ * the runner is gone (batch.txt's status, "abandoned" without one). It
+ * sleeps on inotify on the batch's directory, which the runner writes at a
+ * run's start and end, never within a window, and wakes once a minute to
+ * look at the runner. HB_EXIT_OK, HB_EXIT_INTERRUPTED on a signal on
+ * stop_fd (the batch goes on), HB_EXIT_FAILURE when the directory cannot
+ * be watched. */
+int detach_follow(const struct batch *b, int stop_fd);
+
 /* The login the batch was started from: the nearest sshd among the
  * runner's ancestors (OpenSSH's process for the session), found before the
  * runner detaches. pid 0: none (a batch started at a terminal). */

@@ -133,6 +133,7 @@ static const struct run_option run_options[] = {
 	{ "no-quieting", 0, RUN_OPT_BATCH, set_profile, 0 },
 	{ "verbose", 'v', RUN_OPT_BATCH, set_true, AT(verbose) },
 	{ "detach", 0, 0, set_true, AT(detach) },
+	{ "follow", 0, 0, set_true, AT(follow) },
 	{ "target", 0, RUN_OPT_ARG, set_string, AT(target) },
 	{ "no-wait", 0, 0, set_true, AT(no_wait) },
 	{ "no-pull", 0, 0, set_true, AT(no_pull) },

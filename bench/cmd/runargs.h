@@ -24,6 +24,7 @@ struct run_args {
 	int rounds;
 	bool have_seed, rerun, silent, verbose, have_metric_opts, plan_only, profile_given;
 	bool detach;               /* --detach: the runner goes on in a session of its own */
+	bool follow;               /* --follow (with --detach): the foreground follows it to its end */
 	bool no_wait, no_pull;     /* with --target: return after the start; wait but do not pull */
 	uint64_t seed;
 	struct metric_opts metric;

@@ -8,11 +8,16 @@
 #include "runner/spawn.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 int ssh_url_parse(const char *url, struct ssh_target *t, const char **why)
 {
@@ -171,6 +176,58 @@ int ssh_exec(struct ssh_conn *c, const char *remote_cmd, const char *stdin_text,
 	r = spawn_capture_io(a.v, stdin_text, out, err, &status);
 	argv_release(&a);
 	return r < 0 ? r : exit_code(status);
+}
+
+int ssh_exec_lines(struct ssh_conn *c, const char *remote_cmd, int err_fd,
+		   int (*line)(const char *text, void *data), void *data)
+{
+	struct spawn_opts so = { .envp = environ, .in_fd = -1, .err_fd = err_fd };
+	struct argv_list a;
+	char *text = NULL;
+	size_t size = 0;
+	ssize_t n;
+	int p[2], r, status;
+	bool reading = true;
+	FILE *f;
+	pid_t pid;
+
+	if (!c->open)
+		return -ENOTCONN;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	argv_init(&a);
+	argv_push(&a, ssh_program());
+	push_common(&a, c, "no");
+	argv_push(&a, "--");
+	argv_push(&a, c->target->host);
+	argv_push(&a, remote_cmd);
+	so.argv = a.v;
+	so.out_fd = p[1];
+	r = spawn_process(&so, &pid);
+	close(p[1]);
+	argv_release(&a);
+	if (r < 0) {
+		close(p[0]);
+		return r;
+	}
+	f = fdopen(p[0], "r");
+	if (!f)
+		abort();
+	while ((n = getline(&text, &size, f)) >= 0) {
+		if (n > 0 && text[n - 1] == '\n')
+			text[n - 1] = '\0';
+		if (reading && line(text, data) != 0)
+			reading = false; /* the rest read and dropped, so the command never blocks on it */
+	}
+	/* a signal the caller handles (Ctrl-C) ends the wait: and ssh with it */
+	if (ferror(f) && errno == EINTR)
+		kill(pid, SIGTERM);
+	free(text);
+	fclose(f);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return exit_code(status);
 }
 
 char *ssh_remote_spec(const struct ssh_conn *c, const char *path)

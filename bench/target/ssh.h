@@ -53,6 +53,15 @@ int ssh_open(struct ssh_conn *c, const struct ssh_target *t);
 int ssh_exec(struct ssh_conn *c, const char *remote_cmd, const char *stdin_text, struct strbuf *out,
 	     struct strbuf *err);
 
+/* Runs remote_cmd through the master as ssh_exec does, handing each line of
+ * its stdout to line (without its newline) as it comes; its stderr goes to
+ * err_fd (-1: discarded). line returns 0 to go on, else the lines are read
+ * no further (the command is then waited for all the same). A signal that
+ * interrupts the read (one the caller handles without SA_RESTART: Ctrl-C)
+ * ends ssh (SIGTERM). Returns the remote command's exit status, or -errno. */
+int ssh_exec_lines(struct ssh_conn *c, const char *remote_cmd, int err_fd,
+		   int (*line)(const char *text, void *data), void *data);
+
 /* Runs rsync with args (NULL-terminated, without the program name), its
  * remote shell the master (rsync -e "ssh -o ControlPath=..."). A remote path
  * is written ssh_remote_spec(c, PATH). out/err as for ssh_exec. The exit
