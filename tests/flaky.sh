@@ -11,7 +11,9 @@
 #       TEST: a script's path or name part ("t0810"), or "unit-tests";
 #       default: every script whose header says "# timing: ...", and the
 #       unit tests. RUNS: runs of each (default 20). N: tests at once
-#       (default: one a CPU); a test's runs follow one another.
+#       (default: one a CPU); a test's runs follow one another, and those
+#       of the alone lane ("# lane: alone") run first, with nothing beside
+#       them but the hog.
 #       --no-hog: the same runs on the machine as it is.
 # The failed runs' logs are kept in $HB_BUILD/flaky/ (the last of each).
 set -u
@@ -92,8 +94,15 @@ many() {
 
 echo "flaky: $(echo $tests | wc -w) test(s), $runs runs each, $jobs at once, $([ "$hog" = 1 ] && echo "beside a busy loop on each of $(nproc) CPUs" || echo "no hog")"
 start=$(date +%s)
+# the alone lane's tests first, one at a time beside the hogs only (in the
+# machine's own namespace they would see the other tests' processes), then
+# the others, N at a time
+for t in $tests; do
+	[ "$t" != unit-tests ] && head -n 20 "$t" | grep -q '^# lane: alone' && many "$t"
+done
 running=
 for t in $tests; do
+	[ "$t" != unit-tests ] && head -n 20 "$t" | grep -q '^# lane: alone' && continue
 	# at most jobs at once
 	while :; do
 		alive=

@@ -1,5 +1,6 @@
 #!/bin/sh
 # cpu: heavy, about 15 s (vkcube on lavapipe)
+# timing: how many frames MangoHud logs beside the layer in its seconds
 # The hook as a Vulkan layer under the real loader: vkcube on lavapipe in
 # an Xvfb of the test's own, the layer found through the build tree's
 # manifest (XDG_DATA_HOME=build/share) and enabled by HITCHBENCH_VULKAN=1.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# timing: a game's shell caught before and after its exec
 # hitchbench-prefetch on its own: learn watches a process (the data file it
 # holds open, its children), fetch reads the dropped pages back and says
 # so in one line, a second fetch finds them in memory, an upgraded

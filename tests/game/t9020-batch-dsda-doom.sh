@@ -1,5 +1,6 @@
 #!/bin/sh
 # cpu: heavy, about 80 s (a real game)
+# timing: eight short windows of a real game, each with the 50 frames a run needs
 # The end-to-end batch on this machine: the real default recipe,
 # two variants (software, gl) x two switch tokens (none, the game pinned to
 # CPU 0) x two rounds, each run quieted first (a profile that leaves

@@ -1,5 +1,6 @@
 #!/bin/sh
 # cpu: heavy, about 45 s (a real game)
+# timing: a real game's frames in its playback's seconds
 # The Armagetron Advanced recipe end to end under a fresh Xvfb: the game
 # plays back the recording the project keeps, the hook times its presents,
 # the warm-up starts at the first round's NEW_ROUND line, and the game ends

@@ -1,5 +1,6 @@
 #!/bin/sh
 # cpu: heavy, about 40 s (a real game)
+# timing: a real game's frames in its window
 # The warzone2100 recipe under a fresh Xvfb with a short window: prepare
 # makes the skirmish save, the game loads it through its Vulkan backend on
 # lavapipe, and the run counts only because every frame of the window came

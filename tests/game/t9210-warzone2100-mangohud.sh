@@ -1,5 +1,6 @@
 #!/bin/sh
 # cpu: heavy, about 40 s (a real game)
+# timing: a real game's frames in its window
 # The hitchbench Vulkan layer beside MangoHud's on a real Vulkan game: the
 # warzone2100 recipe with `frames = mangohud` instead of `vulkan`, so that
 # both layers see the same presents of one run (MangoHud logging every
