@@ -129,8 +129,11 @@ awk -v c="$last" -v hs="$hs" -v he="$he" '
 	$1 == "late" && $2 == c && $4 >= 40e6 && $4 <= 80e6 && $3 >= he && $3 <= he + 20e6 { found = 1 }
 	END { exit !found }' "$T/probe.txt" ||
 	{ grep "^late\|^cpu" "$T/probe.txt" >&2; cat "$T/hog" >&2; fail "no 40..80 ms late wakeup on CPU $last"; }
+# the worst on that CPU is at least the hog's (on a busy or shared machine
+# something else may have kept it longer: the hog's own wakeup is the one
+# checked above)
 worst=$(awk -v c="$last" '$1 == "cpu" && $2 == c { for (i = 3; i < NF; i += 2) if ($i == "worst_ns") print $(i + 1) }' "$T/probe.txt")
-awk -v w="$worst" 'BEGIN { exit !(w >= 40e6 && w <= 80e6) }' || fail "CPU $last's worst is $worst ns"
+awk -v w="$worst" 'BEGIN { exit !(w >= 40e6) }' || fail "CPU $last's worst is $worst ns"
 grep -q "^cpu$last: .* worst " "$T/probe.out" || fail "no summary on stdout: $(cat "$T/probe.out")"
 grep -q "^clock_pair [0-9]* [0-9]*$" "$T/probe.txt" || fail "no clock pair"
 grep -q "^self_cpu_ns [0-9]*$" "$T/probe.txt" || fail "no self_cpu_ns"

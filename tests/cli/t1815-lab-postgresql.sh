@@ -19,5 +19,8 @@ B=$(basename "$(ls -d "$T/results/lab/jobs/$J"/*/)")
 expect_eq "runs of the batch in PostgreSQL" 2 "$(psql_hb "SELECT count(*) FROM runs WHERE batch_uuid = '$B'")"
 "$HB" lab results "$J" --db "$PGURL" >"$T/res" 2>&1 || fail "results: $(cat "$T/res")"
 grep -qF "# job $J: 2 run(s) of batch $B in $PGURL" "$T/res" || fail "results: $(cat "$T/res")"
-grep -q "^median fake base (n=[12])" "$T/res" || fail "results without the group: $(cat "$T/res")"
+grep -q "^median fake base (n=[12])" "$T/res" || {
+	cat "$T/results/lab/jobs/$J"/*/*/interference.log >&2
+	fail "results without the group: $(cat "$T/res")"
+}
 exit 0

@@ -58,7 +58,7 @@ START_TEST(deadline_past)
 	ck_assert_int_eq(sleep_until(0, &stop_flag), 0);
 	ck_assert_int_eq(sleep_until(t0, NULL), 0);
 	/* returned at once: far less than any deadline a loop would have */
-	ck_assert_uint_lt(mono_ns() - t0, 100 * NSEC_PER_MSEC);
+	ck_assert_uint_lt(mono_ns() - t0, NSEC_PER_SEC);
 }
 END_TEST
 
