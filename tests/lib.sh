@@ -41,6 +41,17 @@ value() {
 	sed -n "s/^$1=//p" "$2" | head -n 1
 }
 
+# cross_locked ARCH COMMAND...: COMMAND with the checkout's cross build
+# directory (build/cross/ARCH) to itself: the tests that make the cross
+# build run side by side (tests/run.sh), and two makes in one directory
+# would write the same objects at once. The second finds it built.
+cross_locked() {
+	mkdir -p "$HB_SRCDIR/build/cross"
+	_arch=$1
+	shift
+	flock "$HB_SRCDIR/build/cross/$_arch.lock" "$@"
+}
+
 # The fake game runs as the unprivileged game user, who may not reach the
 # checkout (a 0700 /root) nor a 0700 mktemp directory: copies it may read.
 # Search and read permission are added, nothing taken away: a test run by
@@ -209,7 +220,8 @@ window_frames() {
 # (build/tests/tstamp). DIR/ssh_config names it: Host hbtarget, and every
 # host with the key and DIR/known_hosts. Sets SSHD_PORT, SSHD_PID and
 # SSH_CONFIG; the caller's EXIT trap calls stop_sshd DIR. Skips (77) when
-# sshd or ssh-keygen is not installed.
+# sshd or ssh-keygen is not installed. SSHD_SETENV="NAME=VALUE ...", when
+# set, goes into every login's environment (sshd's SetEnv).
 start_sshd() {
 	_d=$1
 	[ -x /usr/sbin/sshd ] || skip "no /usr/sbin/sshd (openssh-server; sh scripts/deps.sh ensure)"
@@ -236,6 +248,7 @@ StrictModes no
 LogLevel VERBOSE
 MaxSessions 20
 MaxStartups 20:30:60
+${SSHD_SETENV:+SetEnv $SSHD_SETENV}
 CFG
 		: >"$_d/sshd.log"
 		(env -u HITCHBENCH_HARNESS /usr/sbin/sshd -D -e -f "$_d/sshd_config" 2>&1 |

@@ -26,7 +26,8 @@
 # builds of the whole tree, Chromium, vkcube) run as many at once as the
 # machine has CPUs, so each game gets about a CPU of its own; beside them
 # the light ones (the unit tests, the fake game's runs, the commands) fill
-# the rest of the N slots. Without root (no namespaces) every test runs
+# the rest of the N slots. Each lane starts its longest first, by what
+# the headers say ("# cpu: heavy, about N s", "# wall: about N s"). Without root (no namespaces) every test runs
 # alone, one after the other, as before.
 #
 # Every binary's exit status counts: unit-tests exiting non-zero fails the
@@ -144,13 +145,21 @@ is_heavy() {
 	return 1
 }
 
-# longest_first TEST...: the heavy tests, those whose header says they
-# take longest first ("# cpu: heavy, about N s"; 20 s when it does not
-# say), so that the lane does not end on a long one alone
+# longest_first DEFAULT TEST...: the tests, those whose header says they
+# take longest first ("# cpu: heavy, about N s" of a heavy one, "# wall:
+# about N s" of a light one that waits long; DEFAULT seconds when it says
+# neither), so that a lane does not end on a long one alone
 longest_first() {
+	d=$1
+	shift
 	for t in "$@"; do
-		s=$(head -n 20 "$t" | sed -n 's/^# cpu: heavy, about \([0-9]*\) s.*/\1/p' | head -n 1)
-		echo "${s:-20} $t"
+		s=
+		if [ "$t" = unit-tests ]; then
+			s=15
+		elif [ -f "$t" ]; then
+			s=$(head -n 20 "$t" | sed -n 's/^# \(cpu: heavy, \|wall: \)about \([0-9]*\) s.*/\2/p' | head -n 1)
+		fi
+		echo "${s:-$d} $t"
 	done | sort -k1,1nr -k2,2 | cut -d' ' -f2
 }
 
@@ -270,12 +279,12 @@ lane() {
 }
 if [ "$jobs" = 1 ]; then
 	# shellcheck disable=SC2086
-	lane "$(longest_first $heavy) $light" 1
+	lane "$(longest_first 20 $heavy) $(longest_first 5 $light)" 1
 else
 	# shellcheck disable=SC2086
-	lane "$(longest_first $heavy)" "$cpus" &
+	lane "$(longest_first 20 $heavy)" "$cpus" &
 	heavy_pid=$!
-	lane "$light" "$((jobs - cpus))"
+	lane "$(longest_first 5 $light)" "$((jobs - cpus))"
 	wait "$heavy_pid"
 fi
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# wall: about 40 s (fake-game runs to their ends)
 # The runner end to end on a fake game that presents at a known rate and
 # stalls on cue (no X server needed): metrics, run directory, database,
 # how a run ends, relaunching, and the whole process tree stopped.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# wall: about 30 s (a PostgreSQL of its own, started and filled)
 # The lab's results database on a real PostgreSQL 15 (the test's own, on a
 # socket directory in $T): the same schema and migrations as SQLite, the
 # same report, compare, regress and matrix from both engines; --machine;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# wall: about 25 s (the pages of every kind of run)
 # report --format html without a browser (t0381 loads it in Chromium): on
 # the recorded runs, an interfered and an invalid copy, a copy with markup
 # in bench.txt and the hand-made stall runs (html_batch, tests/lib.sh).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# wall: about 35 s (a batch killed and thawed, then another)
 # A batch quiets the machine before each run and thaws it at the end;
 # killed with SIGKILL in the middle of a run, it leaves its journal, and
 # "hitchbench thaw" restores every value (checked file by file against the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# wall: about 35 s (batches of fake-game runs)
 # compare and regress on a database of fake-game batches: variants at 120
 # and 80 fps are DIFFERENT (exit 3), two at 120 are UNKNOWN after five
 # rounds (exit 4, with the rounds still needed) and SAME when only a large

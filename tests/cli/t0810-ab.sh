@@ -1,4 +1,5 @@
 #!/bin/sh
+# wall: about 45 s (ab runs its pairs of fake-game runs)
 # ab on the fake game: B at 60 fps against A at 100 stops DIFFERENT (slower)
 # at the sixth pair (min_pairs), exit 3, with its state in ab.txt and the batch
 # "stopped" short of its cap; compare --paired over the batch agrees, line

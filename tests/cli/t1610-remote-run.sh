@@ -1,4 +1,5 @@
 #!/bin/sh
+# wall: about 120 s (batches on a target, followed to their ends)
 # timing: a stranger's login placed in a run's window on a machine that may be busy
 # Batches run on a target through the test's own OpenSSH server
 # (start_sshd), the harness pushed into a prefix under $T (hitchbench

@@ -1,4 +1,5 @@
 #!/bin/sh
+# wall: about 25 s (Slurm and PostgreSQL of its own)
 # lab submit --db postgresql://... on the test's one-node Slurm
 # (tests/lib-slurm.sh) and the test's own PostgreSQL (start_postgres): the
 # URL goes to the job's runs unchanged, the job's runs end up in the lab's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# wall: about 35 s (Slurm requeues a job after its node comes back)
 # A lab job whose node dies mid-batch (tests/lib-slurm.sh's one-node
 # Slurm): after the batch's first run finished, slurmd, the job's
 # slurmstepd, the runner and the game are killed with SIGKILL, as a power

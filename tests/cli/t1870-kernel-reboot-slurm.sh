@@ -1,4 +1,5 @@
 #!/bin/sh
+# wall: about 25 s (two requeues through a real Slurm)
 # time-limit: 900 (two requeues through a real slurmctld and slurmd)
 # The kernel campaign's reboot path through a real Slurm 22.05, on a
 # private cluster of the test's own (munged, slurmctld, slurmd -N hbk on
