@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,16 @@ static int rsync_to(struct push *p, struct argv_list *args, const char *what)
 	return r;
 }
 
+/* The CPUs this process may run on (its affinity, as nproc counts them). */
+static int usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
+}
+
 /* make install of the host's or the cross build into build/push/NAME/stage,
  * then rsync of the harness's own directories of it to the prefix. */
 static int push_staged(struct push *p)
@@ -143,7 +154,10 @@ static int push_staged(struct push *p)
 	argv_push(&a, "make");
 	argv_push(&a, "-C");
 	argv_push(&a, p->ctx->srcdir);
-	argv_pushf(&a, "-j%ld", sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1);
+	/* make's own MAKEFLAGS decides the jobs when set (MAKEFLAGS=-j1 for a
+	 * build beside other work); else one a CPU this process may run on */
+	if (!getenv("MAKEFLAGS") || !*getenv("MAKEFLAGS"))
+		argv_pushf(&a, "-j%d", usable_cpus());
 	if (p->how == PUSH_CROSS)
 		argv_pushf(&a, "ARCH=%s", p->arch);
 	argv_push(&a, "install");
@@ -259,7 +273,9 @@ static int push_target_build(struct push *p)
 	qp = sh_quote(p->prefix);
 	qsrc = sh_quote(dest);
 	qv = sh_quote(p->version);
-	cmd = xasprintf("cd %s && make -j\"$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)\" install PREFIX=%s "
+	/* MAKEFLAGS there decides the jobs when set, as for the build here */
+	cmd = xasprintf("cd %s && j= && { [ -n \"${MAKEFLAGS:-}\" ] || j=-j\"$(nproc 2>/dev/null || echo 1)\"; } && "
+			"make $j install PREFIX=%s "
 			"VERSION=%s </dev/null 2>&1",
 			qsrc, qp, qv);
 	printf("building on %s: make install PREFIX=%s\n", p->t->name, p->prefix);

@@ -18,7 +18,7 @@ cd "$HB_SRCDIR"
 cp -R Makefile common analysis bench harness scripts "$S/"
 cd "$S"
 build() {
-	make -s -j2 B=b CFLAGS=-O0 "$@" >"$T/log" 2>&1
+	make -s -j1 B=b CFLAGS=-O0 "$@" >"$T/log" 2>&1
 }
 
 build b/hitchbench-sampler b/hitchbench-hook.so b/walls/common.so b/walls/analysis.so b/walls/runner.so ||

@@ -11,6 +11,7 @@
 # loop on every CPU (the 20th was not, there). (A fake game paced by
 # sleeping would hide the spin in its sleep, as a vsync-bound game does.)
 # timing: frame times of a CPU-bound game beside whatever else runs
+# lane: alone (an effect compared across runs: a neighbour's load that comes and goes moves one run's frames only)
 . "$(dirname "$0")/../lib.sh"
 need_game_user
 fake_setup
