@@ -46,12 +46,16 @@ grep -q "stopped: no-list" "$T/f0" || fail "no-list: $(cat "$T/f0")"
 cat "$D/data" >/dev/null
 "$T/gsh" -c "exec 3<'$D/data'; sleep 1.5; sleep 0.2" &
 game=$!
-# the background job is the shell's fork until it has exec'd the game's
-# program: learning before then would key the list by the shell
-for i in $(seq 1 100); do
-	[ "$(readlink "/proc/$game/exe")" = "$T/gsh" ] && break
-	sleep 0.02
-done
+# exec_wait PID: a background job is the shell's fork until it has exec'd
+# the game's program: learning before then would key the list by the shell
+exec_wait() {
+	for i in $(seq 1 250); do
+		[ "$(readlink "/proc/$1/exe")" = "$real" ] && return 0
+		sleep 0.02
+	done
+	fail "pid $1 never ran $real"
+}
+exec_wait "$game"
 "$P" learn --pid "$game" --dir "$L" >"$T/learn1" 2>"$T/learn1.err" || { cat "$T/learn1.err"; fail "learn failed"; }
 grep -q "^prefetch learn gsh-.*session 1, .*new list; cpu [0-9]* ms" "$T/learn1" || fail "learn line: $(cat "$T/learn1")"
 "$P" list --dir "$L" >"$T/list"
@@ -106,7 +110,9 @@ touch -d '2001-01-01' "$T/gsh"
 "$P" fetch --exe "$T/gsh" --dir "$L" >"$T/f5"
 grep -q "stopped: stale-list" "$T/f5" || fail "stale: $(cat "$T/f5")"
 "$P" list --dir "$L" | grep -q "	stale$" || fail "list does not say stale"
-"$T/gsh" -c "exec 3<'$D/data'; sleep 0.5" &
+# (a second sleep: the last command is exec'd in place of the shell)
+"$T/gsh" -c "exec 3<'$D/data'; sleep 0.5; sleep 0.1" &
+exec_wait $!
 "$P" learn --pid $! --dir "$L" >"$T/learn2"
 grep -q "session 1, .*stale list learnt anew" "$T/learn2" || fail "relearn: $(cat "$T/learn2")"
 
