@@ -1,5 +1,6 @@
 #!/bin/sh
 # cpu: heavy, about 70 s (the whole tree built with clang)
+# quick: no (a build of the tree: make check runs it)
 # The tree builds warning-free (-Wall -Wextra -Werror) with clang too, not
 # only with the default gcc.
 . "$(dirname "$0")/../lib.sh"

@@ -1,5 +1,6 @@
 #!/bin/sh
 # cpu: heavy, about 40 s (parts of the tree built again, once per crossing)
+# quick: no (a build of the tree: make check runs it)
 # The layers are walled by the build (docs/layout.md): in a copy of the
 # tree, each kind of crossing is tried on purpose and must fail, by name,
 # where the Makefile says it does: an include across a wall at compile

@@ -1,6 +1,7 @@
 #!/bin/sh
 # lane: alone (the causes of its induced stalls are the live machine's: another test's load beside it is a run queue of its own)
 # timing: the induced stalls' causes on the live machine
+# quick: no (a run of induced stalls, seconds apart, with nothing beside it)
 # The real stall recorder (STALLS=1) beside the fake game, which stalls
 # 300 ms in real ways: major faults on a file dropped from the page cache
 # (disk), a busy loop (cpu), a futex wait (wait), hogs on its CPU (runq)

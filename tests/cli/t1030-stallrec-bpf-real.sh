@@ -1,6 +1,7 @@
 #!/bin/sh
 # lane: alone (the BPF recorder follows the game by the kernel's own pids, which a PID namespace of the test's would hide)
 # timing: the induced stalls' causes on the live machine
+# quick: no (a run of induced stalls, seconds apart, with nothing beside it)
 # STALLS=bpf beside the fake game's induced stalls (tests/lib-stallcases.sh:
 # cpu, futex, run queue, disk, reclaim, swap): the kernel program loads and
 # follows the game, the wait record has the game's waits with their stacks

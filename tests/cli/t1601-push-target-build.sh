@@ -1,5 +1,6 @@
 #!/bin/sh
 # cpu: heavy, about 45 s (the tree built on the target, without the optimizer)
+# quick: no (a build of the tree: make check runs it)
 # push --build-on-target against the test's own sshd: the source (git
 # archive HEAD) copied to PREFIX/src and built there with make install
 # PREFIX=...; the installed hitchbench runs, push.txt says target-build and

@@ -1,5 +1,6 @@
 #!/bin/sh
 # cpu: heavy, about 50 s (the tree cross-built for the target, without the optimizer)
+# quick: no (a build of the tree: make check runs it)
 # push --arch s390x: the cross build (make ARCH=s390x install PREFIX=...
 # DESTDIR=...) staged and copied into a prefix on the test's own sshd.
 # The target is this machine, so the pushed program is not run there (push

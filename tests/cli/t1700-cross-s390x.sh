@@ -1,5 +1,6 @@
 #!/bin/sh
 # cpu: heavy, about 20 s (the tree cross-built, and its tests under qemu)
+# quick: no (a build of the tree: make check runs it)
 # time-limit: 900
 # The formats travel (docs/formats.md, "Byte order"): hitchbench built for
 # s390x, Debian's big-endian architecture (make ARCH=s390x), its format
