@@ -3,7 +3,7 @@
 #   make               build everything into build/ (the manual pages too)
 #   make man           only the manual pages (docs/man/*.scd, scdoc) into build/man/
 #   make check         install what is missing (Debian packages), build, run every test
-#   make check-quick   the same without the real games and the builds of the whole tree
+#   make check-quick   the inner loop: no real game, no build of the whole tree, no run over ssh
 #   make check-flaky   the tests that depend on timing, 20 times each beside a CPU hog
 #   make check-sanitize  the same tests on an AddressSanitizer/UBSan build
 #   make demo          install what is missing, build, run the default recipe, print its report
@@ -430,8 +430,9 @@ check-cross:
 # The builds before the tests use every CPU (BUILD_JOBS); then the tests
 # run side by side, TEST_JOBS at once (tests/run.sh: 3 a CPU unless set),
 # each in a PID namespace of its own (tests/README.md, "Running side by
-# side"). check-quick is the inner loop: no real game, no build of the whole
-# tree (the scripts that say "# quick: no").
+# side"). check-quick is the inner loop: no real game, none of the scripts
+# that say "# quick: no" (the builds of the whole tree, the live recorders'
+# induced stalls, the push and batches over ssh).
 BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TEST_JOBS  ?=
 check: deps

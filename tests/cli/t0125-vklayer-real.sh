@@ -103,10 +103,11 @@ if [ -e /usr/share/vulkan/implicit_layer.d/MangoHud.json ]; then
 	inserted VK_LAYER_HITCHBENCH_frames || fail "the layer was not inserted beside MangoHud's"
 	expect_eq "frames beside MangoHud" 15000 "$(value records "$f.stat")"
 	# its second of frames: a row for each frame vkcube drew then, thousands
-	# on an idle machine, fewer on a busy one, never under 10
+	# on an idle machine, one on a busy one where lavapipe still compiles
+	# its shaders then (a 73 ms frame, seen), never none
 	log=$(ls "$T"/mh/vkcube_*.csv 2>/dev/null | grep -v _summary | head -n 1)
 	rows=$([ -n "$log" ] && awk 'rows { n++ } /^fps,/ { rows = 1 } END { print n + 0 }' "$log")
-	[ "${rows:-0}" -ge 10 ] ||
+	[ "${rows:-0}" -ge 1 ] ||
 		fail "MangoHud logged ${rows:-no} frames beside the layer: $(ls "$T/mh"; [ -n "$log" ] && head -n 5 "$log")"
 else
 	echo "(MangoHud's layer is not installed: the chain with it is not checked)" >&2

@@ -1,5 +1,6 @@
 #!/bin/sh
 # wall: about 40 s (fake-game runs to their ends)
+# timing: frames of a game paced by sleeping, on a machine that may be busy
 # The runner end to end on a fake game that presents at a known rate and
 # stalls on cue (no X server needed): metrics, run directory, database,
 # how a run ends, relaunching, and the whole process tree stopped.
@@ -16,7 +17,15 @@ for f in bench.txt frames.bin result.txt; do
 done
 [ -e "$rundir/game.log" ] || fail "run directory lacks game.log"
 expect_eq status ok "$(value status "$rundir/bench.txt")"
-expect_eq stalls 1.000000 "$(value stalls "$rundir/result.txt")"
+# long_frames RUNDIR: the window's frames over 100 ms (a stall each)
+long_frames() {
+	"$HB" frames --window "$1" | awk -F'\t' '$1 ~ /^[0-9]/ && $3 == 1 && $2 > 100 { n++ } END { print n + 0 }'
+}
+# the stall on cue is one; a busy machine may add one of its own (a frame
+# over 100 ms): the count is the window's frames over 100 ms, whatever it is
+long=$(long_frames "$rundir")
+[ "$long" -ge 1 ] || fail "the stall on cue is not in the window's frames"
+expect_eq stalls "$long.000000" "$(value stalls "$rundir/result.txt")"
 frames=$(value frames "$rundir/result.txt")
 frames=${frames%.*}
 # 3 s at 100 fps less the stall's 0.3 s: about 270 frames
@@ -26,7 +35,7 @@ awk "BEGIN { exit !($longest >= 300 && $longest < 400) }" || fail "longest_ms $l
 [ "$(value user "$rundir/bench.txt")" != root ] || fail "the game ran as root"
 grep -q "^median steady base (n=1)" "$T/out" || fail "the run's report has no median row"
 [ "$(sqlite3 "$T/db.sqlite" "select count(*) from runs")" = 1 ] || fail "not one run in the database"
-[ "$(sqlite3 "$T/db.sqlite" "select value from metrics where name='stalls'")" = 1.0 ] || fail "stalls not in the database"
+[ "$(sqlite3 "$T/db.sqlite" "select value from metrics where name='stalls'")" = "$long.0" ] || fail "stalls not in the database"
 [ -z "$(dead_staging)" ] || fail "a staging directory was left: $(dead_staging)"
 no_fakegame_left
 
@@ -93,7 +102,9 @@ awk "BEGIN { d = ($start - $first) / 1e9; exit !(d > 1.7 && d < 2.5) }" ||
 	fail "start line $(( (start - first) / 1000000 )) ms after the first frame, expected about 2000"
 expect_eq "window start" "$((start + 1000000000))" "$wstart"
 # the 300 ms stall at 3.5 s is in the window only because it starts late
-expect_eq "stall in the start_line window" 1.000000 "$(value stalls "$rundir/result.txt")"
+long=$(long_frames "$rundir")
+[ "$long" -ge 1 ] || fail "the stall on cue is not in the start_line window"
+expect_eq "stalls in the start_line window" "$long.000000" "$(value stalls "$rundir/result.txt")"
 rm -rf "$T/runs"
 fake_recipe nostart "--fps 100" "warmup = 0" "window = 1" "load_timeout = 1.5" \
 	"start_line = ^NEVER$"

@@ -1,5 +1,6 @@
 #!/bin/sh
 # wall: about 90 s (a push and its logins, each over ssh)
+# quick: no (a push of the tree and its logins over ssh)
 # Targets and push against a real OpenSSH server of the test's own
 # (start_sshd: 127.0.0.1, a free port, throwaway keys): target add, list,
 # remove and check (its answers are this machine's: uname -m, the boot id,

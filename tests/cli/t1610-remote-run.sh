@@ -1,6 +1,7 @@
 #!/bin/sh
 # wall: about 120 s (batches on a target, followed to their ends)
 # timing: a stranger's login placed in a run's window on a machine that may be busy
+# quick: no (batches on a target, each run followed to its end over ssh)
 # Batches run on a target through the test's own OpenSSH server
 # (start_sshd), the harness pushed into a prefix under $T (hitchbench
 # push): run --target starts a fake-game batch detached and follows it over
