@@ -382,15 +382,29 @@ html_batch() {
 # stall_cases_check: each stall of $expect ("SEC:CAUSE ...": the fake
 # game's stall asked at SEC-1 s, tests/lib-stallcases.sh) in the window of
 # `hitchbench stalls` ($T/stalls) has its cause (the table's when_s is the stall's start: the
-# present before it, about SEC-1 s after the first present)
+# present before it, about SEC-1 s after the first present). On a machine
+# busy with others' work over the window (the run's noise.foreign_cpu_pct
+# 25 or more: make check-flaky's busy loops), the game also waits for a CPU
+# after each of its waits: a stall there may come out runq, and its induced
+# cause must then hold a quarter of it or more
 stall_cases_check() {
-	awk '/^  window/ { w = 1; next } /^  [a-z]/ { w = 0 } w && $1 ~ /^[+-][0-9]/ { print $1, $3, $4 }' \
+	awk '/^  window/ { w = 1; next } /^  [a-z]/ { w = 0 } w && $1 ~ /^[+-][0-9]/ { print }' \
 		"$T/stalls" >"$T/rows"
+	busy=$(value noise.foreign_cpu_pct "$rundir/bench.txt")
+	busy=$(awk -v f="${busy:-0}" 'BEGIN { print (f >= 25) ? 1 : 0 }')
 	for e in $expect; do
 		sec=$(( ${e%%:*} - 1 ))
 		want=${e#*:}
-		got=$(awk -v s="$sec" '{ d = $1 - s; if (d < 0) d = -d; if (d < 0.35) print $2 }' "$T/rows")
-		[ "$got" = "$want" ] || { cat "$T/stalls" >&2; fail "the stall at ${sec} s: cause '$got', expected $want"; }
+		row=$(awk -v s="$sec" '{ d = $1 - s; if (d < 0) d = -d; if (d < 0.35) print }' "$T/rows")
+		got=$(echo "$row" | awk '{ print $3 }')
+		[ "$got" = "$want" ] && continue
+		share=$(echo "$row" | sed -n "s/.* $want \([0-9]*\)%.*/\1/p")
+		if [ "$busy" = 1 ] && [ "$got" = runq ] && [ "${share:-0}" -ge 25 ]; then
+			echo "note: the stall at ${sec} s came out runq on a busy machine, $want ${share}%" >&2
+			continue
+		fi
+		cat "$T/stalls" >&2
+		fail "the stall at ${sec} s: cause '$got', expected $want"
 	done
 	[ "$(wc -l <"$T/rows")" -ge "$(echo $expect | wc -w)" ] || fail "fewer stalls than asked"
 }
