@@ -35,7 +35,8 @@ awk "BEGIN { exit !($longest >= 300 && $longest < 400) }" || fail "longest_ms $l
 [ "$(value user "$rundir/bench.txt")" != root ] || fail "the game ran as root"
 grep -q "^median steady base (n=1)" "$T/out" || fail "the run's report has no median row"
 [ "$(sqlite3 "$T/db.sqlite" "select count(*) from runs")" = 1 ] || fail "not one run in the database"
-[ "$(sqlite3 "$T/db.sqlite" "select value from metrics where name='stalls'")" = "$long.0" ] || fail "stalls not in the database"
+[ "$(sqlite3 "$T/db.sqlite" "select value from metrics where name='stalls'")" = "$long.0" ] ||
+	fail "stalls not in the database"
 [ -z "$(dead_staging)" ] || fail "a staging directory was left: $(dead_staging)"
 no_fakegame_left
 

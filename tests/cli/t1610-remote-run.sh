@@ -110,7 +110,8 @@ grep -q "batch $B on 'hb' ended (complete), as the connection that started it sa
 	fail "no word of the end from the followed connection: $(cat "$T/run.err")"
 # run 3 is done, or invalid if the stranger's session lasted into its window
 # (the loop below tells which)
-grep -q "batch $B on 'hb': run 3 \(done\|invalid\) " "$T/run.err" || fail "no event of run 3 followed: $(cat "$T/run.err")"
+grep -q "batch $B on 'hb': run 3 \(done\|invalid\) " "$T/run.err" ||
+	fail "no event of run 3 followed: $(cat "$T/run.err")"
 grep -q "^pulled $B: 3 run(s), [0-9]* bytes .*copy [0-9.]* s, verify [0-9.]* s, import [0-9.]* s (3 run(s)" \
 	"$T/run.out" || fail "pull line: $(cat "$T/run.out")"
 L=$T/host/targets/hb/$B

@@ -28,7 +28,8 @@ q() {
 # the cross build (incremental: quick when t1605 made it already), without
 # the optimizer as t1605 builds it
 start=$(date +%s)
-cross_locked s390x env CFLAGS=-O0 make -s -C "$HB_SRCDIR" -j1 ARCH=s390x >"$T/build.log" 2>&1 || { cat "$T/build.log"; fail "make ARCH=s390x failed"; }
+cross_locked s390x env CFLAGS=-O0 make -s -C "$HB_SRCDIR" -j1 ARCH=s390x >"$T/build.log" 2>&1 ||
+	{ cat "$T/build.log"; fail "make ARCH=s390x failed"; }
 echo "make ARCH=s390x: $(( $(date +%s) - start )) s"
 # big-endian S/390 executables: ELF class 2 (64-bit), data 2 (MSB), machine 22
 expect_eq "ELF header of the s390x hitchbench" "2 2" "$(od -An -tu1 -j4 -N2 "$X/hitchbench" | xargs)"

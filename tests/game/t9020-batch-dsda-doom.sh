@@ -52,7 +52,8 @@ batch=${batch%/}
 expect_eq "batch status" complete "$(value status "$batch/batch.txt")"
 [ "$(run_dirs "$T/runs" | wc -l)" = 8 ] || fail "expected 8 runs"
 done_runs=$(grep ' done ' "$batch/runs.txt" | cut -d' ' -f1 | tr '\n' ' ' | sed 's/ $//')
-[ "$done_runs" = "1 2 3 4 5 6 7 8" ] || { grep -v ' \(started\|done\) ' "$batch/runs.txt" >&2; fail "runs done: '$done_runs'"; }
+[ "$done_runs" = "1 2 3 4 5 6 7 8" ] ||
+	{ grep -v ' \(started\|done\) ' "$batch/runs.txt" >&2; fail "runs done: '$done_runs'"; }
 
 for d in $(run_dirs "$T/runs"); do
 	b="$d/bench.txt"
