@@ -457,6 +457,8 @@ tests: $(TEST_PROGS)
 # and UBSan (leaks included). What is preloaded into games (the hook, with
 # its layer's manifest) and the fake games stay plain builds: a sanitizer
 # runtime cannot be preloaded (and vkchain stands in for the allocator).
+# The unit tests' time limits are four times Check's there: a sanitized
+# test beside the suite's others runs several times slower.
 SAN_B      := $(B)/sanitize
 SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -Wno-format-truncation
 check-sanitize: deps
@@ -472,7 +474,8 @@ check-sanitize: deps
 	@mkdir -p $(dir $(SAN_B)/$(VK_MANIFEST)) && cp $(B)/$(VK_MANIFEST) $(SAN_B)/$(VK_MANIFEST)
 	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(B)/tests/vkchain \
 		$(B)/tests/tstamp $(B)/tests/waitline $(SAN_B)/tests/
-	@HB_BUILD=$(CURDIR)/$(SAN_B) HB_SANITIZE=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 sh tests/run.sh
+	@HB_BUILD=$(CURDIR)/$(SAN_B) HB_SANITIZE=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		CK_TIMEOUT_MULTIPLIER=4 sh tests/run.sh
 
 # libFuzzer targets: the library again, built by clang into its own object
 # directory with the fuzzer's coverage hooks and ASan/UBSan (every undefined

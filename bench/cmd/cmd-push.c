@@ -16,12 +16,14 @@
 #include "base/timeutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -138,6 +140,31 @@ static int usable_cpus(void)
 	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
 		return CPU_COUNT(&set);
 	return sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
+}
+
+/* The push's work directory (its stage, its source copy) to this push
+ * alone: a second push of the same target name from this build waits, as
+ * it would stage into the same directory. The lock's descriptor, or -1. */
+static int work_lock(const char *work, const char *name)
+{
+	char *path = xasprintf("%s/lock", work);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		error_msg("cannot open '%s': %s", path, strerror(errno));
+	} else if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK) {
+			note_msg("another push of '%s' is using %s: waiting for it", name, work);
+			if (flock(fd, LOCK_EX) == 0)
+				goto out;
+		}
+		error_msg("cannot lock '%s': %s", path, strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+out:
+	free(path);
+	return fd;
 }
 
 /* make install of the host's or the cross build into build/push/NAME/stage,
@@ -464,7 +491,7 @@ int cmd_push(int argc, char **argv, struct context *ctx)
 	const char *name = NULL;
 	bool opened = false;
 	uint64_t t0 = mono_ns();
-	int r;
+	int r, work_fd = -1;
 
 	r = push_take(argc, argv, &p.o, &name);
 	if (r != HB_EXIT_OK)
@@ -514,6 +541,9 @@ int cmd_push(int argc, char **argv, struct context *ctx)
 		error_msg("cannot make '%s': %s", p.work, strerror(errno));
 		goto out;
 	}
+	work_fd = work_lock(p.work, p.t->name);
+	if (work_fd < 0)
+		goto out;
 	if (!p.o.dry_run) {
 		char *q = sh_quote(p.prefix), *cmd = xasprintf("mkdir -p %s", q);
 		struct strbuf e = STRBUF_INIT;
@@ -537,6 +567,8 @@ int cmd_push(int argc, char **argv, struct context *ctx)
 	       p.st.bytes_sent, (double)(mono_ns() - t0) / 1e9);
 	r = HB_EXIT_OK;
 out:
+	if (work_fd >= 0)
+		close(work_fd);
 	if (p.o.verbose && opened)
 		targets_say_connections(&p.c);
 	if (opened)

@@ -4,7 +4,7 @@
 # counts its wakeups; kick really wakes every CPU (each sleeper's count
 # near the kicks sent, none at 0); the probe sees a known delay (a
 # SCHED_FIFO hog above its priority keeps one CPU's sleeper off for
-# 50 ms: one wakeup 40..80 ms late on that CPU, listed with its time); a
+# 50 ms: one wakeup due then 40 ms late or more, listed with its time); a
 # run of the fake game with both switches names the run after them and
 # leaves their keys in bench.txt and probe.txt in the run directory; a
 # waker or probe that fails makes its run invalid.
@@ -124,11 +124,13 @@ expect_eq "probe format" 1 "$(awk '$1 == "format" { print $2 }' "$T/probe.txt")"
 tail -n 1 "$T/probe.txt" | grep -qx end || fail "probe.txt does not end with 'end'"
 hs=$(value start_ns "$T/hog")
 he=$(value end_ns "$T/hog")
-# the late wakeup on the hog's CPU: 40..80 ms late, and it ran when the hog let go
+# the late wakeup on the hog's CPU: due while the hog held it, run once the
+# hog let go, 40 ms late or more (more when the host also took the CPU then:
+# 89 ms once, 39 ms after the hog's end, on the sanitizer build in the suite)
 awk -v c="$last" -v hs="$hs" -v he="$he" '
-	$1 == "late" && $2 == c && $4 >= 40e6 && $4 <= 80e6 && $3 >= he && $3 <= he + 20e6 { found = 1 }
+	$1 == "late" && $2 == c && $4 >= 40e6 && $3 - $4 >= hs - 2e6 && $3 - $4 <= he && $3 >= he { found = 1 }
 	END { exit !found }' "$T/probe.txt" ||
-	{ grep "^late\|^cpu" "$T/probe.txt" >&2; cat "$T/hog" >&2; fail "no 40..80 ms late wakeup on CPU $last"; }
+	{ grep "^late\|^cpu" "$T/probe.txt" >&2; cat "$T/hog" >&2; fail "no late wakeup of the hog's on CPU $last"; }
 # the worst on that CPU is at least the hog's (on a busy or shared machine
 # something else may have kept it longer: the hog's own wakeup is the one
 # checked above)

@@ -11,7 +11,8 @@
 # back, a stale file in the harness's bin/ goes, results/ and files beside
 # the harness's directories stay; the pushed hitchbench runs there. Every
 # command is one login on the target (the server's log), and the
-# known_hosts file is never written.
+# known_hosts file is never written. A push while another of the same
+# name from this build holds its work directory waits, and says so.
 . "$(dirname "$0")/../lib.sh"
 command -v rsync >/dev/null || skip "no rsync"
 S=$T/sshd
@@ -134,6 +135,17 @@ t1=$(date +%s.%N)
 grep -q "^pushed: 0 file(s) copied, 0 deleted" "$T/out" || fail "second push copied: $(cat "$T/out")"
 expect_eq "second push's logins" 1 "$logins"
 echo "second push: $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s"
+
+# another push of the same name from this build (its stage there) holds
+# the work directory: this one says so and waits for it
+mkdir -p "$HB_BUILD/push/hb"
+flock "$HB_BUILD/push/hb/lock" sh -c "touch '$T/held'; sleep 2" &
+holder=$!
+for i in $(seq 1 100); do [ -e "$T/held" ] && break; sleep 0.05; done
+run_hb "push beside another" 0 push hb
+wait "$holder"
+grep -q "another push of 'hb' is using $HB_BUILD/push/hb: waiting for it" "$T/err" ||
+	fail "the push did not wait for the other: $(cat "$T/err")"
 
 # a file changed there is the only one copied back
 echo "# changed there" >>"$P/share/hitchbench/recipes/README.md"
