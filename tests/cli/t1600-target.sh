@@ -138,14 +138,21 @@ echo "second push: $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s"
 
 # another push of the same name from this build (its stage there) holds
 # the work directory: this one says so and waits for it
+# (held until the waiting push has said so: a slow build's push may take
+# seconds to reach it)
 mkdir -p "$HB_BUILD/push/hb"
-flock "$HB_BUILD/push/hb/lock" sh -c "touch '$T/held'; sleep 2" &
+flock "$HB_BUILD/push/hb/lock" sh -c "echo held >'$T/held'; while [ ! -e '$T/release' ]; do sleep 0.1; done" &
 holder=$!
-for i in $(seq 1 100); do [ -e "$T/held" ] && break; sleep 0.05; done
-run_hb "push beside another" 0 push hb
+"$HB_BUILD/tests/waitline" "$T/held" "^held" || fail "the lock was not taken"
+rc=0
+"$HB" push hb >"$T/out" 2>"$T/err" &
+pusher=$!
+"$HB_BUILD/tests/waitline" "$T/err" "another push of 'hb' is using $HB_BUILD/push/hb: waiting for it" 1 120 || rc=$?
+touch "$T/release"
 wait "$holder"
-grep -q "another push of 'hb' is using $HB_BUILD/push/hb: waiting for it" "$T/err" ||
-	fail "the push did not wait for the other: $(cat "$T/err")"
+[ "$rc" = 0 ] || { kill "$pusher"; fail "the push did not wait for the other: $(cat "$T/err")"; }
+wait "$pusher" || fail "the push beside another: $(cat "$T/out" "$T/err")"
+grep -q "^pushed: " "$T/out" || fail "the push beside another: $(cat "$T/out")"
 
 # a file changed there is the only one copied back
 echo "# changed there" >>"$P/share/hitchbench/recipes/README.md"
