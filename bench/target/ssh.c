@@ -159,6 +159,17 @@ int ssh_open(struct ssh_conn *c, const struct ssh_target *t)
 	return 0;
 }
 
+/* ssh over the connection's master, running remote_cmd there, into a */
+static void remote_argv(struct argv_list *a, struct ssh_conn *c, const char *remote_cmd)
+{
+	argv_init(a);
+	argv_push(a, ssh_program());
+	push_common(a, c, "no");
+	argv_push(a, "--");
+	argv_push(a, c->target->host);
+	argv_push(a, remote_cmd);
+}
+
 int ssh_exec(struct ssh_conn *c, const char *remote_cmd, const char *stdin_text, struct strbuf *out,
 	     struct strbuf *err)
 {
@@ -167,12 +178,7 @@ int ssh_exec(struct ssh_conn *c, const char *remote_cmd, const char *stdin_text,
 
 	if (!c->open)
 		return -ENOTCONN;
-	argv_init(&a);
-	argv_push(&a, ssh_program());
-	push_common(&a, c, "no");
-	argv_push(&a, "--");
-	argv_push(&a, c->target->host);
-	argv_push(&a, remote_cmd);
+	remote_argv(&a, c, remote_cmd);
 	r = spawn_capture_io(a.v, stdin_text, out, err, &status);
 	argv_release(&a);
 	return r < 0 ? r : exit_code(status);
@@ -195,12 +201,7 @@ int ssh_exec_lines(struct ssh_conn *c, const char *remote_cmd, int err_fd,
 		return -ENOTCONN;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	argv_init(&a);
-	argv_push(&a, ssh_program());
-	push_common(&a, c, "no");
-	argv_push(&a, "--");
-	argv_push(&a, c->target->host);
-	argv_push(&a, remote_cmd);
+	remote_argv(&a, c, remote_cmd);
 	so.argv = a.v;
 	so.out_fd = p[1];
 	r = spawn_process(&so, &pid);
@@ -211,8 +212,14 @@ int ssh_exec_lines(struct ssh_conn *c, const char *remote_cmd, int err_fd,
 		return r;
 	}
 	f = fdopen(p[0], "r");
-	if (!f)
-		abort();
+	if (!f) {
+		r = -errno;
+		close(p[0]);
+		kill(pid, SIGTERM);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		return r;
+	}
 	while ((n = getline(&text, &size, f)) >= 0) {
 		if (n > 0 && text[n - 1] == '\n')
 			text[n - 1] = '\0';

@@ -119,6 +119,13 @@ static struct wr_off *off(struct fx *f, char state, double off_ms, double on_ms,
 	return o;
 }
 
+/* o's delay totals counted (delay accounting on), none charged yet: the
+ * caller sets what its case charges */
+static void counted(struct wr_off *o)
+{
+	o->blkio_ns = o->swapin_ns = o->reclaim_ns = o->thrash_ns = o->compact_ns = 0;
+}
+
 static void bio(struct fx *f, double start_ms, double done_ms, uint32_t major, uint32_t minor, char op,
 		uint64_t bytes)
 {
@@ -319,8 +326,8 @@ START_TEST(gap_delay_counters)
 	/* a disk wait of 10 ms (-20, -10]; the gap (-10, 240] is 250 ms */
 	a = off(&f, 'D', -20, -10, -10, 0, 0, 1000, 0, 100);
 	bio(&f, -19, -11, 254, 0, 'R', 4096);
+	counted(a);
 	a->blkio_ns = 50 * MS;
-	a->swapin_ns = a->reclaim_ns = a->compact_ns = a->thrash_ns = 0;
 	/* over the gap: run 200, runq 20, sleep 30 (+10 the disk wait's own) */
 	b = off(&f, 'S', 240, 300, 0, 0, -1, 1200, 20, 140);
 	/* blkio +40, of which the disk wait is 10: 30 from sleep (all of it);
@@ -357,8 +364,8 @@ START_TEST(zram_runs)
 		fx_init(&f);
 		a = off(&f, 'S', -20, -10, -10, 0, -1, 0, 0, 0);
 		b = off(&f, 'S', 240, 300, 0, 0, -1, 250, 0, 10);
-		a->swapin_ns = a->reclaim_ns = a->compact_ns = a->thrash_ns = a->blkio_ns = 0;
-		b->reclaim_ns = b->compact_ns = b->thrash_ns = b->blkio_ns = 0;
+		counted(a);
+		counted(b);
 		b->swapin_ns = 50 * MS;
 		b->faults = faulted ? 1000 : 0;
 		run_stall(&f, "zram0:zram", 0, 200);
@@ -402,8 +409,8 @@ START_TEST(fault_rule)
 		/* the gap (-10, 890]: 900 ms of running */
 		a = off(&f, 'S', -20, -10, -10, 0, -1, 0, 0, 0);
 		b = off(&f, 'S', 890, 900, 0, 0, -1, 900, 0, 10);
-		a->swapin_ns = a->reclaim_ns = a->compact_ns = a->thrash_ns = a->blkio_ns = 0;
-		b->compact_ns = b->thrash_ns = b->blkio_ns = 0;
+		counted(a);
+		counted(b);
 		b->reclaim_ns = (int64_t)(cases[i].reclaim * MS);
 		b->swapin_ns = (int64_t)(cases[i].swapin * MS);
 		b->faults = (uint64_t)cases[i].faults;
@@ -434,8 +441,8 @@ START_TEST(faults_with_reads_in_flight)
 		a = off(&f, 'S', -20, -10, -10, 0, -1, 0, 0, 0);
 		/* b's sleep total has a's own 10 ms wait too */
 		b = off(&f, 'S', 240, 300, 0, 0, -1, 200, 0, 60);
-		a->swapin_ns = a->reclaim_ns = a->compact_ns = a->thrash_ns = a->blkio_ns = 0;
-		b->swapin_ns = b->reclaim_ns = b->compact_ns = b->thrash_ns = 0;
+		counted(a);
+		counted(b);
 		b->blkio_ns = 40 * MS;
 		b->faults = faulted ? 500 : 0;
 		/* in flight 10..110 (two overlapping reads), one after the gap */
