@@ -5,6 +5,7 @@
 #include "runner/provenance.h"
 #include "formats/sha256sums.h"
 #include "base/timeutil.h"
+#include "system/procparse.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -410,4 +411,23 @@ size_t batch_pending(const struct batch *b)
 	for (size_t i = 0; i < b->n_slots; i++)
 		n += b->state[i] != SLOT_DONE;
 	return n;
+}
+
+int batch_runner_parse(const char *text, size_t len, int *pid, uint64_t *start)
+{
+	char *a = xstrndup(text, len), *save = NULL;
+	char *p = strtok_r(a, " \n", &save), *t = strtok_r(NULL, " \n", &save);
+	int r = p && t && safe_atoi(p, pid) == 0 && safe_atou64(t, start) == 0 ? 0 : -EINVAL;
+
+	free(a);
+	return r;
+}
+
+bool batch_runner_is(const char *text, size_t len, const struct pstat *st)
+{
+	uint64_t start;
+	int pid;
+
+	return batch_runner_parse(text, len, &pid, &start) == 0 && st->pid == pid && st->starttime == start &&
+	       st->state != 'Z';
 }

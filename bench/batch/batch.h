@@ -116,6 +116,13 @@ int batch_write_checksums(const struct batch *b);
 /* What run --detach's runner keeps in the batch directory (cmd-run.c). */
 #define BATCH_RUNNER_LOG "runner.log"
 #define BATCH_RUNNER_PID "runner.pid"
+struct pstat;
+/* BATCH_RUNNER_PID's line, "PID STARTTIME" (len bytes of text), into its
+ * two numbers. 0, or -EINVAL when it is not that. */
+int batch_runner_parse(const char *text, size_t len, int *pid, uint64_t *start);
+/* Whether that line names the process whose stat is st, not a zombie:
+ * the detached runner, still there. */
+bool batch_runner_is(const char *text, size_t len, const struct pstat *st);
 /* Removes the batch's SHA256SUMS when it runs again (--resume): the list
  * is there only while the batch is not running. 0 or -errno. */
 int batch_drop_checksums(const struct batch *b);

@@ -210,13 +210,14 @@ void detach_login_say(const struct detach_login *l, double waited)
 static bool runner_alive(const struct batch *b)
 {
 	char *path = xasprintf("%s/" BATCH_RUNNER_PID, b->dir), *text = NULL;
-	unsigned long long start = 0;
+	size_t len = 0;
+	uint64_t start;
 	struct pstat st;
-	int pid = 0;
+	int pid;
 	bool alive;
 
-	alive = read_file(path, &text, NULL) == 0 && sscanf(text, "%d %llu", &pid, &start) == 2 &&
-		read_pstat(pid, &st) == 0 && st.starttime == start && st.state != 'Z';
+	alive = read_file(path, &text, &len) == 0 && batch_runner_parse(text, len, &pid, &start) == 0 &&
+		read_pstat(pid, &st) == 0 && batch_runner_is(text, len, &st);
 	free(text);
 	free(path);
 	return alive;

@@ -201,15 +201,10 @@ static size_t runs_done(const char *runs, size_t len, size_t planned)
 /* Whether "PID STARTTIME" is the process whose stat is given. */
 static bool runner_alive(const char *pidline, size_t pidlen, const char *stat, size_t statlen)
 {
-	char *a = xstrndup(pidline, pidlen), *b = xstrndup(stat, statlen), *save = NULL;
-	char *pid = strtok_r(a, " \n", &save), *start = strtok_r(NULL, " \n", &save);
+	char *b = xstrndup(stat, statlen);
 	struct pstat st;
-	uint64_t t;
-	int p;
-	bool alive = pid && start && safe_atoi(pid, &p) == 0 && safe_atou64(start, &t) == 0 &&
-		     pstat_parse(b, &st) == 0 && st.pid == p && st.starttime == t && st.state != 'Z';
+	bool alive = pstat_parse(b, &st) == 0 && batch_runner_is(pidline, pidlen, &st);
 
-	free(a);
 	free(b);
 	return alive;
 }
