@@ -20,7 +20,9 @@
  * same) but records nothing.
  *
  * The SLOWDOWN switch (bench/switch/switch-slowdown.c) makes the hook a known
- * effect: with HITCHBENCH_SLOWDOWN_PCT or _US (read once, at load) each
+ * effect: with HITCHBENCH_SLOWDOWN_PCT or _US (read once, at load), or a
+ * flip run's live figure in the frame file's header (slowdown_live, loaded
+ * at every present; the runner changes it while the game plays), each
  * recorded present, once stamped and before the real call, busy-waits on
  * the vDSO clock for PCT% of the frame that ended at it, less the spin
  * that frame already held, or for N us. Still no system call; the spin is
@@ -84,18 +86,18 @@ bool hook_recording(void)
  * whole interval would feed on itself: f/(1-f) in the end). Nothing at a
  * thread's first present.
  */
-static inline void slow_spin(struct present *p)
+static inline void slow_spin(struct present *p, double fraction, uint64_t fixed_ns)
 {
-	uint64_t want = slow_fixed_ns, start, t;
+	uint64_t want = fixed_ns, start, t;
 
 	p->spin_ns = 0;
-	if (slow_fraction > 0) {
+	if (fraction > 0 || !fixed_ns) {
 		uint64_t frame = 0;
 
 		if (slow_last_ns && p->t_entry > slow_last_ns)
 			frame = p->t_entry - slow_last_ns;
 		frame = frame > slow_last_spin_ns ? frame - slow_last_spin_ns : 0;
-		want = (uint64_t)((double)frame * slow_fraction);
+		want = (uint64_t)((double)frame * fraction);
 		slow_last_ns = p->t_entry;
 	}
 	if (want == 0) {
@@ -115,6 +117,7 @@ static inline void slow_spin(struct present *p)
 void present_begin(struct present *p, uint16_t source)
 {
 	struct hb_frame_record *rec;
+	uint32_t live;
 
 	p->recording = false;
 	if (present_depth++ > 0 || !frames_header)
@@ -140,10 +143,19 @@ void present_begin(struct present *p, uint16_t source)
 	p->sampled = (p->slot % HB_COST_EVERY) == (p->slot / HB_COST_EVERY * 37 % HB_COST_EVERY);
 	if (p->sampled)
 		p->t_call = now_ns();
-	if (slow_fraction > 0 || slow_fixed_ns)
-		slow_spin(p);
-	else
+	/* a flip run's live figure (one load, no system call) replaces the
+	 * environment's; while it is set the frame before each present is
+	 * tracked even at 0%, so the first spin after a switch to a figure
+	 * measures one frame, not the time since the last spin */
+	live = __atomic_load_n(&frames_header->slowdown_live, __ATOMIC_RELAXED);
+	if (live & HB_SLOWDOWN_LIVE) {
+		live &= ~HB_SLOWDOWN_LIVE;
+		slow_spin(p, (double)(live > HB_SLOWDOWN_LIVE_MAX ? HB_SLOWDOWN_LIVE_MAX : live) / 1e5, 0);
+	} else if (slow_fraction > 0 || slow_fixed_ns) {
+		slow_spin(p, slow_fraction, slow_fixed_ns);
+	} else {
 		p->spin_ns = 0;
+	}
 }
 
 void present_end(struct present *p)

@@ -193,13 +193,6 @@ int percentile_def_parse(const char *s, enum percentile_def *out)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void set(struct metrics *m, enum metric_id id, double v)
 {
 	m->v[id] = v;

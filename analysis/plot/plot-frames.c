@@ -57,13 +57,6 @@ int plot_style_dash(const struct plot_style *style)
 	return dash[style->member % ARRAY_SIZE(dash)];
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* What a frame-time axis must hold: the longest and the shortest positive
  * frame, and the smallest of the series' medians. */
 struct extent {

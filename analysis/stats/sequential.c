@@ -56,13 +56,6 @@ static double median_of_sorted(const double *s, size_t n)
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * A variance from few pairs is often much too small by chance (from three
  * pairs, under a tenth of the true one one time in ten), and a plug-in LLR

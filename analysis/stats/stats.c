@@ -50,13 +50,6 @@ double stats_rng_normal(struct stats_rng *rng)
 	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double *sorted_copy(const double *v, size_t n)
 {
 	double *s = zalloc(sizeof(*s) * (n ? n : 1));

@@ -526,3 +526,10 @@ int copy_file(const char *from, const char *to, int mode)
 	close(in);
 	return r;
 }
+
+int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}

@@ -18,6 +18,8 @@ void *xrealloc(void *p, size_t size);      /* realloc or abort */
 char *xstrdup(const char *s);              /* strdup or abort; xstrdup(NULL) == NULL */
 char *xstrndup(const char *s, size_t n);   /* strndup or abort */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* qsort's comparison of two doubles, ascending (NaN not ordered: keep it out). */
+int cmp_double(const void *a, const void *b);
 
 /* Strict parsers, the one way every number from outside is read: the
  * whole string must be the number (surrounding blanks are not accepted),

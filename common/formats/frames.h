@@ -100,7 +100,13 @@ struct hb_frames_header {
 	uint32_t event_capacity; /* event slots (0: none) */
 	uint64_t event_count;    /* event slots reserved (atomic); may exceed event_capacity */
 	uint64_t vk_instances;   /* VkInstances the Vulkan layer recorded in (atomic) */
-	uint8_t reserved[8];     /* zero; room for later fields (header is 128 bytes) */
+	/* A flip run's live SLOWDOWN figure (the runner writes it while the
+	 * game plays; the hook loads it at every present): 0, as in every file
+	 * written before it, leaves the environment's figure in force;
+	 * HB_SLOWDOWN_LIVE | thousandths of a percent (0 to 100000) replaces
+	 * it. Only the runner writes it; the hook only reads it. */
+	uint32_t slowdown_live;
+	uint8_t reserved[4];     /* zero; room for later fields (header is 128 bytes) */
 };
 
 struct hb_frame_record {
@@ -141,6 +147,9 @@ _Static_assert(sizeof(struct hb_frame_event) == 64, "frame event is 64 bytes");
 #define HB_SLOWDOWN_PCT_ENV "HITCHBENCH_SLOWDOWN_PCT"
 #define HB_SLOWDOWN_US_ENV "HITCHBENCH_SLOWDOWN_US"
 #define HB_SLOWDOWN_US_MAX 1000000u
+/* slowdown_live: the flag that it is set, and its largest figure. */
+#define HB_SLOWDOWN_LIVE 0x80000000u
+#define HB_SLOWDOWN_LIVE_MAX 100000u /* 100%, in thousandths of a percent */
 
 /* The Vulkan layer: an implicit layer, loaded by the Vulkan loader when
  * HB_VK_ENABLE_ENV=1 is set, from a manifest named HB_VK_MANIFEST_NAME in a

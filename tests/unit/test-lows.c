@@ -129,13 +129,6 @@ static uint64_t *sample_frames(size_t *n)
 	return ns;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double *sorted_ms(const uint64_t *ns, size_t n)
 {
 	double *ms = zalloc(n * sizeof(*ms));
