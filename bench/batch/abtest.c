@@ -35,6 +35,12 @@ void ab_test_release(struct ab_test *t)
 
 int ab_batch_cells(const struct batch *b, struct strbuf *err)
 {
+	if (kvfile_get(&b->info, "flip")) {
+		if (b->variants.n * b->tokens.n == 1)
+			return 0;
+		strbuf_addf(err, "flip batch '%s' has %zu cells, not one", b->id, b->variants.n * b->tokens.n);
+		return -EINVAL;
+	}
 	if (b->variants.n * b->tokens.n != 2) {
 		strbuf_addf(err, "batch '%s' has %zu cells (variants x switch tokens), not the two of an A/B",
 			    b->id, b->variants.n * b->tokens.n);
@@ -60,8 +66,11 @@ char *ab_cell_name(const struct batch *b, size_t cell)
 {
 	/* the plan's cells: the tokens in order, each with the variants in order */
 	const char *variant = b->variants.v[cell % b->variants.n];
-	const char *token = b->tokens.v[cell / b->variants.n];
+	const char *token = b->tokens.v[(cell / b->variants.n) % b->tokens.n];
+	const char *flip = kvfile_get(&b->info, "flip");
 
+	if (flip && cell == 1)
+		token = flip;
 	return strcmp(token, "-") == 0 ? xstrdup(variant) : xasprintf("%s@%s", variant, token);
 }
 
@@ -139,9 +148,19 @@ void ab_test_update(struct ab_test *t, const struct batch *b, size_t *added)
 {
 	size_t before = t->n_pairs;
 
+	t->flip = kvfile_get(&b->info, "flip") != NULL;
+	if (t->flip) /* the batch's rounds are the cap; the blocks are not */
+		t->opts.max_pairs = AB_FLIP_MAX_BLOCKS;
 	for (int round = (int)t->n_pairs + 1; round <= b->rounds; round++) {
 		struct ab_pair p;
 
+		if (t->flip) {
+			if (!ab_flip_read_round(t, b, round, &p, &t->d, &t->n_d))
+				break;
+			t->pairs = xrealloc(t->pairs, sizeof(*t->pairs) * (t->n_pairs + 1));
+			t->pairs[t->n_pairs++] = p;
+			continue;
+		}
 		if (!read_round(t, b, round, &p))
 			break;
 		t->pairs = xrealloc(t->pairs, sizeof(*t->pairs) * (t->n_pairs + 1));
@@ -160,6 +179,19 @@ void ab_print_heading(FILE *out, const struct ab_test *t, const char *a_name, co
 {
 	const struct seq_opts *o = &t->opts;
 
+	if (t->flip) {
+		fprintf(out, "# flip runs, A and B turned in one game run: A = %s, B = %s (docs/metrics.md \"Flip\")\n",
+			a_name, b_name);
+		fprintf(out, "# each segment's fps = its frames / their time, after the settle; a pair = ln(B/A) of "
+			"two adjacent segments, a looping demo's averaged with the same two in the pass of the "
+			"other order; blocks of pairs are the test's values\n");
+		fprintf(out, "# H1: a change of %.3g%% either way; alpha %.3g, beta %.3g; at least %zu blocks; "
+			"SAME at LLR <= %.3f, DIFFERENT at LLR >= %.3f\n", o->effect * 100, o->alpha, o->beta,
+			o->min_pairs, t->result.lower, t->result.upper);
+		fprintf(out, "# %5s %9s %9s %6s %6s %7s %9s %7s %7s %8s %8s %s\n", "round", "A fps", "B fps",
+			"pairs", "blocks", "lag-1", "ln(B/A)", "se", "blocks", "LLR", "B/A", "interval");
+		return;
+	}
 	fprintf(out, "# paired sequential test of %s: A = %s, B = %s\n", metric_defs[t->metric].name,
 		a_name, b_name);
 	fprintf(out, "# H1: a change of %.3g%% either way; alpha %.3g, beta %.3g; pairs %zu..%zu; "
@@ -176,6 +208,10 @@ void ab_print_pair(FILE *out, const struct ab_test *t, size_t i)
 	struct seq_result r;
 	size_t k = 0;
 
+	if (t->flip) {
+		ab_flip_print_round(out, t, i);
+		return;
+	}
 	if (!p->counted) {
 		fprintf(out, "  %4s %5d left out: %s\n", "-", p->round, p->why);
 		return;
@@ -210,6 +246,10 @@ void ab_print_all(FILE *out, const struct ab_test *t, const char *a_name, const 
 	ab_print_heading(out, t, a_name, b_name);
 	/* the pairs up to where the test stopped */
 	for (size_t i = 0; i < t->n_pairs; i++) {
+		if (t->flip) {
+			ab_print_pair(out, t, i);
+			continue;
+		}
 		if (k == t->result.pairs && (t->pairs[i].counted || t->result.done))
 			break;
 		ab_print_pair(out, t, i);
@@ -224,12 +264,18 @@ void ab_print_verdict(FILE *out, const struct ab_test *t)
 	const struct seq_result *r = &t->result;
 	size_t left_out = t->n_pairs - t->n_d;
 
+	if (t->flip) {
+		left_out = 0;
+		for (size_t i = 0; i < t->n_pairs; i++)
+			left_out += !t->pairs[i].counted;
+	}
 	if (r->verdict == VERDICT_DIFFERENT)
 		fprintf(out, "verdict DIFFERENT: B %s than A", direction(t->metric, r->sign));
 	else
 		fprintf(out, "verdict %s", stats_verdict_name(r->verdict));
-	fprintf(out, " after %zu pair(s)%s\n", r->pairs,
-		r->done ? "" : " (not finished: the test wants more pairs)");
+	fprintf(out, " after %zu %s%s\n", r->pairs, t->flip ? "block(s) of flip pairs" : "pair(s)",
+		r->done ? "" : t->flip ? " (not finished: the test wants more blocks)" :
+		" (not finished: the test wants more pairs)");
 	if (r->pairs > 0)
 		fprintf(out, "estimate B/A %.4f (%+.2f%%), %.0f%% interval [%.4f, %.4f] (a confidence sequence: "
 			"valid where the test stopped)\n", r->estimate, (r->estimate - 1) * 100,

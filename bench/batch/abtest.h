@@ -18,15 +18,22 @@
 
 #define HB_AB_FORMAT 1
 
-/* One round of the batch: cell A's run and cell B's. */
+/* One round of the batch: cell A's run and cell B's; or, in a flip batch,
+ * the round's one flip run. */
 struct ab_pair {
 	int round;
 	bool counted;           /* both runs valid with the metric: d is the pair's log-ratio */
-	double a, b, d;
+	double a, b, d;         /* flip: a and b the sides' mean fps, d the run's estimate of ln(B/A) */
 	char *why;              /* not counted: why (the caller frees through ab_pairs_release) */
+	/* flip: the run's segment pairs, its blocks (each one value of the
+	 * test) and their size, the blocks' lag-one autocorrelation, and the
+	 * run's own standard error of d */
+	size_t flip_pairs, flip_blocks, block_size;
+	double r1, se;
 };
 
 struct ab_test {
+	bool flip;              /* a flip batch (batch.txt flip=): d holds every run's blocks */
 	struct seq_opts opts;
 	int metric;             /* index into metric_defs */
 	struct metric_opts mo;  /* how each run's metrics are computed: the batch's */
@@ -81,7 +88,16 @@ int ab_state_read_opts(struct ab_test *t, const struct batch *b, struct strbuf *
 int ab_test_open(struct ab_test *t, struct batch *b, const char *arg, const char *parent,
 		 struct strbuf *err);
 
-/* The cell's run name, "variant@label" or the variant (caller frees). */
+/* The cell's run name, "variant@label" or the variant (caller frees).
+ * A flip batch's cell 1 is its one variant with the flip token. */
 char *ab_cell_name(const struct batch *b, size_t cell);
+
+/* A flip batch (bench/batch/abflip.c): round's flip run read into p, false
+ * while it has not ended; one line for it. */
+bool ab_flip_read_round(const struct ab_test *t, const struct batch *b, int round, struct ab_pair *p,
+			double **blocks, size_t *n_blocks);
+void ab_flip_print_round(FILE *out, const struct ab_test *t, size_t i);
+/* The cap on blocks that stands for "no cap": a flip batch stops at its rounds. */
+#define AB_FLIP_MAX_BLOCKS 1000000
 
 #endif

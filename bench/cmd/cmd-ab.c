@@ -8,18 +8,26 @@
  */
 #include "batch/abtest.h"
 #include "cmd/cmd-run.h"
+#include "cmd/runargs.h"
 #include "cmd/cmd.h"
 #include "cmd/cmdargs.h"
 #include "base/exitcodes.h"
 #include "base/util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* --design flip's defaults: a run's window (a few passes of a looping
+ * demo), and the cap in minutes of game time. */
+#define AB_FLIP_WINDOW_S 120
+#define AB_FLIP_MINUTES 30
 
 static const char ab_usage[] =
 	"usage: hitchbench ab [run options] RECIPE A B [--metric M] [--effect PCT] [--alpha A]\n"
 	"                     [--beta B] [--max-rounds N] [--format table|json]\n"
+	"                     [--design runs|flip] [--max-minutes M]\n"
 	"       hitchbench ab --resume BATCH [run options of a resume] [--format table|json]\n"
 	"\n"
 	"Runs A and B in counterbalanced pairs (A B, then B A) in one batch and after\n"
@@ -35,6 +43,12 @@ static const char ab_usage[] =
 	"  --alpha A       false-positive rate (default 0.05)\n"
 	"  --beta B        1 - power at the effect (default 0.05)\n"
 	"  --max-rounds N  the cap: pairs at most (default 30)\n"
+	"  --design flip   A and B turned while one game runs (docs/metrics.md \"Flip\"):\n"
+	"                  flip runs (run --flip) of A's variant, one a round, each of\n"
+	"                  --window S (default 120), until the test decides or\n"
+	"                  --max-minutes M of windows (default 30) are spent; A and B\n"
+	"                  differ in one switch that flips (--segment, --settle as\n"
+	"                  run takes them). --design runs: runs in pairs (the default)\n"
 	"  --format json   stdout is one JSON document at the end (format 1: the options,\n"
 	"                  every round, the verdict; as compare --paired --format json);\n"
 	"                  the pair lines and the batch's report go to stderr\n"
@@ -54,13 +68,30 @@ struct ab_session {
 	char *a_name, *b_name;
 	bool heading_printed;
 	bool json;               /* --format json */
+	bool flip;               /* --design flip */
+	double max_minutes;      /* --max-minutes (flip: the cap, of game time) */
 	char *batch_id;
+	char *flip_token;        /* --design flip: B's token, the batch's flip */
 };
 
 static int ab_option(void *data, const char *name, const char *arg)
 {
 	struct ab_session *s = data;
 	enum report_format f;
+
+	if (strcmp(name, "design") == 0) {
+		if (strcmp(arg, "flip") && strcmp(arg, "runs"))
+			return usage_error(ab_usage, "--design wants flip or runs, not '%s'", arg);
+		s->flip = strcmp(arg, "flip") == 0;
+		return HB_EXIT_OK;
+	}
+	if (strcmp(name, "max-minutes") == 0) {
+		if (safe_atod(arg, &s->max_minutes) < 0 || !(s->max_minutes > 0 && s->max_minutes <= 24 * 60))
+			return usage_error(ab_usage, "--max-minutes wants minutes over 0, at most a day, not '%s'",
+					   arg);
+		s->opts_given = true;
+		return HB_EXIT_OK;
+	}
 
 	if (strcmp(name, "format") == 0) {
 		if (format_arg(ab_usage, arg, FORMAT_BIT(REPORT_TABLE) | FORMAT_BIT(REPORT_JSON), &f) != HB_EXIT_OK)
@@ -81,8 +112,36 @@ static void cell_split(const char *cell, char **variant, char **token)
 	*token = at && at[1] ? xstrdup(at + 1) : xstrdup("-");
 }
 
-static int ab_cells(void *data, char **args, int n, const char **variants, const char **tokens,
-		    int *rounds)
+/* --design flip: one variant, A's token the runs' own, B's the flip's; as
+ * many runs as fit in --max-minutes of windows (default AB_FLIP_MINUTES). */
+static int flip_cells(struct ab_session *s, char *const v[2], char *const t[2], struct run_args *a)
+{
+	double minutes = s->max_minutes > 0 ? s->max_minutes : AB_FLIP_MINUTES;
+
+	if (strcmp(v[0], v[1]) != 0)
+		return usage_error(ab_usage, "--design flip turns a switch within one run of one variant: A "
+				   "'%s' and B '%s' are two variants (compare them with --design runs)", v[0], v[1]);
+	if (strcmp(t[0], t[1]) == 0)
+		return usage_error(ab_usage, "A and B are the same cell '%s@%s': for an A/A by flip name two "
+				   "spellings of one setting (SLOWDOWN=0 and SLOWDOWN=0.0)", v[0], t[0]);
+	if (s->test.metric != M_FPS)
+		return usage_error(ab_usage, "--design flip tests fps (each segment's frames over their time), "
+				   "not %s", metric_defs[s->test.metric].name);
+	strbuf_addstr(&s->variants, v[0]);
+	strbuf_addstr(&s->tokens, t[0]);
+	a->variants = s->variants.buf;
+	a->tokens = s->tokens.buf;
+	a->flip = xstrdup(t[1]);
+	s->flip_token = (char *)a->flip;
+	if (a->window <= 0)
+		a->window = AB_FLIP_WINDOW_S;
+	a->rounds = (int)ceil(minutes * 60 / a->window);
+	if (a->rounds < 1)
+		a->rounds = 1;
+	return HB_EXIT_OK;
+}
+
+static int ab_cells(void *data, char **args, int n, struct run_args *a)
 {
 	struct ab_session *s = data;
 	char *v[2], *t[2];
@@ -96,6 +155,14 @@ static int ab_cells(void *data, char **args, int n, const char **variants, const
 			ret = usage_error(ab_usage, "cell '%s' is not VARIANT or VARIANT@TOKEN", args[i]);
 			goto out;
 		}
+	}
+	if (s->flip) {
+		ret = flip_cells(s, v, t, a);
+		goto out;
+	}
+	if (s->max_minutes > 0) {
+		ret = usage_error(ab_usage, "--max-minutes is --design flip's cap (runs: --max-rounds)");
+		goto out;
 	}
 	if (strcmp(v[0], v[1]) == 0 && strcmp(t[0], t[1]) == 0) {
 		ret = usage_error(ab_usage, "A and B are the same cell '%s': a batch runs each cell once a "
@@ -116,9 +183,9 @@ static int ab_cells(void *data, char **args, int n, const char **variants, const
 		strbuf_addf(&s->variants, "%s %s", v[0], v[1]);
 		strbuf_addstr(&s->tokens, t[0]);
 	}
-	*variants = s->variants.buf;
-	*tokens = s->tokens.buf;
-	*rounds = (int)s->test.opts.max_pairs;
+	a->variants = s->variants.buf;
+	a->tokens = s->tokens.buf;
+	a->rounds = (int)s->test.opts.max_pairs;
 out:
 	for (int i = 0; i < 2; i++) {
 		free(v[i]);
@@ -235,5 +302,6 @@ int cmd_ab(int argc, char **argv, struct context *ctx)
 	free(s.a_name);
 	free(s.b_name);
 	free(s.batch_id);
+	free(s.flip_token);
 	return ret;
 }

@@ -80,6 +80,14 @@ static const char run_usage[] =
 	"                    detached, wait for its end without touching the target,\n"
 	"                    then pull it (hitchbench pull); --no-wait: return after\n"
 	"                    the start; --no-pull: wait, but do not pull\n"
+	"  --flip TOKEN      each run a flip run (docs/metrics.md \"Flip\"): the switch\n"
+	"                    that its one token (A) and TOKEN (B) set apart is turned\n"
+	"                    between them while the game plays, in segments from the\n"
+	"                    window's start; flip.txt records every switch\n"
+	"  --segment S       a flip segment, seconds (default 0.5; a looping demo's in its\n"
+	"                    own presents at the warm-up's rate); --settle S: after each\n"
+	"                    switch, frames this long count for neither side (default 0.1);\n"
+	"                    --flip-by-time: segments in time even for a looping demo\n"
 	"\n"
 	"switches:\n";
 
@@ -225,8 +233,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		if (optind >= argc)
 			return usage_error(usage, "%s wants a recipe first", a->hooks->name);
 		a->recipe = argv[optind];
-		return a->hooks->cells(a->hooks->data, argv + optind + 1, argc - optind - 1, &a->variants,
-				       &a->tokens, &a->rounds);
+		return a->hooks->cells(a->hooks->data, argv + optind + 1, argc - optind - 1, a);
 	}
 	return new_batch_args(argc, argv, a, usage);
 }
@@ -345,6 +352,9 @@ struct batch_cmd {
 	bool has_lab;
 	struct switch_set *sets;
 	size_t n_sets;
+	struct switch_set flip_set; /* --flip's token (B) */
+	struct flip_plan flip;
+	bool has_flip;
 	struct argv_list variants, written;
 	char *recipe_path, *default_out, *cmdline;
 	int signal_fd, stop_fd;
@@ -357,7 +367,8 @@ static void batch_cmd_init(struct batch_cmd *bc, struct context *ctx, const stru
 	bc->ctx = ctx;
 	bc->hooks = hooks;
 	bc->a = (struct run_args){ .metric = METRIC_OPTS_DEFAULT, .warmup = -1, .window = -1,
-				   .db_path = ctx->default_db, .profile = "default", .hooks = hooks };
+				   .db_path = ctx->default_db, .profile = "default", .hooks = hooks,
+				   .segment_s = FLIP_SEGMENT_S_DEFAULT, .settle_s = FLIP_SETTLE_S_DEFAULT };
 	bc->a.metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
 	strbuf_init(&bc->notes);
 	strbuf_init(&bc->err);
@@ -378,6 +389,8 @@ static void batch_cmd_release(struct batch_cmd *bc)
 	if (bc->stop_fd >= 0)
 		close(bc->stop_fd);
 	switch_sets_free(bc->sets, bc->n_sets);
+	if (bc->has_flip)
+		switch_set_release(&bc->flip_set);
 	argv_release(&bc->variants);
 	argv_release(&bc->written);
 	batch_release(&bc->batch);
@@ -404,6 +417,48 @@ static int parse_tokens(struct batch_cmd *bc)
 	r = switch_tokens_parse(list.buf, &bc->sets, &bc->n_sets, &bc->err);
 	strbuf_release(&list);
 	return r;
+}
+
+/* --flip: the batch's one token is side A, --flip's is side B, and they
+ * differ in one switch that can flip (switch_flip_pair()). */
+static int check_flip(struct batch_cmd *bc)
+{
+	struct run_args *a = &bc->a;
+	const struct switch_on *on_a, *on_b;
+
+	if (bc->n_sets != 1) {
+		strbuf_addf(&bc->err, "--flip turns each run between its switch token and '%s': name one token "
+			    "(--switches TOKEN), not %zu", a->flip, bc->n_sets);
+		return -EINVAL;
+	}
+	if (switch_set_parse(a->flip, &bc->flip_set, &bc->err) < 0)
+		return -EINVAL;
+	bc->has_flip = true;
+	if (switch_flip_pair(&bc->sets[0], &bc->flip_set, &on_a, &on_b, &bc->err) < 0)
+		return -EINVAL;
+	if (a->settle_s * 2 >= a->segment_s) {
+		strbuf_addf(&bc->err, "--settle %g s leaves nothing of a %g s segment to measure (at most "
+			    "half of it)", a->settle_s, a->segment_s);
+		return -EINVAL;
+	}
+	if (on_a && on_a->def->flip_act_ms > a->settle_s * 1e3) {
+		strbuf_addf(&bc->err, "%s takes %g ms to act: --settle must be at least that", on_a->def->name,
+			    on_a->def->flip_act_ms);
+		return -EINVAL;
+	}
+	/* a flip run's fps mixes both sides: its name says so ("slow0~slow3"),
+	 * so it never joins the runs of A alone in a report or the database */
+	{
+		char *label = xasprintf("%s~%s", *bc->sets[0].label ? bc->sets[0].label : "none",
+					*bc->flip_set.label ? bc->flip_set.label : "none");
+
+		free(bc->sets[0].label);
+		bc->sets[0].label = label;
+	}
+	bc->flip = (struct flip_plan){ .a = on_a, .b = on_b, .a_term = bc->sets[0].token,
+				       .b_term = bc->flip_set.token, .segment_s = a->segment_s,
+				       .settle_s = a->settle_s, .by_time = a->flip_by_time };
+	return 0;
 }
 
 /* Everything the command line names, checked before anything starts: the
@@ -433,6 +488,8 @@ static int check_plan(struct batch_cmd *bc)
 	if (check_variants(&bc->recipe, &bc->variants) < 0)
 		return HB_EXIT_USAGE;
 	if (parse_tokens(bc) < 0)
+		return usage_with_switches("%s", bc->err.buf);
+	if (a->flip && check_flip(bc) < 0)
 		return usage_with_switches("%s", bc->err.buf);
 	if (!a->resume && a->order && batch_order_parse(a->order, &(enum batch_order){ 0 }) < 0)
 		return usage_error(run_usage, "--order wants rotate or shuffle, not '%s'", a->order);
@@ -588,7 +645,9 @@ static void fill_runner(struct batch_cmd *bc)
 		.noise_profile = a->profile ? bc->quiet.profile.path : NULL,
 		.noise_daemons = a->profile ? bc->quiet.profile.noise_daemons : NULL,
 		.verbose = a->verbose, .progress = a->silent ? NULL : print_progress,
+		.flip = bc->has_flip ? &bc->flip : NULL,
 	};
+	bc->flip.seed = b->seed;
 }
 
 /* The rounds: what is pending, unless the hooks' test ended before. The

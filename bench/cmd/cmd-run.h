@@ -17,6 +17,8 @@
  * hooks; *batch_dir (when not NULL) gets the batch's directory, malloc'd,
  * left alone when no batch ran (calibrate reads its batch back that way).
  */
+struct run_args;
+
 struct batch_hooks {
 	const char *name;       /* "ab": recorded in batch.txt (command=), so only it resumes the batch */
 	const char *usage;
@@ -24,10 +26,10 @@ struct batch_hooks {
 	 * HB_EXIT_OK or the exit code after saying what is wrong. */
 	int (*option)(void *data, const char *name, const char *arg);
 	/* A new batch's positional arguments after the recipe: sets the
-	 * variants and tokens (as run's arguments) and the rounds. HB_EXIT_OK or
+	 * variants and tokens (as run's arguments) and the rounds in a (and
+	 * may set its flip, segment and window). HB_EXIT_OK or
 	 * the exit code after saying what is wrong. */
-	int (*cells)(void *data, char **args, int n, const char **variants, const char **tokens,
-		     int *rounds);
+	int (*cells)(void *data, char **args, int n, struct run_args *a);
 	/* The batch is made or opened, nothing run yet: 0 go on, > 0 nothing
 	 * more to run (its test ended before), < 0 a failure (said). */
 	int (*begin)(void *data, struct batch *b, const struct metric_opts *metric, bool resumed);

@@ -67,6 +67,19 @@ static int set_window(struct run_args *a, const struct run_option *o, const char
 	return HB_EXIT_OK;
 }
 
+/* --segment and --settle: seconds, as a flip run takes them */
+static int set_flip_seconds(struct run_args *a, const struct run_option *o, const char *arg, const char *usage)
+{
+	double v;
+	bool seg = strcmp(o->name, "segment") == 0;
+
+	if (safe_atod(arg, &v) < 0 || !(seg ? v >= 0.05 && v <= 600 : v >= 0 && v <= 60))
+		return usage_error(usage, "--%s wants seconds from %s, not '%s'", o->name,
+				   seg ? "0.05 to 600" : "0 to 60", arg);
+	FIELD(double, a, o) = v;
+	return HB_EXIT_OK;
+}
+
 static int set_display(struct run_args *a, const struct run_option *o, const char *arg, const char *usage)
 {
 	if (arg[0] != ':' && !strchr(arg, ':'))
@@ -137,6 +150,10 @@ static const struct run_option run_options[] = {
 	{ "target", 0, RUN_OPT_ARG, set_string, AT(target) },
 	{ "no-wait", 0, 0, set_true, AT(no_wait) },
 	{ "no-pull", 0, 0, set_true, AT(no_pull) },
+	{ "flip", 0, RUN_OPT_ARG | RUN_OPT_BATCH, set_string, AT(flip) },
+	{ "segment", 0, RUN_OPT_ARG | RUN_OPT_BATCH, set_flip_seconds, AT(segment_s) },
+	{ "settle", 0, RUN_OPT_ARG | RUN_OPT_BATCH, set_flip_seconds, AT(settle_s) },
+	{ "flip-by-time", 0, RUN_OPT_BATCH, set_true, AT(flip_by_time) },
 	/* ab's own (batch_hooks.option) */
 	{ "metric", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },
 	{ "effect", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },
@@ -144,6 +161,8 @@ static const struct run_option run_options[] = {
 	{ "beta", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },
 	{ "max-rounds", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },
 	{ "format", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },
+	{ "design", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },
+	{ "max-minutes", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },
 	{ NULL, 0, 0, NULL, 0 },
 };
 
@@ -190,6 +209,12 @@ void run_args_record(struct kvfile *kf, const struct run_args *a, const char *re
 	kvfile_add(kf, "quiet_profile", a->profile ? a->profile : "none");
 	if (a->hooks)
 		kvfile_add(kf, "command", a->hooks->name);
+	if (a->flip) {
+		kvfile_add(kf, "flip", a->flip);
+		kvfile_addf(kf, "flip_segment_s", "%g", a->segment_s);
+		kvfile_addf(kf, "flip_settle_s", "%g", a->settle_s);
+		kvfile_add(kf, "flip_by_time", a->flip_by_time ? "1" : "0");
+	}
 }
 
 /* Reads those settings back from a batch being resumed. */
@@ -214,6 +239,14 @@ int run_args_read_batch(const struct batch *b, struct run_args *a, struct strbuf
 			    v ? v : "run", v ? v : "run");
 		return -EINVAL;
 	}
+	a->flip = kvfile_get(&b->info, "flip");
+	if (a->flip && (!(v = kvfile_get(&b->info, "flip_segment_s")) || safe_atod(v, &a->segment_s) < 0 ||
+			!(v = kvfile_get(&b->info, "flip_settle_s")) || safe_atod(v, &a->settle_s) < 0)) {
+		strbuf_addf(err, "%s/batch.txt: a flip batch without flip_segment_s or flip_settle_s", b->dir);
+		return -EINVAL;
+	}
+	v = kvfile_get(&b->info, "flip_by_time");
+	a->flip_by_time = v && strcmp(v, "1") == 0;
 	v = kvfile_get(&b->info, "rerun_invalid");
 	a->rerun = v && strcmp(v, "1") == 0;
 	v = kvfile_get(&b->info, "quiet_profile");

@@ -27,6 +27,9 @@ struct run_args {
 	bool follow;               /* --follow (with --detach): the foreground follows it to its end */
 	bool no_wait, no_pull;     /* with --target: return after the start; wait but do not pull */
 	uint64_t seed;
+	const char *flip;          /* --flip TOKEN: each run a flip run between its token and this */
+	double segment_s, settle_s; /* --segment, --settle (a flip run's) */
+	bool flip_by_time;         /* --flip-by-time */
 	struct metric_opts metric;
 	const struct batch_hooks *hooks;   /* NULL: hitchbench run itself */
 };

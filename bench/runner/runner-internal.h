@@ -13,6 +13,7 @@
  *                    how the run ends, the host noise at its edges
  *   runner-rundir.c  the run directory: its name, bench.txt's provenance
  *                    and reload rule, the frames, HOME and result.txt kept
+ *   runner-flip.c    a flip run's schedule and switches (flip.txt)
  */
 #ifndef HB_RUNNER_INTERNAL_H
 #define HB_RUNNER_INTERNAL_H
@@ -25,6 +26,7 @@
 #include "runner/runnoise.h"
 #include "runner/stage.h"
 #include "runner/xserver.h"
+#include "formats/flipfile.h"
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -59,6 +61,15 @@ struct runner {
 	char *status, *detail, *end_reason;
 	char *noise_brief;          /* noise_figures_brief() of the window, or NULL */
 	struct footprint game_fp;   /* every pass and orphan of the game, as reaped */
+	struct {                    /* a flip run's switching (runner-flip.c) */
+		bool on, write_failed;
+		int fd;             /* flip.txt, appended to */
+		struct flip_record rec;
+		char side;          /* the side in force */
+		int seg;            /* the segment last switched to (-1: none in this pass) */
+		uint64_t pass_slot0; /* the frame count at this pass's launch */
+		size_t switches, late, failed;
+	} flip;
 };
 
 /* runner.c */
@@ -97,6 +108,18 @@ void runner_end_pass(struct runner *rn, pid_t sid);
  * line, a failure, a signal); every pass stopped. 0, or -errno when a
  * pass could not be launched. */
 int runner_main_loop(struct runner *rn, struct strbuf *err);
+
+/* runner-flip.c (each does nothing when the run is not a flip run) */
+/* flip.txt's schedule written (before the game starts). 0 or -errno with err. */
+int runner_flip_begin(struct runner *rn, struct strbuf *err);
+/* A pass was launched. */
+void runner_flip_pass(struct runner *rn);
+/* In the window: the segment's side applied when a new segment began. */
+void runner_flip_tick(struct runner *rn, uint64_t now);
+/* When the loop must look again (UINT64_MAX: no need). */
+uint64_t runner_flip_next(const struct runner *rn, uint64_t now);
+/* bench.txt's flip.* keys; flip.txt closed. */
+void runner_flip_end(struct runner *rn);
 
 /* runner-rundir.c */
 /* The run directory under its temporary name (rn->tmp_dir), its final

@@ -87,6 +87,8 @@ static int poll_timeout_ms(const struct runner *rn)
 		until = load_end;
 	if (rn->have_window && !rn->noise.asked[0] && rn->window_start < until)
 		until = rn->window_start > now ? rn->window_start : now; /* the noise snapshot */
+	if (runner_flip_next(rn, now) < until)
+		until = runner_flip_next(rn, now) > now ? runner_flip_next(rn, now) : now;
 	if (rn->have_window && rn->window_end < until)
 		until = rn->window_end > now ? rn->window_end : now + 100 * NSEC_PER_MSEC; /* waiting for a log */
 	return until > now ? (int)((until - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
@@ -251,6 +253,7 @@ int runner_main_loop(struct runner *rn, struct strbuf *err)
 		note_first_frame(rn);
 		if (rn->interrupted)
 			break;
+		runner_flip_tick(rn, now);
 		if (rn->have_window && now >= rn->window_start)
 			take_noise(rn, sid, 0);
 		if (rn->have_window && now >= rn->window_end)

@@ -238,6 +238,7 @@ int runner_launch_pass(struct runner *rn, struct strbuf *err)
 	rn->pass++;
 	rn->game_exited = false;
 	rn->count_at_launch = runner_frames(rn);
+	runner_flip_pass(rn);
 	rn->t_launch = mono_ns();
 	r = spawn_process(&o, &rn->game_pid);
 	free(cwd);

@@ -228,6 +228,7 @@ static void write_footprint(struct runner *rn)
 static void runner_release(struct runner *rn)
 {
 	hb_frames_view_close(&rn->frames);
+	runner_flip_end(rn);
 	if (rn->game_pid > 0) {
 		kill(-rn->game_pid, SIGKILL);
 		waitpid(rn->game_pid, NULL, 0);
@@ -305,7 +306,10 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 	build_command(&rn);
 	argv_init(&rn.env);
 
+	rn.flip.fd = -1;
 	r = prepare_run(&rn, start, start_mono, err);
+	if (r == 0)
+		r = runner_flip_begin(&rn, err);
 	if (r < 0)
 		goto out;
 	if (start_x(&rn, err) < 0 || runner_prepare_commands(&rn, err) < 0) {
@@ -327,6 +331,7 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 				strbuf_reset(err);
 			}
 		}
+		runner_flip_end(&rn);
 		switches_finish(&rn);
 	}
 	if (xserver_stop(&rn.x) > 0)

@@ -8,7 +8,10 @@
  * the A/A partner of SLOWDOWN=PCT.
  *
  * The figure reaches the hook through the game's environment; what the
- * hook spun is in the frame file's header, read back into bench.txt.
+ * hook spun is in the frame file's header, read back into bench.txt. In a
+ * flip run the runner changes the figure while the game plays: it writes
+ * it into the frame file's header (slowdown_live), which the hook loads at
+ * every present, so it acts from the next present on.
  */
 #include "formats/frames.h"
 #include "switch/switch.h"
@@ -16,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -123,6 +127,28 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 			(double)h.spin_ns / 1e6, h.spin_presents);
 }
 
+/* A flip: the figure into the header's slowdown_live (one pwrite of four
+ * bytes into the page the game maps: the hook sees it at its next present). */
+static int flip_pct(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
+{
+	double v = 0;
+	uint32_t live;
+	int fd, r = 0;
+
+	if (on)
+		safe_atod(on->value, &v);
+	live = HB_SLOWDOWN_LIVE | (uint32_t)(v * 1000 + 0.5);
+	fd = ctx->frames_path ? open(ctx->frames_path, O_WRONLY | O_CLOEXEC) : -1;
+	if (fd < 0 || pwrite(fd, &live, sizeof(live), offsetof(struct hb_frames_header, slowdown_live)) !=
+			      (ssize_t)sizeof(live)) {
+		r = -errno;
+		strbuf_addf(err, "cannot write the frame file's live SLOWDOWN figure: %s", strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 const struct switch_def switch_slowdown = {
 	.name = "SLOWDOWN",
 	.help = "PCT: a known effect (a test instrument): the hook spins PCT% of each frame",
@@ -131,6 +157,8 @@ const struct switch_def switch_slowdown = {
 	.label = label_pct,
 	.prepare = prepare_pct,
 	.finish = finish,
+	.flip = flip_pct,
+	.flip_act_ms = 0, /* the next present */
 };
 
 const struct switch_def switch_slowdown_us = {

@@ -323,13 +323,25 @@ const char *switch_param(const struct switch_on *on, const char *name)
 	return NULL;
 }
 
+void switch_names(struct strbuf *out, bool flip_only)
+{
+	bool first = true;
+
+	for (size_t i = 0; i < ARRAY_SIZE(registry); i++)
+		if (!flip_only || registry[i]->flip) {
+			strbuf_addf(out, "%s%s", first ? "" : ", ", registry[i]->name);
+			first = false;
+		}
+}
+
 void switch_help(FILE *out)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(registry); i++) {
 		const struct switch_def *d = registry[i];
 
-		fprintf(out, "  %-14s %s%s%s%s\n", d->name, d->help, d->default_value ? " (on by default: " : "",
-			d->default_value ? d->name : "", d->default_value ? "=0 turns it off)" : "");
+		fprintf(out, "  %-14s %s%s%s%s%s\n", d->name, d->help, d->default_value ? " (on by default: " : "",
+			d->default_value ? d->name : "", d->default_value ? "=0 turns it off)" : "",
+			d->flip ? " (flips while the game runs)" : "");
 		for (int k = 0; k < SWITCH_MAX_PARAMS && d->params[k].name; k++)
 			fprintf(out, "    %-12s %s%s%s%s\n", d->params[k].name, d->params[k].help,
 				d->params[k].default_value ? " (default " : "",

@@ -67,6 +67,15 @@ struct switch_def {
 	int (*start)(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err);
 	void (*pass)(const struct switch_on *on, struct switch_ctx *ctx, pid_t game_pid);
 	void (*finish)(const struct switch_on *on, struct switch_ctx *ctx);
+	/* Optional: the setting changed while the game plays (a flip run,
+	 * docs/metrics.md "Flip"): on is the side's setting of this switch
+	 * (NULL: off). Called from the runner's loop; its return is the
+	 * moment the change was made, so it must not wait. 0, or -errno with
+	 * err (the switch failed: its pair does not count). */
+	int (*flip)(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err);
+	/* How long a flip takes to act once made, ms (frames this long after
+	 * a switch count for neither side, at least). */
+	double flip_act_ms;
 };
 
 /* One switch as a token sets it. */
@@ -140,6 +149,14 @@ int switch_sets_ready(const struct switch_set *sets, size_t n, const char *helpe
 
 /* The registry's switches and their parameters, for --help. */
 void switch_help(FILE *out);
+/* The switches' names ("A, B, C"), or only those that can flip. */
+void switch_names(struct strbuf *out, bool flip_only);
+
+/* A flip run's two sides (docs/metrics.md "Flip"): a and b must differ in
+ * one switch alone, one with a flip hook; *on_a and *on_b are its settings
+ * in each (NULL: off there). 0, or -EINVAL with the reason in err. */
+int switch_flip_pair(const struct switch_set *a, const struct switch_set *b, const struct switch_on **on_a,
+		     const struct switch_on **on_b, struct strbuf *err);
 
 /* How long a helper has to say it is ready. */
 #define SWITCH_READY_WAIT_S 5.0

@@ -1,0 +1,129 @@
+/*
+ * A flip run read back (runflip.h).
+ */
+#include "run/runflip.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void run_flip_init(struct run_flip *f)
+{
+	memset(f, 0, sizeof(*f));
+	flip_record_init(&f->rec);
+}
+
+void run_flip_release(struct run_flip *f)
+{
+	flip_record_release(&f->rec);
+	free(f->segs);
+	free(f->pairs);
+	free(f->blocks);
+	run_flip_init(f);
+}
+
+/* The first frame at or after t (frames sorted by time). */
+static uint64_t first_at(const struct hb_frames *fr, uint64_t t)
+{
+	uint64_t lo = 0, hi = fr->n;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (fr->t_ns[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Segment i of the record measured from the frames into g. */
+static void measure(const struct run *run, struct run_flip *f, size_t i, struct flip_seg *g)
+{
+	const struct flip_record *r = &f->rec;
+	const struct flip_event *e = &r->ev[i];
+	const struct hb_frames *fr = &run->frames;
+	double lead_ms = r->settle_ms > r->act_ms ? r->settle_ms : r->act_ms;
+	uint64_t start, end, sum = 0;
+	unsigned n = 0;
+
+	*g = (struct flip_seg){ .pass = r->order == FLIP_ORDER_PASSES ? e->pass : 1, .seg = e->seg,
+				.side = e->side };
+	if (!e->applied_ns) {
+		f->failed++;
+		return;
+	}
+	if ((double)(e->applied_ns - e->due_ns) / 1e6 > r->late_ms) {
+		f->late++;
+		return;
+	}
+	if (i + 1 >= r->n_ev) {
+		f->outside++; /* the last: its end is not known */
+		return;
+	}
+	start = e->applied_ns + (uint64_t)(lead_ms * 1e6);
+	end = r->ev[i + 1].applied_ns ? r->ev[i + 1].applied_ns : r->ev[i + 1].due_ns;
+	if (e->applied_ns < run->window_start_ns || end > run->window_end_ns) {
+		f->outside++;
+		return;
+	}
+	for (uint64_t j = first_at(fr, start); j + 1 < fr->n && fr->t_ns[j + 1] <= end; j++) {
+		if (fr->pid[j] != fr->pid[j + 1] && fr->pid[j] && fr->pid[j + 1])
+			continue;
+		sum += fr->t_ns[j + 1] - fr->t_ns[j];
+		n++;
+	}
+	if (n < FLIP_SEG_LEAST || sum == 0) {
+		f->thin++;
+		return;
+	}
+	g->counted = true;
+	g->frames = n;
+	g->log_ft = log((double)sum / n / 1e6);
+}
+
+int run_flip_analyse(const struct run *run, struct run_flip *f, struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	double *d;
+	int r;
+
+	strbuf_addf(&path, "%s/%s", run->dir, HB_FLIP_FILE);
+	r = flip_record_load(path.buf, &f->rec, err);
+	strbuf_release(&path);
+	if (r < 0)
+		return r;
+	if (!run->have_frames || !run->have_window) {
+		strbuf_addf(err, "%s: a flip run without %s", run->dir,
+			    run->have_frames ? "a measured window" : "frames");
+		return -EINVAL;
+	}
+	f->segs = zalloc(sizeof(*f->segs) * (f->rec.n_ev ? f->rec.n_ev : 1));
+	f->pairs = zalloc(sizeof(*f->pairs) * (f->rec.n_ev ? f->rec.n_ev : 1));
+	for (size_t i = 0; i < f->rec.n_ev; i++)
+		measure(run, f, i, &f->segs[i]);
+	f->n_segs = f->rec.n_ev;
+	f->n_pairs = flip_pairs(f->segs, f->n_segs, f->rec.order == FLIP_ORDER_PASSES, f->pairs);
+	d = zalloc(sizeof(*d) * (f->n_pairs ? f->n_pairs : 1));
+	for (size_t i = 0; i < f->n_pairs; i++)
+		d[i] = f->pairs[i].d;
+	f->r1_pairs = flip_lag1(d, f->n_pairs);
+	f->block_size = flip_block_size(d, f->n_pairs, &f->r1_blocks);
+	f->blocks = zalloc(sizeof(*f->blocks) * (f->n_pairs ? f->n_pairs : 1));
+	f->n_blocks = flip_block_means(d, f->n_pairs, f->block_size, f->blocks);
+	if (f->n_blocks) {
+		double s = 0, ss = 0;
+
+		for (size_t i = 0; i < f->n_blocks; i++)
+			s += f->blocks[i];
+		f->estimate = s / (double)f->n_blocks;
+		for (size_t i = 0; i < f->n_blocks; i++)
+			ss += (f->blocks[i] - f->estimate) * (f->blocks[i] - f->estimate);
+		f->se = f->n_blocks > 1 ? sqrt(ss / (double)(f->n_blocks - 1) / (double)f->n_blocks) : NAN;
+	}
+	free(d);
+	return 0;
+}

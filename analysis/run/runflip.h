@@ -1,0 +1,48 @@
+/*
+ * A flip run read back (docs/metrics.md "Flip"): its record (flip.txt),
+ * each segment's frames found from the recorded switch stamps (never
+ * stored), the pairs and blocks of analysis/stats/flip.h, and the run's
+ * own estimate of ln(B/A) of fps.
+ *
+ * A segment begins when its switch was applied plus the settle time (or
+ * the switch's own act time, when longer) and ends when the next switch
+ * was applied; only frame intervals between two presents of one process
+ * inside it count (a relaunched pass's gap never does). It counts when it
+ * lies inside the measured window, its switch was applied no later than
+ * the record's late_ms after it was due, and it holds FLIP_SEG_LEAST
+ * intervals.
+ */
+#ifndef HB_RUNFLIP_H
+#define HB_RUNFLIP_H
+
+#include <stddef.h>
+
+#include "formats/flipfile.h"
+#include "run/run.h"
+#include "stats/flip.h"
+
+#define FLIP_SEG_LEAST 3
+
+struct run_flip {
+	struct flip_record rec;
+	struct flip_seg *segs;      /* one an applied switch, in the record's order */
+	size_t n_segs;
+	struct flip_pair *pairs;
+	size_t n_pairs;
+	size_t block_size;
+	double r1_pairs, r1_blocks; /* lag-one autocorrelation of the pairs, of the blocks */
+	double *blocks;
+	size_t n_blocks;
+	double estimate, se;        /* mean of the blocks (ln(B/A) of fps), its standard error */
+	size_t late, failed, thin, outside; /* segments left out: why */
+};
+
+void run_flip_init(struct run_flip *f);
+void run_flip_release(struct run_flip *f);
+
+/* The flip analysis of a loaded run (its frames and window). 0; -ENOENT
+ * when the run is not a flip run (no flip.txt); -EINVAL or -errno with
+ * err (a bad record, a run without frames or window). */
+int run_flip_analyse(const struct run *run, struct run_flip *f, struct strbuf *err);
+
+#endif

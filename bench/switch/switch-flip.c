@@ -1,0 +1,62 @@
+/*
+ * Which two switch tokens a flip run can turn between (switch.h,
+ * switch_flip_pair()): they must differ in one switch alone, and that
+ * switch must be one that changes while the game plays (a flip hook).
+ */
+#include "switch/switch.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Whether two settings of one switch are the same (value and parameters). */
+static bool same_on(const struct switch_on *x, const struct switch_on *y)
+{
+	if (!x || !y)
+		return x == y;
+	if (strcmp(x->value ? x->value : "", y->value ? y->value : "") != 0)
+		return false;
+	for (int k = 0; k < SWITCH_MAX_PARAMS; k++)
+		if (strcmp(x->params[k] ? x->params[k] : "", y->params[k] ? y->params[k] : "") != 0)
+			return false;
+	return true;
+}
+
+/* The switches that can flip, for a message. */
+static void flippable(struct strbuf *out)
+{
+	switch_names(out, true);
+}
+
+int switch_flip_pair(const struct switch_set *a, const struct switch_set *b, const struct switch_on **on_a,
+		     const struct switch_on **on_b, struct strbuf *err)
+{
+	const struct switch_def *def = NULL;
+	const struct switch_set *sets[2] = { a, b };
+
+	for (int s = 0; s < 2; s++)
+		for (size_t k = 0; k < sets[s]->n; k++) {
+			const struct switch_def *d = sets[s]->on[k].def;
+
+			if (same_on(switch_set_find(a, d->name), switch_set_find(b, d->name)) || d == def)
+				continue;
+			if (def) {
+				strbuf_addf(err, "'%s' and '%s' differ in %s and in %s: a flip run turns one switch",
+					    a->token, b->token, def->name, d->name);
+				return -EINVAL;
+			}
+			def = d;
+		}
+	if (!def) {
+		strbuf_addf(err, "'%s' and '%s' set the same: nothing to flip", a->token, b->token);
+		return -EINVAL;
+	}
+	if (!def->flip) {
+		strbuf_addf(err, "%s cannot be changed while the game runs (switches that can: ", def->name);
+		flippable(err);
+		strbuf_addstr(err, "); compare it by runs (ab --design runs)");
+		return -EINVAL;
+	}
+	*on_a = switch_set_find(a, def->name);
+	*on_b = switch_set_find(b, def->name);
+	return 0;
+}
