@@ -86,8 +86,8 @@ struct flip_sim {
 	unsigned sequences;
 	uint64_t seed;
 };
-/* 0, or -EINVAL (bad options or simulation). out as seq_simulate's
- * (mean_pairs: blocks to the stop). */
+/* For the tests (tests/unit/test-flip.c): 0, or -EINVAL (bad options or
+ * simulation). out as seq_simulate's (mean_pairs: blocks to the stop). */
 int flip_simulate(const struct seq_opts *o, const struct flip_sim *s, struct seq_sim_result *out);
 
 #endif

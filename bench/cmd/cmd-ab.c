@@ -44,7 +44,7 @@ static const char ab_usage[] =
 	"  --beta B        1 - power at the effect (default 0.05)\n"
 	"  --max-rounds N  the cap: pairs at most (default 30)\n"
 	"  --design flip   A and B turned while one game runs (docs/metrics.md \"Flip\"):\n"
-	"                  flip runs (run --flip) of A's variant, one a round, each of\n"
+	"                  flip runs (as run makes them) of A's variant, one a round, each of\n"
 	"                  --window S (default 120), until the test decides or\n"
 	"                  --max-minutes M of windows (default 30) are spent; A and B\n"
 	"                  differ in one switch that flips (--segment, --settle as\n"

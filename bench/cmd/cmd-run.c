@@ -142,102 +142,6 @@ static int stop_signal_fd(bool hup)
 	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
-static int parse_options(int argc, char **argv, struct run_args *a, const char *usage)
-{
-	struct option opts[40];
-	size_t n = 0;
-	int c, r, which = 0;
-
-	run_options_getopt(opts, &n, ARRAY_SIZE(opts) - 1, 0);
-	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
-	opts[n] = (struct option){ NULL, 0, NULL, 0 };
-	while ((c = getopt_long(argc, argv, "hqv", opts, &which)) != -1) {
-		const struct run_option *o = run_option_of(c, opts[which].name);
-
-		if (o) {
-			r = o->set(a, o, optarg, usage);
-			if (r != HB_EXIT_OK)
-				return r;
-		} else if (c == 'h') {
-			fputs(usage, stdout);
-			switch_help(stdout);
-			return HB_ARGS_DONE;
-		} else {
-			fputs(usage, stderr);
-			return HB_EXIT_USAGE;
-		}
-	}
-	return 0;
-}
-
-/* A new batch's positional arguments: RECIPE ["VARIANT..." [ROUNDS]], and
- * the switches of ENVS (RERUN_INTERFERED=1 is --rerun-invalid). */
-static int new_batch_args(int argc, char **argv, struct run_args *a, const char *usage)
-{
-	const char *env;
-	int rounds = 0;
-
-	if (optind >= argc || argc - optind > 3)
-		return usage_error(usage, "run wants a recipe, then at most the variants and the rounds");
-	a->recipe = argv[optind];
-	if (argc - optind >= 2)
-		a->variants = argv[optind + 1];
-	if (argc - optind == 3) {
-		if (safe_atoi(argv[optind + 2], &rounds) < 0 || rounds < 1)
-			return usage_error(usage, "ROUNDS wants a count of 1 or more, not '%s'", argv[optind + 2]);
-		if (a->rounds && a->rounds != rounds)
-			return usage_error(usage, "ROUNDS %d and --rounds %d disagree", rounds, a->rounds);
-		a->rounds = rounds;
-	}
-	if (!a->rounds)
-		a->rounds = 1;
-	env = getenv("ENVS");
-	if (env && a->tokens && strcmp(env, a->tokens) != 0)
-		return usage_error(usage, "ENVS='%s' and --switches '%s' disagree", env, a->tokens);
-	if (!a->tokens)
-		a->tokens = env;
-	env = getenv("RERUN_INTERFERED");
-	if (env && strcmp(env, "1") == 0)
-		a->rerun = true;
-	return 0;
-}
-
-/* The options and arguments, and what they ask of each other (the parser
- * contract, exitcodes.h). */
-static int parse_args(int argc, char **argv, struct run_args *a)
-{
-	const char *usage = a->hooks ? a->hooks->usage : run_usage;
-	int r = parse_options(argc, argv, a, usage);
-
-	if (r != 0)
-		return r;
-	if (a->resume && a->plan_only)
-		return usage_error(usage, "--plan is for a new batch; a batch's plan is in its batch.txt");
-	if (a->target && (a->hooks || a->detach || a->plan_only))
-		return usage_error(usage, "--target is run's, and starts the batch detached on the target: "
-				   "no --detach or --plan with it");
-	if (a->follow && !a->detach)
-		return usage_error(usage, "--follow is for --detach");
-	if ((a->no_wait || a->no_pull) && !a->target)
-		return usage_error(usage, "--no-wait and --no-pull are for a batch on a target (--target NAME)");
-	if (a->hooks && (a->rounds || a->tokens || a->order || a->have_seed || a->plan_only))
-		return usage_error(usage, "%s makes its own plan: no --rounds, --switches, --order, --seed "
-				   "or --plan", a->hooks->name);
-	if (a->resume) {
-		if (optind < argc || a->tokens || a->order || a->have_seed || a->rounds || a->have_metric_opts)
-			return usage_error(usage, "--resume runs the batch as it was planned: "
-					   "no recipe, variants, rounds, switches, order or windows with it");
-		return 0;
-	}
-	if (a->hooks) {
-		if (optind >= argc)
-			return usage_error(usage, "%s wants a recipe first", a->hooks->name);
-		a->recipe = argv[optind];
-		return a->hooks->cells(a->hooks->data, argv + optind + 1, argc - optind - 1, a);
-	}
-	return new_batch_args(argc, argv, a, usage);
-}
-
 static int check_variants(const struct recipe *rc, const struct argv_list *v)
 {
 	for (size_t i = 0; i < v->n; i++) {
@@ -423,42 +327,17 @@ static int parse_tokens(struct batch_cmd *bc)
  * differ in one switch that can flip (switch_flip_pair()). */
 static int check_flip(struct batch_cmd *bc)
 {
-	struct run_args *a = &bc->a;
-	const struct switch_on *on_a, *on_b;
-
 	if (bc->n_sets != 1) {
 		strbuf_addf(&bc->err, "--flip turns each run between its switch token and '%s': name one token "
-			    "(--switches TOKEN), not %zu", a->flip, bc->n_sets);
+			    "(--switches TOKEN), not %zu", bc->a.flip, bc->n_sets);
 		return -EINVAL;
 	}
-	if (switch_set_parse(a->flip, &bc->flip_set, &bc->err) < 0)
+	if (switch_set_parse(bc->a.flip, &bc->flip_set, &bc->err) < 0)
 		return -EINVAL;
 	bc->has_flip = true;
-	if (switch_flip_pair(&bc->sets[0], &bc->flip_set, &on_a, &on_b, &bc->err) < 0)
-		return -EINVAL;
-	if (a->settle_s * 2 >= a->segment_s) {
-		strbuf_addf(&bc->err, "--settle %g s leaves nothing of a %g s segment to measure (at most "
-			    "half of it)", a->settle_s, a->segment_s);
-		return -EINVAL;
-	}
-	if (on_a && on_a->def->flip_act_ms > a->settle_s * 1e3) {
-		strbuf_addf(&bc->err, "%s takes %g ms to act: --settle must be at least that", on_a->def->name,
-			    on_a->def->flip_act_ms);
-		return -EINVAL;
-	}
-	/* a flip run's fps mixes both sides: its name says so ("slow0~slow3"),
-	 * so it never joins the runs of A alone in a report or the database */
-	{
-		char *label = xasprintf("%s~%s", *bc->sets[0].label ? bc->sets[0].label : "none",
-					*bc->flip_set.label ? bc->flip_set.label : "none");
-
-		free(bc->sets[0].label);
-		bc->sets[0].label = label;
-	}
-	bc->flip = (struct flip_plan){ .a = on_a, .b = on_b, .a_term = bc->sets[0].token,
-				       .b_term = bc->flip_set.token, .segment_s = a->segment_s,
-				       .settle_s = a->settle_s, .by_time = a->flip_by_time };
-	return 0;
+	bc->flip = (struct flip_plan){ .segment_s = bc->a.segment_s, .settle_s = bc->a.settle_s,
+				       .by_time = bc->a.flip_by_time };
+	return switch_flip_plan(&bc->sets[0], &bc->flip_set, &bc->flip, &bc->err);
 }
 
 /* Everything the command line names, checked before anything starts: the
@@ -539,7 +418,8 @@ static int prepare_machine(struct batch_cmd *bc)
 		return HB_EXIT_FAILURE;
 	}
 	/* the journal first: what a killed runner left is restored before anything */
-	if (!bc->a.profile)
+	if (!bc->a.profile && !switch_sets_journal(bc->sets, bc->n_sets) &&
+	    !(bc->has_flip && switch_sets_journal(&bc->flip_set, 1)))
 		return HB_EXIT_OK;
 	r = quiet_session_start(&bc->quiet, bc->a.profile, bc->ctx->recipe_dirs,
 				ARRAY_SIZE(bc->ctx->recipe_dirs), &bc->notes, &bc->err);
@@ -646,6 +526,7 @@ static void fill_runner(struct batch_cmd *bc)
 		.noise_daemons = a->profile ? bc->quiet.profile.noise_daemons : NULL,
 		.verbose = a->verbose, .progress = a->silent ? NULL : print_progress,
 		.flip = bc->has_flip ? &bc->flip : NULL,
+		.journal = bc->quiet.open ? &bc->quiet.journal : NULL,
 	};
 	bc->flip.seed = b->seed;
 }
@@ -798,7 +679,7 @@ int batch_command(int argc, char **argv, struct context *ctx, const struct batch
 	batch_cmd_init(&bc, ctx, hooks);
 	for (int i = 0; i < argc; i++)   /* as written, before getopt permutes them */
 		argv_push(&bc.written, argv[i]);
-	r = parse_args(argc, argv, &bc.a);
+	r = run_args_parse(argc, argv, &bc.a, run_usage);
 	if (r != 0) {
 		ret = hb_args_exit(r);
 		goto out;

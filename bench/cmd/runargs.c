@@ -11,6 +11,8 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,4 +255,101 @@ int run_args_read_batch(const struct batch *b, struct run_args *a, struct strbuf
 	if (!a->profile_given) /* quieted as before, unless told otherwise */
 		a->profile = v && strcmp(v, "none") != 0 ? v : NULL;
 	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct run_args *a, const char *usage)
+{
+	struct option opts[40];
+	size_t n = 0;
+	int c, r, which = 0;
+
+	run_options_getopt(opts, &n, ARRAY_SIZE(opts) - 1, 0);
+	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	opts[n] = (struct option){ NULL, 0, NULL, 0 };
+	while ((c = getopt_long(argc, argv, "hqv", opts, &which)) != -1) {
+		const struct run_option *o = run_option_of(c, opts[which].name);
+
+		if (o) {
+			r = o->set(a, o, optarg, usage);
+			if (r != HB_EXIT_OK)
+				return r;
+		} else if (c == 'h') {
+			fputs(usage, stdout);
+			switch_help(stdout);
+			return HB_ARGS_DONE;
+		} else {
+			fputs(usage, stderr);
+			return HB_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* A new batch's positional arguments: RECIPE ["VARIANT..." [ROUNDS]], and
+ * the switches of ENVS (RERUN_INTERFERED=1 is --rerun-invalid). */
+static int new_batch_args(int argc, char **argv, struct run_args *a, const char *usage)
+{
+	const char *env;
+	int rounds = 0;
+
+	if (optind >= argc || argc - optind > 3)
+		return usage_error(usage, "run wants a recipe, then at most the variants and the rounds");
+	a->recipe = argv[optind];
+	if (argc - optind >= 2)
+		a->variants = argv[optind + 1];
+	if (argc - optind == 3) {
+		if (safe_atoi(argv[optind + 2], &rounds) < 0 || rounds < 1)
+			return usage_error(usage, "ROUNDS wants a count of 1 or more, not '%s'", argv[optind + 2]);
+		if (a->rounds && a->rounds != rounds)
+			return usage_error(usage, "ROUNDS %d and --rounds %d disagree", rounds, a->rounds);
+		a->rounds = rounds;
+	}
+	if (!a->rounds)
+		a->rounds = 1;
+	env = getenv("ENVS");
+	if (env && a->tokens && strcmp(env, a->tokens) != 0)
+		return usage_error(usage, "ENVS='%s' and --switches '%s' disagree", env, a->tokens);
+	if (!a->tokens)
+		a->tokens = env;
+	env = getenv("RERUN_INTERFERED");
+	if (env && strcmp(env, "1") == 0)
+		a->rerun = true;
+	return 0;
+}
+
+/* The options and arguments, and what they ask of each other (the parser
+ * contract, exitcodes.h). */
+int run_args_parse(int argc, char **argv, struct run_args *a, const char *run_usage)
+{
+	const char *usage = a->hooks ? a->hooks->usage : run_usage;
+	int r = parse_options(argc, argv, a, usage);
+
+	if (r != 0)
+		return r;
+	if (a->resume && a->plan_only)
+		return usage_error(usage, "--plan is for a new batch; a batch's plan is in its batch.txt");
+	if (a->target && (a->hooks || a->detach || a->plan_only))
+		return usage_error(usage, "--target is run's, and starts the batch detached on the target: "
+				   "no --detach or --plan with it");
+	if (a->follow && !a->detach)
+		return usage_error(usage, "--follow is for --detach");
+	if ((a->no_wait || a->no_pull) && !a->target)
+		return usage_error(usage, "--no-wait and --no-pull are for a batch on a target (--target NAME)");
+	if (a->hooks && (a->rounds || a->tokens || a->order || a->have_seed || a->plan_only || a->flip))
+		return usage_error(usage, "%s makes its own plan: no --rounds, --switches, --order, --seed, "
+				   "--plan or --flip", a->hooks->name);
+	if (a->resume) {
+		if (optind < argc || a->tokens || a->order || a->have_seed || a->rounds || a->have_metric_opts ||
+		    a->flip)
+			return usage_error(usage, "--resume runs the batch as it was planned: "
+					   "no recipe, variants, rounds, switches, order or windows with it");
+		return 0;
+	}
+	if (a->hooks) {
+		if (optind >= argc)
+			return usage_error(usage, "%s wants a recipe first", a->hooks->name);
+		a->recipe = argv[optind];
+		return a->hooks->cells(a->hooks->data, argv + optind + 1, argc - optind - 1, a);
+	}
+	return new_batch_args(argc, argv, a, usage);
 }

@@ -79,4 +79,10 @@ struct batch;
 struct strbuf;
 int run_args_read_batch(const struct batch *b, struct run_args *a, struct strbuf *err);
 
+/* run's (or a batch_hooks command's) command line into a: the options,
+ * then the recipe, variants and rounds, or the hooks' cells; run_usage is
+ * run's usage text. HB_EXIT_OK (0), HB_ARGS_DONE after --help, or the exit
+ * code after saying what is wrong. */
+int run_args_parse(int argc, char **argv, struct run_args *a, const char *run_usage);
+
 #endif

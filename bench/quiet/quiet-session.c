@@ -31,7 +31,9 @@ int quiet_session_start(struct quiet_session *q, const char *profile, char *cons
 	memset(q, 0, sizeof(*q));
 	quiet_profile_init(&q->profile);
 	thaw_journal_init(&q->journal);
-	path = quiet_profile_find(profile, recipe_dirs, n_dirs);
+	path = profile ? quiet_profile_find(profile, recipe_dirs, n_dirs) : NULL;
+	if (!profile)
+		goto journal; /* the journal alone: a switch that changes a setting */
 	if (!path) {
 		strbuf_addf(err, "no quiet profile '%s' (a path, or a name in the recipe directories' quiet/)",
 			    profile);
@@ -43,6 +45,7 @@ int quiet_session_start(struct quiet_session *q, const char *profile, char *cons
 		quiet_profile_release(&q->profile);
 		return -EINVAL;
 	}
+journal:
 	r = thaw_journal_open(&q->journal, NULL, THAW_BATCH, err);
 	if (r == -EBUSY && !err->len)
 		strbuf_addstr(err, "another batch is quieting this machine (its journal is locked)");

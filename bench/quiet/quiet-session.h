@@ -22,7 +22,9 @@ struct quiet_session {
 };
 
 /* Loads the profile (a path, or a name in the recipe directories) and
- * takes the journal, restoring what a dead runner left. Notes for people
+ * takes the journal, restoring what a dead runner left; profile NULL: the
+ * journal alone (a batch not quieted whose switches change settings,
+ * KNOB). Notes for people
  * (what was recovered) go to notes. 0; -EINVAL for a bad profile (exit 2);
  * other -errno with the reason in err. */
 int quiet_session_start(struct quiet_session *q, const char *profile, char *const *recipe_dirs,

@@ -296,6 +296,24 @@ static char *chomp_dup(const char *s)
 	return xasprintf("%.*s", (int)n, s);
 }
 
+bool thaw_setting_is(const char *got, const char *want)
+{
+	const char *open = strchr(got, '['), *close;
+
+	if (strcmp(got, want) == 0)
+		return true;
+	if (!open || !(close = strchr(open, ']')))
+		return false;
+	return (size_t)(close - open - 1) == strlen(want) && strncmp(open + 1, want, strlen(want)) == 0;
+}
+
+char *thaw_setting_value(const char *got)
+{
+	const char *open = strchr(got, '['), *close = open ? strchr(open, ']') : NULL;
+
+	return close ? xstrndup(open + 1, (size_t)(close - open - 1)) : xstrdup(got);
+}
+
 int thaw_read_setting(const char *rel, char **out)
 {
 	char *text;
@@ -402,7 +420,7 @@ static void restore_all(struct thaw_journal *j, struct thaw_report *rep)
 			restore_vt(e, res);
 			break;
 		}
-		res->ok = res->got && !strcmp(res->got, res->want);
+		res->ok = res->got && thaw_setting_is(res->got, res->want);
 		if (!res->ok)
 			rep->mismatches++;
 	}

@@ -138,6 +138,11 @@ int thaw_restore(struct thaw_journal *j, struct thaw_report *rep, struct strbuf 
 /* A setting under the root: its content without the last newline (a new
  * string), and writing "VALUE\n" as echo would. 0 or -errno. */
 int thaw_read_setting(const char *rel, char **out);
+/* Whether a setting read back as got holds want: the same text, or a
+ * choice file's bracketed choice ("always [madvise] never" holds
+ * "madvise"). And the value in force as a new string: the choice, or got. */
+bool thaw_setting_is(const char *got, const char *want);
+char *thaw_setting_value(const char *got);
 int thaw_write_setting(const char *rel, const char *value);
 
 /* The file format, for tests and for reading one without locking. */

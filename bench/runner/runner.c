@@ -158,6 +158,7 @@ static int switches_start(struct runner *rn, struct strbuf *err)
 	c->user = rn->req->user;
 	c->display = rn->display;
 	c->frames_path = rn->stage.frames;
+	c->journal = rn->req->journal;
 	c->game_argv = rn->cmd.v;
 	c->game_env = &rn->env;
 	c->game_cpus = &rn->game_cpus;

@@ -18,26 +18,6 @@
 #include "switch/switch.h"
 #include "base/util.h"
 
-/* A flip run (docs/metrics.md "Flip"): one switch turned between two
- * settings while the game plays, in segments, from the window's start. */
-struct flip_plan {
-	const struct switch_on *a, *b;  /* the switch as each side sets it (NULL: off); the run
-					 * itself is prepared with a (its switches are A's) */
-	const char *a_term, *b_term;    /* how flip.txt names them ("SLOWDOWN=0"; "-": off) */
-	double segment_s;               /* a segment's length (a looping demo's: in presents, at
-					 * the warm-up's rate) */
-	double settle_s;                /* after a switch, frames this long count for neither side */
-	bool by_time;                   /* segments in time even for a looping demo */
-	uint64_t seed;                  /* the order of AB and BA pairs (segments in time) */
-};
-/* A switch applied later than this share of the settle time after it was
- * due spoils its pair. */
-#define FLIP_LATE_OF_SETTLE 0.5
-/* The defaults: segments of 0.5 s and 0.1 s of settle, from this VM's
- * measured noise (docs/metrics.md "Flip"). */
-#define FLIP_SEGMENT_S_DEFAULT 0.5
-#define FLIP_SETTLE_S_DEFAULT 0.1
-
 struct run_request {
 	const struct recipe *recipe;
 	const struct recipe_variant *variant; /* NULL: the recipe alone */
@@ -58,6 +38,7 @@ struct run_request {
 	const char *noise_daemons;       /* its [noise] daemons; NULL: the default list */
 	int signal_fd;                   /* signalfd for SIGCHLD, SIGINT, SIGTERM, SIGHUP */
 	const struct flip_plan *flip;    /* NULL: not a flip run */
+	struct thaw_journal *journal;    /* the batch's thaw journal; NULL: none held */
 	bool verbose;                    /* also report each pass */
 	void (*progress)(const char *line); /* how the run goes, a line at a time; may be NULL */
 };

@@ -6,6 +6,7 @@
 #include "switch/switch.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Whether two settings of one switch are the same (value and parameters). */
@@ -58,5 +59,35 @@ int switch_flip_pair(const struct switch_set *a, const struct switch_set *b, con
 	}
 	*on_a = switch_set_find(a, def->name);
 	*on_b = switch_set_find(b, def->name);
+	return def->flip_check ? def->flip_check(*on_a, *on_b, err) : 0;
+}
+
+int switch_flip_plan(struct switch_set *a, const struct switch_set *b, struct flip_plan *p,
+		     struct strbuf *err)
+{
+	const struct switch_on *on_a, *on_b;
+	const struct switch_def *def;
+	char *label;
+
+	if (switch_flip_pair(a, b, &on_a, &on_b, err) < 0)
+		return -EINVAL;
+	def = on_a ? on_a->def : on_b->def;
+	if (p->settle_s * 2 >= p->segment_s) {
+		strbuf_addf(err, "--settle %g s leaves nothing of a %g s segment to measure (at most half of it)",
+			    p->settle_s, p->segment_s);
+		return -EINVAL;
+	}
+	if (def->flip_act_ms > p->settle_s * 1e3) {
+		strbuf_addf(err, "%s takes %g ms to act: --settle must be at least that", def->name,
+			    def->flip_act_ms);
+		return -EINVAL;
+	}
+	label = xasprintf("%s~%s", *a->label ? a->label : "none", *b->label ? b->label : "none");
+	free(a->label);
+	a->label = label;
+	p->a = on_a;
+	p->b = on_b;
+	p->a_term = a->token;
+	p->b_term = b->token;
 	return 0;
 }

@@ -138,11 +138,12 @@ static int flip_pct(const struct switch_on *on, struct switch_ctx *ctx, struct s
 	if (on)
 		safe_atod(on->value, &v);
 	live = HB_SLOWDOWN_LIVE | (uint32_t)(v * 1000 + 0.5);
+	errno = ENOENT; /* no frame file at all */
 	fd = ctx->frames_path ? open(ctx->frames_path, O_WRONLY | O_CLOEXEC) : -1;
 	if (fd < 0 || pwrite(fd, &live, sizeof(live), offsetof(struct hb_frames_header, slowdown_live)) !=
 			      (ssize_t)sizeof(live)) {
-		r = -errno;
-		strbuf_addf(err, "cannot write the frame file's live SLOWDOWN figure: %s", strerror(errno));
+		r = errno ? -errno : -EIO;
+		strbuf_addf(err, "cannot write the frame file's live SLOWDOWN figure: %s", strerror(-r));
 	}
 	if (fd >= 0)
 		close(fd);

@@ -24,7 +24,7 @@
 #include "base/timeutil.h"
 
 extern const struct switch_def switch_gameenv, switch_gamecpu, switch_slowdown, switch_slowdown_us,
-	switch_sensors, switch_stalls, switch_waker, switch_probe, switch_prefetch, switch_intf;
+	switch_sensors, switch_stalls, switch_waker, switch_probe, switch_prefetch, switch_intf, switch_knob;
 
 /* Hooks run in this order: the interference watcher last, so that it
  * starts just before the game. */
@@ -33,6 +33,7 @@ static const struct switch_def *const registry[] = {
 	&switch_gamecpu,
 	&switch_slowdown,
 	&switch_slowdown_us,
+	&switch_knob,
 	&switch_sensors,
 	&switch_stalls,
 	&switch_waker,
@@ -321,6 +322,15 @@ const char *switch_param(const struct switch_on *on, const char *name)
 		if (strcmp(on->def->params[k].name, name) == 0)
 			return on->params[k];
 	return NULL;
+}
+
+bool switch_sets_journal(const struct switch_set *sets, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sets[i].n; k++)
+			if (sets[i].on[k].def->journals)
+				return true;
+	return false;
 }
 
 void switch_names(struct strbuf *out, bool flip_only)

@@ -39,6 +39,7 @@
 
 struct switch_on;
 struct switch_ctx;
+struct thaw_journal;
 struct switch_set;
 
 struct switch_param {
@@ -76,6 +77,12 @@ struct switch_def {
 	/* How long a flip takes to act once made, ms (frames this long after
 	 * a switch count for neither side, at least). */
 	double flip_act_ms;
+	/* Optional: whether two settings of it can be flipped between (one
+	 * knob, not two). 0, or -EINVAL with err. */
+	int (*flip_check)(const struct switch_on *a, const struct switch_on *b, struct strbuf *err);
+	/* It changes a setting of the machine, journaled first: the batch
+	 * holds the thaw journal for it even when not quieting. */
+	bool journals;
 };
 
 /* One switch as a token sets it. */
@@ -119,6 +126,7 @@ struct switch_ctx {
 	cpu_set_t *game_cpus;       /* the game's CPUs; prepare may restrict it */
 	bool *pin_game;             /* set when game_cpus applies */
 	struct kvfile *bench;       /* the run's bench.txt */
+	struct thaw_journal *journal; /* the batch's thaw journal (switches that journal); may be NULL */
 	struct switch_helper helpers[SWITCH_MAX_ON * 2];
 	size_t n_helpers;
 	char *invalid;              /* why the run is invalid (first reason), or NULL */
@@ -155,6 +163,37 @@ void switch_names(struct strbuf *out, bool flip_only);
 /* A flip run's two sides (docs/metrics.md "Flip"): a and b must differ in
  * one switch alone, one with a flip hook; *on_a and *on_b are its settings
  * in each (NULL: off there). 0, or -EINVAL with the reason in err. */
+/* A flip run (docs/metrics.md "Flip"): one switch turned between two
+ * settings while the game plays, in segments, from the window's start. */
+struct flip_plan {
+	const struct switch_on *a, *b;  /* the switch as each side sets it (NULL: off); the run
+					 * itself is prepared with a (its switches are A's) */
+	const char *a_term, *b_term;    /* how flip.txt names them ("SLOWDOWN=0"; "-": off) */
+	double segment_s;               /* a segment's length (a looping demo's: in presents, at
+					 * the warm-up's rate) */
+	double settle_s;                /* after a switch, frames this long count for neither side */
+	bool by_time;                   /* segments in time even for a looping demo */
+	uint64_t seed;                  /* the order of AB and BA pairs (segments in time) */
+};
+/* A switch applied later than this share of the settle time after it was
+ * due spoils its pair. */
+#define FLIP_LATE_OF_SETTLE 0.5
+/* The defaults: segments of 0.5 s and 0.1 s of settle, from this VM's
+ * measured noise (docs/metrics.md "Flip"). */
+#define FLIP_SEGMENT_S_DEFAULT 0.5
+#define FLIP_SETTLE_S_DEFAULT 0.1
+
+/* A flip plan from the two sides: p's segment_s, settle_s and by_time
+ * set by the caller, the rest filled; a's label becomes both sides'
+ * ("slow0~slow3": a flip run's fps mixes them, so it never joins A's runs
+ * in a report or the database). 0, or -EINVAL with the reason in err
+ * (switch_flip_pair()'s, or a settle that leaves too little). */
+int switch_flip_plan(struct switch_set *a, const struct switch_set *b, struct flip_plan *p,
+		     struct strbuf *err);
+
+/* Whether a switch the sets turn on journals a setting (def->journals). */
+bool switch_sets_journal(const struct switch_set *sets, size_t n);
+
 int switch_flip_pair(const struct switch_set *a, const struct switch_set *b, const struct switch_on **on_a,
 		     const struct switch_on **on_b, struct strbuf *err);
 

@@ -27,12 +27,12 @@ void flip_record_release(struct flip_record *r)
 	flip_record_init(r);
 }
 
-const char *flip_order_name(enum flip_order o)
+static const char *flip_order_name(enum flip_order o)
 {
 	return o == FLIP_ORDER_PASSES ? "passes" : "pairs";
 }
 
-const char *flip_unit_name(enum flip_unit u)
+static const char *flip_unit_name(enum flip_unit u)
 {
 	return u == FLIP_UNIT_FRAMES ? "frames" : "seconds";
 }

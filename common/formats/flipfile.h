@@ -66,9 +66,6 @@ struct flip_record {
 void flip_record_init(struct flip_record *r);
 void flip_record_release(struct flip_record *r);
 
-const char *flip_order_name(enum flip_order o);
-const char *flip_unit_name(enum flip_unit u);
-
 /* The side of segment seg of pass (passes order) or of the window (pairs
  * order, from the plan; 0 past its end). */
 char flip_side(const struct flip_record *r, int pass, int seg);

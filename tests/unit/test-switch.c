@@ -5,12 +5,16 @@
  */
 #include "system/cpulist.h"
 #include "system/fsroot.h"
+#include "formats/frames.h"
+#include "quiet/thaw.h"
 #include "switch/switch.h"
 #include "test.h"
 #include "base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -288,6 +292,123 @@ START_TEST(slowdown)
 }
 END_TEST
 
+/* KNOB under a fixture root: the grammar, its label, the old value
+ * journaled before the write (a choice file's choice), the value taken,
+ * flipped and put back; a value the kernel does not keep is refused. */
+START_TEST(knob)
+{
+	char *root = test_tmpdir(), *d = xasprintf("%s/sys/kernel/mm/transparent_hugepage", root);
+	char *f = xasprintf("%s/enabled", d), *state = xasprintf("%s/state", root), *got = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct thaw_journal j;
+	struct switch_set a, b;
+	struct kvfile bench;
+	struct switch_ctx ctx = { .bench = &bench };
+	const struct switch_on *on_a, *on_b;
+	char *e;
+
+	refused("KNOB=/etc/passwd=x", "under /proc/sys or /sys");
+	refused("KNOB=/sys/../etc/passwd=x", "no '..'");
+	refused("KNOB=/proc/sys/vm/swappiness", "wants PATH=VALUE");
+	refused("KNOB=/proc/sys/vm/swappiness=1 2", "one word");
+	ck_assert_int_eq(mkdir_p(d, 0755), 0);
+	ck_assert_int_eq(write_file_atomic(f, "always [madvise] never\n", 23, 0644), 0);
+	fsroot_set(root);
+	thaw_journal_init(&j);
+	ck_assert_int_eq(thaw_journal_open(&j, state, THAW_BATCH, &err), 0);
+	ctx.journal = &j;
+	kvfile_init(&bench);
+	e = parse("KNOB=/sys/kernel/mm/transparent_hugepage/enabled=always", &a);
+	ck_assert_str_eq(e, "");
+	free(e);
+	ck_assert_str_eq(a.label, "transparent_hugepage.enabled-always");
+	e = parse("KNOB=/sys/kernel/mm/transparent_hugepage/enabled=never", &b);
+	free(e);
+	ck_assert_int_eq(switch_flip_pair(&a, &b, &on_a, &on_b, &err), 0);
+	ck_assert_int_eq(a.on[0].def->prepare(&a.on[0], &ctx, &err), 0);
+	ck_assert_str_eq(kvfile_get(&bench, "knob.before"), "madvise");
+	ck_assert_ptr_nonnull(thaw_journal_find(&j, THAW_FILE_SETTING, "sys/kernel/mm/transparent_hugepage/enabled"));
+	ck_assert_str_eq(thaw_journal_find(&j, THAW_FILE_SETTING, "sys/kernel/mm/transparent_hugepage/enabled")->value,
+			 "madvise");
+	ck_assert_int_eq(thaw_read_setting("sys/kernel/mm/transparent_hugepage/enabled", &got), 0);
+	ck_assert_str_eq(got, "always");
+	free(got);
+	ck_assert_int_eq(on_b->def->flip(on_b, &ctx, &err), 0);
+	ck_assert_int_eq(thaw_read_setting("sys/kernel/mm/transparent_hugepage/enabled", &got), 0);
+	ck_assert_str_eq(got, "never");
+	free(got);
+	a.on[0].def->finish(&a.on[0], &ctx);
+	ck_assert_str_eq(kvfile_get(&bench, "knob.restored"), "yes");
+	ck_assert_int_eq(thaw_read_setting("sys/kernel/mm/transparent_hugepage/enabled", &got), 0);
+	ck_assert_str_eq(got, "madvise");
+	free(got);
+	ck_assert(thaw_setting_is("always [madvise] never", "madvise"));
+	ck_assert(!thaw_setting_is("always [madvise] never", "always"));
+	ck_assert(!thaw_setting_is("[mad", "mad"));
+	/* a knob that is not there fails the run with the reason */
+	switch_set_release(&b);
+	e = parse("KNOB=/proc/sys/vm/no_such_knob=1", &b);
+	free(e);
+	strbuf_reset(&err);
+	ck_assert_int_lt(b.on[0].def->prepare(&b.on[0], &ctx, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.buf, "cannot read /proc/sys/vm/no_such_knob"));
+	thaw_journal_release(&j);
+	fsroot_set(NULL);
+	switch_set_release(&a);
+	switch_set_release(&b);
+	kvfile_release(&bench);
+	strbuf_release(&err);
+	remove_tree(root);
+	free(root);
+	free(d);
+	free(f);
+	free(state);
+}
+END_TEST
+
+/* SLOWDOWN flips through the frame file's header: the live figure in
+ * thousandths of a percent, with the flag; off is 0%. */
+START_TEST(slowdown_flip)
+{
+	char *root = test_tmpdir(), *path = xasprintf("%s/frames.bin", root);
+	struct hb_frames_header h = { .magic = HB_FRAMES_MAGIC };
+	struct strbuf err = STRBUF_INIT;
+	struct switch_set a, b;
+	struct kvfile bench;
+	struct switch_ctx ctx = { .bench = &bench, .frames_path = path };
+	const struct switch_on *on_a, *on_b;
+	int fd;
+	char *e;
+
+	kvfile_init(&bench);
+	ck_assert_int_eq(write_file_atomic(path, (const char *)&h, sizeof(h), 0644), 0);
+	e = parse("SLOWDOWN=0", &a);
+	free(e);
+	e = parse("SLOWDOWN=2.5", &b);
+	free(e);
+	ck_assert_int_eq(switch_flip_pair(&a, &b, &on_a, &on_b, &err), 0);
+	ck_assert_int_eq(on_b->def->flip(on_b, &ctx, &err), 0);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_eq(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	ck_assert_uint_eq(h.slowdown_live, HB_SLOWDOWN_LIVE | 2500);
+	ck_assert_int_eq(on_a->def->flip(on_a, &ctx, &err), 0);
+	ck_assert_int_eq(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	ck_assert_uint_eq(h.slowdown_live, HB_SLOWDOWN_LIVE | 0);
+	close(fd);
+	/* no frame file: the flip fails and says so */
+	ctx.frames_path = NULL;
+	ck_assert_int_lt(on_b->def->flip(on_b, &ctx, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.buf, "live SLOWDOWN figure"));
+	switch_set_release(&a);
+	switch_set_release(&b);
+	kvfile_release(&bench);
+	strbuf_release(&err);
+	remove_tree(root);
+	free(root);
+	free(path);
+}
+END_TEST
+
 /* A helper program a switch needs is looked for before a batch starts. */
 START_TEST(helpers_ready)
 {
@@ -407,6 +528,8 @@ TEST_SUITE(switch_suite)
 	tcase_add_test(tc, token_lists);
 	tcase_add_test(tc, prepare_hooks);
 	tcase_add_test(tc, slowdown);
+	tcase_add_test(tc, knob);
+	tcase_add_test(tc, slowdown_flip);
 	tcase_add_test(tc, helpers_ready);
 	tcase_add_test(tc, start_helper);
 	suite_add_tcase(s, tc);
