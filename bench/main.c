@@ -47,6 +47,7 @@ static const struct command {
 	  "a metric across kernel versions, with its change points" },
 	{ "stalls", cmd_stalls, 0, "why each run stalled, stall by stall, from its stall record (STALLS=1)" },
 	{ "frames", cmd_frames, 0, "print a run's frames as text, for plots and checks" },
+	{ "flip", cmd_flip, 0, "what flip runs measured: segments, pairs, each run's estimate, the test (0, 3, 4)" },
 	{ "plot", cmd_plot, 0, "draw PNG and SVG pictures: frames, percentiles, a matrix, a kernel trend" },
 	{ "quiet", cmd_quiet, 0, "quiet the machine for a manual session (stop services, governor, ...)" },
 	{ "thaw", cmd_thaw, 0, "give the machine back: restore what quiet or a killed batch changed" },

@@ -16,7 +16,7 @@
 #   targets    `hitchbench target list`
 #   switches   the switch names `hitchbench run --help` lists
 
-_hitchbench_commands="run recipes report matrix db import ab compare calibrate regress stalls frames plot quiet thaw pull interference-scan target push lab help"
+_hitchbench_commands="run recipes report matrix db import ab compare calibrate regress stalls frames flip plot quiet thaw pull interference-scan target push lab help"
 
 # the options of a batch's runs, which ab and calibrate take too (without
 # --order and --seed: ab makes its own plan), and run's own
@@ -34,6 +34,7 @@ _hitchbench_opts_calibrate="$_hitchbench_batch_opts --order --seed --rounds --ef
 _hitchbench_opts_regress="--db --machine --metric --format --no-notes --seed --help"
 _hitchbench_opts_stalls="--format --no-notes --stall-ms --verbose -v --help"
 _hitchbench_opts_frames="--window --help"
+_hitchbench_opts_flip="--segments --format --effect --alpha --beta --help"
 _hitchbench_opts_quiet="--profile --what --help"
 _hitchbench_opts_thaw="--help"
 _hitchbench_opts_pull="--delete --no-import --now --db --help"
@@ -182,7 +183,7 @@ _hitchbench_value()
 		report) _hitchbench_words "table csv json markdown html" ;;
 		compare) _hitchbench_words "table json markdown" ;;
 		regress) _hitchbench_words "table tsv json" ;;
-		stalls | ab | db) _hitchbench_words "table json" ;;
+		stalls | ab | db | flip) _hitchbench_words "table json" ;;
 		import) _hitchbench_words "mangohud gallium-hud presentmon hook" ;;
 		esac ;;
 	--order) _hitchbench_words "rotate shuffle" ;;

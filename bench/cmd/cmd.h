@@ -58,6 +58,7 @@ int cmd_recipes(int argc, char **argv, struct context *ctx);
 int cmd_report(int argc, char **argv, struct context *ctx);
 int cmd_db(int argc, char **argv, struct context *ctx);
 int cmd_frames(int argc, char **argv, struct context *ctx);
+int cmd_flip(int argc, char **argv, struct context *ctx);
 int cmd_plot(int argc, char **argv, struct context *ctx);
 int cmd_quiet(int argc, char **argv, struct context *ctx);
 int cmd_thaw(int argc, char **argv, struct context *ctx);

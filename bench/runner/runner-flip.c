@@ -144,6 +144,34 @@ static int current_segment(struct runner *rn, uint64_t now, uint64_t *due)
 	}
 }
 
+/*
+ * At the window's start: what a killed runner leaves to be kept. bench.txt
+ * as it stands, with the planned window and status "killed" (the run's
+ * end writes the real one over it), and the staging directory's pointer
+ * to this run directory, so that the next batch's sweep of a dead runner's
+ * staging (stage_sweep()) moves the frames here and keeps the run: its
+ * pairs so far stay analysable (docs/metrics.md "Flip").
+ */
+static void leave_for_a_kill(struct runner *rn)
+{
+	struct kvfile snap;
+	char *path;
+
+	kvfile_init(&snap);
+	for (size_t i = 0; i < rn->bench.n; i++)
+		kvfile_add(&snap, rn->bench.items[i].key, rn->bench.items[i].value);
+	kvfile_addf(&snap, "window_start_ns", "%llu", (unsigned long long)rn->window_start);
+	kvfile_addf(&snap, "window_end_ns", "%llu", (unsigned long long)rn->window_end);
+	kvfile_add(&snap, "status", "killed");
+	kvfile_add(&snap, "detail", "the runner was killed in the window: the run ends at its last "
+		   "switch in flip.txt, its frames were kept by the next batch's sweep");
+	path = xasprintf("%s/bench.txt", rn->tmp_dir);
+	if (kvfile_write(&snap, path) < 0 || stage_note_run_dir(&rn->stage, rn->tmp_dir) < 0)
+		switch_ctx_note(&rn->sw, "flip: what a killed runner would leave could not be written");
+	free(path);
+	kvfile_release(&snap);
+}
+
 void runner_flip_tick(struct runner *rn, uint64_t now)
 {
 	struct flip_record *r = &rn->flip.rec;
@@ -156,6 +184,10 @@ void runner_flip_tick(struct runner *rn, uint64_t now)
 	if (!rn->flip.on || !rn->have_window || now < rn->window_start || now >= rn->window_end ||
 	    rn->game_exited)
 		return;
+	if (!rn->flip.left) {
+		leave_for_a_kill(rn);
+		rn->flip.left = true;
+	}
 	if (r->unit == FLIP_UNIT_FRAMES && !r->segment_frames)
 		choose_frames(rn);
 	k = current_segment(rn, now, &due);
@@ -233,6 +265,12 @@ void runner_flip_end(struct runner *rn)
 	if (rn->flip.fd >= 0)
 		close(rn->flip.fd);
 	rn->flip.fd = -1;
+	if (rn->flip.left) { /* the run ends here: nothing is left for a kill */
+		char *back = xasprintf("%s/staging", rn->tmp_dir);
+
+		unlink(back);
+		free(back);
+	}
 	flip_record_release(&rn->flip.rec);
 	rn->flip.on = false;
 }

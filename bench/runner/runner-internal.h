@@ -63,6 +63,7 @@ struct runner {
 	struct footprint game_fp;   /* every pass and orphan of the game, as reaped */
 	struct {                    /* a flip run's switching (runner-flip.c) */
 		bool on, write_failed;
+		bool left;          /* what a killed runner leaves is written */
 		int fd;             /* flip.txt, appended to */
 		struct flip_record rec;
 		char side;          /* the side in force */

@@ -87,6 +87,65 @@ static int make_dir(struct stage *st)
 	return errno ? -errno : -ENOENT;
 }
 
+int stage_note_run_dir(const struct stage *st, const char *run_dir)
+{
+	char *path = xasprintf("%s/rundir", st->dir), *back = xasprintf("%s/staging", run_dir);
+	int r = write_file_atomic(back, st->dir, strlen(st->dir), 0644);
+
+	if (r == 0)
+		r = write_file_atomic(path, run_dir, strlen(run_dir), 0644);
+	free(path);
+	free(back);
+	return r;
+}
+
+/* A dead runner's flip run: its frames kept in its run directory, which
+ * takes its final name (".NAME.tmp" -> "NAME"). Quietly nothing when the
+ * staging names no such run. */
+static void keep_killed_flip_run(const char *staging)
+{
+	char *note = xasprintf("%s/rundir", staging), *dir = NULL, *frames = NULL, *dst = NULL, *fin = NULL;
+	char *flip = NULL, *bench = NULL, *base, *slash;
+	size_t len = 0;
+
+	struct stat st;
+	char *back = NULL, *back_text = NULL;
+
+	/* the pointer is the game user's to write (the staging is theirs): it
+	 * counts only when the run directory, root's, names this staging back
+	 * in a file of ours */
+	if (read_file(note, &dir, &len) < 0 || len == 0 || memchr(dir, '\0', len))
+		goto out;
+	back = xasprintf("%s/staging", dir);
+	if (lstat(back, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    read_file(back, &back_text, NULL) < 0 || strcmp(back_text, staging) != 0)
+		goto out;
+	flip = xasprintf("%s/flip.txt", dir);
+	bench = xasprintf("%s/bench.txt", dir);
+	dst = xasprintf("%s/frames.bin", dir);
+	frames = xasprintf("%s/frames.bin", staging);
+	slash = strrchr(dir, '/');
+	base = slash ? slash + 1 : dir;
+	if (access(flip, F_OK) < 0 || access(bench, F_OK) < 0 || access(dst, F_OK) == 0 ||
+	    base[0] != '.' || strlen(base) < 6 || strcmp(base + strlen(base) - 4, ".tmp") != 0)
+		goto out;
+	if (hb_frames_keep(frames, dst, 0644) < 0)
+		goto out;
+	fin = xasprintf("%.*s%.*s", (int)(base - dir), dir, (int)(strlen(base) - 5), base + 1);
+	if (access(fin, F_OK) < 0)
+		rename(dir, fin);
+out:
+	free(back);
+	free(back_text);
+	free(note);
+	free(dir);
+	free(frames);
+	free(dst);
+	free(fin);
+	free(flip);
+	free(bench);
+}
+
 int stage_sweep(void)
 {
 	int swept = 0;
@@ -107,8 +166,11 @@ int stage_sweep(void)
 			path = xasprintf("%s/%s", base, de->d_name);
 			pidfile = xasprintf("%s/runner.pid", path);
 			if (read_file(pidfile, &text, NULL) == 0 && safe_atoi(str_strip(text), &pid) == 0 &&
-			    pid > 0 && kill(pid, 0) < 0 && errno == ESRCH && remove_tree(path) == 0)
-				swept++;
+			    pid > 0 && kill(pid, 0) < 0 && errno == ESRCH) {
+				keep_killed_flip_run(path);
+				if (remove_tree(path) == 0)
+					swept++;
+			}
 			free(text);
 			free(pidfile);
 			free(path);

@@ -63,8 +63,19 @@ int stage_keep_home(const struct stage *st, const char *dest, long long max_byte
 /* Removes it and frees the names. */
 void stage_release(struct stage *st);
 /* Removes the staging directories that a runner killed with SIGKILL left
- * behind (their runner.pid names no live process). Returns how many. */
+ * behind (their runner.pid names no live process). Returns how many. A
+ * staging that names its run directory (stage_note_run_dir(), and the run
+ * directory names it back) whose bench.txt and flip.txt are there but no
+ * frames.bin is a flip run killed
+ * in its window: its frames are kept there first (hb_frames_keep()) and
+ * the directory takes its final name, so its pairs so far stay
+ * analysable. */
 int stage_sweep(void);
+/* Names the run directory (its temporary name) the staging serves, for
+ * stage_sweep(): STAGING/rundir, and RUN_DIR/staging naming the staging
+ * back (root's file: the staging is the game user's, so its pointer alone
+ * is never trusted). 0 or -errno. */
+int stage_note_run_dir(const struct stage *st, const char *run_dir);
 
 /* What the game's environment holds: nothing of the invoking user's. */
 struct game_env_opts {
