@@ -101,15 +101,14 @@ void ab_flip_print_round(FILE *out, const struct ab_test *t, size_t i)
 {
 	const struct ab_pair *p = &t->pairs[i];
 	struct seq_result r;
-	size_t k = 0;
+	size_t k;
 
 	if (!p->counted) {
 		fprintf(out, "  %5d left out: %s\n", p->round, p->why);
 		return;
 	}
 	/* the test as it stood after this run's blocks */
-	for (size_t j = 0; j <= i; j++)
-		k += t->pairs[j].counted ? t->pairs[j].flip_blocks : 0;
+	k = ab_values_through(t, i);
 	seq_run(t->d, k, &t->opts, &r);
 	fprintf(out, "  %5d %9.2f %9.2f %6zu %3zu x%-2zu %+7.2f %+8.2f%% %6.2f%% %7zu %8.3f %8.4f [%.4f, %.4f]\n",
 		p->round, p->a, p->b, p->flip_pairs, p->flip_blocks, p->block_size, p->r1, p->d * 100,

@@ -175,6 +175,26 @@ void ab_test_update(struct ab_test *t, const struct batch *b, size_t *added)
 		*added = t->n_pairs - before;
 }
 
+size_t ab_values_through(const struct ab_test *t, size_t i)
+{
+	size_t k = 0;
+
+	for (size_t j = 0; j <= i; j++)
+		if (t->pairs[j].counted)
+			k += t->flip ? t->pairs[j].flip_blocks : 1;
+	return k;
+}
+
+/* Rounds left out (not counted). */
+static size_t left_out_rounds(const struct ab_test *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n_pairs; i++)
+		n += !t->pairs[i].counted;
+	return n;
+}
+
 void ab_print_heading(FILE *out, const struct ab_test *t, const char *a_name, const char *b_name)
 {
 	const struct seq_opts *o = &t->opts;
@@ -264,11 +284,8 @@ void ab_print_verdict(FILE *out, const struct ab_test *t)
 	const struct seq_result *r = &t->result;
 	size_t left_out = t->n_pairs - t->n_d;
 
-	if (t->flip) {
-		left_out = 0;
-		for (size_t i = 0; i < t->n_pairs; i++)
-			left_out += !t->pairs[i].counted;
-	}
+	if (t->flip)
+		left_out = left_out_rounds(t);
 	if (r->verdict == VERDICT_DIFFERENT)
 		fprintf(out, "verdict DIFFERENT: B %s than A", direction(t->metric, r->sign));
 	else
@@ -316,9 +333,17 @@ void ab_print_json(FILE *out, const struct ab_test *t, const char *batch_id, con
 		json_int(&j, "round", p->round);
 		json_bool(&j, "counted", p->counted);
 		if (p->counted) {
-			/* the test as it stood after this pair */
-			seq_run(t->d, ++k, &t->opts, &s);
-			json_uint(&j, "pair", k);
+			/* the test as it stood after this pair (a flip run: its blocks) */
+			k = ab_values_through(t, i);
+			seq_run(t->d, k, &t->opts, &s);
+			json_uint(&j, t->flip ? "blocks_so_far" : "pair", k);
+			if (t->flip) {
+				json_uint(&j, "flip_pairs", p->flip_pairs);
+				json_uint(&j, "blocks", p->flip_blocks);
+				json_uint(&j, "block_size", p->block_size);
+				json_number(&j, "r1_blocks", true, p->r1);
+				json_number(&j, "se", p->flip_blocks > 1, p->se);
+			}
 			json_number(&j, "a", true, p->a);
 			json_number(&j, "b", true, p->b);
 			json_number(&j, "log_ratio", true, p->d);
@@ -342,10 +367,11 @@ void ab_print_json(FILE *out, const struct ab_test *t, const char *batch_id, con
 	json_number(&j, "ci_lo", r->pairs > 0, r->ci_lo);
 	json_number(&j, "ci_hi", r->pairs > 0, r->ci_hi);
 	json_number(&j, "confidence", true, 1 - t->opts.alpha);
-	json_uint(&j, "left_out", t->n_pairs - t->n_d);
+	json_uint(&j, "left_out", left_out_rounds(t));
 	json_int(&j, "exit_status", ab_exit_code(t));
 	json_object_begin(&j, "definitions");
-	json_string(&j, "log_ratio", "ln(B/A) of the round's two runs' metric: a pair");
+	json_string(&j, "log_ratio", t->flip ? "a flip run's own estimate: the mean of its blocks of ln(B/A) of "
+		    "adjacent segments' fps (docs/metrics.md \"Flip\")" : "ln(B/A) of the round's two runs' metric: a pair");
 	json_string(&j, "llr", "the sequential test's log-likelihood ratio over the pairs so far "
 		    "(docs/metrics.md, \"A paired A/B that stops when it knows\")");
 	json_string(&j, "lower", "SAME once llr is at or under it");
@@ -393,9 +419,10 @@ int ab_state_write(const struct ab_test *t, const struct batch *b, const char *a
 		if (p->counted) {
 			struct seq_result s;
 
-			seq_run(t->d, ++k, &t->opts, &s);
-			kvfile_addf(&kf, key, "pair %zu a %.17g b %.17g d %.17g llr %.6f", k, p->a, p->b, p->d,
-				    s.llr);
+			k = ab_values_through(t, i);
+			seq_run(t->d, k, &t->opts, &s);
+			kvfile_addf(&kf, key, "%s %zu a %.17g b %.17g d %.17g llr %.6f", t->flip ? "blocks" : "pair",
+				    k, p->a, p->b, p->d, s.llr);
 		} else {
 			kvfile_addf(&kf, key, "left out: %s", p->why);
 		}

@@ -97,6 +97,9 @@ char *ab_cell_name(const struct batch *b, size_t cell);
 bool ab_flip_read_round(const struct ab_test *t, const struct batch *b, int round, struct ab_pair *p,
 			double **blocks, size_t *n_blocks);
 void ab_flip_print_round(FILE *out, const struct ab_test *t, size_t i);
+/* The test's values through round i (0-based into t->pairs): its counted
+ * pairs, or in a flip batch its runs' blocks. */
+size_t ab_values_through(const struct ab_test *t, size_t i);
 /* The cap on blocks that stands for "no cap": a flip batch stops at its rounds. */
 #define AB_FLIP_MAX_BLOCKS 1000000
 
