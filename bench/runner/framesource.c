@@ -23,6 +23,11 @@
  * token (lib/x86_64-linux-gnu here), so a 32-bit game finds its build. */
 #define MANGOHUD_PRELOAD "/usr/$LIB/mangohud/libMangoHud_dlsym.so:/usr/$LIB/mangohud/libMangoHud.so"
 #define MANGOHUD_LOG_AFTER_S 1 /* autostart_log: MangoHud starts logging this long after it loads */
+/* The log's duration counts from MangoHud's load, the window from the
+ * game's first frame: this much of a first frame's delay is covered (a
+ * game drew its first frame 1.9 s after launch on a loaded machine, and
+ * its log ended 90 ms before the window did) */
+#define MANGOHUD_LOAD_SLACK_S 8
 #define GALLIUM_FILE "frametime_(ms)"
 #define ALIGN_COMPARE 256
 #define SETTLED_NS (300 * NSEC_PER_MSEC)
@@ -48,7 +53,7 @@ void framesource_env(struct argv_list *env, enum frame_source f, const char *hom
 		argv_push(env, "MANGOHUD=1");
 		argv_pushf(env, "MANGOHUD_CONFIG=output_folder=%s/%s,autostart_log=%d,log_interval=0,"
 			   "log_duration=%.0f,no_display", home, FRAMESOURCE_MANGOHUD_DIR,
-			   MANGOHUD_LOG_AFTER_S, ceil(run_s) + MANGOHUD_LOG_AFTER_S);
+			   MANGOHUD_LOG_AFTER_S, ceil(run_s) + MANGOHUD_LOG_AFTER_S + MANGOHUD_LOAD_SLACK_S);
 		break;
 	case FRAMES_GALLIUM_HUD:
 		/* Mesa's HUD: the frame time of every frame (period 0) dumped to

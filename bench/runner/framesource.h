@@ -25,8 +25,9 @@
 #define FRAMESOURCE_MANGOHUD_DIR ".hitchbench-mangohud" /* in the game's HOME */
 #define FRAMESOURCE_HUD_DIR ".hitchbench-hud"
 /* MangoHud writes its log only when log_duration has passed since it began
- * logging (1 s after it started): the runner keeps the game running this
- * long past the window, at most, for the log to appear. */
+ * logging (1 s after it started; the duration covers the warm-up, the
+ * window and 8 s of a first frame's delay): the runner keeps the game
+ * running this long past the window, at most, for the log to appear. */
 #define FRAMESOURCE_LINGER_S 15.0
 
 /* Whether the source is another tool's log (mangohud, gallium-hud), which
