@@ -64,6 +64,7 @@ int runner_flip_begin(struct runner *rn, struct strbuf *err)
 		if (n > HB_FLIP_PLAN_MAX) {
 			strbuf_addf(err, "a flip run of %g s in segments of %g s would have %zu segments (at most %u)",
 				    rn->req->window_s, p->segment_s, n, HB_FLIP_PLAN_MAX);
+			flip_record_release(r);
 			return -EINVAL;
 		}
 		r->plan = flip_plan_pairs(p->seed, n + n % 2);
@@ -78,6 +79,7 @@ int runner_flip_begin(struct runner *rn, struct strbuf *err)
 		rn->flip.fd = -1;
 		free(path);
 		strbuf_release(&text);
+		flip_record_release(r);
 		return -EIO;
 	}
 	free(path);
