@@ -19,6 +19,7 @@ void run_flip_release(struct run_flip *f)
 {
 	flip_record_release(&f->rec);
 	free(f->segs);
+	free(f->left_out);
 	free(f->pairs);
 	free(f->blocks);
 	run_flip_init(f);
@@ -40,8 +41,9 @@ static uint64_t first_at(const struct hb_frames *fr, uint64_t t)
 	return lo;
 }
 
-/* Segment i of the record measured from the frames into g. */
-static void measure(const struct run *run, struct run_flip *f, size_t i, struct flip_seg *g)
+/* Segment i of the record measured from the frames into g; NULL, or why
+ * it is not counted. */
+static const char *measure(const struct run *run, struct run_flip *f, size_t i, struct flip_seg *g)
 {
 	const struct flip_record *r = &f->rec;
 	const struct flip_event *e = &r->ev[i];
@@ -54,21 +56,21 @@ static void measure(const struct run *run, struct run_flip *f, size_t i, struct 
 				.side = e->side };
 	if (!e->applied_ns) {
 		f->failed++;
-		return;
+		return "the switch failed";
 	}
 	if ((double)(e->applied_ns - e->due_ns) / 1e6 > r->late_ms) {
 		f->late++;
-		return;
+		return "switched late";
 	}
 	if (i + 1 >= r->n_ev) {
 		f->outside++; /* the last: its end is not known */
-		return;
+		return "outside the window";
 	}
 	start = e->applied_ns + (uint64_t)(lead_ms * 1e6);
 	end = r->ev[i + 1].applied_ns ? r->ev[i + 1].applied_ns : r->ev[i + 1].due_ns;
 	if (e->applied_ns < run->window_start_ns || end > run->window_end_ns) {
 		f->outside++;
-		return;
+		return "outside the window";
 	}
 	for (uint64_t j = first_at(fr, start); j + 1 < fr->n && fr->t_ns[j + 1] <= end; j++) {
 		if (fr->pid[j] != fr->pid[j + 1] && fr->pid[j] && fr->pid[j + 1])
@@ -78,11 +80,12 @@ static void measure(const struct run *run, struct run_flip *f, size_t i, struct 
 	}
 	if (n < FLIP_SEG_LEAST || sum == 0) {
 		f->thin++;
-		return;
+		return "too few frames";
 	}
 	g->counted = true;
 	g->frames = n;
 	g->log_ft = log((double)sum / n / 1e6);
+	return NULL;
 }
 
 int run_flip_analyse(const struct run *run, struct run_flip *f, struct strbuf *err)
@@ -102,9 +105,10 @@ int run_flip_analyse(const struct run *run, struct run_flip *f, struct strbuf *e
 		return -EINVAL;
 	}
 	f->segs = zalloc(sizeof(*f->segs) * (f->rec.n_ev ? f->rec.n_ev : 1));
+	f->left_out = zalloc(sizeof(*f->left_out) * (f->rec.n_ev ? f->rec.n_ev : 1));
 	f->pairs = zalloc(sizeof(*f->pairs) * (f->rec.n_ev ? f->rec.n_ev : 1));
 	for (size_t i = 0; i < f->rec.n_ev; i++)
-		measure(run, f, i, &f->segs[i]);
+		f->left_out[i] = measure(run, f, i, &f->segs[i]);
 	f->n_segs = f->rec.n_ev;
 	f->n_pairs = flip_pairs(f->segs, f->n_segs, f->rec.order == FLIP_ORDER_PASSES, f->pairs);
 	d = zalloc(sizeof(*d) * (f->n_pairs ? f->n_pairs : 1));

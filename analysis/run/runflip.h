@@ -26,6 +26,7 @@
 struct run_flip {
 	struct flip_record rec;
 	struct flip_seg *segs;      /* one an applied switch, in the record's order */
+	const char **left_out;      /* beside segs: why each was not counted (NULL: counted) */
 	size_t n_segs;
 	struct flip_pair *pairs;
 	size_t n_pairs;

@@ -73,8 +73,9 @@ size_t flip_pairs(const struct flip_seg *segs, size_t n, bool passes, struct fli
 			double wp, wq;
 			int kk = segs[x].seg;
 
-			if (!pass_w(segs, j, k, kk, &wq) || !pass_w(segs, i, j, kk, &wp))
+			if (!adjacent(&segs[x], &segs[x + 1]) || !pass_w(segs, i, j, kk, &wp))
 				continue;
+			wq = seg_w(&segs[x], &segs[x + 1]);
 			out[m++] = (struct flip_pair){ .pass = p, .pass2 = q, .seg = kk, .d = (wp + wq) / 2 };
 		}
 		i = k;

@@ -90,8 +90,7 @@ bool ab_flip_read_round(const struct ab_test *t, const struct batch *b, int roun
 		p->why = xstrdup("no run directory");
 		return true;
 	}
-	dir = b->run_dir[slot][0] == '/' ? xstrdup(b->run_dir[slot]) :
-	      xasprintf("%s/%s", b->dir, b->run_dir[slot]);
+	dir = ab_slot_dir(b, slot);
 	read_run(t, dir, p, blocks, n_blocks);
 	free(dir);
 	return true;

@@ -74,6 +74,13 @@ char *ab_cell_name(const struct batch *b, size_t cell)
 	return strcmp(token, "-") == 0 ? xstrdup(variant) : xasprintf("%s@%s", variant, token);
 }
 
+char *ab_slot_dir(const struct batch *b, size_t slot)
+{
+	/* runs.txt names them inside the batch directory */
+	return b->run_dir[slot][0] == '/' ? xstrdup(b->run_dir[slot]) :
+	       xasprintf("%s/%s", b->dir, b->run_dir[slot]);
+}
+
 /* The metric of the slot's last run, or why there is none that counts. */
 static int slot_value(const struct ab_test *t, const struct batch *b, size_t slot, double *v,
 		      char **why)
@@ -88,9 +95,7 @@ static int slot_value(const struct ab_test *t, const struct batch *b, size_t slo
 		*why = xstrdup("no run directory");
 		return -ENOENT;
 	}
-	/* runs.txt names them inside the batch directory */
-	dir = b->run_dir[slot][0] == '/' ? xstrdup(b->run_dir[slot]) :
-	      xasprintf("%s/%s", b->dir, b->run_dir[slot]);
+	dir = ab_slot_dir(b, slot);
 	r = run_load(dir, &run, &err);
 	free(dir);
 	if (r < 0) {

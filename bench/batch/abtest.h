@@ -92,6 +92,10 @@ int ab_test_open(struct ab_test *t, struct batch *b, const char *arg, const char
  * A flip batch's cell 1 is its one variant with the flip token. */
 char *ab_cell_name(const struct batch *b, size_t cell);
 
+/* The slot's last run directory (runs.txt names it inside the batch
+ * directory, or whole); the slot must have one. Caller frees. */
+char *ab_slot_dir(const struct batch *b, size_t slot);
+
 /* A flip batch (bench/batch/abtest-flip.c): round's flip run read into p, false
  * while it has not ended; one line for it. */
 bool ab_flip_read_round(const struct ab_test *t, const struct batch *b, int round, struct ab_pair *p,

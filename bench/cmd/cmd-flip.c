@@ -49,21 +49,6 @@ struct flip_cmd {
 	size_t n_blocks;
 };
 
-/* Why segment i was not counted (the order runflip.c checks in). */
-static const char *why_not(const struct run *run, const struct run_flip *f, size_t i)
-{
-	const struct flip_event *e = &f->rec.ev[i];
-
-	if (!e->applied_ns)
-		return "the switch failed";
-	if ((double)(e->applied_ns - e->due_ns) / 1e6 > f->rec.late_ms)
-		return "switched late";
-	if (i + 1 >= f->rec.n_ev || e->applied_ns < run->window_start_ns ||
-	    f->rec.ev[i + 1].applied_ns > run->window_end_ns)
-		return "outside the window";
-	return "too few frames";
-}
-
 static void print_run(struct flip_cmd *c, const struct run *run, const struct run_flip *f)
 {
 	const struct flip_record *r = &f->rec;
@@ -89,7 +74,7 @@ static void print_run(struct flip_cmd *c, const struct run *run, const struct ru
 				       g->frames, 1000.0 / exp(g->log_ft));
 			else
 				printf("    pass %d seg %d %c: not counted: %s\n", r->ev[i].pass, g->seg, g->side,
-				       why_not(run, f, i));
+				       f->left_out[i]);
 		}
 	if (!f->n_blocks) {
 		printf("  no pair of segments counts\n");

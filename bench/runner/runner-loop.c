@@ -80,15 +80,15 @@ static void note_own_cost(struct runner *rn, double cpu0, uint64_t t0)
  */
 static int poll_timeout_ms(const struct runner *rn)
 {
-	uint64_t now = mono_ns(), until = now + NSEC_PER_SEC;
+	uint64_t now = mono_ns(), until = now + NSEC_PER_SEC, flip = runner_flip_next(rn, now);
 	uint64_t load_end = rn->t_launch + (uint64_t)(rn->req->recipe->load_timeout_s * 1e9);
 
 	if (runner_frames(rn) == rn->count_at_launch && load_end < until)
 		until = load_end;
 	if (rn->have_window && !rn->noise.asked[0] && rn->window_start < until)
 		until = rn->window_start > now ? rn->window_start : now; /* the noise snapshot */
-	if (runner_flip_next(rn, now) < until)
-		until = runner_flip_next(rn, now) > now ? runner_flip_next(rn, now) : now;
+	if (flip < until)
+		until = flip > now ? flip : now;
 	if (rn->have_window && rn->window_end < until)
 		until = rn->window_end > now ? rn->window_end : now + 100 * NSEC_PER_MSEC; /* waiting for a log */
 	return until > now ? (int)((until - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
