@@ -41,8 +41,11 @@ controller $(hostname -s) 127.0.0.1
 node node1 127.0.0.1 ${1:-fake} $cpus $mem
 EOF
 	export SLURM_CONF=$S/conf/slurm.conf
+	# slurmctld listens on SLURM_PORT and slurmd on the next one; either
+	# may be taken by another test's cluster between the choice and the
+	# bind, so a bind that fails tries again with other ports
 	for _try in 1 2 3 4 5 6; do
-		SLURM_PORT=$(( 20000 + ($$ * 13 + _try * 4099 + $(date +%N | sed 's/^0*//;s/^$/0/') % 2000) % 40000 ))
+		SLURM_PORT=$(free_port 2)
 		"$HB" lab init "$S/machines" --out "$S/conf" --port "$SLURM_PORT" --state-dir "$S/state" \
 			--munge-socket "$S/msock/munge.socket" --slurm-user root --cluster "hbt$$" \
 			>"$S/init.out" 2>&1 || fail "lab init: $(cat "$S/init.out")"
@@ -52,23 +55,32 @@ EOF
 			sleep 0.1
 		done
 		if scontrol ping 2>/dev/null | grep -q "is UP"; then
-			break
+			slurmd_try && return 0
+			grep -q "Unable to bind listen port" "$S/state/log/slurmd-node1.log" 2>/dev/null ||
+				fail "node1 did not come up: $(sinfo -N 2>&1; tail -n 20 "$S/state/log/slurmd-node1.log")"
+			slurm_stop_daemon slurmd
+			: >"$S/state/log/slurmd-node1.log"
 		fi
 		slurm_stop_daemon slurmctld
-		SLURM_PORT=
 	done
-	[ -n "$SLURM_PORT" ] || fail "slurmctld did not start: $(tail -n 20 "$S/state/log/slurmctld.log")"
-	slurmd_start
+	fail "the test's cluster did not start in six tries: $(tail -n 20 "$S/state/log/slurmctld.log"; tail -n 20 "$S/state/log/slurmd-node1.log" 2>&1)"
 }
 
-# slurmd_start: slurmd of node1 (again), waiting until the node is idle
-slurmd_start() {
+# slurmd_try: slurmd of node1 (again); 0 once the node is idle, 1 when it
+# does not come up in ten seconds
+slurmd_try() {
 	slurmd -N node1 >"$S/slurmd.out" 2>&1 || fail "slurmd: $(cat "$S/slurmd.out")"
 	for _i in $(seq 1 100); do
 		sinfo -h -n node1 -o %T 2>/dev/null | grep -q '^\(idle\|allocated\|mixed\)' && return 0
 		sleep 0.1
 	done
-	fail "node1 did not come up: $(sinfo -N 2>&1; tail -n 20 "$S/state/log/slurmd-node1.log")"
+	return 1
+}
+
+# slurmd_start: slurmd of node1 (again), waiting until the node is idle
+slurmd_start() {
+	slurmd_try ||
+		fail "node1 did not come up: $(sinfo -N 2>&1; tail -n 20 "$S/state/log/slurmd-node1.log")"
 }
 
 # alive PID: the process runs (a zombie no one reaps is gone)

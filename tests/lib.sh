@@ -211,6 +211,28 @@ window_frames() {
 	"$HB" frames --window "$T/count" | grep -v '^#' | awk -F'\t' '$NF == 1' | wc -l
 }
 
+# free_port N: a TCP port P such that P .. P+N-1 have no listener now, drawn
+# at random from 20000-31999 (below the kernel's ephemeral ports). Every
+# test script runs in a PID namespace of its own, so $$ is no seed: the
+# draw is from /dev/urandom. Another test may still take a port between the
+# draw and the bind; the callers try again when a bind fails.
+free_port() {
+	while :; do
+		_p=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 12000 ))
+		_busy=
+		_k=0
+		while [ "$_k" -lt "$1" ]; do
+			_hex=$(printf '%04X' $((_p + _k)))
+			# /proc/net/tcp{,6}: local address:port in hex, state 0A is LISTEN
+			cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+				awk -v h=":$_hex" '$4 == "0A" && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' &&
+				_busy=1
+			_k=$((_k + 1))
+		done
+		[ -z "$_busy" ] && { echo "$_p"; return 0; }
+	done
+}
+
 # start_sshd DIR: an OpenSSH server of the test's own on 127.0.0.1, a free
 # port, with a throwaway host key and a throwaway user key made in DIR
 # (root logs in by that key only). sshd runs without the harness's marker
@@ -233,7 +255,7 @@ start_sshd() {
 	ssh-keygen -q -t ed25519 -N '' -C hbtest-user -f "$_d/id_ed25519" || fail "ssh-keygen (user key)"
 	cp "$_d/id_ed25519.pub" "$_d/authorized_keys"
 	for _try in 1 2 3 4 5 6 7 8; do
-		SSHD_PORT=$(( 20000 + ($$ * 7 + _try * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/') % 1000) % 40000 ))
+		SSHD_PORT=$(free_port 1)
 		cat >"$_d/sshd_config" <<CFG
 ListenAddress 127.0.0.1:$SSHD_PORT
 HostKey $_d/host_key
