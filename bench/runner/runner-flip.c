@@ -20,6 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* How often the loop looks for the first frame in a flip run. */
+#define FLIP_FIRST_FRAME_POLL_MS 50
+
 /* The least segment in presents, whatever the frame rate. */
 #define FLIP_SEG_FRAMES_LEAST 10
 
@@ -226,8 +229,13 @@ uint64_t runner_flip_next(const struct runner *rn, uint64_t now)
 	uint64_t n, next, t0, t1;
 	double fps;
 
-	if (!rn->flip.on || !rn->have_window || now >= rn->window_end)
+	if (!rn->flip.on || (rn->have_window && now >= rn->window_end))
 		return UINT64_MAX;
+	/* the window starts a warm-up after the first frame, which the loop
+	 * sees when it wakes: before it, often enough that a short warm-up
+	 * has not ended by then (the first switch would come late) */
+	if (!rn->have_window)
+		return now + FLIP_FIRST_FRAME_POLL_MS * NSEC_PER_MSEC;
 	if (now < rn->window_start)
 		return rn->window_start;
 	if (r->unit == FLIP_UNIT_SECONDS) {
