@@ -199,6 +199,75 @@ static int attach_all(struct stallbpf *b, struct strbuf *err)
 	return b->faults_perf ? attach_perf_faults(b, err) : 0;
 }
 
+/* Every program detached (a flip run's side without the recorder): the
+ * kernel runs none of them until stallbpf_resume(). */
+static void detach_all(struct stallbpf *b)
+{
+	for (size_t i = 0; i < b->n_links; i++)
+		bpf_link__destroy(b->links[i]);
+	for (size_t i = 0; i < b->n_perf_links; i++)
+		bpf_link__destroy(b->perf_links[i]);
+	free(b->perf_links);
+	b->perf_links = NULL;
+	b->n_links = b->n_perf_links = 0;
+}
+
+void stallbpf_pause(struct stallbpf *b)
+{
+	char v[32];
+
+	if (b->paused)
+		return;
+	detach_all(b);
+	stallbpf_drain(b);
+	b->paused = true;
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)mono_ns());
+	stallbpf_line(b, "pause", v);
+	b->pauses++;
+}
+
+/* A thread off the CPU when the programs were detached would come back
+ * with an interval spanning the pause, and a request in flight with one
+ * spanning it: every thread's open interval and every request seen are
+ * forgotten (the totals are kept: a line's differences are read within
+ * one stretch of recording, docs/formats.md). */
+static void forget_open(struct stallbpf *b)
+{
+	int fd = bpf_map__fd(b->skel->maps.threads), rfd = bpf_map__fd(b->skel->maps.requests);
+	__u32 key, next, *prev = NULL;
+	__u64 rnext;
+	struct hb_bpf_thread t;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (bpf_map_lookup_elem(fd, &next, &t) == 0 && (t.off_ns || t.wake_ns)) {
+			t.off_ns = t.wake_ns = 0;
+			bpf_map_update_elem(fd, &next, &t, BPF_EXIST);
+		}
+		key = next;
+		prev = &key;
+	}
+	/* the first key again each time: the last was deleted */
+	while (bpf_map_get_next_key(rfd, NULL, &rnext) == 0 && bpf_map_delete_elem(rfd, &rnext) == 0)
+		;
+}
+
+int stallbpf_resume(struct stallbpf *b, struct strbuf *err)
+{
+	uint64_t t0 = mono_ns();
+	char v[32];
+	int r;
+
+	if (!b->paused)
+		return 0;
+	forget_open(b);
+	r = attach_all(b, err);
+	b->paused = false;
+	b->resume_ns += mono_ns() - t0;
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)mono_ns());
+	stallbpf_line(b, "resume", v);
+	return r;
+}
+
 /* Opens, sizes, loads and attaches. 0 or -errno with why. */
 static int load(struct stallbpf *b, struct strbuf *err)
 {
@@ -372,6 +441,10 @@ static void cost(struct stallbpf *b, struct kvfile *t)
 	kvfile_addf(t, "events", "off %llu bio %llu", (unsigned long long)b->n_off,
 		    (unsigned long long)b->n_bio);
 	kvfile_addf(t, "lost", "%llu", (unsigned long long)b->lost);
+	if (b->pauses)
+		kvfile_addf(t, "pauses", "%llu (a flip run's side without the recorder; attaching again took "
+			    "%.2f ms on average)", (unsigned long long)b->pauses,
+			    (double)b->resume_ns / 1e6 / (double)b->pauses);
 	kvfile_addf(t, "follow_overflow", "%llu", (unsigned long long)b->skel->bss->follow_overflow);
 	kvfile_addf(t, "wall_us", "%llu", (unsigned long long)(wall / 1000));
 	kvfile_addf(t, "user_cpu_us", "%llu", (unsigned long long)(user / 1000));
@@ -423,11 +496,7 @@ void stallbpf_free(struct stallbpf *b)
 	if (!b)
 		return;
 	ring_buffer__free(b->rb);
-	for (size_t i = 0; i < b->n_links; i++)
-		bpf_link__destroy(b->links[i]);
-	for (size_t i = 0; i < b->n_perf_links; i++)
-		bpf_link__destroy(b->perf_links[i]);
-	free(b->perf_links);
+	detach_all(b);
 	stallbpf_skel__destroy(b->skel);
 	if (b->stats_fd >= 0)
 		close(b->stats_fd);

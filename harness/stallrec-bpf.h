@@ -42,6 +42,9 @@ struct stallbpf {
 	uint32_t n_stacks;
 	/* counts and cost */
 	uint64_t n_off, n_bio, lost, drain_ns, t0;
+	/* paused by a flip run: its programs detached */
+	bool paused;
+	uint64_t pauses, resume_ns;
 };
 
 /* stallrec-bpfwrite.c */

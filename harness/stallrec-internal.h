@@ -88,6 +88,7 @@ struct recorder {
 	bool use_taskstats, use_schedstat, stack_ok;
 	/* bookkeeping */
 	uint64_t samples, full_samples, late, missed, stacks;
+	uint64_t pauses, paused_ns;    /* a flip run paused it: how often, how long */
 	uint64_t work_ns[2];        /* CPU time inside light [0] and full [1] samples measured */
 	uint64_t work_n[2];         /* how many of each were measured */
 	uint64_t part_ns[16], part_samples;
@@ -147,6 +148,10 @@ void stallbpf_follow(struct stallbpf *b, pid_t pid);
 int stallbpf_wait(struct stallbpf *b, uint64_t deadline_ns, const volatile sig_atomic_t *stop);
 /* The CPU time of its drains so far (the user side's cost). */
 uint64_t stallbpf_user_ns(const struct stallbpf *b);
+/* Detaches every program (a pause line in the record); resume attaches
+ * them again (a resume line). 0, or -errno with why. */
+void stallbpf_pause(struct stallbpf *b);
+int stallbpf_resume(struct stallbpf *b, struct strbuf *err);
 /* Drains, says its cost (stderr "stallbpf: ..."), packs the record, frees b. */
 int stallbpf_finish(struct stallbpf *b, const char *stop, struct strbuf *err);
 

@@ -122,6 +122,9 @@ static void cost_line(const struct recorder *rc, uint64_t cpu_ns, uint64_t wall_
 	kvfile_addf(trailer, "late_samples", "%llu", (unsigned long long)rc->late);
 	kvfile_addf(trailer, "missed_deadlines", "%llu", (unsigned long long)rc->missed);
 	kvfile_addf(trailer, "stacks", "%llu", (unsigned long long)rc->stacks);
+	if (rc->pauses)
+		kvfile_addf(trailer, "paused", "%llu times, %.3f s in all (a flip run's side without the "
+			    "recorder: no rows then)", (unsigned long long)rc->pauses, (double)rc->paused_ns / 1e9);
 	kvfile_addf(trailer, "cost_how", "own thread CPU time over all samples; the sampling "
 		    "itself (work_us_*) by the thread CPU clock around one sample in %d; a full "
 		    "row's parts by the same clock on one full row in %d (main: the wait channel "
@@ -367,6 +370,41 @@ static void start_bpf(struct recorder *rc, struct args *a, struct strbuf *meta)
 	strbuf_release(&why);
 }
 
+/* A pid sent since the last look: opened, and followed with BPF. */
+static void take_pid(struct recorder *rc)
+{
+	int pid = helper_take_pid();
+
+	if (pid < 0)
+		return;
+	game_open(rc, pid);
+	if (rc->bpf)
+		stallbpf_follow(rc->bpf, pid);
+}
+
+/* A flip run's side without the recorder (sigqueue(SIGUSR2, HELPER_PAUSE),
+ * helperproc.h): nothing sampled and the BPF programs detached until it is
+ * resumed; the sampling record shows the pause as a gap between rows, the
+ * wait record as a pause and a resume line. The next sample is due at once. */
+static void pause_while_asked(struct recorder *rc, uint64_t *next)
+{
+	struct strbuf err = STRBUF_INIT;
+	uint64_t t0 = mono_ns();
+
+	if (rc->bpf)
+		stallbpf_pause(rc->bpf);
+	while (helper_paused() && !helper_stop_sig) {
+		helper_wait_resumed(0);
+		take_pid(rc);
+	}
+	if (rc->bpf && !helper_stop_sig && stallbpf_resume(rc->bpf, &err) < 0)
+		error_msg("BPF: the programs could not be attached again after a pause: %s", err.buf);
+	strbuf_release(&err);
+	rc->pauses++;
+	rc->paused_ns += mono_ns() - t0;
+	*next = mono_ns();
+}
+
 /* Samples every period on absolute deadlines until a stop signal or
  * duration_s (0: none); a late sample skips the deadlines it missed. */
 static void record_loop(struct recorder *rc, int duration_s)
@@ -376,8 +414,6 @@ static void record_loop(struct recorder *rc, int duration_s)
 
 	while (!helper_stop_sig && (!end || next < end)) {
 		uint64_t now;
-		int pid;
-
 		int r;
 
 		/* a pid arriving wakes the sleep early: it is slept again (with
@@ -386,11 +422,10 @@ static void record_loop(struct recorder *rc, int duration_s)
 			    : sleep_until(next, &helper_stop_sig);
 		if (r != 0 && r != 2)
 			break;
-		pid = helper_take_pid();
-		if (pid >= 0) {
-			game_open(rc, pid);
-			if (rc->bpf)
-				stallbpf_follow(rc->bpf, pid);
+		take_pid(rc);
+		if (helper_paused()) {
+			pause_while_asked(rc, &next);
+			continue;
 		}
 		if (r == 2)
 			continue;

@@ -28,9 +28,13 @@ struct probe_thread {
 	atomic_bool *stop;
 };
 
+/* The signal that wakes a probe thread to stop (SIGUSR2 is helperproc.h's
+ * pause). */
+#define WAKE_SIG (SIGRTMIN + 1)
+
 /* Set by the main thread when the probe stops, before it wakes the probe
- * threads with SIGUSR2: their sleep ends for it. Not by the signal's
- * handler: a SIGUSR2 from anyone else is slept through, as any other. */
+ * threads with WAKE_SIG: their sleep ends for it. Not by the signal's
+ * handler: a WAKE_SIG from anyone else is slept through, as any other. */
 static volatile sig_atomic_t probe_stopping;
 
 /* The measuring loop: nothing allocated, logged or written in it. */
@@ -43,6 +47,14 @@ static void *probe_main(void *arg)
 	while (!atomic_load_explicit(p->stop, memory_order_relaxed)) {
 		uint64_t now, late;
 
+		/* a flip run's side without the probe: no wakeups until resumed
+		 * (the main thread's handler wakes the futex; a stop's WAKE_SIG
+		 * ends the wait), the deadlines counted again from then */
+		if (helper_paused()) {
+			helper_wait_resumed(0);
+			next = mono_ns();
+			continue;
+		}
 		next += p->period_ns;
 		/* woken to stop: the stop flag says so above */
 		if (sleep_until(next, &probe_stopping) != 0) {
@@ -66,7 +78,7 @@ static void *probe_main(void *arg)
 	return NULL;
 }
 
-/* SIGUSR2 ends a probe thread's sleep at once when the probe stops (a
+/* WAKE_SIG ends a probe thread's sleep at once when the probe stops (a
  * long period would outlast the runner's grace before SIGKILL). */
 static void on_wake(int sig)
 {
@@ -79,10 +91,10 @@ static void install_wake(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_wake;   /* no SA_RESTART: the sleep returns EINTR */
-	sigaction(SIGUSR2, &sa, NULL);
+	sigaction(WAKE_SIG, &sa, NULL);
 }
 
-/* Joins a probe thread, waking it until it ends (SIGUSR2 again every 50
+/* Joins a probe thread, waking it until it ends (WAKE_SIG again every 50
  * ms, should the thread not have taken the first). probe_stopping is set
  * by then, so a signal that lands before the thread's sleep still ends it. */
 static void join_waking(pthread_t th)
@@ -90,7 +102,7 @@ static void join_waking(pthread_t th)
 	for (;;) {
 		struct timespec ts;
 
-		pthread_kill(th, SIGUSR2);
+		pthread_kill(th, WAKE_SIG);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 50 * 1000000L;
 		if (ts.tv_nsec >= 1000000000L) {

@@ -76,13 +76,19 @@ uint64_t end_of(const struct opts *o, uint64_t start)
  * pass end (0: none). */
 bool sleep_to_next(uint64_t *next, uint64_t period_ns, uint64_t end)
 {
+	/* a flip run's side without the waker: no wakeups until resumed */
+	if (helper_paused()) {
+		while (helper_paused() && !helper_stop_sig)
+			helper_wait_resumed(0);
+		*next = mono_ns();
+	}
 	if (helper_stop_sig || (end && *next + period_ns > end))
 		return false;
 	*next += period_ns;
 	return sleep_until(*next, &helper_stop_sig) == 0;
 }
 
-/* Threads never take the stop signals: the main thread does. */
+/* Threads never take the stop or pause signals: the main thread does. */
 void block_signals(sigset_t *old)
 {
 	sigset_t set;
@@ -91,6 +97,7 @@ void block_signals(sigset_t *old)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
 	pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
@@ -136,6 +143,13 @@ void report_head(struct kvfile *kv, const struct opts *o, uint64_t start, uint64
 	kvfile_addf(kv, "wall_s", "%.3f", wall);
 	kvfile_addf(kv, "self.cpu_ms", "%.3f", (double)cpu_ns / 1e6);
 	kvfile_addf(kv, "self.cpu_ms_per_s", "%.4f", wall > 0 ? (double)cpu_ns / 1e6 / wall : 0);
+	{
+		uint64_t pauses, paused_ns;
+
+		helper_pause_stats(&pauses, &paused_ns);
+		kvfile_addf(kv, "pauses", "%" PRIu64, pauses);
+		kvfile_addf(kv, "paused_ms", "%.3f", (double)paused_ns / 1e6);
+	}
 }
 
 int write_report(const struct kvfile *kv, const char *path)

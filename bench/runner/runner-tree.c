@@ -250,6 +250,7 @@ int runner_launch_pass(struct runner *rn, struct strbuf *err)
 	rn->pass_running = true;
 	snprintf(key, sizeof(key), "pass.%d.start_ns", rn->pass);
 	kvfile_addf(&rn->bench, key, "%llu", (unsigned long long)rn->t_launch);
+	rn->sw.game_pid = rn->game_pid;
 	for (size_t i = 0; set && i < set->n; i++)
 		if (set->on[i].def->pass)
 			set->on[i].def->pass(&set->on[i], &rn->sw, rn->game_pid);

@@ -62,6 +62,39 @@ int switch_flip_pair(const struct switch_set *a, const struct switch_set *b, con
 	return def->flip_check ? def->flip_check(*on_a, *on_b, err) : 0;
 }
 
+/* A switch that flips by pausing (def->flip_pauses) is on on one side and
+ * off on the other; the run starts it as the side that has it on, so A's
+ * set takes that side's setting (its terms point into b's, which outlives
+ * the run) and the side that has it off is NULL. */
+static int run_with_on(struct switch_set *a, const struct switch_def *def, const struct switch_on **on_a,
+		       const struct switch_on **on_b, struct strbuf *err)
+{
+	size_t k;
+
+	if (switch_on_is_on(*on_a) == switch_on_is_on(*on_b)) {
+		strbuf_addf(err, "%s flips by pausing it: one side has it on, the other off ('-' or %s=%s)",
+			    def->name, def->name, def->off_value ? def->off_value : "0");
+		return -EINVAL;
+	}
+	if (switch_on_is_on(*on_a)) {
+		*on_b = NULL;
+		return 0;
+	}
+	for (k = 0; k < a->n && a->on[k].def != def; k++)
+		;
+	if (k == a->n) {
+		if (a->n == SWITCH_MAX_ON) {
+			strbuf_addf(err, "'%s' sets %d switches already", a->token, SWITCH_MAX_ON);
+			return -EINVAL;
+		}
+		a->n++;
+	}
+	a->on[k] = **on_b;
+	*on_a = NULL;
+	*on_b = &a->on[k];
+	return 0;
+}
+
 int switch_flip_plan(struct switch_set *a, const struct switch_set *b, struct flip_plan *p,
 		     struct strbuf *err)
 {
@@ -82,6 +115,8 @@ int switch_flip_plan(struct switch_set *a, const struct switch_set *b, struct fl
 			    def->flip_act_ms);
 		return -EINVAL;
 	}
+	if (def->flip_pauses && run_with_on(a, def, &on_a, &on_b, err) < 0)
+		return -EINVAL;
 	label = xasprintf("%s~%s", *a->label ? a->label : "none", *b->label ? b->label : "none");
 	free(a->label);
 	a->label = label;

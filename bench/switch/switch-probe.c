@@ -29,6 +29,7 @@
 #define PROBE_FILE "probe.txt"
 #define LOG "probe.log"
 #define DEFAULT_MS "1.37"
+#define PROBE_FLIP_ACT_MS 20
 
 static int check_us(const char *value, struct strbuf *err)
 {
@@ -138,6 +139,26 @@ out:
 	free(path);
 }
 
+/* A flip run: paused on the side without it (every probe thread waits,
+ * no wakeups), resumed on the side with it; a thread sees a pause at its
+ * next wakeup. probe.txt's counts are the probed time's. */
+static int flip(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
+{
+	return switch_ctx_pause_helper(ctx, "probe", !switch_on_is_on(on), err);
+}
+
+static int flip_check(const struct switch_on *a, const struct switch_on *b, struct strbuf *err)
+{
+	const struct switch_on *on = switch_on_is_on(a) ? a : b;
+
+	if (switch_on_is_on(on) && strtod(switch_param(on, "PROBE_MS"), NULL) > PROBE_FLIP_ACT_MS) {
+		strbuf_addf(err, "the probe pauses at its next wakeup: a flip wants PROBE_MS at most %d, not %s",
+			    PROBE_FLIP_ACT_MS, switch_param(on, "PROBE_MS"));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 const struct switch_def switch_probe = {
 	.name = "PROBE",
 	.help = "1: a wakeup-lateness probe beside the game (hitchbench-waker -m probe): a SCHED_FIFO "
@@ -152,4 +173,8 @@ const struct switch_def switch_probe = {
 	.label = label,
 	.start = start,
 	.finish = finish,
+	.flip = flip,
+	.flip_check = flip_check,
+	.flip_pauses = true,
+	.flip_act_ms = PROBE_FLIP_ACT_MS,
 };

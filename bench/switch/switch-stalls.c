@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 
 #define RECORDER "hitchbench-stallrec"
+#define STALLS_FLIP_ACT_MS 20
 
 static int check_nice(const char *value, struct strbuf *err)
 {
@@ -300,6 +301,30 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 	free(log);
 }
 
+/* A flip run: the recorder paused on the side without it (every BPF
+ * program detached, no sampling) and resumed on the side with it; this
+ * answers whether the recorder itself changes what it records. */
+static int flip(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
+{
+	return switch_ctx_pause_helper(ctx, "stallrec", !switch_on_is_on(on), err);
+}
+
+/* The sampling recorder pauses at its next sample: a period within the
+ * flip's act time. */
+static int flip_check(const struct switch_on *a, const struct switch_on *b, struct strbuf *err)
+{
+	const struct switch_on *on = switch_on_is_on(a) ? a : b;
+	int ms;
+
+	if (switch_on_is_on(on) && !is_bpf(on) && safe_atoi(switch_param(on, "STALLS_MS"), &ms) == 0 &&
+	    ms > STALLS_FLIP_ACT_MS) {
+		strbuf_addf(err, "STALLS=1 pauses at its next sample: a flip wants STALLS_MS at most %d, "
+			    "not %d", STALLS_FLIP_ACT_MS, ms);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 const struct switch_def switch_stalls = {
 	.name = "STALLS",
 	.help = "1: the stall recorder beside the game (what it waited for in every stall; "
@@ -321,4 +346,10 @@ const struct switch_def switch_stalls = {
 	.start = start,
 	.pass = pass,
 	.finish = finish,
+	.flip = flip,
+	.flip_check = flip_check,
+	.flip_pauses = true,
+	/* the sampling recorder's next sample, or the BPF programs attached
+	 * again (a few ms: the trailer's pauses= says how long it took) */
+	.flip_act_ms = STALLS_FLIP_ACT_MS,
 };

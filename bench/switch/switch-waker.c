@@ -27,6 +27,7 @@
 #define WAKER_PROG "hitchbench-waker"
 #define REPORT "waker.txt"
 #define LOG "waker.log"
+#define WAKER_FLIP_ACT_MS 20
 
 static int check_mode(const char *value, struct strbuf *err)
 {
@@ -99,6 +100,10 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 	kvfile_addf(ctx->bench, "waker", "%s every %s ms on CPUs %s", mode, on->value,
 		    kvfile_get(&kv, "cpus") ? kvfile_get(&kv, "cpus") : "?");
 	kvfile_add(ctx->bench, "waker.wakeups", wakeups);
+	if (kvfile_get(&kv, "paused_ms") && strcmp(kvfile_get(&kv, "pauses"), "0") != 0) {
+		kvfile_add(ctx->bench, "waker.pauses", kvfile_get(&kv, "pauses"));
+		kvfile_add(ctx->bench, "waker.paused_ms", kvfile_get(&kv, "paused_ms"));
+	}
 	kvfile_add(ctx->bench, "waker.cpu_ms", cpu_ms);
 	if (kvfile_get(&kv, "kicker_cpu"))
 		kvfile_add(ctx->bench, "waker.kicker_cpu", kvfile_get(&kv, "kicker_cpu"));
@@ -119,6 +124,25 @@ out:
 	free(report);
 }
 
+/* A flip run: paused on the side without it, resumed on the side with it
+ * (helperproc.h); it sees a pause at its next wakeup. */
+static int flip(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
+{
+	return switch_ctx_pause_helper(ctx, "waker", !switch_on_is_on(on), err);
+}
+
+static int flip_check(const struct switch_on *a, const struct switch_on *b, struct strbuf *err)
+{
+	const struct switch_on *on = a ? a : b;
+
+	if (on && strtod(on->value, NULL) > WAKER_FLIP_ACT_MS) {
+		strbuf_addf(err, "the waker pauses at its next wakeup: a flip wants a period of at most %d ms, "
+			    "not %s", WAKER_FLIP_ACT_MS, on->value);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 const struct switch_def switch_waker = {
 	.name = "WAKER",
 	.help = "PERIOD_MS: a waker beside the game (hitchbench-waker): a bare sleep loop, or a "
@@ -134,4 +158,8 @@ const struct switch_def switch_waker = {
 	.label = label,
 	.start = start,
 	.finish = finish,
+	.flip = flip,
+	.flip_check = flip_check,
+	.flip_pauses = true,
+	.flip_act_ms = WAKER_FLIP_ACT_MS,
 };

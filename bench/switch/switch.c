@@ -4,6 +4,7 @@
  * mark. A new switch is a file of its own and one line in registry[].
  */
 #include "switch/switch.h"
+#include "system/helperproc.h"
 #include "system/wakeplan.h"
 #include "system/cpulist.h"
 #include "system/fsroot.h"
@@ -501,6 +502,27 @@ void switch_ctx_send_pid(struct switch_ctx *ctx, const char *name, pid_t pid)
 
 	if (h && !h->exited)
 		sigqueue(h->pid, SIGUSR1, v);
+}
+
+int switch_ctx_pause_helper(struct switch_ctx *ctx, const char *name, bool pause, struct strbuf *err)
+{
+	struct switch_helper *h = switch_ctx_helper(ctx, name);
+	union sigval v = { .sival_int = pause ? HELPER_PAUSE : HELPER_RESUME };
+
+	if (!h || h->exited) {
+		strbuf_addf(err, "the %s helper is not running", name);
+		return -ESRCH;
+	}
+	if (sigqueue(h->pid, SIGUSR2, v) < 0) {
+		strbuf_addf(err, "cannot signal the %s helper: %s", name, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+bool switch_on_is_on(const struct switch_on *on)
+{
+	return on && !(on->def->off_value && strcmp(on->value, on->def->off_value) == 0);
 }
 
 void switch_ctx_setenv(struct switch_ctx *ctx, const char *name_value)

@@ -80,6 +80,10 @@ struct switch_def {
 	/* Optional: whether two settings of it can be flipped between (one
 	 * knob, not two). 0, or -EINVAL with err. */
 	int (*flip_check)(const struct switch_on *a, const struct switch_on *b, struct strbuf *err);
+	/* Its flip pauses and resumes what start began (a helper beside the
+	 * game): a flip run starts it with the side that has it on, and the
+	 * two sides must be on and off. */
+	bool flip_pauses;
 	/* It changes a setting of the machine, journaled first: the batch
 	 * holds the thaw journal for it even when not quieting. */
 	bool journals;
@@ -125,6 +129,7 @@ struct switch_ctx {
 	struct argv_list *game_env; /* the game's environment (prepare may add) */
 	cpu_set_t *game_cpus;       /* the game's CPUs; prepare may restrict it */
 	bool *pin_game;             /* set when game_cpus applies */
+	pid_t game_pid;             /* the pass's process (its session's leader), 0 before the first */
 	struct kvfile *bench;       /* the run's bench.txt */
 	struct thaw_journal *journal; /* the batch's thaw journal (switches that journal); may be NULL */
 	struct switch_helper helpers[SWITCH_MAX_ON * 2];
@@ -160,14 +165,13 @@ void switch_help(FILE *out);
 /* The switches' names ("A, B, C"), or only those that can flip. */
 void switch_names(struct strbuf *out, bool flip_only);
 
-/* A flip run's two sides (docs/metrics.md "Flip"): a and b must differ in
- * one switch alone, one with a flip hook; *on_a and *on_b are its settings
- * in each (NULL: off there). 0, or -EINVAL with the reason in err. */
 /* A flip run (docs/metrics.md "Flip"): one switch turned between two
  * settings while the game plays, in segments, from the window's start. */
 struct flip_plan {
 	const struct switch_on *a, *b;  /* the switch as each side sets it (NULL: off); the run
-					 * itself is prepared with a (its switches are A's) */
+					 * itself is prepared with a (its switches are A's; for a
+					 * switch that flips by pausing, with the side that has it
+					 * on: switch_flip_plan() puts that into a) */
 	const char *a_term, *b_term;    /* how flip.txt names them ("SLOWDOWN=0"; "-": off) */
 	double segment_s;               /* a segment's length (a looping demo's: in presents, at
 					 * the warm-up's rate) */
@@ -194,6 +198,9 @@ int switch_flip_plan(struct switch_set *a, const struct switch_set *b, struct fl
 /* Whether a switch the sets turn on journals a setting (def->journals). */
 bool switch_sets_journal(const struct switch_set *sets, size_t n);
 
+/* A flip run's two sides (docs/metrics.md "Flip"): a and b must differ in
+ * one switch alone, one with a flip hook; *on_a and *on_b are its settings
+ * in each (NULL: off there). 0, or -EINVAL with the reason in err. */
 int switch_flip_pair(const struct switch_set *a, const struct switch_set *b, const struct switch_on **on_a,
 		     const struct switch_on **on_b, struct strbuf *err);
 
@@ -229,6 +236,12 @@ void switch_ctx_interfered(struct switch_ctx *ctx, const char *summary);
 /* Tells the helper called name, if running, of a pass's pid:
  * sigqueue(SIGUSR1) with the pid as its value (common/system/helperproc.h). */
 void switch_ctx_send_pid(struct switch_ctx *ctx, const char *name, pid_t pid);
+/* Pauses (pause) or resumes the helper called name (helperproc.h's
+ * SIGUSR2): a flip hook's work for a switch that flips by pausing. 0, or
+ * -errno with err (no such helper, or it is gone). */
+int switch_ctx_pause_helper(struct switch_ctx *ctx, const char *name, bool pause, struct strbuf *err);
+/* Whether on turns its switch on (not NULL, not its off value). */
+bool switch_on_is_on(const struct switch_on *on);
 /* Sets "NAME=VALUE" in the game's environment, replacing an entry of the
  * same name (prepare hooks: GAMEENV, SLOWDOWN). */
 void switch_ctx_setenv(struct switch_ctx *ctx, const char *name_value);

@@ -42,6 +42,7 @@ void waitrec_release(struct waitrec *w)
 	free(w->thread);
 	free(w->off);
 	free(w->bio);
+	free(w->pause);
 	kvfile_release(&w->meta);
 	kvfile_release(&w->trailer);
 	waitrec_init(w);
@@ -342,15 +343,50 @@ static int parse_bio(struct waitrec *w, const struct line *l, struct strbuf *err
 	return 0;
 }
 
+/* pause NS / resume NS: in turn, in time order, a pause first */
+static int parse_pause(struct waitrec *w, struct line *l, struct strbuf *err)
+{
+	bool pause = strcmp(l->f[0], "pause") == 0;
+	struct wr_pause *last = w->n_pause ? &w->pause[w->n_pause - 1] : NULL;
+	uint64_t ns;
+
+	if (l->n != 2 || u64_field(l, 1, &ns, err) < 0)
+		return bad(l, err, pause ? "a pause line wants NS" : "a resume line wants NS");
+	if (pause) {
+		if (last && (last->to_ns == UINT64_MAX || ns < last->to_ns))
+			return bad(l, err, last->to_ns == UINT64_MAX ? "a pause while paused" :
+				   "a pause before the last resume");
+		w->pause = xrealloc(w->pause, (w->n_pause + 1) * sizeof(*w->pause));
+		w->pause[w->n_pause++] = (struct wr_pause){ ns, UINT64_MAX };
+		return 0;
+	}
+	if (!last || last->to_ns != UINT64_MAX || ns < last->from_ns)
+		return bad(l, err, !last || last->to_ns != UINT64_MAX ? "a resume without a pause" :
+			   "a resume before its pause");
+	last->to_ns = ns;
+	return 0;
+}
+
+bool waitrec_paused_at(const struct waitrec *w, uint64_t t)
+{
+	for (size_t i = 0; i < w->n_pause; i++)
+		if (t >= w->pause[i].from_ns && t < w->pause[i].to_ns)
+			return true;
+	return false;
+}
+
 static int parse_line(struct waitrec *w, struct line *l, bool *data_seen, struct strbuf *err)
 {
 	const char *k = l->f[0];
 	uint64_t n;
 
 	if (l->no == 1) {
-		if (l->n == 2 && strcmp(k, "hbwaits") == 0 && strcmp(l->f[1], "1") == 0)
+		if (l->n == 2 && strcmp(k, "hbwaits") == 0 &&
+		    (strcmp(l->f[1], "1") == 0 || strcmp(l->f[1], "2") == 0)) {
+			w->version = l->f[1][0] - '0';
 			return 0;
-		return bad(l, err, "not a wait record of version 1 (want 'hbwaits<TAB>1')");
+		}
+		return bad(l, err, "not a wait record of version 1 or 2 (want 'hbwaits<TAB>2')");
 	}
 	if (strcmp(k, "meta") == 0) {
 		if (*data_seen)
@@ -377,13 +413,17 @@ static int parse_line(struct waitrec *w, struct line *l, bool *data_seen, struct
 			return bad(l, err, "a follow line wants PID NS");
 		return 0;
 	}
+	if (w->version >= 2 && (strcmp(k, "pause") == 0 || strcmp(k, "resume") == 0))
+		return parse_pause(w, l, err);
 	if (strcmp(k, "lost") == 0) {
 		if (l->n != 2 || u64_field(l, 1, &n, err) < 0)
 			return bad(l, err, "a lost line wants N");
 		w->lost += n;
 		return 0;
 	}
-	return bad(l, err, "not a line the format has (meta thread stack off bio follow lost trailer)");
+	return bad(l, err, w->version >= 2 ? "not a line the format has (meta thread stack off bio follow "
+		   "pause resume lost trailer)" : "not a line version 1 has (meta thread stack off bio follow "
+		   "lost trailer)");
 }
 
 /* Splits a line in place at tabs. */

@@ -23,7 +23,9 @@
 struct strbuf;
 
 #define HB_WAITREC_FILE "waits.rec.zst"
-#define HB_WAITREC_VERSION 1
+/* 2 adds the pause and resume lines (a recorder a flip run turns off and
+ * on); a reader takes 1 and 2 */
+#define HB_WAITREC_VERSION 2
 #define HB_WAITREC_MAX (512u << 20)     /* decompressed bytes a reader takes */
 #define HB_WAITREC_MAX_FRAMES 32         /* functions a stack keeps */
 
@@ -77,7 +79,12 @@ struct waitrec {
 	struct wr_bio *bio;
 	size_t n_bio;
 	uint64_t lost;                  /* the lost lines' sum */
+	/* When the recorder was paused (a flip run's side without it): from
+	 * a pause line to the next resume line (UINT64_MAX: to the end) */
+	struct wr_pause { uint64_t from_ns, to_ns; } *pause;
+	size_t n_pause;
 	bool cut;                       /* the last line had no newline and was left out */
+	int version;                    /* the first line's: 1 or 2 */
 };
 
 void waitrec_init(struct waitrec *w);
@@ -91,6 +98,9 @@ int waitrec_parse(const char *text, size_t len, const char *name, struct waitrec
 /* Reads PATH: zstd-compressed (packed) or plain text (live). 0, -ENOENT,
  * or -errno with why in err. */
 int waitrec_load(const char *path, struct waitrec *w, struct strbuf *err);
+
+/* Whether the recorder was paused at t (nothing was recorded then). */
+bool waitrec_paused_at(const struct waitrec *w, uint64_t t);
 
 /* The thread named tid, or NULL. Linear; call it per stall, not per line. */
 const struct wr_thread *waitrec_thread(const struct waitrec *w, int32_t tid);

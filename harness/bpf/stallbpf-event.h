@@ -2,7 +2,8 @@
  * What the stall recorder's kernel program (stallbpf.bpf.c) hands the
  * recorder (harness/stallrec-bpf.c) through its ring buffer: one record
  * per off-CPU interval of a followed thread over the threshold, and one
- * per block request a followed thread issued. Both sides are built from
+ * per block request a followed thread issued; and the threads map's value.
+ * Both sides are built from
  * this file by the same compiler family for the same machine, so the
  * layout is the machine's own (it never leaves it: the recorder writes
  * the wait record's text, common/formats/waitrecord.h). Only fixed-size types.
@@ -29,6 +30,20 @@ struct hb_bpf_off {
 	__u64 faults, fault_addr;
 	__s64 delay[HB_BPF_DELAYS];     /* -1: the kernel keeps none */
 	char comm[16], waker_comm[16];
+	__u64 stack[HB_BPF_STACK_DEPTH];
+	__u64 waker_stack[HB_BPF_WAKER_DEPTH];
+};
+
+/* A followed thread between its events: the program's threads map, which
+ * the recorder edits only while the programs are detached (a pause). */
+struct hb_bpf_thread {
+	__u64 on_ns, off_ns, wake_ns;
+	__u64 run_ns, runq_ns, sleep_ns;
+	__u64 faults, fault_addr;
+	__s64 delay[HB_BPF_DELAYS];
+	__u32 state, waker_tid, waker_tgid, stack_n, waker_stack_n;
+	__s32 syscall;
+	char waker_comm[16];
 	__u64 stack[HB_BPF_STACK_DEPTH];
 	__u64 waker_stack[HB_BPF_WAKER_DEPTH];
 };

@@ -51,24 +51,11 @@ __u32 follow_tgid[MAX_FOLLOW];
 __u32 n_follow;
 __u64 follow_overflow;          /* processes forked past MAX_FOLLOW, not followed */
 
-/* A followed thread between its events. */
-struct thread {
-	__u64 on_ns, off_ns, wake_ns;
-	__u64 run_ns, runq_ns, sleep_ns;
-	__u64 faults, fault_addr;
-	__s64 delay[HB_BPF_DELAYS];
-	__u32 state, waker_tid, waker_tgid, stack_n, waker_stack_n;
-	__s32 syscall;
-	char waker_comm[16];
-	__u64 stack[HB_BPF_STACK_DEPTH];
-	__u64 waker_stack[HB_BPF_WAKER_DEPTH];
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
 	__type(key, __u32);
-	__type(value, struct thread);
+	__type(value, struct hb_bpf_thread);
 } threads SEC(".maps");
 
 /* A block request of a followed thread, from insert or issue to completion. */
@@ -97,7 +84,7 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
-static const struct thread zero_thread;
+static const struct hb_bpf_thread zero_thread;
 
 static __always_inline bool followed(__u32 tgid)
 {
@@ -112,9 +99,9 @@ static __always_inline bool followed(__u32 tgid)
 	return false;
 }
 
-static __always_inline struct thread *thread_of(__u32 tid)
+static __always_inline struct hb_bpf_thread *thread_of(__u32 tid)
 {
-	struct thread *t = bpf_map_lookup_elem(&threads, &tid);
+	struct hb_bpf_thread *t = bpf_map_lookup_elem(&threads, &tid);
 
 	if (t)
 		return t;
@@ -140,7 +127,7 @@ static __always_inline __u64 submit_flags(void)
 
 /* Direct loads through the BTF-typed task pointer (no helper call: the
  * verifier makes them faulting loads): a switch reads these every time. */
-static __always_inline void read_delays(struct task_struct *p, struct thread *t)
+static __always_inline void read_delays(struct task_struct *p, struct hb_bpf_thread *t)
 {
 	struct task_delay_info *d = p->delays;
 
@@ -184,7 +171,7 @@ static __always_inline __s32 task_syscall(struct task_struct *p)
 #endif
 }
 
-static __always_inline void emit_off(struct thread *t, struct task_struct *p, __u32 tid, __u32 tgid,
+static __always_inline void emit_off(struct hb_bpf_thread *t, struct task_struct *p, __u32 tid, __u32 tgid,
 				     __u64 now)
 {
 	struct hb_bpf_off *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -220,7 +207,7 @@ static __always_inline void emit_off(struct thread *t, struct task_struct *p, __
 
 static __always_inline void switch_out(struct task_struct *prev, bool preempt, __u64 now)
 {
-	struct thread *t = thread_of(prev->pid);
+	struct hb_bpf_thread *t = thread_of(prev->pid);
 
 	if (!t)
 		return;
@@ -241,7 +228,7 @@ static __always_inline void switch_out(struct task_struct *prev, bool preempt, _
 static __always_inline void switch_in(struct task_struct *next, __u64 now)
 {
 	__u32 tid = next->pid;
-	struct thread *t = thread_of(tid);
+	struct hb_bpf_thread *t = thread_of(tid);
 
 	if (!t)
 		return;
@@ -284,7 +271,7 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(hb_waking, struct task_struct *p)
 {
 	__u32 tid = p->pid;
-	struct thread *t;
+	struct hb_bpf_thread *t;
 	__u64 now, id;
 	long n;
 
@@ -338,7 +325,7 @@ static __always_inline void fault(__u64 address)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
-	struct thread *t;
+	struct hb_bpf_thread *t;
 
 	if (!followed(id >> 32))
 		return;

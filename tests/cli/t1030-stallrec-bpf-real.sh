@@ -37,7 +37,7 @@ expect_eq "the record in bench.txt" "waits.rec.zst" "$(value stallbpf_record "$b
 ls /dev/shm | grep -q "waits" && fail "a live wait record was left in /dev/shm"
 
 zstd -dcq "$rundir/waits.rec.zst" >"$T/w" || fail "waits.rec.zst does not decompress"
-head -n 1 "$T/w" | grep -q "^hbwaits	1$" || fail "not a wait record: $(head -n 1 "$T/w")"
+head -n 1 "$T/w" | grep -q "^hbwaits	2$" || fail "not a wait record: $(head -n 1 "$T/w")"
 pid=$(awk -F'\t' '$1 == "follow" { print $2; exit }' "$T/w")
 [ -n "$pid" ] || fail "the record follows no process"
 # the game's main thread slept in the kernel's futex code for the futex

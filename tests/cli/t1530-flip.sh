@@ -53,7 +53,10 @@ refused() {
 	grep -q "$want" "$T/err" || fail "$*: no '$want' in: $(cat "$T/err")"
 }
 refused "differ in SLOWDOWN and in STALLS: a flip run turns one switch" --switches SLOWDOWN=0 --flip STALLS=1
-refused "GAMECPU cannot be changed while the game runs" --switches GAMECPU=0 --flip GAMECPU=1
+refused "GAMEENV cannot be changed while the game runs" --switches GAMEENV=MESA_NO_ERROR=0 --flip GAMEENV=MESA_NO_ERROR=1
+refused "STALLS flips by pausing it: one side has it on, the other off" --switches STALLS=1 --flip STALLS=bpf
+refused "a flip wants STALLS_MS at most 20" --switches STALLS=0 --flip STALLS=1+STALLS_MS=50
+refused "a flip wants a period of at most 20 ms" --switches - --flip WAKER=50
 refused "name one token" --switches "SLOWDOWN=0 SLOWDOWN=5" --flip SLOWDOWN=3
 refused "set the same: nothing to flip" --switches SLOWDOWN=3 --flip SLOWDOWN=3
 refused "leaves nothing of a 0.1 s segment" --switches SLOWDOWN=0 --flip SLOWDOWN=3 --segment 0.1 --settle 0.06

@@ -130,7 +130,29 @@ static void refused(const char *text, int line, const char *what)
 }
 
 #define HDR "hbwaits\t1\n"
+#define HDR2 "hbwaits\t2\n"
 #define OFF_OK "off\t7\t10\t20\t15\tS\t0\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\tfutex\n"
+
+/* Version 2's pauses: the intervals a flip run had the recorder off */
+START_TEST(pauses)
+{
+	static const char text[] = HDR2 "pause\t100\n" OFF_OK "resume\t200\npause\t300\n";
+	struct strbuf err = STRBUF_INIT;
+	struct waitrec w;
+
+	ck_assert_int_eq(waitrec_parse(text, strlen(text), "w", &w, &err), 0);
+	ck_assert_int_eq(w.version, 2);
+	ck_assert_uint_eq(w.n_pause, 2);
+	ck_assert(!waitrec_paused_at(&w, 99));
+	ck_assert(waitrec_paused_at(&w, 100));
+	ck_assert(waitrec_paused_at(&w, 199));
+	ck_assert(!waitrec_paused_at(&w, 200));
+	ck_assert(waitrec_paused_at(&w, 1000000));      /* still paused at the end */
+	ck_assert_uint_eq(w.n_off, 1);
+	waitrec_release(&w);
+	strbuf_release(&err);
+}
+END_TEST
 
 START_TEST(bad_lines)
 {
@@ -139,9 +161,16 @@ START_TEST(bad_lines)
 
 	ck_assert_int_eq(waitrec_parse(HDR OFF_OK, strlen(HDR OFF_OK), "w", &w, &err), 0);
 	waitrec_release(&w);
-	refused("hbwaits\t2\n", 1, "version 1");
+	refused("hbwaits\t3\n", 1, "version 1 or 2");
 	refused("", 1, "empty");
-	refused(HDR "nonsense\t1\n", 2, "not a line the format has");
+	refused(HDR "nonsense\t1\n", 2, "not a line version 1 has");
+	refused(HDR "pause\t5\n", 2, "not a line version 1 has");
+	refused(HDR2 "nonsense\t1\n", 2, "not a line the format has");
+	refused(HDR2 "resume\t5\n", 2, "a resume without a pause");
+	refused(HDR2 "pause\t5\npause\t6\n", 3, "a pause while paused");
+	refused(HDR2 "pause\t5\nresume\t4\n", 3, "a resume before its pause");
+	refused(HDR2 "pause\t5\nresume\t9\npause\t8\n", 4, "a pause before the last resume");
+	refused(HDR2 "pause\tsoon\n", 2, "a pause line wants NS");
 	refused(HDR OFF_OK "meta\tk=v\n", 3, "after the data began");
 	refused(HDR "meta\tnovalue\n", 2, "KEY=VALUE");
 	refused(HDR "off\t7\t10\n", 2, "19 fields");
@@ -203,6 +232,7 @@ TEST_SUITE(waitrecord_suite)
 
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, packed_on_disk);
+	tcase_add_test(tc, pauses);
 	tcase_add_test(tc, bad_lines);
 	tcase_add_test(tc, kernel_symbols);
 	suite_add_tcase(s, tc);
