@@ -13,6 +13,7 @@ void run_flip_init(struct run_flip *f)
 {
 	memset(f, 0, sizeof(*f));
 	flip_record_init(&f->rec);
+	f->stall_ms = FLIP_STALL_MS_DEFAULT;
 }
 
 void run_flip_release(struct run_flip *f)
@@ -49,8 +50,8 @@ static const char *measure(const struct run *run, struct run_flip *f, size_t i, 
 	const struct flip_event *e = &r->ev[i];
 	const struct hb_frames *fr = &run->frames;
 	double lead_ms = r->settle_ms > r->act_ms ? r->settle_ms : r->act_ms;
-	uint64_t start, end, sum = 0;
-	unsigned n = 0;
+	uint64_t start, end, sum = 0, stall_ns = (uint64_t)(f->stall_ms * 1e6);
+	unsigned n = 0, stalls = 0;
 
 	*g = (struct flip_seg){ .pass = r->order == FLIP_ORDER_PASSES ? e->pass : 1, .seg = e->seg,
 				.side = e->side };
@@ -76,6 +77,7 @@ static const char *measure(const struct run *run, struct run_flip *f, size_t i, 
 		if (fr->pid[j] != fr->pid[j + 1] && fr->pid[j] && fr->pid[j + 1])
 			continue;
 		sum += fr->t_ns[j + 1] - fr->t_ns[j];
+		stalls += fr->t_ns[j + 1] - fr->t_ns[j] > stall_ns;
 		n++;
 	}
 	if (n < FLIP_SEG_LEAST || sum == 0) {
@@ -84,8 +86,61 @@ static const char *measure(const struct run *run, struct run_flip *f, size_t i, 
 	}
 	g->counted = true;
 	g->frames = n;
+	g->stalls = stalls;
 	g->log_ft = log((double)sum / n / 1e6);
 	return NULL;
+}
+
+/* The mean of x[0..n-1] and its standard error (NAN under two). */
+static void mean_se(const double *x, size_t n, double *mean, double *se)
+{
+	double s = 0, ss = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	*mean = n ? s / (double)n : NAN;
+	for (size_t i = 0; i < n; i++)
+		ss += (x[i] - *mean) * (x[i] - *mean);
+	*se = n > 1 ? sqrt(ss / (double)(n - 1) / (double)n) : NAN;
+}
+
+/* Stalls per side, and B - A per 1000 frames over the same pairs and
+ * blocks as fps: each segment's value is its stall rate, paired by
+ * flip_pairs() (which takes a pair's A value minus its B value of log_ft:
+ * the rate goes in negated, so a pair's value is B's rate minus A's). */
+static void stalls(struct run_flip *f)
+{
+	struct flip_seg *v = zalloc(sizeof(*v) * (f->n_segs ? f->n_segs : 1));
+	struct flip_pair *p = zalloc(sizeof(*p) * (f->n_segs ? f->n_segs : 1));
+	double *d, *blocks;
+	size_t n;
+
+	for (size_t i = 0; i < f->n_segs; i++) {
+		const struct flip_seg *g = &f->segs[i];
+
+		v[i] = *g;
+		if (!g->counted)
+			continue;
+		v[i].log_ft = -1000.0 * g->stalls / g->frames;
+		if (g->side == 'A') {
+			f->stalls_a += g->stalls;
+			f->frames_a += g->frames;
+		} else {
+			f->stalls_b += g->stalls;
+			f->frames_b += g->frames;
+		}
+	}
+	n = flip_pairs(v, f->n_segs, f->rec.order == FLIP_ORDER_PASSES, p);
+	d = zalloc(sizeof(*d) * (n ? n : 1));
+	blocks = zalloc(sizeof(*blocks) * (n ? n : 1));
+	for (size_t i = 0; i < n; i++)
+		d[i] = p[i].d;
+	f->n_stall_blocks = f->block_size ? flip_block_means(d, n, f->block_size, blocks) : 0;
+	mean_se(blocks, f->n_stall_blocks, &f->stall_diff, &f->stall_se);
+	free(v);
+	free(p);
+	free(d);
+	free(blocks);
 }
 
 int run_flip_analyse(const struct run *run, struct run_flip *f, struct strbuf *err)
@@ -118,16 +173,9 @@ int run_flip_analyse(const struct run *run, struct run_flip *f, struct strbuf *e
 	f->block_size = flip_block_size(d, f->n_pairs, &f->r1_blocks);
 	f->blocks = zalloc(sizeof(*f->blocks) * (f->n_pairs ? f->n_pairs : 1));
 	f->n_blocks = flip_block_means(d, f->n_pairs, f->block_size, f->blocks);
-	if (f->n_blocks) {
-		double s = 0, ss = 0;
-
-		for (size_t i = 0; i < f->n_blocks; i++)
-			s += f->blocks[i];
-		f->estimate = s / (double)f->n_blocks;
-		for (size_t i = 0; i < f->n_blocks; i++)
-			ss += (f->blocks[i] - f->estimate) * (f->blocks[i] - f->estimate);
-		f->se = f->n_blocks > 1 ? sqrt(ss / (double)(f->n_blocks - 1) / (double)f->n_blocks) : NAN;
-	}
+	if (f->n_blocks)
+		mean_se(f->blocks, f->n_blocks, &f->estimate, &f->se);
 	free(d);
+	stalls(f);
 	return 0;
 }

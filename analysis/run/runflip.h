@@ -16,12 +16,14 @@
 #define HB_RUNFLIP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "formats/flipfile.h"
 #include "run/run.h"
 #include "stats/flip.h"
 
 #define FLIP_SEG_LEAST 3
+#define FLIP_STALL_MS_DEFAULT 100.0
 
 struct run_flip {
 	struct flip_record rec;
@@ -35,6 +37,15 @@ struct run_flip {
 	double *blocks;
 	size_t n_blocks;
 	double estimate, se;        /* mean of the blocks (ln(B/A) of fps), its standard error */
+	/* Stalls: frame intervals over stall_ms (set after run_flip_init;
+	 * default FLIP_STALL_MS_DEFAULT) in the counted segments of each side,
+	 * and B - A in stalls per 1000 frames paired as fps is (the same
+	 * pairs, blocks of the same size): the blocks' mean and its standard
+	 * error (NAN under two blocks). */
+	double stall_ms;
+	uint64_t stalls_a, stalls_b, frames_a, frames_b;
+	double stall_diff, stall_se;
+	size_t n_stall_blocks;
 	size_t late, failed, thin, outside; /* segments left out: why */
 };
 

@@ -43,6 +43,7 @@ struct flip_seg {
 	bool counted;           /* its frames count (whole, switched in time, enough frames) */
 	double log_ft;          /* ln of its mean frame time (ms) over its counted frames */
 	unsigned frames;        /* frame intervals counted */
+	unsigned stalls;        /* of those, intervals over the stall threshold */
 };
 
 /* A pair of adjacent segments' log-ratio, for one side each. */

@@ -70,8 +70,8 @@ static void print_run(struct flip_cmd *c, const struct run *run, const struct ru
 			const struct flip_seg *g = &f->segs[i];
 
 			if (g->counted)
-				printf("    pass %d seg %d %c: %u frames, %.2f fps\n", r->ev[i].pass, g->seg, g->side,
-				       g->frames, 1000.0 / exp(g->log_ft));
+				printf("    pass %d seg %d %c: %u frames, %.2f fps, %u stalls\n", r->ev[i].pass, g->seg,
+				       g->side, g->frames, 1000.0 / exp(g->log_ft), g->stalls);
 			else
 				printf("    pass %d seg %d %c: not counted: %s\n", r->ev[i].pass, g->seg, g->side,
 				       f->left_out[i]);
@@ -83,6 +83,13 @@ static void print_run(struct flip_cmd *c, const struct run *run, const struct ru
 	printf("  pairs %zu (lag-one r %+.2f), blocks %zu of %zu (lag-one r %+.2f): ln(B/A) of fps %+.2f%%, "
 	       "standard error %.2f%% (B/A %.4f)\n", f->n_pairs, f->r1_pairs, f->n_blocks, f->block_size,
 	       f->r1_blocks, f->estimate * 100, f->se * 100, exp(f->estimate));
+	printf("  stalls (frame intervals over %g ms in the counted segments): A %llu in %llu frames, B %llu in "
+	       "%llu frames", f->stall_ms, (unsigned long long)f->stalls_a, (unsigned long long)f->frames_a,
+	       (unsigned long long)f->stalls_b, (unsigned long long)f->frames_b);
+	if (f->n_stall_blocks > 1)
+		printf("; B - A %+.3f per 1000 frames, standard error %.3f (the same pairs and blocks)",
+		       f->stall_diff, f->stall_se);
+	printf("\n");
 }
 
 static void json_run(struct json_out *j, const struct run *run, const struct run_flip *f)
@@ -105,6 +112,13 @@ static void json_run(struct json_out *j, const struct run *run, const struct run
 	json_number(j, "r1_blocks", true, f->r1_blocks);
 	json_number(j, "log_ratio", f->n_blocks > 0, f->estimate);
 	json_number(j, "se", f->n_blocks > 1, f->se);
+	json_number(j, "stall_ms", true, f->stall_ms);
+	json_uint(j, "stalls_a", f->stalls_a);
+	json_uint(j, "frames_a", f->frames_a);
+	json_uint(j, "stalls_b", f->stalls_b);
+	json_uint(j, "frames_b", f->frames_b);
+	json_number(j, "stall_diff_per_1000", f->n_stall_blocks > 0, f->stall_diff);
+	json_number(j, "stall_diff_se", f->n_stall_blocks > 1, f->stall_se);
 	json_object_end(j);
 }
 
