@@ -2,6 +2,8 @@
  * A flip run read back (runflip.h).
  */
 #include "run/runflip.h"
+#include "metrics/metrics.h"
+#include "base/util.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -19,6 +21,8 @@ void run_flip_init(struct run_flip *f)
 void run_flip_release(struct run_flip *f)
 {
 	flip_record_release(&f->rec);
+	free(f->ft[0]);
+	free(f->ft[1]);
 	free(f->segs);
 	free(f->left_out);
 	free(f->pairs);
@@ -40,6 +44,44 @@ static uint64_t first_at(const struct hb_frames *fr, uint64_t t)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* Whether frame interval j (present j to j + 1) is between presents of one
+ * process (a relaunched pass's gap is not a frame). */
+static bool same_process(const struct hb_frames *fr, uint64_t j)
+{
+	return fr->pid[j] == fr->pid[j + 1] || !fr->pid[j] || !fr->pid[j + 1];
+}
+
+/* The frame times (ms) of each side's paired segments, pooled, and their
+ * p99: only segments in a pair, so that both sides hold the same content
+ * (a pass's first segment, its load, pairs with none). */
+static void pooled_p99(const struct run *run, struct run_flip *f)
+{
+	const struct hb_frames *fr = &run->frames;
+
+	for (size_t i = 0; i < f->n_segs; i++) {
+		const struct flip_seg *g = &f->segs[i];
+		int s = g->side == 'B';
+
+		if (!g->counted || !flip_seg_paired(g, f->pairs, f->n_pairs))
+			continue;
+		for (uint64_t j = first_at(fr, g->from_ns); j + 1 < fr->n && fr->t_ns[j + 1] <= g->to_ns; j++) {
+			if (!same_process(fr, j))
+				continue;
+			if (f->n_ft[s] == f->cap_ft[s]) {
+				f->cap_ft[s] = f->cap_ft[s] ? f->cap_ft[s] * 2 : 1024;
+				f->ft[s] = xrealloc(f->ft[s], sizeof(*f->ft[s]) * f->cap_ft[s]);
+			}
+			f->ft[s][f->n_ft[s]++] = (double)(fr->t_ns[j + 1] - fr->t_ns[j]) / 1e6;
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		double *p99 = k ? &f->p99_b : &f->p99_a;
+
+		qsort(f->ft[k], f->n_ft[k], sizeof(*f->ft[k]), cmp_double);
+		*p99 = f->n_ft[k] ? percentile_sorted(f->ft[k], f->n_ft[k], 990000, PCT_NEAREST_RANK) : NAN;
+	}
 }
 
 /* Segment i of the record measured from the frames into g; NULL, or why
@@ -74,16 +116,20 @@ static const char *measure(const struct run *run, struct run_flip *f, size_t i, 
 		return "outside the window";
 	}
 	for (uint64_t j = first_at(fr, start); j + 1 < fr->n && fr->t_ns[j + 1] <= end; j++) {
-		if (fr->pid[j] != fr->pid[j + 1] && fr->pid[j] && fr->pid[j + 1])
+		uint64_t dt = fr->t_ns[j + 1] - fr->t_ns[j];
+
+		if (!same_process(fr, j))
 			continue;
-		sum += fr->t_ns[j + 1] - fr->t_ns[j];
-		stalls += fr->t_ns[j + 1] - fr->t_ns[j] > stall_ns;
+		sum += dt;
+		stalls += dt > stall_ns;
 		n++;
 	}
 	if (n < FLIP_SEG_LEAST || sum == 0) {
 		f->thin++;
 		return "too few frames";
 	}
+	g->from_ns = start;
+	g->to_ns = end;
 	g->counted = true;
 	g->frames = n;
 	g->stalls = stalls;
@@ -104,7 +150,8 @@ static void mean_se(const double *x, size_t n, double *mean, double *se)
 	*se = n > 1 ? sqrt(ss / (double)(n - 1) / (double)n) : NAN;
 }
 
-/* Stalls per side, and B - A per 1000 frames over the same pairs and
+/* Stalls per side (in the paired segments: both sides' content alike), and
+ * B - A per 1000 frames over the same pairs and
  * blocks as fps: each segment's value is its stall rate, paired by
  * flip_pairs() (which takes a pair's A value minus its B value of log_ft:
  * the rate goes in negated, so a pair's value is B's rate minus A's). */
@@ -122,6 +169,8 @@ static void stalls(struct run_flip *f)
 		if (!g->counted)
 			continue;
 		v[i].log_ft = -1000.0 * g->stalls / g->frames;
+		if (!flip_seg_paired(g, f->pairs, f->n_pairs))
+			continue;
 		if (g->side == 'A') {
 			f->stalls_a += g->stalls;
 			f->frames_a += g->frames;
@@ -177,5 +226,6 @@ int run_flip_analyse(const struct run *run, struct run_flip *f, struct strbuf *e
 		mean_se(f->blocks, f->n_blocks, &f->estimate, &f->se);
 	free(d);
 	stalls(f);
+	pooled_p99(run, f);
 	return 0;
 }

@@ -38,7 +38,7 @@ struct run_flip {
 	size_t n_blocks;
 	double estimate, se;        /* mean of the blocks (ln(B/A) of fps), its standard error */
 	/* Stalls: frame intervals over stall_ms (set after run_flip_init;
-	 * default FLIP_STALL_MS_DEFAULT) in the counted segments of each side,
+	 * default FLIP_STALL_MS_DEFAULT) in the paired segments of each side,
 	 * and B - A in stalls per 1000 frames paired as fps is (the same
 	 * pairs, blocks of the same size): the blocks' mean and its standard
 	 * error (NAN under two blocks). */
@@ -46,6 +46,12 @@ struct run_flip {
 	uint64_t stalls_a, stalls_b, frames_a, frames_b;
 	double stall_diff, stall_se;
 	size_t n_stall_blocks;
+	/* The 99th percentile frame time (ms, nearest-rank) of each side's
+	 * frames in paired segments, pooled over the run: no interval (a segment holds
+	 * too few frames for a p99 of its own); NAN without frames. */
+	double p99_a, p99_b;
+	double *ft[2];              /* the counted frame times, ms, of A [0] and B [1] */
+	size_t n_ft[2], cap_ft[2];
 	size_t late, failed, thin, outside; /* segments left out: why */
 };
 

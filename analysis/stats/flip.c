@@ -83,6 +83,15 @@ size_t flip_pairs(const struct flip_seg *segs, size_t n, bool passes, struct fli
 	return m;
 }
 
+bool flip_seg_paired(const struct flip_seg *g, const struct flip_pair *pairs, size_t n_pairs)
+{
+	for (size_t i = 0; i < n_pairs; i++)
+		if ((g->pass == pairs[i].pass || g->pass == pairs[i].pass2) &&
+		    (g->seg == pairs[i].seg || g->seg == pairs[i].seg + 1))
+			return true;
+	return false;
+}
+
 double flip_lag1(const double *x, size_t n)
 {
 	double mean = 0, num = 0, den = 0;

@@ -44,6 +44,7 @@ struct flip_seg {
 	double log_ft;          /* ln of its mean frame time (ms) over its counted frames */
 	unsigned frames;        /* frame intervals counted */
 	unsigned stalls;        /* of those, intervals over the stall threshold */
+	uint64_t from_ns, to_ns; /* the stretch its frames were counted in */
 };
 
 /* A pair of adjacent segments' log-ratio, for one side each. */
@@ -57,6 +58,8 @@ struct flip_pair {
  * (room for n), in the order they were completed; how many. passes: true
  * for the passes order. */
 size_t flip_pairs(const struct flip_seg *segs, size_t n, bool passes, struct flip_pair *out);
+/* Whether segs[i] is one of a pair's segments (pairs from flip_pairs()). */
+bool flip_seg_paired(const struct flip_seg *g, const struct flip_pair *pairs, size_t n_pairs);
 
 /* The lag-one autocorrelation of x[0..n-1] (0 when n < 3 or no spread). */
 double flip_lag1(const double *x, size_t n);

@@ -26,8 +26,8 @@
 #define HB_FLIP_JSON_FORMAT 1
 
 static const char flip_usage[] =
-	"usage: hitchbench flip [--segments] [--format table|json] [--effect PCT] [--alpha A]\n"
-	"                       [--beta B] RUNDIR...\n"
+	"usage: hitchbench flip [--segments] [--format table|json] [--stall-ms MS] [--effect PCT]\n"
+	"                       [--alpha A] [--beta B] RUNDIR...\n"
 	"\n"
 	"What flip runs (made by run and by ab's flip design) measured: each run's schedule,\n"
 	"its segments counted and left out (and why), its pairs of adjacent segments in\n"
@@ -38,6 +38,8 @@ static const char flip_usage[] =
 	"\n"
 	"  --segments      also every segment: pass, index, side, frames, fps, or why not counted\n"
 	"  --format json   one JSON document (format 1)\n"
+	"  --stall-ms MS   a stall is a frame interval over MS (default 100): each side's\n"
+	"                  stalls, and B - A per 1000 frames over the same pairs and blocks\n"
 	"  --effect, --alpha, --beta  the test's, as ab takes them (default 3, 0.05, 0.05)\n"
 	"\n"
 	"exit status: 0 SAME, 3 DIFFERENT, 4 UNKNOWN, 1 a run could not be read, 2 usage\n";
@@ -45,6 +47,7 @@ static const char flip_usage[] =
 struct flip_cmd {
 	struct ab_test test;    /* the options and the verdict (its pairs unused) */
 	bool segments, json;
+	double stall_ms;
 	double *blocks;
 	size_t n_blocks;
 };
@@ -83,13 +86,16 @@ static void print_run(struct flip_cmd *c, const struct run *run, const struct ru
 	printf("  pairs %zu (lag-one r %+.2f), blocks %zu of %zu (lag-one r %+.2f): ln(B/A) of fps %+.2f%%, "
 	       "standard error %.2f%% (B/A %.4f)\n", f->n_pairs, f->r1_pairs, f->n_blocks, f->block_size,
 	       f->r1_blocks, f->estimate * 100, f->se * 100, exp(f->estimate));
-	printf("  stalls (frame intervals over %g ms in the counted segments): A %llu in %llu frames, B %llu in "
+	printf("  stalls (frame intervals over %g ms in the paired segments): A %llu in %llu frames, B %llu in "
 	       "%llu frames", f->stall_ms, (unsigned long long)f->stalls_a, (unsigned long long)f->frames_a,
 	       (unsigned long long)f->stalls_b, (unsigned long long)f->frames_b);
-	if (f->n_stall_blocks > 1)
+	if (f->n_stall_blocks > 1 && f->stalls_a + f->stalls_b)
 		printf("; B - A %+.3f per 1000 frames, standard error %.3f (the same pairs and blocks)",
 		       f->stall_diff, f->stall_se);
 	printf("\n");
+	if (f->n_ft[0] && f->n_ft[1])
+		printf("  p99 frame time (nearest-rank, each side's paired segments pooled; no interval): A %.2f ms, "
+		       "B %.2f ms (B/A %.3f)\n", f->p99_a, f->p99_b, f->p99_b / f->p99_a);
 }
 
 static void json_run(struct json_out *j, const struct run *run, const struct run_flip *f)
@@ -119,6 +125,8 @@ static void json_run(struct json_out *j, const struct run *run, const struct run
 	json_uint(j, "frames_b", f->frames_b);
 	json_number(j, "stall_diff_per_1000", f->n_stall_blocks > 0, f->stall_diff);
 	json_number(j, "stall_diff_se", f->n_stall_blocks > 1, f->stall_se);
+	json_number(j, "p99_ms_a", f->n_ft[0] > 0, f->p99_a);
+	json_number(j, "p99_ms_b", f->n_ft[1] > 0, f->p99_b);
 	json_object_end(j);
 }
 
@@ -136,6 +144,7 @@ static int one_run(struct flip_cmd *c, const char *dir, struct json_out *j)
 		strbuf_release(&err);
 		return -1;
 	}
+	f.stall_ms = c->stall_ms;
 	r = run_flip_analyse(&run, &f, &err);
 	if (r == -ENOENT)
 		error_msg("%s: not a flip run (no flip.txt)", dir);
@@ -164,10 +173,11 @@ int cmd_flip(int argc, char **argv, struct context *ctx)
 		{ "effect", required_argument, NULL, 'e' },
 		{ "alpha", required_argument, NULL, 'a' },
 		{ "beta", required_argument, NULL, 'b' },
+		{ "stall-ms", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct flip_cmd c = { .blocks = NULL };
+	struct flip_cmd c = { .blocks = NULL, .stall_ms = FLIP_STALL_MS_DEFAULT };
 	struct seq_result res;
 	struct json_out j;
 	enum report_format fmt;
@@ -184,6 +194,10 @@ int cmd_flip(int argc, char **argv, struct context *ctx)
 				       &fmt) != HB_EXIT_OK)
 				return HB_EXIT_USAGE;
 			c.json = fmt == REPORT_JSON;
+			break;
+		case 'S':
+			if (safe_atod(optarg, &c.stall_ms) < 0 || !(c.stall_ms > 0))
+				return usage_error(flip_usage, "--stall-ms wants milliseconds > 0, not '%s'", optarg);
 			break;
 		case 'e':
 		case 'a':

@@ -12,6 +12,7 @@
  * the nominal 5% over SEQUENCES sequences.
  */
 #include "formats/flipfile.h"
+#include "run/runflip.h"
 #include "stats/flip.h"
 #include "stats/stats.h"
 #include "test.h"
@@ -240,6 +241,67 @@ START_TEST(test_simulation_options)
 }
 END_TEST
 
+/* A run's analysis (analysis/run/runflip.c) over frames made to order:
+ * segments of 1 s in pairs order, A at 100 fps, B at 1000/11 fps with one
+ * 150 ms frame in each; the last segment has no known end. */
+START_TEST(test_run_stalls_and_p99)
+{
+	static const char sides[] = "ABBAABBA";
+	const uint64_t base = 1000000000000ull, sec = 1000000000ull, ms = 1000000ull;
+	char *dir = test_tmpdir();
+	struct strbuf rec = STRBUF_INIT, err = STRBUF_INIT;
+	struct run run;
+	struct run_flip f;
+	size_t cap = 8000, n = 0;
+
+	strbuf_addstr(&rec, "format=1\nswitch=SLOWDOWN\na=SLOWDOWN=0\nb=SLOWDOWN=10\norder=pairs\nunit=seconds\n"
+		      "segment_s=1\nsettle_ms=100\nact_ms=0\nlate_ms=50\nseed=1\nplan=ABBAABBA\n");
+	for (int k = 0; k < 8; k++)
+		strbuf_addf(&rec, "flip=1 %d %c %llu %llu\n", k, sides[k], (unsigned long long)(base + k * sec),
+			    (unsigned long long)(base + k * sec + ms));
+	test_put(dir, HB_FLIP_FILE, rec.buf);
+	memset(&run, 0, sizeof(run));
+	run.dir = dir;
+	run.have_frames = run.have_window = true;
+	run.window_start_ns = base;
+	run.window_end_ns = base + 8 * sec;
+	run.frames.t_ns = zalloc(sizeof(uint64_t) * cap);
+	run.frames.pid = zalloc(sizeof(uint32_t) * cap);
+	for (int k = 0; k < 8; k++) {
+		uint64_t t = base + k * sec, end = t + sec;
+		bool stalled = false;
+
+		while (t < end) {
+			run.frames.t_ns[n] = t;
+			run.frames.pid[n++] = 42;
+			if (sides[k] == 'B' && !stalled && t > base + k * sec + sec / 2) {
+				t += 150 * ms;
+				stalled = true;
+			} else {
+				t += sides[k] == 'A' ? 10 * ms : 11 * ms;
+			}
+		}
+	}
+	run.frames.n = n;
+	run_flip_init(&f);
+	ck_assert_msg(run_flip_analyse(&run, &f, &err) == 0, "%s", err.buf);
+	ck_assert_uint_eq(f.n_pairs, 3);         /* (0,1) (2,3) (4,5): the last has no end */
+	ck_assert(f.estimate < 0);               /* B slower */
+	ck_assert_uint_eq(f.stalls_a, 0);
+	ck_assert_uint_eq(f.stalls_b, 3);        /* one in each paired B segment */
+	ck_assert_uint_gt(f.n_stall_blocks, 0);
+	ck_assert(f.stall_diff > 10 && f.stall_diff < 20); /* 1 in ~70 frames: ~14 per 1000 */
+	ck_assert(fabs(f.p99_a - 10) < 1e-9);
+	ck_assert(fabs(f.p99_b - 150) < 1e-9);   /* 3 of ~210 frames: over 1% */
+	run_flip_release(&f);
+	free(run.frames.t_ns);
+	free(run.frames.pid);
+	strbuf_release(&rec);
+	strbuf_release(&err);
+	free(dir);
+}
+END_TEST
+
 TEST_SUITE(flip_suite)
 {
 	Suite *s = suite_create("flip");
@@ -254,6 +316,7 @@ TEST_SUITE(flip_suite)
 	tcase_add_loop_test(tc, test_false_positive_rate, 0, (int)ARRAY_SIZE(cases));
 	tcase_add_loop_test(tc, test_power, 0, (int)ARRAY_SIZE(cases));
 	tcase_add_test(tc, test_simulation_options);
+	tcase_add_test(tc, test_run_stalls_and_p99);
 	suite_add_tcase(s, tc);
 	return s;
 }
