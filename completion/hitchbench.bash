@@ -30,7 +30,7 @@ _hitchbench_opts_matrix="--by --no-notes --metric --out --db --machine --game --
 _hitchbench_opts_import="--format --game --variant --out --process --hud-period --interval --warmup --db --no-db --help"
 _hitchbench_opts_ab="$_hitchbench_batch_opts --resume --format --metric --effect --alpha --beta --max-rounds --design --max-minutes --segment --settle"
 _hitchbench_opts_compare="--format --no-notes --db --machine --metric --batch --cross-boot --magnitude --seed --paired --effect --alpha --beta --max-rounds --help"
-_hitchbench_opts_calibrate="$_hitchbench_batch_opts --order --seed --rounds --effect --resamples --with"
+_hitchbench_opts_calibrate="$_hitchbench_batch_opts --order --seed --rounds --effect --resamples --with --design --minutes"
 _hitchbench_opts_regress="--db --machine --metric --format --no-notes --seed --help"
 _hitchbench_opts_stalls="--format --no-notes --stall-ms --verbose -v --help"
 _hitchbench_opts_frames="--window --help"
@@ -88,7 +88,7 @@ _hitchbench_opts_hitchbench_prefetch_forget="--dir --help"
 _hitchbench_opts_hitchbench_prefetch_resident="--drop --help"
 
 # Options that take a value (the next word), whatever the command.
-_hitchbench_valued=" --flip --segment --settle --design --max-minutes --switches --rounds --order --seed --resume --warmup --window --db --out --display --stall-ms --percentile --profile --target --format --metric --interfered --min-frames --machine --game --variant --by --process --hud-period --effect --alpha --beta --max-rounds --batch --magnitude --paired --resamples --with --name --title --what --gamedb --to --prefix --ssh-config --arch --port --state-dir --munge-socket --slurm-user --cluster --nodes --constraint --kernels --period-ms --duration --nice --wait-below --wait-sensors --wait-timeout --live --pid --frames --xserver --cpu --ready --cgroup --driver --game-log --xauth --log --run-root --run-id --harness --x-vt -m --mode -i --period -t --time -c --cpus -o --output --threshold-us --fifo-prio --wish --exe --dir --data --mb --reserve-mb --io --timeout --bpf --bpf-live --bpf-period-ms --bpf-min-us --bpf-stack-us --bpf-faults "
+_hitchbench_valued=" --flip --segment --settle --design --minutes --max-minutes --switches --rounds --order --seed --resume --warmup --window --db --out --display --stall-ms --percentile --profile --target --format --metric --interfered --min-frames --machine --game --variant --by --process --hud-period --effect --alpha --beta --max-rounds --batch --magnitude --paired --resamples --with --name --title --what --gamedb --to --prefix --ssh-config --arch --port --state-dir --munge-socket --slurm-user --cluster --nodes --constraint --kernels --period-ms --duration --nice --wait-below --wait-sensors --wait-timeout --live --pid --frames --xserver --cpu --ready --cgroup --driver --game-log --xauth --log --run-root --run-id --harness --x-vt -m --mode -i --period -t --time -c --cpus -o --output --threshold-us --fifo-prio --wish --exe --dir --data --mb --reserve-mb --io --timeout --bpf --bpf-live --bpf-period-ms --bpf-min-us --bpf-stack-us --bpf-faults "
 
 # The program completed: the word typed (~ expanded), else hitchbench.
 _hitchbench_prog()

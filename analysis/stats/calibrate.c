@@ -184,3 +184,40 @@ int calib_compute(const double *a, const double *a2, const double *b, size_t rou
 	*out = c;
 	return 0;
 }
+
+double calib_mde_within(double sd, double seconds_per_value, double minutes, const struct calib_opts *o)
+{
+	double n, z = stats_normal_isf(o->alpha / 2) + stats_normal_isf(1 - o->power);
+
+	if (!(sd > 0) || !isfinite(sd) || !(seconds_per_value > 0) || !isfinite(seconds_per_value) ||
+	    !(minutes > 0))
+		return NAN;
+	n = minutes * 60.0 / seconds_per_value;
+	return 100.0 * z * sd / sqrt(n);
+}
+
+int calib_flip_compute(const double *blocks, size_t n, double run_s, double true_ratio, double minutes,
+		       const struct calib_opts *o, struct calib_flip_result *out)
+{
+	struct calib_flip_result c = { .blocks = n, .run_s = run_s };
+	double mean = NAN, z = stats_normal_isf(0.025);
+
+	if ((n && !blocks) || !(true_ratio > 0) || !(minutes > 0) || !(run_s >= 0))
+		return -EINVAL;
+	mean_sd(blocks, n, &mean, &c.sd_block);
+	c.seconds_per_block = n ? run_s / (double)n : NAN;
+	c.mde_pct = calib_mde_within(c.sd_block, c.seconds_per_block, minutes, o);
+	c.estimate = n ? exp(mean) : NAN;
+	if (n >= 2) {
+		double se = c.sd_block / sqrt((double)n);
+
+		c.ci_lo = exp(mean - z * se);
+		c.ci_hi = exp(mean + z * se);
+		c.covers = c.ci_lo <= true_ratio && true_ratio <= c.ci_hi;
+	} else {
+		c.ci_lo = c.ci_hi = NAN;
+	}
+	c.have_seq = n > 0 && seq_run(blocks, n, &o->seq, &c.seq) == 0;
+	*out = c;
+	return 0;
+}

@@ -76,6 +76,41 @@ struct calib_result {
 int calib_compute(const double *a, const double *a2, const double *b, size_t rounds,
 		  const struct calib_opts *o, struct calib_result *out);
 
+/*
+ * A design's minimum detectable effect within a time budget, so that a
+ * user can tell which design to use (calibrate --design runs|flip): the
+ * same formula as mde_paired_pct, (z_{1-alpha/2} + z_{power}) x sd /
+ * sqrt(N) x 100 %, with N the paired values that `minutes` of the
+ * machine's time give at `seconds_per_value` each (runs: two runs a pair;
+ * flip: the runs' time over their blocks). NAN when sd or the time is not
+ * a positive finite number.
+ */
+double calib_mde_within(double sd, double seconds_per_value, double minutes, const struct calib_opts *o);
+
+/* A flip calibration (calibrate --design flip): flip runs of SLOWDOWN=0
+ * against SLOWDOWN=PCT, their blocks of segment pairs (ln(B/A) of fps,
+ * docs/metrics.md "Flip") pooled. */
+struct calib_flip_result {
+	size_t blocks;
+	double run_s;           /* the runs' own time in all (started to ended), s */
+	double seconds_per_block;
+	double sd_block;        /* the blocks' sample sd (n - 1), of ln(B/A); NAN under two */
+	double mde_pct;         /* calib_mde_within() at the minutes asked */
+	/* The blocks' mean as B/A with a 95% normal interval (mean +- z_0.975
+	 * x sd / sqrt(blocks)), and whether it covers the true B/A */
+	double estimate, ci_lo, ci_hi;
+	bool covers;
+	/* The sequential test on the blocks in order (the known effect
+	 * found when DIFFERENT, slower) */
+	bool have_seq;
+	struct seq_result seq;
+};
+
+/* blocks[0..n-1] in the runs' order; true_ratio the known B/A (SLOWDOWN's
+ * 1 / (1 + PCT/100)). 0, or -EINVAL for bad arguments. */
+int calib_flip_compute(const double *blocks, size_t n, double run_s, double true_ratio, double minutes,
+		       const struct calib_opts *o, struct calib_flip_result *out);
+
 /* The verdict of stats_compare() for samples of n values each, given the
  * high threshold of that n (stats_high_threshold()), without its bootstrap
  * interval: what the resamples need, a thousand times over. */

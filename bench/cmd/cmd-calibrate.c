@@ -13,6 +13,8 @@
 #include "base/exitcodes.h"
 #include "metrics/metrics.h"
 #include "run/run.h"
+#include "base/timeutil.h"
+#include "run/runflip.h"
 #include "cmd/runargs.h"
 #include "base/util.h"
 
@@ -22,14 +24,21 @@
 #include <string.h>
 
 static const char calibrate_usage[] =
-	"usage: hitchbench calibrate RECIPE [VARIANT] [--rounds N] [--effect PCT] [--resamples N]\n"
-	"                            [--with TERMS] [run options]\n"
+	"usage: hitchbench calibrate RECIPE [VARIANT] [--design runs|flip] [--minutes M] [--rounds N]\n"
+	"                            [--effect PCT] [--resamples N] [--with TERMS] [run options]\n"
 	"\n"
-	"Runs one batch of three tokens, 'SLOWDOWN=0 - SLOWDOWN=PCT', N rounds, and prints\n"
-	"per metric the spread of the runs, the false-positive rate of compare's verdict and\n"
-	"of the sequential test, and the minimum detectable effect at alpha 0.01, power 0.8.\n"
+	"--design runs (the default): one batch of three tokens, 'SLOWDOWN=0 - SLOWDOWN=PCT',\n"
+	"N rounds, and per metric the spread of the runs, the false-positive rate of compare's\n"
+	"verdict and of the sequential test, and the minimum detectable effect at alpha 0.01,\n"
+	"power 0.8: for N rounds, and within M minutes of runs.\n"
+	"--design flip: N flip runs of SLOWDOWN=0 against SLOWDOWN=PCT (a window of 120 s\n"
+	"unless --window says), and the same minimum detectable effect within M minutes from\n"
+	"their blocks of segment pairs, the known effect's estimate and the sequential test.\n"
+	"The two designs' figures for M minutes say which to use on this machine.\n"
 	"\n"
-	"  --rounds N        rounds (default 10)\n"
+	"  --design runs|flip  which design to calibrate (default runs)\n"
+	"  --minutes M       the time budget of the minimum detectable effect (default 30)\n"
+	"  --rounds N        rounds (default 10; flip: runs, default 2)\n"
 	"  --effect PCT      the known effect, SLOWDOWN's percentage (default 3)\n"
 	"  --resamples N     resamples of the A/A rounds for the false-positive rates\n"
 	"                    (default 1000, seeded)\n"
@@ -50,11 +59,19 @@ static const char *const calib_metrics[] = { "fps", "steady_fps", "low1", "stall
 
 enum { CELL_A, CELL_A2, CELL_B, CELLS };
 
+/* --design flip's defaults: runs, and a run's window when --window is not
+ * given (ab --design flip's) */
+#define CALIB_FLIP_RUNS 2
+#define CALIB_FLIP_WINDOW_S 120
+
 struct calib_args {
 	const char *recipe, *variant;
 	const char *with;       /* terms added to every token, or NULL */
-	int rounds;
+	int rounds;             /* 0: the design's default */
 	double effect;
+	bool flip;              /* --design flip */
+	double minutes;
+	bool have_window;       /* --window among the run options */
 	unsigned resamples;
 	struct argv_list run_opts;
 	struct metric_opts metric;
@@ -67,6 +84,8 @@ static const struct option calib_options[] = {
 	{ "effect", required_argument, NULL, 'E' },
 	{ "resamples", required_argument, NULL, 'R' },
 	{ "with", required_argument, NULL, 'T' },
+	{ "design", required_argument, NULL, 'D' },
+	{ "minutes", required_argument, NULL, 'M' },
 	{ "help", no_argument, NULL, 'h' },
 };
 
@@ -95,6 +114,15 @@ static int own_option(int c, const char *arg, struct calib_args *a)
 					   "(no SLOWDOWN: calibrate sets it), not '%s'", arg);
 		a->with = arg;
 		break;
+	case 'D':
+		if (strcmp(arg, "runs") && strcmp(arg, "flip"))
+			return usage_error(calibrate_usage, "--design wants runs or flip, not '%s'", arg);
+		a->flip = strcmp(arg, "flip") == 0;
+		break;
+	case 'M':
+		if (safe_atod(arg, &a->minutes) < 0 || !(a->minutes > 0 && a->minutes <= 100000))
+			return usage_error(calibrate_usage, "--minutes wants minutes over 0, not '%s'", arg);
+		break;
 	case 'h':
 		fputs(calibrate_usage, stdout);
 		return HB_ARGS_DONE;
@@ -110,10 +138,16 @@ static int own_option(int c, const char *arg, struct calib_args *a)
 static int run_option(const struct run_option *o, const char *arg, struct run_args *run,
 		      struct calib_args *a)
 {
-	char *s = xasprintf("--%s", o->name);
-	int r = o->set(run, o, arg, calibrate_usage);
+	char *s;
+	int r;
+
+	if (strcmp(o->name, "flip") == 0)
+		return usage_error(calibrate_usage, "calibrate sets the flip itself: --design flip");
+	s = xasprintf("--%s", o->name);
+	r = o->set(run, o, arg, calibrate_usage);
 
 	if (r == HB_EXIT_OK) {
+		a->have_window = a->have_window || strcmp(o->name, "window") == 0;
 		argv_push(&a->run_opts, s);
 		if (o->flags & RUN_OPT_ARG)
 			argv_push(&a->run_opts, arg);
@@ -156,9 +190,22 @@ struct calib_values {
 
 /* Reads the batch's runs into per-round values of each metric. *valid[c]
  * counts the valid runs of each cell. 0 or -1 (said). */
-static int read_batch(const char *dir, const struct metric_opts *mo, const int *ids, size_t n_ids,
-		      struct calib_values *vals, size_t *valid, int *rounds)
+/* A run's own time, started_utc to ended_utc (s); 0 when not known. */
+static double run_seconds(const struct run *run)
 {
+	time_t t0, t1;
+
+	if (utc_iso8601_parse(kvfile_get(&run->bench, "started_utc"), &t0) < 0 ||
+	    utc_iso8601_parse(kvfile_get(&run->bench, "ended_utc"), &t1) < 0 || t1 < t0)
+		return 0;
+	return (double)(t1 - t0);
+}
+
+static int read_batch(const char *dir, const struct metric_opts *mo, const int *ids, size_t n_ids,
+		      struct calib_values *vals, size_t *valid, int *rounds, double *mean_run_s)
+{
+	double run_s = 0;
+	size_t timed = 0;
 	struct strbuf err = STRBUF_INIT;
 	struct batch b;
 	int r = 0;
@@ -194,6 +241,10 @@ static int read_batch(const char *dir, const struct metric_opts *mo, const int *
 			r = 0;
 			continue;
 		}
+		if (run_seconds(&run) > 0) {
+			run_s += run_seconds(&run);
+			timed++;
+		}
 		if (run_report_row(&run, mo, &row) && strcmp(row.status, "ok") == 0 && !row.disturbed) {
 			valid[s->token]++;
 			for (size_t k = 0; k < n_ids; k++)
@@ -203,6 +254,7 @@ static int read_batch(const char *dir, const struct metric_opts *mo, const int *
 		run_release(&run);
 	}
 out:
+	*mean_run_s = timed ? run_s / (double)timed : NAN;
 	batch_release(&b);
 	strbuf_release(&err);
 	return r;
@@ -230,8 +282,10 @@ static const char *verdict_text(char *buf, size_t size, bool have, enum stats_ve
 }
 
 static void print_header(const struct calib_opts *o, const char *batch_dir, int rounds, double effect,
-			 const char *with)
+			 const char *with, double minutes, double mean_run_s)
 {
+	char mde_col[32];
+
 	if (with)
 		printf("\n# calibrate: batch %s, %d round(s), A = SLOWDOWN=0+%s, A' = %s, B = SLOWDOWN=%g+%s\n",
 		       batch_dir, rounds, with, with, effect, with);
@@ -251,21 +305,25 @@ static void print_header(const struct calib_opts *o, const char *batch_dir, int 
 	       "# mde_pair    minimum detectable effect, alpha %.3g two-sided, power %.2g, N rounds:\n"
 	       "#              (z_%.4g + z_%.2g) x sd_AA / sqrt(N) x 100 = %.3f x sd_AA / sqrt(N), %%\n"
 	       "# mde_unp     the same for two unpaired samples: sd = sqrt(cv_A^2 + cv_A'^2)\n"
+	       "# mde_%gm     mde_pair within %g minutes of runs: N = %g x 60 / (2 x %.1f s, the mean run's own\n"
+	       "#              time, started_utc to ended_utc) pairs (compare: calibrate --design flip)\n"
 	       "# AA_cmp AA_seq  the verdicts on A against A' as the batch is (ought to be SAME or UNKNOWN);\n"
 	       "#              seq: VERDICT[sign]/pairs used\n"
 	       "# B/A         median B / median A\n"
 	       "# B_cmp B_seq the verdicts on A against B: the known effect found when DIFFERENT\n",
 	       o->compare.magnitude, o->resamples, (unsigned long long)o->seed, o->seq.effect * 100,
 	       o->seq.alpha, o->seq.beta, o->seq.min_pairs, o->seq.max_pairs, o->alpha, o->power,
-	       1 - o->alpha / 2, o->power, stats_normal_isf(o->alpha / 2) + stats_normal_isf(1 - o->power));
-	printf("%-17s %-9s %6s %6s %6s %6s %6s %8s %7s %-8s %-12s %7s %-9s %-12s\n", "metric", "runs", "cv_A",
-	       "cv_A'", "sd_AA", "fp_cmp", "fp_seq", "mde_pair", "mde_unp", "AA_cmp", "AA_seq", "B/A", "B_cmp",
-	       "B_seq");
+	       1 - o->alpha / 2, o->power, stats_normal_isf(o->alpha / 2) + stats_normal_isf(1 - o->power),
+	       minutes, minutes, minutes, mean_run_s);
+	snprintf(mde_col, sizeof(mde_col), "mde_%gm", minutes);
+	printf("%-17s %-9s %6s %6s %6s %6s %6s %8s %7s %8s %-8s %-12s %7s %-9s %-12s\n", "metric", "runs", "cv_A",
+	       "cv_A'", "sd_AA", "fp_cmp", "fp_seq", "mde_pair", "mde_unp", mde_col, "AA_cmp", "AA_seq", "B/A",
+	       "B_cmp", "B_seq");
 }
 
-static void print_row(const char *name, const size_t *valid, const struct calib_result *c)
+static void print_row(const char *name, const size_t *valid, const struct calib_result *c, double mde_within)
 {
-	char cva[16], cva2[16], sd[16], fpc[16], fps[16], mp[16], mu[16], aac[16], aas[24], ra[16];
+	char cva[16], cva2[16], sd[16], fpc[16], fps[16], mp[16], mu[16], mw[16], aac[16], aas[24], ra[16];
 	char bc[16], bs[24], runs[32];
 
 	snprintf(runs, sizeof(runs), "%zu/%zu/%zu", valid[CELL_A], valid[CELL_A2], valid[CELL_B]);
@@ -276,9 +334,10 @@ static void print_row(const char *name, const size_t *valid, const struct calib_
 	fmt_num(fps, sizeof(fps), c->fpr_seq, "%.3f", 1);
 	fmt_num(mp, sizeof(mp), c->mde_paired_pct, "%.2f", 1);
 	fmt_num(mu, sizeof(mu), c->mde_unpaired_pct, "%.2f", 1);
+	fmt_num(mw, sizeof(mw), mde_within, "%.2f", 1);
 	fmt_num(ra, sizeof(ra), c->have_ab ? c->ab.ratio : NAN, "%.4f", 1);
-	printf("%-17s %-9s %6s %6s %6s %6s %6s %8s %7s %-8s %-12s %7s %-9s %-12s\n", name, runs, cva, cva2, sd,
-	       fpc, fps, mp, mu, verdict_text(aac, sizeof(aac), c->have_aa, c->aa.verdict, 0, 0),
+	printf("%-17s %-9s %6s %6s %6s %6s %6s %8s %7s %8s %-8s %-12s %7s %-9s %-12s\n", name, runs, cva, cva2, sd,
+	       fpc, fps, mp, mu, mw, verdict_text(aac, sizeof(aac), c->have_aa, c->aa.verdict, 0, 0),
 	       verdict_text(aas, sizeof(aas), c->have_aa_seq, c->aa_seq.verdict, c->aa_seq.sign, c->aa_seq.pairs),
 	       ra, verdict_text(bc, sizeof(bc), c->have_ab, c->ab.verdict, 0, 0),
 	       verdict_text(bs, sizeof(bs), c->have_ab_seq, c->ab_seq.verdict, c->ab_seq.sign, c->ab_seq.pairs));
@@ -303,12 +362,26 @@ static int run_batch(const struct calib_args *a, const char *prog, struct contex
 	argv_push(&run_argv, s);
 	free(s);
 	argv_push(&run_argv, "--switches");
-	if (a->with)
+	if (a->flip)
+		s = a->with ? xasprintf("SLOWDOWN=0+%s", a->with) : xstrdup("SLOWDOWN=0");
+	else if (a->with)
 		s = xasprintf("SLOWDOWN=0+%s %s SLOWDOWN=%g+%s", a->with, a->with, a->effect, a->with);
 	else
 		s = xasprintf("SLOWDOWN=0 - SLOWDOWN=%g", a->effect);
 	argv_push(&run_argv, s);
 	free(s);
+	if (a->flip) {
+		argv_push(&run_argv, "--flip");
+		s = a->with ? xasprintf("SLOWDOWN=%g+%s", a->effect, a->with) : xasprintf("SLOWDOWN=%g", a->effect);
+		argv_push(&run_argv, s);
+		free(s);
+		if (!a->have_window) {
+			argv_push(&run_argv, "--window");
+			s = xasprintf("%d", CALIB_FLIP_WINDOW_S);
+			argv_push(&run_argv, s);
+			free(s);
+		}
+	}
 	for (size_t i = 0; i < a->run_opts.n; i++)
 		argv_push(&run_argv, a->run_opts.v[i]);
 	optind = 0; /* run parses its own options afresh */
@@ -319,7 +392,7 @@ static int run_batch(const struct calib_args *a, const char *prog, struct contex
 
 /* A row per metric calibrated, or the line that says why it is skipped. */
 static int print_rows(const int *ids, struct calib_values *vals, const size_t *valid, int rounds,
-		      const struct calib_opts *co)
+		      const struct calib_opts *co, double minutes, double mean_run_s)
 {
 	for (size_t k = 0; k < ARRAY_SIZE(calib_metrics); k++) {
 		struct calib_result c;
@@ -341,21 +414,141 @@ static int print_rows(const int *ids, struct calib_values *vals, const size_t *v
 			error_msg("cannot calibrate %s: bad options", calib_metrics[k]);
 			return HB_EXIT_FAILURE;
 		}
-		print_row(calib_metrics[k], valid, &c);
+		print_row(calib_metrics[k], valid, &c, calib_mde_within(c.sd_log, 2 * mean_run_s, minutes, co));
 	}
 	/* the table is the answer: failed runs are missing values, said in it */
 	return HB_EXIT_OK;
 }
 
+/* A flip batch's blocks, in the runs' order, and the runs' own time. 0 or
+ * -1 (said). */
+static int read_flip_batch(const char *dir, const struct metric_opts *mo, double **blocks, size_t *n,
+			   double *run_s, size_t *runs, struct strbuf *left)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct batch b;
+	int r = 0;
+
+	batch_init(&b);
+	if (batch_open(&b, dir, NULL, &err) < 0) {
+		error_msg("cannot read batch '%s': %s", dir, err.buf);
+		r = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < b.n_slots; i++) {
+		struct report_row row;
+		struct run_flip f;
+		struct run run;
+		char *path;
+
+		if (!b.run_dir[i])
+			continue;
+		strbuf_reset(&err);
+		path = b.run_dir[i][0] == '/' ? xstrdup(b.run_dir[i]) : xasprintf("%s/%s", b.dir, b.run_dir[i]);
+		if (run_load(path, &run, &err) < 0) {
+			strbuf_addf(left, "#   %s: cannot load: %s\n", path, err.buf);
+			free(path);
+			continue;
+		}
+		free(path);
+		run_flip_init(&f);
+		if (!run_report_row(&run, mo, &row) || strcmp(row.status, "ok") != 0 || row.disturbed)
+			strbuf_addf(left, "#   %s: %s\n", run.name, row.disturbed ? row.disturbed : row.status);
+		else if (run_flip_analyse(&run, &f, &err) < 0)
+			strbuf_addf(left, "#   %s: %s\n", run.name, err.len ? err.buf : "not a flip run");
+		else {
+			*blocks = xrealloc(*blocks, sizeof(**blocks) * (*n + f.n_blocks + 1));
+			memcpy(*blocks + *n, f.blocks, sizeof(*f.blocks) * f.n_blocks);
+			*n += f.n_blocks;
+			*run_s += run_seconds(&run);
+			(*runs)++;
+		}
+		run_flip_release(&f);
+		run_release(&run);
+	}
+out:
+	batch_release(&b);
+	strbuf_release(&err);
+	return r;
+}
+
+/* --design flip: the batch of flip runs, then its figures. */
+static int calibrate_flip(struct calib_args *a, const char *prog, struct context *ctx,
+			  const struct calib_opts *co)
+{
+	struct strbuf left = STRBUF_INIT;
+	struct calib_flip_result c;
+	char *batch_dir = NULL;
+	double *blocks = NULL, run_s = 0, truth = 1 / (1 + a->effect / 100);
+	size_t n = 0, runs = 0;
+	int ret;
+
+	ret = run_batch(a, prog, ctx, &batch_dir);
+	if (!batch_dir)
+		return ret;
+	if (ret == HB_EXIT_INTERRUPTED) {
+		error_msg("the calibration batch was interrupted: 'hitchbench run --resume %s' finishes it",
+			  batch_dir);
+		free(batch_dir);
+		return ret;
+	}
+	if (read_flip_batch(batch_dir, &a->metric, &blocks, &n, &run_s, &runs, &left) < 0 ||
+	    calib_flip_compute(blocks, n, run_s, truth, a->minutes, co, &c) < 0) {
+		free(blocks);
+		free(batch_dir);
+		strbuf_release(&left);
+		return HB_EXIT_FAILURE;
+	}
+	printf("\n# calibrate --design flip: batch %s, %zu flip run(s) of SLOWDOWN=0 against SLOWDOWN=%g%s%s "
+	       "(true B/A %.4f)\n", batch_dir, runs, a->effect, a->with ? ", both with " : "",
+	       a->with ? a->with : "", truth);
+	if (left.len)
+		printf("# left out:\n%s", left.buf);
+	printf("# blocks      the runs' blocks of segment pairs, ln(B/A) of fps (docs/metrics.md \"Flip\")\n"
+	       "# s/block     the runs' own time (started_utc to ended_utc: warm-up and start included) over\n"
+	       "#              their blocks\n"
+	       "# sd_block    the blocks' sample sd (n-1), %%\n"
+	       "# mde_%gm     minimum detectable effect within %g minutes of flip runs, alpha %.3g two-sided,\n"
+	       "#              power %.2g: (z_%.4g + z_%.2g) x sd_block / sqrt(%g x 60 / s/block) x 100, %%\n"
+	       "#              (compare: calibrate --design runs, its mde_%gm)\n"
+	       "# B/A         exp(the blocks' mean) and its 95%% interval, mean +- 1.96 x sd_block / sqrt(blocks);\n"
+	       "#              covers: the interval holds the true B/A\n"
+	       "# seq         the sequential test on the blocks (effect %.3g%%, alpha %.3g, beta %.3g):\n"
+	       "#              VERDICT[sign]/blocks used; the known effect found when DIFFERENT-\n",
+	       a->minutes, a->minutes, co->alpha, co->power, 1 - co->alpha / 2, co->power, a->minutes,
+	       a->minutes, co->seq.effect * 100, co->seq.alpha, co->seq.beta);
+	{
+		char mcol[32], sd[16], sb[16], mde[16], est[16], lo[16], hi[16], seq[32];
+
+		snprintf(mcol, sizeof(mcol), "mde_%gm", a->minutes);
+		fmt_num(sd, sizeof(sd), c.sd_block, "%.2f", 100);
+		fmt_num(sb, sizeof(sb), c.seconds_per_block, "%.1f", 1);
+		fmt_num(mde, sizeof(mde), c.mde_pct, "%.2f", 1);
+		fmt_num(est, sizeof(est), c.estimate, "%.4f", 1);
+		fmt_num(lo, sizeof(lo), c.ci_lo, "%.4f", 1);
+		fmt_num(hi, sizeof(hi), c.ci_hi, "%.4f", 1);
+		verdict_text(seq, sizeof(seq), c.have_seq, c.seq.verdict, c.seq.sign, c.seq.pairs);
+		printf("%-6s %4s %7s %7s %8s %8s %7s %-17s %6s %-12s\n", "design", "runs", "blocks", "s/block",
+		       "sd_block", mcol, "B/A", "95% interval", "covers", "seq");
+		printf("%-6s %4zu %7zu %7s %8s %8s %7s [%s, %s] %6s %-12s\n", "flip", runs, c.blocks, sb, sd, mde,
+		       est, lo, hi, c.blocks >= 2 ? (c.covers ? "yes" : "no") : "-", seq);
+	}
+	free(blocks);
+	free(batch_dir);
+	strbuf_release(&left);
+	return HB_EXIT_OK;
+}
+
 int cmd_calibrate(int argc, char **argv, struct context *ctx)
 {
-	struct calib_args a = { .rounds = 10, .effect = 3, .metric = METRIC_OPTS_DEFAULT };
+	struct calib_args a = { .effect = 3, .minutes = 30, .metric = METRIC_OPTS_DEFAULT };
 	struct calib_opts co = CALIB_OPTS_DEFAULT;
 	struct calib_values vals[ARRAY_SIZE(calib_metrics)];
 	int ids[ARRAY_SIZE(calib_metrics)];
 	size_t valid[CELLS] = { 0, 0, 0 };
 	char *batch_dir = NULL;
 	int ret, rounds = 0;
+	double mean_run_s = NAN;
 
 	memset(vals, 0, sizeof(vals));
 	argv_init(&a.run_opts);
@@ -369,6 +562,12 @@ int cmd_calibrate(int argc, char **argv, struct context *ctx)
 	/* the sequential test looks for the known effect's size */
 	co.seq.effect = a.effect / 100.0;
 	a.metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
+	if (!a.rounds)
+		a.rounds = a.flip ? CALIB_FLIP_RUNS : 10;
+	if (a.flip) {
+		ret = calibrate_flip(&a, argv[-1], ctx, &co);
+		goto out;
+	}
 
 	ret = run_batch(&a, argv[-1], ctx, &batch_dir);
 	if (!batch_dir)
@@ -381,14 +580,15 @@ int cmd_calibrate(int argc, char **argv, struct context *ctx)
 
 	for (size_t k = 0; k < ARRAY_SIZE(calib_metrics); k++)
 		ids[k] = metric_lookup(calib_metrics[k]);
-	if (read_batch(batch_dir, &a.metric, ids, ARRAY_SIZE(calib_metrics), vals, valid, &rounds) < 0) {
+	if (read_batch(batch_dir, &a.metric, ids, ARRAY_SIZE(calib_metrics), vals, valid, &rounds,
+		       &mean_run_s) < 0) {
 		ret = HB_EXIT_FAILURE;
 		goto out;
 	}
-	print_header(&co, batch_dir, rounds, a.effect, a.with);
+	print_header(&co, batch_dir, rounds, a.effect, a.with, a.minutes, mean_run_s);
 	if (valid[CELL_A] + valid[CELL_A2] + valid[CELL_B] == 0)
 		printf("# no valid run in the batch (failed or disturbed: the report above says which)\n");
-	ret = print_rows(ids, vals, valid, rounds, &co);
+	ret = print_rows(ids, vals, valid, rounds, &co, a.minutes, mean_run_s);
 out:
 	for (size_t k = 0; k < ARRAY_SIZE(calib_metrics); k++)
 		for (int c = 0; c < CELLS; c++)

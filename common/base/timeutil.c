@@ -4,6 +4,7 @@
 #include "base/timeutil.h"
 
 #include <errno.h>
+#include <string.h>
 #include <sys/resource.h>
 
 uint64_t mono_ns(void)
@@ -71,6 +72,19 @@ void utc_iso8601(time_t t, char *buf, size_t size)
 
 	gmtime_r(&t, &tm);
 	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int utc_iso8601_parse(const char *s, time_t *out)
+{
+	struct tm tm;
+	const char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	end = s ? strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm) : NULL;
+	if (!end || *end)
+		return -EINVAL;
+	*out = timegm(&tm);
+	return 0;
 }
 
 void utc_compact(time_t t, char *buf, size_t size)

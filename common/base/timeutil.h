@@ -37,6 +37,9 @@ uint64_t self_cpu_ns(void);
 uint64_t thread_cpu_ns(void);
 /* "2026-11-30T10:00:00Z" for a wall-clock time in seconds. */
 void utc_iso8601(time_t t, char *buf, size_t size);
+/* "2026-11-30T10:00:00Z" (utc_iso8601's form) back to a time: 0, or
+ * -EINVAL for anything else. */
+int utc_iso8601_parse(const char *s, time_t *out);
 /* "20261130T100000Z": the same, safe in file names. */
 void utc_compact(time_t t, char *buf, size_t size);
 

@@ -6,14 +6,16 @@
 # (fakegame --busy-us), so the known effect is there to be found; with 3
 # rounds nothing needs to be decided, only computed. INTF=0 (--with): other
 # work on a shared test machine would mark the runs interfered, leaving
-# nothing to calibrate.
+# nothing to calibrate. Then --design flip: two flip runs of the same
+# known effect, their blocks' figures in a row.
 . "$(dirname "$0")/../lib.sh"
 need_game_user
 fake_setup
 fake_recipe cal "--fps 100000 --busy-us 2000" "warmup = 0.2" "window = 0.8" "stop_grace = 0.5"
 
 # refused before anything runs
-for bad in "--rounds 1" "--effect 0" "--effect 101" "--resamples 0" "--with SLOWDOWN_US=5"; do
+for bad in "--rounds 1" "--effect 0" "--effect 101" "--resamples 0" "--with SLOWDOWN_US=5" "--design both" \
+	"--minutes 0" "--flip SLOWDOWN=3"; do
 	rc=0; "$HB" calibrate "$T/cal.ini" $bad --no-db --out "$T/runs" >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "exit status of calibrate $bad" 2 "$rc"
 done
@@ -38,7 +40,9 @@ grep -q "^# calibrate: batch $batchdir, 3 round(s), A = SLOWDOWN=0+INTF=0, A' = 
 	fail "no calibrate header: $(cat "$T/out")"
 grep -q "^#  *(z_0.995 + z_0.8) x sd_AA / sqrt(N)" "$T/out" || fail "no MDE formula in the header"
 grep -q "^#.*over 200 resamples (seed" "$T/out" || fail "no resampling method in the header"
-grep -q "^metric  *runs  *cv_A" "$T/out" || fail "no table heading: $(cat "$T/out")"
+grep -q "^metric  *runs  *cv_A.* mde_30m " "$T/out" || fail "no table heading: $(cat "$T/out")"
+grep -q "^# mde_30m     mde_pair within 30 minutes of runs: N = 30 x 60 / (2 x [0-9.]* s" "$T/out" ||
+	fail "no time-budget MDE in the header: $(grep mde_30m "$T/out")"
 for m in fps steady_fps low1 stall_s; do
 	grep -q "^$m " "$T/out" || fail "no row for $m: $(cat "$T/out")"
 done
@@ -47,16 +51,16 @@ grep -q "^cpu_ms_per_frame " "$T/out" || fail "cpu_ms_per_frame neither a row no
 row=$(grep "^fps " "$T/out")
 set -- $row
 expect_eq "fps runs" 3/3/3 "$2"
-for v in "$3" "$4" "$5" "$6" "$8" "$9"; do
+for v in "$3" "$4" "$5" "$6" "$8" "$9" "${10}"; do
 	case $v in [0-9]*) ;; *) fail "fps row has '$v' where a number goes: $row" ;; esac
 done
 # A shared VM's noise can hide a 20% effect from 3 rounds (seen once here:
 # cv_A 20%, B/A 0.99). Broken arithmetic misses it every time, noise seldom
 # three times in a row: so a miss is run again, at most twice.
 attempt=1
-while ! awk -v r="${12}" 'BEGIN { exit !(r > 0.70 && r < 0.92) }'; do
-	[ "$attempt" -lt 3 ] || fail "fps B/A is ${12}, not about 1/1.2, in 3 batches: $row"
-	echo "batch $attempt: fps B/A ${12} with cv_A $3, not about 1/1.2: noise? again" >&2
+while ! awk -v r="${13}" 'BEGIN { exit !(r > 0.70 && r < 0.92) }'; do
+	[ "$attempt" -lt 3 ] || fail "fps B/A is ${13}, not about 1/1.2, in 3 batches: $row"
+	echo "batch $attempt: fps B/A ${13} with cv_A $3, not about 1/1.2: noise? again" >&2
 	attempt=$((attempt + 1))
 	rc=0
 	"$HB" calibrate "$T/cal.ini" base --rounds 3 --effect 20 --resamples 200 --with INTF=0 --no-quieting \
@@ -65,5 +69,22 @@ while ! awk -v r="${12}" 'BEGIN { exit !(r > 0.70 && r < 0.92) }'; do
 	row=$(grep "^fps " "$T/out")
 	set -- $row
 done
+
+# --design flip: flip runs of SLOWDOWN=0 against SLOWDOWN=20, their blocks
+rc=0
+"$HB" calibrate "$T/cal.ini" base --design flip --rounds 2 --window 4 --segment 0.2 --settle 0.04 --effect 20 \
+	--minutes 10 --with INTF=0 --no-quieting --display :99 --out "$T/flipcal" --no-db >"$T/fout" 2>"$T/ferr" || rc=$?
+expect_eq "calibrate --design flip exit status" 0 "$rc"
+grep -q "^# calibrate --design flip: batch .*, 2 flip run(s) of SLOWDOWN=0 against SLOWDOWN=20, both with INTF=0 (true B/A 0.8333)" \
+	"$T/fout" || fail "no flip calibration header: $(cat "$T/fout" "$T/ferr")"
+grep -q "^#  *power 0.8: (z_0.995 + z_0.8) x sd_block / sqrt(10 x 60 / s/block) x 100" "$T/fout" ||
+	fail "no MDE formula in the flip header"
+set -- $(grep "^flip " "$T/fout")
+[ "$#" -ge 11 ] || fail "no flip row: $(cat "$T/fout")"
+expect_eq "flip runs" 2 "$2"
+for v in "$3" "$4" "$5" "$6" "$7"; do
+	case $v in [0-9]*) ;; *) fail "the flip row has '$v' where a number goes: $*" ;; esac
+done
+awk -v r="$7" 'BEGIN { exit !(r > 0.70 && r < 0.95) }' || fail "flip B/A $7, not about 1/1.2: $*"
 no_fakegame_left
 exit 0

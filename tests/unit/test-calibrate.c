@@ -181,6 +181,40 @@ START_TEST(missing_and_zero)
 }
 END_TEST
 
+/* A design's MDE within a time budget, and a flip calibration's figures on
+ * blocks made to order: a known effect of 1/1.03 with a 2% alternating
+ * spread, 0.5 s of runs a block. */
+START_TEST(flip_and_time_budget)
+{
+	struct calib_opts o = CALIB_OPTS_DEFAULT;
+	struct calib_flip_result c;
+	double blocks[40], truth = 1 / 1.03, sd;
+
+	/* (z_0.995 + z_0.8) x 0.02 / sqrt(10 x 60 / 10) x 100 */
+	ck_assert_double_eq_tol(calib_mde_within(0.02, 10, 10, &o), 3.4174 * 0.02 / sqrt(60) * 100, 1e-3);
+	ck_assert(isnan(calib_mde_within(0, 10, 10, &o)));
+	ck_assert(isnan(calib_mde_within(0.02, NAN, 10, &o)));
+	for (size_t i = 0; i < ARRAY_SIZE(blocks); i++)
+		blocks[i] = log(truth) + (i % 2 ? 0.02 : -0.02);
+	sd = 0.02 * sqrt(40.0 / 39);
+	ck_assert_int_eq(calib_flip_compute(blocks, 40, 20, truth, 30, &o, &c), 0);
+	ck_assert_uint_eq(c.blocks, 40);
+	ck_assert_double_eq_tol(c.seconds_per_block, 0.5, 1e-12);
+	ck_assert_double_eq_tol(c.sd_block, sd, 1e-12);
+	ck_assert_double_eq_tol(c.mde_pct, calib_mde_within(sd, 0.5, 30, &o), 1e-12);
+	ck_assert_double_eq_tol(c.estimate, truth, 1e-12);
+	ck_assert(c.ci_lo < truth && truth < c.ci_hi && c.covers);
+	ck_assert(c.have_seq && c.seq.verdict == VERDICT_DIFFERENT && c.seq.sign < 0);
+	/* a truth outside the interval is not covered; bad arguments refused */
+	ck_assert_int_eq(calib_flip_compute(blocks, 40, 20, 1.0, 30, &o, &c), 0);
+	ck_assert(!c.covers);
+	ck_assert_int_eq(calib_flip_compute(blocks, 40, 20, 0, 30, &o, &c), -EINVAL);
+	ck_assert_int_eq(calib_flip_compute(blocks, 40, 20, truth, 0, &o, &c), -EINVAL);
+	ck_assert_int_eq(calib_flip_compute(NULL, 0, 0, truth, 30, &o, &c), 0);
+	ck_assert(isnan(c.estimate) && !c.have_seq);
+}
+END_TEST
+
 TEST_SUITE(calibrate_suite)
 {
 	Suite *s = suite_create("calibrate");
@@ -192,6 +226,7 @@ TEST_SUITE(calibrate_suite)
 	tcase_add_test(tc, verdict_as_compare);
 	tcase_add_test(tc, systematic_aa_difference);
 	tcase_add_test(tc, missing_and_zero);
+	tcase_add_test(tc, flip_and_time_budget);
 	suite_add_tcase(s, tc);
 	return s;
 }
