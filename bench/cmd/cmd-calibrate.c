@@ -201,21 +201,44 @@ static double run_seconds(const struct run *run)
 	return (double)(t1 - t0);
 }
 
+/* The calibration batch opened: 0, or -1 (said). */
+static int open_batch(const char *dir, struct batch *b)
+{
+	struct strbuf err = STRBUF_INIT;
+	int r = 0;
+
+	batch_init(b);
+	if (batch_open(b, dir, NULL, &err) < 0) {
+		error_msg("cannot read batch '%s': %s", dir, err.buf);
+		batch_release(b);
+		r = -1;
+	}
+	strbuf_release(&err);
+	return r;
+}
+
+/* Slot i's run loaded (runs.txt names it by its directory in the
+ * batch's): 0, or -errno with why in err. */
+static int load_slot_run(const struct batch *b, size_t i, struct run *run, struct strbuf *err)
+{
+	char *path = b->run_dir[i][0] == '/' ? xstrdup(b->run_dir[i]) : xasprintf("%s/%s", b->dir, b->run_dir[i]);
+	int r = run_load(path, run, err);
+
+	free(path);
+	return r;
+}
+
 static int read_batch(const char *dir, const struct metric_opts *mo, const int *ids, size_t n_ids,
 		      struct calib_values *vals, size_t *valid, int *rounds, double *mean_run_s)
 {
+	struct strbuf err = STRBUF_INIT;
 	double run_s = 0;
 	size_t timed = 0;
-	struct strbuf err = STRBUF_INIT;
 	struct batch b;
-	int r = 0;
 
-	batch_init(&b);
-	if (batch_open(&b, dir, NULL, &err) < 0) {
-		error_msg("cannot read batch '%s': %s", dir, err.buf);
-		r = -1;
-		goto out;
-	}
+	*mean_run_s = NAN;
+	if (open_batch(dir, &b) < 0)
+		return -1;
 	*rounds = b.rounds;
 	for (size_t k = 0; k < n_ids; k++)
 		for (int c = 0; c < CELLS; c++) {
@@ -227,18 +250,12 @@ static int read_batch(const char *dir, const struct metric_opts *mo, const int *
 		const struct batch_slot *s = &b.slots[i];
 		struct report_row row;
 		struct run run;
-		char *path;
 
 		if (!b.run_dir[i] || s->token >= CELLS || s->round < 1 || s->round > b.rounds)
 			continue;
 		strbuf_reset(&err);
-		/* runs.txt names a run by its directory in the batch's */
-		path = b.run_dir[i][0] == '/' ? xstrdup(b.run_dir[i]) : xasprintf("%s/%s", b.dir, b.run_dir[i]);
-		r = run_load(path, &run, &err);
-		free(path);
-		if (r < 0) {
+		if (load_slot_run(&b, i, &run, &err) < 0) {
 			warn_msg("%s", err.buf);
-			r = 0;
 			continue;
 		}
 		if (run_seconds(&run) > 0) {
@@ -253,11 +270,11 @@ static int read_batch(const char *dir, const struct metric_opts *mo, const int *
 		}
 		run_release(&run);
 	}
-out:
-	*mean_run_s = timed ? run_s / (double)timed : NAN;
+	if (timed)
+		*mean_run_s = run_s / (double)timed;
 	batch_release(&b);
 	strbuf_release(&err);
-	return r;
+	return 0;
 }
 
 static void fmt_num(char *buf, size_t size, double v, const char *f, double scale)
@@ -427,30 +444,21 @@ static int read_flip_batch(const char *dir, const struct metric_opts *mo, double
 {
 	struct strbuf err = STRBUF_INIT;
 	struct batch b;
-	int r = 0;
 
-	batch_init(&b);
-	if (batch_open(&b, dir, NULL, &err) < 0) {
-		error_msg("cannot read batch '%s': %s", dir, err.buf);
-		r = -1;
-		goto out;
-	}
+	if (open_batch(dir, &b) < 0)
+		return -1;
 	for (size_t i = 0; i < b.n_slots; i++) {
 		struct report_row row;
 		struct run_flip f;
 		struct run run;
-		char *path;
 
 		if (!b.run_dir[i])
 			continue;
 		strbuf_reset(&err);
-		path = b.run_dir[i][0] == '/' ? xstrdup(b.run_dir[i]) : xasprintf("%s/%s", b.dir, b.run_dir[i]);
-		if (run_load(path, &run, &err) < 0) {
-			strbuf_addf(left, "#   %s: cannot load: %s\n", path, err.buf);
-			free(path);
+		if (load_slot_run(&b, i, &run, &err) < 0) {
+			strbuf_addf(left, "#   %s: cannot load: %s\n", b.run_dir[i], err.buf);
 			continue;
 		}
-		free(path);
 		run_flip_init(&f);
 		if (!run_report_row(&run, mo, &row) || strcmp(row.status, "ok") != 0 || row.disturbed)
 			strbuf_addf(left, "#   %s: %s\n", run.name, row.disturbed ? row.disturbed : row.status);
@@ -466,10 +474,9 @@ static int read_flip_batch(const char *dir, const struct metric_opts *mo, double
 		run_flip_release(&f);
 		run_release(&run);
 	}
-out:
 	batch_release(&b);
 	strbuf_release(&err);
-	return r;
+	return 0;
 }
 
 /* --design flip: the batch of flip runs, then its figures. */
