@@ -22,6 +22,10 @@ void plot_script_begin(struct strbuf *gp, const struct plot_out *out, int width,
 /* Closes the script: the same picture again as SVG (no mouse scripts:
  * the file is self-contained). */
 void plot_script_end(struct strbuf *gp, const struct plot_out *out, int width, int height);
+/* The same with `again` drawing the picture a second time (replot cannot
+ * draw a multiplot again: a picture of several plots loads its body). */
+void plot_script_end_with(struct strbuf *gp, const struct plot_out *out, int width, int height,
+			  const char *again);
 
 typedef int (*plot_writer)(const struct plot_out *out, const char *workdir, const void *arg);
 /* Makes the output directory and a work directory, has write() put the

@@ -103,13 +103,19 @@ void plot_script_begin(struct strbuf *gp, const struct plot_out *out, int width,
  * link gnuplot_svg.js, a file beside gnuplot, not in the picture). */
 void plot_script_end(struct strbuf *gp, const struct plot_out *out, int width, int height)
 {
+	plot_script_end_with(gp, out, width, height, "replot");
+}
+
+void plot_script_end_with(struct strbuf *gp, const struct plot_out *out, int width, int height,
+			  const char *again)
+{
 	char *svg = xasprintf("%s/%s.svg", out->dir, out->name);
 
 	strbuf_addf(gp, "set terminal svg size %d,%d font '%s' noenhanced background '#ffffff'\n",
 		    width, height, PLOT_FONT);
 	strbuf_addstr(gp, "set output ");
 	plot_add_str(gp, svg);
-	strbuf_addstr(gp, "\nreplot\nset output\n");
+	strbuf_addf(gp, "\n%s\nset output\n", again);
 	free(svg);
 }
 

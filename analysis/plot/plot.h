@@ -115,6 +115,25 @@ struct plot_trend_point {
 	double p, magnitude;
 };
 
+/* A flip run's picture (docs/metrics.md "Flip"): its counted segments
+ * (t_s: seconds from the run's first present to the segment's switch; the
+ * segment's fps; side 'A' or 'B') and the running estimate after each of
+ * its n_est blocks of segment pairs: B/A - 1 in percent, with an interval
+ * (lo, hi; NAN where there is none yet: one block). */
+struct plot_flip_seg {
+	double t_s, fps;
+	char side;
+};
+
+struct plot_flip {
+	const char *title;
+	const char *label_a, *label_b;  /* the legend's: "A: SLOWDOWN=0" */
+	const struct plot_flip_seg *segs;
+	size_t n_segs;
+	const double *est_pct, *lo_pct, *hi_pct;
+	size_t n_est;
+};
+
 /* A metric's unit for axis labels, from its name: "_ms" -> "ms", "_s" ->
  * "s", "fps" and the lows -> "frames/s", "frames"/"stalls" -> "count";
  * "" when unknown. */
@@ -134,6 +153,7 @@ int plot_percentiles(const struct plot_out *out, const char *title,
 int plot_histogram(const struct plot_out *out, const char *title,
 		   const struct plot_series *series, size_t n, double stall_ms, struct strbuf *err);
 int plot_matrix(const struct plot_out *out, const struct plot_matrix *m, struct strbuf *err);
+int plot_flip(const struct plot_out *out, const struct plot_flip *f, struct strbuf *err);
 int plot_trend(const struct plot_out *out, const char *metric,
 	       const struct plot_trend_point *pts, size_t n, struct strbuf *err);
 
@@ -147,6 +167,7 @@ int plot_percentiles_write(const struct plot_out *out, const char *workdir, cons
 int plot_histogram_write(const struct plot_out *out, const char *workdir, const char *title,
 			 const struct plot_series *series, size_t n, double stall_ms);
 int plot_matrix_write(const struct plot_out *out, const char *workdir, const struct plot_matrix *m);
+int plot_flip_write(const struct plot_out *out, const char *workdir, const struct plot_flip *f);
 int plot_trend_write(const struct plot_out *out, const char *workdir, const char *metric,
 		     const struct plot_trend_point *pts, size_t n);
 

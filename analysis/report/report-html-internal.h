@@ -67,6 +67,11 @@ void html_verdicts(struct html_page *p);
  * time; a group's runs' percentile curves (one per run) and the histogram
  * of their window's frames pooled. group: the page's group (p->grp) they
  * are of, whose hue they are drawn in. */
+/* A flip run's picture: its segments' fps by side over time and the
+ * running estimate over its blocks (f from run_flip_analyse()). */
+struct run_flip;
+int html_figure_flip(struct html_page *p, const struct run *run, const struct run_flip *f,
+		     const char *caption, struct strbuf *err);
 int html_figure_frames(struct html_page *p, const struct run *run, unsigned group,
 		       const char *caption, struct strbuf *err);
 int html_figure_percentiles(struct html_page *p, const struct run *const *runs, size_t n,

@@ -8,8 +8,10 @@
 #include "report/report-html-internal.h"
 #include "plot/plot.h"
 #include "plot/plot-runs.h"
+#include "run/runflip.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -89,6 +91,61 @@ int html_figure_frames(struct html_page *p, const struct run *run, unsigned grou
 	if (r == 0)
 		r = figure_write(p, &out, caption, err);
 	free(title);
+	return r;
+}
+
+int html_figure_flip(struct html_page *p, const struct run *run, const struct run_flip *f,
+		     const char *caption, struct strbuf *err)
+{
+	char name[32], *la = xasprintf("A: %s", f->rec.a), *lb = xasprintf("B: %s", f->rec.b);
+	char *title = xasprintf("%s: flip of %s, segment fps and the running estimate", run->name,
+				f->rec.switch_name);
+	struct plot_out out = figure_out(p, name, sizeof(name));
+	struct plot_flip_seg *segs = zalloc(sizeof(*segs) * (f->n_segs ? f->n_segs : 1));
+	size_t nb = f->n_blocks ? f->n_blocks : 1, n = 0;
+	double *est = zalloc(sizeof(double) * nb), *lo = zalloc(sizeof(double) * nb);
+	double *hi = zalloc(sizeof(double) * nb), sum = 0, sumsq = 0;
+	uint64_t t0 = run->frames.t_ns[0];
+	int r;
+
+	for (size_t i = 0; i < f->n_segs; i++)
+		if (f->segs[i].counted)
+			segs[n++] = (struct plot_flip_seg){ (double)(f->rec.ev[i].applied_ns - t0) / 1e9,
+							    1000.0 / exp(f->segs[i].log_ft), f->segs[i].side };
+	/* after block k: the mean so far and mean +- 1.96 x sd / sqrt(k) */
+	for (size_t k = 0; k < f->n_blocks; k++) {
+		double m, v;
+
+		sum += f->blocks[k];
+		sumsq += f->blocks[k] * f->blocks[k];
+		m = sum / (double)(k + 1);
+		est[k] = (exp(m) - 1) * 100;
+		lo[k] = hi[k] = NAN;
+		if (k > 0) {
+			v = (sumsq - (double)(k + 1) * m * m) / (double)k;
+			v = v > 0 ? sqrt(v / (double)(k + 1)) : 0;
+			lo[k] = (exp(m - 1.96 * v) - 1) * 100;
+			hi[k] = (exp(m + 1.96 * v) - 1) * 100;
+		}
+	}
+	if (!n) {
+		strbuf_addstr(err, "no counted segment");
+		r = -ENODATA;
+	} else {
+		struct plot_flip pf = { .title = title, .label_a = la, .label_b = lb, .segs = segs, .n_segs = n,
+					.est_pct = est, .lo_pct = lo, .hi_pct = hi, .n_est = f->n_blocks };
+
+		r = plot_flip(&out, &pf, err);
+	}
+	if (r == 0)
+		r = figure_write(p, &out, caption, err);
+	free(segs);
+	free(est);
+	free(lo);
+	free(hi);
+	free(title);
+	free(la);
+	free(lb);
 	return r;
 }
 

@@ -9,7 +9,9 @@
  */
 #include "report/report-html-internal.h"
 #include "stalls/stalltable.h"
+#include "run/runflip.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +123,46 @@ static void run_stalls(struct html_page *p, const struct run *run)
 	strbuf_release(&err);
 }
 
+/* A flip run: its own figures and its picture (docs/metrics.md "Flip");
+ * nothing for another run. */
+static void run_flip(struct html_page *p, const struct run *run)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct run_flip f;
+	char *caption;
+
+	if (!kvfile_get(&run->bench, "flip"))
+		return;
+	fputs("<h4>Flip</h4>\n", p->out);
+	run_flip_init(&f);
+	f.stall_ms = p->ro->metric.stall_ms;
+	if (run_flip_analyse(run, &f, &err) < 0) {
+		html_problem(p, "%s", err.buf);
+		goto out;
+	}
+	fputs("<p>", p->out);
+	html_escapef(p->out, "%s flipped between A %s and B %s in %zu segments (%zu counted); %zu pairs in %zu "
+		     "blocks of %zu", f.rec.switch_name, f.rec.a, f.rec.b, f.n_segs, f.counted, f.n_pairs, f.n_blocks, f.block_size);
+	if (f.n_blocks > 1)
+		html_escapef(p->out, ": ln(B/A) of fps %+.2f%%, standard error %.2f%% (B/A %.4f)", f.estimate * 100,
+			     f.se * 100, exp(f.estimate));
+	html_escapef(p->out, "; stalls over %g ms in paired segments A %llu of %llu frames, B %llu of %llu. "
+		     "The run's fps in the table mixes both sides.", f.stall_ms, (unsigned long long)f.stalls_a,
+		     (unsigned long long)f.frames_a, (unsigned long long)f.stalls_b, (unsigned long long)f.frames_b);
+	fputs("</p>\n", p->out);
+	caption = xasprintf("Flip of %s: above, each counted segment's fps (its frames over their time, after "
+			    "the settle) at the time of its switch, A and B apart; below, the estimate of B/A - 1 "
+			    "after each block of segment pairs, exp of the blocks' mean, with mean +- 1.96 "
+			    "standard errors (a normal interval as the blocks come in, not the sequential test's "
+			    "confidence sequence).", run->name);
+	if (html_figure_flip(p, run, &f, caption, &err) < 0)
+		html_problem(p, "cannot draw the flip of %s: %s", run->name, err.buf);
+	free(caption);
+out:
+	run_flip_release(&f);
+	strbuf_release(&err);
+}
+
 static void run_facts(struct html_page *p, const struct report_row *r)
 {
 	const char *why = report_row_excluded(r, p->ro->include_interfered);
@@ -170,6 +212,7 @@ void html_runs(struct html_page *p)
 				    p->ro->metric.stall_ms);
 		if (html_figure_frames(p, &run, row_group(p, r), caption, &err) < 0)
 			html_problem(p, "cannot draw the frames of %s: %s", run.name, err.buf);
+		run_flip(p, &run);
 		run_stalls(p, &run);
 		free(caption);
 		strbuf_release(&err);

@@ -1,5 +1,5 @@
 /*
- * `hitchbench report --format json` (report.h, format 3 as report.c's
+ * `hitchbench report --format json` (report.h, format 4 as report.c's
  * opening comment and docs/formats.md give it): the runs, the groups and
  * the excluded, every figure with its definition, laid out by hand with
  * the values of common/text/jsonout.h (escaped strings, exact numbers).
@@ -13,6 +13,11 @@
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
+
+#define FLIP_ROW_DEFINITION "a flip run's own figures (docs/metrics.md, Flip), null for other runs: the " \
+	"switches SWITCH A B, segments switched and counted, pairs and blocks (of block_size pairs), log_ratio " \
+	"= ln(B/A) of fps as the mean of the blocks and se its standard error, stalls (frames over stall_ms) " \
+	"and frames of each side in its paired segments, p99_ms of each side's paired segments pooled"
 
 static void json_metrics(FILE *out, const char *name, const struct metrics *m, bool ok)
 {
@@ -73,7 +78,7 @@ static void json_definitions(FILE *out, const struct report_opts *opts)
 {
 	bool inc = opts->include_interfered;
 
-	fputs("{\n  \"format\": 3,\n  \"definitions\": {\n", out);
+	fputs("{\n  \"format\": 4,\n  \"definitions\": {\n", out);
 	if (opts->window_note) {
 		fputs("    \"window\": ", out);
 		json_write_string(out, opts->window_note);
@@ -88,6 +93,7 @@ static void json_definitions(FILE *out, const struct report_opts *opts)
 	fputs("    \"stall_why\": \"" STALL_WHY_DEFINITION "\",\n", out);
 	fputs("    \"api\": \"" API_DEFINITION "\",\n", out);
 	fputs("    \"swapchain_events\": \"" SWAPCHAIN_EVENTS_DEFINITION "\",\n", out);
+	fputs("    \"flip\": \"" FLIP_ROW_DEFINITION "\",\n", out);
 	fputs("    \"percentile\": ", out);
 	json_write_string(out, percentile_def_name(opts->metric.pct));
 	fputs(",\n    \"percentile_formula\": ", out);
@@ -153,6 +159,31 @@ static void json_swapchains(FILE *out, const struct report_row *row)
 	fprintf(out, "], \"swapchain_events_dropped\": %" PRIu64, log->dropped);
 }
 
+/* A flip run's own figures ("flip": null for other runs). */
+static void json_flip(FILE *out, const struct report_flip *f)
+{
+	fputs(", \"flip\": ", out);
+	if (!f->have) {
+		fputs("null", out);
+		return;
+	}
+	fputs("{\"flip\": ", out);
+	json_write_string(out, f->what);
+	fprintf(out, ", \"segments\": %zu, \"counted\": %zu, \"pairs\": %zu, \"blocks\": %zu, \"block_size\": %zu",
+		f->segments, f->counted, f->pairs, f->blocks, f->block_size);
+	fputs(", \"log_ratio\": ", out);
+	json_write_number(out, f->blocks > 0, f->estimate);
+	fputs(", \"se\": ", out);
+	json_write_number(out, f->blocks > 1, f->se);
+	fprintf(out, ", \"stalls_a\": %" PRIu64 ", \"frames_a\": %" PRIu64 ", \"stalls_b\": %" PRIu64
+		", \"frames_b\": %" PRIu64, f->stalls_a, f->frames_a, f->stalls_b, f->frames_b);
+	fputs(", \"p99_ms_a\": ", out);
+	json_write_number(out, f->frames_a > 0, f->p99_a);
+	fputs(", \"p99_ms_b\": ", out);
+	json_write_number(out, f->frames_b > 0, f->p99_b);
+	fputc('}', out);
+}
+
 /* One run of "runs" (first: the list's first, without a comma before it). */
 static void json_run(FILE *out, const struct report_row *row, bool first, bool inc)
 {
@@ -179,6 +210,7 @@ static void json_run(FILE *out, const struct report_row *row, bool first, bool i
 	fputs(", \"api\": ", out);
 	json_write_string(out, row->api);
 	json_swapchains(out, row);
+	json_flip(out, &row->flip);
 	fputc('}', out);
 }
 

@@ -46,13 +46,13 @@
  * api (run_frames_api(), bench.txt frames_api's words) is the run's
  * window's, empty for a group and for a run from the database.
  *
- * JSON (format 3): {"format":3,"definitions":{...},"include_interfered":B,
+ * JSON (format 4): {"format":4,"definitions":{...},"include_interfered":B,
  * "runs":[{"run","dir","run_id","game","run_name","status","excluded",
  * "provenance":{KEY:VALUE...},"metrics":{...},"stall_why","api",
  * "swapchain_events":[{"t_s","in_window","pid","kind","swapchain",
  * "surface", and for a create "old_swapchain","width","height",
  * "present_mode","min_images","images","format","recreation",
- * "replaces"}...],"swapchain_events_dropped"}...],
+ * "replaces"}...],"swapchain_events_dropped","flip":{...}|null}...],
  * "groups":[{"game","run_name","n","median":{...},"min":{...},"max":{...},"stall_why"}...],
  * "excluded":[{"run","why"}...]}. "run_name" is the row's variant
  * (variant@switches, or the variant); provenance holds every bench.txt pair in file order
@@ -316,6 +316,40 @@ static void print_frames_notes(FILE *out, const char *lead, const struct report_
 			fprintf(out, "%s%s: %s\n", lead, rows[i].run ? rows[i].run : "-", rows[i].frames_note);
 }
 
+/* Said only for flip runs: each one's own estimate, stalls and tail (its
+ * fps in the table mixes both sides). */
+static void print_flip_notes(FILE *out, const char *lead, const struct report_row *rows, size_t n,
+			     const char *threshold)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++)
+		any |= rows[i].flip.have;
+	if (!any)
+		return;
+	fprintf(out, "%sflip RUN: a flip run (docs/metrics.md \"Flip\"), its fps above mixes both sides; SWITCH A B; "
+		"segments counted of switched; pairs in blocks; ln(B/A) of fps = the mean of the blocks, "
+		"+- its standard error; stalls over %s ms and p99 frame time per side, in paired segments "
+		"(p99 pooled, no interval): hitchbench flip RUNDIR says more\n", lead, threshold);
+	for (size_t i = 0; i < n; i++) {
+		const struct report_flip *f = &rows[i].flip;
+
+		if (!f->have)
+			continue;
+		fprintf(out, "%sflip %s: %s; %zu of %zu segments; %zu pairs in %zu blocks of %zu", lead,
+			rows[i].run ? rows[i].run : "-", f->what ? f->what : "-", f->counted, f->segments,
+			f->pairs, f->blocks, f->block_size);
+		if (f->blocks)
+			fprintf(out, "; ln(B/A) %+.2f%% +- %.2f%% (B/A %.4f)", f->estimate * 100, f->se * 100,
+				exp(f->estimate));
+		fprintf(out, "; stalls A %" PRIu64 "/%" PRIu64 " B %" PRIu64 "/%" PRIu64 " frames", f->stalls_a,
+			f->frames_a, f->stalls_b, f->frames_b);
+		if (f->frames_a && f->frames_b)
+			fprintf(out, "; p99 A %.2f B %.2f ms", f->p99_a, f->p99_b);
+		fputc('\n', out);
+	}
+}
+
 void report_columns_choose(struct report_columns *c, const struct report_row *rows, size_t n,
 			   const struct report_opts *opts)
 {
@@ -377,6 +411,7 @@ void report_print_notes(FILE *out, const char *lead, const struct report_columns
 			   "or listed in the interfered file)");
 	print_integrity_notes(out, lead, rows, n);
 	print_frames_notes(out, lead, rows, n);
+	print_flip_notes(out, lead, rows, n, threshold);
 }
 
 static void print_table(FILE *out, const struct report_row *rows, size_t n,

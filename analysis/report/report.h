@@ -33,6 +33,17 @@ enum report_format {
 
 struct kvfile;
 
+/* A flip run's own figures (docs/metrics.md "Flip", analysis/run/runflip.h),
+ * for the report's notes and JSON. */
+struct report_flip {
+	bool have;
+	const char *what;       /* bench.txt flip=: "SWITCH A B" */
+	size_t segments, counted, pairs, blocks, block_size;
+	double estimate, se;    /* ln(B/A) of fps, the mean of its blocks and its standard error (NAN under 2) */
+	uint64_t stalls_a, stalls_b, frames_a, frames_b; /* in paired segments, over the stall threshold */
+	double p99_a, p99_b;    /* ms, each side's paired segments pooled */
+};
+
 struct report_row {
 	const char *run;        /* the run directory's name */
 	const char *game;
@@ -55,6 +66,7 @@ struct report_row {
 	const struct swapchain_log *swapchains; /* JSON "swapchain_events"; NULL: not known */
 	uint64_t first_present_ns;               /* the events' t_s count from here */
 	uint64_t window_start_ns, window_end_ns; /* the events' in_window */
+	struct report_flip flip;                 /* a flip run's, have false otherwise */
 };
 
 /* Median, min and max of each metric over some runs. */

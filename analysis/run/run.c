@@ -2,6 +2,7 @@
  * Loading a run directory for analysis (see run.h).
  */
 #include "run/run.h"
+#include "run/runflip.h"
 #include "stalls/stallcause.h"
 
 #include "base/timeutil.h"
@@ -289,6 +290,40 @@ static void run_frames_row(struct run *run, struct report_row *row)
 	strbuf_release(&note);
 }
 
+/* A flip run's figures into f (its analysis at the report's stall
+ * threshold); f->have false when the run is not one or cannot be read as
+ * one (hitchbench flip says why). */
+static void run_flip_row(const struct run *run, const struct metric_opts *opts, struct report_flip *f)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct run_flip rf;
+
+	memset(f, 0, sizeof(*f));
+	if (!kvfile_get(&run->bench, "flip") || !run->have_frames || !run->have_window)
+		return;
+	run_flip_init(&rf);
+	rf.stall_ms = opts ? opts->stall_ms : FLIP_STALL_MS_DEFAULT;
+	if (run_flip_analyse(run, &rf, &err) == 0) {
+		f->have = true;
+		f->what = kvfile_get(&run->bench, "flip");
+		f->segments = rf.n_segs;
+		f->counted = rf.counted;
+		f->pairs = rf.n_pairs;
+		f->blocks = rf.n_blocks;
+		f->block_size = rf.block_size;
+		f->estimate = rf.n_blocks ? rf.estimate : NAN;
+		f->se = rf.n_blocks > 1 ? rf.se : NAN;
+		f->stalls_a = rf.stalls_a;
+		f->stalls_b = rf.stalls_b;
+		f->frames_a = rf.frames_a;
+		f->frames_b = rf.frames_b;
+		f->p99_a = rf.p99_a;
+		f->p99_b = rf.p99_b;
+	}
+	run_flip_release(&rf);
+	strbuf_release(&err);
+}
+
 bool run_report_row(struct run *run, const struct metric_opts *opts, struct report_row *row)
 {
 	run_validate(run, opts);
@@ -313,6 +348,7 @@ bool run_report_row(struct run *run, const struct metric_opts *opts, struct repo
 	row->started_utc = kvfile_get(&run->bench, "started_utc");
 	if (run->have_frames)
 		run_frames_row(run, row);
+	run_flip_row(run, opts, &row->flip);
 	return run_metrics(run, opts, &row->m) == 0;
 }
 

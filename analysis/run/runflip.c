@@ -211,8 +211,10 @@ int run_flip_analyse(const struct run *run, struct run_flip *f, struct strbuf *e
 	f->segs = zalloc(sizeof(*f->segs) * (f->rec.n_ev ? f->rec.n_ev : 1));
 	f->left_out = zalloc(sizeof(*f->left_out) * (f->rec.n_ev ? f->rec.n_ev : 1));
 	f->pairs = zalloc(sizeof(*f->pairs) * (f->rec.n_ev ? f->rec.n_ev : 1));
-	for (size_t i = 0; i < f->rec.n_ev; i++)
+	for (size_t i = 0; i < f->rec.n_ev; i++) {
 		f->left_out[i] = measure(run, f, i, &f->segs[i]);
+		f->counted += !f->left_out[i];
+	}
 	f->n_segs = f->rec.n_ev;
 	f->n_pairs = flip_pairs(f->segs, f->n_segs, f->rec.order == FLIP_ORDER_PASSES, f->pairs);
 	d = zalloc(sizeof(*d) * (f->n_pairs ? f->n_pairs : 1));

@@ -52,6 +52,7 @@ struct run_flip {
 	double p99_a, p99_b;
 	double *ft[2];              /* the counted frame times, ms, of A [0] and B [1] */
 	size_t n_ft[2], cap_ft[2];
+	size_t counted;             /* segments counted */
 	size_t late, failed, thin, outside; /* segments left out: why */
 };
 

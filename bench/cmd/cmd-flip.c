@@ -55,10 +55,7 @@ struct flip_cmd {
 static void print_run(struct flip_cmd *c, const struct run *run, const struct run_flip *f)
 {
 	const struct flip_record *r = &f->rec;
-	size_t counted = 0;
 
-	for (size_t i = 0; i < f->n_segs; i++)
-		counted += f->segs[i].counted;
 	printf("%s (status %s)\n", run->name, run->status);
 	printf("  flip %s: A %s, B %s; order %s, segments of %g s", r->switch_name, r->a, r->b,
 	       r->order == FLIP_ORDER_PASSES ? "passes" : "pairs", r->segment_s);
@@ -66,7 +63,7 @@ static void print_run(struct flip_cmd *c, const struct run *run, const struct ru
 		printf(" (%u presents)", r->segment_frames);
 	printf(", settle %g ms\n", r->settle_ms);
 	printf("  segments: %zu switched, %zu counted; left out %zu late (over %g ms), %zu failed, %zu with too "
-	       "few frames, %zu outside the window\n", f->n_segs, counted, f->late, r->late_ms, f->failed,
+	       "few frames, %zu outside the window\n", f->n_segs, f->counted, f->late, r->late_ms, f->failed,
 	       f->thin, f->outside);
 	if (c->segments)
 		for (size_t i = 0; i < f->n_segs; i++) {

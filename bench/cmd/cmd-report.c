@@ -32,7 +32,7 @@ static const char report_usage[] =
 	"  --machine M     only the runs of this host name or machine id (needed when the\n"
 	"                  database holds several machines' runs)\n"
 	"  --format F      table (default), csv (every metric at full precision, a row\n"
-	"                  per run and per group statistic), json (format 3, with the\n"
+	"                  per run and per group statistic), json (format 4, with the\n"
 	"                  definitions), markdown (a GitHub table and the definitions)\n"
 	"  --no-notes      no '#' notes under the table (no definitions under Markdown)\n"
 	"  --metric M      a table column (repeatable; default: frames fps steady_fps\n"

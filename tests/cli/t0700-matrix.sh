@@ -46,7 +46,8 @@ if command -v python3 >/dev/null; then
 	python3 - "$T/json" "$vname" <<'PY' || fail "json report is not what it should be"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["format"] == 3
+assert d["format"] == 4
+assert all(r["flip"] is None for r in d["runs"])
 assert len(d["runs"]) == 6
 assert all(r["provenance"]["batch_id"] for r in d["runs"])
 assert {g["run_name"]: g["n"] for g in d["groups"]} in ({"a": 2, "b": 3}, {"a": 3, "b": 2})

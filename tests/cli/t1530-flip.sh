@@ -42,6 +42,29 @@ awk "BEGIN { exit !($(value slowdown.spin_ms "$run/bench.txt") > 0) }" || fail "
 expect_eq "compare --paired exit status" 3 "$?"
 grep -q "^verdict DIFFERENT: B slower" "$T/again" || fail "compare --paired: $(cat "$T/again")"
 
+# the report says what a flip run is: its own figures under the table, in
+# JSON, and in the HTML page a picture of its segments and running estimate
+"$HB" report "$(dirname "$run")" >"$T/report" 2>&1 || fail "report: $(cat "$T/report")"
+grep -q "^# flip $(basename "$run"): SLOWDOWN SLOWDOWN=0 SLOWDOWN=30; [0-9]* of [0-9]* segments; [0-9]* pairs in [0-9]* blocks of [0-9]*; ln(B/A) -" \
+	"$T/report" || fail "the report has no flip line for the run: $(grep flip "$T/report")"
+"$HB" report --format json "$(dirname "$run")" >"$T/report.json" || fail "report --format json"
+python3 - "$T/report.json" <<'PY' || fail "report JSON: no flip object"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == 4
+f = [r["flip"] for r in d["runs"] if r["flip"]]
+assert f and f[0]["flip"] == "SLOWDOWN SLOWDOWN=0 SLOWDOWN=30" and f[0]["log_ratio"] < 0 and f[0]["pairs"] > 0, f
+PY
+if command -v gnuplot >/dev/null; then
+	"$HB" report --format html "$(dirname "$run")" >"$T/report.html" 2>"$T/html.err" ||
+		fail "report --format html: $(cat "$T/html.err")"
+	grep -q "<h4>Flip</h4>" "$T/report.html" || fail "the HTML report has no flip section"
+	awk '/<h4>Flip<\/h4>/ { f = 1 } f && /<svg/ { found = 1; exit } END { exit !found }' "$T/report.html" ||
+		fail "the HTML report's flip section has no picture"
+else
+	echo "the HTML report's flip picture not checked: no gnuplot"
+fi
+
 # refused before anything runs: exit 2 and why
 refused() {
 	want=$1

@@ -59,6 +59,47 @@ START_TEST(metric_units)
 }
 END_TEST
 
+/* A flip run's picture: two plots in one (the body loaded for the PNG and
+ * again for the SVG, since replot cannot redraw a multiplot), the
+ * segments by side, the running estimate from its second block with an
+ * interval (the first has none: drawn as a point of its own). */
+START_TEST(flip_script)
+{
+	const struct plot_flip_seg segs[] = { { 10.5, 130, 'A' }, { 11, 126.5, 'B' }, { 11.5, 131, 'B' },
+					      { 12, 129, 'A' } };
+	const double est[] = { -1.5, -1.2 }, lo[] = { NAN, -2.5 }, hi[] = { NAN, 0.1 };
+	struct plot_flip f = { .title = "run: flip of STALLS", .label_a = "A: STALLS=0", .label_b = "B: STALLS=bpf",
+			       .segs = segs, .n_segs = 4, .est_pct = est, .lo_pct = lo, .hi_pct = hi, .n_est = 2 };
+	struct plot_out out = { "/out", "fl", NULL };
+	char *gp, *body, *seg, *es;
+
+	ck_assert_int_eq(plot_flip_write(&out, tmp, &f), 0);
+	gp = slurp("fl.gp");
+	body = slurp("fl-body.gp");
+	seg = slurp("fl-seg.dat");
+	es = slurp("fl-est.dat");
+	/* loaded once for the PNG, then again for the SVG */
+	ck_assert_ptr_nonnull(strstr(gp, "set output \"/out/fl.png\""));
+	ck_assert_ptr_nonnull(strstr(gp, "load 'fl-body.gp'\nset terminal svg"));
+	ck_assert_ptr_nonnull(strstr(gp, "set output \"/out/fl.svg\"\nload 'fl-body.gp'"));
+	ck_assert_ptr_null(strstr(gp, "replot"));
+	ck_assert_ptr_nonnull(strstr(body, "set multiplot layout 2,1 title \"run: flip of STALLS\""));
+	ck_assert_ptr_nonnull(strstr(body, "title \"A: STALLS=0\""));
+	ck_assert_ptr_nonnull(strstr(body, "title \"B: STALLS=bpf\""));
+	ck_assert_ptr_nonnull(strstr(body, "unset multiplot"));
+	ck_assert_ptr_nonnull(strstr(seg, "10.5000\t130\t0\n11.0000\t126.5\t1\n"));
+	ck_assert_int_eq(count_lines(seg, NULL), 4);
+	ck_assert_ptr_nonnull(strstr(es, "1\t-1.5\t-1.5\t-1.5\n2\t-1.2\t-2.5\t0.1\n"));
+	/* nothing to draw: refused */
+	f.n_segs = 0;
+	ck_assert_int_eq(plot_flip_write(&out, tmp, &f), -EINVAL);
+	free(gp);
+	free(body);
+	free(seg);
+	free(es);
+}
+END_TEST
+
 START_TEST(frames_script)
 {
 	const double t[] = { 0.01, 0.02, 0.15, 0.16, 2.5 };
@@ -423,6 +464,7 @@ TEST_SUITE(plot_suite)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, metric_units);
 	tcase_add_test(tc, frames_script);
+	tcase_add_test(tc, flip_script);
 	tcase_add_test(tc, frames_smooth_axis);
 	tcase_add_test(tc, frames_overlay_groups);
 	tcase_add_test(tc, percentile_curves);
