@@ -563,6 +563,16 @@ double stall_waits_attribute(const struct stall_waits *b, int32_t tid, uint64_t 
 	st->start_ns = start_ns;
 	st->end_ns = end_ns;
 	st->main_tid = tid;
+	/* a flip run paused the recorder in it: no line can speak for any of
+	 * it (the waits around a pause were cut), so all of it is unknown */
+	if (waitrec_paused_in(b->w, start_ns, end_ns)) {
+		sp.nodata = (double)(end_ns - start_ns);
+		if (lines)
+			argv_push(lines, "the recorder was paused in it (a flip run's side without the recorder): "
+				  "no wait was recorded");
+		settle(&sp, st);
+		return sp.nodata / 1e9;
+	}
 	if (k > lo)
 		k--;
 	/* before the thread's first line */

@@ -8,12 +8,15 @@
  */
 #include "switch/switch.h"
 #include "system/cpulist.h"
+#include "system/fsroot.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Processes and threads a flip reaches, at most (a game has tens). */
 #define FLIP_PIDS_MAX 256
@@ -51,19 +54,25 @@ static int prepare(const struct switch_on *on, struct switch_ctx *ctx, struct st
  * gone. */
 static int pin_process(pid_t pid, const cpu_set_t *set, pid_t *queue, size_t *n, struct strbuf *err)
 {
-	char path[64];
+	char rel[64];
 	struct dirent *d;
 	DIR *dir;
-	int threads = 0;
+	int fd, threads = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir)
+	/* /proc through the swappable root (fsroot.h), as every reader */
+	snprintf(rel, sizeof(rel), "proc/%d/task", (int)pid);
+	fd = fsroot_open(rel, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
 		return -errno;
+	}
 	while ((d = readdir(dir))) {
 		int tid = atoi(d->d_name);
-		char cpath[96], buf[1024];
-		FILE *f;
+		char crel[96], buf[1024];
+		ssize_t len;
 
 		if (tid <= 0)
 			continue;
@@ -71,19 +80,18 @@ static int pin_process(pid_t pid, const cpu_set_t *set, pid_t *queue, size_t *n,
 			threads++;
 		else if (errno != ESRCH && !err->len)
 			strbuf_addf(err, "thread %d: %s", tid, strerror(errno));
-		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%d/children", (int)pid, tid);
-		f = fopen(cpath, "re");
-		if (!f)
+		snprintf(crel, sizeof(crel), "proc/%d/task/%d/children", (int)pid, tid);
+		len = fsroot_read(crel, buf, sizeof(buf) - 1);
+		if (len <= 0)
 			continue;
-		if (fgets(buf, sizeof(buf), f))
-			for (char *p = buf, *end; *n < FLIP_PIDS_MAX; p = end) {
-				long c = strtol(p, &end, 10);
+		buf[len] = '\0';
+		for (char *p = buf, *end; *n < FLIP_PIDS_MAX; p = end) {
+			long c = strtol(p, &end, 10);
 
-				if (end == p)
-					break;
-				queue[(*n)++] = (pid_t)c;
-			}
-		fclose(f);
+			if (end == p)
+				break;
+			queue[(*n)++] = (pid_t)c;
+		}
 	}
 	closedir(dir);
 	return threads;

@@ -367,10 +367,10 @@ static int parse_pause(struct waitrec *w, struct line *l, struct strbuf *err)
 	return 0;
 }
 
-bool waitrec_paused_at(const struct waitrec *w, uint64_t t)
+bool waitrec_paused_in(const struct waitrec *w, uint64_t s, uint64_t e)
 {
 	for (size_t i = 0; i < w->n_pause; i++)
-		if (t >= w->pause[i].from_ns && t < w->pause[i].to_ns)
+		if (w->pause[i].from_ns < e && w->pause[i].to_ns > s)
 			return true;
 	return false;
 }

@@ -99,8 +99,9 @@ int waitrec_parse(const char *text, size_t len, const char *name, struct waitrec
  * or -errno with why in err. */
 int waitrec_load(const char *path, struct waitrec *w, struct strbuf *err);
 
-/* Whether the recorder was paused at t (nothing was recorded then). */
-bool waitrec_paused_at(const struct waitrec *w, uint64_t t);
+/* Whether the recorder was paused at some time in [s, e) (nothing was
+ * recorded then). */
+bool waitrec_paused_in(const struct waitrec *w, uint64_t s, uint64_t e);
 
 /* The thread named tid, or NULL. Linear; call it per stall, not per line. */
 const struct wr_thread *waitrec_thread(const struct waitrec *w, int32_t tid);

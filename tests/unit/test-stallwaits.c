@@ -522,6 +522,38 @@ START_TEST(unknown_edges)
 }
 END_TEST
 
+/* A stall that a pause of the recorder (a flip run's side without it)
+ * overlaps: no line speaks for any of it, whatever was recorded around */
+START_TEST(paused_recorder)
+{
+	static const char *const want[] = {
+		"the recorder was paused in it (a flip run's side without the recorder): no wait was recorded",
+		NULL,
+	};
+	struct fx f;
+
+	fx_init(&f);
+	off(&f, 'S', 10, 20, 15, stack(&f, "futex_wait_queue"), 4243, 0, 0, 0);
+	f.w.pause = zalloc(sizeof(*f.w.pause));
+	f.w.pause[0] = (struct wr_pause){ at(60), at(90) };
+	f.w.n_pause = 1;
+	CLOSE_MS(run_stall(&f, NULL, 0, 100), 100);
+	CLOSE_MS(f.st.share_s[SC_UNKNOWN], 100);
+	ck_assert_int_eq(f.st.cause, SC_UNKNOWN);
+	expect_lines(&f, want);
+	/* a stall clear of the pause is read as ever */
+	stall_waits_release(&f.b);
+	argv_release(&f.lines);
+	argv_init(&f.lines);
+	run_stall(&f, NULL, 0, 50);
+	CLOSE_MS(f.st.share_s[SC_WAIT], 5);
+	free(f.w.pause);
+	f.w.pause = NULL;
+	f.w.n_pause = 0;
+	fx_release(&f);
+}
+END_TEST
+
 /* Counters that went back (a gap they cannot split) and a wait whose
  * wakeup was not seen (all of it the wait). */
 START_TEST(bad_counters)
@@ -691,6 +723,7 @@ TEST_SUITE(stallwaits_suite)
 	tcase_add_test(tc, faults_with_reads_in_flight);
 	tcase_add_test(tc, preemptions_merged);
 	tcase_add_test(tc, unknown_edges);
+	tcase_add_test(tc, paused_recorder);
 	tcase_add_test(tc, bad_counters);
 	tcase_add_test(tc, swaps_kind);
 	suite_add_tcase(s, tc);

@@ -143,11 +143,12 @@ START_TEST(pauses)
 	ck_assert_int_eq(waitrec_parse(text, strlen(text), "w", &w, &err), 0);
 	ck_assert_int_eq(w.version, 2);
 	ck_assert_uint_eq(w.n_pause, 2);
-	ck_assert(!waitrec_paused_at(&w, 99));
-	ck_assert(waitrec_paused_at(&w, 100));
-	ck_assert(waitrec_paused_at(&w, 199));
-	ck_assert(!waitrec_paused_at(&w, 200));
-	ck_assert(waitrec_paused_at(&w, 1000000));      /* still paused at the end */
+	ck_assert(!waitrec_paused_in(&w, 50, 100));
+	ck_assert(waitrec_paused_in(&w, 50, 101));
+	ck_assert(waitrec_paused_in(&w, 199, 200));
+	ck_assert(!waitrec_paused_in(&w, 200, 300));
+	ck_assert(waitrec_paused_in(&w, 250, 301));
+	ck_assert(waitrec_paused_in(&w, 1000000, 1000001));     /* still paused at the end */
 	ck_assert_uint_eq(w.n_off, 1);
 	waitrec_release(&w);
 	strbuf_release(&err);
