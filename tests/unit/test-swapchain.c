@@ -340,7 +340,7 @@ START_TEST(report_outputs)
 	free(out);
 	/* JSON: the API and every event, handles as strings */
 	out = render(&row, 1, REPORT_JSON);
-	ck_assert_msg(strstr(out, "\"format\": 3,"), "%s", out);
+	ck_assert_msg(strstr(out, "\"format\": 4,"), "%s", out);
 	ck_assert_msg(strstr(out, "\"api\": \"vulkan\", \"swapchain_events\": [{\"t_s\": -0.01, "
 			      "\"in_window\": false, \"pid\": 7, \"kind\": \"create\", \"swapchain\": \"0xa\""),
 		      "%s", out);
@@ -350,7 +350,7 @@ START_TEST(report_outputs)
 			      "\"images\": 3, \"format\": 44, \"recreation\": true, \"replaces\": \"0xb\"}"),
 		      "%s", out);
 	ck_assert_msg(strstr(out, "\"pid\": 8, \"kind\": \"create\", \"swapchain\": \"0xd\""), "%s", out);
-	ck_assert_msg(strstr(out, "\"recreation\": false, \"replaces\": null}], \"swapchain_events_dropped\": 0}"),
+	ck_assert_msg(strstr(out, "\"recreation\": false, \"replaces\": null}], \"swapchain_events_dropped\": 0, \"flip\": null}"),
 		      "%s", out);
 	free(out);
 	run_release(&run);
