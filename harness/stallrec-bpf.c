@@ -53,6 +53,15 @@ uint64_t stallbpf_user_ns(const struct stallbpf *b)
 	return 0;
 }
 
+void stallbpf_pause(struct stallbpf *b)
+{
+}
+
+int stallbpf_resume(struct stallbpf *b, struct strbuf *err)
+{
+	return 0;
+}
+
 #else
 
 #include "stallrec-bpf.h"

@@ -85,6 +85,9 @@ expect_eq "flip runs" 2 "$2"
 for v in "$3" "$4" "$5" "$6" "$7"; do
 	case $v in [0-9]*) ;; *) fail "the flip row has '$v' where a number goes: $*" ;; esac
 done
-awk -v r="$7" 'BEGIN { exit !(r > 0.70 && r < 0.95) }' || fail "flip B/A $7, not about 1/1.2: $*"
+# slower, and in the range a 20% spin can give on a loaded test machine
+# (seen: 0.61 beside the suite's heavy lane, sd of a block 52%): broken
+# arithmetic gives about 1, or nonsense
+awk -v r="$7" 'BEGIN { exit !(r > 0.4 && r < 0.95) }' || fail "flip B/A $7, not under 1 as a 20% spin makes it: $*"
 no_fakegame_left
 exit 0
