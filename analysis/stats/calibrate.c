@@ -189,7 +189,7 @@ double calib_mde_within(double sd, double seconds_per_value, double minutes, con
 {
 	double n, z = stats_normal_isf(o->alpha / 2) + stats_normal_isf(1 - o->power);
 
-	if (!(sd > 0) || !isfinite(sd) || !(seconds_per_value > 0) || !isfinite(seconds_per_value) ||
+	if (!(sd >= 0) || !isfinite(sd) || !(seconds_per_value > 0) || !isfinite(seconds_per_value) ||
 	    !(minutes > 0))
 		return NAN;
 	n = minutes * 60.0 / seconds_per_value;

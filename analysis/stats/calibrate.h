@@ -82,8 +82,9 @@ int calib_compute(const double *a, const double *a2, const double *b, size_t rou
  * same formula as mde_paired_pct, (z_{1-alpha/2} + z_{power}) x sd /
  * sqrt(N) x 100 %, with N the paired values that `minutes` of the
  * machine's time give at `seconds_per_value` each (runs: two runs a pair;
- * flip: the runs' time over their blocks). NAN when sd or the time is not
- * a positive finite number.
+ * flip: the runs' time over their blocks). NAN when sd is negative or not
+ * finite, or the time is not a positive finite number; 0 for an sd of 0
+ * (as mde_paired_pct).
  */
 double calib_mde_within(double sd, double seconds_per_value, double minutes, const struct calib_opts *o);
 

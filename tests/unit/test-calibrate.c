@@ -192,7 +192,9 @@ START_TEST(flip_and_time_budget)
 
 	/* (z_0.995 + z_0.8) x 0.02 / sqrt(10 x 60 / 10) x 100 */
 	ck_assert_double_eq_tol(calib_mde_within(0.02, 10, 10, &o), 3.4174 * 0.02 / sqrt(60) * 100, 1e-3);
-	ck_assert(isnan(calib_mde_within(0, 10, 10, &o)));
+	/* no spread: nothing to detect against, as mde_pair says (0, not missing) */
+	ck_assert_double_eq(calib_mde_within(0, 10, 10, &o), 0);
+	ck_assert(isnan(calib_mde_within(-0.01, 10, 10, &o)));
 	ck_assert(isnan(calib_mde_within(0.02, NAN, 10, &o)));
 	for (size_t i = 0; i < ARRAY_SIZE(blocks); i++)
 		blocks[i] = log(truth) + (i % 2 ? 0.02 : -0.02);
