@@ -88,7 +88,6 @@ struct recorder {
 	bool use_taskstats, use_schedstat, stack_ok;
 	/* bookkeeping */
 	uint64_t samples, full_samples, late, missed, stacks;
-	uint64_t pauses, paused_ns;    /* a flip run paused it: how often, how long */
 	uint64_t work_ns[2];        /* CPU time inside light [0] and full [1] samples measured */
 	uint64_t work_n[2];         /* how many of each were measured */
 	uint64_t part_ns[16], part_samples;

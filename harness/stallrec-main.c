@@ -122,9 +122,14 @@ static void cost_line(const struct recorder *rc, uint64_t cpu_ns, uint64_t wall_
 	kvfile_addf(trailer, "late_samples", "%llu", (unsigned long long)rc->late);
 	kvfile_addf(trailer, "missed_deadlines", "%llu", (unsigned long long)rc->missed);
 	kvfile_addf(trailer, "stacks", "%llu", (unsigned long long)rc->stacks);
-	if (rc->pauses)
-		kvfile_addf(trailer, "paused", "%llu times, %.3f s in all (a flip run's side without the "
-			    "recorder: no rows then)", (unsigned long long)rc->pauses, (double)rc->paused_ns / 1e9);
+	{
+		uint64_t pauses, paused_ns;
+
+		helper_pause_stats(&pauses, &paused_ns);
+		if (pauses)
+			kvfile_addf(trailer, "paused", "%llu times, %.3f s in all (a flip run's side without the "
+				    "recorder: no rows then)", (unsigned long long)pauses, (double)paused_ns / 1e9);
+	}
 	kvfile_addf(trailer, "cost_how", "own thread CPU time over all samples; the sampling "
 		    "itself (work_us_*) by the thread CPU clock around one sample in %d; a full "
 		    "row's parts by the same clock on one full row in %d (main: the wait channel "
@@ -389,7 +394,6 @@ static void take_pid(struct recorder *rc)
 static void pause_while_asked(struct recorder *rc, uint64_t *next)
 {
 	struct strbuf err = STRBUF_INIT;
-	uint64_t t0 = mono_ns();
 
 	if (rc->bpf)
 		stallbpf_pause(rc->bpf);
@@ -400,8 +404,6 @@ static void pause_while_asked(struct recorder *rc, uint64_t *next)
 	if (rc->bpf && !helper_stop_sig && stallbpf_resume(rc->bpf, &err) < 0)
 		error_msg("BPF: the programs could not be attached again after a pause: %s", err.buf);
 	strbuf_release(&err);
-	rc->pauses++;
-	rc->paused_ns += mono_ns() - t0;
 	*next = mono_ns();
 }
 

@@ -4,6 +4,7 @@
  * intfscan.h; what it finds in docs/interference.md, "Old runs").
  */
 #include "interference/intfscan.h"
+#include "base/timeutil.h"
 #include "text/inifile.h"
 #include "text/kvfile.h"
 #include "text/regexlimit.h"
@@ -446,15 +447,7 @@ static bool get_u64(const struct kvfile *kf, const char *key, uint64_t *out)
 
 static bool get_utc(const struct kvfile *kf, const char *key, time_t *out)
 {
-	const char *v = kvfile_get(kf, key);
-	struct tm tm;
-	const char *end;
-
-	memset(&tm, 0, sizeof(tm));
-	if (!v || !(end = strptime(v, "%Y-%m-%dT%H:%M:%SZ", &tm)) || *end)
-		return false;
-	*out = timegm(&tm);
-	return true;
+	return utc_iso8601_parse(kvfile_get(kf, key), out) == 0;
 }
 
 /* The run's time: from the clock pair (read as the run started) or pass 1's

@@ -9,6 +9,7 @@
 #include "switch/switch.h"
 #include "system/cpulist.h"
 #include "system/fsroot.h"
+#include "system/hostnoise.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -73,6 +74,7 @@ static int pin_process(pid_t pid, const cpu_set_t *set, pid_t *queue, size_t *n,
 		int tid = atoi(d->d_name);
 		char crel[96], buf[1024];
 		ssize_t len;
+		int k;
 
 		if (tid <= 0)
 			continue;
@@ -85,13 +87,9 @@ static int pin_process(pid_t pid, const cpu_set_t *set, pid_t *queue, size_t *n,
 		if (len <= 0)
 			continue;
 		buf[len] = '\0';
-		for (char *p = buf, *end; *n < FLIP_PIDS_MAX; p = end) {
-			long c = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			queue[(*n)++] = (pid_t)c;
-		}
+		k = noise_children_parse(buf, queue + *n, FLIP_PIDS_MAX - *n);
+		if (k > 0)
+			*n += (size_t)k < FLIP_PIDS_MAX - *n ? (size_t)k : FLIP_PIDS_MAX - *n;
 	}
 	closedir(dir);
 	return threads;

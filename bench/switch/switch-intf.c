@@ -29,11 +29,6 @@
 #define WATCHER "hitchbench-intfwatch"
 #define LOG_NAME "interference.log"
 
-static bool is_on(const struct switch_on *on)
-{
-	return strcmp(on->value, "0") != 0;
-}
-
 static void label(const struct switch_on *on, struct strbuf *out)
 {
 	strbuf_addstr(out, "intf");
@@ -53,7 +48,7 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	size_t n = 0;
 	int r;
 
-	if (!is_on(on)) {
+	if (!switch_on_is_on(on)) {
 		kvfile_add(ctx->bench, "interference", "not watched (INTF=0)");
 		switch_ctx_note(ctx, "interference: not watched (INTF=0)");
 		return 0;
@@ -79,7 +74,7 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 
 static void pass(const struct switch_on *on, struct switch_ctx *ctx, pid_t game_pid)
 {
-	if (is_on(on))
+	if (switch_on_is_on(on))
 		switch_ctx_send_pid(ctx, "intfwatch", game_pid);
 }
 
@@ -123,7 +118,7 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 	struct watch_end e;
 	int code;
 
-	if (!is_on(on) || !h)
+	if (!switch_on_is_on(on) || !h)
 		return;
 	log = xasprintf("%s/%s", ctx->run_dir, LOG_NAME);
 	read_end(log, &e);

@@ -41,11 +41,6 @@ static int check_us(const char *value, struct strbuf *err)
 	return -EINVAL;
 }
 
-static bool is_on(const struct switch_on *on)
-{
-	return strcmp(on->value, "0") != 0;
-}
-
 static void label(const struct switch_on *on, struct strbuf *out)
 {
 	const char *ms = switch_param(on, "PROBE_MS");
@@ -66,7 +61,7 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	size_t n = 0;
 	int r;
 
-	if (!is_on(on))
+	if (!switch_on_is_on(on))
 		return 0;
 	out = xasprintf("%s/%s", ctx->run_dir, PROBE_FILE);
 	argv[n++] = PROBE_PROG;
@@ -93,7 +88,7 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 	struct probe_result res;
 	struct strbuf why = STRBUF_INIT, note = STRBUF_INIT;
 
-	if (!is_on(on))
+	if (!switch_on_is_on(on))
 		return;
 	path = xasprintf("%s/%s", ctx->run_dir, PROBE_FILE);
 	if (!h || !WIFEXITED(h->status) || WEXITSTATUS(h->status) != 0 ||

@@ -77,11 +77,6 @@ static void label(const struct switch_on *on, struct strbuf *out)
 		strbuf_addstr(out, "ncg");
 }
 
-static bool is_on(const struct switch_on *on)
-{
-	return strcmp(on->value, "0") != 0;
-}
-
 static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
 	/* root's: the game's wait channel, system call and kernel stack need it */
@@ -93,7 +88,7 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	size_t n = 0;
 	int r;
 
-	if (!is_on(on)) {
+	if (!switch_on_is_on(on)) {
 		kvfile_add(ctx->bench, "stallrec", "off (STALLS=0)");
 		return 0;
 	}
@@ -164,7 +159,7 @@ static const char *game_cgroup(const struct switch_ctx *ctx)
 
 static void pass(const struct switch_on *on, struct switch_ctx *ctx, pid_t game_pid)
 {
-	if (!is_on(on))
+	if (!switch_on_is_on(on))
 		return;
 	/* into its cgroup before the recorder looks at it */
 	if (game_cgroup(ctx)) {
@@ -274,7 +269,7 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 	struct switch_helper *h = switch_ctx_helper(ctx, "stallrec");
 	char *log, *cost;
 
-	if (!is_on(on) || !h)
+	if (!switch_on_is_on(on) || !h)
 		return;
 	if (game_cgroup(ctx)) {
 		int r = game_cgroup_remove(game_cgroup(ctx));

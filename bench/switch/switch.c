@@ -170,7 +170,7 @@ static void make_label(struct switch_set *set)
 		    !on->params_explicit)
 			continue;
 		strbuf_reset(&one);
-		if (on->def->off_value && strcmp(on->value, on->def->off_value) == 0)
+		if (!switch_on_is_on(on))
 			strbuf_addf(&one, "no%s", on->def->name);
 		else if (on->def->label)
 			on->def->label(on, &one);
@@ -293,8 +293,7 @@ int switch_sets_ready(const struct switch_set *sets, size_t n, const char *helpe
 			char *path;
 			bool ok;
 
-			if (!on->def->program ||
-			    (on->def->off_value && strcmp(on->value, on->def->off_value) == 0))
+			if (!on->def->program || !switch_on_is_on(on))
 				continue;
 			path = xasprintf("%s/%s", helper_dir, on->def->program);
 			ok = access(path, X_OK) == 0;
