@@ -2,6 +2,7 @@
 # report and db on run directories made by the runner: table, CSV and
 # JSON carry the same numbers; db import is idempotent and rebuilds the
 # index the runner wrote.
+# lane: alone (it counts a live run's stalls exactly: beside the heavy lane a fresh clone's make check saw a second one)
 . "$(dirname "$0")/../lib.sh"
 need_game_user
 fake_setup
