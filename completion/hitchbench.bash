@@ -20,7 +20,7 @@ _hitchbench_commands="run recipes report matrix db import ab compare calibrate r
 
 # the options of a batch's runs, which ab and calibrate take too (without
 # --order and --seed: ab makes its own plan), and run's own
-_hitchbench_batch_opts="--rerun-invalid --warmup --window --db --no-db --out --display --stall-ms --percentile --quiet -q --verbose -v --profile --no-quieting --help"
+_hitchbench_batch_opts="--rerun-invalid --warmup --window --db --no-db --out --display --stall-ms --percentile --min-frames --quiet -q --verbose -v --profile --no-quieting --help"
 _hitchbench_run_opts="$_hitchbench_batch_opts --order --seed --switches --rounds --resume --plan --detach --follow --target --no-wait --no-pull --flip --segment --settle --flip-by-time"
 
 _hitchbench_opts_run="$_hitchbench_run_opts"
@@ -64,7 +64,7 @@ _hitchbench_subs_lab="init submit status cancel results ensure-kernel"
 _hitchbench_opts_lab_init="--out --port --state-dir --munge-socket --slurm-user --cluster --help"
 # a job's runs take run's options but those the job decides (--out, --no-db,
 # --resume, --detach, --follow, --target, --no-wait, --no-pull, --plan)
-_hitchbench_opts_lab_submit="--nodes --constraint --kernels --switches --rounds --order --seed --rerun-invalid --warmup --window --db --display --stall-ms --percentile --quiet -q --verbose -v --profile --no-quieting --help"
+_hitchbench_opts_lab_submit="--nodes --constraint --kernels --switches --rounds --order --seed --rerun-invalid --warmup --window --db --display --stall-ms --percentile --min-frames --quiet -q --verbose -v --profile --no-quieting --help"
 _hitchbench_opts_lab_status="--help"
 _hitchbench_opts_lab_cancel="--all --help"
 _hitchbench_opts_lab_results="--db --help"

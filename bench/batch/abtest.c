@@ -10,6 +10,7 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,15 +50,24 @@ int ab_batch_cells(const struct batch *b, struct strbuf *err)
 	return 0;
 }
 
-/* The metric options the batch ran with (batch.txt stall_ms, percentile). */
+/* The metric options the batch ran with (batch.txt stall_ms, percentile,
+ * and min_frames where the batch has it). */
 static int ab_batch_metric_opts(const struct batch *b, struct metric_opts *mo, struct strbuf *err)
 {
 	const char *v;
+	uint64_t n;
 
 	if (!(v = kvfile_get(&b->info, "stall_ms")) || safe_atod(v, &mo->stall_ms) < 0 ||
 	    !(v = kvfile_get(&b->info, "percentile")) || percentile_def_parse(v, &mo->pct) < 0) {
 		strbuf_addf(err, "%s/batch.txt: stall_ms or percentile missing or bad", b->dir);
 		return -EINVAL;
+	}
+	if ((v = kvfile_get(&b->info, "min_frames"))) {
+		if (safe_atou64(v, &n) < 0 || n > UINT_MAX) {
+			strbuf_addf(err, "%s/batch.txt: min_frames '%s' is not a whole number", b->dir, v);
+			return -EINVAL;
+		}
+		mo->min_frames = (unsigned)n;
 	}
 	return 0;
 }

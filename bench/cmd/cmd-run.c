@@ -66,6 +66,7 @@ static const char run_usage[] =
 	"  --display :N      use this running X server instead of starting Xvfb\n"
 	"  --stall-ms MS     a frame over MS is a stall (default 100)\n"
 	"  --percentile D    percentile definition for p50/p99/p99.9 (default nearest-rank)\n"
+	"  --min-frames N    a run counts only with N frames or more in its window (default 50)\n"
 	"  --quiet           no progress lines (the report and errors only)\n"
 	"  --plan            print the order the batch would run in, and run nothing\n"
 	"  --profile P       quiet the machine before each run by profile P, a name in\n"

@@ -6,6 +6,7 @@
 #include "cmd/cmd-run.h"
 #include "batch/batch-run.h"
 #include "cmd/cmd.h"
+#include "cmd/reportrows.h"
 #include "base/exitcodes.h"
 #include "batch/batch.h"
 #include "base/util.h"
@@ -101,6 +102,14 @@ static int set_stall_ms(struct run_args *a, const struct run_option *o, const ch
 	return HB_EXIT_OK;
 }
 
+static int set_min_frames(struct run_args *a, const struct run_option *o, const char *arg, const char *usage)
+{
+	if (min_frames_parse(arg, &a->metric.min_frames) < 0)
+		return usage_error(usage, "--min-frames wants a whole number, not '%s'", arg);
+	a->have_metric_opts = true;
+	return HB_EXIT_OK;
+}
+
 static int set_percentile(struct run_args *a, const struct run_option *o, const char *arg, const char *usage)
 {
 	if (percentile_def_parse(arg, &a->metric.pct) < 0)
@@ -142,6 +151,7 @@ static const struct run_option run_options[] = {
 	{ "display", 0, RUN_OPT_ARG | RUN_OPT_BATCH, set_display, 0 },
 	{ "stall-ms", 0, RUN_OPT_ARG | RUN_OPT_BATCH, set_stall_ms, 0 },
 	{ "percentile", 0, RUN_OPT_ARG | RUN_OPT_BATCH, set_percentile, 0 },
+	{ "min-frames", 0, RUN_OPT_ARG | RUN_OPT_BATCH, set_min_frames, 0 },
 	{ "quiet", 'q', RUN_OPT_BATCH, set_true, AT(silent) },
 	{ "plan", 0, 0, set_true, AT(plan_only) },
 	{ "profile", 0, RUN_OPT_ARG | RUN_OPT_BATCH, set_profile, 0 },
@@ -207,6 +217,7 @@ void run_args_record(struct kvfile *kf, const struct run_args *a, const char *re
 	kvfile_addf(kf, "window_s", "%g", window);
 	kvfile_addf(kf, "stall_ms", "%g", a->metric.stall_ms);
 	kvfile_add(kf, "percentile", percentile_def_name(a->metric.pct));
+	kvfile_addf(kf, "min_frames", "%u", a->metric.min_frames);
 	kvfile_add(kf, "rerun_invalid", a->rerun ? "1" : "0");
 	kvfile_add(kf, "quiet_profile", a->profile ? a->profile : "none");
 	if (a->hooks)
@@ -232,6 +243,11 @@ int run_args_read_batch(const struct batch *b, struct run_args *a, struct strbuf
 	    !(v = kvfile_get(&b->info, "percentile")) || percentile_def_parse(v, &a->metric.pct) < 0) {
 		strbuf_addf(err, "%s/batch.txt: recipe, warmup_s, window_s, stall_ms or percentile "
 			    "missing or bad", b->dir);
+		return -EINVAL;
+	}
+	/* min_frames: absent in a batch from before --min-frames (the default) */
+	if ((v = kvfile_get(&b->info, "min_frames")) && min_frames_parse(v, &a->metric.min_frames) < 0) {
+		strbuf_addf(err, "%s/batch.txt: min_frames '%s' is not a whole number", b->dir, v);
 		return -EINVAL;
 	}
 	/* a batch of ab is resumed by ab, which goes on with its test */

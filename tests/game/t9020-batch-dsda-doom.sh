@@ -1,6 +1,6 @@
 #!/bin/sh
 # cpu: heavy, about 120 s (a real game)
-# timing: eight 5 s windows of a real game (10 s on the sanitizer build), each with the 50 frames a run needs
+# timing: eight 5 s windows of a real game (10 s on the sanitizer build), each with at least 10 frames (--min-frames 10)
 # The issue's end-to-end batch on this machine: the real default recipe,
 # two variants (software, gl) x two switch tokens (none, the game pinned to
 # CPU 0) x two rounds, each run quieted first (a profile that leaves
@@ -44,10 +44,14 @@ rc=0
 # on the sanitizer build a 10 s window: the GL variant pinned to one CPU
 # beside the sanitizer suite drew 14.8 fps unpinned and may draw under 10
 # pinned, fewer than the 50 frames a run needs to count in 5 s; the plain
-# build's suite leaves it 5 s (the longest test of make check otherwise)
+# build's suite leaves it 5 s (the longest test of make check otherwise).
+# The heavy lane beside it may take most of both CPUs (CI saw the GL
+# variant, unpinned, draw 17 frames in 5 s with 85% of the CPU foreign):
+# the test is of the batch, not of the machine's speed, so a run counts
+# from 10 frames and any rate from 1 fps is plausible
 window=5
 [ -z "${HB_SANITIZE:-}" ] || window=10
-"$HB" run dsda-doom "software gl" 2 --switches "- GAMECPU=0" --warmup 1 --window "$window" \
+"$HB" run dsda-doom "software gl" 2 --switches "- GAMECPU=0" --warmup 1 --window "$window" --min-frames 10 \
 	--profile "$T/profile.ini" --out "$T/runs" --db "$T/db.sqlite" >"$T/out" 2>"$T/err" || rc=$?
 cat "$T/err" "$T/out"
 expect_eq "batch exit status" 0 "$rc"
@@ -64,7 +68,7 @@ for d in $(run_dirs "$T/runs"); do
 	expect_eq "$d status" ok "$(value status "$b")"
 	expect_eq "$d invalid" 0 "$(value invalid "$b")"
 	fps=$(value fps "$d/result.txt")
-	awk "BEGIN { exit !($fps >= 5 && $fps <= 2000) }" || fail "$d: implausible fps $fps"
+	awk "BEGIN { exit !($fps >= 1 && $fps <= 2000) }" || fail "$d: implausible fps $fps"
 	value quiet.idle "$b" | grep -q "^\(reached\|timeout\)" || fail "$d: quiet.idle '$(value quiet.idle "$b")'"
 	[ -n "$(value quiet.drop_caches "$b")" ] || fail "$d: no quiet.drop_caches"
 	[ -n "$(value sensors.samples "$b")" ] || fail "$d: no sensor summary ($(value sensors "$b"))"
