@@ -89,7 +89,7 @@ void sessions_read(struct watcher *w);
 void kmsg_start(struct watcher *w);
 void kmsg_read(struct watcher *w);
 /* Starts the process watch; 0 or -errno (then w->pw is NULL). */
-int processes_start(struct watcher *w, const pid_t *roots, size_t n_roots, const char *run_id,
+int processes_start(struct watcher *w, const pid_t *roots, size_t n_roots, const char *run_id, const char *relay_id,
 		    const pid_t *harness, size_t n_harness, bool scan);
 void processes_end(struct watcher *w);
 

@@ -64,13 +64,14 @@ void logf_line(struct watcher *w, char mark, double t, const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hitchbench-intfwatch --log FILE [--run-root PID]... [--run-id ID]\n"
+		"usage: hitchbench-intfwatch --log FILE [--run-root PID]... [--run-id ID] [--relay-id ID]\n"
 		"                            [--harness PID]... [--x-vt N] [--ready FILE] [--duration S]\n"
 		"                            [--scan]\n"
 		"\n"
 		"  --log FILE      the watcher's log (interference.log)\n"
 		"  --run-root PID  a process of the run (repeatable; later ones by sigqueue SIGUSR1)\n"
 		"  --run-id ID     processes with HITCHBENCH_RUN=ID in their environment are the run's\n"
+		"  --relay-id ID   and those with HITCHBENCH_RELAY=ID (the game a relay run takes turns with)\n"
 		"  --harness PID   a process of the harness (exempt; repeatable)\n"
 		"  --x-vt N        the VT the run's X server takes (its switch there is not counted)\n"
 		"  --ready FILE    create FILE once watching\n"
@@ -84,7 +85,7 @@ static void usage(FILE *f)
 struct args {
 	pid_t roots[MAX_ROOTS], harness[MAX_ROOTS];
 	size_t n_roots, n_harness;
-	const char *log_path, *ready, *run_id;
+	const char *log_path, *ready, *run_id, *relay_id;
 	int duration_s;
 	bool scan;
 };
@@ -119,6 +120,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct watcher *w)
 	static const struct option opts[] = {
 		{ "log", required_argument, NULL, 'l' }, { "run-root", required_argument, NULL, 'r' },
 		{ "run-id", required_argument, NULL, 'i' }, { "harness", required_argument, NULL, 'H' },
+		{ "relay-id", required_argument, NULL, 'y' },
 		{ "x-vt", required_argument, NULL, 'x' }, { "ready", required_argument, NULL, 'R' },
 		{ "duration", required_argument, NULL, 'd' }, { "scan", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
@@ -129,6 +131,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct watcher *w)
 		switch (opt) {
 		case 'l': a->log_path = optarg; break;
 		case 'i': a->run_id = optarg; break;
+		case 'y': a->relay_id = optarg; break;
 		case 'R': a->ready = optarg; break;
 		case 's': a->scan = true; break;
 		case 'r': case 'H': case 'x': case 'd':
@@ -184,7 +187,7 @@ static void start_sources(struct watcher *w, const struct args *a)
 	vt_start(w);
 	logins_start(w);
 	kmsg_start(w);
-	r = processes_start(w, a->roots, a->n_roots, a->run_id, a->harness, a->n_harness, a->scan);
+	r = processes_start(w, a->roots, a->n_roots, a->run_id, a->relay_id, a->harness, a->n_harness, a->scan);
 	sources_line(w, r);
 }
 

@@ -162,7 +162,7 @@ static void on_process(void *ctx, const struct procwatch_verdict *v)
 		  v->why ? ": " : "", v->why ? v->why : "");
 }
 
-int processes_start(struct watcher *w, const pid_t *roots, size_t n_roots, const char *run_id,
+int processes_start(struct watcher *w, const pid_t *roots, size_t n_roots, const char *run_id, const char *relay_id,
 		    const pid_t *harness, size_t n_harness, bool scan)
 {
 	struct procwatch_config cfg;
@@ -172,6 +172,7 @@ int processes_start(struct watcher *w, const pid_t *roots, size_t n_roots, const
 	cfg.run_roots = roots;
 	cfg.n_run_roots = n_roots;
 	cfg.run_id = run_id;
+	cfg.relay_id = relay_id;
 	cfg.harness = harness;
 	cfg.n_harness = n_harness;
 	cfg.fn = on_process;

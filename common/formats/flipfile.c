@@ -3,6 +3,7 @@
  */
 #include "formats/flipfile.h"
 #include "base/util.h"
+#include "text/recordlines.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -151,8 +152,9 @@ static int parse_double(const char *v, double lo, double hi, double *out, const 
 }
 
 /* One key=value line into r. seen: the keys met so far (a bit each). */
-static int parse_line(char *line, struct flip_record *r, unsigned *seen, const char **why)
+static int parse_line(char *line, void *rec, unsigned *seen, const char **why)
 {
+	struct flip_record *r = rec;
 	static const char *const keys[] = { "format", "switch", "a", "b", "order", "unit", "segment_s",
 					    "segment_frames", "settle_ms", "act_ms", "late_ms", "seed",
 					    "plan", "flip" };
@@ -249,41 +251,10 @@ int flip_record_parse(const char *text, size_t len, const char *name, struct fli
 		      bool *cut, struct strbuf *err)
 {
 	static const unsigned need = 0x1fffu & ~(1u << 7) & ~(1u << 12); /* all but segment_frames, plan */
-	unsigned seen = 0;
-	int line = 0;
-	const char *why = NULL;
-	size_t i = 0;
+	unsigned seen;
 
-	if (cut)
-		*cut = false;
-	while (i < len) {
-		const char *nl = memchr(text + i, '\n', len - i);
-		size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
-		char *l;
-
-		line++;
-		if (!nl) {
-			/* a runner killed mid-write: the line is not whole */
-			if (cut)
-				*cut = true;
-			break;
-		}
-		if (memchr(text + i, '\0', n)) {
-			why = "NUL byte";
-			goto bad;
-		}
-		l = xstrndup(text + i, n);
-		i += n + 1;
-		if (l[0] == '#' || l[0] == '\0') {
-			free(l);
-			continue;
-		}
-		if (parse_line(l, r, &seen, &why) < 0) {
-			free(l);
-			goto bad;
-		}
-		free(l);
-	}
+	if (record_lines(text, len, name, parse_line, r, &seen, cut, err) < 0)
+		return -EINVAL;
 	if ((seen & need) != need) {
 		strbuf_addf(err, "%s: the header is not whole (format, switch, a, b, order, unit, segment_s, "
 			    "settle_ms, act_ms, late_ms and seed are each needed)", name);
@@ -294,23 +265,14 @@ int flip_record_parse(const char *text, size_t len, const char *name, struct fli
 		return -EINVAL;
 	}
 	return 0;
-bad:
-	strbuf_addf(err, "%s:%d: %s", name, line, why);
-	return -EINVAL;
+}
+
+static int parse_any(const char *text, size_t len, const char *name, void *rec, bool *cut, struct strbuf *err)
+{
+	return flip_record_parse(text, len, name, rec, cut, err);
 }
 
 int flip_record_load(const char *path, struct flip_record *r, struct strbuf *err)
 {
-	char *text = NULL;
-	size_t len = 0;
-	int rc = read_file(path, &text, &len);
-
-	if (rc < 0) {
-		if (rc != -ENOENT)
-			strbuf_addf(err, "cannot read '%s': %s", path, strerror(-rc));
-		return rc;
-	}
-	rc = flip_record_parse(text, len, path, r, NULL, err);
-	free(text);
-	return rc;
+	return record_load(path, parse_any, r, err);
 }

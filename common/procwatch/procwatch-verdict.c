@@ -120,7 +120,8 @@ static enum owner judge(struct procwatch *w, struct proc_ent *e, const struct ps
 	/* the markers, last: the environment is the dearest thing to read */
 	{
 		ssize_t n = pw_read_pid_file(w, e->pid, "environ", w->envbuf, sizeof(w->envbuf));
-		bool run_marked = w->cfg.run_id && w->cfg.run_id[0], inherited = false;
+		bool inherited = false;
+		const char *marker;
 
 		/* gone (or a zombie) before its environment could be read, and
 		 * never exec'd (the connector would have said): a fork holds
@@ -130,10 +131,15 @@ static enum owner judge(struct procwatch *w, struct proc_ent *e, const struct ps
 			n = pw_read_pid_file(w, parent->pid, "environ", w->envbuf, sizeof(w->envbuf));
 			inherited = true;
 		}
-		if (n > 0 && run_marked &&
-		    procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_MARKER_ENV, w->cfg.run_id)) {
-			*why = inherited ? "forked without exec by a process carrying " PROCWATCH_MARKER_ENV
-					 : "carries " PROCWATCH_MARKER_ENV;
+		marker = n > 0 ? procwatch_environ_marked(w->envbuf, (size_t)n, w->cfg.run_id, w->cfg.relay_id) :
+				 NULL;
+		if (marker) {
+			if (strcmp(marker, PROCWATCH_MARKER_ENV) == 0)
+				*why = inherited ? "forked without exec by a process carrying " PROCWATCH_MARKER_ENV
+						 : "carries " PROCWATCH_MARKER_ENV;
+			else
+				*why = inherited ? "forked without exec by a process carrying " PROCWATCH_RELAY_ENV
+						 : "carries " PROCWATCH_RELAY_ENV;
 			return OWN_RUN;
 		}
 		if (n > 0 && procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_HARNESS_ENV, NULL)) {

@@ -58,6 +58,15 @@ bool procwatch_environ_has(const char *buf, size_t len, const char *name, const 
 	return false;
 }
 
+const char *procwatch_environ_marked(const char *buf, size_t len, const char *run_id, const char *relay_id)
+{
+	if (run_id && run_id[0] && procwatch_environ_has(buf, len, PROCWATCH_MARKER_ENV, run_id))
+		return PROCWATCH_MARKER_ENV;
+	if (relay_id && relay_id[0] && procwatch_environ_has(buf, len, PROCWATCH_RELAY_ENV, relay_id))
+		return PROCWATCH_RELAY_ENV;
+	return NULL;
+}
+
 void procwatch_scope(const char *cgroup_path, char *out, size_t size)
 {
 	const char *slash = strrchr(cgroup_path, '/');
@@ -192,8 +201,7 @@ static void find_candidates(struct procwatch *w)
 		{
 			ssize_t n = pw_read_pid_file(w, e->pid, "environ", w->envbuf, sizeof(w->envbuf));
 
-			if (n > 0 && w->cfg.run_id && w->cfg.run_id[0] &&
-			    procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_MARKER_ENV, w->cfg.run_id)) {
+			if (n > 0 && procwatch_environ_marked(w->envbuf, (size_t)n, w->cfg.run_id, w->cfg.relay_id)) {
 				e->owner = OWN_RUN;
 				continue;
 			}

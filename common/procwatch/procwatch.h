@@ -67,6 +67,11 @@
 
 #define PROCWATCH_MARKER_ENV "HITCHBENCH_RUN"
 #define PROCWATCH_HARNESS_ENV "HITCHBENCH_HARNESS"
+#define PROCWATCH_RELAY_ENV "HITCHBENCH_RELAY"
+/* Which marker an environment (NUL-separated) carries: the run's
+ * (PROCWATCH_MARKER_ENV) or the relay's (PROCWATCH_RELAY_ENV), as cfg's
+ * run_id and relay_id (either may be NULL or empty) name them; NULL: none. */
+const char *procwatch_environ_marked(const char *buf, size_t len, const char *run_id, const char *relay_id);
 #define PROCWATCH_SCAN_MS 250
 #define PROCWATCH_NO_SESSION 4294967295u  /* sessionid of a process outside any login */
 
@@ -107,6 +112,8 @@ struct procwatch_config {
 	const pid_t *run_roots;         /* the run's processes: their descendants, process */
 	size_t n_run_roots;             /* groups and sessions are the run's */
 	const char *run_id;             /* HITCHBENCH_RUN=<run_id> marks the run's own; NULL: none */
+	const char *relay_id;           /* HITCHBENCH_RELAY=<relay_id> too (a relay's partner game,
+					 * docs/metrics.md "Relay"); NULL: none */
 	const pid_t *harness;           /* the harness's own processes (exempt themselves) */
 	size_t n_harness;
 	pid_t self;                     /* the watcher; 0: getpid(). Its ancestors are the harness's */
