@@ -3,6 +3,7 @@
  */
 #include "run/run.h"
 #include "run/runflip.h"
+#include "run/runrelay.h"
 #include "stalls/stallcause.h"
 
 #include "base/timeutil.h"
@@ -99,6 +100,17 @@ int run_load(const char *dir, struct run *out, struct strbuf *err)
 		swapchain_log_build(&run.swapchains, &run.frames);
 	}
 	free(path);
+	path = xasprintf("%s/%s", run.dir, HB_RELAY_FILE);
+	run.relay = zalloc(sizeof(*run.relay));
+	relay_record_init(run.relay);
+	r = relay_record_load(path, run.relay, err);
+	if (r == -ENOENT) {
+		free(run.relay);
+		run.relay = NULL;
+	} else if (r < 0) {
+		goto fail;
+	}
+	free(path);
 	*out = run;
 	return 0;
 fail:
@@ -118,6 +130,9 @@ void run_release(struct run *run)
 	free(run->frames_note);
 	free(run->frames_api);
 	swapchain_log_release(&run->swapchains);
+	if (run->relay)
+		relay_record_release(run->relay);
+	free(run->relay);
 	kvfile_release(&run->bench);
 	hb_frames_release(&run->frames);
 	memset(run, 0, sizeof(*run));
@@ -212,6 +227,32 @@ const struct metric_recreations *run_recreations(const struct run *run, struct m
 	return rec;
 }
 
+/* A run of a relay (runrelay.h): the window's frames that touch no gap,
+ * laid end to end, so that the time the game was stopped is neither frames
+ * nor stalls. -ENODATA when none is left. */
+static int relay_window_metrics(const struct run *run, const struct metric_opts *o, struct metrics *m)
+{
+	const uint64_t *t = run->frames.t_ns;
+	struct run_relay_gaps g;
+	uint64_t *p = zalloc(sizeof(*p) * (run->frames.n + 1));
+	size_t n = 0, k = 0;
+	int r = -ENODATA;
+
+	run_relay_gaps(run, &g);
+	for (size_t i = 1; i < run->frames.n; i++) {
+		if (t[i] <= run->window_start_ns || t[i] > run->window_end_ns ||
+		    run_relay_in_gap(&g, &k, t[i - 1], t[i]))
+			continue;
+		p[n + 1] = p[n] + (t[i] - t[i - 1]);
+		n++;
+	}
+	if (n > 0 && p[n] > 0)
+		r = metrics_compute(p, n + 1, 0, p[n], o, m);
+	run_relay_gaps_release(&g);
+	free(p);
+	return r;
+}
+
 int run_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m)
 {
 	static const struct metric_opts defaults = METRIC_OPTS_DEFAULT;
@@ -228,6 +269,16 @@ int run_metrics(const struct run *run, const struct metric_opts *opts, struct me
 	 * printed them (the importer's log.version; the first of several) */
 	if (source && strcmp(source, "mangohud") == 0 && version)
 		o.mangohud = mangohud_formula_for_version(version);
+	if (run->relay && run->relay->mode == RELAY_MODE_RELAY) {
+		/* the stops are the relay's: no warm-up, play or stall-record
+		 * figures, which would read them as the game's */
+		r = relay_window_metrics(run, &o, m);
+		if (r == 0) {
+			run_probe_metrics(run, m);
+			run_noise_metrics(run, m);
+		}
+		return r;
+	}
 	r = metrics_compute_recreated(run->frames.t_ns, run->frames.n, run->window_start_ns,
 				      run->window_end_ns, run_recreations(run, &rec, &rec_ns), &o, m);
 	free(rec_ns);
@@ -250,6 +301,35 @@ void run_sources_of_file(const struct hb_frames *f, struct run_window_sources *w
 		ws->per_source[s] = f->per_source[s];
 		ws->n += f->per_source[s];
 	}
+}
+
+/* A run of a relay or a duet says so under the table (its frames_note,
+ * after any other): with whom, how, and what its numbers count. */
+static void relay_note(struct run *run, struct strbuf *note)
+{
+	const struct relay_record *r = run->relay;
+	const char *partner = kvfile_get(&run->bench, "relay.partner");
+
+	strbuf_reset(note);
+	if (run->frames_note)
+		strbuf_addf(note, "%s; ", run->frames_note);
+	if (r->mode == RELAY_MODE_DUET) {
+		strbuf_addf(note, "made in a duet as %c with %s (relay.txt): both played at once, this game on "
+			    "CPUs %s", r->role, partner ? partner : "its partner", r->cpus);
+	} else {
+		struct run_relay_gaps g;
+
+		run_relay_gaps(run, &g);
+		strbuf_addf(note, "made in a relay as %c with %s (relay.txt): turns of %g s, this game stopped "
+			    "in the other's; its numbers count its own turns' frames from %g ms after each resume, "
+			    "laid end to end (%.1f s played of a %.1f s window)", r->role,
+			    partner ? partner : "its partner", r->turn_s, r->settle_ms,
+			    (double)(run->window_end_ns - run->window_start_ns - g.gap_ns) / 1e9,
+			    (double)(run->window_end_ns - run->window_start_ns) / 1e9);
+		run_relay_gaps_release(&g);
+	}
+	free(run->frames_note);
+	run->frames_note = strbuf_detach(note);
 }
 
 /* What the report says of where the run's frames came from: the API of
@@ -279,6 +359,8 @@ static void run_frames_row(struct run *run, struct report_row *row)
 			       run->have_window ? run->window_end_ns : 0, &note);
 		run->frames_note = strbuf_detach(&note);
 	}
+	if (run->relay && run->have_window)
+		relay_note(run, &note);
 	row->api = run->frames_api;
 	row->frames_note = run->frames_note;
 	row->swapchains = &run->swapchains;
@@ -352,6 +434,16 @@ bool run_report_row(struct run *run, const struct metric_opts *opts, struct repo
 	return run_metrics(run, opts, &row->m) == 0;
 }
 
+double run_wall_seconds(const struct run *run)
+{
+	time_t t0, t1;
+
+	if (utc_iso8601_parse(kvfile_get(&run->bench, "started_utc"), &t0) < 0 ||
+	    utc_iso8601_parse(kvfile_get(&run->bench, "ended_utc"), &t1) < 0 || t1 < t0)
+		return 0;
+	return (double)(t1 - t0);
+}
+
 void run_make_id(char out[33])
 {
 	unsigned char b[16];
@@ -387,7 +479,12 @@ int run_write_result(const char *dir, const char *status, const struct metric_op
 	kvfile_add(&res, "status", run.status);
 	if (run.invalid)
 		kvfile_add(&res, "check_failed", run.invalid);
-	kvfile_add(&res, "window", "frames whose end is in (window_start_ns, window_end_ns]");
+	if (run.relay && run.relay->mode == RELAY_MODE_RELAY)
+		kvfile_add(&res, "window", "frames whose end is in (window_start_ns, window_end_ns] and whose "
+			   "interval touches no stop of the relay (relay.txt: a stop's due time to its resume "
+			   "plus settle_ms), laid end to end: window_s is the time played");
+	else
+		kvfile_add(&res, "window", "frames whose end is in (window_start_ns, window_end_ns]");
 	if (run_is_interval(&run))
 		kvfile_add(&res, "frame_time", "a logged sample's frame time (an interval log: the "
 			   "metrics are over samples, not frames, and those that need every frame "

@@ -13,6 +13,7 @@
 #include "formats/frames.h"
 #include "text/kvfile.h"
 #include "metrics/metrics.h"
+#include "formats/relayfile.h"
 #include "run/reload.h"
 #include "report/report.h"
 #include "run/swapchain.h"
@@ -41,12 +42,17 @@ struct run {
 	char *frames_api;
 	char *frames_note;
 	char *disturbed;        /* "invalid=1 (REASON)", "interfered=1 (REASON)" or NULL */
+	/* a run of a relay or a duet: its relay.txt (runrelay.h), else NULL */
+	struct relay_record *relay;
 };
 
 /* Loads DIR/bench.txt and, when present, DIR/frames.bin. 0, or -errno with
  * a message in err ("DIR/bench.txt:3: ..."). */
 int run_load(const char *dir, struct run *out, struct strbuf *err);
 void run_release(struct run *run);
+/* The run's own time, bench.txt's started_utc to ended_utc, s (whole
+ * seconds); 0 when not known. */
+double run_wall_seconds(const struct run *run);
 /* The run's metrics over its window. 0, or -ENODATA when the run has no
  * window or no frames (a failed run). */
 int run_metrics(const struct run *run, const struct metric_opts *opts, struct metrics *m);

@@ -138,18 +138,6 @@ static const char *measure(const struct run *run, struct run_flip *f, size_t i, 
 }
 
 /* The mean of x[0..n-1] and its standard error (NAN under two). */
-static void mean_se(const double *x, size_t n, double *mean, double *se)
-{
-	double s = 0, ss = 0;
-
-	for (size_t i = 0; i < n; i++)
-		s += x[i];
-	*mean = n ? s / (double)n : NAN;
-	for (size_t i = 0; i < n; i++)
-		ss += (x[i] - *mean) * (x[i] - *mean);
-	*se = n > 1 ? sqrt(ss / (double)(n - 1) / (double)n) : NAN;
-}
-
 /* Stalls per side (in the paired segments: both sides' content alike), and
  * B - A per 1000 frames over the same pairs and
  * blocks as fps: each segment's value is its stall rate, paired by
@@ -185,7 +173,7 @@ static void stalls(struct run_flip *f)
 	for (size_t i = 0; i < n; i++)
 		d[i] = p[i].d;
 	f->n_stall_blocks = f->block_size ? flip_block_means(d, n, f->block_size, blocks) : 0;
-	mean_se(blocks, f->n_stall_blocks, &f->stall_diff, &f->stall_se);
+	flip_mean_se(blocks, f->n_stall_blocks, &f->stall_diff, &f->stall_se);
 	free(v);
 	free(p);
 	free(d);
@@ -225,7 +213,7 @@ int run_flip_analyse(const struct run *run, struct run_flip *f, struct strbuf *e
 	f->blocks = zalloc(sizeof(*f->blocks) * (f->n_pairs ? f->n_pairs : 1));
 	f->n_blocks = flip_block_means(d, f->n_pairs, f->block_size, f->blocks);
 	if (f->n_blocks)
-		mean_se(f->blocks, f->n_blocks, &f->estimate, &f->se);
+		flip_mean_se(f->blocks, f->n_blocks, &f->estimate, &f->se);
 	free(d);
 	stalls(f);
 	pooled_p99(run, f);

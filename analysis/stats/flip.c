@@ -92,6 +92,18 @@ bool flip_seg_paired(const struct flip_seg *g, const struct flip_pair *pairs, si
 	return false;
 }
 
+void flip_mean_se(const double *x, size_t n, double *mean, double *se)
+{
+	double s = 0, ss = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	*mean = n ? s / (double)n : NAN;
+	for (size_t i = 0; i < n; i++)
+		ss += (x[i] - *mean) * (x[i] - *mean);
+	*se = n > 1 ? sqrt(ss / (double)(n - 1) / (double)n) : NAN;
+}
+
 double flip_lag1(const double *x, size_t n)
 {
 	double mean = 0, num = 0, den = 0;

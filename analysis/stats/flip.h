@@ -67,6 +67,9 @@ double flip_lag1(const double *x, size_t n);
 /* The block size for d[0..n-1] (as above), and its blocks' lag-one
  * autocorrelation in *r1 (may be NULL). */
 size_t flip_block_size(const double *d, size_t n, double *r1);
+/* The mean of x[0..n-1] and its standard error (sd / sqrt(n); NAN under
+ * two values; the mean NAN with none). */
+void flip_mean_se(const double *x, size_t n, double *mean, double *se);
 /* The means of blocks of size pairs (the last partial block left out)
  * into out (room for n / size); how many. */
 size_t flip_block_means(const double *d, size_t n, size_t size, double *out);

@@ -8,6 +8,7 @@
 #include "batch/abtest.h"
 #include "run/run.h"
 #include "run/runflip.h"
+#include "run/runrelay.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -29,6 +30,43 @@ static double side_fps(const struct run_flip *f, char side)
 	return n ? s / (double)n : 0;
 }
 
+/* p counted with a round's figures (fig's, its round kept) and the
+ * round's fig->flip_blocks values appended to the test's. */
+static void count_round(struct ab_pair *p, const struct ab_pair *fig, const double *values, double **blocks,
+			size_t *n_blocks)
+{
+	int round = p->round;
+
+	*p = *fig;
+	p->round = round;
+	p->counted = true;
+	*blocks = xrealloc(*blocks, sizeof(**blocks) * (*n_blocks + fig->flip_blocks + 1));
+	memcpy(*blocks + *n_blocks, values, sizeof(**blocks) * fig->flip_blocks);
+	*n_blocks += fig->flip_blocks;
+}
+
+/* The run in dir loaded and checked as a report checks it: 0, or -errno
+ * with p->why (the run loaded all the same unless it could not be). */
+static int load_counted(const struct ab_test *t, const char *dir, struct run *run, struct ab_pair *p)
+{
+	struct strbuf err = STRBUF_INIT;
+	int r = run_load(dir, run, &err);
+
+	if (r < 0) {
+		memset(run, 0, sizeof(*run));
+		p->why = xasprintf("cannot load: %s", err.buf);
+		strbuf_release(&err);
+		return r;
+	}
+	strbuf_release(&err);
+	run_validate(run, &t->mo);
+	if (strcmp(run->status, "ok") != 0)
+		p->why = xasprintf("%s: %s", run->name, run->status);
+	else if (run->invalid || run->disturbed)
+		p->why = xasprintf("%s: invalid: %s", run->name, run->invalid ? run->invalid : run->disturbed);
+	return p->why ? -EINVAL : 0;
+}
+
 /* The run's analysis into p and its blocks appended; or p->why. */
 static void read_run(const struct ab_test *t, const char *dir, struct ab_pair *p, double **blocks,
 		     size_t *n_blocks)
@@ -38,36 +76,22 @@ static void read_run(const struct ab_test *t, const char *dir, struct ab_pair *p
 	struct run_flip f;
 
 	run_flip_init(&f);
-	if (run_load(dir, &run, &err) < 0) {
-		p->why = xasprintf("cannot load: %s", err.buf);
-		strbuf_release(&err);
+	if (load_counted(t, dir, &run, p) < 0) {
+		run_release(&run);
 		return;
 	}
-	run_validate(&run, &t->mo);
-	if (strcmp(run.status, "ok") != 0)
-		p->why = xasprintf("%s: %s", run.name, run.status);
-	else if (run.invalid || run.disturbed)
-		p->why = xasprintf("%s: invalid: %s", run.name, run.invalid ? run.invalid : run.disturbed);
-	else if (run_flip_analyse(&run, &f, &err) < 0)
+	if (run_flip_analyse(&run, &f, &err) < 0)
 		p->why = xasprintf("%s: %s", run.name, err.len ? err.buf : "not a flip run (no flip.txt)");
 	else if (f.n_blocks == 0)
 		p->why = xasprintf("%s: no pair of segments counts (%zu segments: %zu late, %zu failed, %zu too "
 				   "thin, %zu outside the window)", run.name, f.n_segs, f.late, f.failed, f.thin,
 				   f.outside);
-	if (!p->why) {
-		p->counted = true;
-		p->a = side_fps(&f, 'A');
-		p->b = side_fps(&f, 'B');
-		p->d = f.estimate;
-		p->se = f.se;
-		p->flip_pairs = f.n_pairs;
-		p->flip_blocks = f.n_blocks;
-		p->block_size = f.block_size;
-		p->r1 = f.r1_blocks;
-		*blocks = xrealloc(*blocks, sizeof(**blocks) * (*n_blocks + f.n_blocks));
-		memcpy(*blocks + *n_blocks, f.blocks, sizeof(**blocks) * f.n_blocks);
-		*n_blocks += f.n_blocks;
-	}
+	if (!p->why)
+		count_round(p, &(struct ab_pair){ .a = side_fps(&f, 'A'), .b = side_fps(&f, 'B'), .d = f.estimate,
+						 .se = f.se, .flip_pairs = f.n_pairs, .flip_blocks = f.n_blocks,
+						 .block_size = f.block_size, .r1 = f.r1_blocks,
+						 .wall_s = run_wall_seconds(&run) },
+			    f.blocks, blocks, n_blocks);
 	run_flip_release(&f);
 	run_release(&run);
 	strbuf_release(&err);
@@ -112,4 +136,66 @@ void ab_flip_print_round(FILE *out, const struct ab_test *t, size_t i)
 	fprintf(out, "  %5d %9.2f %9.2f %6zu %3zu x%-2zu %+7.2f %+8.2f%% %6.2f%% %7zu %8.3f %8.4f [%.4f, %.4f]\n",
 		p->round, p->a, p->b, p->flip_pairs, p->flip_blocks, p->block_size, p->r1, p->d * 100,
 		p->se * 100, k, r.llr, r.estimate, r.ci_lo, r.ci_hi);
+}
+
+/* The slot of round's cell (0: A, 1: B), or SIZE_MAX. */
+static size_t cell_slot(const struct batch *b, int round, size_t cell)
+{
+	for (size_t i = 0; i < b->n_slots; i++)
+		if (b->slots[i].round == round &&
+		    (size_t)b->slots[i].token * b->variants.n + (size_t)b->slots[i].variant == cell)
+			return i;
+	return SIZE_MAX;
+}
+
+/* A relay's side loaded and checked: 0, or p->why set. */
+static int load_side(const struct ab_test *t, const struct batch *b, size_t slot, struct run *run,
+		     struct ab_pair *p)
+{
+	char *dir;
+	int r;
+
+	if (!b->run_dir[slot]) {
+		p->why = xstrdup("no run directory");
+		return -ENOENT;
+	}
+	dir = ab_slot_dir(b, slot);
+	r = load_counted(t, dir, run, p);
+	free(dir);
+	return r;
+}
+
+bool ab_relay_read_round(const struct ab_test *t, const struct batch *b, int round, struct ab_pair *p,
+			 double **blocks, size_t *n_blocks)
+{
+	size_t slot[2] = { cell_slot(b, round, 0), cell_slot(b, round, 1) };
+	struct run run[2];
+	struct run_relay_cmp c;
+	struct strbuf err = STRBUF_INIT;
+	int loaded = 0;
+
+	for (int k = 0; k < 2; k++)
+		if (slot[k] == SIZE_MAX || b->state[slot[k]] != SLOT_DONE)
+			return false;
+	memset(p, 0, sizeof(*p));
+	memset(run, 0, sizeof(run));
+	p->round = round;
+	run_relay_cmp_init(&c);
+	while (loaded < 2 && load_side(t, b, slot[loaded], &run[loaded], p) == 0)
+		loaded++;
+	if (loaded == 2 && run_relay_compare(&run[0], &run[1], &c, &err) < 0)
+		p->why = xasprintf("%s", err.buf);
+	else if (loaded == 2 && c.n_blocks == 0)
+		p->why = xasprintf("no block of the two runs counts (%zu pairs)", c.n_d);
+	if (loaded == 2 && !p->why)
+		count_round(p, &(struct ab_pair){ .a = c.fps_a, .b = c.fps_b, .d = c.estimate, .se = c.se,
+						 .flip_pairs = c.n_d, .flip_blocks = c.n_blocks,
+						 .block_size = c.block_size, .r1 = c.r1_blocks,
+						 .wall_s = fmax(run_wall_seconds(&run[0]), run_wall_seconds(&run[1])) },
+			    c.blocks, blocks, n_blocks);
+	for (int k = 0; k < 2; k++)
+		run_release(&run[k]);
+	run_relay_cmp_release(&c);
+	strbuf_release(&err);
+	return true;
 }

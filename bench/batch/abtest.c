@@ -159,21 +159,56 @@ static bool read_round(const struct ab_test *t, const struct batch *b, int round
 	return true;
 }
 
+static bool duet(const struct ab_test *t)
+{
+	return t->relay && strcmp(t->relay, "duet") == 0;
+}
+
+/* A duet's rounds count in swapped pairs (1 and 2, 3 and 4, ...: A on one
+ * half of the CPUs, then on the other), so that a difference between the
+ * halves cancels: an odd round's values wait for the even one; when either
+ * of the two did not count, neither does. from: where round's values began. */
+static void duet_swap(struct ab_test *t, int round, size_t from)
+{
+	struct ab_pair *p = &t->pairs[t->n_pairs - 1], *q;
+
+	if (round % 2 == 1)
+		return; /* t->n_d_test stays before it */
+	q = &t->pairs[t->n_pairs - 2];
+	if (p->counted != q->counted) {
+		struct ab_pair *lone = p->counted ? p : q;
+
+		lone->counted = false;
+		lone->why = xasprintf("its CPU swap, round %d, did not count: a duet's rounds count in swapped "
+				      "pairs", lone == p ? q->round : p->round);
+		t->n_d = p->counted ? from : t->n_d_test;
+	}
+	t->n_d_test = t->n_d;
+}
+
 void ab_test_update(struct ab_test *t, const struct batch *b, size_t *added)
 {
 	size_t before = t->n_pairs;
 
-	t->flip = kvfile_get(&b->info, "flip") != NULL;
+	t->relay = kvfile_get(&b->info, "relay");
+	t->flip = kvfile_get(&b->info, "flip") != NULL || t->relay;
 	if (t->flip) /* the batch's rounds are the cap; the blocks are not */
 		t->opts.max_pairs = AB_FLIP_MAX_BLOCKS;
 	for (int round = (int)t->n_pairs + 1; round <= b->rounds; round++) {
 		struct ab_pair p;
 
 		if (t->flip) {
-			if (!ab_flip_read_round(t, b, round, &p, &t->d, &t->n_d))
+			size_t from = t->n_d;
+
+			if (!(t->relay ? ab_relay_read_round(t, b, round, &p, &t->d, &t->n_d) :
+					 ab_flip_read_round(t, b, round, &p, &t->d, &t->n_d)))
 				break;
 			t->pairs = xrealloc(t->pairs, sizeof(*t->pairs) * (t->n_pairs + 1));
 			t->pairs[t->n_pairs++] = p;
+			if (duet(t))
+				duet_swap(t, round, from);
+			else
+				t->n_d_test = t->n_d;
 			continue;
 		}
 		if (!read_round(t, b, round, &p))
@@ -184,8 +219,9 @@ void ab_test_update(struct ab_test *t, const struct batch *b, size_t *added)
 			t->d = xrealloc(t->d, sizeof(*t->d) * (t->n_d + 1));
 			t->d[t->n_d++] = p.d;
 		}
+		t->n_d_test = t->n_d;
 	}
-	seq_run(t->d, t->n_d, &t->opts, &t->result);
+	seq_run(t->d, t->n_d_test, &t->opts, &t->result);
 	if (added)
 		*added = t->n_pairs - before;
 }
@@ -214,12 +250,21 @@ void ab_print_heading(FILE *out, const struct ab_test *t, const char *a_name, co
 {
 	const struct seq_opts *o = &t->opts;
 
-	if (t->flip) {
+	if (t->relay) {
+		fprintf(out, "# %s rounds, A and B loaded at once%s: A = %s, B = %s (docs/metrics.md \"Relay\")\n",
+			t->relay, strcmp(t->relay, "duet") == 0 ? ", both playing, the CPU halves swapped by round" :
+			" and played in turns", a_name, b_name);
+		fprintf(out, "# a pair = ln(B/A) of fps of a looping demo's same frames (blocks of a turn's frames, "
+			"frame index within the pass), else of adjacent turns; stops and the settle after "
+			"each resume left out; blocks of pairs are the test's values\n");
+	} else if (t->flip) {
 		fprintf(out, "# flip runs, A and B turned in one game run: A = %s, B = %s (docs/metrics.md \"Flip\")\n",
 			a_name, b_name);
 		fprintf(out, "# each segment's fps = its frames / their time, after the settle; a pair = ln(B/A) of "
 			"two adjacent segments, a looping demo's averaged with the same two in the pass of the "
 			"other order; blocks of pairs are the test's values\n");
+	}
+	if (t->flip) {
 		fprintf(out, "# H1: a change of %.3g%% either way; alpha %.3g, beta %.3g; at least %zu blocks; "
 			"SAME at LLR <= %.3f, DIFFERENT at LLR >= %.3f\n", o->effect * 100, o->alpha, o->beta,
 			o->min_pairs, t->result.lower, t->result.upper);
@@ -294,6 +339,27 @@ void ab_print_all(FILE *out, const struct ab_test *t, const char *a_name, const 
 	ab_print_verdict(out, t);
 }
 
+/* A duet's CPU halves: ln(B/A) with A on the lower half (odd rounds) and
+ * on the upper (even), each the mean of its rounds' own estimates; half
+ * their difference is what the halves add to B/A, which the swaps cancel. */
+static void print_duet_asymmetry(FILE *out, const struct ab_test *t)
+{
+	double s[2] = { 0, 0 };
+	size_t n[2] = { 0, 0 };
+
+	for (size_t i = 0; i < t->n_pairs; i++)
+		if (t->pairs[i].counted) {
+			s[t->pairs[i].round % 2 == 0] += t->pairs[i].d;
+			n[t->pairs[i].round % 2 == 0]++;
+		}
+	if (!n[0] || !n[1])
+		return;
+	fprintf(out, "duet: ln(B/A) %+.2f%% with A on the lower CPUs (%zu round(s)), %+.2f%% on the upper (%zu); "
+		"the halves' asymmetry (half the difference) %+.2f%%, cancelled by the swaps\n",
+		100 * s[0] / (double)n[0], n[0], 100 * s[1] / (double)n[1], n[1],
+		50 * (s[0] / (double)n[0] - s[1] / (double)n[1]));
+}
+
 void ab_print_verdict(FILE *out, const struct ab_test *t)
 {
 	const struct seq_result *r = &t->result;
@@ -305,7 +371,7 @@ void ab_print_verdict(FILE *out, const struct ab_test *t)
 		fprintf(out, "verdict DIFFERENT: B %s than A", direction(t->metric, r->sign));
 	else
 		fprintf(out, "verdict %s", stats_verdict_name(r->verdict));
-	fprintf(out, " after %zu %s%s\n", r->pairs, t->flip ? "block(s) of flip pairs" : "pair(s)",
+	fprintf(out, " after %zu %s%s\n", r->pairs, t->relay ? "block(s) of relay pairs" : t->flip ? "block(s) of flip pairs" : "pair(s)",
 		r->done ? "" : t->flip ? " (not finished: the test wants more blocks)" :
 		" (not finished: the test wants more pairs)");
 	if (r->pairs > 0)
@@ -314,6 +380,8 @@ void ab_print_verdict(FILE *out, const struct ab_test *t)
 			(1 - t->opts.alpha) * 100, r->ci_lo, r->ci_hi);
 	if (left_out)
 		fprintf(out, "left out %zu round(s) whose runs did not both count\n", left_out);
+	if (duet(t))
+		print_duet_asymmetry(out, t);
 }
 
 void ab_print_json(FILE *out, const struct ab_test *t, const char *batch_id, const char *a_name,
@@ -385,7 +453,9 @@ void ab_print_json(FILE *out, const struct ab_test *t, const char *batch_id, con
 	json_uint(&j, "left_out", left_out_rounds(t));
 	json_int(&j, "exit_status", ab_exit_code(t));
 	json_object_begin(&j, "definitions");
-	json_string(&j, "log_ratio", t->flip ? "a flip run's own estimate: the mean of its blocks of ln(B/A) of "
+	json_string(&j, "log_ratio", t->relay ? "a relay round's own estimate: the mean of its blocks of ln(B/A) "
+		    "of fps of the same frames of a looping demo, else of adjacent turns (docs/metrics.md \"Relay\")" :
+		    t->flip ? "a flip run's own estimate: the mean of its blocks of ln(B/A) of "
 		    "adjacent segments' fps (docs/metrics.md \"Flip\")" : "ln(B/A) of the round's two runs' metric: a pair");
 	json_string(&j, "llr", "the sequential test's log-likelihood ratio over the pairs so far "
 		    "(docs/metrics.md, \"A paired A/B that stops when it knows\")");

@@ -30,10 +30,13 @@ struct ab_pair {
 	 * run's own standard error of d */
 	size_t flip_pairs, flip_blocks, block_size;
 	double r1, se;
+	double wall_s;          /* flip, relay: the round's own time (a relay's: its longer run's), s */
 };
 
 struct ab_test {
-	bool flip;              /* a flip batch (batch.txt flip=): d holds every run's blocks */
+	bool flip;              /* a flip batch (batch.txt flip=), or a relay's or a duet's (relay
+				 * set): d holds every round's blocks */
+	const char *relay;      /* a relay or duet batch (batch.txt relay=): "relay", "duet"; else NULL */
 	struct seq_opts opts;
 	int metric;             /* index into metric_defs */
 	struct metric_opts mo;  /* how each run's metrics are computed: the batch's */
@@ -41,6 +44,8 @@ struct ab_test {
 	size_t n_pairs;
 	double *d;              /* the counted log-ratios, in order */
 	size_t n_d;
+	size_t n_d_test;        /* of them, those the test takes: a duet's odd round waits for
+				 * the even one that swaps its CPUs (both count, or neither) */
 	struct seq_result result;  /* the test over d */
 };
 
@@ -101,6 +106,11 @@ char *ab_slot_dir(const struct batch *b, size_t slot);
 bool ab_flip_read_round(const struct ab_test *t, const struct batch *b, int round, struct ab_pair *p,
 			double **blocks, size_t *n_blocks);
 void ab_flip_print_round(FILE *out, const struct ab_test *t, size_t i);
+/* A relay or duet batch (bench/batch/abtest-flip.c): the round's two runs
+ * compared (analysis/run/runrelay.h) into p, its blocks appended; false
+ * while they have not both ended. */
+bool ab_relay_read_round(const struct ab_test *t, const struct batch *b, int round, struct ab_pair *p,
+			 double **blocks, size_t *n_blocks);
 /* The test's values through round i (0-based into t->pairs): its counted
  * pairs, or in a flip batch its runs' blocks. */
 size_t ab_values_through(const struct ab_test *t, size_t i);

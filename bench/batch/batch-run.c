@@ -1,7 +1,7 @@
 /*
  * Running a batch's pending slots (see batch-run.h).
  */
-#include "batch/batch-run.h"
+#include "batch/batch-run-internal.h"
 #include "quiet/quiet-session.h"
 #include "run/run.h"
 #include "base/message.h"
@@ -21,12 +21,7 @@
  * has ended. */
 #define RUN_OVERHEAD_GUESS_S 15.0
 
-/* Hands the command a line to print at level; progress (MSG_INFO) only
- * when it is not --quiet. */
-static void say(const struct batch_run *br, enum msg_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(const struct batch_run *br, enum msg_level level, const char *fmt, ...)
+void say(const struct batch_run *br, enum msg_level level, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
@@ -40,7 +35,7 @@ static void say(const struct batch_run *br, enum msg_level level, const char *fm
 	strbuf_release(&sb);
 }
 
-static void time_left(double s, char *buf, size_t size)
+void time_left(double s, char *buf, size_t size)
 {
 	if (s < 90)
 		snprintf(buf, size, "%.0f s", s);
@@ -216,7 +211,7 @@ static int prefetch_learn_runs(struct batch_run *br, struct strbuf *err)
 }
 
 /* The bench.txt pairs of slot i's run: where it stands in the batch. */
-static void slot_extra(const struct batch_run *br, size_t i, struct kvfile *extra)
+void slot_extra(const struct batch_run *br, size_t i, struct kvfile *extra)
 {
 	const struct batch *b = br->batch;
 	const struct batch_slot *s = &b->slots[i];
@@ -234,7 +229,7 @@ static void slot_extra(const struct batch_run *br, size_t i, struct kvfile *extr
 }
 
 /* The machine quieted before slot i's run (its steps into extra). */
-static int slot_quiet(struct batch_run *br, size_t i, const char *name, const char *prefix,
+int slot_quiet(struct batch_run *br, size_t i, const char *name, const char *prefix,
 		      struct kvfile *extra, struct strbuf *err)
 {
 	const struct batch *b = br->batch;
@@ -252,7 +247,7 @@ static int slot_quiet(struct batch_run *br, size_t i, const char *name, const ch
 /* Slot i's finished run taken into the batch: done, or invalid (an
  * observer, the interference watcher or the data's checks said so), and
  * then *again when it is to be run once more at once. */
-static int slot_outcome(struct batch_run *br, size_t i, struct run_outcome *o, const char *prefix,
+int slot_outcome(struct batch_run *br, size_t i, struct run_outcome *o, const char *prefix,
 			bool *again, struct strbuf *err)
 {
 	struct batch *b = br->batch;
@@ -273,7 +268,7 @@ static int slot_outcome(struct batch_run *br, size_t i, struct run_outcome *o, c
 		batch_note(b, i, "invalid", o->dir, with_noise ? with_noise : why);
 		free(why);
 		free(with_noise);
-		if (br->rerun_invalid && b->attempts[i] < 2) {
+		if (br->rerun_invalid && !br->relay && b->attempts[i] < 2) {
 			batch_note(b, i, "rerun", NULL, "invalid: run once more");
 			say(br, MSG_INFO, "%s: %s, run once more now", prefix,
 			    o->interfered && !o->invalid ? "interfered" : "invalid");
@@ -289,11 +284,6 @@ static int slot_outcome(struct batch_run *br, size_t i, struct run_outcome *o, c
 	return r;
 }
 
-/* How long a run takes, for the time left: a guess, then the mean so far. */
-struct batch_pace {
-	double per_run_s, spent_s;
-	size_t timed;
-};
 
 /* Slot i's run, quieting first; the outcome into the batch. */
 static int slot_run(struct batch_run *br, size_t i, struct batch_pace *pace, bool *again,
@@ -360,10 +350,15 @@ int batch_run_pending(struct batch_run *br, struct strbuf *err)
 			r = -EINTR;
 			break;
 		}
-		r = slot_run(br, i, &pace, &again, err);
+		if (br->relay)
+			r = slot_relay(br, i, &pace, err);
+		else
+			r = slot_run(br, i, &pace, &again, err);
 		if (again)
 			i--; /* the same slot again, at once */
-		if (r == 0 && !again && br->after_round && (i + 1 == total || b->slots[i + 1].round != s->round)) {
+		/* a relay's round is run whole, at once */
+		if (r == 0 && !again && br->after_round &&
+		    (br->relay || i + 1 == total || b->slots[i + 1].round != s->round)) {
 			r = br->after_round(br, s->round, br->round_data, err);
 			if (r > 0) {
 				br->stopped = true;

@@ -20,6 +20,17 @@
 
 struct quiet_session;
 
+/* A batch whose rounds are relays or duets (docs/metrics.md "Relay"): its
+ * two cells run at once each round, A and B in turns of turn_s seconds
+ * (the first side alternating from round to round), or both playing on
+ * halves of the CPUs that swap from round to round. */
+#define RELAY_TURN_S_DEFAULT 0.5
+#define RELAY_SETTLE_S_DEFAULT 0.05
+struct batch_relay {
+	enum relay_mode mode;
+	double turn_s, settle_s;
+};
+
 struct batch_run {
 	struct batch *batch;
 	const struct recipe *recipe;
@@ -37,6 +48,7 @@ struct batch_run {
 	 * NULL: nothing is said. */
 	void (*say)(enum msg_level level, const char *text);
 	struct quiet_session *quiet;    /* NULL: the machine is not quieted */
+	const struct batch_relay *relay; /* NULL: one run at a time */
 	int stop_fd;                    /* readable on SIGINT/SIGTERM/SIGHUP (never read) */
 	/* Called when a round's last run has its result (not when a rerun of
 	 * it is owed), with the round (from 1): > 0 stops the batch there

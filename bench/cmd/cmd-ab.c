@@ -27,7 +27,7 @@
 static const char ab_usage[] =
 	"usage: hitchbench ab [run options] RECIPE A B [--metric M] [--effect PCT] [--alpha A]\n"
 	"                     [--beta B] [--max-rounds N] [--format table|json]\n"
-	"                     [--design runs|flip] [--max-minutes M]\n"
+	"                     [--design runs|flip|relay|duet] [--max-minutes M]\n"
 	"       hitchbench ab --resume BATCH [run options of a resume] [--format table|json]\n"
 	"\n"
 	"Runs A and B in counterbalanced pairs (A B, then B A) in one batch and after\n"
@@ -48,12 +48,18 @@ static const char ab_usage[] =
 	"                  --window S (default 120), until the test decides or\n"
 	"                  --max-minutes M of windows (default 30) are spent; A and B\n"
 	"                  differ in one switch that flips (--segment, --settle as\n"
-	"                  run takes them). --design runs: runs in pairs (the default)\n"
+	"                  run takes them). --design relay: A and B loaded at once, each\n"
+	"                  with its own X server, played in turns (--turn, --settle as a\n"
+	"                  relay run takes them; docs/metrics.md \"Relay\"); --design duet: both\n"
+	"                  playing at once on halves of the CPUs, swapped by round; each\n"
+	"                  round a --window S (default 120) of both, until the test\n"
+	"                  decides or --max-minutes M (default 30) are spent.\n"
+	"                  --design runs: runs in pairs (the default)\n"
 	"  --format json   stdout is one JSON document at the end (format 1: the options,\n"
 	"                  every round, the verdict; as compare --paired --format json);\n"
 	"                  the pair lines and the batch's report go to stderr\n"
 	"  run options     --warmup, --window, --rerun-invalid, --db, --no-db, --out,\n"
-	"                  --display, --stall-ms, --percentile, --profile, --no-quieting,\n"
+	"                  --display, --stall-ms, --percentile, --min-frames, --profile, --no-quieting,\n"
 	"                  --quiet, -v (see 'hitchbench run --help')\n"
 	"\n"
 	"exit status: 0 SAME, 3 DIFFERENT, 4 UNKNOWN, 1 failure, 2 usage, 130 interrupted\n"
@@ -69,6 +75,7 @@ struct ab_session {
 	bool heading_printed;
 	bool json;               /* --format json */
 	bool flip;               /* --design flip */
+	const char *relay;       /* --design relay|duet, else NULL */
 	double max_minutes;      /* --max-minutes (flip: the cap, of game time) */
 	char *batch_id;
 	char *flip_token;        /* --design flip: B's token, the batch's flip */
@@ -80,9 +87,10 @@ static int ab_option(void *data, const char *name, const char *arg)
 	enum report_format f;
 
 	if (strcmp(name, "design") == 0) {
-		if (strcmp(arg, "flip") && strcmp(arg, "runs"))
-			return usage_error(ab_usage, "--design wants flip or runs, not '%s'", arg);
+		if (strcmp(arg, "flip") && strcmp(arg, "runs") && strcmp(arg, "relay") && strcmp(arg, "duet"))
+			return usage_error(ab_usage, "--design wants runs, flip, relay or duet, not '%s'", arg);
 		s->flip = strcmp(arg, "flip") == 0;
+		s->relay = strcmp(arg, "relay") == 0 || strcmp(arg, "duet") == 0 ? arg : NULL;
 		return HB_EXIT_OK;
 	}
 	if (strcmp(name, "max-minutes") == 0) {
@@ -141,6 +149,23 @@ static int flip_cells(struct ab_session *s, char *const v[2], char *const t[2], 
 	return HB_EXIT_OK;
 }
 
+/* --design relay|duet: the round's two cells at once, each round a
+ * --window S (default AB_FLIP_WINDOW_S) of both, as many rounds as fit in
+ * --max-minutes of windows (default AB_FLIP_MINUTES). */
+static void relay_rounds(struct ab_session *s, struct run_args *a)
+{
+	double minutes = s->max_minutes > 0 ? s->max_minutes : AB_FLIP_MINUTES;
+
+	if (a->window <= 0)
+		a->window = AB_FLIP_WINDOW_S;
+	a->relay = s->relay;
+	a->rounds = (int)ceil(minutes * 60 / a->window);
+	if (a->rounds < 2 && strcmp(s->relay, "duet") == 0)
+		a->rounds = 2; /* the CPUs swapped once at least */
+	if (a->rounds < 1)
+		a->rounds = 1;
+}
+
 static int ab_cells(void *data, char **args, int n, struct run_args *a)
 {
 	struct ab_session *s = data;
@@ -160,8 +185,9 @@ static int ab_cells(void *data, char **args, int n, struct run_args *a)
 		ret = flip_cells(s, v, t, a);
 		goto out;
 	}
-	if (s->max_minutes > 0) {
-		ret = usage_error(ab_usage, "--max-minutes is --design flip's cap (runs: --max-rounds)");
+	if (s->max_minutes > 0 && !s->relay) {
+		ret = usage_error(ab_usage, "--max-minutes is the cap of --design flip, relay and duet (runs: "
+				  "--max-rounds)");
 		goto out;
 	}
 	if (strcmp(v[0], v[1]) == 0 && strcmp(t[0], t[1]) == 0) {
@@ -186,6 +212,8 @@ static int ab_cells(void *data, char **args, int n, struct run_args *a)
 	a->variants = s->variants.buf;
 	a->tokens = s->tokens.buf;
 	a->rounds = (int)s->test.opts.max_pairs;
+	if (s->relay)
+		relay_rounds(s, a);
 out:
 	for (int i = 0; i < 2; i++) {
 		free(v[i]);

@@ -14,7 +14,7 @@
 #include "metrics/metrics.h"
 #include "run/run.h"
 #include "base/timeutil.h"
-#include "run/runflip.h"
+#include "batch/abtest.h"
 #include "cmd/runargs.h"
 #include "base/util.h"
 
@@ -24,7 +24,8 @@
 #include <string.h>
 
 static const char calibrate_usage[] =
-	"usage: hitchbench calibrate RECIPE [VARIANT] [--design runs|flip] [--minutes M] [--rounds N]\n"
+	"usage: hitchbench calibrate RECIPE [VARIANT] [--design runs|flip|relay|duet] [--minutes M]\n"
+	"                            [--rounds N]\n"
 	"                            [--effect PCT] [--resamples N] [--with TERMS] [run options]\n"
 	"\n"
 	"--design runs (the default): one batch of three tokens, 'SLOWDOWN=0 - SLOWDOWN=PCT',\n"
@@ -34,11 +35,14 @@ static const char calibrate_usage[] =
 	"--design flip: N flip runs of SLOWDOWN=0 against SLOWDOWN=PCT (a window of 120 s\n"
 	"unless --window says), and the same minimum detectable effect within M minutes from\n"
 	"their blocks of segment pairs, the known effect's estimate and the sequential test.\n"
-	"The two designs' figures for M minutes say which to use on this machine.\n"
+	"--design relay|duet: N relays (duets) of SLOWDOWN=0 (A) and SLOWDOWN=PCT (B), the\n"
+	"same row from their blocks of pairs (docs/metrics.md \"Relay\").\n"
+	"Each design's minimum detectable effect is given for 5, 15 and 30 minutes (and M):\n"
+	"the designs' figures say which to use on this machine.\n"
 	"\n"
-	"  --design runs|flip  which design to calibrate (default runs)\n"
-	"  --minutes M       the time budget of the minimum detectable effect (default 30)\n"
-	"  --rounds N        rounds (default 10; flip: runs, default 2)\n"
+	"  --design D        runs, flip, relay or duet: the design calibrated (default runs)\n"
+	"  --minutes M       a time budget of the minimum detectable effect besides 5, 15, 30\n"
+	"  --rounds N        rounds (default 10; flip: runs, relay, duet: rounds, default 2)\n"
 	"  --effect PCT      the known effect, SLOWDOWN's percentage (default 3)\n"
 	"  --resamples N     resamples of the A/A rounds for the false-positive rates\n"
 	"                    (default 1000, seeded)\n"
@@ -69,7 +73,8 @@ struct calib_args {
 	const char *with;       /* terms added to every token, or NULL */
 	int rounds;             /* 0: the design's default */
 	double effect;
-	bool flip;              /* --design flip */
+	const char *design;     /* --design: "runs", "flip", "relay" or "duet" */
+	bool flip;              /* --design flip, relay or duet: blocks of pairs */
 	double minutes;
 	bool have_window;       /* --window among the run options */
 	unsigned resamples;
@@ -115,9 +120,10 @@ static int own_option(int c, const char *arg, struct calib_args *a)
 		a->with = arg;
 		break;
 	case 'D':
-		if (strcmp(arg, "runs") && strcmp(arg, "flip"))
-			return usage_error(calibrate_usage, "--design wants runs or flip, not '%s'", arg);
-		a->flip = strcmp(arg, "flip") == 0;
+		if (strcmp(arg, "runs") && strcmp(arg, "flip") && strcmp(arg, "relay") && strcmp(arg, "duet"))
+			return usage_error(calibrate_usage, "--design wants runs, flip, relay or duet, not '%s'", arg);
+		a->design = arg;
+		a->flip = strcmp(arg, "runs") != 0;
 		break;
 	case 'M':
 		if (safe_atod(arg, &a->minutes) < 0 || !(a->minutes > 0 && a->minutes <= 100000))
@@ -141,8 +147,8 @@ static int run_option(const struct run_option *o, const char *arg, struct run_ar
 	char *s;
 	int r;
 
-	if (strcmp(o->name, "flip") == 0)
-		return usage_error(calibrate_usage, "calibrate sets the flip itself: --design flip");
+	if (strcmp(o->name, "flip") == 0 || strcmp(o->name, "relay") == 0)
+		return usage_error(calibrate_usage, "calibrate sets the %s itself: --design %s", o->name, o->name);
 	s = xasprintf("--%s", o->name);
 	r = o->set(run, o, arg, calibrate_usage);
 
@@ -158,7 +164,7 @@ static int run_option(const struct run_option *o, const char *arg, struct run_ar
 
 static int parse_args(int argc, char **argv, struct calib_args *a)
 {
-	struct option opts[40];
+	struct option opts[56];
 	struct run_args run = { .metric = METRIC_OPTS_DEFAULT };
 	size_t n = ARRAY_SIZE(calib_options);
 	int c, r, which = 0;
@@ -190,17 +196,6 @@ struct calib_values {
 
 /* Reads the batch's runs into per-round values of each metric. *valid[c]
  * counts the valid runs of each cell. 0 or -1 (said). */
-/* A run's own time, started_utc to ended_utc (s); 0 when not known. */
-static double run_seconds(const struct run *run)
-{
-	time_t t0, t1;
-
-	if (utc_iso8601_parse(kvfile_get(&run->bench, "started_utc"), &t0) < 0 ||
-	    utc_iso8601_parse(kvfile_get(&run->bench, "ended_utc"), &t1) < 0 || t1 < t0)
-		return 0;
-	return (double)(t1 - t0);
-}
-
 /* The calibration batch opened: 0, or -1 (said). */
 static int open_batch(const char *dir, struct batch *b)
 {
@@ -258,8 +253,8 @@ static int read_batch(const char *dir, const struct metric_opts *mo, const int *
 			warn_msg("%s", err.buf);
 			continue;
 		}
-		if (run_seconds(&run) > 0) {
-			run_s += run_seconds(&run);
+		if (run_wall_seconds(&run) > 0) {
+			run_s += run_wall_seconds(&run);
 			timed++;
 		}
 		if (run_report_row(&run, mo, &row) && strcmp(row.status, "ok") == 0 && !row.disturbed) {
@@ -298,10 +293,29 @@ static const char *verdict_text(char *buf, size_t size, bool have, enum stats_ve
 	return buf;
 }
 
+/* The minutes the minimum detectable effect is given for: 5, 15 and 30,
+ * and --minutes when it is none of them. How many. */
+static size_t mde_minutes(double minutes, double out[4])
+{
+	static const double fixed[] = { 5, 15, 30 };
+	size_t n = 0;
+	bool have = false;
+
+	for (size_t k = 0; k < ARRAY_SIZE(fixed); k++) {
+		out[n++] = fixed[k];
+		have = have || fixed[k] == minutes;
+	}
+	if (!have)
+		out[n++] = minutes;
+	return n;
+}
+
 static void print_header(const struct calib_opts *o, const char *batch_dir, int rounds, double effect,
 			 const char *with, double minutes, double mean_run_s)
 {
 	char mde_col[32];
+	double m[4];
+	size_t nm = mde_minutes(minutes, m);
 
 	if (with)
 		printf("\n# calibrate: batch %s, %d round(s), A = SLOWDOWN=0+%s, A' = %s, B = SLOWDOWN=%g+%s\n",
@@ -322,8 +336,9 @@ static void print_header(const struct calib_opts *o, const char *batch_dir, int 
 	       "# mde_pair    minimum detectable effect, alpha %.3g two-sided, power %.2g, N rounds:\n"
 	       "#              (z_%.4g + z_%.2g) x sd_AA / sqrt(N) x 100 = %.3f x sd_AA / sqrt(N), %%\n"
 	       "# mde_unp     the same for two unpaired samples: sd = sqrt(cv_A^2 + cv_A'^2)\n"
-	       "# mde_%gm     mde_pair within %g minutes of runs: N = %g x 60 / (2 x %.1f s, the mean run's own\n"
-	       "#              time, started_utc to ended_utc) pairs (compare: calibrate --design flip)\n"
+	       "# mde_Mm      mde_pair within M minutes of runs: N = M x 60 / (2 x %.1f s, the mean run's own\n"
+	       "#              time, started_utc to ended_utc) pairs (compare: calibrate --design\n"
+	       "#              flip|relay|duet, the same columns)\n"
 	       "# AA_cmp AA_seq  the verdicts on A against A' as the batch is (ought to be SAME or UNKNOWN);\n"
 	       "#              seq: VERDICT[sign]/pairs used\n"
 	       "# B/A         median B / median A\n"
@@ -331,14 +346,18 @@ static void print_header(const struct calib_opts *o, const char *batch_dir, int 
 	       o->compare.magnitude, o->resamples, (unsigned long long)o->seed, o->seq.effect * 100,
 	       o->seq.alpha, o->seq.beta, o->seq.min_pairs, o->seq.max_pairs, o->alpha, o->power,
 	       1 - o->alpha / 2, o->power, stats_normal_isf(o->alpha / 2) + stats_normal_isf(1 - o->power),
-	       minutes, minutes, minutes, mean_run_s);
-	snprintf(mde_col, sizeof(mde_col), "mde_%gm", minutes);
-	printf("%-17s %-9s %6s %6s %6s %6s %6s %8s %7s %8s %-8s %-12s %7s %-9s %-12s\n", "metric", "runs", "cv_A",
-	       "cv_A'", "sd_AA", "fp_cmp", "fp_seq", "mde_pair", "mde_unp", mde_col, "AA_cmp", "AA_seq", "B/A",
-	       "B_cmp", "B_seq");
+	       mean_run_s);
+	printf("%-17s %-9s %6s %6s %6s %6s %6s %8s %7s", "metric", "runs", "cv_A", "cv_A'", "sd_AA", "fp_cmp",
+	       "fp_seq", "mde_pair", "mde_unp");
+	for (size_t k = 0; k < nm; k++) {
+		snprintf(mde_col, sizeof(mde_col), "mde_%gm", m[k]);
+		printf(" %8s", mde_col);
+	}
+	printf(" %-8s %-12s %7s %-9s %-12s\n", "AA_cmp", "AA_seq", "B/A", "B_cmp", "B_seq");
 }
 
-static void print_row(const char *name, const size_t *valid, const struct calib_result *c, double mde_within)
+static void print_row(const char *name, const size_t *valid, const struct calib_result *c, const double *mdes,
+		      size_t nm)
 {
 	char cva[16], cva2[16], sd[16], fpc[16], fps[16], mp[16], mu[16], mw[16], aac[16], aas[24], ra[16];
 	char bc[16], bs[24], runs[32];
@@ -351,13 +370,23 @@ static void print_row(const char *name, const size_t *valid, const struct calib_
 	fmt_num(fps, sizeof(fps), c->fpr_seq, "%.3f", 1);
 	fmt_num(mp, sizeof(mp), c->mde_paired_pct, "%.2f", 1);
 	fmt_num(mu, sizeof(mu), c->mde_unpaired_pct, "%.2f", 1);
-	fmt_num(mw, sizeof(mw), mde_within, "%.2f", 1);
 	fmt_num(ra, sizeof(ra), c->have_ab ? c->ab.ratio : NAN, "%.4f", 1);
-	printf("%-17s %-9s %6s %6s %6s %6s %6s %8s %7s %8s %-8s %-12s %7s %-9s %-12s\n", name, runs, cva, cva2, sd,
-	       fpc, fps, mp, mu, mw, verdict_text(aac, sizeof(aac), c->have_aa, c->aa.verdict, 0, 0),
+	printf("%-17s %-9s %6s %6s %6s %6s %6s %8s %7s", name, runs, cva, cva2, sd, fpc, fps, mp, mu);
+	for (size_t k = 0; k < nm; k++) {
+		fmt_num(mw, sizeof(mw), mdes[k], "%.2f", 1);
+		printf(" %8s", mw);
+	}
+	printf(" %-8s %-12s %7s %-9s %-12s\n", verdict_text(aac, sizeof(aac), c->have_aa, c->aa.verdict, 0, 0),
 	       verdict_text(aas, sizeof(aas), c->have_aa_seq, c->aa_seq.verdict, c->aa_seq.sign, c->aa_seq.pairs),
 	       ra, verdict_text(bc, sizeof(bc), c->have_ab, c->ab.verdict, 0, 0),
 	       verdict_text(bs, sizeof(bs), c->have_ab_seq, c->ab_seq.verdict, c->ab_seq.sign, c->ab_seq.pairs));
+}
+
+/* --design relay or duet: a batch of relays of SLOWDOWN=0 (A) and
+ * SLOWDOWN=PCT (B), a round each */
+static bool relay_design(const struct calib_args *a)
+{
+	return a->design && (strcmp(a->design, "relay") == 0 || strcmp(a->design, "duet") == 0);
 }
 
 /* The batch: run's argv (main's program name before it), through run's
@@ -379,7 +408,10 @@ static int run_batch(const struct calib_args *a, const char *prog, struct contex
 	argv_push(&run_argv, s);
 	free(s);
 	argv_push(&run_argv, "--switches");
-	if (a->flip)
+	if (relay_design(a))
+		s = a->with ? xasprintf("SLOWDOWN=0+%s SLOWDOWN=%g+%s", a->with, a->effect, a->with) :
+			      xasprintf("SLOWDOWN=0 SLOWDOWN=%g", a->effect);
+	else if (a->flip)
 		s = a->with ? xasprintf("SLOWDOWN=0+%s", a->with) : xstrdup("SLOWDOWN=0");
 	else if (a->with)
 		s = xasprintf("SLOWDOWN=0+%s %s SLOWDOWN=%g+%s", a->with, a->with, a->effect, a->with);
@@ -387,11 +419,16 @@ static int run_batch(const struct calib_args *a, const char *prog, struct contex
 		s = xasprintf("SLOWDOWN=0 - SLOWDOWN=%g", a->effect);
 	argv_push(&run_argv, s);
 	free(s);
-	if (a->flip) {
+	if (relay_design(a)) {
+		argv_push(&run_argv, "--relay");
+		argv_push(&run_argv, a->design);
+	} else if (a->flip) {
 		argv_push(&run_argv, "--flip");
 		s = a->with ? xasprintf("SLOWDOWN=%g+%s", a->effect, a->with) : xasprintf("SLOWDOWN=%g", a->effect);
 		argv_push(&run_argv, s);
 		free(s);
+	}
+	if (a->flip) {
 		if (!a->have_window) {
 			argv_push(&run_argv, "--window");
 			s = xasprintf("%d", CALIB_FLIP_WINDOW_S);
@@ -431,54 +468,48 @@ static int print_rows(const int *ids, struct calib_values *vals, const size_t *v
 			error_msg("cannot calibrate %s: bad options", calib_metrics[k]);
 			return HB_EXIT_FAILURE;
 		}
-		print_row(calib_metrics[k], valid, &c, calib_mde_within(c.sd_log, 2 * mean_run_s, minutes, co));
+		{
+			double m[4], mdes[4];
+			size_t nm = mde_minutes(minutes, m);
+
+			for (size_t j = 0; j < nm; j++)
+				mdes[j] = calib_mde_within(c.sd_log, 2 * mean_run_s, m[j], co);
+			print_row(calib_metrics[k], valid, &c, mdes, nm);
+		}
 	}
 	/* the table is the answer: failed runs are missing values, said in it */
 	return HB_EXIT_OK;
 }
 
-/* A flip batch's blocks, in the runs' order, and the runs' own time. 0 or
- * -1 (said). */
+/* A flip, relay or duet batch's blocks, in the rounds' order (as ab and
+ * compare --paired read them: bench/batch/abtest.h), and the rounds' own
+ * time. 0 or -1 (said). */
 static int read_flip_batch(const char *dir, const struct metric_opts *mo, double **blocks, size_t *n,
 			   double *run_s, size_t *runs, struct strbuf *left)
 {
-	struct strbuf err = STRBUF_INIT;
+	struct ab_test t;
 	struct batch b;
 
 	if (open_batch(dir, &b) < 0)
 		return -1;
-	for (size_t i = 0; i < b.n_slots; i++) {
-		struct run_flip f;
-		struct run run;
+	ab_test_init(&t);
+	t.mo = *mo;
+	ab_test_update(&t, &b, NULL);
+	for (size_t i = 0; i < t.n_pairs; i++) {
+		const struct ab_pair *p = &t.pairs[i];
 
-		if (!b.run_dir[i])
-			continue;
-		strbuf_reset(&err);
-		if (load_slot_run(&b, i, &run, &err) < 0) {
-			strbuf_addf(left, "#   %s: cannot load: %s\n", b.run_dir[i], err.buf);
+		if (!p->counted) {
+			strbuf_addf(left, "#   round %d: %s\n", p->round, p->why);
 			continue;
 		}
-		run_flip_init(&f);
-		/* checked as a report checks it; the flip analysis is the figures
-		 * (a report row would compute the run's metrics and its flip
-		 * again for nothing) */
-		run_validate(&run, mo);
-		if (strcmp(run.status, "ok") != 0 || run.disturbed)
-			strbuf_addf(left, "#   %s: %s\n", run.name, run.disturbed ? run.disturbed : run.status);
-		else if (run_flip_analyse(&run, &f, &err) < 0)
-			strbuf_addf(left, "#   %s: %s\n", run.name, err.len ? err.buf : "not a flip run");
-		else {
-			*blocks = xrealloc(*blocks, sizeof(**blocks) * (*n + f.n_blocks + 1));
-			memcpy(*blocks + *n, f.blocks, sizeof(*f.blocks) * f.n_blocks);
-			*n += f.n_blocks;
-			*run_s += run_seconds(&run);
-			(*runs)++;
-		}
-		run_flip_release(&f);
-		run_release(&run);
+		*run_s += p->wall_s;
+		(*runs)++;
 	}
+	*blocks = xrealloc(*blocks, sizeof(**blocks) * (t.n_d + 1));
+	memcpy(*blocks, t.d, sizeof(**blocks) * t.n_d);
+	*n = t.n_d;
+	ab_test_release(&t);
 	batch_release(&b);
-	strbuf_release(&err);
 	return 0;
 }
 
@@ -509,39 +540,56 @@ static int calibrate_flip(struct calib_args *a, const char *prog, struct context
 		strbuf_release(&left);
 		return HB_EXIT_FAILURE;
 	}
-	printf("\n# calibrate --design flip: batch %s, %zu flip run(s) of SLOWDOWN=0 against SLOWDOWN=%g%s%s "
-	       "(true B/A %.4f)\n", batch_dir, runs, a->effect, a->with ? ", both with " : "",
-	       a->with ? a->with : "", truth);
+	printf("\n# calibrate --design %s: batch %s, %zu %s of SLOWDOWN=0 against SLOWDOWN=%g%s%s "
+	       "(true B/A %.4f)\n", a->design, batch_dir, runs,
+	       strcmp(a->design, "flip") == 0 ? "flip run(s)" : "round(s)", a->effect,
+	       a->with ? ", both with " : "", a->with ? a->with : "", truth);
 	if (left.len)
 		printf("# left out:\n%s", left.buf);
-	printf("# blocks      the runs' blocks of segment pairs, ln(B/A) of fps (docs/metrics.md \"Flip\")\n"
-	       "# s/block     the runs' own time (started_utc to ended_utc: warm-up and start included) over\n"
-	       "#              their blocks\n"
-	       "# sd_block    the blocks' sample sd (n-1), %%\n"
-	       "# mde_%gm     minimum detectable effect within %g minutes of flip runs, alpha %.3g two-sided,\n"
-	       "#              power %.2g: (z_%.4g + z_%.2g) x sd_block / sqrt(%g x 60 / s/block) x 100, %%\n"
-	       "#              (compare: calibrate --design runs, its mde_%gm)\n"
+	if (strcmp(a->design, "flip") == 0)
+		printf("# blocks      the runs' blocks of segment pairs, ln(B/A) of fps (docs/metrics.md \"Flip\")\n"
+		       "# s/block     the runs' own time (started_utc to ended_utc: warm-up and start included) over\n"
+		       "#              their blocks\n");
+	else
+		printf("# blocks      the rounds' blocks of pairs, ln(B/A) of fps of the same frames of a looping\n"
+		       "#              demo, else of adjacent turns (docs/metrics.md \"Relay\")\n"
+		       "# s/block     the rounds' own time (the longer run's, started_utc to ended_utc: warm-up and\n"
+		       "#              start included) over their blocks\n");
+	printf("# sd_block    the blocks' sample sd (n-1), %%\n"
+	       "# mde_Mm      minimum detectable effect within M minutes of such runs, alpha %.3g two-sided,\n"
+	       "#              power %.2g: (z_%.4g + z_%.2g) x sd_block / sqrt(M x 60 / s/block) x 100, %%\n"
+	       "#              (compare: calibrate --design runs|flip|relay|duet, the same columns)\n"
 	       "# B/A         exp(the blocks' mean) and its 95%% interval, mean +- 1.96 x sd_block / sqrt(blocks);\n"
 	       "#              covers: the interval holds the true B/A\n"
 	       "# seq         the sequential test on the blocks (effect %.3g%%, alpha %.3g, beta %.3g):\n"
 	       "#              VERDICT[sign]/blocks used; the known effect found when DIFFERENT-\n",
-	       a->minutes, a->minutes, co->alpha, co->power, 1 - co->alpha / 2, co->power, a->minutes,
-	       a->minutes, co->seq.effect * 100, co->seq.alpha, co->seq.beta);
+	       co->alpha, co->power, 1 - co->alpha / 2, co->power, co->seq.effect * 100, co->seq.alpha,
+	       co->seq.beta);
 	{
-		char mcol[32], sd[16], sb[16], mde[16], est[16], lo[16], hi[16], seq[32];
+		char mcol[4][32], mde[4][16], sd[16], sb[16], est[16], lo[16], hi[16], seq[32];
+		double m[4];
+		size_t nm = mde_minutes(a->minutes, m);
 
-		snprintf(mcol, sizeof(mcol), "mde_%gm", a->minutes);
+		for (size_t k = 0; k < nm; k++) {
+			snprintf(mcol[k], sizeof(mcol[k]), "mde_%gm", m[k]);
+			fmt_num(mde[k], sizeof(mde[k]),
+				calib_mde_within(c.sd_block, c.seconds_per_block, m[k], co), "%.2f", 1);
+		}
 		fmt_num(sd, sizeof(sd), c.sd_block, "%.2f", 100);
 		fmt_num(sb, sizeof(sb), c.seconds_per_block, "%.1f", 1);
-		fmt_num(mde, sizeof(mde), c.mde_pct, "%.2f", 1);
 		fmt_num(est, sizeof(est), c.estimate, "%.4f", 1);
 		fmt_num(lo, sizeof(lo), c.ci_lo, "%.4f", 1);
 		fmt_num(hi, sizeof(hi), c.ci_hi, "%.4f", 1);
 		verdict_text(seq, sizeof(seq), c.have_seq, c.seq.verdict, c.seq.sign, c.seq.pairs);
-		printf("%-6s %4s %7s %7s %8s %8s %7s %-17s %6s %-12s\n", "design", "runs", "blocks", "s/block",
-		       "sd_block", mcol, "B/A", "95% interval", "covers", "seq");
-		printf("%-6s %4zu %7zu %7s %8s %8s %7s [%s, %s] %6s %-12s\n", "flip", runs, c.blocks, sb, sd, mde,
-		       est, lo, hi, c.blocks >= 2 ? (c.covers ? "yes" : "no") : "-", seq);
+		printf("%-6s %4s %7s %7s %8s", "design", "runs", "blocks", "s/block", "sd_block");
+		for (size_t k = 0; k < nm; k++)
+			printf(" %8s", mcol[k]);
+		printf(" %7s %-17s %6s %-12s\n", "B/A", "95% interval", "covers", "seq");
+		printf("%-6s %4zu %7zu %7s %8s", a->design, runs, c.blocks, sb, sd);
+		for (size_t k = 0; k < nm; k++)
+			printf(" %8s", mde[k]);
+		printf(" %7s [%s, %s] %6s %-12s\n", est, lo, hi, c.blocks >= 2 ? (c.covers ? "yes" : "no") : "-",
+		       seq);
 	}
 	free(blocks);
 	free(batch_dir);

@@ -66,7 +66,7 @@ static int take_run_option(struct submit_args *a, const struct run_option *o, co
 
 static int submit_options(int argc, char **argv, struct submit_args *a)
 {
-	struct option opts[48];
+	struct option opts[56];
 	size_t n = 0;
 	int c, which = 0;
 

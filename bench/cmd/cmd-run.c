@@ -89,6 +89,12 @@ static const char run_usage[] =
 	"                    own presents at the warm-up's rate); --settle S: after each\n"
 	"                    switch, frames this long count for neither side (default 0.1);\n"
 	"                    --flip-by-time: segments in time even for a looping demo\n"
+	"  --relay relay|duet each round's two cells (A, B) at once, each with its own X\n"
+	"                    server (docs/metrics.md \"Relay\"): relay, in turns of\n"
+	"                    --turn S (default 0.5), the side not playing stopped, frames\n"
+	"                    --settle S (default 0.05) after each resume not counted, who\n"
+	"                    starts alternating by round; duet, both playing, each game on\n"
+	"                    half the CPUs, the halves swapped by round; relay.txt records it\n"
 	"\n"
 	"switches:\n";
 
@@ -260,6 +266,7 @@ struct batch_cmd {
 	struct switch_set flip_set; /* --flip's token (B) */
 	struct flip_plan flip;
 	bool has_flip;
+	struct batch_relay relay;  /* --relay */
 	struct argv_list variants, written;
 	char *recipe_path, *default_out, *cmdline;
 	int signal_fd, stop_fd;
@@ -273,7 +280,8 @@ static void batch_cmd_init(struct batch_cmd *bc, struct context *ctx, const stru
 	bc->hooks = hooks;
 	bc->a = (struct run_args){ .metric = METRIC_OPTS_DEFAULT, .warmup = -1, .window = -1,
 				   .db_path = ctx->default_db, .profile = "default", .hooks = hooks,
-				   .segment_s = FLIP_SEGMENT_S_DEFAULT, .settle_s = FLIP_SETTLE_S_DEFAULT };
+				   .segment_s = FLIP_SEGMENT_S_DEFAULT, .settle_s = FLIP_SETTLE_S_DEFAULT,
+				   .turn_s = RELAY_TURN_S_DEFAULT };
 	bc->a.metric.gamedb_dirs = (const char *const *)ctx->gamedb_dirs;
 	strbuf_init(&bc->notes);
 	strbuf_init(&bc->err);
@@ -341,6 +349,36 @@ static int check_flip(struct batch_cmd *bc)
 	return switch_flip_plan(&bc->sets[0], &bc->flip_set, &bc->flip, &bc->err);
 }
 
+/* --relay: each round's two cells at once, so a batch of exactly two
+ * cells, each with an X server of its own. */
+static int check_relay(struct batch_cmd *bc)
+{
+	struct run_args *a = &bc->a;
+
+	if (bc->variants.n * bc->n_sets != 2) {
+		strbuf_addf(&bc->err, "--relay runs a round's two cells, A and B, at once: name two variants "
+			    "and one token, or one variant and two tokens (not %zu cells)",
+			    bc->variants.n * bc->n_sets);
+		return -EINVAL;
+	}
+	if (a->flip || a->display) {
+		strbuf_addstr(&bc->err, "--relay starts an X server for each side and turns no switch: no --flip "
+			      "or --display with it");
+		return -EINVAL;
+	}
+	if (!a->settle_given && !a->resume)
+		a->settle_s = RELAY_SETTLE_S_DEFAULT;
+	if (a->settle_s >= a->turn_s * 0.5) {
+		strbuf_addf(&bc->err, "a relay's settle time (%g s) must leave at least half of each turn (%g s)",
+			    a->settle_s, a->turn_s);
+		return -EINVAL;
+	}
+	relay_mode_parse(a->relay, &bc->relay.mode);
+	bc->relay.turn_s = a->turn_s;
+	bc->relay.settle_s = a->settle_s;
+	return 0;
+}
+
 /* Everything the command line names, checked before anything starts: the
  * batch resumed, the recipe, its variants, the switch tokens, the order. */
 static int check_plan(struct batch_cmd *bc)
@@ -371,6 +409,8 @@ static int check_plan(struct batch_cmd *bc)
 		return usage_with_switches("%s", bc->err.buf);
 	if (a->flip && check_flip(bc) < 0)
 		return usage_with_switches("%s", bc->err.buf);
+	if (a->relay && check_relay(bc) < 0)
+		return usage_error(bc->hooks ? bc->hooks->usage : run_usage, "%s", bc->err.buf);
 	if (!a->resume && a->order && batch_order_parse(a->order, &(enum batch_order){ 0 }) < 0)
 		return usage_error(run_usage, "--order wants rotate or shuffle, not '%s'", a->order);
 	return HB_EXIT_OK;
@@ -516,7 +556,7 @@ static void fill_runner(struct batch_cmd *bc)
 		.batch = b, .recipe = &bc->recipe, .sets = bc->sets, .db = bc->db, .db_path = a->db_path,
 		.lab = bc->has_lab ? &bc->lab : NULL,
 		.rerun_invalid = a->rerun, .silent = a->silent, .quiet = a->profile ? &bc->quiet : NULL,
-		.stop_fd = bc->stop_fd, .say = msg_lines,
+		.stop_fd = bc->stop_fd, .say = msg_lines, .relay = a->relay ? &bc->relay : NULL,
 	};
 	bc->br.req = (struct run_request){
 		.recipe = &bc->recipe, .warmup_s = a->warmup, .window_s = a->window, .out_dir = b->dir,

@@ -80,6 +80,25 @@ static int set_flip_seconds(struct run_args *a, const struct run_option *o, cons
 		return usage_error(usage, "--%s wants seconds from %s, not '%s'", o->name,
 				   seg ? "0.05 to 600" : "0 to 60", arg);
 	FIELD(double, a, o) = v;
+	if (strcmp(o->name, "settle") == 0)
+		a->settle_given = true;
+	return HB_EXIT_OK;
+}
+
+static int set_relay(struct run_args *a, const struct run_option *o, const char *arg, const char *usage)
+{
+	enum relay_mode m;
+
+	if (relay_mode_parse(arg, &m) < 0)
+		return usage_error(usage, "--relay wants relay or duet, not '%s'", arg);
+	a->relay = arg;
+	return HB_EXIT_OK;
+}
+
+static int set_turn(struct run_args *a, const struct run_option *o, const char *arg, const char *usage)
+{
+	if (safe_atod(arg, &a->turn_s) < 0 || !(a->turn_s >= 0.05 && a->turn_s <= 60))
+		return usage_error(usage, "--turn wants seconds from 0.05 to 60, not '%s'", arg);
 	return HB_EXIT_OK;
 }
 
@@ -166,6 +185,8 @@ static const struct run_option run_options[] = {
 	{ "segment", 0, RUN_OPT_ARG | RUN_OPT_BATCH, set_flip_seconds, AT(segment_s) },
 	{ "settle", 0, RUN_OPT_ARG | RUN_OPT_BATCH, set_flip_seconds, AT(settle_s) },
 	{ "flip-by-time", 0, RUN_OPT_BATCH, set_true, AT(flip_by_time) },
+	{ "relay", 0, RUN_OPT_ARG | RUN_OPT_BATCH, set_relay, 0 },
+	{ "turn", 0, RUN_OPT_ARG | RUN_OPT_BATCH, set_turn, 0 },
 	/* ab's own (batch_hooks.option) */
 	{ "metric", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },
 	{ "effect", 0, RUN_OPT_ARG | RUN_OPT_HOOK, set_hook_option, 0 },
@@ -228,6 +249,11 @@ void run_args_record(struct kvfile *kf, const struct run_args *a, const char *re
 		kvfile_addf(kf, "flip_settle_s", "%g", a->settle_s);
 		kvfile_add(kf, "flip_by_time", a->flip_by_time ? "1" : "0");
 	}
+	if (a->relay) {
+		kvfile_add(kf, "relay", a->relay);
+		kvfile_addf(kf, "relay_turn_s", "%g", a->turn_s);
+		kvfile_addf(kf, "relay_settle_s", "%g", a->settle_s);
+	}
 }
 
 /* Reads those settings back from a batch being resumed. */
@@ -263,6 +289,14 @@ int run_args_read_batch(const struct batch *b, struct run_args *a, struct strbuf
 		strbuf_addf(err, "%s/batch.txt: a flip batch without flip_segment_s or flip_settle_s", b->dir);
 		return -EINVAL;
 	}
+	a->relay = kvfile_get(&b->info, "relay");
+	if (a->relay && (relay_mode_parse(a->relay, &(enum relay_mode){ 0 }) < 0 ||
+			 !(v = kvfile_get(&b->info, "relay_turn_s")) || safe_atod(v, &a->turn_s) < 0 ||
+			 !(v = kvfile_get(&b->info, "relay_settle_s")) || safe_atod(v, &a->settle_s) < 0)) {
+		strbuf_addf(err, "%s/batch.txt: a relay batch without a good relay, relay_turn_s or relay_settle_s",
+			    b->dir);
+		return -EINVAL;
+	}
 	v = kvfile_get(&b->info, "flip_by_time");
 	a->flip_by_time = v && strcmp(v, "1") == 0;
 	v = kvfile_get(&b->info, "rerun_invalid");
@@ -275,7 +309,7 @@ int run_args_read_batch(const struct batch *b, struct run_args *a, struct strbuf
 
 static int parse_options(int argc, char **argv, struct run_args *a, const char *usage)
 {
-	struct option opts[40];
+	struct option opts[48];
 	size_t n = 0;
 	int c, r, which = 0;
 
@@ -351,12 +385,13 @@ int run_args_parse(int argc, char **argv, struct run_args *a, const char *run_us
 		return usage_error(usage, "--follow is for --detach");
 	if ((a->no_wait || a->no_pull) && !a->target)
 		return usage_error(usage, "--no-wait and --no-pull are for a batch on a target (--target NAME)");
-	if (a->hooks && (a->rounds || a->tokens || a->order || a->have_seed || a->plan_only || a->flip))
+	if (a->hooks && (a->rounds || a->tokens || a->order || a->have_seed || a->plan_only || a->flip ||
+			 a->relay))
 		return usage_error(usage, "%s makes its own plan: no --rounds, --switches, --order, --seed, "
-				   "--plan or --flip", a->hooks->name);
+				   "--plan, --flip or --relay (ab: --design)", a->hooks->name);
 	if (a->resume) {
 		if (optind < argc || a->tokens || a->order || a->have_seed || a->rounds || a->have_metric_opts ||
-		    a->flip)
+		    a->flip || a->relay)
 			return usage_error(usage, "--resume runs the batch as it was planned: "
 					   "no recipe, variants, rounds, switches, order or windows with it");
 		return 0;

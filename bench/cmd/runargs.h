@@ -30,6 +30,9 @@ struct run_args {
 	const char *flip;          /* --flip TOKEN: each run a flip run between its token and this */
 	double segment_s, settle_s; /* --segment, --settle (a flip run's) */
 	bool flip_by_time;         /* --flip-by-time */
+	const char *relay;         /* --relay relay|duet: each round's two cells at once */
+	double turn_s;             /* --turn: a relay's turn */
+	bool settle_given;         /* --settle was given (a relay's default differs) */
 	struct metric_opts metric;
 	const struct batch_hooks *hooks;   /* NULL: hitchbench run itself */
 };

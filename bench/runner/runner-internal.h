@@ -71,6 +71,14 @@ struct runner {
 		uint64_t pass_slot0; /* the frame count at this pass's launch */
 		size_t switches, late, failed;
 	} flip;
+	struct {                    /* a relay's turns (runner-relay.c) */
+		bool on;            /* the grid is followed (from the barrier to the window's end) */
+		bool stopped;       /* the game is stopped now */
+		int fd;             /* relay.txt, appended to */
+		struct relay_record rec;
+		size_t stops, resumes, late;
+		uint64_t stopped_ns, stop_since; /* time stopped in the window; since when */
+	} relay;
 };
 
 /* runner.c */
@@ -121,6 +129,20 @@ void runner_flip_tick(struct runner *rn, uint64_t now);
 uint64_t runner_flip_next(const struct runner *rn, uint64_t now);
 /* bench.txt's flip.* keys; flip.txt closed. */
 void runner_flip_end(struct runner *rn);
+
+/* runner-relay.c (each does nothing when the run is not of a relay) */
+/* The barrier with the partner, then relay.txt's header (and a duet's
+ * CPUs): just before the game's helpers and the game start. 0, -EINTR, or
+ * -errno with err. */
+int runner_relay_begin(struct runner *rn, struct strbuf *err);
+/* The game stopped or resumed as the grid says (after each launch and
+ * each wakeup of the loop). */
+void runner_relay_tick(struct runner *rn, uint64_t now);
+/* When the loop must look again (UINT64_MAX: no need). */
+uint64_t runner_relay_next(const struct runner *rn, uint64_t now);
+/* The turns end: the game resumed (so that it can be stopped), bench.txt's
+ * relay.* keys, relay.txt closed. */
+void runner_relay_end(struct runner *rn);
 
 /* runner-rundir.c */
 /* The run directory under its temporary name (rn->tmp_dir), its final

@@ -81,6 +81,7 @@ static void note_own_cost(struct runner *rn, double cpu0, uint64_t t0)
 static int poll_timeout_ms(const struct runner *rn)
 {
 	uint64_t now = mono_ns(), until = now + NSEC_PER_SEC, flip = runner_flip_next(rn, now);
+	uint64_t relay = runner_relay_next(rn, now);
 	uint64_t load_end = rn->t_launch + (uint64_t)(rn->req->recipe->load_timeout_s * 1e9);
 
 	if (runner_frames(rn) == rn->count_at_launch && load_end < until)
@@ -89,6 +90,8 @@ static int poll_timeout_ms(const struct runner *rn)
 		until = rn->window_start > now ? rn->window_start : now; /* the noise snapshot */
 	if (flip < until)
 		until = flip > now ? flip : now;
+	if (relay < until)
+		until = relay > now ? relay : now;
 	if (rn->have_window && rn->window_end < until)
 		until = rn->window_end > now ? rn->window_end : now + 100 * NSEC_PER_MSEC; /* waiting for a log */
 	return until > now ? (int)((until - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
@@ -254,6 +257,7 @@ int runner_main_loop(struct runner *rn, struct strbuf *err)
 		if (rn->interrupted)
 			break;
 		runner_flip_tick(rn, now);
+		runner_relay_tick(rn, now);
 		if (rn->have_window && now >= rn->window_start)
 			take_noise(rn, sid, 0);
 		if (rn->have_window && now >= rn->window_end)
@@ -279,6 +283,7 @@ int runner_main_loop(struct runner *rn, struct strbuf *err)
 	take_noise(rn, sid, 1);
 	finish_noise(rn);
 	note_own_cost(rn, cpu0, t0);
+	runner_relay_end(rn); /* a stopped game could not be stopped for good */
 	if (rn->pass_running)
 		runner_end_pass(rn, sid);
 	runner_drain_output(rn, true);

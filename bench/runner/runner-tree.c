@@ -248,6 +248,8 @@ int runner_launch_pass(struct runner *rn, struct strbuf *err)
 		return r;
 	}
 	rn->pass_running = true;
+	rn->relay.stopped = false;
+	runner_relay_tick(rn, mono_ns()); /* launched in the other side's turn: stopped at once */
 	snprintf(key, sizeof(key), "pass.%d.start_ns", rn->pass);
 	kvfile_addf(&rn->bench, key, "%llu", (unsigned long long)rn->t_launch);
 	rn->sw.game_pid = rn->game_pid;

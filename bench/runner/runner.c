@@ -78,6 +78,7 @@ void runner_build_env(struct runner *rn, bool with_hook)
 	struct game_env_opts o = {
 		.stage = &rn->stage, .user = rn->req->user, .display = rn->display,
 		.run_dir = rn->tmp_dir, .run_id = kvfile_get(&rn->bench, "run_id"),
+		.relay_id = rn->req->relay ? rn->req->relay->id : NULL,
 		.recipe = rn->req->recipe, .variant = rn->req->variant,
 		.with_hook = with_hook, .run_s = rn->req->warmup_s + rn->req->window_s,
 	};
@@ -230,6 +231,7 @@ static void runner_release(struct runner *rn)
 {
 	hb_frames_view_close(&rn->frames);
 	runner_flip_end(rn);
+	runner_relay_end(rn);
 	if (rn->game_pid > 0) {
 		kill(-rn->game_pid, SIGKILL);
 		waitpid(rn->game_pid, NULL, 0);
@@ -308,7 +310,15 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 	argv_init(&rn.env);
 
 	rn.flip.fd = -1;
+	rn.relay.fd = -1;
 	r = prepare_run(&rn, start, start_mono, err);
+	if (r == 0 && req->relay) {
+		kvfile_add(&rn.bench, "relay.id", req->relay->id);
+		kvfile_add(&rn.bench, "relay.mode", relay_mode_name(req->relay->mode));
+		kvfile_addf(&rn.bench, "relay.role", "%c", req->relay->role);
+		if (req->relay->partner)
+			kvfile_add(&rn.bench, "relay.partner", req->relay->partner);
+	}
 	if (r == 0)
 		r = runner_flip_begin(&rn, err);
 	if (r < 0)
@@ -320,12 +330,15 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 		runner_handle_signals(&rn);
 		probe_gl(&rn);
 		run_noise_init(&rn.noise);
+		if (req->relay)
+			rn.noise.root = req->relay->root;
 		if (req->noise_daemons)
 			run_noise_daemons(&rn.noise, req->noise_daemons, req->noise_profile);
 		runner_build_env(&rn, true);
 		if (!rn.interrupted) {
 			runner_progress(&rn, "starting on %s as user %s", rn.display, req->user->name);
-			if (switches_start(&rn, err) < 0 || input_start(&rn, err) < 0 ||
+			if (runner_relay_begin(&rn, err) < 0 || switches_start(&rn, err) < 0 ||
+			    input_start(&rn, err) < 0 ||
 			    runner_launch_pass(&rn, err) < 0 ||
 			    runner_main_loop(&rn, err) < 0) {
 				runner_set_status(&rn, "failed", "%s", err->buf);
@@ -333,6 +346,7 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 			}
 		}
 		runner_flip_end(&rn);
+		runner_relay_end(&rn);
 		switches_finish(&rn);
 	}
 	if (xserver_stop(&rn.x) > 0)

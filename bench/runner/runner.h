@@ -16,7 +16,26 @@
 #include "text/kvfile.h"
 #include "recipe/recipe.h"
 #include "switch/switch.h"
+#include "formats/relayfile.h"
 #include "base/util.h"
+
+/* A run of a relay or a duet (docs/metrics.md "Relay"): two runners, one
+ * for A and one for B, forked by the batch, meet at a barrier before their
+ * games start (each writes a byte to ready_fd, then reads the shared
+ * epoch, 8 bytes in host order, from go_fd) and from then on follow one
+ * grid of turns (a relay: each stops its game outside its own turns) or
+ * play at once on their own CPUs (a duet). */
+struct relay_plan {
+	enum relay_mode mode;
+	const char *id;                  /* the relay's id (HITCHBENCH_RELAY, relay.txt) */
+	char role, first;                /* this run's side; the side of turn 0 */
+	double turn_s, settle_s;         /* relay: a turn; after a resume, frames not counted */
+	const char *cpus;                /* duet: the game's CPUs (a CPU list); NULL otherwise */
+	const char *partner;             /* the other side's run name, for bench.txt */
+	int ready_fd, go_fd;             /* the barrier */
+	pid_t root;                      /* the relay's parent: its descendants (both runners,
+					  * both games) are the run's own to the noise figures */
+};
 
 struct run_request {
 	const struct recipe *recipe;
@@ -38,6 +57,7 @@ struct run_request {
 	const char *noise_daemons;       /* its [noise] daemons; NULL: the default list */
 	int signal_fd;                   /* signalfd for SIGCHLD, SIGINT, SIGTERM, SIGHUP */
 	const struct flip_plan *flip;    /* NULL: not a flip run */
+	const struct relay_plan *relay;  /* NULL: not a run of a relay or a duet */
 	struct thaw_journal *journal;    /* the batch's thaw journal; NULL: none held */
 	bool verbose;                    /* also report each pass */
 	void (*progress)(const char *line); /* how the run goes, a line at a time; may be NULL */

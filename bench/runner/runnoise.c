@@ -114,7 +114,7 @@ void run_noise_take(struct run_noise *n, int which, const struct pid_list *game)
 		n->asked[which] = true;
 	if (!n->ready || n->take_err < 0 || n->have[which] || (which == 1 && !n->have[0]))
 		return;
-	k = noise_descendants(&n->rd, getpid(), n->run_pids, n->run_max);
+	k = noise_descendants(&n->rd, n->root > 0 ? n->root : getpid(), n->run_pids, n->run_max);
 	if (k < 0) {
 		/* no children files: the runner alone, and the game's */
 		n->run_pids[0] = getpid();

@@ -47,6 +47,8 @@ struct run_noise {
 	size_t nknown;
 	uint64_t daemon_cost_ns[2];    /* the runner's thread CPU time for each daemon snapshot */
 	int daemon_err;             /* the first daemon snapshot that failed, -errno */
+	pid_t root;                 /* whose descendants are the run's own: 0, the runner's; a
+				     * relay's parent for a run of a relay (both sides') */
 };
 
 /* Opens the reader (a failure is recorded, not fatal). A zeroed struct

@@ -487,6 +487,8 @@ void game_env_build(struct argv_list *env, const struct game_env_opts *o)
 	argv_pushf(env, "HITCHBENCH_RUN_DIR=%s", o->run_dir);
 	if (o->run_id)
 		argv_pushf(env, "%s=%s", PROCWATCH_MARKER_ENV, o->run_id);
+	if (o->relay_id)
+		argv_pushf(env, "%s=%s", PROCWATCH_RELAY_ENV, o->relay_id);
 	if (o->with_hook) {
 		const char *pre = framesource_preload(o->recipe->frames);
 

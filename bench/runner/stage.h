@@ -85,6 +85,7 @@ struct game_env_opts {
 	const char *run_dir;                  /* HITCHBENCH_RUN_DIR: where the run is written */
 	const char *run_id;                   /* HITCHBENCH_RUN: marks the run's processes (the
 	                                       * interference watcher); NULL: none */
+	const char *relay_id;                 /* HITCHBENCH_RELAY: both games of a relay; NULL: none */
 	const struct recipe *recipe;
 	const struct recipe_variant *variant; /* may be NULL */
 	bool with_hook;                       /* LD_PRELOAD and the frame file (not for prepare);

@@ -12,7 +12,8 @@
  *
  * Which processes are the run's: the game's passes (their pids, sent as
  * the stall recorder gets them) and everything carrying the run's marker
- * HITCHBENCH_RUN=<run id>, which the game's environment holds. The
+ * HITCHBENCH_RUN=<run id>, which the game's environment holds (in a
+ * relay, also HITCHBENCH_RELAY=<relay id>, which both games hold). The
  * harness's: the runner and its ancestors, and everything carrying
  * HITCHBENCH_HARNESS (the runner sets it for itself, so its helpers and
  * its X server inherit it).
@@ -38,7 +39,7 @@ static void label(const struct switch_on *on, struct strbuf *out)
 
 static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
-	const char *id = kvfile_get(ctx->bench, "run_id");
+	const char *id = kvfile_get(ctx->bench, "run_id"), *relay = kvfile_get(ctx->bench, "relay.id");
 	static const struct switch_helper_start hs = {
 		/* root's: every input device, the proc connector, the kernel log */
 		.name = "intfwatch", .log_name = "intfwatch.log", .ready_log = LOG_NAME, .wait_ready = true,
@@ -63,6 +64,10 @@ static int start(const struct switch_on *on, struct switch_ctx *ctx, struct strb
 	if (id) {
 		argv[n++] = "--run-id";
 		argv[n++] = id;
+	}
+	if (relay) { /* the partner's game is the run's own (docs/metrics.md "Relay") */
+		argv[n++] = "--relay-id";
+		argv[n++] = relay;
 	}
 	if (strcmp(switch_param(on, "INTF_SCAN"), "1") == 0)
 		argv[n++] = "--scan";
