@@ -21,14 +21,14 @@ _hitchbench_commands="run recipes report matrix db import ab compare calibrate r
 # the options of a batch's runs, which ab and calibrate take too (without
 # --order and --seed: ab makes its own plan), and run's own
 _hitchbench_batch_opts="--rerun-invalid --warmup --window --db --no-db --out --display --stall-ms --percentile --min-frames --quiet -q --verbose -v --profile --no-quieting --help"
-_hitchbench_run_opts="$_hitchbench_batch_opts --order --seed --switches --rounds --resume --plan --detach --follow --target --no-wait --no-pull --flip --segment --settle --flip-by-time"
+_hitchbench_run_opts="$_hitchbench_batch_opts --order --seed --switches --rounds --resume --plan --detach --follow --target --no-wait --no-pull --flip --segment --settle --flip-by-time --relay --turn"
 
 _hitchbench_opts_run="$_hitchbench_run_opts"
 _hitchbench_opts_recipes="--names --help"
 _hitchbench_opts_report="--format --no-notes --stall-ms --percentile --metric --stalls --interfered --include-interfered --min-frames --db --machine --game --variant --help"
 _hitchbench_opts_matrix="--by --no-notes --metric --out --db --machine --game --interfered --include-interfered --min-frames --help"
 _hitchbench_opts_import="--format --game --variant --out --process --hud-period --interval --warmup --db --no-db --help"
-_hitchbench_opts_ab="$_hitchbench_batch_opts --resume --format --metric --effect --alpha --beta --max-rounds --design --max-minutes --segment --settle"
+_hitchbench_opts_ab="$_hitchbench_batch_opts --resume --format --metric --effect --alpha --beta --max-rounds --design --max-minutes --segment --settle --turn"
 _hitchbench_opts_compare="--format --no-notes --db --machine --metric --batch --cross-boot --magnitude --seed --paired --effect --alpha --beta --max-rounds --help"
 _hitchbench_opts_calibrate="$_hitchbench_batch_opts --order --seed --rounds --effect --resamples --with --design --minutes"
 _hitchbench_opts_regress="--db --machine --metric --format --no-notes --seed --help"
@@ -75,7 +75,7 @@ _hitchbench_opts_hitchbench_wadlump="--help"
 _hitchbench_opts_hitchbench_sampler="--out --period-ms --duration --nice --once --wait-below --wait-sensors --wait-timeout --help"
 _hitchbench_opts_hitchbench_stallrec="--out --live --pid --period-ms --frames --xserver --cpu --nice --duration --nowrite --ready --cgroup --bpf --bpf-live --bpf-period-ms --bpf-min-us --bpf-stack-us --bpf-faults --help"
 _hitchbench_opts_hitchbench_input="--driver --game-log --display --xauth --name --dry-run --help"
-_hitchbench_opts_hitchbench_intfwatch="--log --run-root --run-id --harness --x-vt --ready --duration --scan --help"
+_hitchbench_opts_hitchbench_intfwatch="--log --run-root --run-id --relay-id --harness --x-vt --ready --duration --scan --help"
 _hitchbench_opts_hitchbench_waker="-m --mode -i --period -t --time -c --cpus -o --output --nice --threshold-us --fifo-prio --dma-latency --ready --help"
 _hitchbench_opts_hitchbench_reboot="--dry-run --wish --log --grub --kexec --help"
 _hitchbench_subs_hitchbench_prefetch="learn fetch run list show forget resident"
@@ -88,7 +88,7 @@ _hitchbench_opts_hitchbench_prefetch_forget="--dir --help"
 _hitchbench_opts_hitchbench_prefetch_resident="--drop --help"
 
 # Options that take a value (the next word), whatever the command.
-_hitchbench_valued=" --flip --segment --settle --design --minutes --max-minutes --switches --rounds --order --seed --resume --warmup --window --db --out --display --stall-ms --percentile --profile --target --format --metric --interfered --min-frames --machine --game --variant --by --process --hud-period --effect --alpha --beta --max-rounds --batch --magnitude --paired --resamples --with --name --title --what --gamedb --to --prefix --ssh-config --arch --port --state-dir --munge-socket --slurm-user --cluster --nodes --constraint --kernels --period-ms --duration --nice --wait-below --wait-sensors --wait-timeout --live --pid --frames --xserver --cpu --ready --cgroup --driver --game-log --xauth --log --run-root --run-id --harness --x-vt -m --mode -i --period -t --time -c --cpus -o --output --threshold-us --fifo-prio --wish --exe --dir --data --mb --reserve-mb --io --timeout --bpf --bpf-live --bpf-period-ms --bpf-min-us --bpf-stack-us --bpf-faults "
+_hitchbench_valued=" --flip --segment --settle --relay --turn --relay-id --design --minutes --max-minutes --switches --rounds --order --seed --resume --warmup --window --db --out --display --stall-ms --percentile --profile --target --format --metric --interfered --min-frames --machine --game --variant --by --process --hud-period --effect --alpha --beta --max-rounds --batch --magnitude --paired --resamples --with --name --title --what --gamedb --to --prefix --ssh-config --arch --port --state-dir --munge-socket --slurm-user --cluster --nodes --constraint --kernels --period-ms --duration --nice --wait-below --wait-sensors --wait-timeout --live --pid --frames --xserver --cpu --ready --cgroup --driver --game-log --xauth --log --run-root --run-id --harness --x-vt -m --mode -i --period -t --time -c --cpus -o --output --threshold-us --fifo-prio --wish --exe --dir --data --mb --reserve-mb --io --timeout --bpf --bpf-live --bpf-period-ms --bpf-min-us --bpf-stack-us --bpf-faults "
 
 # The program completed: the word typed (~ expanded), else hitchbench.
 _hitchbench_prog()

@@ -40,15 +40,15 @@ grep -q "no recipe 'no-such-game'" "$T/err" || fail "unknown recipe message: $(c
 rc=0; "$HB" run --rounds 0 x 2>"$T/err" || rc=$?
 expect_eq "--rounds 0" 2 "$rc"
 
-# getopt's prefix of ab's options: "--m" is --metric (--max-rounds shares
-# its getopt value), for ab and for run, which refuses it by that name
-rc=0; "$HB" run --m fps x 2>"$T/err" || rc=$?
-expect_eq "run --m: exit" 2 "$rc"
-expect_eq "run --m: message" "hitchbench: --metric is an option of 'hitchbench ab', not of run" \
+# getopt's prefix of ab's options: "--me" is --metric, for ab and for run,
+# which refuses it by that name ("--m" is ambiguous: --min-frames too)
+rc=0; "$HB" run --me fps x 2>"$T/err" || rc=$?
+expect_eq "run --me: exit" 2 "$rc"
+expect_eq "run --me: message" "hitchbench: --metric is an option of 'hitchbench ab', not of run" \
 	"$(head -n 1 "$T/err")"
-rc=0; "$HB" ab --m fps x 2>"$T/err" || rc=$?
-expect_eq "ab --m: exit" 2 "$rc"
-expect_eq "ab --m: message" "hitchbench: ab wants a recipe and two cells, A and B" "$(head -n 1 "$T/err")"
+rc=0; "$HB" ab --me fps x 2>"$T/err" || rc=$?
+expect_eq "ab --me: exit" 2 "$rc"
+expect_eq "ab --me: message" "hitchbench: ab wants a recipe and two cells, A and B" "$(head -n 1 "$T/err")"
 
 cat >"$T/bad.ini" <<'EOF'
 [recipe]
