@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +45,12 @@ int relay_turn_at(const struct relay_record *r, uint64_t t)
 {
 	uint64_t len = (uint64_t)(r->turn_s * 1e9);
 
+	uint64_t k;
+
 	if (t < r->epoch_ns || len == 0)
 		return 0;
-	return (int)((t - r->epoch_ns) / len);
+	k = (t - r->epoch_ns) / len;
+	return k > INT_MAX / 2 ? INT_MAX / 2 : (int)k;
 }
 
 bool relay_turn_is(const struct relay_record *r, int turn, char side)
