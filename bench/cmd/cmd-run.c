@@ -366,6 +366,13 @@ static int check_relay(struct batch_cmd *bc)
 			      "or --display with it");
 		return -EINVAL;
 	}
+	relay_mode_parse(a->relay, &bc->relay.mode);
+	for (size_t i = 0; i < bc->n_sets && bc->relay.mode == RELAY_MODE_DUET; i++)
+		if (switch_set_find(&bc->sets[i], "GAMECPU")) {
+			strbuf_addf(&bc->err, "a duet puts each game on half of the CPUs itself: no GAMECPU in its "
+				    "tokens ('%s')", bc->sets[i].token);
+			return -EINVAL;
+		}
 	if (!a->settle_given && !a->resume)
 		a->settle_s = RELAY_SETTLE_S_DEFAULT;
 	if (a->settle_s >= a->turn_s * 0.5) {
@@ -373,7 +380,6 @@ static int check_relay(struct batch_cmd *bc)
 			    a->settle_s, a->turn_s);
 		return -EINVAL;
 	}
-	relay_mode_parse(a->relay, &bc->relay.mode);
 	bc->relay.turn_s = a->turn_s;
 	bc->relay.settle_s = a->settle_s;
 	return 0;

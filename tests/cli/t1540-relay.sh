@@ -113,5 +113,7 @@ refused "no --flip or --display with it" base --switches "SLOWDOWN=0 SLOWDOWN=1"
 refused "must leave at least half of each turn" base --switches "SLOWDOWN=0 SLOWDOWN=1" --relay relay \
 	--turn 0.2 --settle 0.15
 refused "--relay wants relay or duet, not 'solo'" base --switches "SLOWDOWN=0 SLOWDOWN=1" --relay solo
+refused "a duet puts each game on half of the CPUs itself: no GAMECPU in its tokens ('GAMECPU=1')" base \
+	--switches "- GAMECPU=1" --relay duet
 [ ! -d "$T/refused" ] || [ -z "$(ls "$T/refused")" ] || fail "a refused batch left a directory"
 exit 0
