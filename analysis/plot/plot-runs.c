@@ -5,6 +5,7 @@
  * run_metrics(), the function the report's rows come from.
  */
 #include "plot/plot-runs.h"
+#include "run/runrelay.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -145,24 +146,33 @@ static struct plot_segment *run_segments(const struct run *run, const struct met
 
 /* Run k into pr: every frame, its window's frames (the frames metrics.h
  * counts: those ending in (window_start, window_end]; all of them when the
- * run has no window), its segments, metrics and label. */
+ * run has no window), its segments, metrics and label. A run of a relay
+ * leaves out the intervals that touch its gaps (runrelay.h), as its
+ * metrics do: a stop is no frame of the game's. */
 static void fill_run(struct plot_runs *pr, size_t k, const struct run *run, const struct metric_opts *opts)
 {
 	struct plot_run_store *st = &pr->store->runs[k];
 	struct strbuf label = STRBUF_INIT;
-	size_t n = run->frames.n - 1, n_win = 0, n_seg;
+	size_t n = run->frames.n - 1, n_win = 0, n_seg, kept = 0, gap = 0;
+	struct run_relay_gaps g;
 
 	st->t_s = zalloc(n * sizeof(*st->t_s));
 	st->ms = zalloc(n * sizeof(*st->ms));
 	st->win = zalloc(n * sizeof(*st->win));
+	run_relay_gaps(run, &g);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t end = run->frames.t_ns[i + 1];
 
-		st->t_s[i] = since_first(run, end);
-		st->ms[i] = (double)(end - run->frames.t_ns[i]) / 1e6;
+		if (run_relay_in_gap(&g, &gap, run->frames.t_ns[i], end))
+			continue;
+		st->t_s[kept] = since_first(run, end);
+		st->ms[kept] = (double)(end - run->frames.t_ns[i]) / 1e6;
 		if (!run->have_window || (end > run->window_start_ns && end <= run->window_end_ns))
-			st->win[n_win++] = st->ms[i];
+			st->win[n_win++] = st->ms[kept];
+		kept++;
 	}
+	run_relay_gaps_release(&g);
+	n = kept;
 	st->segments = run_segments(run, opts, &n_seg);
 	pr->have_metrics[k] = run_metrics(run, opts, &pr->metrics[k]) == 0;
 	plot_run_name(run, &label);

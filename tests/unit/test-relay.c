@@ -12,6 +12,7 @@
  */
 #include "formats/relayfile.h"
 #include "run/runrelay.h"
+#include "plot/plot-runs.h"
 #include "stats/sequential.h"
 #include "stats/stats.h"
 #include "test.h"
@@ -318,6 +319,19 @@ START_TEST(test_one_relay)
 	ck_assert_msg(fabs(cmp.estimate - log(1 / 1.05)) < 0.03, "by turn: estimate %g se %g", cmp.estimate,
 		      cmp.se);
 	run_relay_cmp_release(&cmp);
+	/* its pictures as its numbers: no frame of the plots spans a stop */
+	{
+		const struct run *runs[1] = { &b.run };
+		struct plot_runs pr;
+
+		ck_assert_int_eq(plot_runs_fill(&pr, runs, 1, NULL, &err), 0);
+		ck_assert(pr.frames[0].n > 1000 && pr.runs[0].n > 1000);
+		for (size_t i = 0; i < pr.frames[0].n; i++)
+			ck_assert_msg(pr.frames[0].ms[i] < 100, "a %g ms frame drawn", pr.frames[0].ms[i]);
+		for (size_t i = 0; i < pr.runs[0].n; i++)
+			ck_assert(pr.runs[0].ms[i] < 100);
+		plot_runs_release(&pr);
+	}
 	side_release(&a);
 	side_release(&b);
 	strbuf_release(&err);
