@@ -11,8 +11,9 @@
  * child sends its outcome back as key=value lines and exits; the batch
  * takes both runs in the cell order (A, then B).
  *
- * A signal that reaches the batch (SIGTERM to its pid) is passed to both
- * children; a Ctrl-C reaches all three at once. An invalid run of a relay
+ * A signal sent to the batch alone (SIGTERM to its pid) is passed to both
+ * children; a Ctrl-C from the terminal reaches all three at once and is
+ * not passed again. An invalid run of a relay
  * is not run once more (--rerun-invalid): its partner would be alone.
  */
 #include "batch/batch-run-internal.h"
@@ -140,13 +141,15 @@ static void parse_result(struct side *s)
 		s->o.interrupted = true;
 }
 
-/* Passes a stopping signal the batch got to the children. */
+/* Passes a stopping signal sent to the batch alone (kill PID) to the
+ * children; a terminal's Ctrl-C (from the kernel) reached them already,
+ * and a second one would tell their runners to give no grace. */
 static void forward_signals(struct batch_run *br, struct side *sd)
 {
 	struct signalfd_siginfo si;
 
 	while (read(br->req.signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-		if (si.ssi_signo != SIGCHLD)
+		if (si.ssi_signo != SIGCHLD && si.ssi_code != SI_KERNEL)
 			for (int k = 0; k < 2; k++)
 				if (sd[k].pid > 0 && !sd[k].gone)
 					kill(sd[k].pid, (int)si.ssi_signo);

@@ -98,6 +98,28 @@ set -- $(grep "^relay " "$T/cout")
 expect_eq "calibrate relay rounds" 2 "$2"
 awk -v r="$9" 'BEGIN { exit !(r > 0.4 && r < 0.95) }' || fail "relay B/A $9, not under 1 as a 30% spin makes it: $*"
 
+# a relay stopped by SIGTERM to the batch alone, mid-round (its games stopped
+# and running by turns): the batch passes it on, both runs end, nothing is
+# left of them but "aborted" lines, no game is left stopped or running
+"$HB" run --no-quieting --out "$T/int" --no-db "$T/relay.ini" base --switches "SLOWDOWN=0 SLOWDOWN=1" \
+	--relay relay --window 30 >"$T/iout" 2>"$T/ierr" &
+pid=$!
+for i in $(seq 1 100); do
+	[ "$(grep -c 'first frame' "$T/ierr")" -ge 2 ] && break
+	sleep 0.1
+done
+sleep 1
+kill -TERM "$pid"
+rc=0; wait "$pid" || rc=$?
+expect_eq "exit status after SIGTERM" 130 "$rc"
+ib=$(ls -d "$T"/int/*/)
+ib=${ib%/}
+grep -q '^1 aborted' "$ib/runs.txt" && grep -q '^2 aborted' "$ib/runs.txt" ||
+	fail "the relay's runs are not both aborted: $(cat "$ib/runs.txt")"
+[ -z "$(run_dirs "$T/int")" ] || fail "an interrupted relay kept a run: $(run_dirs "$T/int")"
+ls -A "$ib" | grep -q '^\.' && fail "an interrupted relay left a temporary directory"
+no_fakegame_left
+
 # refused before anything runs: exit 2 and why
 refused() {
 	want=$1
