@@ -17,6 +17,7 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,16 @@ const char *percentile_def_formula(enum percentile_def def)
 		       "sorted frame times (R type 7, numpy's default)";
 	}
 	return "unknown";
+}
+
+int min_frames_parse(const char *s, unsigned *out)
+{
+	uint64_t v;
+
+	if (!s || safe_atou64(s, &v) < 0 || v > UINT_MAX)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
 }
 
 int percentile_def_parse(const char *s, enum percentile_def *out)

@@ -185,6 +185,9 @@ const char *percentile_def_name(enum percentile_def def);
 const char *percentile_def_formula(enum percentile_def def);
 /* "nearest-rank" / "linear" -> def. 0 or -EINVAL. */
 int percentile_def_parse(const char *s, enum percentile_def *out);
+/* --min-frames N, batch.txt min_frames: a whole number of frames (0: no
+ * minimum) into *out. 0 or -EINVAL. */
+int min_frames_parse(const char *s, unsigned *out);
 
 /* Computes every metric from present times t_ns[0..n) (ascending) over the
  * window (start, end]. A frame's start may lie before the window (the first

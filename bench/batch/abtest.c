@@ -10,7 +10,6 @@
 #include "base/util.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,28 +45,6 @@ int ab_batch_cells(const struct batch *b, struct strbuf *err)
 		strbuf_addf(err, "batch '%s' has %zu cells (variants x switch tokens), not the two of an A/B",
 			    b->id, b->variants.n * b->tokens.n);
 		return -EINVAL;
-	}
-	return 0;
-}
-
-/* The metric options the batch ran with (batch.txt stall_ms, percentile,
- * and min_frames where the batch has it). */
-static int ab_batch_metric_opts(const struct batch *b, struct metric_opts *mo, struct strbuf *err)
-{
-	const char *v;
-	uint64_t n;
-
-	if (!(v = kvfile_get(&b->info, "stall_ms")) || safe_atod(v, &mo->stall_ms) < 0 ||
-	    !(v = kvfile_get(&b->info, "percentile")) || percentile_def_parse(v, &mo->pct) < 0) {
-		strbuf_addf(err, "%s/batch.txt: stall_ms or percentile missing or bad", b->dir);
-		return -EINVAL;
-	}
-	if ((v = kvfile_get(&b->info, "min_frames"))) {
-		if (safe_atou64(v, &n) < 0 || n > UINT_MAX) {
-			strbuf_addf(err, "%s/batch.txt: min_frames '%s' is not a whole number", b->dir, v);
-			return -EINVAL;
-		}
-		mo->min_frames = (unsigned)n;
 	}
 	return 0;
 }
@@ -596,7 +573,7 @@ int ab_test_open(struct ab_test *t, struct batch *b, const char *arg, const char
 	if (r == 0 && ab_batch_cells(b, err) < 0)
 		r = -EDOM;
 	if (r == 0)
-		r = ab_batch_metric_opts(b, &t->mo, err);
+		r = batch_metric_opts(b, &t->mo, err);
 	if (r == 0 && (r = ab_state_read_opts(t, b, err)) == -ENOENT)
 		r = 0;
 	return r;

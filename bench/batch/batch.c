@@ -404,6 +404,22 @@ int batch_drop_checksums(const struct batch *b)
 	return r;
 }
 
+int batch_metric_opts(const struct batch *b, struct metric_opts *mo, struct strbuf *err)
+{
+	const char *v;
+
+	if (!(v = kvfile_get(&b->info, "stall_ms")) || safe_atod(v, &mo->stall_ms) < 0 ||
+	    !(v = kvfile_get(&b->info, "percentile")) || percentile_def_parse(v, &mo->pct) < 0) {
+		strbuf_addf(err, "%s/batch.txt: stall_ms or percentile missing or bad", b->dir);
+		return -EINVAL;
+	}
+	if ((v = kvfile_get(&b->info, "min_frames")) && min_frames_parse(v, &mo->min_frames) < 0) {
+		strbuf_addf(err, "%s/batch.txt: min_frames '%s' is not a whole number", b->dir, v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 size_t batch_pending(const struct batch *b)
 {
 	size_t n = 0;

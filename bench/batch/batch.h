@@ -15,6 +15,7 @@
 
 #include "text/argv.h"
 #include "text/kvfile.h"
+#include "metrics/metrics.h"
 #include "base/util.h"
 
 #define HB_BATCH_FORMAT 1
@@ -128,6 +129,10 @@ bool batch_runner_is(const char *text, size_t len, const struct pstat *st);
 int batch_drop_checksums(const struct batch *b);
 /* Slots not yet done, counted. */
 size_t batch_pending(const struct batch *b);
+/* The metric options the batch's runs are analysed with (batch.txt
+ * stall_ms, percentile, and min_frames where it has it: batches from
+ * before --min-frames have not) into mo. 0, or -EINVAL with err. */
+int batch_metric_opts(const struct batch *b, struct metric_opts *mo, struct strbuf *err);
 
 /* "software@rec10" (variant@label), or the variant alone without a label. */
 char *batch_run_name(const char *variant, const char *label);

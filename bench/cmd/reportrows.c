@@ -9,7 +9,6 @@
 #include "base/exitcodes.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,16 +154,6 @@ int metric_list_add(enum metric_id *ids, size_t *n, const char *name)
 		if ((int)ids[i] == id)
 			return 0;
 	ids[(*n)++] = (enum metric_id)id;
-	return 0;
-}
-
-int min_frames_parse(const char *s, unsigned *out)
-{
-	uint64_t v;
-
-	if (safe_atou64(s, &v) < 0 || v > UINT_MAX)
-		return -EINVAL;
-	*out = (unsigned)v;
 	return 0;
 }
 

@@ -39,9 +39,6 @@ int report_rows_from_db(struct report_rows *rr, struct context *ctx, const char 
 			const char *variant, int with_provenance, const char *one_machine);
 void report_rows_release(struct report_rows *rr);
 
-/* --min-frames N: a whole number of frames (0: no minimum). 0 or -EINVAL. */
-int min_frames_parse(const char *s, unsigned *out);
-
 /* --metric NAME: appends the metric to ids[0..M_COUNT), once (a repeated
  * name is not added twice). 0, or -EINVAL for a name no metric has. */
 int metric_list_add(enum metric_id *ids, size_t *n, const char *name);

@@ -264,18 +264,12 @@ int run_args_read_batch(const struct batch *b, struct run_args *a, struct strbuf
 	a->recipe = kvfile_get(&b->info, "recipe");
 	if (!a->recipe ||
 	    !(v = kvfile_get(&b->info, "warmup_s")) || safe_atod(v, &a->warmup) < 0 ||
-	    !(v = kvfile_get(&b->info, "window_s")) || safe_atod(v, &a->window) < 0 ||
-	    !(v = kvfile_get(&b->info, "stall_ms")) || safe_atod(v, &a->metric.stall_ms) < 0 ||
-	    !(v = kvfile_get(&b->info, "percentile")) || percentile_def_parse(v, &a->metric.pct) < 0) {
-		strbuf_addf(err, "%s/batch.txt: recipe, warmup_s, window_s, stall_ms or percentile "
-			    "missing or bad", b->dir);
+	    !(v = kvfile_get(&b->info, "window_s")) || safe_atod(v, &a->window) < 0) {
+		strbuf_addf(err, "%s/batch.txt: recipe, warmup_s or window_s missing or bad", b->dir);
 		return -EINVAL;
 	}
-	/* min_frames: absent in a batch from before --min-frames (the default) */
-	if ((v = kvfile_get(&b->info, "min_frames")) && min_frames_parse(v, &a->metric.min_frames) < 0) {
-		strbuf_addf(err, "%s/batch.txt: min_frames '%s' is not a whole number", b->dir, v);
+	if (batch_metric_opts(b, &a->metric, err) < 0)
 		return -EINVAL;
-	}
 	/* a batch of ab is resumed by ab, which goes on with its test */
 	v = kvfile_get(&b->info, "command");
 	if ((v || a->hooks) && (!v || !a->hooks || strcmp(v, a->hooks->name) != 0)) {
