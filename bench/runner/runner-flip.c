@@ -14,7 +14,6 @@
 #include "base/timeutil.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +32,7 @@ static const struct switch_def *flip_def(const struct flip_plan *p)
 
 static void append(struct runner *rn, const struct strbuf *line)
 {
-	if (rn->flip.fd >= 0 && write(rn->flip.fd, line->buf, line->len) != (ssize_t)line->len &&
-	    !rn->flip.write_failed) {
-		rn->flip.write_failed = true;
-		switch_ctx_invalid(&rn->sw, "cannot append to %s: %s", HB_FLIP_FILE, strerror(errno));
-	}
+	runner_record_append(rn, rn->flip.fd, HB_FLIP_FILE, &rn->flip.write_failed, line);
 }
 
 int runner_flip_begin(struct runner *rn, struct strbuf *err)
@@ -45,7 +40,6 @@ int runner_flip_begin(struct runner *rn, struct strbuf *err)
 	const struct flip_plan *p = rn->req->flip;
 	struct flip_record *r = &rn->flip.rec;
 	struct strbuf text = STRBUF_INIT;
-	char *path;
 
 	rn->flip.fd = -1;
 	if (!p)
@@ -73,20 +67,13 @@ int runner_flip_begin(struct runner *rn, struct strbuf *err)
 		r->plan = flip_plan_pairs(p->seed, n + n % 2);
 	}
 	flip_record_header(r, &text);
-	path = xasprintf("%s/%s", rn->tmp_dir, HB_FLIP_FILE);
-	rn->flip.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	if (rn->flip.fd < 0 || write(rn->flip.fd, text.buf, text.len) != (ssize_t)text.len) {
-		strbuf_addf(err, "cannot write '%s': %s", path, strerror(errno));
-		if (rn->flip.fd >= 0)
-			close(rn->flip.fd);
+	rn->flip.fd = runner_record_create(rn, HB_FLIP_FILE, &text, err);
+	strbuf_release(&text);
+	if (rn->flip.fd < 0) {
 		rn->flip.fd = -1;
-		free(path);
-		strbuf_release(&text);
 		flip_record_release(r);
 		return -EIO;
 	}
-	free(path);
-	strbuf_release(&text);
 	rn->flip.on = true;
 	rn->flip.side = 'A'; /* the run was prepared with A's setting */
 	rn->flip.seg = -1;

@@ -73,6 +73,7 @@ struct runner {
 	} flip;
 	struct {                    /* a relay's turns (runner-relay.c) */
 		bool on;            /* the grid is followed (from the barrier to the window's end) */
+		bool write_failed;  /* an append to relay.txt failed (said once) */
 		bool stopped;       /* the game is stopped now */
 		int fd;             /* relay.txt, appended to */
 		struct relay_record rec;
@@ -145,6 +146,13 @@ uint64_t runner_relay_next(const struct runner *rn, uint64_t now);
 void runner_relay_end(struct runner *rn);
 
 /* runner-rundir.c */
+/* A record file of the run directory that the runner appends to while the
+ * game plays (flip.txt, relay.txt): created with its header. The fd
+ * (O_APPEND), or -errno with err. */
+int runner_record_create(struct runner *rn, const char *name, const struct strbuf *header, struct strbuf *err);
+/* A line appended to it at once (one write: a runner killed later leaves
+ * every line before); the first failure makes the run invalid (*failed). */
+void runner_record_append(struct runner *rn, int fd, const char *name, bool *failed, const struct strbuf *line);
 /* The run directory under its temporary name (rn->tmp_dir), its final
  * name in rn->final_dir. */
 int runner_make_dir(struct runner *rn, time_t start, struct strbuf *err);

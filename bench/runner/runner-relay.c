@@ -20,7 +20,6 @@
 #include "system/cpulist.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -29,11 +28,7 @@
 
 static void append(struct runner *rn, const struct strbuf *line)
 {
-	if (rn->relay.fd >= 0 && write(rn->relay.fd, line->buf, line->len) != (ssize_t)line->len) {
-		switch_ctx_invalid(&rn->sw, "cannot append to %s: %s", HB_RELAY_FILE, strerror(errno));
-		close(rn->relay.fd);
-		rn->relay.fd = -1;
-	}
+	runner_record_append(rn, rn->relay.fd, HB_RELAY_FILE, &rn->relay.write_failed, line);
 }
 
 /* The shared epoch from the batch (the barrier), the interrupt kept. */
@@ -74,7 +69,6 @@ int runner_relay_begin(struct runner *rn, struct strbuf *err)
 	struct relay_record *r = &rn->relay.rec;
 	struct strbuf text = STRBUF_INIT;
 	uint64_t epoch = 0;
-	char *path;
 	int ret;
 
 	rn->relay.fd = -1;
@@ -101,20 +95,12 @@ int runner_relay_begin(struct runner *rn, struct strbuf *err)
 		rn->pin_game = true;
 	}
 	relay_record_header(r, &text);
-	path = xasprintf("%s/%s", rn->tmp_dir, HB_RELAY_FILE);
-	rn->relay.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	if (rn->relay.fd < 0 || write(rn->relay.fd, text.buf, text.len) != (ssize_t)text.len) {
-		strbuf_addf(err, "cannot write '%s': %s", path, strerror(errno));
-		if (rn->relay.fd >= 0)
-			close(rn->relay.fd);
-		rn->relay.fd = -1;
-		ret = -EIO;
-	}
-	free(path);
+	rn->relay.fd = runner_record_create(rn, HB_RELAY_FILE, &text, err);
 	strbuf_release(&text);
-	if (ret < 0) {
+	if (rn->relay.fd < 0) {
+		rn->relay.fd = -1;
 		relay_record_release(r);
-		return ret;
+		return -EIO;
 	}
 	rn->relay.on = p->mode == RELAY_MODE_RELAY;
 	return 0;

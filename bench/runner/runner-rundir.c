@@ -14,6 +14,7 @@
 #include "base/timeutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,29 @@
 #include <unistd.h>
 
 #define KEEP_HOME_MAX_FILE (16LL << 20)
+
+int runner_record_create(struct runner *rn, const char *name, const struct strbuf *header, struct strbuf *err)
+{
+	char *path = xasprintf("%s/%s", rn->tmp_dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+
+	if (fd < 0 || write(fd, header->buf, header->len) != (ssize_t)header->len) {
+		strbuf_addf(err, "cannot write '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -EIO;
+	}
+	free(path);
+	return fd;
+}
+
+void runner_record_append(struct runner *rn, int fd, const char *name, bool *failed, const struct strbuf *line)
+{
+	if (fd >= 0 && write(fd, line->buf, line->len) != (ssize_t)line->len && !*failed) {
+		*failed = true;
+		switch_ctx_invalid(&rn->sw, "cannot append to %s: %s", name, strerror(errno));
+	}
+}
 
 int runner_make_dir(struct runner *rn, time_t start, struct strbuf *err)
 {
