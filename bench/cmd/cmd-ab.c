@@ -120,12 +120,24 @@ static void cell_split(const char *cell, char **variant, char **token)
 	*token = at && at[1] ? xstrdup(at + 1) : xstrdup("-");
 }
 
-/* --design flip: one variant, A's token the runs' own, B's the flip's; as
- * many runs as fit in --max-minutes of windows (default AB_FLIP_MINUTES). */
-static int flip_cells(struct ab_session *s, char *const v[2], char *const t[2], struct run_args *a)
+/* The rounds of a design of windows (flip, relay, duet): each a --window
+ * (default AB_FLIP_WINDOW_S), as many as fit in --max-minutes of windows
+ * (default AB_FLIP_MINUTES), at least `least`. */
+static void window_rounds(const struct ab_session *s, struct run_args *a, int least)
 {
 	double minutes = s->max_minutes > 0 ? s->max_minutes : AB_FLIP_MINUTES;
 
+	if (a->window <= 0)
+		a->window = AB_FLIP_WINDOW_S;
+	a->rounds = (int)ceil(minutes * 60 / a->window);
+	if (a->rounds < least)
+		a->rounds = least;
+}
+
+/* --design flip: one variant, A's token the runs' own, B's the flip's; a
+ * flip run a round (window_rounds()). */
+static int flip_cells(struct ab_session *s, char *const v[2], char *const t[2], struct run_args *a)
+{
 	if (strcmp(v[0], v[1]) != 0)
 		return usage_error(ab_usage, "--design flip turns a switch within one run of one variant: A "
 				   "'%s' and B '%s' are two variants (compare them with --design runs)", v[0], v[1]);
@@ -141,29 +153,8 @@ static int flip_cells(struct ab_session *s, char *const v[2], char *const t[2], 
 	a->tokens = s->tokens.buf;
 	a->flip = xstrdup(t[1]);
 	s->flip_token = (char *)a->flip;
-	if (a->window <= 0)
-		a->window = AB_FLIP_WINDOW_S;
-	a->rounds = (int)ceil(minutes * 60 / a->window);
-	if (a->rounds < 1)
-		a->rounds = 1;
+	window_rounds(s, a, 1);
 	return HB_EXIT_OK;
-}
-
-/* --design relay|duet: the round's two cells at once, each round a
- * --window S (default AB_FLIP_WINDOW_S) of both, as many rounds as fit in
- * --max-minutes of windows (default AB_FLIP_MINUTES). */
-static void relay_rounds(struct ab_session *s, struct run_args *a)
-{
-	double minutes = s->max_minutes > 0 ? s->max_minutes : AB_FLIP_MINUTES;
-
-	if (a->window <= 0)
-		a->window = AB_FLIP_WINDOW_S;
-	a->relay = s->relay;
-	a->rounds = (int)ceil(minutes * 60 / a->window);
-	if (a->rounds < 2 && strcmp(s->relay, "duet") == 0)
-		a->rounds = 2; /* the CPUs swapped once at least */
-	if (a->rounds < 1)
-		a->rounds = 1;
 }
 
 static int ab_cells(void *data, char **args, int n, struct run_args *a)
@@ -212,8 +203,10 @@ static int ab_cells(void *data, char **args, int n, struct run_args *a)
 	a->variants = s->variants.buf;
 	a->tokens = s->tokens.buf;
 	a->rounds = (int)s->test.opts.max_pairs;
-	if (s->relay)
-		relay_rounds(s, a);
+	if (s->relay) { /* the round's two cells at once; a duet swaps its CPUs once at least */
+		a->relay = s->relay;
+		window_rounds(s, a, strcmp(s->relay, "duet") == 0 ? 2 : 1);
+	}
 out:
 	for (int i = 0; i < 2; i++) {
 		free(v[i]);
