@@ -176,6 +176,11 @@ static int ab_cells(void *data, char **args, int n, struct run_args *a)
 		ret = flip_cells(s, v, t, a);
 		goto out;
 	}
+	if (s->relay && s->test.metric != M_FPS) {
+		ret = usage_error(ab_usage, "--design %s tests fps (the same frames' times on both sides), not %s",
+				  s->relay, metric_defs[s->test.metric].name);
+		goto out;
+	}
 	if (s->max_minutes > 0 && !s->relay) {
 		ret = usage_error(ab_usage, "--max-minutes is the cap of --design flip, relay and duet (runs: "
 				  "--max-rounds)");

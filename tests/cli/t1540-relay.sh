@@ -137,5 +137,11 @@ refused "must leave at least half of each turn" base --switches "SLOWDOWN=0 SLOW
 refused "--relay wants relay or duet, not 'solo'" base --switches "SLOWDOWN=0 SLOWDOWN=1" --relay solo
 refused "a duet puts each game on half of the CPUs itself: no GAMECPU in its tokens ('GAMECPU=1')" base \
 	--switches "- GAMECPU=1" --relay duet
+rc=0
+"$HB" ab --no-quieting --out "$T/refused" --no-db "$T/relay.ini" base@SLOWDOWN=0 base@SLOWDOWN=1 \
+	--design relay --metric p99_ms >"$T/out" 2>"$T/err" || rc=$?
+expect_eq "exit status of ab --design relay --metric p99_ms" 2 "$rc"
+grep -q -- "--design relay tests fps (the same frames' times on both sides), not p99_ms" "$T/err" ||
+	fail "ab --design relay --metric p99_ms: $(cat "$T/err")"
 [ ! -d "$T/refused" ] || [ -z "$(ls "$T/refused")" ] || fail "a refused batch left a directory"
 exit 0
