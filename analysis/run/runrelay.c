@@ -76,7 +76,7 @@ struct side {
 	size_t n_passes;
 };
 
-static int side_load(const struct run *run, struct side *s)
+static void side_load(const struct run *run, struct side *s)
 {
 	const struct hb_frames *f = &run->frames;
 	size_t k = 0;
@@ -112,7 +112,6 @@ static int side_load(const struct run *run, struct side *s)
 		s->pass_first[s->n_passes] = f->n;
 		free(p);
 	}
-	return 0;
 }
 
 static void side_release(struct side *s)
@@ -243,9 +242,6 @@ int run_relay_compare(const struct run *ra, const struct run *rb, struct run_rel
 		return -EINVAL;
 	}
 	c->mode = a->mode;
-	c->first = a->first;
-	c->cpus_a = a->cpus;
-	c->cpus_b = b->cpus;
 	side_load(ra, &sa);
 	side_load(rb, &sb);
 	c->fps_a = sa.counted_ns ? (double)sa.n_counted * 1e9 / (double)sa.counted_ns : 0;
@@ -258,7 +254,6 @@ int run_relay_compare(const struct run *ra, const struct run *rb, struct run_rel
 		by_turn(c, &sa, &sb, a);
 	side_release(&sa);
 	side_release(&sb);
-	c->r1_values = flip_lag1(c->d, c->n_d);
 	c->block_size = flip_block_size(c->d, c->n_d, &c->r1_blocks);
 	c->blocks = zalloc(sizeof(*c->blocks) * (c->n_d ? c->n_d : 1));
 	c->n_blocks = flip_block_means(c->d, c->n_d, c->block_size, c->blocks);

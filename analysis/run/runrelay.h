@@ -57,14 +57,12 @@ enum relay_pairing {
 struct run_relay_cmp {
 	enum relay_mode mode;
 	enum relay_pairing pairing;
-	char first;                 /* the side of turn 0 */
-	const char *cpus_a, *cpus_b; /* a duet's CPU sets (borrowed from the runs' records) */
 	unsigned block_frames;      /* RELAY_BY_FRAME: K */
 	double fps_a, fps_b;        /* each side's counted frames over their time */
 	double *d;                  /* the values, ln(B/A) of fps, in order */
 	size_t n_d;
 	size_t block_size;          /* values a block */
-	double r1_values, r1_blocks;
+	double r1_blocks;           /* the blocks' lag-one autocorrelation */
 	double *blocks;
 	size_t n_blocks;
 	double estimate, se;        /* the blocks' mean and its standard error (NAN under two) */
