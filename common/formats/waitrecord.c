@@ -8,6 +8,7 @@
  */
 #include "formats/waitrecord.h"
 #include "base/unzstd.h"
+#include "formats/tabrecord.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -15,10 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
-#define MAX_FIELDS 24                   /* of any line but a stack's */
-#define MAX_SPLIT (2 + HB_WAITREC_MAX_FRAMES + 1)
+#define MAX_SPLIT (2 + HB_WAITREC_MAX_FRAMES + 1)    /* a stack line's fields, the most of any */
 #define OFF_FIELDS 20
 #define BIO_FIELDS 8
 
@@ -50,38 +49,20 @@ void waitrec_release(struct waitrec *w)
 
 /* --- writing --- */
 
-/* A name as one field: no tab, no newline. */
-static void put_field_text(struct strbuf *sb, const char *s, size_t max)
-{
-	for (size_t i = 0; i < max && s[i]; i++)
-		strbuf_addch(sb, s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ? '?' : s[i]);
-}
-
 void waitrec_put_header(struct strbuf *sb)
 {
 	strbuf_addf(sb, "hbwaits\t%d\n", HB_WAITREC_VERSION);
 }
 
-/* A "meta" or "trailer" line: KIND<TAB>KEY=VALUE. */
-static void put_kv(struct strbuf *sb, const char *kind, const char *key, const char *value)
-{
-	strbuf_addstr(sb, kind);
-	strbuf_addch(sb, '\t');
-	put_field_text(sb, key, SIZE_MAX);
-	strbuf_addch(sb, '=');
-	put_field_text(sb, value, SIZE_MAX);
-	strbuf_addch(sb, '\n');
-}
-
 void waitrec_put_meta(struct strbuf *sb, const char *key, const char *value)
 {
-	put_kv(sb, "meta", key, value);
+	tabrec_put_kv(sb, "meta", key, value);
 }
 
 void waitrec_put_thread(struct strbuf *sb, const struct wr_thread *t)
 {
 	strbuf_addf(sb, "thread\t%" PRId32 "\t%" PRId32 "\t", t->tid, t->tgid);
-	put_field_text(sb, t->comm, sizeof(t->comm));
+	tabrec_put_text(sb, t->comm, sizeof(t->comm));
 	strbuf_addch(sb, '\n');
 }
 
@@ -90,67 +71,35 @@ void waitrec_put_stack(struct strbuf *sb, uint32_t id, const char *const *fn, si
 	strbuf_addf(sb, "stack\t%" PRIu32, id);
 	for (size_t i = 0; i < n; i++) {
 		strbuf_addch(sb, '\t');
-		put_field_text(sb, fn[i], SIZE_MAX);
+		tabrec_put_text(sb, fn[i], SIZE_MAX);
 	}
 	strbuf_addch(sb, '\n');
-}
-
-/* A number and the tab before it, without printf: the recorder writes
- * hundreds of lines a second beside the game, and vsnprintf's parsing of
- * the format was most of a line's cost. */
-static void add_num(struct strbuf *sb, uint64_t v, bool neg, unsigned base)
-{
-	char buf[28];
-	size_t n = sizeof(buf);
-
-	do {
-		buf[--n] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
-	if (base == 16) {
-		buf[--n] = 'x';
-		buf[--n] = '0';
-	}
-	if (neg)
-		buf[--n] = '-';
-	buf[--n] = '\t';
-	strbuf_add(sb, buf + n, sizeof(buf) - n);
-}
-
-static void add_u64(struct strbuf *sb, uint64_t v)
-{
-	add_num(sb, v, false, 10);
-}
-
-static void add_i64(struct strbuf *sb, int64_t v)
-{
-	add_num(sb, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0, 10);
 }
 
 void waitrec_put_off(struct strbuf *sb, const struct wr_off *o)
 {
 	strbuf_addstr(sb, "off");
-	add_i64(sb, o->tid);
-	add_u64(sb, o->off_ns);
-	add_u64(sb, o->on_ns);
-	add_u64(sb, o->wake_ns);
+	tabrec_put_i64(sb, o->tid);
+	tabrec_put_u64(sb, o->off_ns);
+	tabrec_put_u64(sb, o->on_ns);
+	tabrec_put_u64(sb, o->wake_ns);
 	strbuf_addch(sb, '\t');
 	strbuf_addch(sb, o->state);
-	add_u64(sb, o->stack);
-	add_i64(sb, o->waker_tid);
-	add_u64(sb, o->waker_stack);
-	add_u64(sb, o->run_ns);
-	add_u64(sb, o->runq_ns);
-	add_u64(sb, o->sleep_ns);
-	add_u64(sb, o->faults);
-	add_num(sb, o->fault_addr, false, 16);
-	add_i64(sb, o->blkio_ns);
-	add_i64(sb, o->swapin_ns);
-	add_i64(sb, o->reclaim_ns);
-	add_i64(sb, o->thrash_ns);
-	add_i64(sb, o->compact_ns);
+	tabrec_put_u64(sb, o->stack);
+	tabrec_put_i64(sb, o->waker_tid);
+	tabrec_put_u64(sb, o->waker_stack);
+	tabrec_put_u64(sb, o->run_ns);
+	tabrec_put_u64(sb, o->runq_ns);
+	tabrec_put_u64(sb, o->sleep_ns);
+	tabrec_put_u64(sb, o->faults);
+	tabrec_put_num(sb, o->fault_addr, false, 16);
+	tabrec_put_i64(sb, o->blkio_ns);
+	tabrec_put_i64(sb, o->swapin_ns);
+	tabrec_put_i64(sb, o->reclaim_ns);
+	tabrec_put_i64(sb, o->thrash_ns);
+	tabrec_put_i64(sb, o->compact_ns);
 	strbuf_addch(sb, '\t');
-	put_field_text(sb, o->syscall[0] ? o->syscall : "?", sizeof(o->syscall));
+	tabrec_put_text(sb, o->syscall[0] ? o->syscall : "?", sizeof(o->syscall));
 	strbuf_addch(sb, '\n');
 }
 
@@ -168,87 +117,33 @@ void waitrec_put_lost(struct strbuf *sb, uint64_t n)
 
 /* --- reading --- */
 
-struct line {
-	const char *name;
-	int no;
-	char *f[MAX_SPLIT];
-	int n;
-};
-
-static int bad(const struct line *l, struct strbuf *err, const char *what)
-{
-	strbuf_addf(err, "%s:%d: %s", l->name, l->no, what);
-	return -EINVAL;
-}
-
-static int u64_field(const struct line *l, int i, uint64_t *out, struct strbuf *err)
-{
-	const char *s = l->f[i];
-
-	if (str_startswith(s, "0x")) {
-		char *end;
-
-		errno = 0;
-		*out = strtoull(s + 2, &end, 16);
-		if (s[2] && !*end && !errno)
-			return 0;
-	} else if (safe_atou64(s, out) == 0) {
-		return 0;
-	}
-	strbuf_addf(err, "%s:%d: field %d '%s' is not a whole number", l->name, l->no, i + 1, s);
-	return -EINVAL;
-}
-
-static int i64_field(const struct line *l, int i, int64_t lo, int64_t hi, int64_t *out,
-		     struct strbuf *err)
-{
-	if (safe_atoi64(l->f[i], out) == 0 && *out >= lo && *out <= hi)
-		return 0;
-	strbuf_addf(err, "%s:%d: field %d '%s' is not a number in %" PRId64 "..%" PRId64, l->name,
-		    l->no, i + 1, l->f[i], lo, hi);
-	return -EINVAL;
-}
-
-static int tid_field(const struct line *l, int i, int32_t lo, int32_t *out, struct strbuf *err)
+static int tid_field(const struct tabline *l, int i, int32_t lo, int32_t *out, struct strbuf *err)
 {
 	int64_t v;
 
-	if (i64_field(l, i, lo, INT32_MAX, &v, err) < 0)
+	if (tabrec_i64(l, i, lo, INT32_MAX, &v, err) < 0)
 		return -EINVAL;
 	*out = (int32_t)v;
 	return 0;
 }
 
-static int stack_field(const struct waitrec *w, const struct line *l, int i, uint32_t *out,
+static int stack_field(const struct waitrec *w, const struct tabline *l, int i, uint32_t *out,
 		       struct strbuf *err)
 {
 	int64_t v;
 
-	if (i64_field(l, i, 0, (int64_t)w->n_stack, &v, err) < 0)
+	if (tabrec_i64(l, i, 0, (int64_t)w->n_stack, &v, err) < 0)
 		return -EINVAL;
 	*out = (uint32_t)v;
 	return 0;
 }
 
-static int add_kv(struct kvfile *kf, const struct line *l, struct strbuf *err)
-{
-	char *eq = l->n == 2 ? strchr(l->f[1], '=') : NULL;
-
-	if (!eq)
-		return bad(l, err, "want KEY=VALUE");
-	*eq = '\0';
-	if (!kvfile_valid_key(l->f[1]))
-		return bad(l, err, "not a valid key");
-	kvfile_add(kf, l->f[1], eq + 1);
-	return 0;
-}
-
-static int parse_thread(struct waitrec *w, const struct line *l, struct strbuf *err)
+static int parse_thread(struct waitrec *w, const struct tabline *l, struct strbuf *err)
 {
 	struct wr_thread t = { 0 };
 
 	if (l->n != 4)
-		return bad(l, err, "a thread line wants TID TGID COMM");
+		return tabrec_bad(l, err, "a thread line wants TID TGID COMM");
 	if (tid_field(l, 1, 0, &t.tid, err) < 0 || tid_field(l, 2, 0, &t.tgid, err) < 0)
 		return -EINVAL;
 	snprintf(t.comm, sizeof(t.comm), "%s", l->f[3]);
@@ -257,19 +152,19 @@ static int parse_thread(struct waitrec *w, const struct line *l, struct strbuf *
 	return 0;
 }
 
-static int parse_stack(struct waitrec *w, const struct line *l, struct strbuf *err)
+static int parse_stack(struct waitrec *w, const struct tabline *l, struct strbuf *err)
 {
 	struct wr_stack s = { 0 };
 	int64_t id;
 
 	if (l->n < 2)
-		return bad(l, err, "a stack line wants ID and its functions");
-	if (i64_field(l, 1, 1, INT32_MAX, &id, err) < 0)
+		return tabrec_bad(l, err, "a stack line wants ID and its functions");
+	if (tabrec_i64(l, 1, 1, INT32_MAX, &id, err) < 0)
 		return -EINVAL;
 	if ((uint64_t)id != w->n_stack + 1)
-		return bad(l, err, "stack ids count from 1 in the order written");
+		return tabrec_bad(l, err, "stack ids count from 1 in the order written");
 	if (l->n - 2 > HB_WAITREC_MAX_FRAMES)
-		return bad(l, err, "a stack of more functions than the format keeps");
+		return tabrec_bad(l, err, "a stack of more functions than the format keeps");
 	s.n = (size_t)(l->n - 2);
 	s.fn = zalloc((s.n + 1) * sizeof(*s.fn));
 	for (size_t i = 0; i < s.n; i++)
@@ -279,89 +174,89 @@ static int parse_stack(struct waitrec *w, const struct line *l, struct strbuf *e
 	return 0;
 }
 
-static int parse_delays(const struct line *l, struct wr_off *o, struct strbuf *err)
+static int parse_delays(const struct tabline *l, struct wr_off *o, struct strbuf *err)
 {
 	int64_t *d[] = { &o->blkio_ns, &o->swapin_ns, &o->reclaim_ns, &o->thrash_ns, &o->compact_ns };
 
 	for (int i = 0; i < 5; i++)
-		if (i64_field(l, 14 + i, -1, INT64_MAX, d[i], err) < 0)
+		if (tabrec_i64(l, 14 + i, -1, INT64_MAX, d[i], err) < 0)
 			return -EINVAL;
 	return 0;
 }
 
-static int parse_off(struct waitrec *w, const struct line *l, struct strbuf *err)
+static int parse_off(struct waitrec *w, const struct tabline *l, struct strbuf *err)
 {
 	struct wr_off o = { 0 };
 
 	if (l->n != OFF_FIELDS)
-		return bad(l, err, "an off line wants 19 fields (docs/formats.md)");
-	if (tid_field(l, 1, 1, &o.tid, err) < 0 || u64_field(l, 2, &o.off_ns, err) < 0 ||
-	    u64_field(l, 3, &o.on_ns, err) < 0 || u64_field(l, 4, &o.wake_ns, err) < 0 ||
+		return tabrec_bad(l, err, "an off line wants 19 fields (docs/formats.md)");
+	if (tid_field(l, 1, 1, &o.tid, err) < 0 || tabrec_u64(l, 2, &o.off_ns, err) < 0 ||
+	    tabrec_u64(l, 3, &o.on_ns, err) < 0 || tabrec_u64(l, 4, &o.wake_ns, err) < 0 ||
 	    stack_field(w, l, 6, &o.stack, err) < 0 || tid_field(l, 7, -1, &o.waker_tid, err) < 0 ||
-	    stack_field(w, l, 8, &o.waker_stack, err) < 0 || u64_field(l, 9, &o.run_ns, err) < 0 ||
-	    u64_field(l, 10, &o.runq_ns, err) < 0 || u64_field(l, 11, &o.sleep_ns, err) < 0 ||
-	    u64_field(l, 12, &o.faults, err) < 0 || u64_field(l, 13, &o.fault_addr, err) < 0 ||
+	    stack_field(w, l, 8, &o.waker_stack, err) < 0 || tabrec_u64(l, 9, &o.run_ns, err) < 0 ||
+	    tabrec_u64(l, 10, &o.runq_ns, err) < 0 || tabrec_u64(l, 11, &o.sleep_ns, err) < 0 ||
+	    tabrec_u64(l, 12, &o.faults, err) < 0 || tabrec_u64(l, 13, &o.fault_addr, err) < 0 ||
 	    parse_delays(l, &o, err) < 0)
 		return -EINVAL;
 	if (strlen(l->f[5]) != 1 || !strchr("RSDITX?", l->f[5][0]))
-		return bad(l, err, "STATE is one of R S D I T X ?");
+		return tabrec_bad(l, err, "STATE is one of R S D I T X ?");
 	if (!l->f[19][0] || strlen(l->f[19]) >= sizeof(o.syscall) ||
 	    strspn(l->f[19], "abcdefghijklmnopqrstuvwxyz0123456789_-?") != strlen(l->f[19]))
-		return bad(l, err, "SYSCALL is a system call's name, - or ?");
+		return tabrec_bad(l, err, "SYSCALL is a system call's name, - or ?");
 	snprintf(o.syscall, sizeof(o.syscall), "%s", l->f[19]);
 	o.state = l->f[5][0];
 	if (o.on_ns < o.off_ns)
-		return bad(l, err, "ON_NS before OFF_NS");
+		return tabrec_bad(l, err, "ON_NS before OFF_NS");
 	if (o.wake_ns && (o.wake_ns < o.off_ns || o.wake_ns > o.on_ns))
-		return bad(l, err, "WAKE_NS outside OFF_NS..ON_NS");
+		return tabrec_bad(l, err, "WAKE_NS outside OFF_NS..ON_NS");
 	w->off = xrealloc(w->off, (w->n_off + 1) * sizeof(*w->off));
 	w->off[w->n_off++] = o;
 	return 0;
 }
 
-static int parse_bio(struct waitrec *w, const struct line *l, struct strbuf *err)
+static int parse_bio(struct waitrec *w, const struct tabline *l, struct strbuf *err)
 {
 	struct wr_bio b = { 0 };
 	int64_t e;
 
 	if (l->n != BIO_FIELDS)
-		return bad(l, err, "a bio line wants TID START_NS DONE_NS MAJ:MIN OP BYTES ERROR");
-	if (tid_field(l, 1, 1, &b.tid, err) < 0 || u64_field(l, 2, &b.start_ns, err) < 0 ||
-	    u64_field(l, 3, &b.done_ns, err) < 0 || u64_field(l, 6, &b.bytes, err) < 0 ||
-	    i64_field(l, 7, INT32_MIN, INT32_MAX, &e, err) < 0)
+		return tabrec_bad(l, err, "a bio line wants TID START_NS DONE_NS MAJ:MIN OP BYTES ERROR");
+	if (tid_field(l, 1, 1, &b.tid, err) < 0 || tabrec_u64(l, 2, &b.start_ns, err) < 0 ||
+	    tabrec_u64(l, 3, &b.done_ns, err) < 0 || tabrec_u64(l, 6, &b.bytes, err) < 0 ||
+	    tabrec_i64(l, 7, INT32_MIN, INT32_MAX, &e, err) < 0)
 		return -EINVAL;
 	b.error = (int32_t)e;
 	if (sscanf(l->f[4], "%" SCNu32 ":%" SCNu32, &b.major, &b.minor) != 2)
-		return bad(l, err, "the device is MAJ:MIN");
+		return tabrec_bad(l, err, "the device is MAJ:MIN");
 	if (strlen(l->f[5]) != 1 || !strchr("RWFD?", l->f[5][0]))
-		return bad(l, err, "OP is one of R W F D ?");
+		return tabrec_bad(l, err, "OP is one of R W F D ?");
 	b.op = l->f[5][0];
 	if (b.done_ns < b.start_ns)
-		return bad(l, err, "DONE_NS before START_NS");
+		return tabrec_bad(l, err, "DONE_NS before START_NS");
 	w->bio = xrealloc(w->bio, (w->n_bio + 1) * sizeof(*w->bio));
 	w->bio[w->n_bio++] = b;
 	return 0;
 }
 
 /* pause NS / resume NS: in turn, in time order, a pause first */
-static int parse_pause(struct waitrec *w, struct line *l, struct strbuf *err)
+static int parse_pause(struct waitrec *w, struct tabline *l, struct strbuf *err)
 {
 	bool pause = strcmp(l->f[0], "pause") == 0;
 	struct wr_pause *last = w->n_pause ? &w->pause[w->n_pause - 1] : NULL;
 	uint64_t ns;
 
-	if (l->n != 2 || u64_field(l, 1, &ns, err) < 0)
-		return bad(l, err, pause ? "a pause line wants NS" : "a resume line wants NS");
+	if (l->n != 2 || tabrec_u64(l, 1, &ns, err) < 0)
+		return tabrec_bad(l, err, pause ? "a pause line wants NS" : "a resume line wants NS");
 	if (pause) {
 		if (last && (last->to_ns == UINT64_MAX || ns < last->to_ns))
-			return bad(l, err, last->to_ns == UINT64_MAX ? "a pause while paused" :
+			return tabrec_bad(l, err, last->to_ns == UINT64_MAX ? "a pause while paused" :
 				   "a pause before the last resume");
 		w->pause = xrealloc(w->pause, (w->n_pause + 1) * sizeof(*w->pause));
 		w->pause[w->n_pause++] = (struct wr_pause){ ns, UINT64_MAX };
 		return 0;
 	}
 	if (!last || last->to_ns != UINT64_MAX || ns < last->from_ns)
-		return bad(l, err, !last || last->to_ns != UINT64_MAX ? "a resume without a pause" :
+		return tabrec_bad(l, err, !last || last->to_ns != UINT64_MAX ? "a resume without a pause" :
 			   "a resume before its pause");
 	last->to_ns = ns;
 	return 0;
@@ -375,7 +270,7 @@ bool waitrec_paused_in(const struct waitrec *w, uint64_t s, uint64_t e)
 	return false;
 }
 
-static int parse_line(struct waitrec *w, struct line *l, bool *data_seen, struct strbuf *err)
+static int parse_line(struct waitrec *w, struct tabline *l, bool *data_seen, struct strbuf *err)
 {
 	const char *k = l->f[0];
 	uint64_t n;
@@ -386,18 +281,18 @@ static int parse_line(struct waitrec *w, struct line *l, bool *data_seen, struct
 			w->version = l->f[1][0] - '0';
 			return 0;
 		}
-		return bad(l, err, "not a wait record of version 1 or 2 (want 'hbwaits<TAB>2')");
+		return tabrec_bad(l, err, "not a wait record of version 1 or 2 (want 'hbwaits<TAB>2')");
 	}
 	if (strcmp(k, "meta") == 0) {
 		if (*data_seen)
-			return bad(l, err, "a meta line after the data began");
-		return add_kv(&w->meta, l, err);
+			return tabrec_bad(l, err, "a meta line after the data began");
+		return tabrec_kv(&w->meta, l, err);
 	}
 	*data_seen = true;
 	if (strcmp(k, "trailer") == 0)
-		return add_kv(&w->trailer, l, err);
+		return tabrec_kv(&w->trailer, l, err);
 	if (w->trailer.n)
-		return bad(l, err, "a data line after the trailer");
+		return tabrec_bad(l, err, "a data line after the trailer");
 	if (strcmp(k, "thread") == 0)
 		return parse_thread(w, l, err);
 	if (strcmp(k, "stack") == 0)
@@ -409,69 +304,43 @@ static int parse_line(struct waitrec *w, struct line *l, bool *data_seen, struct
 	if (strcmp(k, "follow") == 0) {
 		int32_t pid;
 
-		if (l->n != 3 || tid_field(l, 1, 1, &pid, err) < 0 || u64_field(l, 2, &n, err) < 0)
-			return bad(l, err, "a follow line wants PID NS");
+		if (l->n != 3 || tid_field(l, 1, 1, &pid, err) < 0 || tabrec_u64(l, 2, &n, err) < 0)
+			return tabrec_bad(l, err, "a follow line wants PID NS");
 		return 0;
 	}
 	if (w->version >= 2 && (strcmp(k, "pause") == 0 || strcmp(k, "resume") == 0))
 		return parse_pause(w, l, err);
 	if (strcmp(k, "lost") == 0) {
-		if (l->n != 2 || u64_field(l, 1, &n, err) < 0)
-			return bad(l, err, "a lost line wants N");
+		if (l->n != 2 || tabrec_u64(l, 1, &n, err) < 0)
+			return tabrec_bad(l, err, "a lost line wants N");
 		w->lost += n;
 		return 0;
 	}
-	return bad(l, err, w->version >= 2 ? "not a line the format has (meta thread stack off bio follow "
+	return tabrec_bad(l, err, w->version >= 2 ? "not a line the format has (meta thread stack off bio follow "
 		   "pause resume lost trailer)" : "not a line version 1 has (meta thread stack off bio follow "
 		   "lost trailer)");
 }
 
-/* Splits a line in place at tabs. */
-static int split(char *s, struct line *l)
+struct parse {
+	struct waitrec *w;
+	bool data_seen;
+};
+
+static int parse_one(struct tabline *l, void *rec, struct strbuf *err)
 {
-	l->n = 0;
-	for (;;) {
-		if (l->n == MAX_SPLIT || (l->n == MAX_FIELDS && strcmp(l->f[0], "stack") != 0))
-			return -1;
-		l->f[l->n++] = s;
-		s = strchr(s, '\t');
-		if (!s)
-			return 0;
-		*s++ = '\0';
-	}
+	struct parse *p = rec;
+
+	return parse_line(p->w, l, &p->data_seen, err);
 }
 
 int waitrec_parse(const char *text, size_t len, const char *name, struct waitrec *w,
 		  struct strbuf *err)
 {
-	char *copy = xstrndup(text, len), *p = copy;
-	bool data_seen = false;
-	struct line l = { .name = name };
-	int r = 0;
+	struct parse p = { .w = w };
+	int r;
 
 	waitrec_init(w);
-	if (strlen(copy) != len) {
-		free(copy);
-		strbuf_addf(err, "%s: a NUL byte in a text record", name);
-		return -EINVAL;
-	}
-	while (*p && r == 0) {
-		char *nl = strchr(p, '\n');
-		l.no++;
-		if (!nl) {
-			w->cut = true;
-			break;
-		}
-		*nl = '\0';
-		if (split(p, &l) < 0)
-			r = bad(&l, err, "too many fields");
-		else
-			r = parse_line(w, &l, &data_seen, err);
-		p = nl + 1;
-	}
-	if (r == 0 && l.no == 0)
-		r = bad(&(struct line){ .name = name, .no = 1 }, err, "empty: not a wait record");
-	free(copy);
+	r = tabrec_walk(text, len, name, "a wait record", MAX_SPLIT, parse_one, &p, &w->cut, err);
 	if (r < 0)
 		waitrec_release(w);
 	return r;
@@ -518,33 +387,5 @@ const char *waitrec_dev_name(const struct waitrec *w, uint32_t major, uint32_t m
 int waitrec_pack(const char *live_path, const char *out_path, const struct kvfile *trailer,
 		 struct strbuf *err)
 {
-	struct strbuf raw = STRBUF_INIT;
-	char *data, *z;
-	size_t len, cap, n;
-	int r;
-
-	r = read_file(live_path, &data, &len);
-	if (r < 0) {
-		strbuf_addf(err, "%s: %s", live_path, strerror(-r));
-		return r;
-	}
-	strbuf_add(&raw, data, len);
-	free(data);
-	/* a line the writer did not finish is not data: cut it */
-	while (raw.len && raw.buf[raw.len - 1] != '\n')
-		raw.buf[--raw.len] = '\0';
-	for (size_t i = 0; trailer && i < trailer->n; i++)
-		put_kv(&raw, "trailer", trailer->items[i].key, trailer->items[i].value);
-	cap = ZSTD_compressBound(raw.len);
-	z = xrealloc(NULL, cap ? cap : 1);
-	n = ZSTD_compress(z, cap, raw.buf ? raw.buf : "", raw.len, 9);
-	if (ZSTD_isError(n)) {
-		strbuf_addf(err, "%s: zstd: %s", out_path, ZSTD_getErrorName(n));
-		r = -EIO;
-	} else if ((r = write_file_atomic(out_path, z, n, 0644)) < 0) {
-		strbuf_addf(err, "%s: %s", out_path, strerror(-r));
-	}
-	free(z);
-	strbuf_release(&raw);
-	return r;
+	return tabrec_pack(live_path, out_path, trailer, err);
 }
