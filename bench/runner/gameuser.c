@@ -4,10 +4,12 @@
 #include "runner/gameuser.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int fill_from_passwd(struct game_user *u, const struct passwd *pw)
@@ -77,4 +79,22 @@ int game_user_become(const struct game_user *u)
 	if (getuid() == 0 || geteuid() == 0)
 		return -EPERM;
 	return 0;
+}
+
+/* nftw passes no argument: the user being given a tree (one walk at a time) */
+static uid_t give_uid;
+static gid_t give_gid;
+
+static int give_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return lchown(path, give_uid, give_gid) < 0 ? -1 : 0;
+}
+
+int game_user_give(const struct game_user *u, const char *path)
+{
+	if (!u->switch_needed)
+		return 0;
+	give_uid = u->uid;
+	give_gid = u->gid;
+	return nftw(path, give_one, 16, FTW_PHYS) == 0 ? 0 : -errno;
 }

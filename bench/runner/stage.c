@@ -11,7 +11,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,23 +21,6 @@
 
 /* Helpers a recipe's prepare step may call, copied into the stage's bin/. */
 static const char *const helpers[] = { "hitchbench-wadlump" };
-
-static uid_t chown_uid;
-static gid_t chown_gid;
-
-static int chown_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return lchown(path, chown_uid, chown_gid) < 0 ? -1 : 0;
-}
-
-static int give_tree(const char *path, const struct game_user *u)
-{
-	if (!u->switch_needed)
-		return 0;
-	chown_uid = u->uid;
-	chown_gid = u->gid;
-	return nftw(path, chown_one, 16, FTW_PHYS) == 0 ? 0 : -errno;
-}
 
 /* Where a stage may go, best first: tmpfs in /dev/shm keeps the frame
  * file off the disks being measured. */
@@ -260,7 +242,7 @@ int stage_create(struct stage *st, const char *hook_src, const char *helper_dir,
 	} else if (r == 0) {
 		r = copy_caller_xauth(st, err);
 	}
-	if (r == 0 && (r = give_tree(st->dir, u)) < 0)
+	if (r == 0 && (r = game_user_give(u, st->dir)) < 0)
 		strbuf_addf(err, "cannot give the staging directory to user '%s': %s", u->name,
 			    strerror(-r));
 	if (r == 0 && chmod(st->dir, 0700) < 0)
@@ -361,7 +343,7 @@ int stage_finish_home(struct stage *st, const struct recipe *r, const struct gam
 		goto out;
 	}
 	e = framesource_prepare(r->frames, st->home, err);
-	if (e == 0 && (e = give_tree(st->home, u)) < 0)
+	if (e == 0 && (e = game_user_give(u, st->home)) < 0)
 		strbuf_addf(err, "cannot give '%s' to user '%s': %s", st->home, u->name,
 			    strerror(-e));
 out:
