@@ -157,6 +157,8 @@ static int switches_start(struct runner *rn, struct strbuf *err)
 	c->stage_dir = rn->stage.dir;
 	c->helper_dir = rn->req->helper_dir;
 	c->user = rn->req->user;
+	c->recipe_name = rn->req->recipe->name;
+	c->variant_name = rn->req->variant_name;
 	c->display = rn->display;
 	c->frames_path = rn->stage.frames;
 	c->journal = rn->req->journal;

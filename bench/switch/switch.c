@@ -25,7 +25,8 @@
 #include "base/timeutil.h"
 
 extern const struct switch_def switch_gameenv, switch_gamecpu, switch_slowdown, switch_slowdown_us,
-	switch_sensors, switch_stalls, switch_waker, switch_probe, switch_prefetch, switch_intf, switch_knob;
+	switch_sensors, switch_stalls, switch_waker, switch_probe, switch_prefetch, switch_intf, switch_knob,
+	switch_shadercache;
 
 /* Hooks run in this order: the interference watcher last, so that it
  * starts just before the game. */
@@ -35,6 +36,7 @@ static const struct switch_def *const registry[] = {
 	&switch_slowdown,
 	&switch_slowdown_us,
 	&switch_knob,
+	&switch_shadercache,
 	&switch_sensors,
 	&switch_stalls,
 	&switch_waker,

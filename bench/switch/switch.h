@@ -123,6 +123,10 @@ struct switch_ctx {
 	const char *stage_dir;      /* the run's private staging (tmpfs when possible) */
 	const char *helper_dir;     /* where hitchbench's helper programs are */
 	const struct game_user *user;
+	/* what is being run: the recipe's name and the variant's ("base" for
+	 * the recipe alone), for a switch that keeps something per recipe and
+	 * variant between runs (SHADERCACHE=warm); may be NULL */
+	const char *recipe_name, *variant_name;
 	const char *display;
 	const char *frames_path;    /* the frame file the hook writes */
 	char *const *game_argv;     /* the game's command line (NULL-terminated; may be NULL) */
