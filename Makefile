@@ -151,9 +151,9 @@ UNIT_OBJ  := $(UNIT_SRC:%.c=$(B)/%.o)
 VK_MANIFEST    := share/vulkan/implicit_layer.d/VkLayer_hitchbench.json
 VK_MANIFEST_IN := harness/VkLayer_hitchbench.json.in
 PROGS := $(B)/hitchbench $(B)/hitchbench-hook.so $(B)/hitchbench-wadlump $(B)/hitchbench-sampler \
-         $(B)/hitchbench-stallrec $(B)/hitchbench-input $(B)/hitchbench-intfwatch \
+         $(B)/hitchbench-stallrec $(B)/hitchbench-profrec $(B)/hitchbench-input $(B)/hitchbench-intfwatch \
          $(B)/hitchbench-waker $(B)/hitchbench-prefetch $(B)/hitchbench-reboot
-TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame \
+TEST_PROGS := $(B)/tests/unit-tests $(B)/tests/present $(B)/tests/libhbstub.so $(B)/tests/fakegame $(B)/tests/glgame \
               $(B)/tests/mkframes $(B)/tests/glxparse $(B)/tests/mhsummary $(B)/tests/mkstallrun \
               $(B)/tests/recdump $(B)/tests/sleeper $(B)/tests/procwatch $(B)/tests/uinputdev \
               $(B)/tests/fifohog $(B)/tests/seqsim $(B)/tests/vkchain $(B)/tests/vkpresent $(B)/tests/tstamp $(B)/tests/waitline \
@@ -279,13 +279,15 @@ $(B)/$(VK_MANIFEST): $(VK_MANIFEST_IN)
 #   wadlump    a WAD's lumps, for the Doom recipes
 #   sampler    beside every run (nice 10), writing sensors.tsv.zst
 #   stallrec   the stall recorder (the STALLS switch): root's, every 10 ms
+#   profrec    the profile recorder (the PROFILE switch): root's, perf events on
+#              the game's threads, their maps' build ids read with libdw
 #   input      a recipe's [input] steps into the game (XTest or uinput), root's
 #   intfwatch  the interference watcher: input devices (libevdev), their coming
 #              and going (libudev), VTs, logins, processes, the kernel log
 #   waker      the waker and the probe (WAKER, PROBE): threads pinned per CPU
 #   prefetch   the learning game prefetch (GAMEPREFETCH): learn, fetch, run
 #   reboot     Slurm's RebootProgram on a lab node: the wished kernel, then reboot
-HELPERS := wadlump sampler stallrec input intfwatch waker prefetch reboot
+HELPERS := wadlump sampler stallrec profrec input intfwatch waker prefetch reboot
 harness_objs = $(patsubst %.c,$(B)/%.o,$(wildcard harness/$(1).c harness/$(1)-*.c))
 HELPER_LIBS_sampler   = $(LIBS)
 HELPER_LIBS_stallrec  = $(LIBS) $(STALLBPF_LIBS)
@@ -296,6 +298,7 @@ $(B)/harness/input-play.o: LAYER_INC += $(shell $(PKG_CONFIG) --cflags-only-I ev
 HELPER_LIBS_intfwatch = $(LIBS) $(shell $(PKG_CONFIG) --libs libevdev libudev)
 HELPER_LIBS_waker     = $(LIBS) -pthread
 HELPER_LIBS_prefetch  = $(LIBS)
+HELPER_LIBS_profrec   = $(LIBS) -ldw -lelf
 
 # The stall recorder's kernel program (STALLS=bpf; docs/stalls.md): clang
 # compiles harness/bpf/stallbpf.bpf.c to BPF for this machine's byte order,
@@ -333,8 +336,8 @@ $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(HITCH_A) $(GEN_
 
 # bench-self: a program that presents as fast as it can, through a real
 # GLX window (Xvfb) or through a stub present library (the hook's cost alone).
-$(B)/tests/present: $(B)/tests/tools/present.o $(HITCH_A) $(B)/tests/libhbstub.so
-	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/present.o $(HITCH_A) $(GL_LIBS) -ldl
+$(B)/tests/present: $(B)/tests/tools/present.o $(B)/tests/tools/glxwindow.o $(HITCH_A) $(B)/tests/libhbstub.so
+	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/present.o $(B)/tests/tools/glxwindow.o $(HITCH_A) $(GL_LIBS) -ldl
 
 # The same for Vulkan: a swapchain on an Xlib window (lavapipe on Xvfb),
 # cleared and presented, for bench-self and the layer's tests.
@@ -355,6 +358,12 @@ $(B)/tests/fakegame: $(B)/tests/tools/fakegame.o $(B)/tests/tools/stallways.o $(
 		$(B)/tests/libhbstub.so
 	$(CC) $(LDFLAGS) -o $@ $(B)/tests/tools/fakegame.o $(B)/tests/tools/stallways.o \
 		$(HITCH_A) -ldl -pthread $(shell $(PKG_CONFIG) --libs x11)
+
+# A fake game on real GL (llvmpipe on Xvfb): a shader compiled and a named CPU loop on cue.
+# Frame pointers and -rdynamic, so a profiler walking the stack names its functions.
+$(B)/tests/tools/glgame.o: ALL_CFLAGS += -fno-omit-frame-pointer
+$(B)/tests/glgame: $(B)/tests/tools/glgame.o $(B)/tests/tools/glxwindow.o $(HITCH_A)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(GL_LIBS)
 
 # The paired sequential test's error rates and pairs to a verdict, simulated (bench-self).
 $(B)/tests/seqsim: $(B)/tests/tools/seqsim.o $(HITCH_A)
@@ -472,7 +481,7 @@ check-sanitize: deps
 		$(SAN_B)/tests/uinputdev $(SAN_B)/tests/fifohog $(SAN_B)/tests/mkstallrec
 	@cp $(B)/hitchbench-hook.so $(SAN_B)/
 	@mkdir -p $(dir $(SAN_B)/$(VK_MANIFEST)) && cp $(B)/$(VK_MANIFEST) $(SAN_B)/$(VK_MANIFEST)
-	@cp $(B)/tests/fakegame $(B)/tests/libhbstub.so $(B)/tests/present $(B)/tests/vkchain \
+	@cp $(B)/tests/fakegame $(B)/tests/glgame $(B)/tests/libhbstub.so $(B)/tests/present $(B)/tests/vkchain \
 		$(B)/tests/tstamp $(B)/tests/waitline $(SAN_B)/tests/
 	@HB_BUILD=$(CURDIR)/$(SAN_B) HB_SANITIZE=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		CK_TIMEOUT_MULTIPLIER=4 sh tests/run.sh

@@ -22,6 +22,7 @@
  * The stub is $HB_STUB, or libhbstub.so beside this program.
  */
 #include "base/exitcodes.h"
+#include "glxwindow.h"
 #include "stubpath.h"
 #include "base/timeutil.h"
 #include "base/util.h"
@@ -156,63 +157,25 @@ static void glx_frame(Display *dpy, Window win, uint64_t i)
 
 static int run_glx(const struct present_opts *o, struct present_result *res)
 {
-	int attrs[] = { GLX_RGBA, GLX_DOUBLEBUFFER, GLX_RED_SIZE, 1, GLX_GREEN_SIZE, 1,
-			GLX_BLUE_SIZE, 1, None };
-	XSetWindowAttributes swa;
-	XVisualInfo *vi = NULL;
-	GLXContext ctx = NULL;
-	Window win = 0;
-	Display *dpy;
-	XEvent ev;
+	struct glx_window w;
 	uint64_t t0;
 	int r = -1;
 
-	dpy = XOpenDisplay(NULL);
-	if (!dpy) {
-		fprintf(stderr, "present: cannot open display '%s'\n", XDisplayName(NULL));
-		return -1;
-	}
-	vi = glXChooseVisual(dpy, DefaultScreen(dpy), attrs);
-	if (!vi) {
-		fprintf(stderr, "present: no double-buffered RGBA GLX visual\n");
+	if (glx_window_open(&w, "present", "hitchbench present", o->width, o->height) < 0)
 		goto out;
-	}
-	memset(&swa, 0, sizeof(swa));
-	swa.colormap = XCreateColormap(dpy, RootWindow(dpy, vi->screen), vi->visual, AllocNone);
-	swa.event_mask = StructureNotifyMask;
-	win = XCreateWindow(dpy, RootWindow(dpy, vi->screen), 0, 0, o->width, o->height, 0, vi->depth,
-			    InputOutput, vi->visual, CWColormap | CWEventMask, &swa);
-	XStoreName(dpy, win, "hitchbench present");
-	XMapWindow(dpy, win);
-	do
-		XWindowEvent(dpy, win, StructureNotifyMask, &ev);
-	while (ev.type != MapNotify);
-	ctx = glXCreateContext(dpy, vi, NULL, True);
-	if (!ctx || !glXMakeCurrent(dpy, win, ctx)) {
-		fprintf(stderr, "present: cannot make a GLX context current\n");
-		goto out;
-	}
-	glx_no_vsync(dpy, win);
+	glx_no_vsync(w.dpy, w.win);
 	for (uint64_t i = 0; i < o->warmup; i++)
-		glx_frame(dpy, win, i);
+		glx_frame(w.dpy, w.win, i);
 	glFinish();
 	t0 = mono_ns();
 	for (uint64_t i = 0; i < o->frames; i++)
-		glx_frame(dpy, win, i);
+		glx_frame(w.dpy, w.win, i);
 	glFinish();
 	res->ns = mono_ns() - t0;
 	res->stub_glx_swaps = -1;
 	r = 0;
 out:
-	if (ctx) {
-		glXMakeCurrent(dpy, None, NULL);
-		glXDestroyContext(dpy, ctx);
-	}
-	if (win)
-		XDestroyWindow(dpy, win);
-	if (vi)
-		XFree(vi);
-	XCloseDisplay(dpy);
+	glx_window_close(&w);
 	return r;
 }
 
