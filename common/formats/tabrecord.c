@@ -94,6 +94,37 @@ int tabrec_kv(struct kvfile *kf, const struct tabline *l, struct strbuf *err)
 	return 0;
 }
 
+int tabrec_pause(const struct tabline *l, struct rec_pause **pause, size_t *n, struct strbuf *err)
+{
+	bool is_pause = strcmp(l->f[0], "pause") == 0;
+	struct rec_pause *last = *n ? &(*pause)[*n - 1] : NULL;
+	uint64_t ns;
+
+	if (l->n != 2 || tabrec_u64(l, 1, &ns, err) < 0)
+		return tabrec_bad(l, err, is_pause ? "a pause line wants NS" : "a resume line wants NS");
+	if (is_pause) {
+		if (last && (last->to_ns == UINT64_MAX || ns < last->to_ns))
+			return tabrec_bad(l, err, last->to_ns == UINT64_MAX ? "a pause while paused" :
+					  "a pause before the last resume");
+		*pause = xrealloc(*pause, (*n + 1) * sizeof(**pause));
+		(*pause)[(*n)++] = (struct rec_pause){ ns, UINT64_MAX };
+		return 0;
+	}
+	if (!last || last->to_ns != UINT64_MAX || ns < last->from_ns)
+		return tabrec_bad(l, err, !last || last->to_ns != UINT64_MAX ? "a resume without a pause" :
+				  "a resume before its pause");
+	last->to_ns = ns;
+	return 0;
+}
+
+bool rec_paused_in(const struct rec_pause *pause, size_t n, uint64_t s, uint64_t e)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pause[i].from_ns < e && pause[i].to_ns > s)
+			return true;
+	return false;
+}
+
 /* Splits a line in place at tabs into l->f (max fields); -1 past it. */
 static int split(char *s, struct tabline *l, int max)
 {

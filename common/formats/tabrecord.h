@@ -65,6 +65,17 @@ typedef int (*tabrec_line_fn)(struct tabline *l, void *rec, struct strbuf *err);
 int tabrec_walk(const char *text, size_t len, const char *name, const char *what, int max_fields,
 		tabrec_line_fn fn, void *rec, bool *cut, struct strbuf *err);
 
+/* When a recorder was paused (a flip run's side without it): "pause NS"
+ * to the next "resume NS" (to_ns UINT64_MAX: to the end). */
+struct rec_pause {
+	uint64_t from_ns, to_ns;
+};
+/* A "pause NS" or "resume NS" line appended to *pause: they alternate, a
+ * pause first, in time order. 0 or -EINVAL with err. */
+int tabrec_pause(const struct tabline *l, struct rec_pause **pause, size_t *n, struct strbuf *err);
+/* Whether a pause overlaps [s, e). */
+bool rec_paused_in(const struct rec_pause *pause, size_t n, uint64_t s, uint64_t e);
+
 /* Packs the live text at live_path into out_path (one zstd frame, written
  * atomically), an unfinished last line cut and the trailer's lines
  * appended. 0 or -errno with why in err. */

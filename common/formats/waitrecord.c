@@ -238,36 +238,9 @@ static int parse_bio(struct waitrec *w, const struct tabline *l, struct strbuf *
 	return 0;
 }
 
-/* pause NS / resume NS: in turn, in time order, a pause first */
-static int parse_pause(struct waitrec *w, struct tabline *l, struct strbuf *err)
-{
-	bool pause = strcmp(l->f[0], "pause") == 0;
-	struct wr_pause *last = w->n_pause ? &w->pause[w->n_pause - 1] : NULL;
-	uint64_t ns;
-
-	if (l->n != 2 || tabrec_u64(l, 1, &ns, err) < 0)
-		return tabrec_bad(l, err, pause ? "a pause line wants NS" : "a resume line wants NS");
-	if (pause) {
-		if (last && (last->to_ns == UINT64_MAX || ns < last->to_ns))
-			return tabrec_bad(l, err, last->to_ns == UINT64_MAX ? "a pause while paused" :
-				   "a pause before the last resume");
-		w->pause = xrealloc(w->pause, (w->n_pause + 1) * sizeof(*w->pause));
-		w->pause[w->n_pause++] = (struct wr_pause){ ns, UINT64_MAX };
-		return 0;
-	}
-	if (!last || last->to_ns != UINT64_MAX || ns < last->from_ns)
-		return tabrec_bad(l, err, !last || last->to_ns != UINT64_MAX ? "a resume without a pause" :
-			   "a resume before its pause");
-	last->to_ns = ns;
-	return 0;
-}
-
 bool waitrec_paused_in(const struct waitrec *w, uint64_t s, uint64_t e)
 {
-	for (size_t i = 0; i < w->n_pause; i++)
-		if (w->pause[i].from_ns < e && w->pause[i].to_ns > s)
-			return true;
-	return false;
+	return rec_paused_in(w->pause, w->n_pause, s, e);
 }
 
 static int parse_line(struct waitrec *w, struct tabline *l, bool *data_seen, struct strbuf *err)
@@ -309,7 +282,7 @@ static int parse_line(struct waitrec *w, struct tabline *l, bool *data_seen, str
 		return 0;
 	}
 	if (w->version >= 2 && (strcmp(k, "pause") == 0 || strcmp(k, "resume") == 0))
-		return parse_pause(w, l, err);
+		return tabrec_pause(l, &w->pause, &w->n_pause, err);
 	if (strcmp(k, "lost") == 0) {
 		if (l->n != 2 || tabrec_u64(l, 1, &n, err) < 0)
 			return tabrec_bad(l, err, "a lost line wants N");

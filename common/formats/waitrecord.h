@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/tabrecord.h"
 #include "text/kvfile.h"
 
 struct strbuf;
@@ -81,7 +82,7 @@ struct waitrec {
 	uint64_t lost;                  /* the lost lines' sum */
 	/* When the recorder was paused (a flip run's side without it): from
 	 * a pause line to the next resume line (UINT64_MAX: to the end) */
-	struct wr_pause { uint64_t from_ns, to_ns; } *pause;
+	struct rec_pause *pause;
 	size_t n_pause;
 	bool cut;                       /* the last line had no newline and was left out */
 	int version;                    /* the first line's: 1 or 2 */

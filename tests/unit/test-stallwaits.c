@@ -535,7 +535,7 @@ START_TEST(paused_recorder)
 	fx_init(&f);
 	off(&f, 'S', 10, 20, 15, stack(&f, "futex_wait_queue"), 4243, 0, 0, 0);
 	f.w.pause = zalloc(sizeof(*f.w.pause));
-	f.w.pause[0] = (struct wr_pause){ at(60), at(90) };
+	f.w.pause[0] = (struct rec_pause){ at(60), at(90) };
 	f.w.n_pause = 1;
 	CLOSE_MS(run_stall(&f, NULL, 0, 100), 100);
 	CLOSE_MS(f.st.share_s[SC_UNKNOWN], 100);
