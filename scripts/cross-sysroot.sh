@@ -33,7 +33,7 @@ case $ARCH in
 esac
 
 # What the Makefile links (its pkg-config names: inih sqlite3 libpq nettle
-# libzstd x11 gl xtst libevdev libudev evemu check, and the Vulkan headers), each -dev
+# libzstd x11 gl xtst libevdev libudev evemu check libdw, and the Vulkan headers), each -dev
 # package with the runtime packages its libraries need, down to libc6
 # (which qemu-user's -L needs for the dynamic loader). libglx0's
 # libglx-mesa0 is left out: it is dlopen()ed, never linked.
@@ -51,7 +51,8 @@ libevemu-dev libevemu3
 libudev-dev libudev1
 libgl-dev libgl1 libglx-dev libglx0 libglvnd0
 libvulkan-dev libvulkan1
-check libsubunit-dev libsubunit0"
+check libsubunit-dev libsubunit0
+libdw-dev libdw1 libelf-dev libelf1 zlib1g-dev zlib1g liblzma-dev liblzma5 libbz2-1.0"
 # Architecture-independent packages (headers and .pc files only)
 PACKAGES_ALL="x11proto-dev"
 

@@ -172,23 +172,6 @@ static void pass(const struct switch_on *on, struct switch_ctx *ctx, pid_t game_
 	switch_ctx_send_pid(ctx, "stallrec", game_pid);
 }
 
-/* The recorder's last line in its log starting with prefix ("stallrec: "),
- * without it. */
-static char *cost_line(const char *log_path, const char *prefix)
-{
-	char *text = NULL, *line, *found = NULL, *save;
-	size_t len;
-
-	if (read_file(log_path, &text, &len) < 0)
-		return NULL;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (str_startswith(line, prefix))
-			found = line + strlen(prefix);
-	found = xstrdup(found);
-	free(text);
-	return found;
-}
-
 /* The record, into bench.txt; a recorder that was killed before it could
  * pack (SIGKILL after the grace period, a crash) left its live record in
  * the staging directory: packed here, so its samples are not lost. */
@@ -219,40 +202,9 @@ static void keep_record(struct switch_ctx *ctx)
 	free(live);
 }
 
-/* The wait record, into bench.txt, packed here from the staging
- * directory when the recorder could not (killed), as keep_record does. */
-static void keep_waits(struct switch_ctx *ctx, const char *cost)
-{
-	char *out = xasprintf("%s/%s", ctx->run_dir, HB_WAITREC_FILE);
-	char *live = xasprintf("%s/waits.live", ctx->stage_dir);
-	struct strbuf err = STRBUF_INIT;
-	struct kvfile t;
-	struct stat st;
-
-	kvfile_init(&t);
-	if (stat(out, &st) == 0) {
-		kvfile_add(ctx->bench, "stallbpf_record", HB_WAITREC_FILE);
-	} else if (stat(live, &st) == 0) {
-		kvfile_add(&t, "stop", "the recorder did not end cleanly: packed by the runner");
-		if (waitrec_pack(live, out, &t, &err) == 0)
-			kvfile_addf(ctx->bench, "stallbpf_record", "%s (packed by the runner from the "
-				    "live record: the recorder did not end cleanly)", HB_WAITREC_FILE);
-		else
-			kvfile_addf(ctx->bench, "stallbpf_record", "none (%s)", err.buf);
-	} else {
-		kvfile_addf(ctx->bench, "stallbpf_record", "none (%s)", cost && str_startswith(cost,
-			    "fallback: ") ? "BPF fell back to sampling" : "the recorder left no record");
-	}
-	unlink(live);
-	kvfile_release(&t);
-	strbuf_release(&err);
-	free(out);
-	free(live);
-}
-
 static void finish_bpf(struct switch_ctx *ctx, const char *log)
 {
-	char *cost = cost_line(log, "stallbpf: ");
+	char *cost = switch_log_said(log, "stallbpf: ");
 
 	if (!cost) {
 		kvfile_add(ctx->bench, "stallbpf", "the recorder said nothing of BPF: see stallrec.log");
@@ -260,7 +212,9 @@ static void finish_bpf(struct switch_ctx *ctx, const char *log)
 		kvfile_add(ctx->bench, "stallbpf", cost);
 		switch_ctx_note(ctx, "stallbpf: %s", cost);
 	}
-	keep_waits(ctx, cost);
+	switch_keep_tabrecord(ctx, "stallbpf_record", HB_WAITREC_FILE, "waits.live", cost &&
+			      str_startswith(cost, "fallback: ") ? "BPF fell back to sampling" :
+			      "the recorder left no record");
 	free(cost);
 }
 
@@ -278,7 +232,7 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 			kvfile_addf(ctx->bench, "stallrec_cgroup_removed", "no: %s", strerror(-r));
 	}
 	log = xasprintf("%s/stallrec.log", ctx->run_dir);
-	cost = cost_line(log, "stallrec: ");
+	cost = switch_log_said(log, "stallrec: ");
 	if (!WIFEXITED(h->status) || WEXITSTATUS(h->status) != 0 || !cost) {
 		kvfile_add(ctx->bench, "stallrec", "the recorder failed: see stallrec.log");
 		switch_ctx_note(ctx, "stallrec: the recorder failed (see stallrec.log)");

@@ -23,10 +23,11 @@
 #include <unistd.h>
 
 #include "base/timeutil.h"
+#include "formats/tabrecord.h"
 
 extern const struct switch_def switch_gameenv, switch_gamecpu, switch_slowdown, switch_slowdown_us,
 	switch_sensors, switch_stalls, switch_waker, switch_probe, switch_prefetch, switch_intf, switch_knob,
-	switch_shadercache;
+	switch_shadercache, switch_profile;
 
 /* Hooks run in this order: the interference watcher last, so that it
  * starts just before the game. */
@@ -39,6 +40,7 @@ static const struct switch_def *const registry[] = {
 	&switch_shadercache,
 	&switch_sensors,
 	&switch_stalls,
+	&switch_profile,
 	&switch_waker,
 	&switch_probe,
 	&switch_prefetch,
@@ -548,6 +550,50 @@ void switch_ctx_note(struct switch_ctx *ctx, const char *fmt, ...)
 	strbuf_vaddf(&ctx->notes, fmt, ap);
 	va_end(ap);
 	strbuf_addch(&ctx->notes, '\n');
+}
+
+void switch_keep_tabrecord(struct switch_ctx *ctx, const char *key, const char *file, const char *live_name,
+			   const char *none_why)
+{
+	char *out = xasprintf("%s/%s", ctx->run_dir, file);
+	char *live = xasprintf("%s/%s", ctx->stage_dir, live_name);
+	struct strbuf err = STRBUF_INIT;
+	struct kvfile t;
+	struct stat st;
+
+	kvfile_init(&t);
+	if (stat(out, &st) == 0) {
+		kvfile_add(ctx->bench, key, file);
+	} else if (stat(live, &st) == 0) {
+		kvfile_add(&t, "stop", "the recorder did not end cleanly: packed by the runner");
+		if (tabrec_pack(live, out, &t, &err) == 0)
+			kvfile_addf(ctx->bench, key, "%s (packed by the runner from the live record: the "
+				    "recorder did not end cleanly)", file);
+		else
+			kvfile_addf(ctx->bench, key, "none (%s)", err.buf);
+	} else {
+		kvfile_addf(ctx->bench, key, "none (%s)", none_why);
+	}
+	unlink(live);
+	kvfile_release(&t);
+	strbuf_release(&err);
+	free(out);
+	free(live);
+}
+
+char *switch_log_said(const char *log_path, const char *prefix)
+{
+	char *text = NULL, *line, *found = NULL, *save;
+	size_t len;
+
+	if (read_file(log_path, &text, &len) < 0)
+		return NULL;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (str_startswith(line, prefix))
+			found = line + strlen(prefix);
+	found = xstrdup(found);
+	free(text);
+	return found;
 }
 
 struct switch_helper *switch_ctx_helper(struct switch_ctx *ctx, const char *name)

@@ -252,6 +252,17 @@ void switch_ctx_setenv(struct switch_ctx *ctx, const char *name_value);
 /* A line the runner shows the user when the run ends ("stallrec: ..."). */
 void switch_ctx_note(struct switch_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A helper's tab-separated record (common/formats/tabrecord.h) into
+ * bench.txt's key: RUN_DIR/file as the helper packed it, or the live one
+ * it left in the staging directory (STAGE_DIR/live_name: killed before it
+ * could pack) packed here, with trailer stop= saying so; else "none
+ * (none_why)". The live file is removed. */
+void switch_keep_tabrecord(struct switch_ctx *ctx, const char *key, const char *file, const char *live_name,
+			   const char *none_why);
+/* The last line of a helper's log (at log_path) starting with prefix
+ * ("stallrec: "), without it: what the helper said it cost. NULL when it
+ * said nothing so. The caller frees it. */
+char *switch_log_said(const char *log_path, const char *prefix);
 /* The helper called name, or NULL. */
 struct switch_helper *switch_ctx_helper(struct switch_ctx *ctx, const char *name);
 /* The runner reaped pid (wait4's status and rusage): true if it was a
