@@ -121,6 +121,9 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -std=gnu11 -fPIC -ffp-contract=off
 # machine that lacks a -dev package can install it first and still link.
 LIBS       = $(shell $(PKG_CONFIG) --libs inih sqlite3 libpq nettle libzstd) -lm
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
+# elfutils: the profile recorder reads build ids, the profile's analysis
+# names functions (libdwfl)
+DW_LIBS    = $(shell $(PKG_CONFIG) --libs libdw libelf)
 GL_LIBS    = $(shell $(PKG_CONFIG) --libs x11 gl)
 # What resolves a recipe's [input] key names (common/input/inputsteps.c) and plays them
 INPUT_LIBS = $(shell $(PKG_CONFIG) --libs x11 libevdev)
@@ -212,7 +215,7 @@ $(COMMON_A) $(ANALYSIS_A) $(RUNNER_A):
 # prints, so a call to error_msg() from it fails here too. The runner's
 # machinery (bench/ without cmd/ and main.c) is walled from the commands
 # the same way: a call to usage_error(), error_msg() or cmd_db_open() fails.
-COMMON_LIBS = $(LIBS) $(shell $(PKG_CONFIG) --libs x11 libevdev)
+COMMON_LIBS = $(LIBS) $(shell $(PKG_CONFIG) --libs x11 libevdev) $(DW_LIBS)
 MESSAGE_OBJ := $(B)/common/base/message.o
 LIBRARY_COMMON_OBJ := $(filter-out $(MESSAGE_OBJ),$(COMMON_OBJ))
 RUNNER_CORE_OBJ := $(filter-out $(B)/bench/cmd/%,$(RUNNER_OBJ))
@@ -250,7 +253,7 @@ $(B)/walls/runner.so: $(RUNNER_CORE_OBJ) $(ANALYSIS_OBJ) $(LIBRARY_COMMON_OBJ) $
 	$(CC) -shared -Wl,-z,defs -o $@ $^ $(COMMON_LIBS) $(INPUT_LIBS)
 
 $(B)/hitchbench: $(B)/bench/main.o $(HITCH_A) $(GEN_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS) $(DW_LIBS)
 
 # The frame hook is preloaded into games and loaded as their Vulkan layer:
 # libc and libdl alone, and of ours only the frame file's header (-z defs:
@@ -298,7 +301,7 @@ $(B)/harness/input-play.o: LAYER_INC += $(shell $(PKG_CONFIG) --cflags-only-I ev
 HELPER_LIBS_intfwatch = $(LIBS) $(shell $(PKG_CONFIG) --libs libevdev libudev)
 HELPER_LIBS_waker     = $(LIBS) -pthread
 HELPER_LIBS_prefetch  = $(LIBS)
-HELPER_LIBS_profrec   = $(LIBS) -ldw -lelf
+HELPER_LIBS_profrec   = $(LIBS) $(DW_LIBS)
 
 # The stall recorder's kernel program (STALLS=bpf; docs/stalls.md): clang
 # compiles harness/bpf/stallbpf.bpf.c to BPF for this machine's byte order,
@@ -332,7 +335,7 @@ $(HELPERS:%=$(B)/hitchbench-%): $(B)/hitchbench-%: $$(call harness_objs,$$*) $(C
 	$(CC) $(LDFLAGS) -o $@ $^ $(HELPER_LIBS_$*)
 
 $(B)/tests/unit-tests: $(UNIT_OBJ) $(B)/tests/tools/stallrun.o $(HITCH_A) $(GEN_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS) $(CHECK_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(INPUT_LIBS) $(DW_LIBS) $(CHECK_LIBS)
 
 # bench-self: a program that presents as fast as it can, through a real
 # GLX window (Xvfb) or through a stub present library (the hook's cost alone).

@@ -1,0 +1,247 @@
+/*
+ * A run's profile loaded and named (profile.h).
+ */
+#include "profile/profile.h"
+#include "profile/symbolize.h"
+#include "run/run.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int by_ns(const void *a, const void *b)
+{
+	const struct prof_sample *x = a, *y = b;
+
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+/* The pid of a sample's thread (the record's thread lines). */
+static int32_t pid_of(const struct profrec *rec, int32_t tid)
+{
+	const struct prof_thread *t = profrec_thread(rec, tid);
+
+	return t ? t->pid : tid;
+}
+
+static const char *intern(struct profile *p, const char *s)
+{
+	return p->names.name[prof_tree_name(&p->names, s)];
+}
+
+/* A user frame's name and category. */
+static void name_user(struct profile *p, struct symbolizer *sy, int32_t pid, uint64_t addr, bool ret,
+		      const char **name, uint8_t *cat)
+{
+	struct sym_frame f;
+	struct prof_frame_desc d;
+	char buf[512];
+
+	symbolizer_name(sy, &p->rec, pid, addr, ret, &f);
+	if (f.function)
+		snprintf(buf, sizeof(buf), "%s`%s", f.library, f.function);
+	else if (f.jit || f.unknown)
+		snprintf(buf, sizeof(buf), "%s", f.library);
+	else
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, f.library, f.offset);
+	*name = intern(p, buf);
+	d = (struct prof_frame_desc){ .library = f.unknown ? NULL : f.library, .function = f.function,
+				      .jit = f.jit };
+	*cat = prof_rules_frame(p->rules, &d);
+}
+
+/* Every stack named, with the pid of the first sample that uses it (a
+ * stack's user addresses are of one process: the pid of any sample of it;
+ * two processes sharing a stack id map the same code there). */
+static void name_stacks(struct profile *p, struct symbolizer *sy)
+{
+	int32_t *pid = zalloc((p->rec.n_stack + 1) * sizeof(*pid));
+	uint8_t inner[HB_PROFREC_MAX_FRAMES];
+
+	for (size_t i = 0; i < p->rec.n_sample; i++)
+		if (!pid[p->rec.sample[i].stack])
+			pid[p->rec.sample[i].stack] = pid_of(&p->rec, p->rec.sample[i].tid);
+	p->path = zalloc((p->rec.n_stack + 1) * sizeof(*p->path));
+	for (size_t k = 0; k < p->rec.n_stack; k++) {
+		const struct prof_stack *st = &p->rec.stack[k];
+		struct prof_path *pp = &p->path[k];
+		uint32_t nu = st->n - st->nk;
+
+		pp->n = st->n;
+		pp->name = zalloc((st->n + 1) * sizeof(*pp->name));
+		pp->cat = zalloc(st->n + 1);
+		/* root first: the user frames outermost to innermost, then the
+		 * kernel's likewise (the user's code called into the kernel) */
+		for (uint32_t i = 0; i < nu; i++) {
+			uint32_t at = nu - 1 - i;   /* innermost user frame is ip[0] */
+
+			name_user(p, sy, pid[k + 1], st->ip[at], at > 0, &pp->name[i], &pp->cat[i]);
+		}
+		for (uint32_t i = 0; i < st->nk; i++) {
+			char buf[300];
+			struct prof_frame_desc d = { .library = "kernel", .kernel = true };
+			uint32_t at = st->nk - 1 - i;
+
+			snprintf(buf, sizeof(buf), "kernel`%s", st->kfn[at]);
+			pp->name[nu + i] = intern(p, buf);
+			d.function = st->kfn[at];
+			pp->cat[nu + i] = prof_rules_frame(p->rules, &d);
+		}
+		for (uint32_t i = 0; i < st->n; i++)
+			inner[i] = pp->cat[st->n - 1 - i];
+		pp->category = prof_rules_stack(p->rules, inner, st->n);
+	}
+	free(pid);
+}
+
+int profile_load(const char *dir, const struct prof_rules *rules, struct profile *p, struct strbuf *err)
+{
+	char *path = xasprintf("%s/%s", dir, HB_PROFREC_FILE);
+	struct symbolizer *sy;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	r = profrec_load(path, &p->rec, err);
+	free(path);
+	if (r < 0)
+		return r;
+	p->rules = rules;
+	prof_tree_init(&p->names, rules->names, rules->n);
+	p->notes = zalloc(sizeof(*p->notes));
+	strbuf_init(p->notes);
+	p->sample_s = (double)p->rec.period_ns / 1e9;
+	p->n = p->rec.n_sample;
+	p->by_time = xrealloc(NULL, (p->n + 1) * sizeof(*p->by_time));
+	memcpy(p->by_time, p->rec.sample, p->n * sizeof(*p->by_time));
+	qsort(p->by_time, p->n, sizeof(*p->by_time), by_ns);
+	sy = symbolizer_new();
+	name_stacks(p, sy);
+	symbolizer_notes(sy, p->notes);
+	symbolizer_free(sy);
+	return 0;
+}
+
+void profile_release(struct profile *p)
+{
+	if (!p->path && !p->by_time) {
+		profrec_release(&p->rec);
+		return;
+	}
+	for (size_t k = 0; k < p->rec.n_stack; k++) {
+		free(p->path[k].name);
+		free(p->path[k].cat);
+	}
+	free(p->path);
+	free(p->by_time);
+	if (p->notes) {
+		strbuf_release(p->notes);
+		free(p->notes);
+	}
+	prof_tree_release(&p->names);
+	profrec_release(&p->rec);
+	memset(p, 0, sizeof(*p));
+}
+
+size_t profile_first(const struct profile *p, uint64_t ns)
+{
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->by_time[mid].ns < ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint64_t profile_count(const struct profile *p, uint64_t start_ns, uint64_t end_ns, uint64_t *per_stack)
+{
+	uint64_t n = 0;
+
+	for (size_t i = profile_first(p, start_ns + 1); i < p->n && p->by_time[i].ns <= end_ns; i++) {
+		per_stack[p->by_time[i].stack - 1]++;
+		n++;
+	}
+	return n;
+}
+
+void profile_categories(const struct profile *p, const uint64_t *per_stack, uint64_t *per_cat)
+{
+	for (size_t k = 0; k < p->rec.n_stack; k++)
+		per_cat[p->path[k].category] += per_stack[k];
+}
+
+void profile_tree_add(const struct profile *p, const uint64_t *per_stack, struct prof_tree *t, int side)
+{
+	uint32_t names[HB_PROFREC_MAX_FRAMES];
+
+	for (size_t k = 0; k < p->rec.n_stack; k++) {
+		const struct prof_path *pp = &p->path[k];
+
+		if (!per_stack[k])
+			continue;
+		for (uint32_t i = 0; i < pp->n; i++)
+			names[i] = prof_tree_name(t, pp->name[i]);
+		prof_tree_add(t, side, names, pp->cat, pp->n, per_stack[k]);
+	}
+}
+
+void profile_categories_describe(const struct profile *p, const uint64_t *per_cat, uint64_t n, double min_pct,
+				 size_t max, struct strbuf *out)
+{
+	bool used[PROF_MAX_CATEGORIES] = { false };
+
+	for (size_t k = 0; k < max && n; k++) {
+		size_t best = SIZE_MAX;
+
+		for (size_t c = 0; c < p->rules->n; c++)
+			if (!used[c] && per_cat[c] && (best == SIZE_MAX || per_cat[c] > per_cat[best]))
+				best = c;
+		if (best == SIZE_MAX || 100.0 * (double)per_cat[best] / (double)n < min_pct)
+			break;
+		used[best] = true;
+		strbuf_addf(out, "%s%s %.0f%%", k ? ", " : "", p->rules->names[best],
+			    100.0 * (double)per_cat[best] / (double)n);
+	}
+}
+
+int prof_frames_of(const struct run *run, double stall_ms, struct prof_frames *out)
+{
+	const struct hb_frames *f = &run->frames;
+
+	memset(out, 0, sizeof(*out));
+	if (!run->have_frames || !run->have_window || f->n < 2)
+		return -ENODATA;
+	out->start_ns = xrealloc(NULL, f->n * sizeof(*out->start_ns));
+	out->end_ns = xrealloc(NULL, f->n * sizeof(*out->end_ns));
+	out->index = xrealloc(NULL, f->n * sizeof(*out->index));
+	out->stall = zalloc(f->n * sizeof(*out->stall));
+	for (uint64_t i = 1; i < f->n; i++) {
+		size_t k = out->n;
+
+		if (f->t_ns[i - 1] < run->window_start_ns || f->t_ns[i] > run->window_end_ns)
+			continue;
+		out->start_ns[k] = f->t_ns[i - 1];
+		out->end_ns[k] = f->t_ns[i];
+		out->index[k] = i;
+		out->stall[k] = (double)(f->t_ns[i] - f->t_ns[i - 1]) / 1e6 > stall_ms;
+		out->n_stall += out->stall[k];
+		out->n++;
+	}
+	return out->n ? 0 : -ENODATA;
+}
+
+void prof_frames_release(struct prof_frames *f)
+{
+	free(f->start_ns);
+	free(f->end_ns);
+	free(f->index);
+	free(f->stall);
+	memset(f, 0, sizeof(*f));
+}
