@@ -46,6 +46,7 @@ static const struct command {
 	{ "regress", cmd_regress, CMD_DB_OPTION | CMD_DB_READ,
 	  "a metric across kernel versions, with its change points" },
 	{ "stalls", cmd_stalls, 0, "why each run stalled, stall by stall, from its stall record (STALLS=1)" },
+	{ "profile", cmd_profile, 0, "where the game's CPU time went, per stall frame, from its profile record (PROFILE=1)" },
 	{ "frames", cmd_frames, 0, "print a run's frames as text, for plots and checks" },
 	{ "flip", cmd_flip, 0, "what flip runs measured: segments, pairs, each run's estimate, the test (0, 3, 4)" },
 	{ "plot", cmd_plot, 0, "draw PNG and SVG pictures: frames, percentiles, a matrix, a kernel trend" },

@@ -4,6 +4,7 @@
 #include "profile/profile.h"
 #include "profile/symbolize.h"
 #include "run/run.h"
+#include "metrics/metrics.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int by_ns(const void *a, const void *b)
 {
@@ -244,4 +246,94 @@ void prof_frames_release(struct prof_frames *f)
 	free(f->index);
 	free(f->stall);
 	memset(f, 0, sizeof(*f));
+}
+
+const char *profile_top_self(const struct profile *p, const uint64_t *per_stack, uint64_t *count)
+{
+	/* names are interned: one pointer a name */
+	struct { const char *name; uint64_t n; } *t = NULL;
+	size_t nt = 0, best = 0;
+	const char *name = NULL;
+
+	for (size_t k = 0; k < p->rec.n_stack; k++) {
+		const char *leaf;
+		size_t i;
+
+		if (!per_stack[k] || !p->path[k].n)
+			continue;
+		leaf = p->path[k].name[p->path[k].n - 1];
+		for (i = 0; i < nt && t[i].name != leaf; i++)
+			;
+		if (i == nt) {
+			t = xrealloc(t, (nt + 1) * sizeof(*t));
+			t[nt++] = (typeof(*t)){ leaf, 0 };
+		}
+		t[i].n += per_stack[k];
+		if (!name || t[i].n > t[best].n)
+			best = i, name = leaf;
+	}
+	*count = name ? t[best].n : 0;
+	free(t);
+	return name;
+}
+
+void profile_what_in(const struct profile *p, uint64_t start_ns, uint64_t end_ns, struct strbuf *out)
+{
+	uint64_t *one = zalloc((p->rec.n_stack + 1) * sizeof(*one)), cat[PROF_MAX_CATEGORIES] = { 0 }, top_n;
+	uint64_t n = profile_count(p, start_ns, end_ns, one);
+	const char *top;
+
+	size_t big = 0;
+
+	profile_categories(p, one, cat);
+	profile_categories_describe(p, cat, n, 5.0, 3, out);
+	/* the function most of the largest category's samples ended in */
+	for (size_t c = 1; c < p->rules->n; c++)
+		if (cat[c] > cat[big])
+			big = c;
+	for (size_t k = 0; k < p->rec.n_stack; k++)
+		if (p->path[k].category != big)
+			one[k] = 0;
+	top = profile_top_self(p, one, &top_n);
+	if (top && n)
+		strbuf_addf(out, " (most: %s %.0f%%)", top, 100.0 * (double)top_n / (double)n);
+	free(one);
+}
+
+char *profile_stall_cpu_what(const struct run *run, const struct metric_opts *opts)
+{
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct prof_rules rules;
+	struct prof_frames fr;
+	struct profile p;
+	char *path = xasprintf("%s/%s", run->dir, HB_PROFREC_FILE);
+	bool have = access(path, F_OK) == 0;
+
+	free(path);
+	if (!have || !opts || prof_rules_find(opts->gamedb_dirs, &rules, &err) < 0) {
+		strbuf_release(&err);
+		return NULL;
+	}
+	if (profile_load(run->dir, &rules, &p, &err) < 0) {
+		prof_rules_release(&rules);
+		strbuf_release(&err);
+		return NULL;
+	}
+	if (prof_frames_of(run, opts->stall_ms, &fr) == 0) {
+		uint64_t *per = zalloc((p.rec.n_stack + 1) * sizeof(*per)), cat[PROF_MAX_CATEGORIES] = { 0 }, n = 0;
+
+		for (size_t i = 0; i < fr.n; i++)
+			if (fr.stall[i])
+				n += profile_count(&p, fr.start_ns[i], fr.end_ns[i], per);
+		profile_categories(&p, per, cat);
+		profile_categories_describe(&p, cat, n, 5.0, 3, &out);
+		free(per);
+		prof_frames_release(&fr);
+	}
+	profile_release(&p);
+	prof_rules_release(&rules);
+	strbuf_release(&err);
+	if (!out.buf)
+		return xstrdup("");
+	return strbuf_detach(&out);
 }

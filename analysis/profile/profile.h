@@ -70,4 +70,21 @@ struct prof_frames {
 int prof_frames_of(const struct run *run, double stall_ms, struct prof_frames *out);
 void prof_frames_release(struct prof_frames *f);
 
+/* What the CPU did in the window's stall frames, for the report's
+ * stall_cpu_what: "shader compile 62%, game 30%" (categories of at least
+ * 5% of the stall frames' samples of all the game's threads, largest
+ * first, at most three), "" when the run has a profile but no stall frame
+ * or no sample in one, NULL without a profile record or rules (gamedb
+ * dirs of opts). The caller frees it. */
+struct metric_opts;
+char *profile_stall_cpu_what(const struct run *run, const struct metric_opts *opts);
+/* The function the most samples of per_stack ended in (interned; NULL
+ * when none), its count in *count. */
+const char *profile_top_self(const struct profile *p, const uint64_t *per_stack, uint64_t *count);
+/* The same as profile_stall_cpu_what for one interval (a stall) of a
+ * loaded profile, and the function most of its largest category's samples
+ * ended in (its share of all the interval's samples):
+ * "shader compile 88% (most: libLLVM-15.so.1`... 4%)". */
+void profile_what_in(const struct profile *p, uint64_t start_ns, uint64_t end_ns, struct strbuf *out);
+
 #endif

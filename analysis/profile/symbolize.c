@@ -6,6 +6,7 @@
 #include "profile/symbolize.h"
 #include "base/util.h"
 
+#include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -148,6 +149,38 @@ static GElf_Addr module_addr(const struct symfile *f, uint64_t off)
 	return 0;
 }
 
+/* C++ names made readable by the C++ runtime's own demangler, looked up
+ * at run time (libstdc++'s __cxa_demangle): the program links no C++,
+ * and where the runtime is missing names stay as the file has them. */
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static demangle_fn demangler(void)
+{
+	static demangle_fn fn;
+	static bool tried;
+
+	if (!tried) {
+		void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+		tried = true;
+		if (lib)
+			*(void **)&fn = dlsym(lib, "__cxa_demangle");
+	}
+	return fn;
+}
+
+static char *readable(const char *name)
+{
+	demangle_fn fn = str_startswith(name, "_Z") ? demangler() : NULL;
+	int status = -1;
+	char *d = fn ? fn(name, NULL, NULL, &status) : NULL;
+
+	if (d && status == 0)
+		return d;
+	free(d);
+	return xstrdup(name);
+}
+
 void symbolizer_name(struct symbolizer *s, const struct profrec *rec, int32_t pid, uint64_t addr, bool ret,
 		     struct sym_frame *out)
 {
@@ -183,7 +216,7 @@ void symbolizer_name(struct symbolizer *s, const struct profrec *rec, int32_t pi
 		/* the nearest symbol below is only the function when the
 		 * address falls inside it */
 		if (name && (sym.st_size ? off < sym.st_size : off < 64))
-			out->function = keep(s, xstrdup(name));
+			out->function = keep(s, readable(name));
 	}
 }
 

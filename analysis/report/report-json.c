@@ -92,6 +92,9 @@ static void json_definitions(FILE *out, const struct report_opts *opts)
 	}
 	fputs("    \"stall_why\": \"" STALL_WHY_DEFINITION "\",\n", out);
 	fputs("    \"api\": \"" API_DEFINITION "\",\n", out);
+	fputs("    \"stall_cpu_what\": \"with a profile record (PROFILE=1): the categories (gamedb/cpu-categories.ini) "
+	      "of at least 5% of the CPU samples of all the game's threads in the window's stall frames, largest "
+	      "first, at most three; empty: no stall frame or no sample in one; null: no profile record\",\n", out);
 	fputs("    \"swapchain_events\": \"" SWAPCHAIN_EVENTS_DEFINITION "\",\n", out);
 	fputs("    \"flip\": \"" FLIP_ROW_DEFINITION "\",\n", out);
 	fputs("    \"percentile\": ", out);
@@ -207,8 +210,11 @@ static void json_run(FILE *out, const struct report_row *row, bool first, bool i
 	json_metrics(out, "metrics", &row->m, report_row_ok(row));
 	fputs(", \"stall_why\": ", out);
 	json_write_string(out, report_row_ok(row) ? metrics_stall_why(&row->m) : NULL);
+	fputs(", \"stall_cpu_what\": ", out);
+	json_write_string(out, row->cpu_what);
 	fputs(", \"api\": ", out);
 	json_write_string(out, row->api);
+
 	json_swapchains(out, row);
 	json_flip(out, &row->flip);
 	fputc('}', out);

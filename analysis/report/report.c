@@ -316,6 +316,24 @@ static void print_frames_notes(FILE *out, const char *lead, const struct report_
 			fprintf(out, "%s%s: %s\n", lead, rows[i].run ? rows[i].run : "-", rows[i].frames_note);
 }
 
+/* Said only for runs with a profile record (PROFILE=1): what the CPU did
+ * in their stall frames. */
+static void print_cpu_what(FILE *out, const char *lead, const struct report_row *rows, size_t n)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++)
+		any |= rows[i].cpu_what != NULL;
+	if (!any)
+		return;
+	fprintf(out, "%sRUN: stall_cpu_what = the categories (gamedb/cpu-categories.ini) of at least 5%% of the "
+		"CPU samples of the game's threads in the window's stall frames (hitchbench profile)\n", lead);
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].cpu_what)
+			fprintf(out, "%s%s: stall_cpu_what %s\n", lead, rows[i].run ? rows[i].run : "-",
+				*rows[i].cpu_what ? rows[i].cpu_what : "(no sample in a stall frame)");
+}
+
 /* Said only for flip runs: each one's own estimate, stalls and tail (its
  * fps in the table mixes both sides). */
 static void print_flip_notes(FILE *out, const char *lead, const struct report_row *rows, size_t n,
@@ -411,6 +429,7 @@ void report_print_notes(FILE *out, const char *lead, const struct report_columns
 			   "or listed in the interfered file)");
 	print_integrity_notes(out, lead, rows, n);
 	print_frames_notes(out, lead, rows, n);
+	print_cpu_what(out, lead, rows, n);
 	print_flip_notes(out, lead, rows, n, threshold);
 }
 

@@ -62,6 +62,8 @@ struct report_row {
 	const char *started_utc;
 	/* Where the frames came from, known for run directories only: */
 	const char *api;        /* run_frames_api() of its window: "vulkan", "opengl", "mixed(...)", ... */
+	const char *cpu_what;   /* with a profile record: what the CPU did in its stall frames
+				 * (profile_stall_cpu_what(): "shader compile 62%, game 30%") */
 	const char *frames_note; /* a "# RUN: NOTE" line under the table (swapchain_note()) */
 	const struct swapchain_log *swapchains; /* JSON "swapchain_events"; NULL: not known */
 	uint64_t first_present_ns;               /* the events' t_s count from here */

@@ -2,6 +2,7 @@
  * Loading a run directory for analysis (see run.h).
  */
 #include "run/run.h"
+#include "profile/profile.h"
 #include "run/runflip.h"
 #include "run/runrelay.h"
 #include "stalls/stallcause.h"
@@ -129,6 +130,7 @@ void run_release(struct run *run)
 	free(run->invalid);
 	free(run->frames_note);
 	free(run->frames_api);
+	free(run->cpu_what);
 	swapchain_log_release(&run->swapchains);
 	if (run->relay)
 		relay_record_release(run->relay);
@@ -431,6 +433,9 @@ bool run_report_row(struct run *run, const struct metric_opts *opts, struct repo
 	if (run->have_frames)
 		run_frames_row(run, row);
 	run_flip_row(run, opts, &row->flip);
+	free(run->cpu_what);
+	run->cpu_what = profile_stall_cpu_what(run, opts);
+	row->cpu_what = run->cpu_what;
 	return run_metrics(run, opts, &row->m) == 0;
 }
 

@@ -41,6 +41,7 @@ struct run {
 	 * (run_frames_api()) and the report's note of them, or NULL */
 	char *frames_api;
 	char *frames_note;
+	char *cpu_what;         /* run_report_row(): profile_stall_cpu_what(), or NULL */
 	char *disturbed;        /* "invalid=1 (REASON)", "interfered=1 (REASON)" or NULL */
 	/* a run of a relay or a duet: its relay.txt (runrelay.h), else NULL */
 	struct relay_record *relay;

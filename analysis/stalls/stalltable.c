@@ -6,6 +6,7 @@
  * stalltable-json.c, analysis/report/report-html-stalls.c.
  */
 #include "stalls/stalltable.h"
+#include "profile/profile.h"
 #include "run/run.h"
 #include "stats/stats.h"
 
@@ -179,6 +180,17 @@ static void row_fill(struct stall_table *t, const struct stall *st, struct stall
 	memcpy(row->share_s, st->share_s, sizeof(row->share_s));
 	stall_shares_describe(st, &sb);
 	row->shares = strbuf_detach(&sb);
+	/* what a CPU stall ran, from the profile, before the rest */
+	if (t->prof && (st->share_s[SC_CPU] > 0 || st->share_s[SC_RUNQ] > 0)) {
+		size_t len;
+
+		strbuf_addstr(&sb, "cpu: ");
+		len = sb.len;
+		profile_what_in(t->prof, st->start_ns, st->end_ns, &sb);
+		if (sb.len == len)
+			strbuf_addstr(&sb, "no profile sample");
+		strbuf_addstr(&sb, "; ");
+	}
 	/* a run without a stall record has only the wait record's waits,
 	 * listed under the stall */
 	if (sr->have_stallrec)
@@ -193,6 +205,32 @@ static void row_fill(struct stall_table *t, const struct stall *st, struct stall
 	t->n_in[st->section]++;
 	for (int c = 0; c < SC_COUNT; c++)
 		t->seconds[st->section][c] += st->share_s[c];
+}
+
+/* The run's profile record and the CPU categories, when both are there
+ * (a CPU stall's "what"); nothing said otherwise: the table stands without. */
+static void load_profile(const struct run *run, const struct metric_opts *opts, struct stall_table *t)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (!opts || !opts->gamedb_dirs)
+		return;
+	t->rules = zalloc(sizeof(*t->rules));
+	t->prof = zalloc(sizeof(*t->prof));
+	if (prof_rules_find(opts->gamedb_dirs, t->rules, &err) < 0) {
+		free(t->rules);
+		t->rules = NULL;
+	} else if (profile_load(run->dir, t->rules, t->prof, &err) == 0) {
+		strbuf_release(&err);
+		return;
+	}
+	free(t->prof);
+	t->prof = NULL;
+	if (t->rules)
+		prof_rules_release(t->rules);
+	free(t->rules);
+	t->rules = NULL;
+	strbuf_release(&err);
 }
 
 int stall_table_build(const struct run *run, const struct metric_opts *opts, struct stall_table *t,
@@ -217,6 +255,7 @@ int stall_table_build(const struct run *run, const struct metric_opts *opts, str
 		stallrec_part(run, &t->sr, &t->rec);
 	if (t->have_waitrec)
 		waitrec_part(run, &t->sr.waits, &t->waits);
+	load_profile(run, opts, t);
 	t->row = zalloc((t->sr.n_stall ? t->sr.n_stall : 1) * sizeof(*t->row));
 	for (size_t k = 0; k < t->sr.n_stall; k++)
 		row_fill(t, &t->sr.stall[k], &t->row[t->n_row++]);
@@ -233,6 +272,12 @@ void stall_table_release(struct stall_table *t)
 		free(t->row[k].sample);
 	}
 	free(t->row);
+	if (t->prof)
+		profile_release(t->prof);
+	free(t->prof);
+	if (t->rules)
+		prof_rules_release(t->rules);
+	free(t->rules);
 	for (size_t i = 0; i < t->rec.n_cost; i++)
 		free(t->rec.cost[i].part);
 	free(t->rec.cost);

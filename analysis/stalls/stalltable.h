@@ -106,6 +106,9 @@ struct stall_table_row {
 	size_t n_sample;
 };
 
+struct profile;
+struct prof_rules;
+
 struct stall_table {
 	char *run_name, *run_dir;
 	enum stall_table_none none;
@@ -117,6 +120,10 @@ struct stall_table {
 	size_t n_in[SS_COUNT];                  /* rows by section */
 	double seconds[SS_COUNT][SC_COUNT];     /* the rows' shares summed by section */
 	struct stall_run sr;                    /* what the rows point into (so a table is never copied) */
+	/* with a profile record (PROFILE=1): a stall with CPU time says what
+	 * it ran ("cpu: shader compile 62%, game 30%", its evidence's head) */
+	struct profile *prof;
+	struct prof_rules *rules;
 };
 
 /* Builds t from run's records (stall_run_load(), frames over

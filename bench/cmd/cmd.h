@@ -69,6 +69,7 @@ int cmd_calibrate(int argc, char **argv, struct context *ctx);
 int cmd_regress(int argc, char **argv, struct context *ctx);
 int cmd_matrix(int argc, char **argv, struct context *ctx);
 int cmd_stalls(int argc, char **argv, struct context *ctx);
+int cmd_profile(int argc, char **argv, struct context *ctx);
 int cmd_interference_scan(int argc, char **argv, struct context *ctx);
 int cmd_target(int argc, char **argv, struct context *ctx);
 int cmd_push(int argc, char **argv, struct context *ctx);
