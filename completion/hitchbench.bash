@@ -16,7 +16,7 @@
 #   targets    `hitchbench target list`
 #   switches   the switch names `hitchbench run --help` lists
 
-_hitchbench_commands="run recipes report matrix db import ab compare calibrate regress stalls frames flip plot quiet thaw pull interference-scan target push lab help"
+_hitchbench_commands="run recipes report matrix db import ab compare calibrate regress stalls profile frames flip plot quiet thaw pull interference-scan target push lab help"
 
 # the options of a batch's runs, which ab and calibrate take too (without
 # --order and --seed: ab makes its own plan), and run's own
@@ -33,6 +33,7 @@ _hitchbench_opts_compare="--format --no-notes --db --machine --metric --batch --
 _hitchbench_opts_calibrate="$_hitchbench_batch_opts --order --seed --rounds --effect --resamples --with --design --minutes"
 _hitchbench_opts_regress="--db --machine --metric --format --no-notes --seed --help"
 _hitchbench_opts_stalls="--format --no-notes --stall-ms --verbose -v --help"
+_hitchbench_opts_profile="--frames --format --picture --stall-ms --top --vs --help"
 _hitchbench_opts_frames="--window --help"
 _hitchbench_opts_flip="--segments --format --stall-ms --effect --alpha --beta --help"
 _hitchbench_opts_quiet="--profile --what --help"
@@ -73,6 +74,7 @@ _hitchbench_opts_lab_ensure_kernel="--kexec --no-requeue --help"
 # the helper programs
 _hitchbench_opts_hitchbench_wadlump="--help"
 _hitchbench_opts_hitchbench_sampler="--out --period-ms --duration --nice --once --wait-below --wait-sensors --wait-timeout --help"
+_hitchbench_opts_hitchbench_profrec="--out --live --pid --hz --pages --max-stack --drain-ms --nice --duration --ready --help"
 _hitchbench_opts_hitchbench_stallrec="--out --live --pid --period-ms --frames --xserver --cpu --nice --duration --nowrite --ready --cgroup --bpf --bpf-live --bpf-period-ms --bpf-min-us --bpf-stack-us --bpf-faults --help"
 _hitchbench_opts_hitchbench_input="--driver --game-log --display --xauth --name --dry-run --help"
 _hitchbench_opts_hitchbench_intfwatch="--log --run-root --run-id --relay-id --harness --x-vt --ready --duration --scan --help"
@@ -184,9 +186,12 @@ _hitchbench_value()
 		compare) _hitchbench_words "table json markdown" ;;
 		regress) _hitchbench_words "table tsv json" ;;
 		stalls | ab | db | flip) _hitchbench_words "table json" ;;
+		profile) _hitchbench_words "table folded svg json" ;;
 		import) _hitchbench_words "mangohud gallium-hud presentmon hook" ;;
 		esac ;;
 	--order) _hitchbench_words "rotate shuffle" ;;
+	--picture) _hitchbench_words "flame frames" ;;
+	--vs) _hitchbench_dirs ;;
 	--by) _hitchbench_words "batch kernel" ;;
 	--percentile) _hitchbench_words "nearest-rank linear" ;;
 	--metric) _hitchbench_words "$(_hitchbench_metrics)" ;;
@@ -252,7 +257,7 @@ _hitchbench_positional()
 		fi ;;
 	compare | regress)
 		((n == 0)) && _hitchbench_words "$(_hitchbench_recipes)" ;;
-	report | matrix | stalls | frames | interference-scan | "db import" | "plot frames" | "plot percentiles" | \
+	report | matrix | stalls | profile | frames | interference-scan | "db import" | "plot frames" | "plot percentiles" | \
 	"plot histogram")
 		_hitchbench_dirs ;;
 	import | "plot matrix" | "plot trend" | "lab init")
@@ -332,5 +337,5 @@ _hitchbench_helper()
 }
 
 complete -F _hitchbench hitchbench
-complete -F _hitchbench_helper hitchbench-wadlump hitchbench-sampler hitchbench-stallrec hitchbench-input \
+complete -F _hitchbench_helper hitchbench-wadlump hitchbench-sampler hitchbench-stallrec hitchbench-profrec hitchbench-input \
 	hitchbench-intfwatch hitchbench-waker hitchbench-prefetch hitchbench-reboot

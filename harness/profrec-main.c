@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 struct args {
@@ -170,14 +169,6 @@ static void end_record(const struct profrec_state *s, struct kvfile *t, uint64_t
 	kvfile_add(t, "stop", stop);
 }
 
-static void sleep_once(uint64_t deadline_ns)
-{
-	struct timespec ts = { (time_t)(deadline_ns / 1000000000ull), (long)(deadline_ns % 1000000000ull) };
-
-	if (!helper_stop_sig)
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-}
-
 static int run(const struct args *a)
 {
 	struct profrec_state s;
@@ -230,7 +221,8 @@ static int run(const struct args *a)
 		}
 		/* one sleep: a signal (a pid, a pause, the end) ends it early,
 		 * so a flip's pause acts at once, not at the next drain */
-		sleep_once(next);
+		if (!helper_stop_sig)
+			sleep_until_signal(next);
 	}
 	profrec_drain(&s);
 	profrec_close(&s);

@@ -248,7 +248,9 @@ void prof_frames_release(struct prof_frames *f)
 	memset(f, 0, sizeof(*f));
 }
 
-const char *profile_top_self(const struct profile *p, const uint64_t *per_stack, uint64_t *count)
+/* The function the most samples of per_stack ended in (interned; NULL
+ * when none), its count in *count. */
+static const char *profile_top_self(const struct profile *p, const uint64_t *per_stack, uint64_t *count)
 {
 	/* names are interned: one pointer a name */
 	struct { const char *name; uint64_t n; } *t = NULL;

@@ -78,9 +78,6 @@ void prof_frames_release(struct prof_frames *f);
  * dirs of opts). The caller frees it. */
 struct metric_opts;
 char *profile_stall_cpu_what(const struct run *run, const struct metric_opts *opts);
-/* The function the most samples of per_stack ended in (interned; NULL
- * when none), its count in *count. */
-const char *profile_top_self(const struct profile *p, const uint64_t *per_stack, uint64_t *count);
 /* The same as profile_stall_cpu_what for one interval (a stall) of a
  * loaded profile, and the function most of its largest category's samples
  * ended in (its share of all the interval's samples):

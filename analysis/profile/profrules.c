@@ -103,7 +103,7 @@ int prof_rules_parse(const char *text, size_t len, const char *path, struct prof
 	return ret;
 }
 
-int prof_rules_load(const char *path, struct prof_rules *r, struct strbuf *err)
+static int prof_rules_load(const char *path, struct prof_rules *r, struct strbuf *err)
 {
 	int ret;
 

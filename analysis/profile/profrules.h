@@ -36,9 +36,8 @@ struct prof_rules {
 	char *path;
 };
 
-/* Reads the rules (gamedb/cpu-categories.ini). 0, or -errno / -EINVAL
- * with "PATH:LINE: what" in err. */
-int prof_rules_load(const char *path, struct prof_rules *r, struct strbuf *err);
+/* for the tests (the program reads the file: prof_rules_find): the rules
+ * from text. 0, or -EINVAL with "PATH:LINE: what" in err. */
 int prof_rules_parse(const char *text, size_t len, const char *path, struct prof_rules *r, struct strbuf *err);
 /* The rules of the first gamedb directory (NULL-terminated list) that has
  * cpu-categories.ini. 0, -ENOENT (none has it, said in err), or what

@@ -25,7 +25,6 @@ int psvg_close(FILE *out);
 void psvg_text(FILE *out, double x, double y, const char *attrs, const char *s);
 /* s in a box label's font (11 px monospace) cut to width px ("..." where
  * cut); nothing when not three characters fit. */
-void psvg_label(FILE *out, double x, double y, double width, const char *s);
 /* The legend of the categories with present[i] set, from (x, y) on, in
  * lines across the picture; with out NULL only measured. Its height. */
 double psvg_legend(FILE *out, double y, const bool *present, const char *const *names, size_t n);

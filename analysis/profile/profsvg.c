@@ -109,7 +109,7 @@ void psvg_text(FILE *out, double x, double y, const char *attrs, const char *s)
 	fputs("</text>\n", out);
 }
 
-void psvg_label(FILE *out, double x, double y, double width, const char *s)
+static void psvg_label(FILE *out, double x, double y, double width, const char *s)
 {
 	long fit = (long)((width - 4) / LABEL_CHAR_W);
 	size_t len = strlen(s), n;

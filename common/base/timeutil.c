@@ -47,6 +47,13 @@ int sleep_until(uint64_t deadline_ns, const volatile sig_atomic_t *stop)
 	}
 }
 
+int sleep_until_signal(uint64_t deadline_ns)
+{
+	struct timespec ts = { (time_t)(deadline_ns / NSEC_PER_SEC), (long)(deadline_ns % NSEC_PER_SEC) };
+
+	return -clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
 uint64_t self_cpu_ns(void)
 {
 	struct rusage ru;

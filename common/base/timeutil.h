@@ -27,6 +27,10 @@ void sleep_ms(unsigned ms);
  * deadline (at once for one already past), 1 when stopped, or -errno when
  * the clock refuses (a deadline this type can hold never makes it). */
 int sleep_until(uint64_t deadline_ns, const volatile sig_atomic_t *stop);
+/* Sleeps until deadline_ns (CLOCK_MONOTONIC) or the first signal
+ * handled, whichever comes first: for a loop that must act on a signal at
+ * once (a helper paused by one). 0 at the deadline, -EINTR. */
+int sleep_until_signal(uint64_t deadline_ns);
 /* The CPU time (user + system) of this process, all its threads, the ones
  * already ended included: what an observer's whole cost is. From
  * getrusage(RUSAGE_SELF), so to the microsecond; 0 if it cannot be read. */

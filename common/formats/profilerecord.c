@@ -17,7 +17,7 @@
 
 #define MAX_FIELDS (3 + HB_PROFREC_MAX_FRAMES)  /* a stack line's, the most of any */
 
-void profrec_init(struct profrec *p)
+static void profrec_init(struct profrec *p)
 {
 	memset(p, 0, sizeof(*p));
 	kvfile_init(&p->meta);
@@ -384,11 +384,6 @@ const struct prof_thread *profrec_thread(const struct profrec *p, int32_t tid)
 	return NULL;
 }
 
-const struct prof_stack *profrec_stack(const struct profrec *p, uint32_t id)
-{
-	return id >= 1 && id <= p->n_stack ? &p->stack[id - 1] : NULL;
-}
-
 const struct prof_map *profrec_map(const struct profrec *p, int32_t pid, uint64_t addr)
 {
 	/* a fork chain is short; 16 steps bounds a record that loops */
@@ -407,9 +402,4 @@ const struct prof_map *profrec_map(const struct profrec *p, int32_t pid, uint64_
 		pid = parent;
 	}
 	return NULL;
-}
-
-bool profrec_paused_in(const struct profrec *p, uint64_t s, uint64_t e)
-{
-	return rec_paused_in(p->pause, p->n_pause, s, e);
 }

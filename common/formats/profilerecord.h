@@ -89,10 +89,9 @@ struct profrec {
 	bool cut;                       /* the last line had no newline and was left out */
 };
 
-void profrec_init(struct profrec *p);
 void profrec_release(struct profrec *p);
 
-/* Parses text (a live file, or a packed file's content); name is for
+/* for the tests: parses text (a live file, or a packed file's content); name is for
  * errors. 0, or -EINVAL with "name:line: what" in err. */
 int profrec_parse(const char *text, size_t len, const char *name, struct profrec *p, struct strbuf *err);
 /* Reads PATH, zstd-compressed or plain. 0, -ENOENT (nothing said), or
@@ -101,13 +100,9 @@ int profrec_load(const char *path, struct profrec *p, struct strbuf *err);
 
 /* The thread called tid (its newest name), or NULL. */
 const struct prof_thread *profrec_thread(const struct profrec *p, int32_t tid);
-/* Stack id, or NULL for ids out of range. */
-const struct prof_stack *profrec_stack(const struct profrec *p, uint32_t id);
 /* The map of process pid holding addr (the last written; its parent's
  * from before the fork when it has none), or NULL. */
 const struct prof_map *profrec_map(const struct profrec *p, int32_t pid, uint64_t addr);
-/* Whether the recorder was paused at some time in [s, e). */
-bool profrec_paused_in(const struct profrec *p, uint64_t s, uint64_t e);
 
 /* Writers of one line each, newline included, appended to sb. */
 void profrec_put_header(struct strbuf *sb);
