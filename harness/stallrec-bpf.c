@@ -119,16 +119,17 @@ static int preflight(struct strbuf *err)
 	return 0;
 }
 
-/* Chooses the optional programs the kernel has events for; the four of the
- * scheduler are required. */
+/* Chooses the optional programs the kernel has events for and the fault
+ * counting asked for; the scheduler's switch, waking and fork are
+ * required. */
 static int choose_programs(struct stallbpf *b, struct strbuf *err)
 {
 	static const char *const required[] = {
-		"sched_switch", "sched_waking", "sched_process_fork", "sched_process_exit",
+		"sched_switch", "sched_waking", "sched_process_fork",
 	};
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct stallbpf_skel *s = b->skel;
-	bool fault_tp;
+	bool fault_tp, fault_perf;
 
 	if (!vmlinux)
 		return failed(err, "cannot read the kernel's BTF");
@@ -142,14 +143,17 @@ static int choose_programs(struct stallbpf *b, struct strbuf *err)
 	b->have_rq_issue = have_tracepoint(vmlinux, "block_rq_issue");
 	b->have_rq_complete = have_tracepoint(vmlinux, "block_rq_complete") &&
 			      (b->have_rq_insert || b->have_rq_issue);
-	fault_tp = !b->opts.perf_faults && have_tracepoint(vmlinux, "page_fault_user");
+	/* the tracepoint asked for where there is none: the perf event */
+	fault_tp = b->opts.faults == STALLBPF_FAULTS_TRACEPOINT && have_tracepoint(vmlinux, "page_fault_user");
+	fault_perf = b->opts.faults != STALLBPF_FAULTS_COUNTERS && !fault_tp;
 	btf__free(vmlinux);
 	bpf_program__set_autoload(s->progs.hb_rq_insert, b->have_rq_insert && b->have_rq_complete);
 	bpf_program__set_autoload(s->progs.hb_rq_issue, b->have_rq_issue && b->have_rq_complete);
 	bpf_program__set_autoload(s->progs.hb_rq_complete, b->have_rq_complete);
 	bpf_program__set_autoload(s->progs.hb_fault, fault_tp);
-	bpf_program__set_autoload(s->progs.hb_fault_major, !fault_tp);
-	b->faults_perf = !fault_tp;
+	bpf_program__set_autoload(s->progs.hb_fault_major, fault_perf);
+	b->faults_perf = fault_perf;
+	b->faults_tp = fault_tp;
 	return 0;
 }
 
@@ -237,27 +241,21 @@ void stallbpf_pause(struct stallbpf *b)
 
 /* A thread off the CPU when the programs were detached would come back
  * with an interval spanning the pause, and a request in flight with one
- * spanning it: every thread's open interval and every request seen are
- * forgotten (the totals are kept: a line's differences are read within
- * one stretch of recording, docs/formats.md). */
+ * spanning it: every thread's open interval (and its running time from
+ * before the pause) belongs to the epoch before, which the programs then
+ * ignore, and every request seen is forgotten (the totals are kept: a
+ * line's differences are read within one stretch of recording,
+ * docs/formats.md). Only while detached. */
 static void forget_open(struct stallbpf *b)
 {
-	int fd = bpf_map__fd(b->skel->maps.threads), rfd = bpf_map__fd(b->skel->maps.requests);
-	__u32 key, next, *prev = NULL;
+	int rfd = bpf_map__fd(b->skel->maps.requests);
 	__u64 rnext;
-	struct hb_bpf_thread t;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (bpf_map_lookup_elem(fd, &next, &t) == 0 && (t.off_ns || t.wake_ns)) {
-			t.off_ns = t.wake_ns = 0;
-			bpf_map_update_elem(fd, &next, &t, BPF_EXIST);
-		}
-		key = next;
-		prev = &key;
-	}
+	b->skel->bss->epoch++;
 	/* the first key again each time: the last was deleted */
 	while (bpf_map_get_next_key(rfd, NULL, &rnext) == 0 && bpf_map_delete_elem(rfd, &rnext) == 0)
 		;
+	b->skel->bss->counts.requests_open = 0;
 }
 
 int stallbpf_resume(struct stallbpf *b, struct strbuf *err)
@@ -288,6 +286,8 @@ static int load(struct stallbpf *b, struct strbuf *err)
 		return failed(err, "cannot open the BPF program");
 	b->skel->rodata->min_off_ns = b->opts.min_off_ns;
 	b->skel->rodata->stack_min_ns = b->opts.stack_min_ns;
+	b->skel->rodata->waits_all_threads = b->opts.all_threads;
+	b->skel->rodata->fault_counters = b->opts.faults == STALLBPF_FAULTS_COUNTERS;
 	if ((r = choose_programs(b, err)) < 0)
 		return r;
 	r = stallbpf_skel__load(b->skel);
@@ -326,7 +326,10 @@ static void describe(struct stallbpf *b)
 	stallbpf_meta(b, "attach", progs.buf);
 	strbuf_release(&progs);
 	stallbpf_meta(b, "faults", b->faults_perf ? "perf page-faults-major (major faults only)"
-					: "tracepoint exceptions:page_fault_user (every user fault)");
+			  : b->faults_tp ? "tracepoint exceptions:page_fault_user (every user fault)"
+			  : "counters min_flt+maj_flt (every fault, no address)");
+	stallbpf_meta(b, "off_threads", b->opts.all_threads ? "all"
+			  : "main (each process's main thread)");
 	stallbpf_meta(b, "delays", fsroot_read_line("proc/sys/kernel/task_delayacct", v, sizeof(v)) == 0 &&
 			  strcmp(v, "1") == 0 ? "yes" : "no (kernel.task_delayacct=0)");
 	snprintf(v, sizeof(v), "%u", (unsigned)bpf_map__max_entries(b->skel->maps.events));

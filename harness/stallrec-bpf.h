@@ -27,7 +27,7 @@ struct stallbpf {
 	size_t n_links;
 	struct bpf_link **perf_links;
 	size_t n_perf_links;
-	bool have_rq_insert, have_rq_issue, have_rq_complete, faults_perf;
+	bool have_rq_insert, have_rq_issue, have_rq_complete, faults_perf, faults_tp;
 	struct ring_buffer *rb;
 	sigset_t wait_mask;             /* the mask inside the wait: SIGUSR1 let through */
 	int stats_fd;
@@ -42,6 +42,7 @@ struct stallbpf {
 	uint32_t n_stacks;
 	/* counts and cost */
 	uint64_t n_off, n_bio, lost, drain_ns, t0;
+	uint64_t records_seen;          /* the program's count of records at the last drain */
 	/* paused by a flip run: its programs detached */
 	bool paused;
 	uint64_t pauses, resume_ns;

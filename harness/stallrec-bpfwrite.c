@@ -171,6 +171,7 @@ static char state_letter(uint32_t s)
 	return '?';
 }
 
+/* e is a short record (HB_BPF_OFF_SHORT bytes) when its stack counts are 0. */
 static void off_event(struct stallbpf *b, const struct hb_bpf_off *e)
 {
 	struct wr_off o = {
@@ -195,8 +196,8 @@ static void off_event(struct stallbpf *b, const struct hb_bpf_off *e)
 		o.waker_tid = (int32_t)e->waker_tid;
 		thread_line(b, e->waker_tid, e->waker_tgid, e->waker_comm);
 	}
-	o.stack = stack_id(b, e->stack, e->stack_n);
-	o.waker_stack = stack_id(b, e->waker_stack, e->waker_stack_n);
+	o.stack = e->stack_n ? stack_id(b, e->stack, e->stack_n) : 0;
+	o.waker_stack = e->waker_stack_n ? stack_id(b, e->waker_stack, e->waker_stack_n) : 0;
 	/* a wakeup the kernel saw before the switch out was recorded */
 	if (o.wake_ns && (o.wake_ns < o.off_ns || o.wake_ns > o.on_ns))
 		o.wake_ns = 0;
@@ -229,32 +230,28 @@ int stallbpf_on_event(void *ctx, void *data, size_t size)
 	memcpy(&kind, data, sizeof(kind));
 	if (kind == HB_BPF_OFF && size >= sizeof(struct hb_bpf_off))
 		off_event(b, data);
+	else if (kind == HB_BPF_OFF && size >= HB_BPF_OFF_SHORT &&
+		 ((const struct hb_bpf_off *)data)->stack_n == 0 &&
+		 ((const struct hb_bpf_off *)data)->waker_stack_n == 0)
+		off_event(b, data);
 	else if (kind == HB_BPF_BIO && size >= sizeof(struct hb_bpf_bio))
 		bio_event(b, data);
 	return 0;
 }
 
-/* The lost counter's sum over CPUs. */
-static uint64_t lost_now(struct stallbpf *b)
-{
-	int n = libbpf_num_possible_cpus();
-	__u64 v[256];
-	__u32 k = 0;
-	uint64_t sum = 0;
-
-	if (n <= 0 || n > 256 || bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.lost), &k, v) < 0)
-		return b->lost;
-	for (int i = 0; i < n; i++)
-		sum += v[i];
-	return sum;
-}
-
+/* Takes what the ring buffer holds. Nothing at all (not even the clock
+ * of its own cost, a system call) when the program submitted and lost
+ * nothing since the drain before: two loads from the program's .bss. */
 void stallbpf_drain(struct stallbpf *b)
 {
-	uint64_t t0 = thread_cpu_ns(), lost;
+	const volatile struct hb_bpf_counts *c = &b->skel->bss->counts;
+	uint64_t records = c->records, lost = c->lost, t0;
 
+	if (records == b->records_seen && lost == b->lost && !b->line.len)
+		return;
+	t0 = thread_cpu_ns();
+	b->records_seen = records;
 	ring_buffer__consume(b->rb);
-	lost = lost_now(b);
 	if (lost > b->lost) {
 		waitrec_put_lost(&b->line, lost - b->lost);
 		b->lost = lost;

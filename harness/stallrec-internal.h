@@ -131,10 +131,17 @@ int set_up_record(struct recorder *rc, struct strbuf *meta, struct strbuf *err);
 
 /* stallrec-bpf.c: the BPF path (STALLS=bpf) */
 struct stallbpf;
+/* A thread's faults: its own counters read at each switch (every fault,
+ * no program of their own: the default), x86's page_fault_user
+ * tracepoint (every user fault, with its address), or the major-fault
+ * software perf event (major faults only). */
+enum stallbpf_faults { STALLBPF_FAULTS_COUNTERS, STALLBPF_FAULTS_TRACEPOINT, STALLBPF_FAULTS_PERF };
+
 struct stallbpf_opts {
 	uint64_t min_off_ns;            /* off-CPU intervals recorded from this long */
 	uint64_t stack_min_ns;          /* stacks of sleeps from this long */
-	bool perf_faults;               /* faults from the major-fault perf event, not the tracepoint */
+	enum stallbpf_faults faults;    /* how a thread's faults are counted */
+	bool all_threads;               /* a record for every thread's waits, not the main threads' alone */
 	const char *live_path, *out_path;       /* waits.live, waits.rec.zst */
 };
 /* Loads, attaches and opens the live record; NULL with the reason the

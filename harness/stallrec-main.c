@@ -57,7 +57,7 @@ static void usage(FILE *f)
 		"                           [--duration S] [--nowrite] [--ready FILE] [--cgroup DIR]\n"
 		"                           [--bpf FILE] [--bpf-live FILE] [--bpf-period-ms N]\n"
 		"                           [--bpf-min-us N] [--bpf-stack-us N]\n"
-		"                           [--bpf-faults tracepoint|perf]\n"
+		"                           [--bpf-faults counters|tracepoint|perf] [--bpf-all-threads]\n"
 		"\n"
 		"  --out FILE       the packed record when it ends (stalls.rec.zst)\n"
 		"  --live FILE      the live record while it runs (default /dev/shm/hitchbench-stallrec.PID)\n"
@@ -79,8 +79,11 @@ static void usage(FILE *f)
 		"  --bpf-min-us N   record off-CPU intervals from N us (default 1000)\n"
 		"  --bpf-stack-us N  kernel stacks of the main thread's sleeps from N us, and of\n"
 		"                   their wakers (default 10000: a stack walk costs tens of us)\n"
-		"  --bpf-faults tracepoint|perf  page faults from x86's tracepoint (default where\n"
-		"                   it exists) or the major-fault perf event\n"
+		"  --bpf-faults counters|tracepoint|perf  a thread's page faults from its own\n"
+		"                   counters at each switch (default), x86's tracepoint (with\n"
+		"                   the last fault's address) or the major-fault perf event\n"
+		"  --bpf-all-threads  a line for every wait of every thread (default: of each\n"
+		"                   process's main thread, the others' counted in the trailer)\n"
 		"\n"
 		"Files under /proc and /sys are read below $HITCHBENCH_ROOT (default /); the\n"
 		"record's format is docs/formats.md's \"Stall record\".\n");
@@ -236,12 +239,18 @@ static int parse_one(int opt, struct recorder *rc, struct args *a)
 	case 'M': return parse_int_opt("--bpf-min-us", optarg, 1, 1000000, &a->bpf_min_us);
 	case 'K': return parse_int_opt("--bpf-stack-us", optarg, 1, 10000000, &a->bpf_stack_us);
 	case 'F':
-		if (strcmp(optarg, "perf") == 0 || strcmp(optarg, "tracepoint") == 0) {
-			a->bpf.perf_faults = strcmp(optarg, "perf") == 0;
-			return 0;
+		if (strcmp(optarg, "counters") == 0)
+			a->bpf.faults = STALLBPF_FAULTS_COUNTERS;
+		else if (strcmp(optarg, "tracepoint") == 0)
+			a->bpf.faults = STALLBPF_FAULTS_TRACEPOINT;
+		else if (strcmp(optarg, "perf") == 0)
+			a->bpf.faults = STALLBPF_FAULTS_PERF;
+		else {
+			error_msg("--bpf-faults: counters, tracepoint or perf, not '%s'", optarg);
+			return HB_EXIT_USAGE;
 		}
-		error_msg("--bpf-faults: tracepoint or perf, not '%s'", optarg);
-		return HB_EXIT_USAGE;
+		return 0;
+	case 'A': a->bpf.all_threads = true; return 0;
 	case 'h': usage(stdout); return HB_ARGS_DONE;
 	default: usage(stderr); return HB_EXIT_USAGE;
 	}
@@ -269,6 +278,7 @@ static int parse_args(int argc, char **argv, struct recorder *rc, struct args *a
 		{ "bpf-min-us", required_argument, NULL, 'M' },
 		{ "bpf-faults", required_argument, NULL, 'F' },
 		{ "bpf-stack-us", required_argument, NULL, 'K' },
+		{ "bpf-all-threads", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

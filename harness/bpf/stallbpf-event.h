@@ -30,12 +30,17 @@ struct hb_bpf_off {
 	__u64 faults, fault_addr;
 	__s64 delay[HB_BPF_DELAYS];     /* -1: the kernel keeps none */
 	char comm[16], waker_comm[16];
+	/* the record ends here when it has no stacks (HB_BPF_OFF_SHORT) */
 	__u64 stack[HB_BPF_STACK_DEPTH];
 	__u64 waker_stack[HB_BPF_WAKER_DEPTH];
 };
 
-/* A followed thread between its events: the program's threads map, which
- * the recorder edits only while the programs are detached (a pause). */
+/* An off record without stacks: stack_n and waker_stack_n are 0 */
+#define HB_BPF_OFF_SHORT __builtin_offsetof(struct hb_bpf_off, stack)
+
+/* A followed thread between its events: the program's task-local storage
+ * (threads). Its open interval belongs to epoch alone: the recorder raises
+ * the program's epoch at each resume. */
 struct hb_bpf_thread {
 	__u64 on_ns, off_ns, wake_ns;
 	__u64 run_ns, runq_ns, sleep_ns;
@@ -43,10 +48,19 @@ struct hb_bpf_thread {
 	__s64 delay[HB_BPF_DELAYS];
 	__u32 state, waker_tid, waker_tgid, stack_n, waker_stack_n;
 	__s32 syscall;
+	__u32 epoch, pad;
 	char waker_comm[16];
 	__u64 stack[HB_BPF_STACK_DEPTH];
 	__u64 waker_stack[HB_BPF_WAKER_DEPTH];
 };
+
+/* The program's counters in .bss (stallbpf.bpf.c says what each is), a
+ * cache line of their own. */
+struct hb_bpf_counts {
+	__u64 records, lost;
+	__s64 requests_open;
+	__u64 pad[5];
+} __attribute__((aligned(64)));
 
 struct hb_bpf_bio {
 	__u32 kind;             /* HB_BPF_BIO */

@@ -50,6 +50,8 @@ struct task_struct {
 	int pid;
 	int tgid;
 	char comm[16];
+	unsigned long min_flt;  /* the faults it took, minor and major */
+	unsigned long maj_flt;
 	struct task_delay_info *delays;
 };
 

@@ -1,25 +1,32 @@
 /*
  * The stall recorder's kernel program (STALLS=bpf): every off-CPU interval
- * of the game's threads over a threshold, with the state it left in, its
- * kernel stack, who woke it and from where, how long it then waited for a
- * CPU, its page faults, and the block requests its threads issued. Filtered
- * here, in the kernel, to the processes in follow_tgid (the game's pid,
- * which the recorder puts there, and every process forked from one in it),
- * so a switch between two other tasks costs two short scans and nothing
- * else.
+ * over a threshold of the main thread of each of the game's processes (the
+ * thread the stall analysis reads; every thread's with waits_all_threads),
+ * with the state it left in, the system call it slept in, its kernel stack,
+ * who woke it and from where, how long it then waited for a CPU, its page
+ * faults and delay accounting; and the block requests the game's threads
+ * issued. Filtered here, in the kernel, to the processes in follow_tgid
+ * (the game's pid, which the recorder puts there, and every process forked
+ * from one in it).
  *
  * Attached without tracefs: BTF-typed tracepoints (tp_btf) of the
- * scheduler's switch, waking, fork and exit, the block layer's insert,
- * issue and completion, and x86's user page fault; on other architectures
- * a major-fault software perf event instead (hb_fault_major). Records go to
- * user space through a ring buffer without waking it, until the buffer is
- * half full: the recorder drains it on its own clock.
+ * scheduler's switch, waking and fork, and of the block layer's insert,
+ * issue and completion. A thread's faults are its own counters, read at
+ * each switch; --bpf-faults asks for x86's user page fault tracepoint
+ * (hb_fault) or a major-fault software perf event (hb_fault_major) instead.
+ * Records go to user space through a ring buffer without waking it, until
+ * the buffer is half full: the recorder drains it on its own clock.
  *
- * Cost: a stack is read only for a sleep of the main thread already over
+ * Cost (docs/stalls.md, "The BPF recorder"): the switch and waking programs
+ * run for every switch and wakeup of the machine, and on a VM each costs
+ * mostly the cache lines it touches. A task not followed, and a worker
+ * thread of the game (most of its switches: llvmpipe's), costs the loads of
+ * its ids and a scan of a few words; a main thread one clock read, one
+ * task-local lookup (no hash), and for an interval over the threshold a
+ * record in the ring buffer, without its stacks unless it has some. A
+ * stack is read only for a sleep of the main thread already over
  * stack_min_ns (10 ms) when it is woken (bpf_get_task_stack of the sleeper,
- * bpf_get_stack of the waker), never for the many short ones, nor for the
- * renderer's worker threads unless stacks_all_threads asks: a stack walk
- * costs tens of microseconds on a VM.
+ * bpf_get_stack of the waker): a stack walk costs tens of microseconds.
  */
 #include "stallbpf-kern.h"
 
@@ -38,6 +45,14 @@ const volatile __u64 min_off_ns = 1000000;
 const volatile __u32 stacks_all_threads = 0;
 /* stacks only of a sleep at least this long when it is woken */
 const volatile __u64 stack_min_ns = 10000000;
+/* 0: the waits of each process's main thread alone (the thread the stall
+ * analysis reads; its llvmpipe workers are most of a game's switches),
+ * 1: of every thread */
+const volatile __u32 waits_all_threads = 0;
+/* 1: a thread's faults from its own counters (min_flt + maj_flt, read at
+ * each switch out; no fault program runs); 0: counted by hb_fault or
+ * hb_fault_major, with the last address */
+const volatile __u32 fault_counters = 1;
 
 #define NO_WAKER 0xffffffffu
 #define TASK_RUNNING 0
@@ -50,11 +65,24 @@ const volatile __u64 stack_min_ns = 10000000;
 __u32 follow_tgid[MAX_FOLLOW];
 __u32 n_follow;
 __u64 follow_overflow;          /* processes forked past MAX_FOLLOW, not followed */
+/* Raised by the recorder at each resume: a thread's state from before it
+ * (another epoch) has no open interval and no running time to add. */
+__u32 epoch;
+/* What the programs write often, on a cache line of its own (the
+ * followed list above is read at every switch of every CPU): records
+ * submitted (a plain count, not exact under a race: the recorder only asks
+ * whether it moved, and skips a drain when it did not); records the ring
+ * buffer had no room for (exact); block requests of followed threads in
+ * flight (while none is, a completion, of any request of the machine's,
+ * looks nothing up). Read by the recorder through .bss. */
+struct hb_bpf_counts counts;
 
+/* A followed thread's state, in the task itself (task-local storage: no
+ * hash of the tid, freed with the task, so no exit program). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct hb_bpf_thread);
 } threads SEC(".maps");
 
@@ -76,15 +104,6 @@ struct {
 	__uint(max_entries, 4 << 20);
 } events SEC(".maps");
 
-/* [0]: records the ring buffer had no room for */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} lost SEC(".maps");
-
-static const struct hb_bpf_thread zero_thread;
 
 static __always_inline bool followed(__u32 tgid)
 {
@@ -99,23 +118,21 @@ static __always_inline bool followed(__u32 tgid)
 	return false;
 }
 
-static __always_inline struct hb_bpf_thread *thread_of(__u32 tid)
+/* Whether p's waits get a record each: a main thread's (its id the pid),
+ * or every thread's when waits_all_threads asks. */
+static __always_inline bool recorded(struct task_struct *p)
 {
-	struct hb_bpf_thread *t = bpf_map_lookup_elem(&threads, &tid);
+	return waits_all_threads || p->pid == p->tgid;
+}
 
-	if (t)
-		return t;
-	bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&threads, &tid);
+static __always_inline struct hb_bpf_thread *thread_of(struct task_struct *p)
+{
+	return bpf_task_storage_get(&threads, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 }
 
 static __always_inline void count_lost(void)
 {
-	__u32 k = 0;
-	__u64 *n = bpf_map_lookup_elem(&lost, &k);
-
-	if (n)
-		(*n)++;
+	__sync_fetch_and_add(&counts.lost, 1);
 }
 
 /* Wakes the reader only when the buffer is half full. */
@@ -171,18 +188,23 @@ static __always_inline __s32 task_syscall(struct task_struct *p)
 #endif
 }
 
-static __always_inline void emit_off(struct hb_bpf_thread *t, struct task_struct *p, __u32 tid, __u32 tgid,
-				     __u64 now)
+/* A record of the interval that ends now. Most have no stacks (only the
+ * main thread's sleeps from stack_min_ns do), and then the record ends
+ * before them (HB_BPF_OFF_SHORT): a third of the bytes, and a record's cost
+ * is mostly its cache lines, each written into cold memory. */
+static __always_inline void emit_off(struct hb_bpf_thread *t, struct task_struct *p, __u64 now, bool stacks)
 {
-	struct hb_bpf_off *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	struct hb_bpf_off *e = bpf_ringbuf_reserve(&events, stacks ? sizeof(*e) : HB_BPF_OFF_SHORT, 0);
+
+	/* counted after the submit: a drain that saw the count sees the record */
 
 	if (!e) {
 		count_lost();
 		return;
 	}
 	e->kind = HB_BPF_OFF;
-	e->tid = tid;
-	e->tgid = tgid;
+	e->tid = p->pid;
+	e->tgid = p->tgid;
 	e->state = t->state;
 	e->waker_tid = t->waker_tid;
 	e->waker_tgid = t->waker_tgid;
@@ -200,19 +222,23 @@ static __always_inline void emit_off(struct hb_bpf_thread *t, struct task_struct
 	__builtin_memcpy(e->delay, t->delay, sizeof(e->delay));
 	__builtin_memcpy(e->comm, p->comm, sizeof(e->comm));
 	__builtin_memcpy(e->waker_comm, t->waker_comm, sizeof(e->waker_comm));
-	__builtin_memcpy(e->stack, t->stack, sizeof(e->stack));
-	__builtin_memcpy(e->waker_stack, t->waker_stack, sizeof(e->waker_stack));
+	if (stacks) {
+		__builtin_memcpy(e->stack, t->stack, sizeof(e->stack));
+		__builtin_memcpy(e->waker_stack, t->waker_stack, sizeof(e->waker_stack));
+	}
 	bpf_ringbuf_submit(e, submit_flags());
+	counts.records++;
 }
 
 static __always_inline void switch_out(struct task_struct *prev, bool preempt, __u64 now)
 {
-	struct hb_bpf_thread *t = thread_of(prev->pid);
+	struct hb_bpf_thread *t = thread_of(prev);
 
 	if (!t)
 		return;
-	if (t->on_ns)
+	if (t->on_ns && t->epoch == epoch)
 		t->run_ns += now - t->on_ns;
+	t->epoch = epoch;
 	t->on_ns = 0;
 	t->off_ns = now;
 	t->wake_ns = 0;
@@ -222,17 +248,18 @@ static __always_inline void switch_out(struct task_struct *prev, bool preempt, _
 	t->waker_tgid = 0;
 	t->stack_n = 0;
 	t->waker_stack_n = 0;
+	if (fault_counters)
+		t->faults = prev->min_flt + prev->maj_flt;
 	read_delays(prev, t);
 }
 
 static __always_inline void switch_in(struct task_struct *next, __u64 now)
 {
-	__u32 tid = next->pid;
-	struct hb_bpf_thread *t = thread_of(tid);
+	struct hb_bpf_thread *t = thread_of(next);
 
 	if (!t)
 		return;
-	if (t->off_ns) {
+	if (t->off_ns && t->epoch == epoch) {
 		__u64 off = now - t->off_ns, ready;
 
 		/* preempted: runnable from the start; asleep: from its wakeup
@@ -241,45 +268,54 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 			ready = t->off_ns;
 		else
 			ready = t->wake_ns ? t->wake_ns : now;
-		if (off >= min_off_ns)
-			emit_off(t, next, tid, next->tgid, now);
+		if (off >= min_off_ns) {
+			if (t->stack_n || t->waker_stack_n)
+				emit_off(t, next, now, true);
+			else
+				emit_off(t, next, now, false);
+		}
 		t->runq_ns += now - ready;
 		t->sleep_ns += ready - t->off_ns;
 	}
+	t->epoch = epoch;
 	t->off_ns = 0;
 	t->on_ns = now;
 }
 
+/* Runs at every switch of the machine. A task not followed, or a thread
+ * that gets no record, costs the loads of its ids and a scan of the
+ * followed list; a recorded thread one clock read and one task-local
+ * lookup more. On a VM most of that is cache misses: what a switch
+ * touches is kept to a few lines. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(hb_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u64 now = 0;
+	bool out = recorded(prev) && followed(prev->tgid), in = recorded(next) && followed(next->tgid);
+	__u64 now;
 
-	if (followed(prev->tgid)) {
-		now = bpf_ktime_get_ns();
+	if (!out && !in)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (out)
 		switch_out(prev, preempt, now);
-	}
-	if (followed(next->tgid)) {
-		if (!now)
-			now = bpf_ktime_get_ns();
+	if (in)
 		switch_in(next, now);
-	}
 	return 0;
 }
 
 SEC("tp_btf/sched_waking")
 int BPF_PROG(hb_waking, struct task_struct *p)
 {
-	__u32 tid = p->pid;
 	struct hb_bpf_thread *t;
 	__u64 now, id;
 	long n;
 
-	if (!followed(p->tgid))
+	if (!recorded(p) || !followed(p->tgid))
 		return 0;
-	t = bpf_map_lookup_elem(&threads, &tid);
-	/* on a CPU still (woken before it slept), or woken already */
-	if (!t || !t->off_ns || t->wake_ns)
+	t = bpf_task_storage_get(&threads, p, NULL, 0);
+	/* on a CPU still (woken before it slept), woken already, or its
+	 * interval opened before a pause */
+	if (!t || !t->off_ns || t->wake_ns || t->epoch != epoch)
 		return 0;
 	now = bpf_ktime_get_ns();
 	t->wake_ns = now;
@@ -311,25 +347,16 @@ int BPF_PROG(hb_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(hb_exit, struct task_struct *p)
-{
-	__u32 tid = p->pid;
-
-	if (followed(p->tgid))
-		bpf_map_delete_elem(&threads, &tid);
-	return 0;
-}
-
+/* fault_counters off: each fault of a recorded thread, counted with its
+ * address (the program runs at every user fault of the machine) */
 static __always_inline void fault(__u64 address)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
+	struct task_struct *p = bpf_get_current_task_btf();
 	struct hb_bpf_thread *t;
 
-	if (!followed(id >> 32))
+	if (!recorded(p) || !followed(p->tgid))
 		return;
-	t = bpf_map_lookup_elem(&threads, &tid);
+	t = bpf_task_storage_get(&threads, p, NULL, 0);
 	if (t) {
 		t->faults++;
 		t->fault_addr = address;
@@ -368,7 +395,8 @@ static __always_inline int request_start(struct request *rq)
 		r.major = disk->major;
 		r.minor = disk->first_minor;
 	}
-	bpf_map_update_elem(&requests, &key, &r, BPF_NOEXIST);
+	if (bpf_map_update_elem(&requests, &key, &r, BPF_NOEXIST) == 0)
+		__sync_fetch_and_add(&counts.requests_open, 1);
 	return 0;
 }
 
@@ -388,9 +416,14 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(hb_rq_complete, struct request *rq, int error)
 {
 	__u64 key = (__u64)rq;
-	struct request_seen *r = bpf_map_lookup_elem(&requests, &key);
+	struct request_seen *r;
 	struct hb_bpf_bio *e;
 
+	/* every request of the machine completes here: none of ours is in
+	 * flight most of the time, and then there is nothing to look up */
+	if (*(volatile __s64 *)&counts.requests_open <= 0)
+		return 0;
+	r = bpf_map_lookup_elem(&requests, &key);
 	if (!r)
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -406,9 +439,11 @@ int BPF_PROG(hb_rq_complete, struct request *rq, int error)
 		e->start_ns = r->start_ns;
 		e->done_ns = bpf_ktime_get_ns();
 		bpf_ringbuf_submit(e, submit_flags());
+		counts.records++;
 	} else {
 		count_lost();
 	}
-	bpf_map_delete_elem(&requests, &key);
+	if (bpf_map_delete_elem(&requests, &key) == 0)
+		__sync_fetch_and_add(&counts.requests_open, -1);
 	return 0;
 }
