@@ -31,7 +31,10 @@ static int32_t pid_of(const struct profrec *rec, int32_t tid)
 
 static const char *intern(struct profile *p, const char *s)
 {
-	return p->names.name[prof_tree_name(&p->names, s)];
+	/* the index first: adding a name may move the array */
+	uint32_t i = prof_tree_name(&p->names, s);
+
+	return p->names.name[i];
 }
 
 /* A user frame's name and category. */
