@@ -33,7 +33,7 @@ _hitchbench_opts_compare="--format --no-notes --db --machine --metric --batch --
 _hitchbench_opts_calibrate="$_hitchbench_batch_opts --order --seed --rounds --effect --resamples --with --design --minutes"
 _hitchbench_opts_regress="--db --machine --metric --format --no-notes --seed --help"
 _hitchbench_opts_stalls="--format --no-notes --stall-ms --verbose -v --help"
-_hitchbench_opts_profile="--frames --format --picture --stall-ms --top --vs --help"
+_hitchbench_opts_profile="--frames --format --picture --span --stall-ms --top --vs --help"
 _hitchbench_opts_frames="--window --help"
 _hitchbench_opts_flip="--segments --format --stall-ms --effect --alpha --beta --help"
 _hitchbench_opts_quiet="--profile --what --help"
@@ -191,6 +191,7 @@ _hitchbench_value()
 		esac ;;
 	--order) _hitchbench_words "rotate shuffle" ;;
 	--picture) _hitchbench_words "flame frames" ;;
+	--span) _hitchbench_words "window run" ;;
 	--vs) _hitchbench_dirs ;;
 	--by) _hitchbench_words "batch kernel" ;;
 	--percentile) _hitchbench_words "nearest-rank linear" ;;

@@ -216,7 +216,7 @@ void profile_categories_describe(const struct profile *p, const uint64_t *per_ca
 	}
 }
 
-int prof_frames_of(const struct run *run, double stall_ms, struct prof_frames *out)
+int prof_frames_of(const struct run *run, double stall_ms, bool whole, struct prof_frames *out)
 {
 	const struct hb_frames *f = &run->frames;
 
@@ -230,7 +230,7 @@ int prof_frames_of(const struct run *run, double stall_ms, struct prof_frames *o
 	for (uint64_t i = 1; i < f->n; i++) {
 		size_t k = out->n;
 
-		if (f->t_ns[i - 1] < run->window_start_ns || f->t_ns[i] > run->window_end_ns)
+		if (!whole && (f->t_ns[i - 1] < run->window_start_ns || f->t_ns[i] > run->window_end_ns))
 			continue;
 		out->start_ns[k] = f->t_ns[i - 1];
 		out->end_ns[k] = f->t_ns[i];
@@ -324,7 +324,7 @@ char *profile_stall_cpu_what(const struct run *run, const struct metric_opts *op
 		strbuf_release(&err);
 		return NULL;
 	}
-	if (prof_frames_of(run, opts->stall_ms, &fr) == 0) {
+	if (prof_frames_of(run, opts->stall_ms, false, &fr) == 0) {
 		uint64_t *per = zalloc((p.rec.n_stack + 1) * sizeof(*per)), cat[PROF_MAX_CATEGORIES] = { 0 }, n = 0;
 
 		for (size_t i = 0; i < fr.n; i++)

@@ -56,9 +56,10 @@ void profile_tree_add(const struct profile *p, const uint64_t *per_stack, struct
 void profile_categories_describe(const struct profile *p, const uint64_t *per_cat, uint64_t n, double min_pct,
 				 size_t max, struct strbuf *out);
 
-/* A run's window as frames: frame i is (start_ns[i], end_ns[i]], the
- * present index[i] of the frame file ending it; stall: longer than the
- * stall threshold. */
+/* A run's window (or, whole, every frame from its first present: the
+ * load's and the warm-up's too) as frames: frame i is (start_ns[i],
+ * end_ns[i]], the present index[i] of the frame file ending it; stall:
+ * longer than the stall threshold. */
 struct prof_frames {
 	size_t n;
 	uint64_t *start_ns, *end_ns;
@@ -66,8 +67,9 @@ struct prof_frames {
 	bool *stall;
 	size_t n_stall;
 };
-/* The window's frames of run. 0, or -ENODATA (no frames or no window). */
-int prof_frames_of(const struct run *run, double stall_ms, struct prof_frames *out);
+/* The window's frames of run (whole: all its frames). 0, or -ENODATA (no
+ * frames, or no window). */
+int prof_frames_of(const struct run *run, double stall_ms, bool whole, struct prof_frames *out);
 void prof_frames_release(struct prof_frames *f);
 
 /* What the CPU did in the window's stall frames, for the report's

@@ -26,7 +26,8 @@
 
 static const char profile_usage[] =
 	"usage: hitchbench profile [--frames stalls|all|A..B] [--format table|folded|svg|json]\n"
-	"                          [--picture flame|frames] [--stall-ms MS] [--top N]\n"
+	"                          [--picture flame|frames] [--span window|run] [--stall-ms MS]\n"
+	"                          [--top N]\n"
 	"                          RUNDIR... [--vs RUNDIR...]\n"
 	"\n"
 	"  RUNDIR          a run directory with a profile record (PROFILE=1), or a directory of them\n"
@@ -39,6 +40,9 @@ static const char profile_usage[] =
 	"  --picture P     with svg: flame (a flame graph; with --vs a differential one, shaped\n"
 	"                  by the second group) or frames (the window's frames along x, the time\n"
 	"                  into each frame along y, shaded by category; the first run)\n"
+	"  --span S        window: the measured window's frames (the default); run: every frame\n"
+	"                  from the first present, the load's and the warm-up's too (where a\n"
+	"                  game compiles most of its shaders)\n"
 	"  --stall-ms MS   a frame over MS is a stall (default 100)\n"
 	"  --top N         functions listed per stall and per comparison (default 8)\n";
 
@@ -47,6 +51,7 @@ enum prof_format { PF_TABLE, PF_FOLDED, PF_SVG, PF_JSON };
 struct prof_opts {
 	enum prof_format format;
 	bool picture_frames;
+	bool whole;                     /* --span run */
 	enum { SEL_STALLS, SEL_ALL, SEL_RANGE } sel;
 	uint64_t from, to;              /* SEL_RANGE: presents */
 	double stall_ms;
@@ -89,8 +94,8 @@ static int load_one(const char *dir, struct prof_opts *o, struct prof_run *r, st
 	}
 	if (ret < 0)
 		return ret;
-	if (prof_frames_of(&r->run, o->stall_ms, &r->fr) < 0) {
-		strbuf_addf(err, "%s: no frames in a window to read the profile by", dir);
+	if (prof_frames_of(&r->run, o->stall_ms, o->whole, &r->fr) < 0) {
+		strbuf_addf(err, "%s: no frames%s to read the profile by", dir, o->whole ? "" : " in a window");
 		return -ENODATA;
 	}
 	ns = r->p.rec.n_stack + 1;
@@ -216,8 +221,9 @@ static void print_run(struct prof_opts *o, struct prof_run *r)
 	       "(meta hz=%s), %" PRIu64 " lost, %zu threads\n", p->n, p->sample_s * 1e3,
 	       kvfile_get(&p->rec.meta, "hz") ? kvfile_get(&p->rec.meta, "hz") : "?", p->rec.lost,
 	       p->rec.n_thread);
-	printf("  window: %zu frames, %zu stalls over %.0f ms; categories of all the game's threads' samples "
-	       "(gamedb/%s)\n", r->fr.n, r->fr.n_stall, o->stall_ms, PROF_RULES_FILE);
+	printf("  %s: %zu frames, %zu stalls over %.0f ms; categories of all the game's threads' samples "
+	       "(gamedb/%s)\n", o->whole ? "run (from the first present)" : "window", r->fr.n, r->fr.n_stall,
+	       o->stall_ms, PROF_RULES_FILE);
 	profile_categories(p, r->stall, cs);
 	profile_categories(p, r->other, co);
 	printf("    %-20s %18s %18s\n", "category", "stall frames", "other frames");
@@ -240,9 +246,9 @@ static void print_run(struct prof_opts *o, struct prof_run *r)
 		n = profile_count(p, r->fr.start_ns[i], r->fr.end_ns[i], one);
 		profile_categories(p, one, pc);
 		profile_categories_describe(p, pc, n, 1.0, 4, &what);
-		printf("  frame %" PRIu64 "%s (+%.3f s, %.1f ms): %" PRIu64 " samples, %.0f ms of CPU%s%s\n",
+		printf("  frame %" PRIu64 "%s (%+.3f s, %.1f ms): %" PRIu64 " samples, %.0f ms of CPU%s%s\n",
 		       r->fr.index[i], r->fr.stall[i] ? " stall" : "",
-		       (double)(r->fr.end_ns[i] - r->run.window_start_ns) / 1e9,
+		       ((double)r->fr.end_ns[i] - (double)r->run.window_start_ns) / 1e9,
 		       (double)(r->fr.end_ns[i] - r->fr.start_ns[i]) / 1e6, n, (double)n * p->sample_s * 1e3,
 		       n ? ": " : "", what.buf);
 		if (n && (o->sel != SEL_ALL))
@@ -519,6 +525,7 @@ static int parse_args(int argc, char **argv, struct prof_opts *o, struct argv_li
 		{ "format", required_argument, NULL, 'f' },
 		{ "picture", required_argument, NULL, 'p' },
 		{ "stall-ms", required_argument, NULL, 's' },
+		{ "span", required_argument, NULL, 'S' },
 		{ "top", required_argument, NULL, 't' },
 		{ "vs", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
@@ -550,6 +557,11 @@ static int parse_args(int argc, char **argv, struct prof_opts *o, struct argv_li
 			if (strcmp(optarg, "flame") != 0 && strcmp(optarg, "frames") != 0)
 				return usage_error(profile_usage, "--picture wants flame or frames, not '%s'", optarg);
 			o->picture_frames = strcmp(optarg, "frames") == 0;
+			break;
+		case 'S':
+			if (strcmp(optarg, "window") != 0 && strcmp(optarg, "run") != 0)
+				return usage_error(profile_usage, "--span wants window or run, not '%s'", optarg);
+			o->whole = strcmp(optarg, "run") == 0;
 			break;
 		case 's':
 			if (safe_atod(optarg, &o->stall_ms) < 0 || o->stall_ms <= 0)

@@ -237,7 +237,7 @@ START_TEST(recorded_run)
 	ck_assert_msg(run_load(fixture_path("profile/glgame-run"), &run, &err) == 0, "%s", err.buf);
 	ck_assert_msg(profile_load(run.dir, &r, &p, &err) == 0, "%s", err.buf);
 	ck_assert_uint_eq(p.n, 802);
-	ck_assert_int_eq(prof_frames_of(&run, 100, &fr), 0);
+	ck_assert_int_eq(prof_frames_of(&run, 100, false, &fr), 0);
 	ck_assert_uint_eq(fr.n_stall, 2);
 	/* the compile's frame is LLVM's (named by its library wherever the
 	 * file is not this machine's), the busy frame the game's own */
