@@ -58,6 +58,23 @@ static void name_user(struct profile *p, struct symbolizer *sy, int32_t pid, uin
 	*cat = prof_rules_frame(p->rules, &d);
 }
 
+/* Runs of "[unknown]" frames made one: where code keeps no frame pointer
+ * the walk past it reads garbage, frame after frame, which says nothing
+ * more than one "[unknown]" does and makes a flame graph a tower. */
+static void collapse_unknown(struct prof_path *pp)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < pp->n; i++) {
+		if (k && pp->name[i] == pp->name[k - 1] && strcmp(pp->name[i], "[unknown]") == 0)
+			continue;
+		pp->name[k] = pp->name[i];
+		pp->cat[k] = pp->cat[i];
+		k++;
+	}
+	pp->n = k;
+}
+
 /* Every stack named, with the pid of the first sample that uses it (a
  * stack's user addresses are of one process: the pid of any sample of it;
  * two processes sharing a stack id map the same code there). */
@@ -95,9 +112,10 @@ static void name_stacks(struct profile *p, struct symbolizer *sy)
 			d.function = st->kfn[at];
 			pp->cat[nu + i] = prof_rules_frame(p->rules, &d);
 		}
-		for (uint32_t i = 0; i < st->n; i++)
-			inner[i] = pp->cat[st->n - 1 - i];
-		pp->category = prof_rules_stack(p->rules, inner, st->n);
+		collapse_unknown(pp);
+		for (uint32_t i = 0; i < pp->n; i++)
+			inner[i] = pp->cat[pp->n - 1 - i];
+		pp->category = prof_rules_stack(p->rules, inner, pp->n);
 	}
 	free(pid);
 }

@@ -309,7 +309,7 @@ static void compare_groups(struct prof_opts *o, struct prof_run *a, size_t na, s
 		sb += b[i].n_sel;
 	}
 	printf("groups: A %zu run(s), %" PRIu64 " samples; B %zu run(s), %" PRIu64 " samples (the %s frames)\n",
-	       na, sa, nb, sb, o->sel == SEL_STALLS ? "stall" : o->sel == SEL_ALL ? "window's" : "given");
+	       na, sa, nb, sb, o->sel == SEL_STALLS ? "stall" : o->sel == SEL_ALL ? (o->whole ? "run's" : "window's") : "given");
 	printf("    %-20s %8s %8s %9s\n", "category", "A", "B", "B-A");
 	for (size_t c = 0; c < o->rules.n; c++)
 		if (ca[c] || cb[c])
@@ -397,7 +397,7 @@ static void json_run(struct prof_opts *o, struct prof_run *r)
 
 /* --- the picture --- */
 
-static int frames_picture(struct prof_run *r)
+static int frames_picture(const struct prof_opts *o, struct prof_run *r)
 {
 	const struct profile *p = &r->p;
 	struct prof_frames_pic pic = { 0 };
@@ -430,9 +430,10 @@ static int frames_picture(struct prof_run *r)
 					.stall = r->fr.stall, .n_samples = n, .frame = frame, .offset_ns = off,
 					.category = cat, .category_names = p->rules->names,
 					.n_category = p->rules->n, .max_offset_ns = longest };
-	strbuf_addf(&sub, "%s: the window's %zu frames along x, the time into each frame up, each sample of "
+	strbuf_addf(&sub, "%s: the %s %zu frames along x, the time into each frame up, each sample of "
 		    "the game's threads (%.3f ms of CPU) shaded by its category; %zu stall frames over %.0f ms "
-		    "marked", r->run.name, r->fr.n, p->sample_s * 1e3, r->fr.n_stall, 100.0);
+		    "marked", r->run.name, o->whole ? "run's" : "window's", r->fr.n, p->sample_s * 1e3,
+		    r->fr.n_stall, o->stall_ms);
 	ret = prof_svg_frames(stdout, &pic, "Where each frame's CPU time went", sub.buf);
 	strbuf_release(&sub);
 	free(frame);
@@ -445,12 +446,12 @@ static int picture(struct prof_opts *o, struct prof_run *a, size_t na, struct pr
 {
 	struct prof_tree t;
 	struct strbuf sub = STRBUF_INIT;
-	const char *what = o->sel == SEL_STALLS ? "stall frames" : o->sel == SEL_ALL ? "window's frames" :
-			   "given frames";
+	const char *what = o->sel == SEL_STALLS ? "stall frames" : o->sel == SEL_ALL ?
+			   (o->whole ? "run's frames" : "window's frames") : "given frames";
 	int ret;
 
 	if (o->picture_frames)
-		return frames_picture(&a[0]);
+		return frames_picture(o, &a[0]);
 	prof_tree_init(&t, o->rules.names, o->rules.n);
 	add_group(a, na, &t, 0);
 	t.sample_s[0] = t.sample_s[1] = a[0].p.sample_s;
