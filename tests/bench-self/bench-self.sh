@@ -34,7 +34,8 @@
 # hitchbench's digits, or bench-self fails.
 #
 # Last, scripts with their own headers: the stall recorder
-# (stallrec.sh), the interference watcher with ~500 processes on the
+# (stallrec.sh), the profile recorder flipped on and off in one run
+# (profile.sh), the interference watcher with ~500 processes on the
 # machine (intfwatch.sh), the waker's and the probe's own CPU a second
 # (waker.sh), and the footprint of a real run with every observer on: each
 # process's peak RSS and CPU (footprint.sh).
@@ -347,6 +348,9 @@ sh tests/bench-self/stallrec.sh || die "the stall recorder's benchmark failed"
 
 echo
 sh tests/bench-self/stallbpf.sh || die "the BPF stall recorder's benchmark failed"
+
+echo
+sh tests/bench-self/profile.sh || die "the profile recorder's benchmark failed"
 
 echo
 sh tests/bench-self/intfwatch.sh || die "the interference watcher's benchmark failed"
