@@ -109,6 +109,24 @@ no_fakegame_left() {
 	fi
 }
 
+# glgame_setup: the real-GL fake game (tests/tools/glgame.c) in $T/game for
+# the game user, after a probe on an Xvfb of its own: a skip with glgame's
+# reason where there is no GL to render with, a failure where it cannot
+# draw three frames
+glgame_setup() {
+	command -v Xvfb >/dev/null || skip "Xvfb is not installed (sh scripts/deps.sh ensure)"
+	[ -x "$HB_BUILD/tests/glgame" ] || fail "no $HB_BUILD/tests/glgame (make tests)"
+	start_xvfb
+	rc=0
+	DISPLAY=":$n" "$HB_BUILD/tests/glgame" --frames 3 >"$T/probe.out" 2>"$T/probe.err" || rc=$?
+	kill "$xpid" 2>/dev/null
+	[ "$rc" != 77 ] || skip "no GL to render with on Xvfb: $(cat "$T/probe.err")"
+	expect_eq "glgame alone ($(cat "$T/probe.err"))" 0 "$rc"
+	fake_setup
+	cp "$HB_BUILD/tests/glgame" "$T/game/"
+	chmod a+rx "$T/game/glgame"
+}
+
 need_game_user() {
 	if [ "$(id -u)" = 0 ] && ! getent passwd hitchbench >/dev/null && [ -z "${SUDO_USER:-}" ]; then
 		skip "no unprivileged game user (run 'sh scripts/deps.sh ensure' as root)"

@@ -11,22 +11,11 @@
 # spent in it; the compile is also checked to take more than one frame.
 . "$(dirname "$0")/../lib.sh"
 need_game_user
-command -v Xvfb >/dev/null || skip "Xvfb is not installed (sh scripts/deps.sh ensure)"
-[ -x "$HB_BUILD/tests/glgame" ] || fail "no $HB_BUILD/tests/glgame (make tests)"
-
 # 1. GLX on an Xvfb here, or a skip with glgame's reason
-start_xvfb
-rc=0
-DISPLAY=":$n" "$HB_BUILD/tests/glgame" --frames 3 >"$T/probe.out" 2>"$T/probe.err" || rc=$?
-kill "$xpid" 2>/dev/null
-[ "$rc" != 77 ] || skip "no GL to render with on Xvfb: $(cat "$T/probe.err")"
-expect_eq "glgame alone ($(cat "$T/probe.err"))" 0 "$rc"
+glgame_setup
 
 # 2. through the runner, on its own Xvfb (INTF=0: what is checked is the
 # frames, not a watcher that this shared machine may trip)
-fake_setup
-cp "$HB_BUILD/tests/glgame" "$T/game/"
-chmod a+rx "$T/game/glgame"
 cat >"$T/glgame.ini" <<EOF
 [recipe]
 name = glgame

@@ -16,17 +16,7 @@
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "the recorder opens perf events on another user's threads: needs root"
 need_game_user
-command -v Xvfb >/dev/null || skip "Xvfb is not installed (sh scripts/deps.sh ensure)"
-[ -x "$HB_BUILD/tests/glgame" ] || fail "no $HB_BUILD/tests/glgame (make tests)"
-start_xvfb
-rc=0
-DISPLAY=":$n" "$HB_BUILD/tests/glgame" --frames 3 >"$T/probe.out" 2>"$T/probe.err" || rc=$?
-kill "$xpid" 2>/dev/null
-[ "$rc" != 77 ] || skip "no GL to render with on Xvfb: $(cat "$T/probe.err")"
-
-fake_setup
-cp "$HB_BUILD/tests/glgame" "$T/game/"
-chmod a+rx "$T/game/glgame"
+glgame_setup
 cat >"$T/glgame.ini" <<EOF
 [recipe]
 name = glgame
@@ -55,7 +45,8 @@ grep -q "profrec: .* samples" "$T/err" || fail "the run did not say what the rec
 
 # per stall frame: the compile is LLVM's, the spin the game's named function
 "$HB" profile --top 4 "$rundir" >"$T/prof" 2>"$T/prof.err" || fail "profile failed: $(cat "$T/prof.err")"
-grep -q '^  window: [0-9]* frames, 2 stalls over 100 ms' "$T/prof" || fail "not 2 stalls: $(cat "$T/prof")"
+# (a busy machine may add a stall of its own: the two on cue are checked by name)
+grep -Eq '^  window: [0-9]+ frames, ([2-9]|[1-9][0-9]+) stalls over 100 ms' "$T/prof" || fail "not 2 stalls: $(cat "$T/prof")"
 grep -Eq '^  frame 45 stall .*: [0-9]+ samples, [0-9]+ ms of CPU: shader compile [0-9]+%' "$T/prof" ||
 	fail "frame 45 is not a shader compile first: $(grep 'frame 45' "$T/prof")"
 grep -Eq '^  frame 90 stall .*: game (9[0-9]|100)%' "$T/prof" || fail "frame 90 is not the game's: $(grep 'frame 90' "$T/prof")"
@@ -87,7 +78,7 @@ d = json.load(sys.stdin)
 assert d["format"] == 1
 r = d["runs"][0]
 sel = {f["present"]: f for f in r["selected"]}
-assert sorted(sel) == [45, 90], sorted(sel)
+assert 45 in sel and 90 in sel, sorted(sel)
 assert max(sel[45]["categories"], key=lambda c: sel[45]["categories"][c]["samples"]) == "shader compile"
 assert sel[90]["functions"][0]["function"] == "glgame`glgame_busy_named_loop", sel[90]["functions"][0]
 ' || fail "profile's JSON"
