@@ -477,7 +477,7 @@ check-sanitize: deps
 	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) all tests
 	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) B=$(SAN_B) CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 		$(SAN_B)/hitchbench $(SAN_B)/hitchbench-wadlump $(SAN_B)/hitchbench-sampler \
-		$(SAN_B)/hitchbench-stallrec $(SAN_B)/hitchbench-input $(SAN_B)/hitchbench-intfwatch \
+		$(SAN_B)/hitchbench-stallrec $(SAN_B)/hitchbench-profrec $(SAN_B)/hitchbench-input $(SAN_B)/hitchbench-intfwatch \
 		$(SAN_B)/hitchbench-waker $(SAN_B)/hitchbench-prefetch $(SAN_B)/hitchbench-reboot \
 		$(SAN_B)/tests/unit-tests $(SAN_B)/tests/mkframes $(SAN_B)/tests/glxparse $(SAN_B)/tests/mhsummary \
 		$(SAN_B)/tests/mkstallrun $(SAN_B)/tests/recdump $(SAN_B)/tests/procwatch \
