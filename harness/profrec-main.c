@@ -148,15 +148,15 @@ static void start_record(struct profrec_state *s, const struct args *a)
 }
 
 /* The trailer: what it recorded and what it cost. */
-static void end_record(const struct profrec_state *s, struct kvfile *t, uint64_t wall_ns, uint64_t cpu_ns,
-		       const char *stop)
+static void end_record(const struct profrec_state *s, struct kvfile *t, size_t events, uint64_t wall_ns,
+		       uint64_t cpu_ns, const char *stop)
 {
 	kvfile_addf(t, "samples", "%" PRIu64, s->samples);
 	kvfile_addf(t, "stacks", "%zu", s->n_stack);
 	kvfile_addf(t, "threads", "%zu", s->n_thread);
 	kvfile_addf(t, "maps", "%" PRIu64, s->maps);
 	kvfile_addf(t, "lost", "%" PRIu64, s->lost);
-	kvfile_addf(t, "events", "%zu", s->n_ev);
+	kvfile_addf(t, "events", "%zu", events);
 	if (s->open_errors)
 		kvfile_addf(t, "open_errors", "%" PRIu64 " (first: %s)", s->open_errors, s->first_open_error);
 	kvfile_addf(t, "drains", "%" PRIu64, s->drains);
@@ -175,6 +175,7 @@ static int run(const struct args *a)
 	struct strbuf err = STRBUF_INIT;
 	struct kvfile trailer;
 	uint64_t t0 = mono_ns(), c0, w0, next, end_at;
+	size_t events;
 	int ret = HB_EXIT_FAILURE;
 
 	profrec_state_init(&s);
@@ -189,7 +190,11 @@ static int run(const struct args *a)
 	}
 	start_record(&s, a);
 	if (profrec_probe(&s, &err) < 0) {
+		/* no record at all rather than a header without samples */
 		error_msg("%s", err.buf);
+		fclose(s.live);
+		s.live = NULL;
+		unlink(a->live);
 		goto out;
 	}
 	profrec_drain(&s);
@@ -225,10 +230,11 @@ static int run(const struct args *a)
 			sleep_until_signal(next);
 	}
 	profrec_drain(&s);
+	events = s.n_ev;
 	profrec_close(&s);
 	fclose(s.live);
 	s.live = NULL;
-	end_record(&s, &trailer, mono_ns() - w0, self_cpu_ns() - c0, helper_stop_sig == SIGINT ? "SIGINT" :
+	end_record(&s, &trailer, events, mono_ns() - w0, self_cpu_ns() - c0, helper_stop_sig == SIGINT ? "SIGINT" :
 		   helper_stop_sig == SIGTERM ? "SIGTERM" : "duration");
 	if (profrec_pack(a->live, a->out, &trailer, &err) < 0) {
 		error_msg("%s", err.buf);
