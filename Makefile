@@ -515,7 +515,7 @@ fuzz-bins: $(FUZZ_BINS)
 
 $(B)/tests/fuzz/%.o: CPPFLAGS += -include tests/fuzz/fuzz.h
 $(B)/fuzz-%: $(B)/tests/fuzz/fuzz-%.o $(HITCH_A) $(GEN_OBJ)
-	$(CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS) $(INPUT_LIBS)
+	$(CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS) $(INPUT_LIBS) $(DW_LIBS)
 
 DEMO_RECIPE ?= dsda-doom
 demo: deps
