@@ -60,15 +60,6 @@ static void usage(FILE *f)
 		"  --ready FILE      created once it takes signals\n");
 }
 
-static int int_opt(const char *opt, const char *arg, int lo, int hi, int *out)
-{
-	if (safe_atoi(arg, out) < 0 || *out < lo || *out > hi) {
-		error_msg("%s: want a whole number in %d..%d, not '%s'", opt, lo, hi, arg);
-		return HB_EXIT_USAGE;
-	}
-	return 0;
-}
-
 /* The parser contract (exitcodes.h): HB_EXIT_OK, HB_ARGS_DONE or the exit code. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
@@ -94,13 +85,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'o': a->out = optarg; break;
 		case 'l': a->live = optarg; break;
 		case 'r': a->ready = optarg; break;
-		case 'p': r = int_opt("--pid", optarg, 1, 1 << 30, &a->pid); break;
-		case 'z': r = int_opt("--hz", optarg, 1, 100000, &a->hz); break;
-		case 'g': r = int_opt("--pages", optarg, 1, 1 << 16, &a->pages); break;
-		case 'm': r = int_opt("--max-stack", optarg, 1, HB_PROFREC_MAX_FRAMES, &a->max_stack); break;
-		case 'd': r = int_opt("--drain-ms", optarg, 1, 10000, &a->drain_ms); break;
-		case 'n': r = int_opt("--nice", optarg, -20, 19, &a->niceness); break;
-		case 'D': r = int_opt("--duration", optarg, 1, 1 << 24, &a->duration_s); break;
+		case 'p': r = opt_int_range("--pid", optarg, 1, 1 << 30, &a->pid); break;
+		case 'z': r = opt_int_range("--hz", optarg, 1, 100000, &a->hz); break;
+		case 'g': r = opt_int_range("--pages", optarg, 1, 1 << 16, &a->pages); break;
+		case 'm': r = opt_int_range("--max-stack", optarg, 1, HB_PROFREC_MAX_FRAMES, &a->max_stack); break;
+		case 'd': r = opt_int_range("--drain-ms", optarg, 1, 10000, &a->drain_ms); break;
+		case 'n': r = opt_int_range("--nice", optarg, -20, 19, &a->niceness); break;
+		case 'D': r = opt_int_range("--duration", optarg, 1, 1 << 24, &a->duration_s); break;
 		case 'h': usage(stdout); return HB_ARGS_DONE;
 		default: usage(stderr); return HB_EXIT_USAGE;
 		}

@@ -187,16 +187,6 @@ static int finish(struct recorder *rc, uint64_t cpu_ns, uint64_t wall_ns)
 	return ret;
 }
 
-static int parse_int_opt(const char *opt, const char *arg, int lo, int hi, int *out)
-{
-	if (safe_atoi(arg, out) < 0 || *out < lo || *out > hi) {
-		error_msg("%s: want a whole number in %d..%d, not '%s'",
-			opt, lo, hi, arg);
-		return HB_EXIT_USAGE;
-	}
-	return 0;
-}
-
 /* What main is told beyond the recorder's own fields. */
 struct args {
 	int period_ms, niceness, pid, duration_s;
@@ -228,16 +218,16 @@ static int parse_one(int opt, struct recorder *rc, struct args *a)
 	case 'W': rc->nowrite = true; return 0;
 	case 'r': a->ready = optarg; return 0;
 	case 'g': rc->cgroup_dir = optarg; return 0;
-	case 'p': return parse_int_opt("--pid", optarg, 1, 1 << 30, &a->pid);
-	case 'P': return parse_int_opt("--period-ms", optarg, 1, 60000, &a->period_ms);
-	case 'x': return parse_int_opt("--xserver", optarg, 1, 1 << 30, &rc->x_pid);
-	case 'n': return parse_int_opt("--nice", optarg, -20, 19, &a->niceness);
-	case 'd': return parse_int_opt("--duration", optarg, 1, 1 << 24, &a->duration_s);
+	case 'p': return opt_int_range("--pid", optarg, 1, 1 << 30, &a->pid);
+	case 'P': return opt_int_range("--period-ms", optarg, 1, 60000, &a->period_ms);
+	case 'x': return opt_int_range("--xserver", optarg, 1, 1 << 30, &rc->x_pid);
+	case 'n': return opt_int_range("--nice", optarg, -20, 19, &a->niceness);
+	case 'd': return opt_int_range("--duration", optarg, 1, 1 << 24, &a->duration_s);
 	case 'B': a->bpf.out_path = optarg; return 0;
 	case 'L': a->bpf.live_path = optarg; return 0;
-	case 'Q': return parse_int_opt("--bpf-period-ms", optarg, 1, 60000, &a->bpf_period_ms);
-	case 'M': return parse_int_opt("--bpf-min-us", optarg, 1, 1000000, &a->bpf_min_us);
-	case 'K': return parse_int_opt("--bpf-stack-us", optarg, 1, 10000000, &a->bpf_stack_us);
+	case 'Q': return opt_int_range("--bpf-period-ms", optarg, 1, 60000, &a->bpf_period_ms);
+	case 'M': return opt_int_range("--bpf-min-us", optarg, 1, 1000000, &a->bpf_min_us);
+	case 'K': return opt_int_range("--bpf-stack-us", optarg, 1, 10000000, &a->bpf_stack_us);
 	case 'F':
 		if (strcmp(optarg, "counters") == 0)
 			a->bpf.faults = STALLBPF_FAULTS_COUNTERS;

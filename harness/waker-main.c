@@ -71,16 +71,6 @@ static int bad_value(const char *opt, const char *arg, const char *want)
 	return HB_EXIT_USAGE;
 }
 
-static int int_opt(const char *opt, const char *arg, int lo, int hi, int *out)
-{
-	char want[64];
-
-	snprintf(want, sizeof(want), "a whole number in %d..%d", lo, hi);
-	if (safe_atoi(arg, out) < 0 || *out < lo || *out > hi)
-		return bad_value(opt, arg, want);
-	return 0;
-}
-
 /* One option into o (period and mode_given: what the checks after the
  * loop need). The parser contract (exitcodes.h): HB_EXIT_OK, HB_ARGS_DONE or the exit code. */
 static int parse_one(int opt, struct opts *o, const char **period, bool *mode_given)
@@ -104,13 +94,13 @@ static int parse_one(int opt, struct opts *o, const char **period, bool *mode_gi
 		o->cpus_given = true;
 		return 0;
 	case 'o': o->out = optarg; return 0;
-	case 'n': return int_opt("--nice", optarg, -20, 19, &o->nice);
+	case 'n': return opt_int_range("--nice", optarg, -20, 19, &o->nice);
 	case 'T':
-		if (int_opt("--threshold-us", optarg, 1, 1 << 30, &v) != HB_EXIT_OK)
+		if (opt_int_range("--threshold-us", optarg, 1, 1 << 30, &v) != HB_EXIT_OK)
 			return HB_EXIT_USAGE;
 		o->threshold_ns = (uint64_t)v * 1000;
 		return 0;
-	case 'P': return int_opt("--fifo-prio", optarg, 0, 99, &o->fifo_prio);
+	case 'P': return opt_int_range("--fifo-prio", optarg, 0, 99, &o->fifo_prio);
 	case 'D': o->dma_latency = true; return 0;
 	case 'r': o->ready = optarg; return 0;
 	case 'h': usage(stdout); return HB_ARGS_DONE;

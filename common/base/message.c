@@ -5,6 +5,7 @@
  */
 #include "base/exitcodes.h"
 #include "base/message.h"
+#include "base/util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -134,5 +135,13 @@ int usage_error(const char *usage, const char *fmt, ...)
 	msg_vsay(MSG_ERROR, fmt, ap);
 	va_end(ap);
 	fputs(usage, stderr);
+	return HB_EXIT_USAGE;
+}
+
+int opt_int_range(const char *opt, const char *arg, int lo, int hi, int *out)
+{
+	if (safe_atoi(arg, out) == 0 && *out >= lo && *out <= hi)
+		return 0;
+	error_msg("%s: want a whole number in %d..%d, not '%s'", opt, lo, hi, arg);
 	return HB_EXIT_USAGE;
 }

@@ -55,4 +55,9 @@ void info_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * prints its usage on stdout instead. */
 int usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A whole-number option of a helper program in lo..hi into *out: 0, or
+ * "OPT: want a whole number in LO..HI, not 'ARG'" said and HB_EXIT_USAGE
+ * (2) returned. */
+int opt_int_range(const char *opt, const char *arg, int lo, int hi, int *out);
+
 #endif
