@@ -16,6 +16,7 @@
 #include "profrec-internal.h"
 #include "system/cpulist.h"
 #include "system/fsroot.h"
+#include "base/hash.h"
 #include "base/timeutil.h"
 
 #include <dirent.h>
@@ -98,14 +99,7 @@ int profrec_probe(struct profrec_state *s, struct strbuf *err)
 
 static uint64_t hash_ips(const uint64_t *ip, uint32_t n, uint32_t nk)
 {
-	uint64_t h = 1469598103934665603ull ^ nk;
-
-	for (uint32_t i = 0; i < n; i++) {
-		h ^= ip[i];
-		h *= 1099511628211ull;
-		h ^= h >> 29;
-	}
-	return h;
+	return fnv1a_32(ip, n * sizeof(*ip)) ^ ((uint64_t)nk << 32);
 }
 
 /* A ring per online CPU (cpu 0 alone where the list cannot be read). */
