@@ -269,47 +269,101 @@ void prof_frames_release(struct prof_frames *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* The function the most samples of per_stack ended in (interned; NULL
- * when none), its count in *count. */
-static const char *profile_top_self(const struct profile *p, const uint64_t *per_stack, uint64_t *count)
+static int by_self(const void *a, const void *b)
 {
-	/* names are interned: one pointer a name */
-	struct { const char *name; uint64_t n; } *t = NULL;
-	size_t nt = 0, best = 0;
-	const char *name = NULL;
+	const struct prof_fn *x = a, *y = b;
 
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+struct prof_fn *profile_functions(const struct profile *p, const uint64_t *per_stack, size_t *n)
+{
+	struct prof_tree ix;
+	struct prof_fn *f;
+	uint32_t *seen;
+
+	prof_tree_init(&ix, NULL, 0);
+	f = NULL;
+	*n = 0;
 	for (size_t k = 0; k < p->rec.n_stack; k++) {
-		const char *leaf;
-		size_t i;
+		const struct prof_path *pp = &p->path[k];
 
-		if (!per_stack[k] || !p->path[k].n)
+		if (!per_stack[k] || !pp->n)
 			continue;
-		leaf = p->path[k].name[p->path[k].n - 1];
-		for (i = 0; i < nt && t[i].name != leaf; i++)
-			;
-		if (i == nt) {
-			t = xrealloc(t, (nt + 1) * sizeof(*t));
-			t[nt++] = (typeof(*t)){ leaf, 0 };
+		seen = zalloc(pp->n * sizeof(*seen));
+		for (uint32_t i = 0; i < pp->n; i++) {
+			uint32_t id = prof_tree_name(&ix, pp->name[i]);
+			bool dup = false;
+
+			for (uint32_t j = 0; j < i; j++)
+				dup = dup || seen[j] == id;
+			seen[i] = id;
+			if (id >= *n) {
+				f = xrealloc(f, (id + 1) * sizeof(*f));
+				memset(f + *n, 0, (id + 1 - *n) * sizeof(*f));
+				*n = id + 1;
+			}
+			f[id].name = pp->name[i];
+			if (!dup)
+				f[id].total += per_stack[k];
+			if (i == pp->n - 1)
+				f[id].self += per_stack[k];
 		}
-		t[i].n += per_stack[k];
-		if (!name || t[i].n > t[best].n)
-			best = i, name = leaf;
+		free(seen);
 	}
-	*count = name ? t[best].n : 0;
-	free(t);
-	return name;
+	/* id 0 is the pool's "all", never a frame: dropped with every id
+	 * no stack counted */
+	if (*n)
+		f[0] = (struct prof_fn){ .name = "all" };
+	size_t kept = 0;
+
+	for (size_t i = 0; i < *n; i++)
+		if (f[i].total)
+			f[kept++] = f[i];
+	*n = kept;
+	qsort(f, *n, sizeof(*f), by_self);
+	prof_tree_release(&ix);
+	return f;
+}
+
+int profile_load_run(const char *dir, const char *const *gamedb_dirs, struct prof_rules *rules,
+		     struct profile *p, struct strbuf *err)
+{
+	char *path = xasprintf("%s/%s", dir, HB_PROFREC_FILE);
+	bool have = access(path, F_OK) == 0;
+	int r;
+
+	free(path);
+	if (!have)
+		return -ENOENT;
+	if ((r = prof_rules_find(gamedb_dirs, rules, err)) < 0)
+		return r;
+	if ((r = profile_load(dir, rules, p, err)) < 0)
+		prof_rules_release(rules);
+	return r;
+}
+
+/* The words for the samples of per_stack (n of them): their categories
+ * of at least 5%, three at most, largest first. */
+static void describe_what(const struct profile *p, const uint64_t *per_stack, uint64_t n, uint64_t *cat,
+			  struct strbuf *out)
+{
+	profile_categories(p, per_stack, cat);
+	profile_categories_describe(p, cat, n, 5.0, 3, out);
 }
 
 void profile_what_in(const struct profile *p, uint64_t start_ns, uint64_t end_ns, struct strbuf *out)
 {
-	uint64_t *one = zalloc((p->rec.n_stack + 1) * sizeof(*one)), cat[PROF_MAX_CATEGORIES] = { 0 }, top_n;
+	uint64_t *one = zalloc((p->rec.n_stack + 1) * sizeof(*one)), cat[PROF_MAX_CATEGORIES] = { 0 };
 	uint64_t n = profile_count(p, start_ns, end_ns, one);
-	const char *top;
+	struct prof_fn *fn;
+	size_t n_fn;
 
 	size_t big = 0;
 
-	profile_categories(p, one, cat);
-	profile_categories_describe(p, cat, n, 5.0, 3, out);
+	describe_what(p, one, n, cat, out);
 	/* the function most of the largest category's samples ended in */
 	for (size_t c = 1; c < p->rules->n; c++)
 		if (cat[c] > cat[big])
@@ -317,9 +371,10 @@ void profile_what_in(const struct profile *p, uint64_t start_ns, uint64_t end_ns
 	for (size_t k = 0; k < p->rec.n_stack; k++)
 		if (p->path[k].category != big)
 			one[k] = 0;
-	top = profile_top_self(p, one, &top_n);
-	if (top && n)
-		strbuf_addf(out, " (most: %s %.0f%%)", top, 100.0 * (double)top_n / (double)n);
+	fn = profile_functions(p, one, &n_fn);
+	if (n_fn && n)
+		strbuf_addf(out, " (most: %s %.0f%%)", fn[0].name, 100.0 * (double)fn[0].self / (double)n);
+	free(fn);
 	free(one);
 }
 
@@ -329,16 +384,8 @@ char *profile_stall_cpu_what(const struct run *run, const struct metric_opts *op
 	struct prof_rules rules;
 	struct prof_frames fr;
 	struct profile p;
-	char *path = xasprintf("%s/%s", run->dir, HB_PROFREC_FILE);
-	bool have = access(path, F_OK) == 0;
 
-	free(path);
-	if (!have || !opts || prof_rules_find(opts->gamedb_dirs, &rules, &err) < 0) {
-		strbuf_release(&err);
-		return NULL;
-	}
-	if (profile_load(run->dir, &rules, &p, &err) < 0) {
-		prof_rules_release(&rules);
+	if (!opts || profile_load_run(run->dir, opts->gamedb_dirs, &rules, &p, &err) < 0) {
 		strbuf_release(&err);
 		return NULL;
 	}
@@ -348,8 +395,7 @@ char *profile_stall_cpu_what(const struct run *run, const struct metric_opts *op
 		for (size_t i = 0; i < fr.n; i++)
 			if (fr.stall[i])
 				n += profile_count(&p, fr.start_ns[i], fr.end_ns[i], per);
-		profile_categories(&p, per, cat);
-		profile_categories_describe(&p, cat, n, 5.0, 3, &out);
+		describe_what(&p, per, n, cat, &out);
 		free(per);
 		prof_frames_release(&fr);
 	}

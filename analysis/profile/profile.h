@@ -51,6 +51,15 @@ uint64_t profile_count(const struct profile *p, uint64_t start_ns, uint64_t end_
 void profile_categories(const struct profile *p, const uint64_t *per_stack, uint64_t *per_cat);
 /* Adds per_stack's samples to side of t (its names interned there). */
 void profile_tree_add(const struct profile *p, const uint64_t *per_stack, struct prof_tree *t, int side);
+/* A function of a selection: the samples that ended in it (self) and
+ * those it was on the stack of (total). */
+struct prof_fn {
+	const char *name;
+	uint64_t self, total;
+};
+/* Every function of the stacks counted in per_stack, most self first
+ * (then by name); *n of them. The caller frees the array. */
+struct prof_fn *profile_functions(const struct profile *p, const uint64_t *per_stack, size_t *n);
 /* "shader compile 62%, game 30%": the categories of per_cat (n samples)
  * of at least min_pct each, largest first, at most max of them. */
 void profile_categories_describe(const struct profile *p, const uint64_t *per_cat, uint64_t n, double min_pct,
@@ -72,6 +81,12 @@ struct prof_frames {
 int prof_frames_of(const struct run *run, double stall_ms, bool whole, struct prof_frames *out);
 void prof_frames_release(struct prof_frames *f);
 
+/* A run's profile (DIR/profile.rec.zst) and the rules it is read by (the
+ * first of gamedb_dirs that has them), when both are there. 0 (release
+ * both), -ENOENT (no record: nothing said; no rules: said in err), or
+ * -errno with err. */
+int profile_load_run(const char *dir, const char *const *gamedb_dirs, struct prof_rules *rules,
+		     struct profile *p, struct strbuf *err);
 /* What the CPU did in the window's stall frames, for the report's
  * stall_cpu_what: "shader compile 62%, game 30%" (categories of at least
  * 5% of the stall frames' samples of all the game's threads, largest

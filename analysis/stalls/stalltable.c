@@ -217,19 +217,12 @@ static void load_profile(const struct run *run, const struct metric_opts *opts, 
 		return;
 	t->rules = zalloc(sizeof(*t->rules));
 	t->prof = zalloc(sizeof(*t->prof));
-	if (prof_rules_find(opts->gamedb_dirs, t->rules, &err) < 0) {
+	if (profile_load_run(run->dir, opts->gamedb_dirs, t->rules, t->prof, &err) < 0) {
+		free(t->prof);
 		free(t->rules);
+		t->prof = NULL;
 		t->rules = NULL;
-	} else if (profile_load(run->dir, t->rules, t->prof, &err) == 0) {
-		strbuf_release(&err);
-		return;
 	}
-	free(t->prof);
-	t->prof = NULL;
-	if (t->rules)
-		prof_rules_release(t->rules);
-	free(t->rules);
-	t->rules = NULL;
 	strbuf_release(&err);
 }
 

@@ -123,77 +123,21 @@ static void release_one(struct prof_run *r)
 	run_release(&r->run);
 }
 
-/* --- functions: self and total of a selection --- */
-
-struct fn_count {
-	const char *name;
-	uint64_t self, total;
-};
-
-static int by_self(const void *a, const void *b)
-{
-	const struct fn_count *x = a, *y = b;
-
-	if (x->self != y->self)
-		return x->self < y->self ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
-/* Every function of the stacks counted in per_stack, with its self and
- * total samples, most self first; *n of them (caller frees). */
-static struct fn_count *functions(const struct profile *p, const uint64_t *per_stack, size_t *n)
-{
-	struct prof_tree ix;
-	struct fn_count *f;
-	uint32_t *seen;
-
-	prof_tree_init(&ix, NULL, 0);
-	f = NULL;
-	*n = 0;
-	for (size_t k = 0; k < p->rec.n_stack; k++) {
-		const struct prof_path *pp = &p->path[k];
-
-		if (!per_stack[k] || !pp->n)
-			continue;
-		seen = zalloc(pp->n * sizeof(*seen));
-		for (uint32_t i = 0; i < pp->n; i++) {
-			uint32_t id = prof_tree_name(&ix, pp->name[i]);
-			bool dup = false;
-
-			for (uint32_t j = 0; j < i; j++)
-				dup = dup || seen[j] == id;
-			seen[i] = id;
-			if (id >= *n) {
-				f = xrealloc(f, (id + 1) * sizeof(*f));
-				memset(f + *n, 0, (id + 1 - *n) * sizeof(*f));
-				*n = id + 1;
-			}
-			f[id].name = pp->name[i];
-			if (!dup)
-				f[id].total += per_stack[k];
-			if (i == pp->n - 1)
-				f[id].self += per_stack[k];
-		}
-		free(seen);
-	}
-	/* id 0 is the pool's "all", never a frame: dropped with every id
-	 * no stack counted */
-	if (*n)
-		f[0] = (struct fn_count){ .name = "all" };
-	size_t kept = 0;
-
-	for (size_t i = 0; i < *n; i++)
-		if (f[i].total)
-			f[kept++] = f[i];
-	*n = kept;
-	qsort(f, *n, sizeof(*f), by_self);
-	prof_tree_release(&ix);
-	return f;
-}
-
 static double pct(uint64_t a, uint64_t n)
 {
 	return n ? 100.0 * (double)a / (double)n : 0.0;
+}
+
+/* Frame i's samples: per stack into one (zeroed first), per category
+ * added to pc (zeroed by the caller); returns how many. */
+static uint64_t frame_tally(const struct prof_run *r, size_t i, uint64_t *one, uint64_t *pc)
+{
+	uint64_t n;
+
+	memset(one, 0, (r->p.rec.n_stack + 1) * sizeof(*one));
+	n = profile_count(&r->p, r->fr.start_ns[i], r->fr.end_ns[i], one);
+	profile_categories(&r->p, one, pc);
+	return n;
 }
 
 /* --- the table --- */
@@ -202,7 +146,7 @@ static void print_functions(const struct profile *p, const uint64_t *per_stack, 
 			    const char *indent)
 {
 	size_t nf;
-	struct fn_count *f = functions(p, per_stack, &nf);
+	struct prof_fn *f = profile_functions(p, per_stack, &nf);
 
 	printf("%s  self  total  function\n", indent);
 	for (size_t i = 0; i < nf && (int)i < top; i++)
@@ -242,9 +186,7 @@ static void print_run(struct prof_opts *o, struct prof_run *r)
 
 		if (!frame_selected(o, &r->fr, i))
 			continue;
-		memset(one, 0, (p->rec.n_stack + 1) * sizeof(*one));
-		n = profile_count(p, r->fr.start_ns[i], r->fr.end_ns[i], one);
-		profile_categories(p, one, pc);
+		n = frame_tally(r, i, one, pc);
 		profile_categories_describe(p, pc, n, 1.0, 4, &what);
 		printf("  frame %" PRIu64 "%s (%+.3f s, %.1f ms): %" PRIu64 " samples, %.0f ms of CPU%s%s\n",
 		       r->fr.index[i], r->fr.stall[i] ? " stall" : "",
@@ -335,11 +277,11 @@ static void json_categories(struct json_out *j, const char *key, const struct pr
 	json_object_end(j);
 }
 
-static void json_functions(struct json_out *j, const char *key, const struct profile *p, const uint64_t *per_stack, uint64_t n,
-			   int top)
+static void json_functions(struct json_out *j, const char *key, const struct profile *p, const uint64_t *per_stack,
+			   uint64_t n, int top)
 {
 	size_t nf;
-	struct fn_count *f = functions(p, per_stack, &nf);
+	struct prof_fn *f = profile_functions(p, per_stack, &nf);
 
 	json_array_begin(j, key);
 	for (size_t i = 0; i < nf && (int)i < top; i++) {
@@ -378,9 +320,7 @@ static void json_run(struct prof_opts *o, struct prof_run *r)
 
 		if (!frame_selected(o, &r->fr, i))
 			continue;
-		memset(one, 0, (p->rec.n_stack + 1) * sizeof(*one));
-		n = profile_count(p, r->fr.start_ns[i], r->fr.end_ns[i], one);
-		profile_categories(p, one, pc);
+		n = frame_tally(r, i, one, pc);
 		json_object_begin(j, NULL);
 		json_uint(j, "present", r->fr.index[i]);
 		json_bool(j, "stall", r->fr.stall[i]);
