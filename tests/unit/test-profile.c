@@ -97,32 +97,28 @@ END_TEST
 
 START_TEST(record_refused)
 {
-	static const char head[] = "hbprofile\t1\nmeta\tperiod_ns=1000000\n";
+	/* each after the header and its period: the line 3 on */
+	static const struct { const char *body, *want; } bad[] = {
+		{ "s\t1\t5\t1\n", "rec:3: field 4 '1' is not a number in 1..0" },
+		{ "stack\t1\t0\t0x10\ns\t1\t5\t1\n", "rec:4: a sample of a thread no thread line named" },
+		{ "stack\t2\t0\t0x10\n", "rec:3: stack ids count from 1" },
+		{ "stack\t1\t3\tf\n", "rec:3: field 3 '3' is not a number in 0..1" },
+		{ "map\t1\t0x20\t0x10\t0x0\t-\t/x\n", "rec:3: a map's END is after its START" },
+		{ "map\t1\t0x10\t0x20\t0x0\tABC\t/x\n", "rec:3: BUILD_ID is '-' or up to 20 bytes" },
+		{ "resume\t5\n", "rec:3: a resume without a pause" },
+		{ "trailer\tx=1\nthread\t1\t1\tg\n", "rec:4: a data line after the trailer" },
+		{ "meta\tperiod_ns=2\n", "rec:3: a key given twice" },
+		{ "thread\t1\t1\tg\nmeta\thz=1\n", "rec:4: a meta line after the data began" },
+	};
 	char buf[512];
 
 	parse_bad("hbwaits\t2\n", "rec:1: not a profile record of version 1");
 	parse_bad("hbprofile\t1\n", "no meta period_ns");
-	snprintf(buf, sizeof(buf), "%ss\t1\t5\t1\n", head);
-	parse_bad(buf, "rec:3: field 4 '1' is not a number in 1..0");
-	snprintf(buf, sizeof(buf), "%sstack\t1\t0\t0x10\ns\t1\t5\t1\n", head);
-	parse_bad(buf, "rec:4: a sample of a thread no thread line named");
-	snprintf(buf, sizeof(buf), "%sstack\t2\t0\t0x10\n", head);
-	parse_bad(buf, "rec:3: stack ids count from 1");
-	snprintf(buf, sizeof(buf), "%sstack\t1\t3\tf\n", head);
-	parse_bad(buf, "rec:3: field 3 '3' is not a number in 0..1");
-	snprintf(buf, sizeof(buf), "%smap\t1\t0x20\t0x10\t0x0\t-\t/x\n", head);
-	parse_bad(buf, "rec:3: a map's END is after its START");
-	snprintf(buf, sizeof(buf), "%smap\t1\t0x10\t0x20\t0x0\tABC\t/x\n", head);
-	parse_bad(buf, "rec:3: BUILD_ID is '-' or up to 20 bytes");
-	snprintf(buf, sizeof(buf), "%sresume\t5\n", head);
-	parse_bad(buf, "rec:3: a resume without a pause");
-	snprintf(buf, sizeof(buf), "%strailer\tx=1\nthread\t1\t1\tg\n", head);
-	parse_bad(buf, "rec:4: a data line after the trailer");
-	snprintf(buf, sizeof(buf), "%smeta\tperiod_ns=2\n", head);
-	parse_bad(buf, "rec:3: a key given twice");
-	snprintf(buf, sizeof(buf), "%sthread\t1\t1\tg\nmeta\thz=1\n", head);
-	parse_bad(buf, "rec:4: a meta line after the data began");
 	parse_bad("hbprofile\t1\nnope\n", "rec:2: not a line the format has");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "hbprofile\t1\nmeta\tperiod_ns=1000000\n%s", bad[i].body);
+		parse_bad(buf, bad[i].want);
+	}
 }
 END_TEST
 
