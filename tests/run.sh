@@ -129,6 +129,19 @@ one() {
 		script_result
 	fi >"$log.out"
 	echo "$counts $secs $cpu $name" >"$R/$(echo "$name" | tr '/' '_').res"
+	# a failure's gist again at the end, where a log's tail (all CI shows
+	# of a long run) has it: a unit test's failed checks, a script's last
+	# lines
+	# shellcheck disable=SC2086
+	set -- $counts
+	if [ "$2" != 0 ]; then
+		echo "why $name failed:"
+		if [ "$name" = unit-tests ]; then
+			grep -E ':[EF]:|^FAIL ' "$log.out" | head -n 20
+		else
+			grep -v '^ok ' "$log.out" | tail -n 12
+		fi | sed 's/^/  /'
+	fi >"$R/$(echo "$name" | tr '/' '_').why"
 	# one test's lines at once, whole, whatever else is finishing
 	flock "$R/.print" cat "$log.out"
 	rm -f "$log" "$log.out"
@@ -295,6 +308,7 @@ for f in "$R"/*.res; do
 	passed=$((passed + p)) failed=$((failed + fl)) skipped=$((skipped + s)) n=$((n + 1))
 	[ "$fl" = 0 ] || failed_names="$failed_names $name"
 done
+cat "$R"/*.why 2>/dev/null
 [ -z "$failed_names" ] || echo "failed:$failed_names"
 echo "$passed passed, $failed failed, $skipped skipped ($n jobs, $(($(date +%s) - start)) s, $jobs at once)"
 [ "$failed" -eq 0 ]

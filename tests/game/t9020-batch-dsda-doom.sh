@@ -1,6 +1,6 @@
 #!/bin/sh
-# cpu: heavy, about 120 s (a real game)
-# timing: eight 5 s windows of a real game (10 s on the sanitizer build), each with at least 10 frames (--min-frames 10)
+# cpu: heavy, about 130 s (a real game)
+# timing: eight 5 s windows of a real game (10 s on the sanitizer build), each with at least 3 frames (--min-frames 3)
 # The issue's end-to-end batch on this machine: the real default recipe,
 # two variants (software, gl) x two switch tokens (none, the game pinned to
 # CPU 0) x two rounds, each run quieted first (a profile that leaves
@@ -48,10 +48,14 @@ rc=0
 # The heavy lane beside it may take most of both CPUs (CI saw the GL
 # variant, unpinned, draw 17 frames in 5 s with 85% of the CPU foreign):
 # the test is of the batch, not of the machine's speed, so a run counts
-# from 10 frames and any rate from 1 fps is plausible
+# from 10 frames and any rate from 1 fps is plausible. CI later saw the GL
+# variant draw 5 frames in its first 6 s (86% of the CPU foreign: llvmpipe
+# compiling its first shaders on a fresh machine, whose cache is empty), 2
+# of them in the window: a 2 s warm-up, and a run counts from 3 frames
+# (the fewest a window's rate and spread come from) at any rate from 0.2 fps
 window=5
 [ -z "${HB_SANITIZE:-}" ] || window=10
-"$HB" run dsda-doom "software gl" 2 --switches "- GAMECPU=0" --warmup 1 --window "$window" --min-frames 10 \
+"$HB" run dsda-doom "software gl" 2 --switches "- GAMECPU=0" --warmup 2 --window "$window" --min-frames 3 \
 	--profile "$T/profile.ini" --out "$T/runs" --db "$T/db.sqlite" >"$T/out" 2>"$T/err" || rc=$?
 cat "$T/err" "$T/out"
 expect_eq "batch exit status" 0 "$rc"
@@ -68,7 +72,7 @@ for d in $(run_dirs "$T/runs"); do
 	expect_eq "$d status" ok "$(value status "$b")"
 	expect_eq "$d invalid" 0 "$(value invalid "$b")"
 	fps=$(value fps "$d/result.txt")
-	awk "BEGIN { exit !($fps >= 1 && $fps <= 2000) }" || fail "$d: implausible fps $fps"
+	awk "BEGIN { exit !($fps >= 0.2 && $fps <= 2000) }" || fail "$d: implausible fps $fps"
 	value quiet.idle "$b" | grep -q "^\(reached\|timeout\)" || fail "$d: quiet.idle '$(value quiet.idle "$b")'"
 	[ -n "$(value quiet.drop_caches "$b")" ] || fail "$d: no quiet.drop_caches"
 	[ -n "$(value sensors.samples "$b")" ] || fail "$d: no sensor summary ($(value sensors "$b"))"
