@@ -26,6 +26,9 @@ static const char *const format_names[IMPORT_FORMAT_COUNT] = {
 	[IMPORT_GALLIUM_HUD] = "gallium-hud",
 	[IMPORT_PRESENTMON] = "presentmon",
 	[IMPORT_HOOK] = "hook",
+	[IMPORT_OCAT] = "ocat",
+	[IMPORT_FRAMEVIEW] = "frameview",
+	[IMPORT_CAPFRAMEX] = "capframex",
 };
 
 const char *import_format_name(enum import_format f)
@@ -228,6 +231,8 @@ int import_read(enum import_format f, const char *path, const struct import_opts
 		r = import_mangohud_parse(text, len, file, o, out, err);
 		break;
 	case IMPORT_PRESENTMON:
+	case IMPORT_OCAT:
+	case IMPORT_FRAMEVIEW:
 		r = import_presentmon_parse(text, len, file, o, out, err);
 		break;
 	case IMPORT_GALLIUM_HUD:

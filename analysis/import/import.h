@@ -44,12 +44,16 @@
 enum import_format {
 	IMPORT_MANGOHUD,
 	IMPORT_GALLIUM_HUD,
-	IMPORT_PRESENTMON, /* and NVIDIA FrameView, which writes PresentMon's columns */
+	IMPORT_PRESENTMON, /* PresentMon 1.x and 2.x (console tool and capture app) */
 	IMPORT_HOOK,       /* hitchbench's own frame file (frames.bin) */
+	IMPORT_OCAT,       /* AMD's OCAT: PresentMon's columns, system columns on row 1 */
+	IMPORT_FRAMEVIEW,  /* NVIDIA FrameView: PresentMon's columns, padded, a summary file */
+	IMPORT_CAPFRAMEX,  /* CapFrameX: its CSV (a "//" header) and its JSON captures */
 	IMPORT_FORMAT_COUNT
 };
 
-/* "mangohud", "gallium-hud", "presentmon", "hook". */
+/* "mangohud", "gallium-hud", "presentmon", "hook", "ocat", "frameview",
+ * "capframex". */
 const char *import_format_name(enum import_format f);
 /* 0, or -EINVAL for an unknown name. */
 int import_format_parse(const char *name, enum import_format *out);

@@ -28,6 +28,9 @@ static const char *const source_names[HB_SRC_MAX] = {
 	[HB_SRC_GALLIUM_HUD] = "gallium-hud",
 	[HB_SRC_PRESENTMON] = "presentmon",
 	[HB_SRC_VK_QUEUE_PRESENT] = "vkQueuePresentKHR",
+	[HB_SRC_OCAT] = "ocat",
+	[HB_SRC_FRAMEVIEW] = "frameview",
+	[HB_SRC_CAPFRAMEX] = "capframex",
 };
 
 static const unsigned char source_apis[HB_SRC_MAX] = {
@@ -40,6 +43,9 @@ static const unsigned char source_apis[HB_SRC_MAX] = {
 	[HB_SRC_GALLIUM_HUD] = HB_API_LOG,
 	[HB_SRC_PRESENTMON] = HB_API_LOG,
 	[HB_SRC_VK_QUEUE_PRESENT] = HB_API_VULKAN,
+	[HB_SRC_OCAT] = HB_API_LOG,
+	[HB_SRC_FRAMEVIEW] = HB_API_LOG,
+	[HB_SRC_CAPFRAMEX] = HB_API_LOG,
 };
 
 static const char *const api_names[HB_API_MAX] = {

@@ -57,6 +57,11 @@ enum hb_present_source {
 	HB_SRC_GALLIUM_HUD = 7,
 	HB_SRC_PRESENTMON = 8,
 	HB_SRC_VK_QUEUE_PRESENT = 9, /* the Vulkan layer (version 2) */
+	/* more tools' logs (added within version 2: an older reader counts
+	 * them as unknown) */
+	HB_SRC_OCAT = 10,
+	HB_SRC_FRAMEVIEW = 11,
+	HB_SRC_CAPFRAMEX = 12,
 	HB_SRC_MAX
 };
 
