@@ -187,7 +187,7 @@ _hitchbench_value()
 		regress) _hitchbench_words "table tsv json" ;;
 		stalls | ab | db | flip) _hitchbench_words "table json" ;;
 		profile) _hitchbench_words "table folded svg json" ;;
-		import) _hitchbench_words "mangohud gallium-hud presentmon hook" ;;
+		import) _hitchbench_words "mangohud presentmon frameview ocat capframex gallium-hud hook" ;;
 		esac ;;
 	--order) _hitchbench_words "rotate shuffle" ;;
 	--picture) _hitchbench_words "flame frames" ;;

@@ -67,8 +67,10 @@ struct import_opts {
 	                          * before 0.6, fps samples) is taken as samples; without
 	                          * it such a log is refused (a misnamed column is not
 	                          * a log of samples) */
+	unsigned run;            /* capframex JSON: the run of the capture to read,
+	                          * from 1; 0 = the first */
 };
-#define IMPORT_OPTS_DEFAULT { NULL, 0.5, false }
+#define IMPORT_OPTS_DEFAULT { NULL, 0.5, false, 0 }
 
 struct import_series {
 	uint64_t *t_ns;         /* n_presents present times, ascending */
@@ -108,10 +110,24 @@ int import_mangohud_parse(const char *text, size_t len, const char *path,
 int import_presentmon_parse(const char *text, size_t len, const char *path,
 			    const struct import_opts *o, struct import_series *out,
 			    struct strbuf *err);
+/* A CapFrameX capture: its CSV (`//Key=Value` lines, then PresentMon's
+ * columns) or its JSON (Info, Runs[].CaptureData), told apart by the first
+ * byte that is not a blank ('{': JSON). Frame times are MsBetweenPresents,
+ * every row (CapFrameX keeps one process); of a JSON capture's runs, run
+ * o->run (the first by default), said in notes with how many there are. */
+int import_capframex_parse(const char *text, size_t len, const char *path,
+			   const struct import_opts *o, struct import_series *out,
+			   struct strbuf *err);
 /* A Gallium HUD dump file of frame times (`frametime_(ms)`), one value a line. */
 int import_gallium_parse(const char *text, size_t len, const char *path,
 			 const struct import_opts *o, struct import_series *out,
 			 struct strbuf *err);
+
+/* The format of the log at PATH, told from its first bytes (import-detect.c:
+ * each tool's marks, docs/formats.md "Telling the formats apart"): 0 with
+ * *f set and why (one line: the marks seen), -EINVAL when no format fits
+ * (why says what the file opens with) or -errno; why says what went wrong. */
+int import_detect(const char *path, enum import_format *f, struct strbuf *why);
 
 /* Reads PATH in format f: a file, or for gallium-hud also the
  * GALLIUM_HUD_DUMP_DIR directory (its `frametime_(ms)` file is read).

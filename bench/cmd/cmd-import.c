@@ -32,14 +32,18 @@
 #include <unistd.h>
 
 static const char import_usage[] =
-	"usage: hitchbench import --format FORMAT [options] FILE...\n"
+	"usage: hitchbench import [--format FORMAT] [options] FILE...\n"
 	"\n"
 	"  makes each FILE, a frame log of another tool, into a run directory\n"
 	"  (bench.txt, frames.bin, result.txt), indexes it in the database and\n"
-	"  prints its path. FORMAT is one of:\n"
+	"  prints its path. Each FILE's format is told from its marks (said on\n"
+	"  stderr: the format and why) unless --format FORMAT names it, one of:\n"
 	"    mangohud     a MangoHud CSV log, any version (per-frame or log_interval)\n"
+	"    presentmon   a PresentMon 1.x/2.x CSV (console tool or capture app)\n"
+	"    frameview    an NVIDIA FrameView log (its summary file read beside it)\n"
+	"    ocat         an AMD OCAT capture\n"
+	"    capframex    a CapFrameX capture, CSV or JSON\n"
 	"    gallium-hud  a Mesa GALLIUM_HUD_DUMP_DIR directory, or its frametime_(ms) file\n"
-	"    presentmon   a PresentMon 1.x/2.x or NVIDIA FrameView CSV\n"
 	"    hook         a hitchbench frame file (frames.bin)\n"
 	"\n"
 	"  --game G         the game's name (default: the log's file name up to its\n"
@@ -198,16 +202,14 @@ out:
 
 /* The file read into s, with its notes said; refused when it holds fewer
  * than two frames or not more than the warm-up. HB_EXIT_OK or the exit code. */
-static int read_series(const struct import_args *a, const char *file, struct import_series *s,
-		       char **source)
+static int read_series(const struct import_args *a, enum import_format f, const char *file,
+		       struct import_series *s, char **source)
 {
 	struct strbuf err = STRBUF_INIT;
 	uint64_t span;
-	int r, ret = input_arg_check(file);
+	int r;
 
-	if (ret != HB_EXIT_OK)
-		return ret;
-	r = import_read(a->format, file, &a->opts, s, source, &err);
+	r = import_read(f, file, &a->opts, s, source, &err);
 	if (r < 0) {
 		error_msg("%s", err.buf);
 		strbuf_release(&err);
@@ -233,14 +235,15 @@ static int read_series(const struct import_args *a, const char *file, struct imp
 
 /* frames.bin, bench.txt, result.txt and SHA256SUMS in the temporary directory tmp,
  * which becomes final: 0, or -1 after saying what failed. */
-static int write_run_dir(const struct import_args *a, const struct import_series *s, const char *game,
-			 const char *source, const char *cmdline, const char *tmp, const char *final)
+static int write_run_dir(const struct import_args *a, enum import_format f, const struct import_series *s,
+			 const char *game, const char *source, const char *cmdline, const char *tmp,
+			 const char *final)
 {
 	struct metric_opts mo = METRIC_OPTS_DEFAULT;
 	struct strbuf err = STRBUF_INIT;
 	struct kvfile bench;
 	char *path = xasprintf("%s/frames.bin", tmp);
-	int r = hb_frames_write(path, s->t_ns, s->n_presents, format_source[a->format], 0644);
+	int r = hb_frames_write(path, s->t_ns, s->n_presents, format_source[f], 0644);
 
 	kvfile_init(&bench);
 	if (r < 0) {
@@ -271,29 +274,55 @@ out:
 	return r < 0 ? -1 : 0;
 }
 
+/* The format FILE is read in: --format's, else the one its marks say,
+ * said on stderr with the marks. HB_EXIT_OK or the exit code. */
+static int format_of(const struct import_args *a, const char *file, enum import_format *f)
+{
+	struct strbuf why = STRBUF_INIT;
+	int r;
+
+	if (a->have_format) {
+		*f = a->format;
+		return HB_EXIT_OK;
+	}
+	r = import_detect(file, f, &why);
+	if (r < 0)
+		error_msg("%s", why.buf);
+	else
+		note_msg("%s: read as %s: %s", file, import_format_name(*f), why.buf);
+	strbuf_release(&why);
+	return r == -EINVAL ? HB_EXIT_USAGE : r < 0 ? HB_EXIT_FAILURE : HB_EXIT_OK;
+}
+
 static int import_one(const struct import_args *a, const char *file, const char *out_dir,
 		      const char *db_path, const char *cmdline)
 {
 	struct import_series s;
 	char *source = NULL, *game = NULL, *final = NULL, *tmp = NULL;
+	enum import_format f = IMPORT_MANGOHUD;
 	int ret, r;
 
 	import_series_init(&s);
-	ret = read_series(a, file, &s, &source);
+	ret = input_arg_check(file);
+	if (ret == HB_EXIT_OK)
+		ret = format_of(a, file, &f);
+	if (ret == HB_EXIT_OK)
+		ret = read_series(a, f, file, &s, &source);
 	if (ret != HB_EXIT_OK)
 		goto out;
 	ret = HB_EXIT_FAILURE;
 	if (a->game)
 		game = xstrdup(a->game);
-	else if (a->format == IMPORT_PRESENTMON && kvfile_get(&s.info, "application"))
+	else if ((f == IMPORT_PRESENTMON || f == IMPORT_OCAT || f == IMPORT_FRAMEVIEW) &&
+		 kvfile_get(&s.info, "application"))
 		game = game_from_file(kvfile_get(&s.info, "application"));
 	else
-		game = game_from_file(a->format == IMPORT_GALLIUM_HUD ? file : source);
+		game = game_from_file(f == IMPORT_GALLIUM_HUD ? file : source);
 	if ((r = make_dir(out_dir, game, a->variant, &final, &tmp)) < 0) {
 		error_msg("cannot create a run directory in '%s': %s", out_dir, strerror(-r));
 		goto out;
 	}
-	if (write_run_dir(a, &s, game, source, cmdline, tmp, final) < 0)
+	if (write_run_dir(a, f, &s, game, source, cmdline, tmp, final) < 0)
 		goto out;
 	free(tmp);
 	tmp = NULL;
@@ -379,8 +408,6 @@ static int parse_args(int argc, char **argv, struct import_args *a)
 			return HB_EXIT_USAGE;
 		}
 	}
-	if (!a->have_format)
-		return usage_error(import_usage, "import wants --format");
 	if (optind >= argc)
 		return usage_error(import_usage, "import wants at least one FILE");
 	for (const char *p = a->game; p && *p; p++)

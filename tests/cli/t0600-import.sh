@@ -7,7 +7,8 @@
 # imports with the row dropped and said; rows that are no frame are counted
 # in bench.txt; a header without frametime needs --interval; PresentMon
 # keeps the game, not the compositor; a warm-up longer than the log, or
-# seconds no option means, are refused.
+# seconds no option means, are refused. Without --format each file's
+# format is told from its marks, and said.
 . "$(dirname "$0")/../lib.sh"
 D=${HB_TESTDATA:?}
 [ -d "$D/mangohud-0.6.8-here" ] || fail "no MangoHud logs in $D"
@@ -128,6 +129,26 @@ rc=0; "$HB" import --format mangohud --out "$T/runs" --no-db "$D/presentmon/carh
 expect_eq "bad file exit" 2 "$rc"
 grep -q "carhol_csgo_presentmon1x.csv:1: expected MangoHud's column header" "$T/err" || fail "message: $(cat "$T/err")"
 expect_eq "nothing written" "$n" "$(ls -A "$T/runs" | wc -l)"
+# no --format: each file's format told from its marks, said with why;
+# what no tool wrote is refused (exit 2) and the others still imported
+rc=0; "$HB" import --out "$T/auto" --no-db "$M" "$D/presentmon/presentmon_gold_test_case_0_v2.csv" "$T/hud" \
+	"$HB_SRCDIR/README.md" >"$T/out" 2>"$T/err" || rc=$?
+expect_eq "detected import exit (a README among them)" 2 "$rc"
+grep -q "dsda-doom_2026-11-30_10-02-37.csv: read as mangohud: its first line is MangoHud's system header" "$T/err" ||
+	fail "mangohud not said: $(cat "$T/err")"
+grep -q "test_case_0_v2.csv: read as presentmon: PresentMon's columns (Application, FrameTime)" "$T/err" ||
+	fail "presentmon not said: $(cat "$T/err")"
+grep -q "hud: read as gallium-hud: a GALLIUM_HUD_DUMP_DIR directory" "$T/err" || fail "gallium not said: $(cat "$T/err")"
+grep -q "README.md: not a log of a format this version reads (no tool's marks: its first line is '# " "$T/err" ||
+	fail "README not refused: $(cat "$T/err")"
+expect_eq "runs imported beside the refusal" 3 "$(wc -l <"$T/out")"
+for d in $(cat "$T/out"); do
+	case $d in
+	*dsda-doom*) expect_eq "$d source" mangohud "$(value frame_source "$d/bench.txt")" ;;
+	*Presenter*) expect_eq "$d source" presentmon "$(value frame_source "$d/bench.txt")" ;;
+	*) expect_eq "$d source" gallium-hud "$(value frame_source "$d/bench.txt")" ;;
+	esac
+done
 rc=0; "$HB" import --format nosuch "$M" 2>/dev/null || rc=$?
 expect_eq "unknown format exit" 2 "$rc"
 "$HB" import --help | grep -q 'presentmon' || fail "--help"
