@@ -238,6 +238,9 @@ int import_read(enum import_format f, const char *path, const struct import_opts
 	case IMPORT_GALLIUM_HUD:
 		r = import_gallium_parse(text, len, file, o, out, err);
 		break;
+	case IMPORT_CAPFRAMEX:
+		r = import_capframex_parse(text, len, file, o, out, err);
+		break;
 	default:
 		r = -EINVAL;
 		strbuf_addf(err, "%s: unknown format", file);
