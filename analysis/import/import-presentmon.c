@@ -12,6 +12,15 @@
  * quote a field that holds a comma; `NA` marks a value not known (the
  * first present of a swap chain). Processes and swap chains are found
  * through hash tables: a file of many processes reads in linear time.
+ *
+ * AMD's OCAT writes PresentMon 1.x's columns and, after them, the system's
+ * (Motherboard, OS, Processor, System RAM, Base Driver Version, Driver
+ * Package, GPU #, GPU, clocks, memory), filled in on the first data row
+ * only: the later rows are shorter than the header. They become the log's
+ * info. FrameView writes a summary file beside its logs
+ * (FrameView_Summary.csv, a row per log named in `Log Name`): its figures
+ * become the log's info as summary.*, so a report can show FrameView's
+ * numbers beside ours.
  */
 #include "import/import-internal.h"
 
@@ -60,6 +69,7 @@ struct pm {
 	struct pm_row *rows;
 	size_t n_rows, alloc_rows;
 	char *first_gpu, *first_cpu, *first_res;   /* FrameView's, of its first row */
+	bool system_read;       /* OCAT's system columns taken from the first row */
 };
 
 static uint64_t hash_str(uint64_t h, const char *s)
@@ -217,12 +227,43 @@ static bool has_prefix_column(char **f, size_t n, const char *prefix)
 	return false;
 }
 
+/* OCAT's system columns, as log info keys. */
+static const struct { const char *column, *key; } ocat_system[] = {
+	{ "Motherboard", "motherboard" },
+	{ "OS", "os" },
+	{ "Processor", "cpu" },
+	{ "System RAM", "ram" },
+	{ "Base Driver Version", "driver" },
+	{ "Driver Package", "driver_package" },
+	{ "GPU #", "gpu_count" },
+	{ "GPU", "gpu" },
+	{ "GPU Core Clock (MHz)", "gpu_core_clock_mhz" },
+	{ "GPU Memory Clock (MHz)", "gpu_memory_clock_mhz" },
+	{ "GPU Memory (MB)", "gpu_memory_mb" },
+};
+
+static enum import_format pm_tool(char **f, size_t n)
+{
+	if (column(f, n, "Resolution") >= 0 || has_prefix_column(f, n, "CPUCoreUtil") ||
+	    has_prefix_column(f, n, "GPU0Clk"))
+		return IMPORT_FRAMEVIEW;
+	if (column(f, n, "Motherboard") >= 0 || column(f, n, "Base Driver Version") >= 0)
+		return IMPORT_OCAT;
+	return IMPORT_PRESENTMON;
+}
+
 static const char *pm_version(char **f, size_t n, bool *frameview)
 {
-	*frameview = column(f, n, "Resolution") >= 0 || has_prefix_column(f, n, "CPUCoreUtil") ||
-		     has_prefix_column(f, n, "GPU0Clk");
+	enum import_format tool = pm_tool(f, n);
+
+	*frameview = tool == IMPORT_FRAMEVIEW;
 	if (*frameview)
 		return "FrameView";
+	if (tool == IMPORT_OCAT)
+		return "OCAT (PresentMon 1.x columns, the system's on the first row)";
+	if (column(f, n, "CPUStartTime") >= 0 && column(f, n, "MsBetweenPresents") >= 0 &&
+	    column(f, n, "TimeInSeconds") >= 0)
+		return "2.x (capture app, or the console tool with times in seconds)";
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(f[i], "msBetweenPresents") == 0)
 			return "1.x column names (PresentMon 1.x, or 2.x --v1_metrics)";
@@ -321,7 +362,10 @@ static int pick_process(const struct pm *pm, const size_t *order, const char *wa
 
 struct pm_cols {
 	int app, pid, chain, ms, rt, mode, gpu, cpu, res;
-	int need;               /* the highest of them: a row has more fields */
+	int need;               /* the highest of app .. mode: a row has more fields
+	                         * (gpu, cpu, res and OCAT's system columns may be
+	                         * missing from a row: OCAT fills them on row 1 only) */
+	int system[sizeof(ocat_system) / sizeof(ocat_system[0])];
 };
 
 static int header(const struct csv_record *rec, const char *path, struct pm_cols *c,
@@ -329,7 +373,7 @@ static int header(const struct csv_record *rec, const char *path, struct pm_cols
 {
 	char **f = rec->f;
 	size_t nh = rec->n;
-	int idx[9];
+	int idx[6];
 
 	c->app = column(f, nh, "Application");
 	c->pid = column(f, nh, "ProcessID");
@@ -350,10 +394,14 @@ static int header(const struct csv_record *rec, const char *path, struct pm_cols
 		return -EINVAL;
 	}
 	kvfile_add(&out->info, "version", pm_version(f, nh, frameview));
-	memcpy(idx, (int[]){ c->app, c->pid, c->chain, c->ms, c->rt, c->mode, c->gpu, c->cpu, c->res },
-	       sizeof(idx));
+	out->format = import_format_name(pm_tool(f, nh));
+	for (size_t k = 0; k < sizeof(ocat_system) / sizeof(ocat_system[0]); k++)
+		c->system[k] = *frameview ? -1 : column(f, nh, ocat_system[k].column);
+	if (!*frameview)
+		c->gpu = c->cpu = c->res = -1;   /* OCAT's GPU is a system column */
+	memcpy(idx, (int[]){ c->app, c->pid, c->chain, c->ms, c->rt, c->mode }, sizeof(idx));
 	c->need = 0;
-	for (int k = 0; k < 9; k++)
+	for (int k = 0; k < 6; k++)
 		if (idx[k] > c->need)
 			c->need = idx[k];
 	return 0;
@@ -361,7 +409,24 @@ static int header(const struct csv_record *rec, const char *path, struct pm_cols
 
 static const char *col(const struct csv_record *rec, int i)
 {
-	return i >= 0 ? rec->f[i] : "";
+	return i >= 0 && (size_t)i < rec->n ? rec->f[i] : "";
+}
+
+/* OCAT's system columns of the first row that has them, into info. */
+static void read_system(struct pm *pm, const struct pm_cols *cl, const struct csv_record *rec,
+			struct import_series *out)
+{
+	bool any = false;
+
+	for (size_t k = 0; k < sizeof(ocat_system) / sizeof(ocat_system[0]); k++) {
+		const char *v = col(rec, cl->system[k]);
+
+		if (*v) {
+			kvfile_add(&out->info, ocat_system[k].key, v);
+			any = true;
+		}
+	}
+	pm->system_read = any;
 }
 
 /* The kept chain's rows into frames. */
@@ -418,6 +483,8 @@ static int read_row(struct pm *pm, const struct pm_cols *cl, bool frameview, siz
 	pm->chains[chain].rows++;
 	pm->rows = grow(pm->rows, &pm->alloc_rows, pm->n_rows, sizeof(*pm->rows));
 	pm->rows[pm->n_rows++] = (struct pm_row){ chain, rec->line, ms };
+	if (!frameview && !pm->system_read)
+		read_system(pm, cl, rec, out);
 	if (frameview && !pm->first_gpu) {
 		pm->first_gpu = xstrdup(col(rec, cl->gpu));
 		pm->first_cpu = xstrdup(col(rec, cl->cpu));
@@ -465,6 +532,68 @@ static void describe(const struct pm *pm, const struct pm_cols *cl, const size_t
 		kvfile_add(&out->info, "cpu", pm->first_cpu);
 	if (pm->first_res && *pm->first_res)
 		kvfile_add(&out->info, "resolution", pm->first_res);
+}
+
+/* FrameView_Summary.csv's figures, as log info keys. */
+static const struct { const char *column, *key; } frameview_summary_cols[] = {
+	{ "TimeStamp", "summary.timestamp" },
+	{ "Avg FPS", "summary.avg_fps" },
+	{ "1% Low FPS", "summary.low1_fps" },
+	{ "0.1% Low FPS", "summary.low01_fps" },
+	{ "Min FPS", "summary.min_fps" },
+	{ "Max FPS", "summary.max_fps" },
+	{ "0.1% FPS", "summary.p01_fps" },
+	{ "1% FPS", "summary.p1_fps" },
+	{ "5% FPS", "summary.p5_fps" },
+	{ "10% FPS", "summary.p10_fps" },
+	{ "90th %", "summary.p90" },
+	{ "95th %", "summary.p95" },
+	{ "99th %", "summary.p99" },
+	{ "Time (ms)", "summary.time_ms" },
+};
+
+/* The row of FrameView_Summary.csv beside the log at path whose `Log Name`
+ * is the log's file name, into out's info (summary.*, summary.file). A log
+ * without one gets a note; the summary is FrameView's, never needed. */
+static void frameview_summary(const char *path, struct import_series *out)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	char *file = xasprintf("%.*sFrameView_Summary.csv", (int)(name - path), path);
+	struct csv c;
+	struct csv_record rec;
+	char *text = NULL;
+	size_t len = 0;
+	int want[sizeof(frameview_summary_cols) / sizeof(frameview_summary_cols[0])], logcol = -1;
+	bool found = false;
+
+	if (read_file(file, &text, &len) < 0) {
+		strbuf_addf(&out->notes, "%s: no FrameView_Summary.csv beside it: FrameView's own figures "
+			    "not read\n", path);
+		free(file);
+		return;
+	}
+	csv_init(&c, text, len, IMPORT_CSV_FLAGS);
+	if (csv_next(&c, &rec) > 0) {
+		logcol = column(rec.f, rec.n, "Log Name");
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+			want[k] = column(rec.f, rec.n, frameview_summary_cols[k].column);
+	}
+	while (logcol >= 0 && !found && csv_next(&c, &rec) > 0) {
+		if (strcmp(col(&rec, logcol), name) != 0)
+			continue;
+		found = true;
+		kvfile_add(&out->info, "summary.file", file);
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+			if (*col(&rec, want[k]))
+				kvfile_add(&out->info, frameview_summary_cols[k].key, col(&rec, want[k]));
+	}
+	if (!found)
+		strbuf_addf(&out->notes, "%s: %s has no row for '%s': FrameView's own figures not read\n",
+			    path, file, name);
+	csv_release(&c);
+	free(text);
+	free(file);
 }
 
 int import_presentmon_parse(const char *text, size_t len, const char *path,
@@ -515,6 +644,8 @@ int import_presentmon_parse(const char *text, size_t len, const char *path,
 	chain = busiest_chain(&pm, proc);
 	keep_frames(&pm, chain, out);
 	describe(&pm, &cl, order, proc, chain, out);
+	if (frameview)
+		frameview_summary(path, out);
 	r = import_finish(out, path, err);
 out:
 	free(order);

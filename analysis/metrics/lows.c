@@ -98,6 +98,25 @@ double stutter_time_pct(const uint64_t *frame_ns, size_t n, uint64_t window_ns, 
 	return 100.0 * (double)stutter / (double)total;
 }
 
+double frameview_low_fps(const double *sorted_ms, size_t n, unsigned per_mille)
+{
+	size_t k;
+	double sum = 0;
+
+	if (n == 0)
+		return NAN;
+	/* integer division: 900 frames give 10, 1800 give 19 (FrameView's
+	 * summaries reproduce with this count, not with ceil(n / 100)) */
+	k = n * per_mille / 1000 + 1;
+	if (k > n)
+		k = n;
+	for (size_t i = n - k; i < n; i++)
+		sum += sorted_ms[i];
+	if (sum <= 0)
+		return NAN;
+	return 1000.0 / (sum / (double)k);
+}
+
 static void set_finite(struct metrics *m, enum metric_id id, double v)
 {
 	if (isfinite(v)) {
@@ -115,6 +134,8 @@ void lows_compute(const uint64_t *frame_ns, const uint64_t *sorted_ns, const dou
 	set_finite(m, M_LOW01_AVG, low_average_fps(sorted_ms, n, 0.001));
 	set_finite(m, M_LOW1_INTEGRAL, low_integral_fps(sorted_ms, n, 0.01));
 	set_finite(m, M_STUTTER_PCT, stutter_time_pct(frame_ns, n, STUTTER_WINDOW_NS, STUTTER_FACTOR));
+	set_finite(m, M_FRAMEVIEW_LOW1, frameview_low_fps(sorted_ms, n, 10));
+	set_finite(m, M_FRAMEVIEW_LOW01, frameview_low_fps(sorted_ms, n, 1));
 	if (mangohud_summary_from_sorted(sorted_ns, n, opts->mangohud, &mh) == 0) {
 		set_finite(m, M_MANGOHUD_LOW01, mh.low01);
 		set_finite(m, M_MANGOHUD_LOW1, mh.low1);

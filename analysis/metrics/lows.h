@@ -15,6 +15,11 @@
  *                         spent in frames longer than 2.5 x the trailing
  *                         500 ms moving average of frame time, percent
  *   mangohud_*            MangoHud's summary (mangohud-summary.h)
+ *   frameview_low1, frameview_low01   NVIDIA FrameView's "1% Low FPS" /
+ *                         "0.1% Low FPS": 1000 / the mean of the n/100 + 1
+ *                         (n/1000 + 1) longest frame times, n the frames,
+ *                         / integer division; established on FrameView's
+ *                         own summaries (docs/metrics.md)
  *
  * Nothing is dropped as an outlier: the hitches are what these measure.
  */
@@ -51,7 +56,12 @@ double low_integral_fps(const double *sorted_ms, size_t n, double low);
  * n == 0 or no time at all. */
 double stutter_time_pct(const uint64_t *frame_ns, size_t n, uint64_t window_ns, double factor);
 
-/* Fills M_LOW1_AVG .. M_MANGOHUD_AVG of m from the window's frames: frame_ns
+/* FrameView's "1% Low FPS" (per_mille = 10) or "0.1% Low FPS" (1): 1000 /
+ * the mean of the n * per_mille / 1000 + 1 longest frame times (ascending
+ * sorted_ms), at most n. NAN when n is 0 or that mean is 0. */
+double frameview_low_fps(const double *sorted_ms, size_t n, unsigned per_mille);
+
+/* Fills M_LOW1_AVG .. M_FRAMEVIEW_LOW01 of m from the window's frames: frame_ns
  * in order, sorted_ns and sorted_ms the same frames ascending (ns, ms); n > 0. The MangoHud
  * metrics use opts->mangohud. Called by metrics_compute(). */
 void lows_compute(const uint64_t *frame_ns, const uint64_t *sorted_ns, const double *sorted_ms,

@@ -17,6 +17,8 @@
  *   low1, low01  1000 / p99_ms and 1000 / p999_ms ("1% low", "0.1% low")
  *   low1_avg .. mangohud_avg   other tools' 1% lows, stutter share and
  *                MangoHud's summary, each named after its tool (lows.h)
+ *   frameview_low1, frameview_low01   FrameView's "1% Low FPS" and
+ *                "0.1% Low FPS" (lows.h)
  *   stalls_warm, stall_warm_s, longest_warm   the same over the warm-up
  *   stalls_play, stall_play_s, longest_play, low1_play   over the window's
  *                frames less those in reload segments (reload.h)
@@ -80,6 +82,8 @@ enum metric_id {
 	M_MANGOHUD_LOW1,
 	M_MANGOHUD_P97,
 	M_MANGOHUD_AVG,
+	M_FRAMEVIEW_LOW1,
+	M_FRAMEVIEW_LOW01,
 	/* the warm-up (first present to window start) and the play window (the
 	 * window less its reload segments): analysis/run/run-windows.c, reload.h */
 	M_STALLS_WARM,
