@@ -39,6 +39,7 @@ static const struct command {
 	{ "db", cmd_db, CMD_DB_OPTION | CMD_DB_WRITE,
 	  "the results database: import run directories, show what it holds" },
 	{ "import", cmd_import, 0, "make another tool's frame log (MangoHud, PresentMon, ...) a run directory" },
+	{ "export", cmd_export, 0, "write run directories as MangoHud, PresentMon or CapFrameX logs" },
 	{ "ab", cmd_ab, 0, "A against B in pairs until a sequential test knows: SAME, DIFFERENT, UNKNOWN (0, 3, 4)" },
 	{ "compare", cmd_compare, CMD_DB_OPTION | CMD_DB_READ,
 	  "do two sets of runs differ? SAME, DIFFERENT or UNKNOWN (exit 0, 3, 4)" },

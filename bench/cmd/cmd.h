@@ -63,6 +63,7 @@ int cmd_plot(int argc, char **argv, struct context *ctx);
 int cmd_quiet(int argc, char **argv, struct context *ctx);
 int cmd_thaw(int argc, char **argv, struct context *ctx);
 int cmd_import(int argc, char **argv, struct context *ctx);
+int cmd_export(int argc, char **argv, struct context *ctx);
 int cmd_ab(int argc, char **argv, struct context *ctx);
 int cmd_compare(int argc, char **argv, struct context *ctx);
 int cmd_calibrate(int argc, char **argv, struct context *ctx);
