@@ -346,6 +346,7 @@ START_TEST(lookup)
 		"longest_ms", "p50_ms", "p99_ms", "p999_ms", "low1", "low01",
 		"low1_avg", "low01_avg", "low1_integral", "stutter_pct",
 		"mangohud_low01", "mangohud_low1", "mangohud_p97", "mangohud_avg",
+		"frameview_low1", "frameview_low01",
 		"stalls_warm", "stall_warm_s", "longest_warm", "stalls_play", "stall_play_s",
 		"longest_play", "low1_play", "win_play", "reload_s", "reload_n",
 		"recreations", "recreation_s",
