@@ -28,6 +28,7 @@
  * warned of) when it lacks fields or a number in it was cut in two.
  */
 #include "import/import-internal.h"
+#include "metrics/mangohud-summary.h"
 #include "stats/stats.h"
 
 #include <ctype.h>
@@ -43,7 +44,9 @@ struct block {
 	int version;            /* from a version line, or 0 */
 	size_t ncols;
 	int i_fps, i_ft, i_elapsed;
-	bool newer_cols;        /* columns of 0.7+ (swap_used, process_rss, cpu_power, cpu_mhz) */
+	bool cols_07;           /* swap_used, process_rss: 0.7.0+ */
+	bool cols_080;          /* cpu_power: 0.8.0+ */
+	bool cols_082;          /* cpu_mhz: 0.8.2+ */
 	bool gpu_power;         /* 0.6.5+ */
 	bool headerless;        /* rows without a column header: 0.4 */
 	double *fps, *ft, *elapsed;
@@ -60,10 +63,12 @@ struct mparser {
 	int version;            /* the last version line seen, 0 if none */
 	int blocks;
 	bool have_system;
+	bool have_frametime;    /* a block had frame times (0.6+) */
 	char **system_header;   /* the os,cpu,... fields, waiting for their values */
 	size_t n_system;
 	struct strbuf units;    /* frame time units per block, "us,ms" */
 	struct strbuf versions;
+	struct strbuf versions_from; /* how each block's version was told */
 };
 
 /* A version line ("0.7.2", "v0.6.8", "0.7.2-1"): 1 with *out set; 0 for a
@@ -140,8 +145,12 @@ static void block_flush(struct mparser *p)
 	} else if (b->version) {
 		ver = xasprintf("%d.%d.%d", b->version / 10000, b->version / 100 % 100, b->version % 100);
 		scale_ms = b->version < VERSION(0, 6, 9) ? 1e-3 : 1;
-	} else if (b->newer_cols) {
-		ver = xstrdup("0.7 or newer (inferred from the columns)");
+	} else if (b->cols_07 || b->cols_080 || b->cols_082) {
+		/* each release's writeFileHeaders added columns: 0.7.0
+		 * swap_used and process_rss, 0.8.0 cpu_power, 0.8.2 cpu_mhz */
+		ver = xstrdup(b->cols_082 ? "0.8.2 or newer (inferred from the columns)"
+			      : b->cols_080 ? "0.8.0-0.8.1 (inferred from the columns)"
+					    : "0.7.0-0.7.2 (inferred from the columns)");
 		scale_ms = 1;
 	} else {
 		double *prod = xrealloc(NULL, (b->n + 1) * sizeof(*prod));
@@ -158,8 +167,12 @@ static void block_flush(struct mparser *p)
 					     : "0.6.9");
 	}
 	append_list(&p->versions, p->blocks, ver);
+	append_list(&p->versions_from, p->blocks,
+		    b->i_ft < 0 ? "columns" : b->version ? "version line"
+		    : (b->cols_07 || b->cols_080 || b->cols_082) ? "columns" : "columns and fps x frametime");
 	free(ver);
 	unit = b->i_ft < 0 ? "none" : scale_ms < 1 ? "us" : "ms";
+	p->have_frametime |= b->i_ft >= 0;
 	append_list(&p->units, p->blocks, unit);
 
 	/* Samples or frames: in a per-frame log, elapsed advances by about one
@@ -220,9 +233,12 @@ static int column_header(struct mparser *p, const struct csv_record *rec)
 			p->b.i_elapsed = (int)i;
 		else if (strcmp(f[i], "gpu_power") == 0)
 			p->b.gpu_power = true;
-		else if (!strcmp(f[i], "swap_used") || !strcmp(f[i], "process_rss") ||
-			 !strcmp(f[i], "cpu_power") || !strcmp(f[i], "cpu_mhz"))
-			p->b.newer_cols = true;
+		else if (!strcmp(f[i], "swap_used") || !strcmp(f[i], "process_rss"))
+			p->b.cols_07 = true;
+		else if (strcmp(f[i], "cpu_power") == 0)
+			p->b.cols_080 = true;
+		else if (strcmp(f[i], "cpu_mhz") == 0)
+			p->b.cols_082 = true;
 	}
 	if (p->b.i_elapsed < 0) {
 		strbuf_addf(p->err, "%s:%d: expected MangoHud's column header with an 'elapsed' column",
@@ -399,6 +415,32 @@ static int record(struct mparser *p, const struct csv_record *rec)
 	return data_row(p, rec);
 }
 
+/* What the log's mangohud_* metrics reproduce, as a note: the summary
+ * formula of the version told (the first block's, as run_metrics takes),
+ * and for a log of samples that MangoHud's summary came from those same
+ * samples. */
+static void summary_note(struct mparser *p)
+{
+	const char *version = p->versions.buf;
+	size_t vlen = strcspn(version, ",");
+	enum mangohud_formula f = mangohud_formula_for_version(version);
+
+	strbuf_addf(&p->out->notes, "%s: MangoHud %.*s: mangohud_* follow %s\n", p->path, (int)vlen,
+		    version, mangohud_formula_note(f));
+	if (p->out->interval && p->have_frametime)
+		strbuf_addf(&p->out->notes, "%s: a log of samples (log_interval): MangoHud's _summary.csv "
+			    "was computed from these same rows (each the frame time of the frame last "
+			    "presented), so mangohud_* reproduce it; the metrics that need every frame "
+			    "are left out\n", p->path);
+	/* MangoHud's summary counted every row: one left out here is a frame
+	 * time its figures hold and ours do not */
+	if (p->out->rows_dropped)
+		strbuf_addf(&p->out->notes, "%s: %zu row(s) MangoHud's summary counted are not frames here "
+			    "(first: %s): mangohud_* leave them out and can differ from its _summary.csv\n",
+			    p->path, p->out->rows_dropped,
+			    p->out->first_dropped ? p->out->first_dropped : "?");
+}
+
 int import_mangohud_parse(const char *text, size_t len, const char *path,
 			  const struct import_opts *o, struct import_series *out,
 			  struct strbuf *err)
@@ -440,6 +482,8 @@ int import_mangohud_parse(const char *text, size_t len, const char *path,
 		goto out;
 	}
 	kvfile_add(&out->info, "version", p.versions.buf);
+	kvfile_add(&out->info, "version_from", p.versions_from.buf);
+	summary_note(&p);
 	kvfile_add(&out->info, "frametime_unit", p.units.buf);
 	kvfile_addf(&out->info, "blocks", "%d", p.blocks);
 	r = import_finish(out, path, err);
@@ -448,6 +492,7 @@ out:
 	free_fields(p.system_header, p.n_system);
 	strbuf_release(&p.units);
 	strbuf_release(&p.versions);
+	strbuf_release(&p.versions_from);
 	csv_release(&c);
 	return r;
 }

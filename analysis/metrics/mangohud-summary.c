@@ -67,15 +67,44 @@ static void summary_068(const uint64_t *ns, size_t n, struct mangohud_summary *o
 	out->avg = total / (float)n;
 }
 
-/* 0.8's frame time in float ms of the i-th longest frame. */
-static float ft_08(const uint64_t *ns, size_t n, size_t i)
+/* 0.7's and 0.8's frame time in float ms of the i-th longest frame (the
+ * logger's `float frametime`). */
+static float ft_ms(const uint64_t *ns, size_t n, size_t i)
 {
 	return (float)((double)ns[n - 1 - i] / 1e6);
 }
 
+/* 0.7.0 to 0.7.2 (src/logging.cpp writeSummary: v0.7.0 lines 75-100,
+ * v0.7.2 lines 77-127): the
+ * logged rows sorted by fps ascending (longest frame first); "0.1%" and
+ * "1% Min" are 1000 / the MEAN frame time of the first ceil(N * p) rows
+ * (N * p in float), "97%" 1000 / the frame time at index
+ * floor(0.97 * (N - 1)) (in double), "Average" 1000 / the mean frame time;
+ * float sums run longest frame first. */
+static float fps_of_mean_longest(const uint64_t *ns, size_t n, size_t k)
+{
+	float total = 0.0f;
+
+	for (size_t i = 0; i < k; i++)
+		total = total + ft_ms(ns, n, i);
+	return 1000.0f / (total / (float)k);
+}
+
+static void summary_07(const uint64_t *ns, size_t n, struct mangohud_summary *out)
+{
+	out->low01 = fps_of_mean_longest(ns, n, (size_t)ceilf((float)n * 0.001f));
+	out->low1 = fps_of_mean_longest(ns, n, (size_t)ceilf((float)n * 0.01f));
+	out->p97 = 1000.0f / ft_ms(ns, n, (size_t)floor(0.97 * (double)(n - 1)));
+	out->avg = fps_of_mean_longest(ns, n, n);
+}
+
 /* 0.8: 1000 / the frame time at index (uint64_t)(p * N - 1) of the frame
  * times sorted longest first; an index below 0 truncates to 0. MangoHud
- * leaves the value at 0 when the index falls past the end. */
+ * leaves the value at 0 when the index falls past the end. 0.8.1+ does
+ * exactly this (v0.8.1 src/fps_metrics.h:50,78,82 from logging.cpp:104);
+ * 0.8.0 took the same index of the rows' fps sorted ascending
+ * (v0.8.0 src/fps_metrics.h:52,81,85, logging.cpp:104): the same row,
+ * and its fps is the float 1000 / frametime, the same number. */
 static float order_statistic_fps(const uint64_t *ns, size_t n, float p)
 {
 	float x = p * (float)n - 1.0f;
@@ -83,20 +112,16 @@ static float order_statistic_fps(const uint64_t *ns, size_t n, float p)
 
 	if (idx >= n)
 		return 0.0f;
-	return 1000.0f / ft_08(ns, n, idx);
+	return 1000.0f / ft_ms(ns, n, idx);
 }
 
 static void summary_08(const uint64_t *ns, size_t n, struct mangohud_summary *out)
 {
-	float total = 0.0f;
-
 	out->low01 = order_statistic_fps(ns, n, 0.001f);
 	out->low1 = order_statistic_fps(ns, n, 0.01f);
 	out->p97 = order_statistic_fps(ns, n, 0.97f);
-	/* summed longest first, as there */
-	for (size_t i = 0; i < n; i++)
-		total += ft_08(ns, n, i);
-	out->avg = 1000.0f / (total / (float)n);
+	/* writeSummary's own loop, as 0.7's: summed longest first */
+	out->avg = fps_of_mean_longest(ns, n, n);
 }
 
 int mangohud_summary_from_sorted(const uint64_t *sorted_ns, size_t n, enum mangohud_formula f,
@@ -112,6 +137,9 @@ int mangohud_summary_from_sorted(const uint64_t *sorted_ns, size_t n, enum mango
 		break;
 	case MH_08:
 		summary_08(sorted_ns, n, &s);
+		break;
+	case MH_07:
+		summary_07(sorted_ns, n, &s);
 		break;
 	default:
 		return -EINVAL;
@@ -149,7 +177,9 @@ enum mangohud_formula mangohud_formula_for_version(const char *version)
 	if (*end != '.' || end[1] < '0' || end[1] > '9')
 		return MH_068;
 	minor = strtoul(end + 1, &end, 10);
-	return (major > 0 || minor >= 7) ? MH_08 : MH_068;
+	if (major > 0 || minor >= 8)
+		return MH_08;
+	return minor == 7 ? MH_07 : MH_068;
 }
 
 const char *mangohud_formula_name(enum mangohud_formula f)
@@ -159,6 +189,8 @@ const char *mangohud_formula_name(enum mangohud_formula f)
 		return "0.6.8";
 	case MH_08:
 		return "0.8";
+	case MH_07:
+		return "0.7";
 	}
 	return "unknown";
 }
@@ -174,6 +206,10 @@ const char *mangohud_formula_note(enum mangohud_formula f)
 		return "MangoHud 0.8's summary: 0.1%/1%/97% = 1000 / the frame time at index "
 		       "(uint64)(p*N-1) of the frame times sorted longest first, Average = 1000 / mean "
 		       "frame time; single precision";
+	case MH_07:
+		return "MangoHud 0.7's summary: 0.1%/1% Min = 1000 / the mean of the longest ceil(N*p) "
+		       "frame times, 97% = 1000 / the frame time at index floor(0.97*(N-1)) longest first, "
+		       "Average = 1000 / mean frame time; single precision";
 	}
 	return "unknown";
 }

@@ -4,7 +4,10 @@
  * ranked by the very numbers MangoHud users quote.
  *
  * The formulas changed between MangoHud versions, and the version that wrote
- * a log decides which one its summary used (docs/metrics.md):
+ * a log decides which one its summary used (docs/metrics.md). Every one
+ * runs over the rows the log holds (each frame, or with log_interval each
+ * sample: the frame time of the frame last presented), so a log of
+ * samples gives its own summary too:
  *
  *   MH_068  0.6.x (Debian 12 ships 0.6.8): every logged frame's fps is
  *           1000 / (frametime_us / 1000) in single precision; the values are
@@ -12,7 +15,13 @@
  *           lowest ceil(N * p) fps values; "97% Percentile" is the fps at
  *           0-based index floor(0.97 * (N - 1)) of that ascending list;
  *           "Average" is the mean of the fps values.
- *   MH_08   0.7 and later (fps_metrics.h, read at 0.8): frame times in ms,
+ *   MH_07   0.7.0 to 0.7.2 (logging.cpp writeSummary): the logged rows
+ *           sorted longest frame first; "0.1% Min" and "1% Min" are
+ *           1000 / the MEAN of the longest ceil(N * p) frame times (float
+ *           ms); "97% Percentile" is 1000 / the frame time at index
+ *           floor(0.97 * (N - 1)) of that list; "Average" 1000 / the mean
+ *           frame time.
+ *   MH_08   0.8.0 and later (fps_metrics.h): frame times in ms,
  *           single precision, sorted longest first; the value for p is
  *           1000 / sorted[(uint64_t)(p * N - 1)], ONE order statistic
  *           (p * N < 1 truncates to index 0: the slowest frame); "Average"
@@ -29,7 +38,8 @@
 
 enum mangohud_formula {
 	MH_068 = 0, /* MangoHud 0.6.x: mean of the lowest fps values (the default) */
-	MH_08,      /* MangoHud 0.7+, read at 0.8: one order statistic of the frame times */
+	MH_08,      /* MangoHud 0.8.0+: one order statistic of the frame times */
+	MH_07,      /* MangoHud 0.7.0-0.7.2: 1000 / the mean of the longest frame times */
 };
 
 struct mangohud_summary {
@@ -52,12 +62,13 @@ int mangohud_summary_from_sorted(const uint64_t *sorted_ns, size_t n, enum mango
 				 struct mangohud_summary *out);
 
 /* The formula of a MangoHud version string ("0.6.8", "v0.8.1",
- * "0.6.8-2" as Debian writes it): below 0.7 MH_068, else MH_08. NULL, an
+ * "0.6.8-2" as Debian writes it, "0.7.0-0.7.2 (inferred ...)" as the
+ * importer does): below 0.7 MH_068, 0.7.x MH_07, else MH_08. NULL, an
  * empty or unparsable string gives MH_068, the formula of Debian 12's
  * MangoHud, which is what a run on this project's machine would have had. */
 enum mangohud_formula mangohud_formula_for_version(const char *version);
 
-/* "0.6.8" or "0.8": the version whose source the formula was read from
+/* "0.6.8", "0.7" or "0.8": the version whose source the formula was read from
  * (the test tool mhsummary prints it beside the figures, t9040). */
 const char *mangohud_formula_name(enum mangohud_formula f);
 /* The formula in one line, for report notes. */

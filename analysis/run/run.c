@@ -289,9 +289,19 @@ int run_metrics(const struct run *run, const struct metric_opts *opts, struct me
 		stall_metrics(run, opts, m);
 		run_probe_metrics(run, m);
 		run_noise_metrics(run, m);
-		/* samples are not frames: what needs every frame is unknown */
-		if (run_is_interval(run))
+		/* samples are not frames: what needs every frame is unknown;
+		 * but MangoHud's summary of a log of samples came from those
+		 * very samples, so its figures stand (docs/metrics.md) */
+		if (run_is_interval(run)) {
+			bool mh = source && strcmp(source, "mangohud") == 0;
+			bool keep[3] = { m->have[M_MANGOHUD_LOW01], m->have[M_MANGOHUD_LOW1],
+					 m->have[M_MANGOHUD_P97] };
+
 			run_interval_unset(m);
+			m->have[M_MANGOHUD_LOW01] = mh && keep[0];
+			m->have[M_MANGOHUD_LOW1] = mh && keep[1];
+			m->have[M_MANGOHUD_P97] = mh && keep[2];
+		}
 	}
 	return r;
 }

@@ -1,6 +1,7 @@
 /*
  * A test-only reader of a MangoHud log's frame times, shared by
- * tests/unit/test-lows.c and tests/tools/mhsummary.c. Not the importer (that
+ * tests/unit/test-lows.c, test-import-mangohud-versions.c and
+ * tests/tools/mhsummary.c. Not the importer (that
  * is analysis' work): it reads the `frametime` column of the rows after the
  * first "fps,..." header line and nothing else. MangoHud 0.6.x writes whole
  * microseconds there, 0.6.9 and later milliseconds with a fraction; the
@@ -69,6 +70,31 @@ fail:
 		fclose(f);
 	free(ns);
 	return NULL;
+}
+
+/* The first four values of a _summary.csv ("0.1% Min FPS", "1% Min FPS",
+ * "97% Percentile FPS", "Average FPS") as printed: 0, or -1 when the file
+ * cannot be read or is short. */
+static inline int mhlog_summary(const char *path, char fields[4][32])
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	char *save = NULL, *tok;
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f);  /* header, values */
+	fclose(f);
+	if (!ok)
+		return -1;
+	tok = strtok_r(line, ",\r\n", &save);
+	for (int i = 0; i < 4; i++, tok = strtok_r(NULL, ",\r\n", &save)) {
+		if (!tok)
+			return -1;
+		snprintf(fields[i], sizeof(fields[i]), "%s", tok);
+	}
+	return 0;
 }
 
 #endif

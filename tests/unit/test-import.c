@@ -208,7 +208,8 @@ START_TEST(mangohud_extra_columns)
 			       "60,16.6667,1,0,1,1,1,1,1,1,1,1,0,0,4000,16666700\n"
 			       "60,16.6667,1,0,1,1,1,1,1,1,1,1,0,0,4000,33333400\n"), 0);
 	ck_assert_uint_eq(frame(1), 16666700);
-	ck_assert(strstr(info("version"), "0.7 or newer"));
+	ck_assert(strstr(info("version"), "0.8.2 or newer"));
+	ck_assert_str_eq(info("version_from"), "columns");
 	ck_assert(!s.interval);
 }
 END_TEST

@@ -27,19 +27,7 @@
 /* The first four fields of the values line of a _summary.csv. */
 static void mangohud_printed(const char *path, char fields[4][32])
 {
-	FILE *f = fopen(path, "r");
-	char line[1024];
-	char *save = NULL, *tok;
-
-	ck_assert_msg(f != NULL, "cannot open '%s'", path);
-	ck_assert(fgets(line, sizeof(line), f) != NULL);  /* header */
-	ck_assert(fgets(line, sizeof(line), f) != NULL);
-	fclose(f);
-	tok = strtok_r(line, ",\r\n", &save);
-	for (int i = 0; i < 4; i++, tok = strtok_r(NULL, ",\r\n", &save)) {
-		ck_assert(tok != NULL);
-		snprintf(fields[i], sizeof(fields[i]), "%s", tok);
-	}
+	ck_assert_msg(mhlog_summary(path, fields) == 0, "cannot read '%s'", path);
 }
 
 static const char *const logs_068[] = {
@@ -216,7 +204,8 @@ START_TEST(mangohud_versions)
 	ck_assert_int_eq(mangohud_formula_for_version("0.6.8"), MH_068);
 	ck_assert_int_eq(mangohud_formula_for_version("0.6.8-2"), MH_068);
 	ck_assert_int_eq(mangohud_formula_for_version("v0.6.9"), MH_068);
-	ck_assert_int_eq(mangohud_formula_for_version("0.7.2"), MH_08);
+	ck_assert_int_eq(mangohud_formula_for_version("0.7.2"), MH_07);
+	ck_assert_int_eq(mangohud_formula_for_version("0.8.0-0.8.1 (inferred from the columns)"), MH_08);
 	ck_assert_int_eq(mangohud_formula_for_version("v0.8.1"), MH_08);
 	ck_assert_int_eq(mangohud_formula_for_version("1.0"), MH_08);
 	ck_assert_int_eq(mangohud_formula_for_version(NULL), MH_068);
