@@ -75,7 +75,7 @@ START_TEST(real_logs)
 		{ "mangohud", IMPORT_MANGOHUD, 1 },
 		{ "mangohud-0.6.8-here", IMPORT_MANGOHUD, 4 },
 		{ "presentmon", IMPORT_PRESENTMON, 5 },
-		{ "ocat", IMPORT_OCAT, 0 },
+		{ "ocat", IMPORT_OCAT, 1 },
 		{ "frameview", IMPORT_FRAMEVIEW, 0 },
 		{ "capframex", IMPORT_CAPFRAMEX, 0 },
 	};

@@ -4,10 +4,11 @@
  * FPS" / "0.1% Low FPS" reproduced by frameview_low1 / frameview_low01
  * (analysis/metrics/lows.c).
  *
- * No FrameView, OCAT or PresentMon capture-app file with a licence that
- * allows copying was found in public repositories (tests/fixtures/testdata/
- * MANIFEST.md says where was looked): the layouts here are written by the
- * test, each quirk as the real files have it (OCAT's short rows after the
+ * One real OCAT capture is read (CapFrameX's test data). No FrameView or
+ * PresentMon capture-app file with a licence that allows copying was found
+ * in public repositories (tests/fixtures/testdata/MANIFEST.md section 9
+ * says where was looked): those layouts are written by the test, each
+ * quirk as the real files have it (OCAT's short rows after the
  * first, FrameView's padded values and its summary's four-blank column,
  * the capture app's CRLF). The FrameView definition was established on
  * real captures with their summaries; `real_frameview_summaries` checks it
@@ -85,6 +86,36 @@ START_TEST(ocat_short_rows)
 	import_series_release(&s);
 	free(path);
 	free(dir);
+}
+END_TEST
+
+/* A real OCAT capture (CapFrameX's test data, MIT: testdata/MANIFEST.md):
+ * MetroExodus.exe, 2502 frames, the system columns on row 1 only, and a
+ * Comment column CapFrameX's OCAT files carry */
+START_TEST(ocat_real)
+{
+	struct import_series s;
+	double sum_ms;
+
+	ck_assert_int_eq(read_as(IMPORT_OCAT, testdata_path("ocat/OCAT-MetroExodus.exe-2019-02-20T101522.csv"), &s), 0);
+	ck_assert_str_eq(s.format, "ocat");
+	ck_assert_uint_eq(s.rows, 2502);
+	ck_assert_uint_eq(s.n_presents, 2503);
+	ck_assert_uint_eq(s.rows_dropped, 0);
+	ck_assert_str_eq(kvfile_get(&s.info, "application"), "MetroExodus.exe");
+	ck_assert_str_eq(kvfile_get(&s.info, "cpu"), "Intel(R) Core(TM) i9-9900K CPU @ 3.60GHz");
+	ck_assert_str_eq(kvfile_get(&s.info, "gpu"), "GeForce RTX 2080 Ti");
+	ck_assert_str_eq(kvfile_get(&s.info, "driver_package"), "r418_77");
+	ck_assert_str_eq(kvfile_get(&s.info, "motherboard"),
+			 "Micro-Star International Co. Ltd. MPG Z390 GAMING PRO CARBON (MS-7B17)");
+	/* the first frame is the log's first MsBetweenPresents, 9.681 ms */
+	ck_assert_uint_eq(s.t_ns[1] - s.t_ns[0], 9681000);
+	sum_ms = (double)(s.t_ns[s.n_presents - 1] - s.t_ns[0]) / 1e6;
+	/* every frame kept to the us: the column's sum is 25386.433 ms, and
+	 * the capture's span (last TimeInSeconds 25.388785 less the first,
+	 * 0.012027, plus the first frame) agrees to its rounding */
+	ck_assert_msg(fabs(sum_ms - 25386.433) < 1e-6, "%f ms", sum_ms);
+	import_series_release(&s);
 }
 END_TEST
 
@@ -241,6 +272,7 @@ TEST_SUITE(importpeers_suite)
 
 	tcase_add_test(tc, frameview_count);
 	tcase_add_test(tc, ocat_short_rows);
+	tcase_add_test(tc, ocat_real);
 	tcase_add_test(tc, frameview_log_and_summary);
 	tcase_add_test(tc, presentmon_named);
 	tcase_add_test(tc, capture_app_crlf);
