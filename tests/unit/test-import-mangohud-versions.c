@@ -152,11 +152,13 @@ START_TEST(version_from_columns)
 		  "gpu_vram_used,gpu_power,ram_used,swap_used,process_rss,cpu_mhz,elapsed", "0.8.2 or newer", MH_08 },
 	};
 
+	struct import_series s;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+
 	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
-		struct import_series s;
-		struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 		size_t ncols = 1;
 
+		strbuf_reset(&text);
 		for (const char *p = v[i].header; *p; p++)
 			ncols += *p == ',';
 		strbuf_addf(&text, "os,cpu,gpu,ram,kernel,driver,cpuscheduler\na,b,c,1,6.9,d,e\n%s\n", v[i].header);
@@ -172,21 +174,21 @@ START_TEST(version_from_columns)
 			      kvfile_get(&s.info, "version"));
 		ck_assert_int_eq(mangohud_formula_for_version(kvfile_get(&s.info, "version")), v[i].f);
 		import_series_release(&s);
-		/* a version line says it outright */
-		strbuf_reset(&text);
-		strbuf_addf(&text, "v1\n0.7.1\n---------------------SYSTEM INFO---------------------\n"
-			    "os,cpu,gpu,ram,kernel,driver,cpuscheduler\na,b,c,1,6.9,d,e\n"
-			    "--------------------FRAME METRICS--------------------\nfps,frametime,elapsed\n"
-			    "60,16.6667,16666700\n60,16.6667,33333400\n");
-		import_series_init(&s);
-		ck_assert_int_eq(import_mangohud_parse(text.buf, text.len, "x.csv", NULL, &s, &err), 0);
-		ck_assert_str_eq(kvfile_get(&s.info, "version"), "0.7.1");
-		ck_assert_str_eq(kvfile_get(&s.info, "version_from"), "version line");
-		ck_assert_int_eq(mangohud_formula_for_version("0.7.1"), MH_07);
-		import_series_release(&s);
-		strbuf_release(&text);
-		strbuf_release(&err);
 	}
+	/* a version line says it outright */
+	strbuf_reset(&text);
+	strbuf_addstr(&text, "v1\n0.7.1\n---------------------SYSTEM INFO---------------------\n"
+		      "os,cpu,gpu,ram,kernel,driver,cpuscheduler\na,b,c,1,6.9,d,e\n"
+		      "--------------------FRAME METRICS--------------------\nfps,frametime,elapsed\n"
+		      "60,16.6667,16666700\n60,16.6667,33333400\n");
+	import_series_init(&s);
+	ck_assert_int_eq(import_mangohud_parse(text.buf, text.len, "x.csv", NULL, &s, &err), 0);
+	ck_assert_str_eq(kvfile_get(&s.info, "version"), "0.7.1");
+	ck_assert_str_eq(kvfile_get(&s.info, "version_from"), "version line");
+	ck_assert_int_eq(mangohud_formula_for_version("0.7.1"), MH_07);
+	import_series_release(&s);
+	strbuf_release(&text);
+	strbuf_release(&err);
 }
 END_TEST
 
