@@ -16,7 +16,7 @@
 #   targets    `hitchbench target list`
 #   switches   the switch names `hitchbench run --help` lists
 
-_hitchbench_commands="run recipes report matrix db import ab compare calibrate regress stalls profile frames flip plot quiet thaw pull interference-scan target push lab help"
+_hitchbench_commands="run recipes report matrix db import export ab compare calibrate regress stalls profile frames flip plot quiet thaw pull interference-scan target push lab help"
 
 # the options of a batch's runs, which ab and calibrate take too (without
 # --order and --seed: ab makes its own plan), and run's own
@@ -28,6 +28,7 @@ _hitchbench_opts_recipes="--names --help"
 _hitchbench_opts_report="--format --no-notes --stall-ms --percentile --metric --stalls --interfered --include-interfered --min-frames --db --machine --game --variant --help"
 _hitchbench_opts_matrix="--by --no-notes --metric --out --db --machine --game --interfered --include-interfered --min-frames --help"
 _hitchbench_opts_import="--format --game --variant --out --process --hud-period --interval --warmup --db --no-db --help"
+_hitchbench_opts_export="--format --out --window --help"
 _hitchbench_opts_ab="$_hitchbench_batch_opts --resume --format --metric --effect --alpha --beta --max-rounds --design --max-minutes --segment --settle --turn"
 _hitchbench_opts_compare="--format --no-notes --db --machine --metric --batch --cross-boot --magnitude --seed --paired --effect --alpha --beta --max-rounds --help"
 _hitchbench_opts_calibrate="$_hitchbench_batch_opts --order --seed --rounds --effect --resamples --with --design --minutes"
@@ -188,10 +189,12 @@ _hitchbench_value()
 		stalls | ab | db | flip) _hitchbench_words "table json" ;;
 		profile) _hitchbench_words "table folded svg json" ;;
 		import) _hitchbench_words "mangohud presentmon frameview ocat capframex gallium-hud hook" ;;
+		export) _hitchbench_words "mangohud presentmon capframex" ;;
 		esac ;;
 	--order) _hitchbench_words "rotate shuffle" ;;
 	--picture) _hitchbench_words "flame frames" ;;
 	--span) _hitchbench_words "window run" ;;
+	--window) [[ $2 == export ]] && _hitchbench_words "window run" ;;
 	--vs) _hitchbench_dirs ;;
 	--by) _hitchbench_words "batch kernel" ;;
 	--percentile) _hitchbench_words "nearest-rank linear" ;;
@@ -258,7 +261,7 @@ _hitchbench_positional()
 		fi ;;
 	compare | regress)
 		((n == 0)) && _hitchbench_words "$(_hitchbench_recipes)" ;;
-	report | matrix | stalls | profile | frames | interference-scan | "db import" | "plot frames" | "plot percentiles" | \
+	report | matrix | stalls | profile | frames | export | interference-scan | "db import" | "plot frames" | "plot percentiles" | \
 	"plot histogram")
 		_hitchbench_dirs ;;
 	import | "plot matrix" | "plot trend" | "lab init")
