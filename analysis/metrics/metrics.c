@@ -14,6 +14,7 @@
 #include "metrics/metrics.h"
 #include "base/sort.h"
 #include "metrics/lows.h"
+#include "metrics/capframex.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -66,6 +67,13 @@ const struct metric_def metric_defs[M_COUNT] = {
 	[M_FRAMEVIEW_LOW01] = { "frameview_low01", "fv01", 1,
 			   "1000 / mean of the n/1000 + 1 longest frame times (FrameView \"0.1% Low FPS\")",
 			   BETTER_HIGHER },
+	[M_CAPFRAMEX_P5] = { "capframex_p5", "cx_p5", 2,
+			   "R-8 5th percentile of the frames' fps (1000 / frame time) (CapFrameX \"P5\")",
+			   BETTER_HIGHER },
+	[M_CAPFRAMEX_P1] = { "capframex_p1", "cx_p1", 2,
+			   "R-8 1st percentile of the frames' fps (CapFrameX \"P1\")", BETTER_HIGHER },
+	[M_CAPFRAMEX_P01] = { "capframex_p01", "cx_p01", 2,
+			   "R-8 0.1th percentile of the frames' fps (CapFrameX \"P0.1\")", BETTER_HIGHER },
 	[M_STALLS_WARM]  = { "stalls_warm",  "st_warm",  0, "frames over the stall threshold in the warm-up (first present to window start)", BETTER_LOWER },
 	[M_STALL_WARM_S] = { "stall_warm_s", "stw_s",    2, "the seconds the warm-up's frames over the stall threshold took", BETTER_LOWER },
 	[M_LONGEST_WARM] = { "longest_warm", "lg_warm",  1, "the longest frame of the warm-up, ms", BETTER_LOWER },
@@ -332,6 +340,7 @@ int metrics_compute_recreated(const uint64_t *t_ns, size_t n, uint64_t window_st
 	set_rate(&m, M_LOW1, m.v[M_P99_MS]);
 	set_rate(&m, M_LOW01, m.v[M_P999_MS]);
 	lows_compute(frame_ns, ns, ms, frames, opts, &m);
+	capframex_compute(ms, frames, &m);
 	free(ns);
 	free(frame_ns);
 	free(ms);

@@ -19,6 +19,8 @@
  *                MangoHud's summary, each named after its tool (lows.h)
  *   frameview_low1, frameview_low01   FrameView's "1% Low FPS" and
  *                "0.1% Low FPS" (lows.h)
+ *   capframex_p5, capframex_p1, capframex_p01   CapFrameX's "P5", "P1",
+ *                "P0.1": percentiles of the frames' fps (capframex.h)
  *   stalls_warm, stall_warm_s, longest_warm   the same over the warm-up
  *   stalls_play, stall_play_s, longest_play, low1_play   over the window's
  *                frames less those in reload segments (reload.h)
@@ -84,6 +86,10 @@ enum metric_id {
 	M_MANGOHUD_AVG,
 	M_FRAMEVIEW_LOW1,
 	M_FRAMEVIEW_LOW01,
+	/* CapFrameX's percentiles of fps (capframex.h) */
+	M_CAPFRAMEX_P5,
+	M_CAPFRAMEX_P1,
+	M_CAPFRAMEX_P01,
 	/* the warm-up (first present to window start) and the play window (the
 	 * window less its reload segments): analysis/run/run-windows.c, reload.h */
 	M_STALLS_WARM,

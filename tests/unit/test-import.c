@@ -622,7 +622,7 @@ START_TEST(formats)
 		ck_assert_int_eq(import_format_parse(import_format_name((enum import_format)i), &f), 0);
 		ck_assert_int_eq(f, i);
 	}
-	ck_assert_int_eq(import_format_parse("capframex", &f), -EINVAL);
+	ck_assert_int_eq(import_format_parse("fraps", &f), -EINVAL);
 }
 END_TEST
 
