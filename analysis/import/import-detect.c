@@ -90,8 +90,7 @@ static void add_shown(struct strbuf *why, const char *line)
 	strbuf_addf(why, "'%.*s%s'", n > 60 ? 60 : (int)n, line, n > 60 ? "..." : "");
 }
 
-/* The format of a text whose first bytes are head (len of them). */
-static int detect_text(const char *head, size_t len, const char *base, enum import_format *f,
+int import_detect_text(const char *head, size_t len, const char *base, enum import_format *f,
 		       struct strbuf *why)
 {
 	static const char *const frame_time_columns[] = { "MsBetweenPresents", "msBetweenPresents",
@@ -203,7 +202,7 @@ int import_detect(const char *path, enum import_format *f, struct strbuf *why)
 		strbuf_addstr(why, "a hitchbench frame file (its magic, " HB_FRAMES_MAGIC ")");
 		return 0;
 	}
-	if (detect_text(head, (size_t)n, base, f, why) < 0) {
+	if (import_detect_text(head, (size_t)n, base, f, why) < 0) {
 		struct strbuf msg = STRBUF_INIT;
 
 		strbuf_addf(&msg, "%s: not a log of a format this version reads (%s); --format names one",

@@ -128,6 +128,12 @@ int import_gallium_parse(const char *text, size_t len, const char *path,
  * *f set and why (one line: the marks seen), -EINVAL when no format fits
  * (why says what the file opens with) or -errno; why says what went wrong. */
 int import_detect(const char *path, enum import_format *f, struct strbuf *why);
+/* The same for a file's first len bytes, head, and its name without
+ * directories, base (Gallium's dump is told by its name): 0 or -EINVAL,
+ * why as above without the path. No hook or directory here: those are
+ * told before the text is read. */
+int import_detect_text(const char *head, size_t len, const char *base, enum import_format *f,
+		       struct strbuf *why);
 
 /* Reads PATH in format f: a file, or for gallium-hud also the
  * GALLIUM_HUD_DUMP_DIR directory (its `frametime_(ms)` file is read).
