@@ -427,7 +427,7 @@ static void summary_note(struct mparser *p)
 
 	strbuf_addf(&p->out->notes, "%s: MangoHud %.*s: mangohud_* follow %s\n", p->path, (int)vlen,
 		    version, mangohud_formula_note(f));
-	if (p->out->interval && p->have_frametime)
+	if (p->out->interval && p->have_frametime && !p->out->rows_dropped)
 		strbuf_addf(&p->out->notes, "%s: a log of samples (log_interval): MangoHud's _summary.csv "
 			    "was computed from these same rows (each the frame time of the frame last "
 			    "presented), so mangohud_* reproduce it; the metrics that need every frame "

@@ -131,7 +131,8 @@ int import_detect(const char *path, enum import_format *f, struct strbuf *why);
 /* The same for a file's first len bytes, head, and its name without
  * directories, base (Gallium's dump is told by its name): 0 or -EINVAL,
  * why as above without the path. No hook or directory here: those are
- * told before the text is read. */
+ * told before the text is read. Outside import_detect(), for the tests
+ * and the fuzz harness (tests/fuzz/fuzz-detect.c), which have no file. */
 int import_detect_text(const char *head, size_t len, const char *base, enum import_format *f,
 		       struct strbuf *why);
 

@@ -16,7 +16,10 @@ static double fps_at(const double *sorted_ms, size_t n, size_t i)
 	return ms > 0 ? 1000.0 / ms : NAN;
 }
 
-double capframex_fps_quantile(const double *sorted_ms, size_t n, double tau)
+/* The R-8 quantile at tau of the fps of frame times sorted_ms (ascending;
+ * the fps ascend the other way). NAN for n == 0 or a 0 ms frame in the
+ * two neighbours interpolated. */
+static double capframex_fps_quantile(const double *sorted_ms, size_t n, double tau)
 {
 	double h, lo, hi;
 	size_t hf;

@@ -16,10 +16,6 @@
 
 #include <stddef.h>
 
-/* The R-8 quantile at tau of the fps of frame times sorted_ms (ascending;
- * the fps ascend the other way). NAN for n == 0 or a 0 ms frame in the
- * two neighbours interpolated. */
-double capframex_fps_quantile(const double *sorted_ms, size_t n, double tau);
 
 /* Sets M_CAPFRAMEX_P5 .. M_CAPFRAMEX_P01 of m from the window's frame
  * times (ascending sorted_ms, n > 0). Called by metrics_compute(). */

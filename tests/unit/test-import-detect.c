@@ -154,6 +154,27 @@ START_TEST(marks)
 }
 END_TEST
 
+/* the text alone, as the fuzz harness gives it: the marks are the same,
+ * and a file's name tells only Gallium's dump */
+START_TEST(text_alone)
+{
+	static const char ocat[] = "Application,ProcessID,MsBetweenPresents,Processor\n";
+	struct strbuf why = STRBUF_INIT;
+	enum import_format f;
+
+	ck_assert_int_eq(import_detect_text(ocat, sizeof(ocat) - 1, "x.csv", &f, &why), 0);
+	ck_assert_int_eq(f, IMPORT_OCAT);
+	ck_assert_str_eq(why.buf, "PresentMon's columns (Application, MsBetweenPresents) and OCAT's system column Processor");
+	strbuf_reset(&why);
+	ck_assert_int_eq(import_detect_text("1.0\n", 4, "frametime_(ms)", &f, &why), 0);
+	ck_assert_int_eq(f, IMPORT_GALLIUM_HUD);
+	strbuf_reset(&why);
+	ck_assert_int_eq(import_detect_text("1.0\n", 4, "x", &f, &why), -EINVAL);
+	ck_assert_str_eq(why.buf, "no tool's marks: its first line is '1.0'");
+	strbuf_release(&why);
+}
+END_TEST
+
 TEST_SUITE(import_detect_suite)
 {
 	Suite *s = suite_create("importdetect");
@@ -162,6 +183,7 @@ TEST_SUITE(import_detect_suite)
 	tcase_add_test(tc, real_logs);
 	tcase_add_test(tc, summary_refused);
 	tcase_add_test(tc, marks);
+	tcase_add_test(tc, text_alone);
 	suite_add_tcase(s, tc);
 	return s;
 }
