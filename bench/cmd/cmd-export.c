@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char export_usage[] =
 	"usage: hitchbench export --format FORMAT [--out DIR] [--window window|run] RUNDIR...\n"
@@ -44,7 +45,8 @@ struct export_args {
 	enum export_span span;
 };
 
-/* One file: the writer's bytes into memory, then the file replaced whole. */
+/* One file: the writer's bytes into memory, then written whole (under a
+ * name no file has: free_name()). */
 static int write_one(const char *dir, const char *name, void (*writer)(FILE *, const struct export_input *),
 		     const struct export_input *in, char **path)
 {
@@ -71,6 +73,41 @@ out:
 	return r;
 }
 
+/* Whether DIR/NAME exists (or cannot be told not to). */
+static bool taken(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	bool r = access(path, F_OK) == 0 || errno != ENOENT;
+
+	free(path);
+	return r;
+}
+
+/* name (which it takes), or, when a file of that name (or of its MangoHud
+ * summary) is already in dir, STEM-2.EXT, STEM-3.EXT, ...: an export never
+ * replaces a file, another run's that started in the same second
+ * included. */
+static char *free_name(const char *dir, char *name, bool summary)
+{
+	const char *dot = strrchr(name, '.');
+	char *stem = xstrndup(name, dot ? (size_t)(dot - name) : strlen(name));
+	char *ext = xstrdup(dot ? dot : "");
+
+	for (unsigned k = 2;; k++) {
+		char *sum = summary ? export_summary_name(name) : NULL;
+		bool busy = taken(dir, name) || (sum && taken(dir, sum));
+
+		free(sum);
+		if (!busy)
+			break;
+		free(name);
+		name = xasprintf("%s-%u%s", stem, k, ext);
+	}
+	free(stem);
+	free(ext);
+	return name;
+}
+
 static int export_one(const struct export_args *a, const char *dir)
 {
 	static void (*const writers[EXPORT_FORMAT_COUNT])(FILE *, const struct export_input *) = {
@@ -94,7 +131,7 @@ static int export_one(const struct export_args *a, const char *dir)
 		error_msg("%s: no frames in its %s to export", dir, a->span == EXPORT_SPAN_RUN ? "run" : "window");
 		goto out;
 	}
-	name = export_file_name(a->format, &in);
+	name = free_name(a->out_dir, export_file_name(a->format, &in), a->format == EXPORT_MANGOHUD);
 	if ((r = write_one(a->out_dir, name, writers[a->format], &in, &path)) < 0)
 		goto out_in;
 	if (a->format == EXPORT_MANGOHUD) {

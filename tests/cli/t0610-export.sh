@@ -98,15 +98,18 @@ cd = d["Runs"][0]["CaptureData"]
 assert all(len(v) == 731 for v in cd.values()), {k: len(v) for k, v in cd.items()}
 assert cd["MsBetweenPresents"][0] == 10.527713, cd["MsBetweenPresents"][0]
 EOF
-if [ -f "$HB_SRCDIR/analysis/import/import-capframex.c" ]; then
-	roundtrip capframex "$C"
-else
-	echo "t0610: capframex not imported back: analysis/import/import-capframex.c is not written yet" >&2
-fi
+roundtrip capframex "$C"
 
 # --window run: every frame of the run, the warm-up's too
 "$HB" export --format mangohud --window run --out "$T/all" "$R" >/dev/null 2>&1 || fail "--window run failed"
 expect_eq "run's rows" 865 "$(($(wc -l <"$T/all/dsda-doom_2026-11-30_12-07-07.csv") - 3))"
+
+# a file already there is never replaced: the second export of a run (or
+# another run that started in the same second) gets STEM-2, its summary too
+"$HB" export --format mangohud --window run --out "$T/all" "$R" >"$T/again" 2>/dev/null || fail "second export failed"
+expect_eq "second export's files" "$T/all/dsda-doom_2026-11-30_12-07-07-2.csv
+$T/all/dsda-doom_2026-11-30_12-07-07-2_summary.csv" "$(cat "$T/again")"
+expect_eq "the first left whole" 868 "$(wc -l <"$T/all/dsda-doom_2026-11-30_12-07-07.csv")"
 
 # usage errors
 for args in "" "--format nvidia $R" "--format mangohud" "--format mangohud --window all $R"; do
