@@ -257,6 +257,9 @@ static void json_info(struct import_series *out, struct json_object *info)
 	}
 }
 
+/* Run which (from 1) of the capture: its frame times pushed; a dropped
+ * one is named by its place among the frames read so far (a JSON value has
+ * no line). */
 static int json_run(struct json_object *run, const char *path, unsigned which,
 		    struct import_series *out, struct strbuf *err)
 {
@@ -274,8 +277,8 @@ static int json_run(struct json_object *run, const char *path, unsigned which,
 	n = json_object_array_length(ft);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(ft, i);
-		/* no line to name: the frame's place in the run stands for it */
-		int at = i < INT_MAX ? (int)i + 1 : INT_MAX;
+		/* no line to name: the frame's place stands for it */
+		int at = out->rows < INT_MAX ? (int)out->rows + 1 : INT_MAX;
 
 		out->rows++;
 		if (json_object_is_type(e, json_type_double) || json_object_is_type(e, json_type_int))
@@ -292,7 +295,7 @@ static int parse_json(const char *text, size_t len, const char *path, const stru
 	struct json_tokener *tok;
 	struct json_object *top = NULL, *runs, *info;
 	enum json_tokener_error e;
-	unsigned which = o->run ? o->run : 1;
+	unsigned which = o->run;
 	size_t nruns, end;
 	int r = -EINVAL;
 
@@ -342,15 +345,23 @@ static int parse_json(const char *text, size_t len, const char *path, const stru
 	}
 	if (json_object_object_get_ex(top, "Info", &info) && json_object_is_type(info, json_type_object))
 		json_info(out, info);
-	r = json_run(json_object_array_get_idx(runs, which - 1), path, which, out, err);
-	if (r < 0)
-		goto out;
+	/* every run, one after the other, as CapFrameX's own figures take
+	 * them (they join the runs' frame times), unless one is asked for */
+	for (size_t k = which ? which - 1 : 0; k < (which ? which : nruns); k++)
+		if ((r = json_run(json_object_array_get_idx(runs, k), path, (unsigned)k + 1, out, err)) < 0)
+			goto out;
 	kvfile_set(&out->info, "layout", "json");
 	kvfile_addf(&out->info, "runs", "%zu", nruns);
-	kvfile_addf(&out->info, "run", "%u", which);
-	if (nruns > 1)
+	if (which)
+		kvfile_addf(&out->info, "run", "%u", which);
+	else
+		kvfile_set(&out->info, "run", "all");
+	if (nruns > 1 && which)
 		strbuf_addf(&out->notes, "%s: run %u of the capture's %zu read (CapFrameX's own figures join "
 			    "all its runs)\n", path, which, nruns);
+	else if (nruns > 1)
+		strbuf_addf(&out->notes, "%s: the capture's %zu runs read one after the other, as CapFrameX joins "
+			    "them for its own figures; --run N reads one\n", path, nruns);
 out:
 	json_object_put(top);
 	json_tokener_free(tok);

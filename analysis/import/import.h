@@ -68,7 +68,8 @@ struct import_opts {
 	                          * it such a log is refused (a misnamed column is not
 	                          * a log of samples) */
 	unsigned run;            /* capframex JSON: the run of the capture to read,
-	                          * from 1; 0 = the first */
+	                          * from 1; 0 = every run, one after the other (as
+	                          * CapFrameX joins them for its own figures) */
 };
 #define IMPORT_OPTS_DEFAULT { NULL, 0.5, false, 0 }
 
@@ -114,7 +115,8 @@ int import_presentmon_parse(const char *text, size_t len, const char *path,
  * columns) or its JSON (Info, Runs[].CaptureData), told apart by the first
  * byte that is not a blank ('{': JSON). Frame times are MsBetweenPresents,
  * every row (CapFrameX keeps one process); of a JSON capture's runs, run
- * o->run (the first by default), said in notes with how many there are. */
+ * o->run, or all of them one after the other (o->run 0, as CapFrameX's own
+ * figures join them), said in notes with how many there are. */
 int import_capframex_parse(const char *text, size_t len, const char *path,
 			   const struct import_opts *o, struct import_series *out,
 			   struct strbuf *err);

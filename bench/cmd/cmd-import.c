@@ -55,6 +55,9 @@ static const char import_usage[] =
 	"                   compositor, dwm.exe; the one kept is said on stderr)\n"
 	"  --hud-period S   gallium-hud: the GALLIUM_HUD_PERIOD of the log (default 0.5;\n"
 	"                   0: a value per frame, else the rows are samples)\n"
+	"  --run N|all      capframex: of a JSON capture's runs, run N (from 1), or all\n"
+	"                   of them one after the other (the default: CapFrameX's own\n"
+	"                   figures join them)\n"
 	"  --interval       mangohud: take a log without a frametime column (MangoHud\n"
 	"                   before 0.6 logged fps samples only) as an interval log;\n"
 	"                   without it such a log is refused\n"
@@ -344,7 +347,7 @@ out:
 static int parse_args(int argc, char **argv, struct import_args *a)
 {
 	enum { O_FORMAT = 256, O_GAME, O_VARIANT, O_OUT, O_PROCESS, O_PERIOD, O_INTERVAL, O_WARMUP, O_DB,
-	       O_NODB };
+	       O_NODB, O_RUN };
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "game", required_argument, NULL, O_GAME },
@@ -353,6 +356,7 @@ static int parse_args(int argc, char **argv, struct import_args *a)
 		{ "process", required_argument, NULL, O_PROCESS },
 		{ "hud-period", required_argument, NULL, O_PERIOD },
 		{ "interval", no_argument, NULL, O_INTERVAL },
+		{ "run", required_argument, NULL, O_RUN },
 		{ "warmup", required_argument, NULL, O_WARMUP },
 		{ "db", required_argument, NULL, O_DB },
 		{ "no-db", no_argument, NULL, O_NODB },
@@ -389,6 +393,18 @@ static int parse_args(int argc, char **argv, struct import_args *a)
 		case O_INTERVAL:
 			a->opts.interval = true;
 			break;
+		case O_RUN: {
+			int n;
+
+			if (strcmp(optarg, "all") == 0)
+				a->opts.run = 0;
+			else if (safe_atoi(optarg, &n) < 0 || n < 1)
+				return usage_error(import_usage, "--run wants a run's number from 1, or 'all', not '%s'",
+						   optarg);
+			else
+				a->opts.run = (unsigned)n;
+			break;
+		}
 		case O_WARMUP:
 			if (safe_atosec(optarg, &a->warmup_s) < 0)
 				return usage_error(import_usage, "--warmup wants seconds from 0 to %d, not '%s'",

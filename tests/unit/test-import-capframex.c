@@ -147,6 +147,16 @@ START_TEST(json_runs)
 			      "\"AppVersion\":{\"Major\":1,\"Minor\":7,\"Build\":1,\"Revision\":0,"
 			      "\"MajorRevision\":0,\"MinorRevision\":0},\"Some New Key\":\"v\"}");
 
+	/* by default every run, joined as CapFrameX computes its figures */
+	ck_assert_int_eq(parse_str(j, &o, &s, &err), 0);
+	ck_assert_uint_eq(s.rows, 7288);
+	ck_assert_uint_eq(s.n_presents, 7289);
+	ck_assert_str_eq(kvfile_get(&s.info, "run"), "all");
+	ck_assert_ptr_nonnull(strstr(s.notes.buf, "the capture's 2 runs read one after the other"));
+	ck_assert_uint_eq(s.t_ns[7288] - s.t_ns[7287], 30000000);
+	import_series_release(&s);
+
+	o.run = 1;
 	ck_assert_int_eq(parse_str(j, &o, &s, &err), 0);
 	ck_assert_uint_eq(s.rows, 7285);
 	ck_assert_str_eq(kvfile_get(&s.info, "game"), "Resident Evil 2");
