@@ -496,3 +496,50 @@ out:
 	csv_release(&c);
 	return r;
 }
+
+/* The columns of MangoHud's _summary.csv kept as the log's summary.*
+ * (every version writes these four first; 0.7.2 added more after them). */
+static const struct { const char *column, *key; } mangohud_summary_cols[] = {
+	{ "0.1% Min FPS", "summary.low01_fps" },
+	{ "1% Min FPS", "summary.low1_fps" },
+	{ "97% Percentile FPS", "summary.p97_fps" },
+	{ "Average FPS", "summary.avg_fps" },
+};
+
+void import_mangohud_summary(const char *path, struct import_series *out)
+{
+	size_t plen = strlen(path);
+	char *file, *text = NULL;
+	struct csv_record rec;
+	char **head = NULL;
+	size_t len = 0, nhead = 0;
+	struct csv c;
+
+	if (plen < 4 || strcmp(path + plen - 4, ".csv") != 0)
+		return;
+	file = xasprintf("%.*s_summary.csv", (int)(plen - 4), path);
+	if (read_file(file, &text, &len) < 0) {
+		free(file);
+		return;
+	}
+	csv_init(&c, text, len, IMPORT_CSV_FLAGS);
+	if (csv_next(&c, &rec) > 0) {
+		nhead = rec.n;
+		head = xrealloc(NULL, nhead * sizeof(*head));
+		for (size_t i = 0; i < nhead; i++)
+			head[i] = xstrdup(rec.f[i]);
+	}
+	if (head && csv_next(&c, &rec) > 0) {
+		kvfile_add(&out->info, "summary.file", file);
+		for (size_t k = 0; k < sizeof(mangohud_summary_cols) / sizeof(mangohud_summary_cols[0]); k++)
+			for (size_t i = 0; i < nhead && i < rec.n; i++)
+				if (strcmp(head[i], mangohud_summary_cols[k].column) == 0 && *rec.f[i])
+					kvfile_add(&out->info, mangohud_summary_cols[k].key, rec.f[i]);
+	} else {
+		strbuf_addf(&out->notes, "%s: %s holds no figures: MangoHud's own summary not read\n", path, file);
+	}
+	free_fields(head, nhead);
+	csv_release(&c);
+	free(text);
+	free(file);
+}

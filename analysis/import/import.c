@@ -31,6 +31,22 @@ static const char *const format_names[IMPORT_FORMAT_COUNT] = {
 	[IMPORT_CAPFRAMEX] = "capframex",
 };
 
+static const struct import_peer_figure peer_figures[] = {
+	{ IMPORT_MANGOHUD, "summary.low01_fps", "0.1% Min FPS", "mangohud_low01" },
+	{ IMPORT_MANGOHUD, "summary.low1_fps", "1% Min FPS", "mangohud_low1" },
+	{ IMPORT_MANGOHUD, "summary.p97_fps", "97% Percentile FPS", "mangohud_p97" },
+	{ IMPORT_MANGOHUD, "summary.avg_fps", "Average FPS", "mangohud_avg" },
+	{ IMPORT_FRAMEVIEW, "summary.avg_fps", "Avg FPS", "fps" },
+	{ IMPORT_FRAMEVIEW, "summary.low1_fps", "1% Low FPS", "frameview_low1" },
+	{ IMPORT_FRAMEVIEW, "summary.low01_fps", "0.1% Low FPS", "frameview_low01" },
+};
+
+const struct import_peer_figure *import_peer_figures(size_t *n)
+{
+	*n = sizeof(peer_figures) / sizeof(peer_figures[0]);
+	return peer_figures;
+}
+
 const char *import_format_name(enum import_format f)
 {
 	return (unsigned)f < IMPORT_FORMAT_COUNT ? format_names[f] : "unknown";
@@ -229,6 +245,8 @@ int import_read(enum import_format f, const char *path, const struct import_opts
 	switch (f) {
 	case IMPORT_MANGOHUD:
 		r = import_mangohud_parse(text, len, file, o, out, err);
+		if (r == 0)
+			import_mangohud_summary(file, out);
 		break;
 	case IMPORT_PRESENTMON:
 	case IMPORT_OCAT:

@@ -120,6 +120,25 @@ int import_presentmon_parse(const char *text, size_t len, const char *path,
 int import_capframex_parse(const char *text, size_t len, const char *path,
 			   const struct import_opts *o, struct import_series *out,
 			   struct strbuf *err);
+/* MangoHud's _summary.csv beside the log at path (LOG_summary.csv for
+ * LOG.csv), when there is one: its four figures into out's info as
+ * summary.low01_fps, summary.low1_fps, summary.p97_fps, summary.avg_fps
+ * and summary.file; one that holds no figures gets a note. import_read()
+ * calls it after a MangoHud log is read. */
+void import_mangohud_summary(const char *path, struct import_series *out);
+
+/* A figure another tool printed for its own log (kept by its importer as
+ * the info key, from a summary file beside the log) and the metric of ours
+ * that reproduces it (docs/metrics.md "Other tools' 1% lows"). */
+struct import_peer_figure {
+	enum import_format format;
+	const char *key;    /* "summary.low1_fps" */
+	const char *label;  /* the tool's name for it: "1% Low FPS" */
+	const char *metric; /* ours: "frameview_low1" */
+};
+/* Every such pair, each tool's in the order it prints them; *n set. */
+const struct import_peer_figure *import_peer_figures(size_t *n);
+
 /* A Gallium HUD dump file of frame times (`frametime_(ms)`), one value a line. */
 int import_gallium_parse(const char *text, size_t len, const char *path,
 			 const struct import_opts *o, struct import_series *out,

@@ -297,6 +297,45 @@ static int format_of(const struct import_args *a, const char *file, enum import_
 	return r == -EINVAL ? HB_EXIT_USAGE : r < 0 ? HB_EXIT_FAILURE : HB_EXIT_OK;
 }
 
+/* The figures the tool printed for its own log (a summary file beside it)
+ * beside ours from the run's result.txt, one note: what a user checks
+ * first when a number is quoted from that tool. */
+static void say_peer_figures(const struct import_args *a, enum import_format f, const struct import_series *s,
+			     const char *source, const char *run_dir)
+{
+	const struct import_peer_figure *pf;
+	struct strbuf line = STRBUF_INIT, err = STRBUF_INIT;
+	struct kvfile result;
+	char *path = xasprintf("%s/result.txt", run_dir);
+	size_t n;
+
+	kvfile_init(&result);
+	pf = import_peer_figures(&n);
+	if (kvfile_load(&result, path, &err) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			const char *theirs = kvfile_get(&s->info, pf[i].key), *ours;
+			const char *dot;
+			double v;
+
+			if (pf[i].format != f || !theirs || !(ours = kvfile_get(&result, pf[i].metric)) ||
+			    safe_atod(ours, &v) < 0)
+				continue;
+			/* ours to the tool's own decimals, and to 6 more */
+			dot = strchr(theirs, '.');
+			strbuf_addf(&line, "%s%s %s, ours %.*f (%s %.6f)", line.len ? "; " : "", pf[i].label, theirs,
+				    dot ? (int)strspn(dot + 1, "0123456789") : 0, v, pf[i].metric, v);
+		}
+	}
+	if (line.len)
+		note_msg("%s: the tool's own figures (%s) against ours%s: %s", source,
+			 kvfile_get(&s->info, "summary.file"),
+			 a->warmup_s > 0 ? " (ours without the warm-up: not the same frames)" : "", line.buf);
+	kvfile_release(&result);
+	strbuf_release(&line);
+	strbuf_release(&err);
+	free(path);
+}
+
 static int import_one(const struct import_args *a, const char *file, const char *out_dir,
 		      const char *db_path, const char *cmdline)
 {
@@ -327,6 +366,7 @@ static int import_one(const struct import_args *a, const char *file, const char 
 	}
 	if (write_run_dir(a, f, &s, game, source, cmdline, tmp, final) < 0)
 		goto out;
+	say_peer_figures(a, f, &s, source, final);
 	free(tmp);
 	tmp = NULL;
 	if (db_path && index_run(a, db_path, final) < 0)

@@ -142,6 +142,11 @@ grep -q "hud: read as gallium-hud: a GALLIUM_HUD_DUMP_DIR directory" "$T/err" ||
 grep -q "README.md: not a log of a format this version reads (no tool's marks: its first line is '# " "$T/err" ||
 	fail "README not refused: $(cat "$T/err")"
 expect_eq "runs imported beside the refusal" 3 "$(wc -l <"$T/out")"
+# MangoHud's _summary.csv beside the log: its figures said beside ours
+grep -q "dsda-doom_2026-11-30_10-02-37.csv: the tool's own figures (.*dsda-doom_2026-11-30_10-02-37_summary.csv) against ours: 0.1% Min FPS 8.7, ours 8.7 (mangohud_low01 8.68.*); 1% Min FPS 17.1, ours 17.1 .*Average FPS 43.0, ours 43.0" "$T/err" ||
+	fail "MangoHud's own figures not said: $(cat "$T/err")"
+d=$(grep dsda-doom "$T/out")
+expect_eq "summary kept" 17.1 "$(value log.summary.low1_fps "$d/bench.txt")"
 for d in $(cat "$T/out"); do
 	case $d in
 	*dsda-doom*) expect_eq "$d source" mangohud "$(value frame_source "$d/bench.txt")" ;;
