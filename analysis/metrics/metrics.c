@@ -15,6 +15,7 @@
 #include "base/sort.h"
 #include "metrics/lows.h"
 #include "metrics/capframex.h"
+#include "metrics/presentmon-stats.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -74,6 +75,18 @@ const struct metric_def metric_defs[M_COUNT] = {
 			   "R-8 1st percentile of the frames' fps (CapFrameX \"P1\")", BETTER_HIGHER },
 	[M_CAPFRAMEX_P01] = { "capframex_p01", "cx_p01", 2,
 			   "R-8 0.1th percentile of the frames' fps (CapFrameX \"P0.1\")", BETTER_HIGHER },
+	[M_PRESENTMON_MIN] = { "presentmon_min", "pm_min", 2,
+			   "1000 / the longest frame time (PresentMon 2.x capture stats \"Minimum FPS\")",
+			   BETTER_HIGHER },
+	[M_PRESENTMON_P1] = { "presentmon_p1", "pm_p1", 2,
+			   "1000 / the R-7 (linear) 99th percentile of frame time "
+			   "(PresentMon 2.x capture stats \"1st Percentile FPS\")", BETTER_HIGHER },
+	[M_PRESENTMON_P5] = { "presentmon_p5", "pm_p5", 2,
+			   "1000 / the R-7 (linear) 95th percentile of frame time "
+			   "(PresentMon 2.x capture stats \"5th Percentile FPS\")", BETTER_HIGHER },
+	[M_PRESENTMON_MAX] = { "presentmon_max", "pm_max", 2,
+			   "1000 / the shortest frame time (PresentMon 2.x capture stats \"Maximum FPS\")",
+			   BETTER_NEITHER },
 	[M_STALLS_WARM]  = { "stalls_warm",  "st_warm",  0, "frames over the stall threshold in the warm-up (first present to window start)", BETTER_LOWER },
 	[M_STALL_WARM_S] = { "stall_warm_s", "stw_s",    2, "the seconds the warm-up's frames over the stall threshold took", BETTER_LOWER },
 	[M_LONGEST_WARM] = { "longest_warm", "lg_warm",  1, "the longest frame of the warm-up, ms", BETTER_LOWER },
@@ -341,6 +354,7 @@ int metrics_compute_recreated(const uint64_t *t_ns, size_t n, uint64_t window_st
 	set_rate(&m, M_LOW01, m.v[M_P999_MS]);
 	lows_compute(frame_ns, ns, ms, frames, opts, &m);
 	capframex_compute(ms, frames, &m);
+	presentmon_stats_compute(ms, frames, &m);
 	free(ns);
 	free(frame_ns);
 	free(ms);

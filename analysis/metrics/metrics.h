@@ -21,6 +21,10 @@
  *                "0.1% Low FPS" (lows.h)
  *   capframex_p5, capframex_p1, capframex_p01   CapFrameX's "P5", "P1",
  *                "P0.1": percentiles of the frames' fps (capframex.h)
+ *   presentmon_min, presentmon_p1, presentmon_p5, presentmon_max
+ *                PresentMon 2.x capture's stats file: 1000 / the longest,
+ *                R-7 99th and 95th percentile, shortest frame time
+ *                (presentmon-stats.h)
  *   stalls_warm, stall_warm_s, longest_warm   the same over the warm-up
  *   stalls_play, stall_play_s, longest_play, low1_play   over the window's
  *                frames less those in reload segments (reload.h)
@@ -90,6 +94,11 @@ enum metric_id {
 	M_CAPFRAMEX_P5,
 	M_CAPFRAMEX_P1,
 	M_CAPFRAMEX_P01,
+	/* PresentMon 2.x capture's stats file (presentmon-stats.h) */
+	M_PRESENTMON_MIN,
+	M_PRESENTMON_P1,
+	M_PRESENTMON_P5,
+	M_PRESENTMON_MAX,
 	/* the warm-up (first present to window start) and the play window (the
 	 * window less its reload segments): analysis/run/run-windows.c, reload.h */
 	M_STALLS_WARM,

@@ -348,6 +348,7 @@ START_TEST(lookup)
 		"mangohud_low01", "mangohud_low1", "mangohud_p97", "mangohud_avg",
 		"frameview_low1", "frameview_low01",
 		"capframex_p5", "capframex_p1", "capframex_p01",
+		"presentmon_min", "presentmon_p1", "presentmon_p5", "presentmon_max",
 		"stalls_warm", "stall_warm_s", "longest_warm", "stalls_play", "stall_play_s",
 		"longest_play", "low1_play", "win_play", "reload_s", "reload_n",
 		"recreations", "recreation_s",
