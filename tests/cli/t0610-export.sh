@@ -29,7 +29,8 @@ b = json.load(open(sys.argv[2]))["runs"][0]["metrics"]
 fmt = sys.argv[3]
 same = ["frames", "stalls", "stall_s", "longest_ms", "p50_ms", "p99_ms", "p999_ms", "low1", "low01",
         "low1_avg", "low01_avg", "low1_integral", "smooth_fps", "steady_fps", "frameview_low1",
-        "frameview_low01", "capframex_p5", "capframex_p1", "capframex_p01"]
+        "frameview_low01", "capframex_p5", "capframex_p1", "capframex_p01",
+        "presentmon_min", "presentmon_p1", "presentmon_p5", "presentmon_max"]
 if fmt != "mangohud":  # a MangoHud 0.8 log's mangohud_* follow 0.8's formula (checked apart)
     same += ["mangohud_low01", "mangohud_low1", "mangohud_p97", "mangohud_avg"]
 bad = [k for k in same if a[k] is None or a[k] != b[k]]
