@@ -36,10 +36,83 @@ static const struct import_peer_figure peer_figures[] = {
 	{ IMPORT_MANGOHUD, "summary.low1_fps", "1% Min FPS", "mangohud_low1" },
 	{ IMPORT_MANGOHUD, "summary.p97_fps", "97% Percentile FPS", "mangohud_p97" },
 	{ IMPORT_MANGOHUD, "summary.avg_fps", "Average FPS", "mangohud_avg" },
+	{ IMPORT_PRESENTMON, "summary.avg_fps", "Average FPS", "fps" },
+	{ IMPORT_PRESENTMON, "summary.min_fps", "Minimum FPS", "presentmon_min" },
+	{ IMPORT_PRESENTMON, "summary.p1_fps", "1st Percentile FPS", "presentmon_p1" },
+	{ IMPORT_PRESENTMON, "summary.p5_fps", "5th Percentile FPS", "presentmon_p5" },
+	{ IMPORT_PRESENTMON, "summary.max_fps", "Maximum FPS", "presentmon_max" },
 	{ IMPORT_FRAMEVIEW, "summary.avg_fps", "Avg FPS", "fps" },
 	{ IMPORT_FRAMEVIEW, "summary.low1_fps", "1% Low FPS", "frameview_low1" },
 	{ IMPORT_FRAMEVIEW, "summary.low01_fps", "0.1% Low FPS", "frameview_low01" },
 };
+
+/* The summary files of one row: the format, the file beside LOG.EXT
+ * (STEM + suffix), and the columns kept, as summary.KEY. */
+static const struct summary_column {
+	enum import_format format;
+	const char *suffix, *column, *key;
+} summary_columns[] = {
+	{ IMPORT_MANGOHUD, "_summary.csv", "0.1% Min FPS", "summary.low01_fps" },
+	{ IMPORT_MANGOHUD, "_summary.csv", "1% Min FPS", "summary.low1_fps" },
+	{ IMPORT_MANGOHUD, "_summary.csv", "97% Percentile FPS", "summary.p97_fps" },
+	{ IMPORT_MANGOHUD, "_summary.csv", "Average FPS", "summary.avg_fps" },
+	/* 2.0.0-2.1.1 named the percentiles "99th" and "95th" (same figures) */
+	{ IMPORT_PRESENTMON, "-stats.csv", "Average FPS", "summary.avg_fps" },
+	{ IMPORT_PRESENTMON, "-stats.csv", "Minimum FPS", "summary.min_fps" },
+	{ IMPORT_PRESENTMON, "-stats.csv", "1st Percentile FPS", "summary.p1_fps" },
+	{ IMPORT_PRESENTMON, "-stats.csv", "99th Percentile FPS", "summary.p1_fps" },
+	{ IMPORT_PRESENTMON, "-stats.csv", "5th Percentile FPS", "summary.p5_fps" },
+	{ IMPORT_PRESENTMON, "-stats.csv", "95th Percentile FPS", "summary.p5_fps" },
+	{ IMPORT_PRESENTMON, "-stats.csv", "Maximum FPS", "summary.max_fps" },
+	{ IMPORT_PRESENTMON, "-stats.csv", "Total Frames", "summary.frames" },
+};
+
+/* The summary file a tool writes beside its log, a header and one row of
+ * figures, when there is one (MangoHud's LOG_summary.csv for LOG.csv, the
+ * PresentMon capture app's LOG-stats.csv): the columns above go into out's
+ * info as summary.KEY, and summary.file; one that holds no figures gets a
+ * note. FrameView's summary, one row per log, is read by its reader. */
+static void import_summary_beside(enum import_format f, const char *path, struct import_series *out)
+{
+	const char *suffix = NULL, *dot = strrchr(path, '.');
+	char *file, *text = NULL, **head = NULL;
+	struct csv_record rec;
+	size_t len = 0, nhead = 0;
+	struct csv c;
+
+	for (size_t k = 0; k < sizeof(summary_columns) / sizeof(summary_columns[0]) && !suffix; k++)
+		if (summary_columns[k].format == f)
+			suffix = summary_columns[k].suffix;
+	if (!suffix || !dot || strchr(dot, '/'))
+		return;
+	file = xasprintf("%.*s%s", (int)(dot - path), path, suffix);
+	if (read_file(file, &text, &len) < 0) {
+		free(file);
+		return;
+	}
+	csv_init(&c, text, len, IMPORT_CSV_FLAGS);
+	if (csv_next(&c, &rec) > 0) {
+		nhead = rec.n;
+		head = xrealloc(NULL, (nhead ? nhead : 1) * sizeof(*head));
+		for (size_t i = 0; i < nhead; i++)
+			head[i] = xstrdup(rec.f[i]);
+	}
+	if (head && csv_next(&c, &rec) > 0) {
+		kvfile_add(&out->info, "summary.file", file);
+		for (size_t k = 0; k < sizeof(summary_columns) / sizeof(summary_columns[0]); k++)
+			for (size_t i = 0; summary_columns[k].format == f && i < nhead && i < rec.n; i++)
+				if (strcmp(head[i], summary_columns[k].column) == 0 && *rec.f[i])
+					kvfile_add(&out->info, summary_columns[k].key, rec.f[i]);
+	} else {
+		strbuf_addf(&out->notes, "%s: %s holds no figures: the tool's own summary not read\n", path, file);
+	}
+	for (size_t i = 0; i < nhead; i++)
+		free(head[i]);
+	free(head);
+	csv_release(&c);
+	free(text);
+	free(file);
+}
 
 const struct import_peer_figure *import_peer_figures(size_t *n)
 {
@@ -245,8 +318,6 @@ int import_read(enum import_format f, const char *path, const struct import_opts
 	switch (f) {
 	case IMPORT_MANGOHUD:
 		r = import_mangohud_parse(text, len, file, o, out, err);
-		if (r == 0)
-			import_mangohud_summary(file, out);
 		break;
 	case IMPORT_PRESENTMON:
 	case IMPORT_OCAT:
@@ -263,6 +334,8 @@ int import_read(enum import_format f, const char *path, const struct import_opts
 		r = -EINVAL;
 		strbuf_addf(err, "%s: unknown format", file);
 	}
+	if (r == 0)
+		import_summary_beside(f, file, out);
 out:
 	free(text);
 	if (r == 0 && source)

@@ -120,13 +120,6 @@ int import_presentmon_parse(const char *text, size_t len, const char *path,
 int import_capframex_parse(const char *text, size_t len, const char *path,
 			   const struct import_opts *o, struct import_series *out,
 			   struct strbuf *err);
-/* MangoHud's _summary.csv beside the log at path (LOG_summary.csv for
- * LOG.csv), when there is one: its four figures into out's info as
- * summary.low01_fps, summary.low1_fps, summary.p97_fps, summary.avg_fps
- * and summary.file; one that holds no figures gets a note. import_read()
- * calls it after a MangoHud log is read. */
-void import_mangohud_summary(const char *path, struct import_series *out);
-
 /* A figure another tool printed for its own log (kept by its importer as
  * the info key, from a summary file beside the log) and the metric of ours
  * that reproduces it (docs/metrics.md "Other tools' 1% lows"). */
@@ -159,8 +152,11 @@ int import_detect_text(const char *head, size_t len, const char *base, enum impo
 
 /* Reads PATH in format f: a file, or for gallium-hud also the
  * GALLIUM_HUD_DUMP_DIR directory (its `frametime_(ms)` file is read).
- * *source is set to the file actually read (caller frees). 0, -EINVAL
- * (bad file, message in err) or -errno (message in err). */
+ * *source is set to the file actually read (caller frees). The summary
+ * a tool wrote beside its log (MangoHud's LOG_summary.csv, the PresentMon
+ * capture app's LOG-stats.csv, FrameView's FrameView_Summary.csv row) goes
+ * into out's info as summary.* and summary.file. 0, -EINVAL (bad file,
+ * message in err) or -errno (message in err). */
 int import_read(enum import_format f, const char *path, const struct import_opts *o,
 		struct import_series *out, char **source, struct strbuf *err);
 

@@ -145,6 +145,47 @@ START_TEST(capture_and_stats)
 }
 END_TEST
 
+/* The capture read from a file with its stats file beside it, as `import`
+ * reads it: the stats' figures kept as summary.*, as written, and those
+ * the import says beside ours are the pairs import_peer_figures() has */
+START_TEST(stats_beside)
+{
+	static const char *const keys[][2] = {
+		{ "summary.avg_fps", "50.8776" }, { "summary.min_fps", "19.9203" }, { "summary.p1_fps", "21.273" },
+		{ "summary.p5_fps", "29.2056" }, { "summary.max_fps", "60.6061" }, { "summary.frames", "20" },
+	};
+	char *dir = test_tmpdir(), *csv = capture_csv(), *path = xasprintf("%s/game-240101-120000.csv", dir);
+	const struct import_peer_figure *pf;
+	struct import_series s;
+	struct strbuf err = STRBUF_INIT;
+	size_t n, pairs = 0;
+
+	test_put(dir, "game-240101-120000.csv", csv);
+	test_put(dir, "game-240101-120000-stats.csv", capture_stats);
+	import_series_init(&s);
+	ck_assert_int_eq(import_read(IMPORT_PRESENTMON, path, NULL, &s, NULL, &err), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		ck_assert_str_eq(kvfile_get(&s.info, keys[i][0]), keys[i][1]);
+	ck_assert_ptr_nonnull(strstr(kvfile_get(&s.info, "summary.file"), "game-240101-120000-stats.csv"));
+	pf = import_peer_figures(&n);
+	for (size_t i = 0; i < n; i++) {
+		/* every tool's pairs name a metric of ours */
+		ck_assert_msg(metric_lookup(pf[i].metric) >= 0, "%s", pf[i].metric);
+		if (pf[i].format == IMPORT_PRESENTMON) {
+			ck_assert_ptr_nonnull(kvfile_get(&s.info, pf[i].key));
+			pairs++;
+		}
+	}
+	ck_assert_uint_eq(pairs, 5);
+	import_series_release(&s);
+	remove_tree(dir);
+	free(path);
+	free(csv);
+	free(dir);
+	strbuf_release(&err);
+}
+END_TEST
+
 START_TEST(gold_frames)
 {
 	static const char gold_stats[] =
@@ -193,6 +234,7 @@ TEST_SUITE(pmstats_suite)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, capture_and_stats);
+	tcase_add_test(tc, stats_beside);
 	tcase_add_test(tc, gold_frames);
 	tcase_add_test(tc, one_frame);
 	suite_add_tcase(s, tc);
