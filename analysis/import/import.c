@@ -44,6 +44,12 @@ static const struct import_peer_figure peer_figures[] = {
 	{ IMPORT_FRAMEVIEW, "summary.avg_fps", "Avg FPS", "fps" },
 	{ IMPORT_FRAMEVIEW, "summary.low1_fps", "1% Low FPS", "frameview_low1" },
 	{ IMPORT_FRAMEVIEW, "summary.low01_fps", "0.1% Low FPS", "frameview_low01" },
+	/* FrameView's percentiles are nearest-rank of frame time, its Min and
+	 * Max FPS 1000 / the longest and shortest frame (40 real summaries) */
+	{ IMPORT_FRAMEVIEW, "summary.p1_fps", "1% FPS", "low1" },
+	{ IMPORT_FRAMEVIEW, "summary.p01_fps", "0.1% FPS", "low01" },
+	{ IMPORT_FRAMEVIEW, "summary.min_fps", "Min FPS", "presentmon_min" },
+	{ IMPORT_FRAMEVIEW, "summary.max_fps", "Max FPS", "presentmon_max" },
 };
 
 /* The summary files of one row: the format, the file beside LOG.EXT
