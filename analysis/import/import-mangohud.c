@@ -417,21 +417,27 @@ static int record(struct mparser *p, const struct csv_record *rec)
 
 /* What the log's mangohud_* metrics reproduce, as a note: the summary
  * formula of the version told (the first block's, as run_metrics takes),
- * and for a log of samples that MangoHud's summary came from those same
- * samples. */
+ * for a log of samples that MangoHud's summary came from those same
+ * samples, and since 0.6.9 the row the summary holds and the log does not. */
 static void summary_note(struct mparser *p)
 {
 	const char *version = p->versions.buf;
 	size_t vlen = strcspn(version, ",");
 	enum mangohud_formula f = mangohud_formula_for_version(version);
+	bool unlogged = mangohud_summary_counts_unlogged_row(version);
 
 	strbuf_addf(&p->out->notes, "%s: MangoHud %.*s: mangohud_* follow %s\n", p->path, (int)vlen,
 		    version, mangohud_formula_note(f));
 	if (p->out->interval && p->have_frametime && !p->out->rows_dropped)
 		strbuf_addf(&p->out->notes, "%s: a log of samples (log_interval): MangoHud's _summary.csv "
 			    "was computed from these same rows (each the frame time of the frame last "
-			    "presented), so mangohud_* reproduce it; the metrics that need every frame "
-			    "are left out\n", p->path);
+			    "presented)%s; the metrics that need every frame are left out\n", p->path,
+			    unlogged ? " and the first one, unwritten (below)" : ", so mangohud_* reproduce it");
+	if (unlogged)
+		strbuf_addf(&p->out->notes, "%s: MangoHud 0.6.9 and later count in the _summary.csv the first "
+			    "row of the log, which they never write (Logger::writeToFile): mangohud_* lack "
+			    "that frame, and their Average, and a figure it falls in, can differ from "
+			    "MangoHud's\n", p->path);
 	/* MangoHud's summary counted every row: one left out here is a frame
 	 * time its figures hold and ours do not */
 	if (p->out->rows_dropped)

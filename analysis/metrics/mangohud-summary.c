@@ -162,24 +162,47 @@ int mangohud_summary_compute(const uint64_t *frame_ns, size_t n, enum mangohud_f
 	return r;
 }
 
-enum mangohud_formula mangohud_formula_for_version(const char *version)
+/* "v0.8.1", "0.6.8-2", "0.7.0-0.7.2 (...)" as major, minor and patch (0
+ * when there is none): 0, or -EINVAL when it does not start with
+ * MAJOR.MINOR */
+static int parse_version(const char *version, unsigned long v[3])
 {
-	unsigned long major, minor;
 	char *end;
 
 	if (!version)
-		return MH_068;
+		return -EINVAL;
 	if (*version == 'v' || *version == 'V')
 		version++;
 	if (*version < '0' || *version > '9')
-		return MH_068;
-	major = strtoul(version, &end, 10);
+		return -EINVAL;
+	v[0] = strtoul(version, &end, 10);
 	if (*end != '.' || end[1] < '0' || end[1] > '9')
+		return -EINVAL;
+	v[1] = strtoul(end + 1, &end, 10);
+	v[2] = 0;
+	if (*end == '.' && end[1] >= '0' && end[1] <= '9')
+		v[2] = strtoul(end + 1, &end, 10);
+	return 0;
+}
+
+enum mangohud_formula mangohud_formula_for_version(const char *version)
+{
+	unsigned long v[3];
+
+	if (parse_version(version, v) < 0)
 		return MH_068;
-	minor = strtoul(end + 1, &end, 10);
-	if (major > 0 || minor >= 8)
+	if (v[0] > 0 || v[1] >= 8)
 		return MH_08;
-	return minor == 7 ? MH_07 : MH_068;
+	return v[1] == 7 ? MH_07 : MH_068;
+}
+
+bool mangohud_summary_counts_unlogged_row(const char *version)
+{
+	unsigned long v[3];
+
+	if (parse_version(version, v) < 0)
+		return false;
+	return v[0] > 0 || v[1] > 6 || (v[1] == 6 && v[2] >= 9);
 }
 
 const char *mangohud_formula_name(enum mangohud_formula f)

@@ -33,6 +33,7 @@
 #ifndef HB_MANGOHUD_SUMMARY_H
 #define HB_MANGOHUD_SUMMARY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,6 +68,15 @@ int mangohud_summary_from_sorted(const uint64_t *sorted_ns, size_t n, enum mango
  * empty or unparsable string gives MH_068, the formula of Debian 12's
  * MangoHud, which is what a run on this project's machine would have had. */
 enum mangohud_formula mangohud_formula_for_version(const char *version);
+
+/* Whether the summary of MangoHud `version` (as mangohud_formula_for_version
+ * takes it) counts a row its log does not hold. Since 0.6.9 (commit
+ * d6c7b3c1, rows written as they are logged) Logger::writeToFile opens the
+ * file only when `!output_file`, which a stream never opened is not: the
+ * first row of every log is written nowhere, yet stays in the rows the
+ * summary is computed from. False for 0.6.8 and older and for a version
+ * that cannot be read. */
+bool mangohud_summary_counts_unlogged_row(const char *version);
 
 /* "0.6.8", "0.7" or "0.8": the version whose source the formula was read from
  * (the test tool mhsummary prints it beside the figures, t9040). */
