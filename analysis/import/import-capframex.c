@@ -351,11 +351,15 @@ static int parse_json(const char *text, size_t len, const char *path, const stru
 		if ((r = json_run(json_object_array_get_idx(runs, k), path, (unsigned)k + 1, out, err)) < 0)
 			goto out;
 	kvfile_set(&out->info, "layout", "json");
-	kvfile_addf(&out->info, "runs", "%zu", nruns);
-	if (which)
-		kvfile_addf(&out->info, "run", "%u", which);
-	else
-		kvfile_set(&out->info, "run", "all");
+	/* set, not added: an Info key of the file may have taken the name */
+	{
+		char num[32];
+
+		snprintf(num, sizeof(num), "%zu", nruns);
+		kvfile_set(&out->info, "runs", num);
+		snprintf(num, sizeof(num), "%u", which);
+		kvfile_set(&out->info, "run", which ? num : "all");
+	}
 	if (nruns > 1 && which)
 		strbuf_addf(&out->notes, "%s: run %u of the capture's %zu read (CapFrameX's own figures join "
 			    "all its runs)\n", path, which, nruns);

@@ -189,6 +189,28 @@ START_TEST(json_runs)
 }
 END_TEST
 
+/* an Info key of the file named as a key of ours (runs, run, layout)
+ * never adds a second one: ours win, each once */
+START_TEST(info_keys_ours_win)
+{
+	struct import_series s;
+	struct strbuf err = STRBUF_INIT;
+	size_t runs = 0;
+
+	ck_assert_int_eq(parse_str("{\"Info\":{\"Runs\":\"9\",\"Run\":\"7\",\"Layout\":\"csv\"},"
+				   "\"Runs\":[{\"CaptureData\":{\"MsBetweenPresents\":[10,20]}}]}",
+				   NULL, &s, &err), 0);
+	ck_assert_str_eq(kvfile_get(&s.info, "runs"), "1");
+	ck_assert_str_eq(kvfile_get(&s.info, "run"), "all");
+	ck_assert_str_eq(kvfile_get(&s.info, "layout"), "json");
+	for (size_t i = 0; i < s.info.n; i++)
+		runs += strcmp(s.info.items[i].key, "runs") == 0;
+	ck_assert_uint_eq(runs, 1);
+	import_series_release(&s);
+	strbuf_release(&err);
+}
+END_TEST
+
 START_TEST(json_values)
 {
 	struct import_series s;
@@ -298,6 +320,7 @@ TEST_SUITE(capframex_suite)
 
 	tcase_add_test(tc, csv_real);
 	tcase_add_test(tc, json_runs);
+	tcase_add_test(tc, info_keys_ours_win);
 	tcase_add_test(tc, json_values);
 	tcase_add_test(tc, refused);
 	tcase_add_test(tc, cut_short);
