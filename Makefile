@@ -420,7 +420,7 @@ $(B)/tests/uinputdev: $(B)/tests/tools/uinputdev.o $(B)/harness/input-uinput.o $
 $(B)/tests/tools/uinputdev.o: CPPFLAGS += -Iharness
 
 $(B)/tests/mhsummary: $(B)/tests/tools/mhsummary.o $(HITCH_A)
-	$(CC) $(LDFLAGS) -o $@ $^ -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)

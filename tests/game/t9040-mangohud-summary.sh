@@ -3,8 +3,9 @@
 # MangoHud's own summary against ours: dsda-doom (OpenGL, llvmpipe) plays
 # Freedoom's DEMO2 under Xvfb with Debian's MangoHud logging every frame;
 # the four summary numbers hitchbench computes from MangoHud's CSV
-# (tests/tools/mhsummary -> analysis/metrics/mangohud-summary.c, the 0.6.8 formula
-# inferred from the log's 12 columns) must print exactly what MangoHud wrote
+# (tests/tools/mhsummary -> analysis/metrics/mangohud-summary.c, with the
+# version and frame time unit the importer tells from the log: 0.6.8's formula,
+# whole microseconds) must print exactly what MangoHud wrote
 # in its _summary.csv. The game runs as the unprivileged user when run as
 # root, as the runner would run it.
 # timing: how many frames a GL game draws in the log's seconds
