@@ -50,7 +50,7 @@ static unsigned every_log_in(const char *dir, enum import_format f)
 		char *path, *why = NULL;
 		int got;
 
-		if (e->d_name[0] == '.' || is_summary(e->d_name))
+		if (e->d_name[0] == '.' || is_summary(e->d_name) || strncmp(e->d_name, "README", 6) == 0)
 			continue;
 		path = xasprintf("%s/%s", root, e->d_name);
 		got = detect(path, &why);
@@ -74,10 +74,12 @@ START_TEST(real_logs)
 	} dirs[] = {
 		{ "mangohud", IMPORT_MANGOHUD, 1 },
 		{ "mangohud-0.6.8-here", IMPORT_MANGOHUD, 4 },
+		{ "mangohud-0.7.2-here", IMPORT_MANGOHUD, 1 },
+		{ "mangohud-0.8.4-here", IMPORT_MANGOHUD, 2 },
 		{ "presentmon", IMPORT_PRESENTMON, 5 },
 		{ "ocat", IMPORT_OCAT, 1 },
 		{ "frameview", IMPORT_FRAMEVIEW, 0 },
-		{ "capframex", IMPORT_CAPFRAMEX, 0 },
+		{ "capframex", IMPORT_CAPFRAMEX, 1 },
 	};
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
