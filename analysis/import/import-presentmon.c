@@ -17,10 +17,9 @@
  * (Motherboard, OS, Processor, System RAM, Base Driver Version, Driver
  * Package, GPU #, GPU, clocks, memory), filled in on the first data row
  * only: the later rows are shorter than the header. They become the log's
- * info. FrameView writes a summary file beside its logs
- * (FrameView_Summary.csv, a row per log named in `Log Name`): its figures
- * become the log's info as summary.*, so a report can show FrameView's
- * numbers beside ours.
+ * info. FrameView's summary file beside its logs (FrameView_Summary.csv, a
+ * row per log named in `Log Name`) is read by import_read(), as other
+ * tools' summaries are.
  */
 #include "import/import-internal.h"
 
@@ -534,68 +533,6 @@ static void describe(const struct pm *pm, const struct pm_cols *cl, const size_t
 		kvfile_add(&out->info, "resolution", pm->first_res);
 }
 
-/* FrameView_Summary.csv's figures, as log info keys. */
-static const struct { const char *column, *key; } frameview_summary_cols[] = {
-	{ "TimeStamp", "summary.timestamp" },
-	{ "Avg FPS", "summary.avg_fps" },
-	{ "1% Low FPS", "summary.low1_fps" },
-	{ "0.1% Low FPS", "summary.low01_fps" },
-	{ "Min FPS", "summary.min_fps" },
-	{ "Max FPS", "summary.max_fps" },
-	{ "0.1% FPS", "summary.p01_fps" },
-	{ "1% FPS", "summary.p1_fps" },
-	{ "5% FPS", "summary.p5_fps" },
-	{ "10% FPS", "summary.p10_fps" },
-	{ "90th %", "summary.p90" },
-	{ "95th %", "summary.p95" },
-	{ "99th %", "summary.p99" },
-	{ "Time (ms)", "summary.time_ms" },
-};
-
-/* The row of FrameView_Summary.csv beside the log at path whose `Log Name`
- * is the log's file name, into out's info (summary.*, summary.file). A log
- * without one gets a note; the summary is FrameView's, never needed. */
-static void frameview_summary(const char *path, struct import_series *out)
-{
-	const char *slash = strrchr(path, '/');
-	const char *name = slash ? slash + 1 : path;
-	char *file = xasprintf("%.*sFrameView_Summary.csv", (int)(name - path), path);
-	struct csv c;
-	struct csv_record rec;
-	char *text = NULL;
-	size_t len = 0;
-	int want[sizeof(frameview_summary_cols) / sizeof(frameview_summary_cols[0])], logcol = -1;
-	bool found = false;
-
-	if (read_file(file, &text, &len) < 0) {
-		strbuf_addf(&out->notes, "%s: no FrameView_Summary.csv beside it: FrameView's own figures "
-			    "not read\n", path);
-		free(file);
-		return;
-	}
-	csv_init(&c, text, len, IMPORT_CSV_FLAGS);
-	if (csv_next(&c, &rec) > 0) {
-		logcol = column(rec.f, rec.n, "Log Name");
-		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
-			want[k] = column(rec.f, rec.n, frameview_summary_cols[k].column);
-	}
-	while (logcol >= 0 && !found && csv_next(&c, &rec) > 0) {
-		if (strcmp(col(&rec, logcol), name) != 0)
-			continue;
-		found = true;
-		kvfile_add(&out->info, "summary.file", file);
-		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
-			if (*col(&rec, want[k]))
-				kvfile_add(&out->info, frameview_summary_cols[k].key, col(&rec, want[k]));
-	}
-	if (!found)
-		strbuf_addf(&out->notes, "%s: %s has no row for '%s': FrameView's own figures not read\n",
-			    path, file, name);
-	csv_release(&c);
-	free(text);
-	free(file);
-}
-
 int import_presentmon_parse(const char *text, size_t len, const char *path,
 			    const struct import_opts *o, struct import_series *out,
 			    struct strbuf *err)
@@ -644,8 +581,6 @@ int import_presentmon_parse(const char *text, size_t len, const char *path,
 	chain = busiest_chain(&pm, proc);
 	keep_frames(&pm, chain, out);
 	describe(&pm, &cl, order, proc, chain, out);
-	if (frameview)
-		frameview_summary(path, out);
 	r = import_finish(out, path, err);
 out:
 	free(order);

@@ -52,72 +52,123 @@ static const struct import_peer_figure peer_figures[] = {
 	{ IMPORT_FRAMEVIEW, "summary.max_fps", "Max FPS", "presentmon_max" },
 };
 
-/* The summary files of one row: the format, the file beside LOG.EXT
- * (STEM + suffix), and the columns kept, as summary.KEY. */
-static const struct summary_column {
+/* The summary file a tool writes beside its log: the file (STEM + suffix
+ * for LOG.EXT, or a fixed name in the log's directory), and its row: the
+ * first, or the one whose column row_key holds the log's file name. */
+static const struct summary_file {
 	enum import_format format;
-	const char *suffix, *column, *key;
-} summary_columns[] = {
-	{ IMPORT_MANGOHUD, "_summary.csv", "0.1% Min FPS", "summary.low01_fps" },
-	{ IMPORT_MANGOHUD, "_summary.csv", "1% Min FPS", "summary.low1_fps" },
-	{ IMPORT_MANGOHUD, "_summary.csv", "97% Percentile FPS", "summary.p97_fps" },
-	{ IMPORT_MANGOHUD, "_summary.csv", "Average FPS", "summary.avg_fps" },
-	/* 2.0.0-2.1.1 named the percentiles "99th" and "95th" (same figures) */
-	{ IMPORT_PRESENTMON, "-stats.csv", "Average FPS", "summary.avg_fps" },
-	{ IMPORT_PRESENTMON, "-stats.csv", "Minimum FPS", "summary.min_fps" },
-	{ IMPORT_PRESENTMON, "-stats.csv", "1st Percentile FPS", "summary.p1_fps" },
-	{ IMPORT_PRESENTMON, "-stats.csv", "99th Percentile FPS", "summary.p1_fps" },
-	{ IMPORT_PRESENTMON, "-stats.csv", "5th Percentile FPS", "summary.p5_fps" },
-	{ IMPORT_PRESENTMON, "-stats.csv", "95th Percentile FPS", "summary.p5_fps" },
-	{ IMPORT_PRESENTMON, "-stats.csv", "Maximum FPS", "summary.max_fps" },
-	{ IMPORT_PRESENTMON, "-stats.csv", "Total Frames", "summary.frames" },
+	const char *suffix, *name, *row_key;
+	bool always; /* the tool always writes one: its absence is said */
+} summary_files[] = {
+	{ IMPORT_MANGOHUD, "_summary.csv", NULL, NULL, false },
+	{ IMPORT_PRESENTMON, "-stats.csv", NULL, NULL, false },
+	{ IMPORT_FRAMEVIEW, NULL, "FrameView_Summary.csv", "Log Name", true },
 };
 
-/* The summary file a tool writes beside its log, a header and one row of
- * figures, when there is one (MangoHud's LOG_summary.csv for LOG.csv, the
- * PresentMon capture app's LOG-stats.csv): the columns above go into out's
- * info as summary.KEY, and summary.file; one that holds no figures gets a
- * note. FrameView's summary, one row per log, is read by its reader. */
-static void import_summary_beside(enum import_format f, const char *path, struct import_series *out)
-{
-	const char *suffix = NULL, *dot = strrchr(path, '.');
-	char *file, *text = NULL, **head = NULL;
-	struct csv_record rec;
-	size_t len = 0, nhead = 0;
-	struct csv c;
+/* The columns kept, as summary.KEY, as the tool printed them. */
+static const struct summary_column {
+	enum import_format format;
+	const char *column, *key;
+} summary_columns[] = {
+	{ IMPORT_MANGOHUD, "0.1% Min FPS", "summary.low01_fps" },
+	{ IMPORT_MANGOHUD, "1% Min FPS", "summary.low1_fps" },
+	{ IMPORT_MANGOHUD, "97% Percentile FPS", "summary.p97_fps" },
+	{ IMPORT_MANGOHUD, "Average FPS", "summary.avg_fps" },
+	/* 2.0.0-2.1.1 named the percentiles "99th" and "95th" (same figures) */
+	{ IMPORT_PRESENTMON, "Average FPS", "summary.avg_fps" },
+	{ IMPORT_PRESENTMON, "Minimum FPS", "summary.min_fps" },
+	{ IMPORT_PRESENTMON, "1st Percentile FPS", "summary.p1_fps" },
+	{ IMPORT_PRESENTMON, "99th Percentile FPS", "summary.p1_fps" },
+	{ IMPORT_PRESENTMON, "5th Percentile FPS", "summary.p5_fps" },
+	{ IMPORT_PRESENTMON, "95th Percentile FPS", "summary.p5_fps" },
+	{ IMPORT_PRESENTMON, "Maximum FPS", "summary.max_fps" },
+	{ IMPORT_PRESENTMON, "Total Frames", "summary.frames" },
+	{ IMPORT_FRAMEVIEW, "TimeStamp", "summary.timestamp" },
+	{ IMPORT_FRAMEVIEW, "Avg FPS", "summary.avg_fps" },
+	{ IMPORT_FRAMEVIEW, "1% Low FPS", "summary.low1_fps" },
+	{ IMPORT_FRAMEVIEW, "0.1% Low FPS", "summary.low01_fps" },
+	{ IMPORT_FRAMEVIEW, "Min FPS", "summary.min_fps" },
+	{ IMPORT_FRAMEVIEW, "Max FPS", "summary.max_fps" },
+	{ IMPORT_FRAMEVIEW, "0.1% FPS", "summary.p01_fps" },
+	{ IMPORT_FRAMEVIEW, "1% FPS", "summary.p1_fps" },
+	{ IMPORT_FRAMEVIEW, "5% FPS", "summary.p5_fps" },
+	{ IMPORT_FRAMEVIEW, "10% FPS", "summary.p10_fps" },
+	{ IMPORT_FRAMEVIEW, "90th %", "summary.p90" },
+	{ IMPORT_FRAMEVIEW, "95th %", "summary.p95" },
+	{ IMPORT_FRAMEVIEW, "99th %", "summary.p99" },
+	{ IMPORT_FRAMEVIEW, "Time (ms)", "summary.time_ms" },
+};
 
-	for (size_t k = 0; k < sizeof(summary_columns) / sizeof(summary_columns[0]) && !suffix; k++)
-		if (summary_columns[k].format == f)
-			suffix = summary_columns[k].suffix;
-	if (!suffix || !dot || strchr(dot, '/'))
+/* The summary file of sf beside the log at path: the columns above of its
+ * row into info as summary.KEY, and summary.file; a file the tool always
+ * writes, missing or without the log's row, gets a note. The summary is
+ * the tool's own figures: never needed. */
+static void read_summary(const struct summary_file *sf, const char *path, struct import_series *out)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	const char *dot = strrchr(base, '.');
+	char *file, *text = NULL;
+	int want[sizeof(summary_columns) / sizeof(summary_columns[0])], keycol = -1;
+	struct csv_record rec;
+	struct csv c;
+	size_t len = 0;
+	bool found = false;
+
+	if (sf->name)
+		file = xasprintf("%.*s%s", (int)(base - path), path, sf->name);
+	else if (dot)
+		file = xasprintf("%.*s%s", (int)(dot - path), path, sf->suffix);
+	else
 		return;
-	file = xasprintf("%.*s%s", (int)(dot - path), path, suffix);
 	if (read_file(file, &text, &len) < 0) {
+		if (sf->always)
+			strbuf_addf(&out->notes, "%s: no %s beside it: the tool's own figures not read\n", path,
+				    sf->name);
 		free(file);
 		return;
 	}
 	csv_init(&c, text, len, IMPORT_CSV_FLAGS);
 	if (csv_next(&c, &rec) > 0) {
-		nhead = rec.n;
-		head = xrealloc(NULL, (nhead ? nhead : 1) * sizeof(*head));
-		for (size_t i = 0; i < nhead; i++)
-			head[i] = xstrdup(rec.f[i]);
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+			want[k] = -1;
+			for (size_t i = 0; summary_columns[k].format == sf->format && i < rec.n; i++)
+				if (strcmp(rec.f[i], summary_columns[k].column) == 0)
+					want[k] = (int)i;
+		}
+		for (size_t i = 0; sf->row_key && i < rec.n; i++)
+			if (strcmp(rec.f[i], sf->row_key) == 0)
+				keycol = (int)i;
 	}
-	if (head && csv_next(&c, &rec) > 0) {
+	while (!found && (!sf->row_key || keycol >= 0) && csv_next(&c, &rec) > 0) {
+		if (sf->row_key && ((size_t)keycol >= rec.n || strcmp(rec.f[keycol], base) != 0))
+			continue;
+		found = true;
 		kvfile_add(&out->info, "summary.file", file);
-		for (size_t k = 0; k < sizeof(summary_columns) / sizeof(summary_columns[0]); k++)
-			for (size_t i = 0; summary_columns[k].format == f && i < nhead && i < rec.n; i++)
-				if (strcmp(head[i], summary_columns[k].column) == 0 && *rec.f[i])
-					kvfile_add(&out->info, summary_columns[k].key, rec.f[i]);
-	} else {
-		strbuf_addf(&out->notes, "%s: %s holds no figures: the tool's own summary not read\n", path, file);
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+			if (want[k] >= 0 && (size_t)want[k] < rec.n && *rec.f[want[k]] &&
+			    !kvfile_get(&out->info, summary_columns[k].key))
+				kvfile_add(&out->info, summary_columns[k].key, rec.f[want[k]]);
 	}
-	for (size_t i = 0; i < nhead; i++)
-		free(head[i]);
-	free(head);
+	if (!found && (sf->always || !sf->row_key))
+		strbuf_addf(&out->notes, "%s: %s holds no %s: the tool's own figures not read\n", path, file,
+			    sf->row_key ? "row for this log" : "figures");
 	csv_release(&c);
 	free(text);
 	free(file);
+}
+
+/* The summary beside a log the reader found to be of the tool it names
+ * (out->format: a FrameView log read with --format presentmon is still
+ * FrameView's). */
+static void import_summary_beside(const char *path, struct import_series *out)
+{
+	enum import_format f;
+
+	if (!out->format || import_format_parse(out->format, &f) < 0)
+		return;
+	for (size_t k = 0; k < sizeof(summary_files) / sizeof(summary_files[0]); k++)
+		if (summary_files[k].format == f)
+			read_summary(&summary_files[k], path, out);
 }
 
 const struct import_peer_figure *import_peer_figures(size_t *n)
@@ -341,7 +392,7 @@ int import_read(enum import_format f, const char *path, const struct import_opts
 		strbuf_addf(err, "%s: unknown format", file);
 	}
 	if (r == 0)
-		import_summary_beside(f, file, out);
+		import_summary_beside(file, out);
 out:
 	free(text);
 	if (r == 0 && source)

@@ -310,6 +310,10 @@ static void say_peer_figures(const struct import_args *a, enum import_format f, 
 	size_t n;
 
 	kvfile_init(&result);
+	/* the tool the reader found (FrameView's log read with --format
+	 * presentmon is still FrameView's) */
+	if (s->format)
+		import_format_parse(s->format, &f);
 	pf = import_peer_figures(&n);
 	if (kvfile_load(&result, path, &err) == 0) {
 		for (size_t i = 0; i < n; i++) {
