@@ -31,27 +31,6 @@ static const char *const format_names[IMPORT_FORMAT_COUNT] = {
 	[IMPORT_CAPFRAMEX] = "capframex",
 };
 
-static const struct import_peer_figure peer_figures[] = {
-	{ IMPORT_MANGOHUD, "summary.low01_fps", "0.1% Min FPS", "mangohud_low01" },
-	{ IMPORT_MANGOHUD, "summary.low1_fps", "1% Min FPS", "mangohud_low1" },
-	{ IMPORT_MANGOHUD, "summary.p97_fps", "97% Percentile FPS", "mangohud_p97" },
-	{ IMPORT_MANGOHUD, "summary.avg_fps", "Average FPS", "mangohud_avg" },
-	{ IMPORT_PRESENTMON, "summary.avg_fps", "Average FPS", "fps" },
-	{ IMPORT_PRESENTMON, "summary.min_fps", "Minimum FPS", "presentmon_min" },
-	{ IMPORT_PRESENTMON, "summary.p1_fps", "1st Percentile FPS", "presentmon_p1" },
-	{ IMPORT_PRESENTMON, "summary.p5_fps", "5th Percentile FPS", "presentmon_p5" },
-	{ IMPORT_PRESENTMON, "summary.max_fps", "Maximum FPS", "presentmon_max" },
-	{ IMPORT_FRAMEVIEW, "summary.avg_fps", "Avg FPS", "fps" },
-	{ IMPORT_FRAMEVIEW, "summary.low1_fps", "1% Low FPS", "frameview_low1" },
-	{ IMPORT_FRAMEVIEW, "summary.low01_fps", "0.1% Low FPS", "frameview_low01" },
-	/* FrameView's percentiles are nearest-rank of frame time, its Min and
-	 * Max FPS 1000 / the longest and shortest frame (40 real summaries) */
-	{ IMPORT_FRAMEVIEW, "summary.p1_fps", "1% FPS", "low1" },
-	{ IMPORT_FRAMEVIEW, "summary.p01_fps", "0.1% FPS", "low01" },
-	{ IMPORT_FRAMEVIEW, "summary.min_fps", "Min FPS", "presentmon_min" },
-	{ IMPORT_FRAMEVIEW, "summary.max_fps", "Max FPS", "presentmon_max" },
-};
-
 /* The summary file a tool writes beside its log: the file (STEM + suffix
  * for LOG.EXT, or a fixed name in the log's directory), and its row: the
  * first, or the one whose column row_key holds the log's file name. */
@@ -65,38 +44,39 @@ static const struct summary_file {
 	{ IMPORT_FRAMEVIEW, NULL, "FrameView_Summary.csv", "Log Name", true },
 };
 
-/* The columns kept, as summary.KEY, as the tool printed them. */
-static const struct summary_column {
-	enum import_format format;
-	const char *column, *key;
-} summary_columns[] = {
-	{ IMPORT_MANGOHUD, "0.1% Min FPS", "summary.low01_fps" },
-	{ IMPORT_MANGOHUD, "1% Min FPS", "summary.low1_fps" },
-	{ IMPORT_MANGOHUD, "97% Percentile FPS", "summary.p97_fps" },
-	{ IMPORT_MANGOHUD, "Average FPS", "summary.avg_fps" },
+/* The columns kept, as summary.KEY, as the tool printed them, and the
+ * metric of ours that reproduces each (NULL: kept only), each tool's in
+ * the order the import says them. */
+static const struct import_peer_figure summary_columns[] = {
+	{ IMPORT_MANGOHUD, "summary.low01_fps", "0.1% Min FPS", "mangohud_low01" },
+	{ IMPORT_MANGOHUD, "summary.low1_fps", "1% Min FPS", "mangohud_low1" },
+	{ IMPORT_MANGOHUD, "summary.p97_fps", "97% Percentile FPS", "mangohud_p97" },
+	{ IMPORT_MANGOHUD, "summary.avg_fps", "Average FPS", "mangohud_avg" },
 	/* 2.0.0-2.1.1 named the percentiles "99th" and "95th" (same figures) */
-	{ IMPORT_PRESENTMON, "Average FPS", "summary.avg_fps" },
-	{ IMPORT_PRESENTMON, "Minimum FPS", "summary.min_fps" },
-	{ IMPORT_PRESENTMON, "1st Percentile FPS", "summary.p1_fps" },
-	{ IMPORT_PRESENTMON, "99th Percentile FPS", "summary.p1_fps" },
-	{ IMPORT_PRESENTMON, "5th Percentile FPS", "summary.p5_fps" },
-	{ IMPORT_PRESENTMON, "95th Percentile FPS", "summary.p5_fps" },
-	{ IMPORT_PRESENTMON, "Maximum FPS", "summary.max_fps" },
-	{ IMPORT_PRESENTMON, "Total Frames", "summary.frames" },
-	{ IMPORT_FRAMEVIEW, "TimeStamp", "summary.timestamp" },
-	{ IMPORT_FRAMEVIEW, "Avg FPS", "summary.avg_fps" },
-	{ IMPORT_FRAMEVIEW, "1% Low FPS", "summary.low1_fps" },
-	{ IMPORT_FRAMEVIEW, "0.1% Low FPS", "summary.low01_fps" },
-	{ IMPORT_FRAMEVIEW, "Min FPS", "summary.min_fps" },
-	{ IMPORT_FRAMEVIEW, "Max FPS", "summary.max_fps" },
-	{ IMPORT_FRAMEVIEW, "0.1% FPS", "summary.p01_fps" },
-	{ IMPORT_FRAMEVIEW, "1% FPS", "summary.p1_fps" },
-	{ IMPORT_FRAMEVIEW, "5% FPS", "summary.p5_fps" },
-	{ IMPORT_FRAMEVIEW, "10% FPS", "summary.p10_fps" },
-	{ IMPORT_FRAMEVIEW, "90th %", "summary.p90" },
-	{ IMPORT_FRAMEVIEW, "95th %", "summary.p95" },
-	{ IMPORT_FRAMEVIEW, "99th %", "summary.p99" },
-	{ IMPORT_FRAMEVIEW, "Time (ms)", "summary.time_ms" },
+	{ IMPORT_PRESENTMON, "summary.avg_fps", "Average FPS", "fps" },
+	{ IMPORT_PRESENTMON, "summary.min_fps", "Minimum FPS", "presentmon_min" },
+	{ IMPORT_PRESENTMON, "summary.p1_fps", "1st Percentile FPS", "presentmon_p1" },
+	{ IMPORT_PRESENTMON, "summary.p1_fps", "99th Percentile FPS", NULL },
+	{ IMPORT_PRESENTMON, "summary.p5_fps", "5th Percentile FPS", "presentmon_p5" },
+	{ IMPORT_PRESENTMON, "summary.p5_fps", "95th Percentile FPS", NULL },
+	{ IMPORT_PRESENTMON, "summary.max_fps", "Maximum FPS", "presentmon_max" },
+	{ IMPORT_PRESENTMON, "summary.frames", "Total Frames", NULL },
+	{ IMPORT_FRAMEVIEW, "summary.avg_fps", "Avg FPS", "fps" },
+	{ IMPORT_FRAMEVIEW, "summary.low1_fps", "1% Low FPS", "frameview_low1" },
+	{ IMPORT_FRAMEVIEW, "summary.low01_fps", "0.1% Low FPS", "frameview_low01" },
+	/* FrameView's percentiles are nearest-rank of frame time, its Min and
+	 * Max FPS 1000 / the longest and shortest frame (40 real summaries) */
+	{ IMPORT_FRAMEVIEW, "summary.p1_fps", "1% FPS", "low1" },
+	{ IMPORT_FRAMEVIEW, "summary.p01_fps", "0.1% FPS", "low01" },
+	{ IMPORT_FRAMEVIEW, "summary.min_fps", "Min FPS", "presentmon_min" },
+	{ IMPORT_FRAMEVIEW, "summary.max_fps", "Max FPS", "presentmon_max" },
+	{ IMPORT_FRAMEVIEW, "summary.timestamp", "TimeStamp", NULL },
+	{ IMPORT_FRAMEVIEW, "summary.p5_fps", "5% FPS", NULL },
+	{ IMPORT_FRAMEVIEW, "summary.p10_fps", "10% FPS", NULL },
+	{ IMPORT_FRAMEVIEW, "summary.p90", "90th %", NULL },
+	{ IMPORT_FRAMEVIEW, "summary.p95", "95th %", NULL },
+	{ IMPORT_FRAMEVIEW, "summary.p99", "99th %", NULL },
+	{ IMPORT_FRAMEVIEW, "summary.time_ms", "Time (ms)", NULL },
 };
 
 /* The summary file of sf beside the log at path: the columns above of its
@@ -132,7 +112,7 @@ static void read_summary(const struct summary_file *sf, const char *path, struct
 		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
 			want[k] = -1;
 			for (size_t i = 0; summary_columns[k].format == sf->format && i < rec.n; i++)
-				if (strcmp(rec.f[i], summary_columns[k].column) == 0)
+				if (strcmp(rec.f[i], summary_columns[k].label) == 0)
 					want[k] = (int)i;
 		}
 		for (size_t i = 0; sf->row_key && i < rec.n; i++)
@@ -173,8 +153,8 @@ static void import_summary_beside(const char *path, struct import_series *out)
 
 const struct import_peer_figure *import_peer_figures(size_t *n)
 {
-	*n = sizeof(peer_figures) / sizeof(peer_figures[0]);
-	return peer_figures;
+	*n = sizeof(summary_columns) / sizeof(summary_columns[0]);
+	return summary_columns;
 }
 
 const char *import_format_name(enum import_format f)

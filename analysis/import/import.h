@@ -120,16 +120,16 @@ int import_presentmon_parse(const char *text, size_t len, const char *path,
 int import_capframex_parse(const char *text, size_t len, const char *path,
 			   const struct import_opts *o, struct import_series *out,
 			   struct strbuf *err);
-/* A figure another tool printed for its own log (kept by its importer as
- * the info key, from a summary file beside the log) and the metric of ours
- * that reproduces it (docs/metrics.md "Other tools' 1% lows"). */
+/* A figure another tool printed for its own log in the summary file beside
+ * it (import_read() keeps it as the info key) and the metric of ours that
+ * reproduces it (docs/metrics.md "Other tools' 1% lows"). */
 struct import_peer_figure {
 	enum import_format format;
 	const char *key;    /* "summary.low1_fps" */
-	const char *label;  /* the tool's name for it: "1% Low FPS" */
-	const char *metric; /* ours: "frameview_low1" */
+	const char *label;  /* the tool's name for it, its column: "1% Low FPS" */
+	const char *metric; /* ours: "frameview_low1"; NULL: none, kept only */
 };
-/* Every such pair, each tool's in the order it prints them; *n set. */
+/* Every figure kept, each tool's in the order the import says them; *n set. */
 const struct import_peer_figure *import_peer_figures(size_t *n);
 
 /* A Gallium HUD dump file of frame times (`frametime_(ms)`), one value a line. */

@@ -321,7 +321,8 @@ static void say_peer_figures(const struct import_args *a, enum import_format f, 
 			const char *dot;
 			double v;
 
-			if (pf[i].format != f || !theirs || !(ours = kvfile_get(&result, pf[i].metric)) ||
+			if (pf[i].format != f || !pf[i].metric || !theirs ||
+			    !(ours = kvfile_get(&result, pf[i].metric)) ||
 			    safe_atod(ours, &v) < 0)
 				continue;
 			/* ours to the tool's own decimals, and to 6 more */
