@@ -19,7 +19,7 @@
  * Only the file's first IMPORT_DETECT_BYTES are read: every mark is in the
  * first lines. The reason is one line, said by the command.
  */
-#include "import/import.h"
+#include "import/import-internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -33,48 +33,19 @@
 
 #define IMPORT_DETECT_BYTES 65536
 
-/* The first line of text (after a UTF-8 byte order mark), in a buffer the
- * caller frees; NULL for an empty text. Its line break and a CR before it
- * are not kept. */
-static char *first_line(const char *text, size_t len)
+/* Whether the header record holds the column name (read by the CSV reader
+ * as the importers read it: blanks around a name, as FrameView pads its
+ * header, are not part of it). */
+static bool has_column(const struct csv_record *header, const char *name)
 {
-	const char *end;
-
-	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
-		text += 3, len -= 3;
-	if (len == 0)
-		return NULL;
-	end = memchr(text, '\n', len);
-	if (!end)
-		end = text + len;
-	if (end > text && end[-1] == '\r')
-		end--;
-	return xstrndup(text, (size_t)(end - text));
-}
-
-/* Whether the comma-separated header holds the column name (blanks
- * around a name are not part of it: FrameView pads its header). */
-static bool has_column(const char *header, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = header; p;) {
-		const char *end = strchr(p, ',');
-		size_t l = end ? (size_t)(end - p) : strlen(p);
-
-		while (l && isspace((unsigned char)*p))
-			p++, l--;
-		while (l && isspace((unsigned char)p[l - 1]))
-			l--;
-		if (l == n && memcmp(p, name, n) == 0)
+	for (size_t i = 0; i < header->n; i++)
+		if (strcmp(header->f[i], name) == 0)
 			return true;
-		p = end ? end + 1 : NULL;
-	}
 	return false;
 }
 
 /* The first of names the header holds, or NULL. */
-static const char *first_column_of(const char *header, const char *const *names)
+static const char *first_column_of(const struct csv_record *header, const char *const *names)
 {
 	for (; *names; names++)
 		if (has_column(header, *names))
@@ -82,12 +53,16 @@ static const char *first_column_of(const char *header, const char *const *names)
 	return NULL;
 }
 
-/* The line shown in a refusal: at most 60 characters of it. */
-static void add_shown(struct strbuf *why, const char *line)
+/* The first record shown in a refusal, its fields joined by commas: at
+ * most 60 characters of it. */
+static void add_shown(struct strbuf *why, const struct csv_record *rec)
 {
-	size_t n = strlen(line);
+	struct strbuf line = STRBUF_INIT;
 
-	strbuf_addf(why, "'%.*s%s'", n > 60 ? 60 : (int)n, line, n > 60 ? "..." : "");
+	for (size_t i = 0; i < rec->n; i++)
+		strbuf_addf(&line, "%s%s", i ? "," : "", rec->f[i]);
+	strbuf_addf(why, "'%.*s%s'", line.len > 60 ? 60 : (int)line.len, line.buf, line.len > 60 ? "..." : "");
+	strbuf_release(&line);
 }
 
 int import_detect_text(const char *head, size_t len, const char *base, enum import_format *f,
@@ -97,8 +72,9 @@ int import_detect_text(const char *head, size_t len, const char *base, enum impo
 							  "FrameTime", NULL };
 	static const char *const ocat_columns[] = { "Motherboard", "Processor", NULL };
 	const char *p = head, *end = head + len, *col;
-	char *line;
-	int r = 0;
+	struct csv_record rec;
+	struct csv c;
+	int r;
 
 	if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
 		p += 3;
@@ -123,25 +99,32 @@ int import_detect_text(const char *head, size_t len, const char *base, enum impo
 		strbuf_addstr(why, "the file is named as Mesa's GALLIUM_HUD_DUMP_DIR names its frame-time graph");
 		return 0;
 	}
-	line = first_line(head, len);
-	if (!line) {
-		strbuf_addstr(why, "the file is empty");
+	/* the first record as the readers take it (a BOM, CRLF, quotes) */
+	csv_init(&c, head, len, IMPORT_CSV_FLAGS);
+	r = csv_next(&c, &rec);
+	if (r <= 0) {
+		if (r == 0)
+			strbuf_addstr(why, "the file is empty");
+		else
+			strbuf_addf(why, "its first line is no CSV record (line %d: %s)", c.err_line, c.why);
+		csv_release(&c);
 		return -EINVAL;
 	}
-	if (has_column(line, "os") && has_column(line, "cpu") && has_column(line, "kernel")) {
+	r = 0;
+	if (has_column(&rec, "os") && has_column(&rec, "cpu") && has_column(&rec, "kernel")) {
 		*f = IMPORT_MANGOHUD;
 		strbuf_addstr(why, "its first line is MangoHud's system header (os,cpu,gpu,ram,kernel,...)");
-	} else if (has_column(line, "fps") && has_column(line, "frametime")) {
+	} else if (has_column(&rec, "fps") && has_column(&rec, "frametime")) {
 		*f = IMPORT_MANGOHUD;
 		strbuf_addstr(why, "its header has MangoHud's fps and frametime columns");
-	} else if (has_column(line, "Application") && (col = first_column_of(line, frame_time_columns))) {
-		const char *ocat = first_column_of(line, ocat_columns);
+	} else if (has_column(&rec, "Application") && (col = first_column_of(&rec, frame_time_columns))) {
+		const char *ocat = first_column_of(&rec, ocat_columns);
 
 		if (ocat) {
 			*f = IMPORT_OCAT;
 			strbuf_addf(why, "PresentMon's columns (Application, %s) and OCAT's system column %s", col,
 				    ocat);
-		} else if (has_column(line, "GPU") && has_column(line, "CPU") && has_column(line, "Resolution")) {
+		} else if (has_column(&rec, "GPU") && has_column(&rec, "CPU") && has_column(&rec, "Resolution")) {
 			*f = IMPORT_FRAMEVIEW;
 			strbuf_addf(why, "PresentMon's columns (Application, %s) and FrameView's GPU, CPU and "
 					 "Resolution", col);
@@ -151,10 +134,10 @@ int import_detect_text(const char *head, size_t len, const char *base, enum impo
 		}
 	} else {
 		strbuf_addstr(why, "no tool's marks: its first line is ");
-		add_shown(why, line);
+		add_shown(why, &rec);
 		r = -EINVAL;
 	}
-	free(line);
+	csv_release(&c);
 	return r;
 }
 
