@@ -38,17 +38,10 @@ static double capframex_fps_quantile(const double *sorted_ms, size_t n, double t
 	return lo + (h - (double)hf) * (hi - lo);
 }
 
-static void set_finite(struct metrics *m, enum metric_id id, double v)
-{
-	if (isfinite(v)) {
-		m->v[id] = v;
-		m->have[id] = true;
-	}
-}
 
 void capframex_compute(const double *sorted_ms, size_t n, struct metrics *m)
 {
-	set_finite(m, M_CAPFRAMEX_P5, capframex_fps_quantile(sorted_ms, n, 0.05));
-	set_finite(m, M_CAPFRAMEX_P1, capframex_fps_quantile(sorted_ms, n, 0.01));
-	set_finite(m, M_CAPFRAMEX_P01, capframex_fps_quantile(sorted_ms, n, 0.001));
+	metrics_set_finite(m, M_CAPFRAMEX_P5, capframex_fps_quantile(sorted_ms, n, 0.05));
+	metrics_set_finite(m, M_CAPFRAMEX_P1, capframex_fps_quantile(sorted_ms, n, 0.01));
+	metrics_set_finite(m, M_CAPFRAMEX_P01, capframex_fps_quantile(sorted_ms, n, 0.001));
 }

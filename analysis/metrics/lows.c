@@ -117,29 +117,22 @@ double frameview_low_fps(const double *sorted_ms, size_t n, unsigned per_mille)
 	return 1000.0 / (sum / (double)k);
 }
 
-static void set_finite(struct metrics *m, enum metric_id id, double v)
-{
-	if (isfinite(v)) {
-		m->v[id] = v;
-		m->have[id] = true;
-	}
-}
 
 void lows_compute(const uint64_t *frame_ns, const uint64_t *sorted_ns, const double *sorted_ms,
 		  size_t n, const struct metric_opts *opts, struct metrics *m)
 {
 	struct mangohud_summary mh;
 
-	set_finite(m, M_LOW1_AVG, low_average_fps(sorted_ms, n, 0.01));
-	set_finite(m, M_LOW01_AVG, low_average_fps(sorted_ms, n, 0.001));
-	set_finite(m, M_LOW1_INTEGRAL, low_integral_fps(sorted_ms, n, 0.01));
-	set_finite(m, M_STUTTER_PCT, stutter_time_pct(frame_ns, n, STUTTER_WINDOW_NS, STUTTER_FACTOR));
-	set_finite(m, M_FRAMEVIEW_LOW1, frameview_low_fps(sorted_ms, n, 10));
-	set_finite(m, M_FRAMEVIEW_LOW01, frameview_low_fps(sorted_ms, n, 1));
+	metrics_set_finite(m, M_LOW1_AVG, low_average_fps(sorted_ms, n, 0.01));
+	metrics_set_finite(m, M_LOW01_AVG, low_average_fps(sorted_ms, n, 0.001));
+	metrics_set_finite(m, M_LOW1_INTEGRAL, low_integral_fps(sorted_ms, n, 0.01));
+	metrics_set_finite(m, M_STUTTER_PCT, stutter_time_pct(frame_ns, n, STUTTER_WINDOW_NS, STUTTER_FACTOR));
+	metrics_set_finite(m, M_FRAMEVIEW_LOW1, frameview_low_fps(sorted_ms, n, 10));
+	metrics_set_finite(m, M_FRAMEVIEW_LOW01, frameview_low_fps(sorted_ms, n, 1));
 	if (mangohud_summary_from_sorted(sorted_ns, n, opts->mangohud, &mh) == 0) {
-		set_finite(m, M_MANGOHUD_LOW01, mh.low01);
-		set_finite(m, M_MANGOHUD_LOW1, mh.low1);
-		set_finite(m, M_MANGOHUD_P97, mh.p97);
-		set_finite(m, M_MANGOHUD_AVG, mh.avg);
+		metrics_set_finite(m, M_MANGOHUD_LOW01, mh.low01);
+		metrics_set_finite(m, M_MANGOHUD_LOW1, mh.low1);
+		metrics_set_finite(m, M_MANGOHUD_P97, mh.p97);
+		metrics_set_finite(m, M_MANGOHUD_AVG, mh.avg);
 	}
 }

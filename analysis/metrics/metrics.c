@@ -237,6 +237,12 @@ static void set(struct metrics *m, enum metric_id id, double v)
 	m->have[id] = true;
 }
 
+void metrics_set_finite(struct metrics *m, enum metric_id id, double v)
+{
+	if (isfinite(v))
+		set(m, id, v);
+}
+
 /* 1000 / ms, left unset when ms is 0 (frames presented in the same ns). */
 static void set_rate(struct metrics *m, enum metric_id id, double ms)
 {

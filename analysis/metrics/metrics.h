@@ -253,6 +253,10 @@ const char *metrics_stall_why(const struct metrics *m);
  * has none of the three. Writes at most size bytes, NUL included. */
 void metrics_noise_summary(const struct metrics *m, char *buf, size_t size);
 
+/* v into m as metric id when it is a finite number (the other tools'
+ * definitions, lows.c and the like, give NAN when a window has none). */
+void metrics_set_finite(struct metrics *m, enum metric_id id, double v);
+
 /* A metric by name; -1 if unknown. */
 int metric_lookup(const char *name);
 

@@ -12,10 +12,8 @@
 /* 1000 / ms into m->v[id], when ms is a frame time that inverts. */
 static void set_inverse(struct metrics *m, enum metric_id id, double ms)
 {
-	if (isfinite(ms) && ms > 0) {
-		m->v[id] = 1000.0 / ms;
-		m->have[id] = true;
-	}
+	if (isfinite(ms) && ms > 0)
+		metrics_set_finite(m, id, 1000.0 / ms);
 }
 
 void presentmon_stats_compute(const double *sorted_ms, size_t n, struct metrics *m)
