@@ -5,6 +5,7 @@
  * frame.
  */
 #include "metrics/capframex.h"
+#include "metrics/lows.h"
 
 #include <math.h>
 
@@ -21,21 +22,14 @@ static double fps_at(const double *sorted_ms, size_t n, size_t i)
  * two neighbours interpolated. */
 static double capframex_fps_quantile(const double *sorted_ms, size_t n, double tau)
 {
-	double h, lo, hi;
-	size_t hf;
+	size_t at;
+	double w, lo;
+	int r = quantile_r8_position(n, tau, &at, &w);
 
-	if (n == 0 || !(tau >= 0 && tau <= 1))
+	if (r < 0)
 		return NAN;
-	/* Math.NET's R-8: h = (n + 1/3) tau + 1/3, 1-based, clamped to the ends */
-	h = ((double)n + 1.0 / 3) * tau + 1.0 / 3;
-	hf = (size_t)h;
-	if (tau == 0 || n == 1 || hf < 1)
-		return fps_at(sorted_ms, n, 0);
-	if (tau == 1 || hf >= n)
-		return fps_at(sorted_ms, n, n - 1);
-	lo = fps_at(sorted_ms, n, hf - 1);
-	hi = fps_at(sorted_ms, n, hf);
-	return lo + (h - (double)hf) * (hi - lo);
+	lo = fps_at(sorted_ms, n, at);
+	return r ? lo + w * (fps_at(sorted_ms, n, at + 1) - lo) : lo;
 }
 
 

@@ -14,24 +14,39 @@
 
 #include <math.h>
 
-double quantile_r8_sorted(const double *sorted, size_t n, double tau)
+int quantile_r8_position(size_t n, double tau, size_t *at, double *w)
 {
 	double h;
 	size_t hf;
 
 	if (n == 0 || !(tau >= 0 && tau <= 1))
-		return NAN;
-	if (tau == 0 || n == 1)
-		return sorted[0];
-	if (tau == 1)
-		return sorted[n - 1];
+		return -1;
+	*w = 0;
+	*at = tau == 1 ? n - 1 : 0;
+	if (tau == 0 || tau == 1 || n == 1)
+		return 0;
 	h = ((double)n + 1.0 / 3) * tau + 1.0 / 3;
 	hf = (size_t)h;
 	if (hf < 1)
-		return sorted[0];
-	if (hf >= n)
-		return sorted[n - 1];
-	return sorted[hf - 1] + (h - (double)hf) * (sorted[hf] - sorted[hf - 1]);
+		return 0;
+	if (hf >= n) {
+		*at = n - 1;
+		return 0;
+	}
+	*at = hf - 1;
+	*w = h - (double)hf;
+	return 1;
+}
+
+double quantile_r8_sorted(const double *sorted, size_t n, double tau)
+{
+	size_t at;
+	double w;
+	int r = quantile_r8_position(n, tau, &at, &w);
+
+	if (r < 0)
+		return NAN;
+	return r ? sorted[at] + w * (sorted[at + 1] - sorted[at]) : sorted[at];
 }
 
 double low_average_fps(const double *sorted_ms, size_t n, double low)

@@ -38,6 +38,11 @@
  * median-unbiased"): h = (n + 1/3) * tau + 1/3 (1-based), interpolated
  * between the neighbours of floor(h), clamped to the ends. NAN for n == 0. */
 double quantile_r8_sorted(const double *sorted, size_t n, double tau);
+/* Where that quantile lies among n sorted values: 1 when between the
+ * 0-based *at and *at + 1, *w of the way (interpolate); 0 when it is the
+ * value at *at itself (clamped to an end); -1 for n == 0 or tau outside
+ * [0, 1]. capframex.c takes it over values it never stores (the fps). */
+int quantile_r8_position(size_t n, double tau, size_t *at, double *w);
 
 /* 1000 / the mean of the frame times (ascending sorted_ms) at or above
  * their quantile_r8 at 1 - low (low = 0.01 for the 1% low). NAN when n is
