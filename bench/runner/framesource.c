@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +125,8 @@ static char *newest_mangohud_log(const char *dir, size_t *count, struct timespec
 		if (!is_csv(de->d_name) || is_summary(de->d_name))
 			continue;
 		p = xasprintf("%s/%s", dir, de->d_name);
-		if (stat(p, &st) < 0 || !S_ISREG(st.st_mode)) {
+		/* the game's to write: a symlink is no log (docs/security.md) */
+		if (lstat(p, &st) < 0 || !S_ISREG(st.st_mode)) {
 			free(p);
 			continue;
 		}
@@ -301,10 +303,17 @@ static void record(struct kvfile *bench, enum frame_source f, const struct impor
 		kvfile_addf(bench, "align.end_error_ns", "%lld", (long long)a->end_error_ns);
 }
 
-/* The frame source's log in HOME, read into s (its path in *source). */
-static int read_log(enum frame_source f, const char *home, struct import_series *s, char **source,
-		    size_t *n_logs, struct strbuf *err)
+static int keep_log(const char *name, const char *home, const char *run_dir, const char *source,
+		    char **rel, struct strbuf *err);
+
+/* The frame source's log in HOME, kept in the run directory (its path
+ * there, relative, in *rel) and read from root's copy into s (its path in
+ * *source): the game's files are read once, by keep_log. */
+static int read_log(enum frame_source f, const char *home, const char *run_dir,
+		    struct import_series *s, char **source, char **rel, size_t *n_logs,
+		    struct strbuf *err)
 {
+	char *kept = NULL;
 	struct import_opts opts = IMPORT_OPTS_DEFAULT;
 	char *dir, *log = NULL;
 	int r;
@@ -334,13 +343,18 @@ static int read_log(enum frame_source f, const char *home, struct import_series 
 		}
 		opts.gallium_period_s = 0; /* GALLIUM_HUD_PERIOD=0: a line per frame */
 	}
-	r = import_read(f == FRAMES_MANGOHUD ? IMPORT_MANGOHUD : IMPORT_GALLIUM_HUD, log, &opts, s,
+	r = keep_log(frame_source_name(f), home, run_dir, log, rel, err);
+	if (r < 0)
+		goto out;
+	kept = xasprintf("%s/%s", run_dir, *rel);
+	r = import_read(f == FRAMES_MANGOHUD ? IMPORT_MANGOHUD : IMPORT_GALLIUM_HUD, kept, &opts, s,
 			source, err);
 	if (r == 0 && s->n_presents < 2) {
 		r = -EINVAL;
 		strbuf_addf(err, "the %s log '%s' holds no frame", frame_source_name(f), *source);
 	}
 out:
+	free(kept);
 	free(log);
 	free(dir);
 	return r;
@@ -394,24 +408,66 @@ static int place_log(const char *name, const struct hb_frames *hook, const struc
 	return -ERANGE;
 }
 
+/* Copies HOME/rel, the game's, to root's path kept: never through a
+ * symlink anywhere under HOME, a regular file only, at most
+ * HB_READ_FILE_MAX bytes. */
+static int keep_untrusted(const char *home, const char *rel, const char *kept)
+{
+	int in = open_regular_beneath(home, rel, NULL), out, r;
+
+	if (in < 0)
+		return in;
+	out = open(kept, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (out < 0) {
+		r = -errno;
+		close(in);
+		return r;
+	}
+	r = copy_fd(in, out, HB_READ_FILE_MAX);
+	if (close(out) < 0 && r == 0)
+		r = -errno;
+	close(in);
+	if (r < 0)
+		unlink(kept);
+	return r;
+}
+
 /* The log kept in the run directory's home/ (the runner's copy of HOME
  * skips big files); its path there, relative, in *rel. */
 static int keep_log(const char *name, const char *home, const char *run_dir, const char *source,
 		    char **rel, struct strbuf *err)
 {
 	char *kept, *parent;
+	struct stat st;
 	int r = 0;
 
 	*rel = xasprintf("home/%s", source + strlen(home) + 1);
 	kept = xasprintf("%s/%s", run_dir, *rel);
-	if (access(kept, F_OK) == 0)
+	/* the copy of HOME holds it already, unless what it holds there is a
+	 * link (the game's to point anywhere) */
+	if (lstat(kept, &st) == 0 && S_ISREG(st.st_mode))
 		goto out;
+	if (unlink(kept) < 0 && errno != ENOENT) {
+		r = -errno;
+		goto fail;
+	}
 	parent = xstrdup(kept);
 	*strrchr(parent, '/') = '\0';
 	r = mkdir_p(parent, 0755);
+	/* the copy of HOME keeps the game's links as links: the log goes
+	 * through real directories of root's only */
+	for (char *c = parent + strlen(run_dir); r == 0 && c; c = strchr(c + 1, '/')) {
+		*c = '\0';
+		if (lstat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
+			r = -ELOOP;
+		*c = '/';
+	}
+	if (r == 0 && (lstat(parent, &st) < 0 || !S_ISDIR(st.st_mode)))
+		r = -ELOOP;
 	free(parent);
 	if (r == 0)
-		r = copy_file(source, kept, 0644);
+		r = keep_untrusted(home, source + strlen(home) + 1, kept);
+fail:
 	if (r < 0)
 		strbuf_addf(err, "cannot keep the %s log as '%s': %s", name, kept, strerror(-r));
 out:
@@ -459,7 +515,7 @@ int framesource_collect(enum frame_source f, const char *home, const char *run_d
 	int r;
 
 	import_series_init(&s);
-	r = read_log(f, home, &s, &source, &n_logs, err);
+	r = read_log(f, home, run_dir, &s, &source, &rel, &n_logs, err);
 	if (r < 0)
 		goto out;
 	r = hb_frames_load(frames, &hook, &why);
@@ -468,8 +524,6 @@ int framesource_collect(enum frame_source f, const char *home, const char *run_d
 		goto out;
 	}
 	r = place_log(name, &hook, &s, window_start_ns, window_end_ns, &a, &t, err);
-	if (r == 0)
-		r = keep_log(name, home, run_dir, source, &rel, err);
 	if (r == 0)
 		r = replace_frames(f, run_dir, t, s.n_presents, err);
 	if (r == 0)

@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,8 +221,6 @@ int stage_create(struct stage *st, const char *hook_src, const char *helper_dir,
 	tmp = xasprintf("%s/tmp", st->dir);
 	run = xasprintf("%s/run", st->dir);
 	r = mkdir(st->home, 0700) < 0 || mkdir(tmp, 0700) < 0 || mkdir(run, 0700) < 0 ? -errno : 0;
-	free(tmp);
-	free(run);
 	if (r == 0) {
 		r = copy_file(hook_src, st->hook, 0755);
 		if (r < 0)
@@ -242,14 +241,25 @@ int stage_create(struct stage *st, const char *hook_src, const char *helper_dir,
 	} else if (r == 0) {
 		r = copy_caller_xauth(st, err);
 	}
-	if (r == 0 && (r = game_user_give(u, st->dir)) < 0)
-		strbuf_addf(err, "cannot give the staging directory to user '%s': %s", u->name,
-			    strerror(-r));
-	if (r == 0 && chmod(st->dir, 0700) < 0)
+	/* The staging directory stays root's (docs/security.md, "The staging
+	 * directory"): the game may write only what is given to it, so it
+	 * cannot plant a name where root's recorders make their live records
+	 * or rewrite runner.pid and rundir. HOME is given once it is seeded
+	 * (stage_finish_home); the hook and bin/ stay root's, read-only to it. */
+	for (size_t i = 0; r == 0 && i < 4; i++) {
+		const char *mine[] = { tmp, run, st->frames, st->xauth };
+
+		if (mine[i] && (r = game_user_give(u, mine[i])) < 0)
+			strbuf_addf(err, "cannot give '%s' to user '%s': %s", mine[i], u->name,
+				    strerror(-r));
+	}
+	if (r == 0 && chmod(st->dir, 0711) < 0)
 		r = -errno;
 	if (r < 0 && !err->len)
 		strbuf_addf(err, "cannot prepare the staging directory '%s': %s", st->dir,
 			    strerror(-r));
+	free(tmp);
+	free(run);
 	return r;
 }
 
@@ -351,68 +361,133 @@ out:
 	return e;
 }
 
-/* Copies the directory from/rel into to/rel, recursively (see
- * stage_keep_home). */
-static int keep_dir(const char *from, const char *to, const char *rel, long long max_bytes,
+/* How deep stage_keep_home goes into HOME: a game's tree deeper than this
+ * is not kept (said in home_skipped), so a planted chain of directories
+ * cannot exhaust the runner's stack or its file descriptors. */
+#define KEEP_HOME_DEPTH 64
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void note_skipped(struct strbuf *skipped, const char *rel, const char *name)
+{
+	strbuf_addf(skipped, "%s%s%s%s", skipped->len ? " " : "", rel, *rel ? "/" : "", name);
+}
+
+/* Copies the directory sfd (HOME/rel, the game's) into dfd (root's),
+ * recursively, by file descriptors only: a name is opened in its parent
+ * without following a symlink and checked on what was opened, so a
+ * symlink swapped in for a file or a directory while root copies (by any
+ * process of the game's user) is never followed. Links are kept as links,
+ * other special files left out, regular files over max_bytes named in
+ * skipped. */
+static int keep_dir(int sfd, int dfd, const char *rel, long long max_bytes, int depth,
 		    struct strbuf *skipped)
 {
-	char *src = xasprintf("%s%s%s", from, *rel ? "/" : "", rel);
-	char *dst = xasprintf("%s%s%s", to, *rel ? "/" : "", rel);
-	struct dirent **list = NULL;
-	int n, r = 0;
+	char **list = NULL;
+	int dupfd, n, r = 0;
+	DIR *d;
 
-	if (mkdir(dst, 0755) < 0 && errno != EEXIST) {
-		r = -errno;
-		goto out;
+	/* the names, read through a dup of sfd (closedir closes it), sorted */
+	dupfd = fcntl(sfd, F_DUPFD_CLOEXEC, 0);
+	if (dupfd < 0)
+		return -errno;
+	d = fdopendir(dupfd);
+	if (!d) {
+		close(dupfd);
+		return -errno;
 	}
-	n = scandir(src, &list, NULL, alphasort);
-	if (n < 0) {
-		r = -errno;
-		goto out;
+	n = 0;
+	for (struct dirent *de; (de = readdir(d));) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    (!*rel && !strcmp(de->d_name, ".cache")))
+			continue;
+		list = xrealloc(list, sizeof(*list) * (size_t)(n + 1));
+		list[n++] = xstrdup(de->d_name);
 	}
+	closedir(d);
+	qsort(list, (size_t)n, sizeof(*list), cmp_name);
 	for (int i = 0; i < n; i++) {
-		const char *name = list[i]->d_name;
-		char *sub = xasprintf("%s%s%s", rel, *rel ? "/" : "", name);
-		char *s_path = xasprintf("%s/%s", from, sub), *d_path = xasprintf("%s/%s", to, sub);
+		const char *name = list[i];
 		struct stat st;
 		int e = 0;
 
-		if (!strcmp(name, ".") || !strcmp(name, "..") || (!*rel && !strcmp(name, ".cache")) ||
-		    lstat(s_path, &st) < 0) {
-			/* not copied */
+		if (fstatat(sfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			/* gone meanwhile: not copied */
+		} else if (S_ISDIR(st.st_mode) && depth >= KEEP_HOME_DEPTH) {
+			note_skipped(skipped, rel, name);
 		} else if (S_ISDIR(st.st_mode)) {
-			e = keep_dir(from, to, sub, max_bytes, skipped);
+			int s2 = openat(sfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), d2 = -1;
+			char *sub = xasprintf("%s%s%s", rel, *rel ? "/" : "", name);
+
+			if (s2 < 0 || (mkdirat(dfd, name, 0755) < 0 && errno != EEXIST) ||
+			    (d2 = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+				e = s2 < 0 && errno == ENOTDIR ? 0 : -errno;
+			else
+				e = keep_dir(s2, d2, sub, max_bytes, depth + 1, skipped);
+			if (s2 >= 0)
+				close(s2);
+			if (d2 >= 0)
+				close(d2);
+			free(sub);
 		} else if (S_ISLNK(st.st_mode)) {
 			char target[4096];
-			ssize_t len = readlink(s_path, target, sizeof(target) - 1);
+			ssize_t len = readlinkat(sfd, name, target, sizeof(target) - 1);
 
 			if (len >= 0) {
 				target[len] = '\0';
-				e = symlink(target, d_path) < 0 ? -errno : 0;
+				e = symlinkat(target, dfd, name) < 0 ? -errno : 0;
 			}
 		} else if (S_ISREG(st.st_mode) && st.st_size > max_bytes) {
-			strbuf_addf(skipped, "%s%s", skipped->len ? " " : "", sub);
+			note_skipped(skipped, rel, name);
 		} else if (S_ISREG(st.st_mode)) {
-			e = copy_file(s_path, d_path, 0644);
+			int in = open_regular_at(sfd, name, &st), out = -1;
+
+			if (in >= 0 && st.st_size <= max_bytes &&
+			    (out = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+					  0644)) >= 0)
+				e = copy_fd(in, out, (uint64_t)max_bytes);
+			else if (in >= 0 && st.st_size > max_bytes)
+				note_skipped(skipped, rel, name);
+			else if (in != -ELOOP && in != -EINVAL)
+				e = in < 0 ? in : -errno;
+			if (e == -EFBIG) { /* it grew past the limit while copied */
+				note_skipped(skipped, rel, name);
+				unlinkat(dfd, name, 0);
+				e = 0;
+			}
+			if (out >= 0 && close(out) < 0 && e == 0)
+				e = -errno;
+			if (in >= 0)
+				close(in);
 		}
 		if (e < 0 && r == 0)
 			r = e;
-		free(sub);
-		free(s_path);
-		free(d_path);
 		free(list[i]);
 	}
 	free(list);
-out:
-	free(src);
-	free(dst);
 	return r;
 }
 
 int stage_keep_home(const struct stage *st, const char *dest, long long max_bytes,
 		    struct strbuf *skipped)
 {
-	return keep_dir(st->home, dest, "", max_bytes, skipped);
+	int sfd, dfd = -1, r;
+
+	if (mkdir(dest, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	sfd = open(st->home, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0 || (dfd = open(dest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		r = -errno;
+	else
+		r = keep_dir(sfd, dfd, "", max_bytes, 0, skipped);
+	if (sfd >= 0)
+		close(sfd);
+	if (dfd >= 0)
+		close(dfd);
+	return r;
 }
 
 void stage_release(struct stage *st)

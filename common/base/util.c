@@ -492,20 +492,12 @@ int remove_tree(const char *path)
 	return remove_at(AT_FDCWD, path);
 }
 
-int copy_file(const char *from, const char *to, int mode)
+int copy_fd(int in, int out, uint64_t max)
 {
 	char buf[65536];
-	int in, out, r = 0;
+	uint64_t done = 0;
+	int r = 0;
 
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (out < 0) {
-		r = -errno;
-		close(in);
-		return r;
-	}
 	for (;;) {
 		ssize_t n = read(in, buf, sizeof(buf));
 
@@ -517,14 +509,93 @@ int copy_file(const char *from, const char *to, int mode)
 		}
 		if (n == 0)
 			break;
+		if ((uint64_t)n > max - done)
+			return -EFBIG;
+		done += (uint64_t)n;
 		r = write_all(out, buf, (size_t)n);
 		if (r < 0)
 			break;
 	}
+	return r;
+}
+
+int copy_file(const char *from, const char *to, int mode)
+{
+	int in, out, r;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (out < 0) {
+		r = -errno;
+		close(in);
+		return r;
+	}
+	r = copy_fd(in, out, UINT64_MAX);
 	if (close(out) < 0 && r == 0)
 		r = -errno;
 	close(in);
 	return r;
+}
+
+int open_regular_beneath(const char *dir, const char *rel, struct stat *st)
+{
+	char *copy, *comp, *next;
+	int fd, r;
+
+	if (!*rel || *rel == '/')
+		return -EINVAL;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	copy = xstrdup(rel);
+	for (comp = copy;; comp = next + 1) {
+		int sub;
+
+		next = strchr(comp, '/');
+		if (next)
+			*next = '\0';
+		if (!*comp || !strcmp(comp, ".") || !strcmp(comp, "..")) {
+			r = -EINVAL;
+			break;
+		}
+		if (!next) {
+			r = open_regular_at(fd, comp, st);
+			break;
+		}
+		sub = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0) {
+			r = -errno;
+			break;
+		}
+		close(fd);
+		fd = sub;
+	}
+	close(fd);
+	free(copy);
+	return r;
+}
+
+int open_regular_at(int dirfd, const char *name, struct stat *st)
+{
+	struct stat own;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), r;
+
+	if (!st)
+		st = &own;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
+	}
+	return fd;
 }
 
 int cmp_double(const void *a, const void *b)

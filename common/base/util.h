@@ -110,4 +110,19 @@ int remove_tree(const char *path);
 /* Copies a regular file. 0 or -errno. */
 int copy_file(const char *from, const char *to, int mode);
 
+struct stat;
+
+/* Reading what another user owns (docs/security.md): NAME, one component,
+ * opened in the directory DIRFD when it is a regular file itself (never
+ * through a symlink: -ELOOP; a FIFO cannot block the open). The fd, with
+ * *st (may be NULL) its fstat, or -errno as open_regular(). */
+int open_regular_at(int dirfd, const char *name, struct stat *st);
+/* The same for REL, a relative path under the directory DIR: every
+ * component opened in its parent without following a symlink; "." and
+ * ".." components and an absolute REL are refused (-EINVAL). */
+int open_regular_beneath(const char *dir, const char *rel, struct stat *st);
+/* Copies at most max bytes from in to out (-EFBIG past them: a file that
+ * grows while copied). 0 or -errno. */
+int copy_fd(int in, int out, uint64_t max);
+
 #endif

@@ -126,8 +126,11 @@ START_TEST(stage_made_and_removed)
 	ck_assert_int_eq(stage_seed(&st, &set, &bench, &seq, &err), 0);
 	ck_assert_int_eq(stage_finish_home(&st, &r, &user, &err), 0);
 
+	/* the staging directory is the runner's: the game may pass through
+	 * it, not list it or make names in it (docs/security.md) */
 	ck_assert_int_eq(stat(st.dir, &sb), 0);
-	ck_assert_int_eq(sb.st_mode & 0777, 0700);
+	ck_assert_int_eq(sb.st_mode & 0777, 0711);
+	ck_assert_int_eq(sb.st_uid, geteuid());
 	seeded = xasprintf("%s/.config/game/game.cfg", st.home);
 	ck_assert_int_eq(access(seeded, R_OK), 0);
 	free(seeded);

@@ -416,6 +416,67 @@ START_TEST(mkdir_file_in_the_way)
 }
 END_TEST
 
+/* What another user owns is opened without following a link anywhere:
+ * open_regular_at (one name) and open_regular_beneath (a path). */
+START_TEST(open_untrusted)
+{
+	char *dir = tmp_path("u");
+	char *sub = tmp_path("u/sub");
+	char *file = tmp_path("u/sub/f");
+	char *outside = tmp_path("outside-f");
+	char *linked = tmp_path("u/sub/link");
+	char *dirlink = tmp_path("u/dirlink");
+	char *fifo = tmp_path("u/fifo");
+	char buf[8];
+	struct stat st;
+	int fd, dfd, in, out;
+
+	ck_assert_int_eq(mkdir_p(sub, 0755), 0);
+	ck_assert_int_eq(write_file_atomic(file, "game", 4, 0644), 0);
+	ck_assert_int_eq(write_file_atomic(outside, "root", 4, 0600), 0);
+	ck_assert_int_eq(symlink(outside, linked), 0);
+	ck_assert_int_eq(symlink(sub, dirlink), 0);
+	ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+
+	fd = open_regular_beneath(dir, "sub/f", &st);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(st.st_size, 4);
+	ck_assert_int_eq(read(fd, buf, sizeof(buf)), 4);
+	close(fd);
+	ck_assert_int_eq(open_regular_beneath(dir, "sub/link", NULL), -ELOOP);
+	/* a link as a directory on the way: refused, not followed */
+	ck_assert_int_eq(open_regular_beneath(dir, "dirlink/f", NULL), -ENOTDIR);
+	ck_assert_int_eq(open_regular_beneath(dir, "sub/../sub/f", NULL), -EINVAL);
+	ck_assert_int_eq(open_regular_beneath(dir, "./sub/f", NULL), -EINVAL);
+	ck_assert_int_eq(open_regular_beneath(dir, "sub//f", NULL), -EINVAL);
+	ck_assert_int_eq(open_regular_beneath(dir, file, NULL), -EINVAL);
+	ck_assert_int_eq(open_regular_beneath(dir, "", NULL), -EINVAL);
+	ck_assert_int_eq(open_regular_beneath(dir, "fifo", NULL), -EINVAL);
+	ck_assert_int_eq(open_regular_beneath(dir, "sub", NULL), -EISDIR);
+
+	dfd = open(sub, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(dfd, 0);
+	ck_assert_int_eq(open_regular_at(dfd, "link", NULL), -ELOOP);
+	in = open_regular_at(dfd, "f", NULL);
+	ck_assert_int_ge(in, 0);
+	out = open("/dev/null", O_WRONLY);
+	/* a file longer than the copy may be: -EFBIG, never more */
+	ck_assert_int_eq(copy_fd(in, out, 3), -EFBIG);
+	ck_assert_int_eq(lseek(in, 0, SEEK_SET), 0);
+	ck_assert_int_eq(copy_fd(in, out, 4), 0);
+	close(in);
+	close(out);
+	close(dfd);
+	free(dir);
+	free(sub);
+	free(file);
+	free(outside);
+	free(linked);
+	free(dirlink);
+	free(fifo);
+}
+END_TEST
+
 START_TEST(remove_keeps_link_targets)
 {
 	char *outside = tmp_path("outside");
@@ -570,6 +631,7 @@ TEST_SUITE(util_suite)
 	tcase_add_test(files, mkdir_nested);
 	tcase_add_test(files, mkdir_file_in_the_way);
 	tcase_add_test(files, remove_keeps_link_targets);
+	tcase_add_test(files, open_untrusted);
 	tcase_add_test(files, copy);
 	tcase_add_test(files, maybe_zstd);
 	suite_add_tcase(s, files);
