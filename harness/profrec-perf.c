@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -268,17 +269,25 @@ static uint8_t file_build_id(pid_t pid, uint64_t start, uint64_t end, const char
 	char rel[96];
 	const void *id = NULL;
 	ssize_t len = 0;
+	struct stat st;
 	Elf *elf;
 	int fd;
 
 	snprintf(rel, sizeof(rel), "proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, start, end);
-	fd = fsroot_open(rel, O_RDONLY | O_CLOEXEC);
+	fd = fsroot_open(rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 && path[0] == '/')
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
+	/* the file is the game's, which may cut it short while it is read:
+	 * a regular file only, read (never mapped: a mapping past a cut end
+	 * is a SIGBUS in root's recorder; docs/security.md) */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (elf) {
 		/* id points into elf's data: copied before it goes */
 		len = dwelf_elf_gnu_build_id(elf, &id);
