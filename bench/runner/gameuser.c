@@ -4,7 +4,8 @@
 #include "runner/gameuser.h"
 
 #include <errno.h>
-#include <ftw.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -81,20 +82,49 @@ int game_user_become(const struct game_user *u)
 	return 0;
 }
 
-/* nftw passes no argument: the user being given a tree (one walk at a time) */
-static uid_t give_uid;
-static gid_t give_gid;
+/* How deep a tree game_user_give walks: deeper is refused (ELOOP). */
+#define GIVE_DEPTH 128
 
-static int give_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* Gives dirfd/name and everything under it, by file descriptors: nothing
+ * is followed, so an entry swapped for a link while the walk goes (by a
+ * process of a user who owned the tree before) has the link itself
+ * changed, never what it points at. A directory is given after what it
+ * holds, so the game's user cannot enter a tree half given. */
+static int give_at(int dirfd, const char *name, uid_t uid, gid_t gid, int depth)
 {
-	return lchown(path, give_uid, give_gid) < 0 ? -1 : 0;
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	int fd, r = 0;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return fchownat(dirfd, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	if (depth >= GIVE_DEPTH)
+		return -ELOOP;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while (r == 0 && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+		    (r = give_at(fd, de->d_name, uid, gid, depth + 1)) == -ENOENT)
+			r = 0; /* gone meanwhile */
+	if (r == 0 && fchown(fd, uid, gid) < 0)
+		r = -errno;
+	closedir(d);
+	return r;
 }
 
 int game_user_give(const struct game_user *u, const char *path)
 {
 	if (!u->switch_needed)
 		return 0;
-	give_uid = u->uid;
-	give_gid = u->gid;
-	return nftw(path, give_one, 16, FTW_PHYS) == 0 ? 0 : -errno;
+	return give_at(AT_FDCWD, path, u->uid, u->gid, 0);
 }

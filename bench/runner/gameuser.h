@@ -29,8 +29,9 @@ void game_user_release(struct game_user *u);
  * as root (-EPERM). Async-signal-safe apart from nothing: it only calls
  * setgroups/setgid/setuid. */
 int game_user_become(const struct game_user *u);
-/* Gives path and everything under it to the user (lchown: symlinks are
- * not followed) when we are root and switch to it; nothing otherwise
+/* Gives path and everything under it to the user (by file descriptors,
+ * nothing followed; a directory after its contents; at most 128 levels
+ * deep, -ELOOP past them) when we are root and switch to it; nothing otherwise
  * (the files are the user's already). The staging directory, a switch's
  * directory the game writes. 0 or -errno. */
 int game_user_give(const struct game_user *u, const char *path);

@@ -221,7 +221,7 @@ END_TEST
  * filled too. */
 START_TEST(given_to_game_user)
 {
-	char *tmp, *root, *dir, *entry, *cold;
+	char *tmp, *root, *dir, *entry, *cold, *outside, *link, *precious;
 	struct game_user u;
 	struct sc_run r;
 	struct stat st;
@@ -239,11 +239,30 @@ START_TEST(given_to_game_user)
 	u.switch_needed = true;
 	setenv("HITCHBENCH_SHADERCACHE_DIR", root, 1);
 	test_put(dir, "old/entry", "x"); /* root's: left by an earlier user */
+	/* and links an earlier user planted: given as links, never followed
+	 * (docs/security.md) */
+	test_put(tmp, "outside/precious", "root's");
+	outside = xasprintf("%s/outside", tmp);
+	link = xasprintf("%s/old/to-outside", dir);
+	ck_assert_int_eq(symlink(outside, link), 0);
+	free(link);
+	link = xasprintf("%s/old/to-precious", dir);
+	precious = xasprintf("%s/precious", outside);
+	ck_assert_int_eq(symlink(precious, link), 0);
 	ck_assert_int_eq(sc_prepare(&r, "SHADERCACHE=warm", tmp, "recipe", "base", &u), 0);
 	ck_assert_int_eq(stat(dir, &st), 0);
 	ck_assert_uint_eq(st.st_uid, 65534);
 	ck_assert_int_eq(stat(entry, &st), 0);
 	ck_assert_uint_eq(st.st_uid, 65534);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert_uint_eq(st.st_uid, 65534);
+	ck_assert_int_eq(stat(outside, &st), 0);
+	ck_assert_uint_eq(st.st_uid, 0);
+	ck_assert_int_eq(stat(precious, &st), 0);
+	ck_assert_uint_eq(st.st_uid, 0);
+	free(link);
+	free(precious);
+	free(outside);
 	ck_assert_str_eq(kvfile_get(&r.bench, "shadercache.before"), "1 files, 1 bytes");
 	sc_release(&r);
 	/* cold: the run's own, the user's too */
