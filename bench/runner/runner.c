@@ -119,12 +119,14 @@ static int start_x(struct runner *rn, struct strbuf *err)
 	free(log);
 	if (fd < 0)
 		return -errno;
-	r = xserver_start(&rn->x, rn->req->recipe->screen, rn->stage.xauth, fd, 15.0, err);
+	r = xserver_start(&rn->x, rn->req->recipe->screen, rn->stage.xauth, rn->req->user, fd, 15.0,
+			  err);
 	close(fd);
 	if (r < 0)
 		return r;
 	rn->display = rn->x.name;
-	kvfile_addf(&rn->bench, "display", "%s (Xvfb, started by the run)", rn->display);
+	kvfile_addf(&rn->bench, "display", "%s (Xvfb, started by the run, as %s)", rn->display,
+		    rn->req->user->name);
 	kvfile_add(&rn->bench, "screen", rn->req->recipe->screen);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,8 +50,19 @@ int xauth_write(const char *path, int mode)
 	return r;
 }
 
-int xserver_start(struct xserver *x, const char *screen, const char *auth_path, int log_fd,
-		  double timeout_s, struct strbuf *err)
+#define X_SOCKET_DIR "/tmp/.X11-unix"
+
+/* The directory of X's sockets: made by root, world-writable and sticky,
+ * as the X server would make it, so that an X server started as a user
+ * finds it (one of its own making would be the first user's). */
+static void socket_dir(void)
+{
+	if (geteuid() == 0 && mkdir(X_SOCKET_DIR, 01777) == 0)
+		chmod(X_SOCKET_DIR, 01777); /* past the umask */
+}
+
+int xserver_start(struct xserver *x, const char *screen, const char *auth_path,
+		  const struct game_user *user, int log_fd, double timeout_s, struct strbuf *err)
 {
 	char fdarg[16], buf[32];
 	char *argv[] = { "Xvfb", "-displayfd", fdarg, "-screen", "0", (char *)screen,
@@ -58,7 +70,7 @@ int xserver_start(struct xserver *x, const char *screen, const char *auth_path, 
 	char *envp[] = { "PATH=/usr/bin:/bin:/usr/local/bin", NULL };
 	struct spawn_opts o = {
 		.argv = argv, .envp = envp, .in_fd = -1, .out_fd = log_fd, .err_fd = log_fd,
-		.new_session = true, .parent_death_signal = SIGTERM,
+		.new_session = true, .parent_death_signal = SIGTERM, .user = user,
 	};
 	uint64_t deadline = mono_ns() + (uint64_t)(timeout_s * 1e9);
 	size_t got = 0;
@@ -67,6 +79,7 @@ int xserver_start(struct xserver *x, const char *screen, const char *auth_path, 
 	int pfd[2], r;
 
 	memset(x, 0, sizeof(*x));
+	socket_dir();
 	if (pipe(pfd) < 0)
 		return -errno;
 	/* the write end must survive exec in Xvfb: only the read end is CLOEXEC */

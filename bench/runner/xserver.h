@@ -22,11 +22,14 @@ struct xserver {
  * this host) with a random 16-byte cookie. 0 or -errno. */
 int xauth_write(const char *path, int mode);
 
-/* Starts Xvfb -screen 0 SCREEN with the authority file; its output goes to
- * log_fd. Waits until it accepts connections (at most timeout_s). 0, or
- * -errno with a message in err. */
-int xserver_start(struct xserver *x, const char *screen, const char *auth_path, int log_fd,
-		  double timeout_s, struct strbuf *err);
+/* Starts Xvfb -screen 0 SCREEN with the authority file, as user (the game's,
+ * when we are root: the X server is the game's to talk to, so a game that
+ * breaks it gains nothing the game did not have; docs/security.md); its
+ * output goes to log_fd. Waits until it accepts connections (at most
+ * timeout_s). 0, or -errno with a message in err. */
+struct game_user;
+int xserver_start(struct xserver *x, const char *screen, const char *auth_path,
+		  const struct game_user *user, int log_fd, double timeout_s, struct strbuf *err);
 /* Stops our server (nothing for an existing display), its footprint into
  * x->fp. Returns 0, or 1 when SIGKILL was needed. */
 int xserver_stop(struct xserver *x);

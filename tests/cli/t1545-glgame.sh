@@ -32,6 +32,12 @@ rundir=$(run_dirs "$T/runs" | tail -n 1)
 expect_eq "exit status ($(value status_detail "$rundir/bench.txt"))" 0 "$rc"
 expect_eq "status" ok "$(value status "$rundir/bench.txt")"
 expect_eq "frames_api" opengl "$(value frames_api "$rundir/bench.txt")"
+# the run's X server is the game's to talk to: it runs as the game's user,
+# never as root (docs/security.md)
+user=$(value user "$rundir/bench.txt")
+value display "$rundir/bench.txt" | grep -Eq "^:[0-9]+ \(Xvfb, started by the run, as $user\)$" ||
+	fail "display: $(value display "$rundir/bench.txt")"
+[ "$(id -u)" != 0 ] || [ "$user" != root ] || fail "the game and its X server ran as root"
 value window_sources "$rundir/bench.txt" | grep -Eq '^glXSwapBuffers [0-9]+$' ||
 	fail "window_sources: $(value window_sources "$rundir/bench.txt")"
 
