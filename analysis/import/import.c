@@ -91,6 +91,7 @@ static void read_summary(const struct summary_file *sf, const char *path, struct
 	int want[sizeof(summary_columns) / sizeof(summary_columns[0])], keycol = -1;
 	struct csv_record rec;
 	struct csv c;
+	struct stat st;
 	size_t len = 0;
 	bool found = false;
 
@@ -100,6 +101,15 @@ static void read_summary(const struct summary_file *sf, const char *path, struct
 		file = xasprintf("%.*s%s", (int)(dot - path), path, sf->suffix);
 	else
 		return;
+	/* a file beside a game's log is the game's to make: a link there is
+	 * not followed, so that a run never reads what it points at as the
+	 * tool's figures (docs/security.md) */
+	if (lstat(file, &st) == 0 && S_ISLNK(st.st_mode)) {
+		strbuf_addf(&out->notes, "%s: %s beside it is a link, not followed: the tool's own figures not "
+			    "read\n", path, file + (base - path));
+		free(file);
+		return;
+	}
 	if (read_file(file, &text, &len) < 0) {
 		if (sf->always)
 			strbuf_addf(&out->notes, "%s: no %s beside it: the tool's own figures not read\n", path,

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 START_TEST(frameview_count)
 {
@@ -122,6 +123,7 @@ END_TEST
 START_TEST(frameview_log_and_summary)
 {
 	char *dir = test_tmpdir(), *path = xasprintf("%s/FrameView_game.exe_2024_01_01T000000_Log.csv", dir);
+	char *summary, *moved;
 	struct import_series s;
 	struct strbuf log = STRBUF_INIT;
 
@@ -150,6 +152,20 @@ START_TEST(frameview_log_and_summary)
 	ck_assert_str_eq(kvfile_get(&s.info, "summary.low01_fps"), "30.000");
 	ck_assert_str_eq(kvfile_get(&s.info, "summary.min_fps"), "30.000");
 	import_series_release(&s);
+
+	/* a summary that is a link (the game's to plant beside its log) is
+	 * not followed: no figures, and a note that says why */
+	summary = xasprintf("%s/FrameView_Summary.csv", dir);
+	moved = xasprintf("%s/elsewhere.csv", dir);
+	ck_assert_int_eq(rename(summary, moved), 0);
+	ck_assert_int_eq(symlink(moved, summary), 0);
+	ck_assert_int_eq(read_as(IMPORT_FRAMEVIEW, path, &s), 0);
+	ck_assert_uint_eq(s.rows, 200);
+	ck_assert_ptr_null(kvfile_get(&s.info, "summary.avg_fps"));
+	ck_assert_ptr_nonnull(strstr(s.notes.buf, "FrameView_Summary.csv beside it is a link, not followed"));
+	import_series_release(&s);
+	free(summary);
+	free(moved);
 	strbuf_release(&log);
 	free(path);
 	free(dir);
