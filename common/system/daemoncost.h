@@ -134,7 +134,8 @@ void daemon_cost_diff(const struct daemon_names *names, const struct daemon_snap
  * (the '_' and the '.' too) as '_' and two lower-case hex digits:
  * "kworker/0:1" is "kworker_2f0_3a1", "rcu_sched" "rcu_5fsched". One
  * name, one key part, and no key part is two names'. Cut to size (room
- * for DAEMON_KEY_NAME_MAX holds any name of 15 bytes). */
+ * for DAEMON_KEY_NAME_MAX holds any name of 15 bytes). Exported for the
+ * tests (test-daemoncost.c) and the fuzz target (fuzz-hostnoise.c). */
 #define DAEMON_KEY_NAME_MAX (15 * 3 + 1)
 void daemon_key_name(const char *name, char *out, size_t size);
 /* The noise.daemon.* keys into kf (each name through daemon_key_name());
