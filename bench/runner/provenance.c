@@ -143,6 +143,21 @@ void provenance_system(struct kvfile *kf)
 }
 
 
+void package_key(const char *name, char *key, size_t size)
+{
+	size_t n = (size_t)snprintf(key, size, "package.");
+
+	for (const char *p = name; *p && n + 4 <= size; p++) {
+		if (*p == '+') {
+			memcpy(key + n, "_2b", 3);
+			n += 3;
+		} else {
+			key[n++] = *p;
+		}
+	}
+	key[n < size ? n : size - 1] = '\0';
+}
+
 void provenance_packages(struct kvfile *kf, const struct argv_list *packages)
 {
 	struct argv_list argv;
@@ -178,7 +193,7 @@ void provenance_packages(struct kvfile *kf, const struct argv_list *packages)
 			version = line_copy;
 			break;
 		}
-		snprintf(key, sizeof(key), "package.%s", packages->v[i]);
+		package_key(packages->v[i], key, sizeof(key));
 		kvfile_add(kf, key, version);
 		free(line_copy);
 	}

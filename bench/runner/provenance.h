@@ -38,8 +38,14 @@ void provenance_machine(struct kvfile *kf);
 void provenance_cpu(struct kvfile *kf);
 /* swappiness, swaps, thp_enabled, thp_defrag. */
 void provenance_memory(struct kvfile *kf);
-/* Adds package.NAME=VERSION for each package ("not-installed" when dpkg
- * does not know it, "unknown" without dpkg-query). */
+/* package.NAME, the key of a package: a Debian name is [a-z0-9+.-], and
+ * a key has no '+', so each '+' is written "_2b" (no Debian name has a
+ * '_'): "package.libstdc_2b_2b6" (docs/formats.md). key has room for size
+ * bytes; a name too long is cut. Exported for the tests
+ * (test-provenance.c). */
+void package_key(const char *name, char *key, size_t size);
+/* Adds package.NAME=VERSION (package_key) for each package ("not-installed"
+ * when dpkg does not know it, "unknown" without dpkg-query). */
 void provenance_packages(struct kvfile *kf, const struct argv_list *packages);
 
 /*

@@ -142,7 +142,14 @@ bool run_noise_finish(struct run_noise *n, const struct noise_limits *limits, co
 	if (!n->asked[0])
 		return false; /* no window: no keys */
 	if (!n->ready) {
-		kvfile_addf(bench, "noise", "not measured: cannot read proc/stat: %s", strerror(-n->open_err));
+		if (n->open_err == -EINVAL)
+			kvfile_add(bench, "noise", "not measured: proc/stat's cpu lines do not parse");
+		else if (n->open_err == -EFBIG)
+			kvfile_addf(bench, "noise", "not measured: proc/stat's cpu lines are longer than %zu bytes "
+				    "(%d CPUs')", NOISE_STAT_MAX, NOISE_CPUS_MAX);
+		else
+			kvfile_addf(bench, "noise", "not measured: cannot read proc/stat: %s",
+				    strerror(-n->open_err));
 		return false;
 	}
 	if (n->take_err < 0) {

@@ -44,6 +44,19 @@ int ssh_url_parse(const char *url, struct ssh_target *t, const char **why)
 		*why = "no host name (ssh://[user@]host[:port])";
 		return -EINVAL;
 	}
+	/* ssh is given "--" before the host, so nothing would be taken as an
+	 * option; but no host or user name starts with '-', and one that does
+	 * is a mistake, or a trick, to say so of (issue 38) */
+	*why = host[0] == '-' ? "the host name starts with '-'" : NULL;
+	if (at && p[0] == '-')
+		*why = "the user name starts with '-'";
+	for (const char *u = p; at && u < at && !*why; u++)
+		if ((unsigned char)*u <= ' ' || *u == 0x7f)
+			*why = "the user name has a blank or a control byte";
+	if (*why) {
+		free(host);
+		return -EINVAL;
+	}
 	if (colon) {
 		char *digits = xstrndup(colon + 1, (size_t)(end - colon - 1));
 		uint64_t v;

@@ -30,6 +30,14 @@ int daemon_names_parse(const char *list, struct daemon_names *names, struct strb
 			strbuf_addf(err, "more than %d names", DAEMON_NAMES_MAX);
 			return -EINVAL;
 		}
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)p[i];
+
+			if (c < 0x20 || c == 0x7f) {
+				strbuf_addf(err, "'%.*s' has a control byte (0x%02x)", (int)n, p, c);
+				return -EINVAL;
+			}
+		}
 		memcpy(names->name[names->n], p, n);
 		names->name[names->n][n] = '\0';
 		for (size_t i = 0; i < names->n; i++) {
@@ -76,11 +84,12 @@ int daemon_status_switches(const char *buf, uint64_t *switches)
 	int a = line_value(buf, "voluntary_ctxt_switches", &vol);
 	int b = line_value(buf, "nonvoluntary_ctxt_switches", &invol);
 
-	if (a == -EINVAL || b == -EINVAL)
-		return -EINVAL;
 	if (a == -ENOENT && b == -ENOENT)
 		return -ENOENT;
-	*switches = vol + invol;
+	/* one line without the other is not a kernel's status: the missing
+	 * one is unknown, not 0 */
+	if (a < 0 || b < 0 || __builtin_add_overflow(vol, invol, switches))
+		return -EINVAL;
 	return 0;
 }
 
@@ -313,6 +322,26 @@ void daemon_cost_diff(const struct daemon_names *names, const struct daemon_snap
 	}
 }
 
+void daemon_key_name(const char *name, char *out, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p && n + 4 <= size; p++) {
+		unsigned char c = *p;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-') {
+			out[n++] = (char)c;
+		} else {
+			out[n++] = '_';
+			out[n++] = hex[c >> 4];
+			out[n++] = hex[c & 15];
+		}
+	}
+	if (size)
+		out[n < size ? n : size - 1] = '\0';
+}
+
 void daemon_cost_write(const struct daemon_cost *c, const char *source, struct kvfile *kf)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -326,9 +355,9 @@ void daemon_cost_write(const struct daemon_cost *c, const char *source, struct k
 			    DAEMON_PROCS_MAX, DAEMON_THREADS_MAX);
 	for (size_t i = 0; i < c->names.n; i++) {
 		const struct daemon_figure *f = &c->d[i];
-		const char *n = c->names.name[i];
-		char key[64];
+		char n[DAEMON_KEY_NAME_MAX], key[96];
 
+		daemon_key_name(c->names.name[i], n, sizeof(n));
 		snprintf(key, sizeof(key), "noise.daemon.%s.cpu_ms", n);
 		kvfile_addf(kf, key, "%.0f", f->cpu_ms);
 		snprintf(key, sizeof(key), "noise.daemon.%s.wakeups", n);

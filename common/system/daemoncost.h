@@ -6,7 +6,7 @@
  * name (comm) is on a list and that is not exempt (the runner's ancestors:
  * the job's own slurmstepd; the runner's own tree); their difference gives
  * the noise.daemon.* keys of bench.txt (docs/formats.md, "Host noise",
- * "Daemons' cost (noise.daemon.*, format 1)").
+ * "Daemons' cost (noise.daemon.*, format 2)").
  *
  * Per daemon name, summed over its processes:
  *   cpu       utime + stime of proc/PID/stat: every thread of the process,
@@ -36,7 +36,7 @@
 #include "text/kvfile.h"
 #include "base/util.h"
 
-#define DAEMON_COST_FORMAT 1
+#define DAEMON_COST_FORMAT 2
 #define DAEMON_NAMES_MAX 8
 /* the daemons of a Slurm node (slurmctld too: a one-machine lab runs it
  * beside the batches), when a quiet profile names none */
@@ -52,13 +52,16 @@ struct daemon_names {
 
 /* "slurmd slurmstepd, munged" (blanks or commas) into names. 0, or
  * -EINVAL with err ("'x...' is longer than a process name (15)", "more
- * than 8 names", a repeated name). An empty list is no daemon. */
+ * than 8 names", a repeated name, a control byte). An empty list is no
+ * daemon. Any other byte is a name's (kworker/0:1, (sd-pam), a=b): a comm
+ * may hold it; daemon_key_name() makes it a key's. */
 int daemon_names_parse(const char *list, struct daemon_names *names, struct strbuf *err);
 
 /* ---- the parse layer ---- */
 
 /* voluntary_ctxt_switches + nonvoluntary_ctxt_switches of a
- * proc/PID/status. 0, -ENOENT (neither line), -EINVAL. */
+ * proc/PID/status. 0, -ENOENT (neither line), -EINVAL (a number that is
+ * not one, or one of the two lines without the other: unknown, not 0). */
 int daemon_status_switches(const char *buf, uint64_t *switches);
 /* The nr_wakeups line of a proc/PID/sched ("nr_wakeups   :   12"). 0,
  * -ENOENT (no such line: schedstats off), -EINVAL. */
@@ -126,7 +129,17 @@ struct daemon_cost {
  * second. */
 void daemon_cost_diff(const struct daemon_names *names, const struct daemon_snapshot *a,
 		      const struct daemon_snapshot *b, long hz, struct daemon_cost *out);
-/* The noise.daemon.* keys into kf; source says where the list came from. */
+/* A name as it is written inside a bench.txt key (docs/formats.md,
+ * "Daemons' cost"): A-Z a-z 0-9 and '-' as they are, every other byte
+ * (the '_' and the '.' too) as '_' and two lower-case hex digits:
+ * "kworker/0:1" is "kworker_2f0_3a1", "rcu_sched" "rcu_5fsched". One
+ * name, one key part, and no key part is two names'. Cut to size (room
+ * for DAEMON_KEY_NAME_MAX holds any name of 15 bytes). Exported for the
+ * tests (test-daemoncost.c) and the fuzz target (fuzz-hostnoise.c). */
+#define DAEMON_KEY_NAME_MAX (15 * 3 + 1)
+void daemon_key_name(const char *name, char *out, size_t size);
+/* The noise.daemon.* keys into kf (each name through daemon_key_name());
+ * source says where the list came from. */
 void daemon_cost_write(const struct daemon_cost *c, const char *source, struct kvfile *kf);
 
 #endif

@@ -187,13 +187,31 @@ static char *image_release(const char *image)
 	return NULL;
 }
 
-/* A menuentry command opens its entry. */
-static void entry_open(struct grub_parse *ps, struct grub_menu *m)
+static bool is_id_option(const char *w)
+{
+	return !strcmp(w, "$menuentry_id_option") || !strcmp(w, "--id");
+}
+
+/* A menuentry command opens its entry. 0, or -EINVAL with why: an entry
+ * with two ids (GRUB would keep the last; which one a kernel wish means
+ * is not for us to guess). */
+static int entry_open(struct grub_parse *ps, struct grub_menu *m, struct strbuf *err)
 {
 	const struct grub_cmd *c = &ps->cmd;
 	struct strbuf path = STRBUF_INIT;
 	struct grub_entry *e;
+	size_t id = 0;
 
+	for (size_t i = 2; i + 2 < c->n; i++) {
+		if (!is_id_option(c->w[i]))
+			continue;
+		if (id) {
+			strbuf_addf(err, "%d: menuentry '%s' has two ids ('%s' and '%s')", c->line, c->w[1],
+				    c->w[id + 1], c->w[i + 1]);
+			return -EINVAL;
+		}
+		id = i++;
+	}
 	if (m->n == m->alloc) {
 		m->alloc = m->alloc ? 2 * m->alloc : 16;
 		m->v = xrealloc(m->v, m->alloc * sizeof(*m->v));
@@ -202,9 +220,8 @@ static void entry_open(struct grub_parse *ps, struct grub_menu *m)
 	memset(e, 0, sizeof(*e));
 	e->title = xstrdup(c->n > 2 ? c->w[1] : "");
 	e->line = c->line;
-	for (size_t i = 2; i + 2 < c->n; i++)
-		if (!strcmp(c->w[i], "$menuentry_id_option") || !strcmp(c->w[i], "--id"))
-			e->id = xstrdup(c->w[i + 1]);
+	if (id)
+		e->id = xstrdup(c->w[id + 1]);
 	for (int d = 0; d < ps->depth; d++) {
 		if (ps->stack[d].submenu) {
 			strbuf_addstr(&path, ps->stack[d].submenu);
@@ -215,6 +232,7 @@ static void entry_open(struct grub_parse *ps, struct grub_menu *m)
 	e->path = strbuf_detach(&path);
 	e->recovery = strstr(e->title, "recovery mode") != NULL;
 	ps->stack[ps->depth].entry = (long)m->n++;
+	return 0;
 }
 
 /* A command inside an entry: the linux command says its kernel. */
@@ -259,10 +277,12 @@ static int grub_command(struct grub_parse *ps, struct grub_menu *m, struct strbu
 	b = &ps->stack[ps->depth];
 	b->submenu = NULL;
 	b->entry = -1;
-	if (!strcmp(c->w[0], "menuentry"))
-		entry_open(ps, m);
-	else if (!strcmp(c->w[0], "submenu"))
+	if (!strcmp(c->w[0], "menuentry")) {
+		if (entry_open(ps, m, err) < 0)
+			return -EINVAL;
+	} else if (!strcmp(c->w[0], "submenu")) {
 		b->submenu = xstrdup(c->n > 2 ? c->w[1] : "");
+	}
 	ps->depth++;
 	return 0;
 }

@@ -39,7 +39,7 @@ void grub_menu_init(struct grub_menu *m);
 void grub_menu_release(struct grub_menu *m);
 /* Parses grub.cfg's text into m (entries appended). 0, or -EINVAL with
  * "LINE: what is wrong" in err (an unterminated quote, a '}' with no
- * block, a block left open at the end). */
+ * block, a block left open at the end, a menuentry with two --id). */
 int grub_menu_parse(const char *text, struct grub_menu *m, struct strbuf *err);
 /* The entry to boot release: the first that boots its image and is not a
  * recovery entry (Debian's first entry, "Debian GNU/Linux", boots the

@@ -21,8 +21,6 @@
 /* Room for the cpu lines of this many CPUs more than the machine had when
  * the reader opened (CPUs brought online later). */
 #define CPU_SLACK 4
-/* A cpu line of /proc/stat is at most 10 numbers of 20 digits and a name. */
-#define CPU_LINE_MAX 256
 /* The children of a thread, and a process's threads read at once. */
 #define CHILDREN_BUF 4096
 #define DENTS_BUF 8192
@@ -116,6 +114,9 @@ int noise_stat_parse(const char *buf, struct noise_ticks *all, struct noise_tick
 		}
 		n++;
 	}
+	/* a buffer cut inside the next line's "cpu" is cut, not the end */
+	if (*p && strlen(p) < 3 && !strncmp(p, "cpu", strlen(p)))
+		return -EOVERFLOW;
 	*all = first;
 	*ncpu = n;
 	return 0;
@@ -207,15 +208,22 @@ ssize_t noise_read_rel(struct noise_reader *r, const char *rel)
 	return n;
 }
 
+/* proc/stat into r->buf and its cpu lines parsed. -EOVERFLOW only when
+ * the read filled the buffer (more may follow: a bigger one may do); a cpu
+ * line cut by the file's end is -EINVAL. */
 static int read_stat(struct noise_reader *r, struct noise_ticks *all, struct noise_ticks *cpu,
 		     int *id, size_t max, size_t *ncpu)
 {
 	ssize_t n = pread(r->stat_fd, r->buf, r->size - 1, 0);
+	int ret;
 
 	if (n < 0)
 		return -errno;
 	r->buf[n] = '\0';
-	return noise_stat_parse(r->buf, all, cpu, id, max, ncpu);
+	ret = noise_stat_parse(r->buf, all, cpu, id, max, ncpu);
+	if (ret == -EOVERFLOW && (size_t)n < r->size - 1)
+		return -EINVAL;
+	return ret;
 }
 
 int noise_reader_open(struct noise_reader *r)
@@ -241,19 +249,22 @@ int noise_reader_open(struct noise_reader *r)
 		ret = -errno;
 		goto fail;
 	}
-	/* first with room for 64 CPUs, then as many as there are */
-	r->size = 64 * CPU_LINE_MAX;
+	/* first with room for 64 CPUs, then as many as there are, up to the
+	 * kernel's most (a file that still does not fit is no /proc/stat) */
+	r->size = 64 * NOISE_CPU_LINE_MAX;
 	r->buf = xrealloc(NULL, r->size);
 	while ((ret = read_stat(r, &all, NULL, NULL, 0, &ncpu)) == -EOVERFLOW &&
-	       r->size < (64u << 20)) {
-		r->size *= 2;
+	       r->size < NOISE_STAT_MAX) {
+		r->size = r->size * 2 < NOISE_STAT_MAX ? r->size * 2 : NOISE_STAT_MAX;
 		r->buf = xrealloc(r->buf, r->size);
 	}
+	if (ret == -EOVERFLOW)
+		ret = -EFBIG;
 	if (ret < 0)
 		goto fail;
 	r->cpu_max = ncpu + CPU_SLACK;
-	if ((r->cpu_max + 1) * CPU_LINE_MAX > r->size) {
-		r->size = (r->cpu_max + 1) * CPU_LINE_MAX;
+	if ((r->cpu_max + 1) * NOISE_CPU_LINE_MAX > r->size) {
+		r->size = (r->cpu_max + 1) * NOISE_CPU_LINE_MAX;
 		r->buf = xrealloc(r->buf, r->size);
 	}
 	if (r->size < CHILDREN_BUF)

@@ -63,6 +63,14 @@ int noise_children_parse(const char *buf, pid_t *out, size_t max);
 
 /* ---- snapshots ---- */
 
+/* A cpu line of /proc/stat is at most 10 numbers of 20 digits and a
+ * name; the cpu lines of the most CPUs a kernel has (CONFIG_NR_CPUS is at
+ * most 8192) and the aggregate line are what a read of proc/stat needs at
+ * most (2 MiB) */
+#define NOISE_CPU_LINE_MAX 256
+#define NOISE_CPUS_MAX 8192
+#define NOISE_STAT_MAX ((size_t)(NOISE_CPUS_MAX + 1) * NOISE_CPU_LINE_MAX)
+
 struct noise_reader {
 	int root_fd;        /* the root directory */
 	int stat_fd;        /* proc/stat, re-read with pread */
@@ -87,8 +95,10 @@ struct noise_snapshot {
 	bool have_schedstat;            /* some game thread had one (or no thread was asked) */
 };
 
-/* Opens the root and proc/stat, reads proc/cpuinfo. 0 or -errno (no
- * proc/stat, or one that does not parse). */
+/* Opens the root and proc/stat, reads proc/cpuinfo. 0 or -errno: no
+ * proc/stat (-ENOENT ...), -EINVAL (its cpu lines do not parse: one cut
+ * by the file's end too), -EFBIG (cpu lines past NOISE_STAT_MAX bytes, more
+ * than a kernel's most CPUs: the read is bounded, not grown further). */
 int noise_reader_open(struct noise_reader *r);
 void noise_reader_close(struct noise_reader *r);
 /* Reads rel (under r's root) into r->buf, NUL-terminated, with one

@@ -42,6 +42,18 @@ run_hb "add, bad url" 2 target add hb http://127.0.0.1
 grep -q "hitchbench: 'http://127.0.0.1' not an ssh:// address" "$T/err" || fail "bad url: $(cat "$T/err")"
 run_hb "add, bad port" 2 target add hb ssh://h:70000
 grep -q "port is not a number" "$T/err" || fail "bad port: $(cat "$T/err")"
+# issue 38: a host or user that reads as an option is refused, on the
+# command line and in the file (FILE:LINE: what, exit 2)
+run_hb "add, host starting with -" 2 target add hb ssh://-oProxyCommand=x
+grep -q "the host name starts with '-'" "$T/err" || fail "host '-...': $(cat "$T/err")"
+run_hb "add, user starting with -" 2 target add hb ssh://-l@127.0.0.1
+grep -q "the user name starts with '-'" "$T/err" || fail "user '-...': $(cat "$T/err")"
+printf 'version = 1\n\n[x]\nurl = ssh://-oProxyCommand=x\n' >"$T/dash.ini"
+rc=0
+HITCHBENCH_TARGETS=$T/dash.ini "$HB" target list >"$T/out" 2>"$T/err" || rc=$?
+expect_eq "a targets file with a host starting with -: exit" 2 "$rc"
+grep -q "$T/dash.ini:4: url 'ssh://-oProxyCommand=x': the host name starts with '-'" "$T/err" ||
+	fail "host '-...' in the file: $(cat "$T/err")"
 run_hb "add, bad name" 2 target add "a b" "$URL"
 run_hb "check, unknown target" 2 target check nosuch
 grep -q "hitchbench: no target 'nosuch' in $HITCHBENCH_TARGETS" "$T/err" || fail "unknown: $(cat "$T/err")"

@@ -26,7 +26,7 @@ wait "$step" || rc=$?
 expect_eq "exit status" 0 "$rc"
 b="$(run_dirs "$T/runs" | tail -n 1)/bench.txt"
 [ -f "$b" ] || fail "no run: $(cat "$T/err")"
-expect_eq "noise.daemon.format" 1 "$(value noise.daemon.format "$b")"
+expect_eq "noise.daemon.format" 2 "$(value noise.daemon.format "$b")"
 expect_eq "noise.daemon.names" "slurmd slurmstepd munged slurmctld (default list)" "$(value noise.daemon.names "$b")"
 for d in slurmd slurmstepd munged slurmctld; do
 	for k in cpu_ms wakeups pids; do
@@ -45,16 +45,24 @@ w=$(value noise.daemon.slurmd.wakeups "$b")
 awk "BEGIN { exit !($w >= 50) }" || fail "implausible noise.daemon.slurmd.wakeups $w"
 echo "the daemons here: $(grep '^noise\.daemon' "$b" | tr '\n' ' ')"
 
-# ---- a profile's list, with a daemon that is not running
+# ---- a profile's list, with a daemon that is not running, and names that
+# are no key as they are (issue 38: written encoded, docs/formats.md)
 export HITCHBENCH_STATE_DIR="$T/state"
-inert_profile "$T/lab.ini" "steal_pct_max =" "foreign_cpu_pct_max =" "daemons = hbnosuchd, slurmd"
+inert_profile "$T/lab.ini" "steal_pct_max =" "foreign_cpu_pct_max =" "daemons = hbnosuchd, slurmd kworker/0:1 a=b"
 rm -rf "$T/runs"
 rc=0
 "$HB" run --profile "$T/lab.ini" --display :99 --out "$T/runs" --no-db "$T/busy.ini" base 1 \
 	--switches INTF=0 >"$T/out" 2>"$T/err" || rc=$?
 expect_eq "exit status with the profile" 0 "$rc"
 b="$(run_dirs "$T/runs" | tail -n 1)/bench.txt"
-expect_eq "names from the profile" "hbnosuchd slurmd (profile $T/lab.ini)" "$(value noise.daemon.names "$b")"
+expect_eq "names from the profile" "hbnosuchd slurmd kworker/0:1 a=b (profile $T/lab.ini)" "$(value noise.daemon.names "$b")"
+bad=$(grep -v '^#' "$b" | grep -Ev '^[A-Za-z0-9_.-]+=' || true)
+[ -z "$bad" ] || fail "bench.txt has lines that are no key=value: $bad"
+for k in cpu_ms wakeups pids; do
+	[ -n "$(value "noise.daemon.kworker_2f0_3a1.$k" "$b")" ] || fail "no noise.daemon.kworker_2f0_3a1.$k"
+	[ -n "$(value "noise.daemon.a_3db.$k" "$b")" ] || fail "no noise.daemon.a_3db.$k"
+done
+! grep -q '^noise\.daemon\.a=' "$b" || fail "a=b written as it is: $(grep '^noise.daemon.a' "$b")"
 expect_eq "absent: pids" none "$(value noise.daemon.hbnosuchd.pids "$b")"
 expect_eq "absent: cpu" 0 "$(value noise.daemon.hbnosuchd.cpu_ms "$b")"
 expect_eq "absent: wakeups" 0 "$(value noise.daemon.hbnosuchd.wakeups "$b")"

@@ -40,6 +40,84 @@ START_TEST(names)
 	strbuf_reset(&why);
 	ck_assert_int_eq(daemon_names_parse("munged slurmd munged", &n, &why), -EINVAL);
 	ck_assert_str_eq(why.buf, "'munged' is named twice");
+	strbuf_reset(&why);
+	/* issue 38: any comm is a name (kworker/0:1, (sd-pam), a=b), but one
+	 * with a control byte */
+	ck_assert_int_eq(daemon_names_parse("kworker/0:1 (sd-pam) php-fpm: a=b a.cpu_ms", &n, &why), 0);
+	ck_assert_uint_eq(n.n, 5);
+	ck_assert_str_eq(n.name[3], "a=b");
+	ck_assert_int_eq(daemon_names_parse("slurmd a\x01" "b", &n, &why), -EINVAL);
+	ck_assert_str_eq(why.buf, "'a\x01" "b' has a control byte (0x01)");
+	strbuf_reset(&why);
+	ck_assert_int_eq(daemon_names_parse("a\x7f", &n, &why), -EINVAL);
+	strbuf_release(&why);
+}
+END_TEST
+
+/* issue 38: a name inside a key is encoded (docs/formats.md, "Daemons'
+ * cost"), so that hostile names still make a bench.txt that parses, with
+ * each name's keys its own. */
+START_TEST(names_as_keys)
+{
+	static const struct {
+		const char *name, *key;
+	} enc[] = {
+		{ "slurmd", "slurmd" },
+		{ "php-fpm", "php-fpm" },
+		{ "kworker/0:1", "kworker_2f0_3a1" },
+		{ "(sd-pam)", "_28sd-pam_29" },
+		{ "rcu_sched", "rcu_5fsched" },
+		{ "a=b", "a_3db" },
+		{ "a.cpu_ms", "a_2ecpu_5fms" },
+		{ "\xff\xfe", "_ff_fe" },
+		{ "#~~~~~~~~~~~~~~", "_23_7e_7e_7e_7e_7e_7e_7e_7e_7e_7e_7e_7e_7e_7e" },
+	};
+	struct strbuf why = STRBUF_INIT;
+	struct daemon_cost c;
+	struct kvfile kf, back;
+	char key[DAEMON_KEY_NAME_MAX], *text;
+	int line = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(enc); i++) {
+		daemon_key_name(enc[i].name, key, sizeof(key));
+		ck_assert_str_eq(key, enc[i].key);
+		ck_assert(kvfile_valid_key(key));
+	}
+	/* a short buffer: cut at a whole byte's code */
+	daemon_key_name("a/b", key, 5);
+	ck_assert_str_eq(key, "a_2f");
+
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(daemon_names_parse("a=b kworker/0:1 a a.cpu_ms a_2ecpu_5fms", &c.names, &why), 0);
+	for (size_t i = 0; i < c.names.n; i++) {
+		snprintf(c.d[i].pids, sizeof(c.d[i].pids), "%zu", 100 + i);
+		c.d[i].switches = i;
+	}
+	kvfile_init(&kf);
+	daemon_cost_write(&c, "profile t.ini", &kf);
+	for (size_t i = 0; i < kf.n; i++)
+		ck_assert_msg(kvfile_valid_key(kf.items[i].key), "'%s' is no key", kf.items[i].key);
+	text = kvfile_format(&kf);
+	kvfile_init(&back);
+	ck_assert_int_eq(kvfile_parse(&back, text, &line), 0);
+	ck_assert_uint_eq(back.n, kf.n);
+	/* each name's keys its own: as many pairs as distinct keys */
+	for (size_t i = 0; i < back.n; i++)
+		for (size_t j = i + 1; j < back.n; j++)
+			ck_assert_str_ne(back.items[i].key, back.items[j].key);
+	ck_assert_str_eq(kvfile_get(&back, "noise.daemon.format"), "2");
+	ck_assert_str_eq(kvfile_get(&back, "noise.daemon.names"),
+			 "a=b kworker/0:1 a a.cpu_ms a_2ecpu_5fms (profile t.ini)");
+	ck_assert_str_eq(kvfile_get(&back, "noise.daemon.a_3db.pids"), "100");
+	ck_assert_str_eq(kvfile_get(&back, "noise.daemon.kworker_2f0_3a1.pids"), "101");
+	ck_assert_str_eq(kvfile_get(&back, "noise.daemon.a.pids"), "102");
+	ck_assert_str_eq(kvfile_get(&back, "noise.daemon.a.cpu_ms"), "0");
+	ck_assert_str_eq(kvfile_get(&back, "noise.daemon.a_2ecpu_5fms.wakeups"), "3");
+	ck_assert_str_eq(kvfile_get(&back, "noise.daemon.a_5f2ecpu_5f5fms.wakeups"), "4");
+	ck_assert_ptr_null(kvfile_get(&back, "noise.daemon.a"));
+	free(text);
+	kvfile_release(&back);
+	kvfile_release(&kf);
 	strbuf_release(&why);
 }
 END_TEST
@@ -56,6 +134,13 @@ START_TEST(parsers)
 	ck_assert_uint_eq(v, 12);
 	ck_assert_int_eq(daemon_status_switches("Name:\tx\n", &v), -ENOENT);
 	ck_assert_int_eq(daemon_status_switches("voluntary_ctxt_switches:\tx\n", &v), -EINVAL);
+	/* issue 38: one of the two lines alone is not read as the other at 0 */
+	v = 99;
+	ck_assert_int_eq(daemon_status_switches("voluntary_ctxt_switches:\t7\n", &v), -EINVAL);
+	ck_assert_int_eq(daemon_status_switches("Name:\tx\nnonvoluntary_ctxt_switches:\t5\n", &v), -EINVAL);
+	ck_assert_uint_eq(v, 99);
+	ck_assert_int_eq(daemon_status_switches("voluntary_ctxt_switches:\t18446744073709551615\n"
+						"nonvoluntary_ctxt_switches:\t1\n", &v), -EINVAL);
 	/* this kernel's sched has no wakeups count */
 	ck_assert_int_eq(read_file(fixture_path("daemoncost/t1/proc/7305/sched"), &text, NULL), 0);
 	ck_assert_int_eq(daemon_sched_wakeups(text, &v), -ENOENT);
@@ -157,7 +242,7 @@ START_TEST(window)
 
 	kvfile_init(&kf);
 	daemon_cost_write(&c, "default list", &kf);
-	ck_assert_str_eq(kvfile_get(&kf, "noise.daemon.format"), "1");
+	ck_assert_str_eq(kvfile_get(&kf, "noise.daemon.format"), "2");
 	ck_assert_str_eq(kvfile_get(&kf, "noise.daemon.names"), "slurmd slurmstepd munged absentd (default list)");
 	ck_assert_str_eq(kvfile_get(&kf, "noise.daemon.slurmd.cpu_ms"), "70");
 	ck_assert_str_eq(kvfile_get(&kf, "noise.daemon.slurmd.wakeups"), "49");
@@ -271,6 +356,7 @@ TEST_SUITE(daemoncost_suite)
 	TCase *tc = tcase_create("daemoncost");
 
 	tcase_add_test(tc, names);
+	tcase_add_test(tc, names_as_keys);
 	tcase_add_test(tc, parsers);
 	tcase_add_test(tc, window);
 	tcase_add_test(tc, wakeups_counted);

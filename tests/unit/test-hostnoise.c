@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const pid_t run_pids[] = { 100, 200, 201, 300 };
@@ -51,6 +52,10 @@ START_TEST(stat_lines)
 	/* cut inside the cpu lines, bad ones */
 	ck_assert_int_eq(noise_stat_parse("cpu  1 2 3 4\ncpu0 1 2", &all, cpu, id, 2, &n), -EOVERFLOW);
 	ck_assert_int_eq(noise_stat_parse("cpu  1 2 3 4\ncpu", &all, cpu, id, 2, &n), -EOVERFLOW);
+	/* issue 38: cut inside the next "cpu" too (once read as the end: a CPU short) */
+	ck_assert_int_eq(noise_stat_parse("cpu  1 2 3 4\ncp", &all, cpu, id, 2, &n), -EOVERFLOW);
+	ck_assert_int_eq(noise_stat_parse("cpu  1 2 3 4\nc", &all, cpu, id, 2, &n), -EOVERFLOW);
+	ck_assert_int_eq(noise_stat_parse("cpu  1 2 3 4\nintr 0", &all, cpu, id, 2, &n), 0);
 	ck_assert_int_eq(noise_stat_parse("cpu  1 2 3 4\ncpux 1 2 3 4\n", &all, cpu, id, 2, &n), -EINVAL);
 	ck_assert_int_eq(noise_stat_parse("cpu  1 2 x 4\n", &all, cpu, id, 2, &n), -EINVAL);
 	ck_assert_int_eq(noise_stat_parse("cpu  1 2 3\n", &all, cpu, id, 2, &n), -EINVAL);
@@ -339,6 +344,57 @@ START_TEST(no_proc_stat)
 }
 END_TEST
 
+/* A root whose proc/stat is text; noise_reader_open() of it. */
+static int open_with_stat(const char *text, size_t len)
+{
+	struct noise_reader r;
+	char *dir = test_tmpdir(), *proc = xasprintf("%s/proc", dir), *stat = xasprintf("%s/stat", proc);
+	int ret;
+
+	ck_assert_int_eq(mkdir(proc, 0755), 0);
+	ck_assert_int_eq(write_file_atomic(stat, text, len, 0644), 0);
+	fsroot_set(dir);
+	ret = noise_reader_open(&r);
+	fsroot_set(NULL);
+	if (ret == 0)
+		noise_reader_close(&r);
+	remove_tree(dir);
+	free(stat);
+	free(proc);
+	free(dir);
+	return ret;
+}
+
+/* issue 38: a cpu line cut by the file's end once made the reader double
+ * its buffer twelve times (to 64 MiB) before it failed; now it fails at
+ * the first read, and a proc/stat is never read past the cpu lines of the
+ * most CPUs a kernel has */
+START_TEST(stat_bounded)
+{
+	static const char cut[] = "cpu  10 0 20 300 0 0 0 0 0 0\ncpu0 10 0 20 300";
+	struct strbuf big = STRBUF_INIT;
+	uint64_t t0 = mono_ns();
+
+	ck_assert_int_eq(open_with_stat(cut, strlen(cut)), -EINVAL);
+	ck_assert_int_eq(open_with_stat("cpu  1 2 3 4", 12), -EINVAL);
+	ck_assert_msg(mono_ns() - t0 < 500000000, "a cut proc/stat took %.3f s", (mono_ns() - t0) / 1e9);
+	/* whole lines, well formed, past the bound */
+	strbuf_addstr(&big, "cpu  1 2 3 4\n");
+	for (int i = 0; big.len <= NOISE_STAT_MAX; i++)
+		strbuf_addf(&big, "cpu%d 18446744073709551615 0 0 0 0 0 0 0 0 0                     \n", i % 1000000);
+	ck_assert_int_eq(open_with_stat(big.buf, big.len), -EFBIG);
+	/* the same, ending with a line that is no cpu line before the bound:
+	 * read */
+	strbuf_reset(&big);
+	strbuf_addstr(&big, "cpu  1 2 3 4\n");
+	for (int i = 0; i < 20000; i++)
+		strbuf_addf(&big, "cpu%d 1 2 3 4\n", i);
+	strbuf_addstr(&big, "intr 0\n");
+	ck_assert_int_eq(open_with_stat(big.buf, big.len), 0);
+	strbuf_release(&big);
+}
+END_TEST
+
 TEST_SUITE(hostnoise_suite)
 {
 	Suite *s = suite_create("hostnoise");
@@ -354,6 +410,7 @@ TEST_SUITE(hostnoise_suite)
 	tcase_add_test(tc, limits);
 	tcase_add_test(tc, live);
 	tcase_add_test(tc, no_proc_stat);
+	tcase_add_test(tc, stat_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

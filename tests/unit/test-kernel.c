@@ -109,6 +109,18 @@ START_TEST(grub_corners)
 	strbuf_reset(&why);
 	ck_assert_int_eq(grub_menu_parse("submenu 'a' {\n menuentry 'b' {\n }\n", &m, &why), -EINVAL);
 	ck_assert_str_eq(why.buf, "4: the file ends inside a block");
+	/* issue 38: an entry with two ids is refused (it once kept the last
+	 * and leaked the first) */
+	strbuf_reset(&why);
+	ck_assert_int_eq(grub_menu_parse("menuentry 'a' --id one $menuentry_id_option two {\n}\n", &m, &why),
+			 -EINVAL);
+	ck_assert_str_eq(why.buf, "1: menuentry 'a' has two ids ('one' and 'two')");
+	strbuf_reset(&why);
+	ck_assert_int_eq(grub_menu_parse("menuentry 'b' --class x --id b1 {\n}\n", &m, &why), 0);
+	ck_assert_str_eq(m.v[m.n - 1].id, "b1");
+	/* an id's word that is "--id" itself is the id, not a second one */
+	ck_assert_int_eq(grub_menu_parse("menuentry 'c' --id --id {\n}\n", &m, &why), 0);
+	ck_assert_str_eq(m.v[m.n - 1].id, "--id");
 	/* a quoted '{' opens nothing */
 	strbuf_reset(&why);
 	ck_assert_int_eq(grub_menu_parse("echo '{'\n", &m, &why), 0);

@@ -9,6 +9,7 @@
  */
 #include "system/fsroot.h"
 #include "runner/provenance.h"
+#include "text/kvfile.h"
 #include "test.h"
 #include "base/timeutil.h"
 #include "base/util.h"
@@ -545,6 +546,41 @@ START_TEST(probe_failures)
 }
 END_TEST
 
+/* issue 38: a package name with '+' (libstdc++6) once made a key no
+ * reader takes */
+START_TEST(package_keys)
+{
+	struct argv_list pk;
+	struct kvfile kf, back;
+	char key[64], *text;
+	int line = 0;
+
+	package_key("libstdc++6", key, sizeof(key));
+	ck_assert_str_eq(key, "package.libstdc_2b_2b6");
+	package_key("python3.11", key, sizeof(key));
+	ck_assert_str_eq(key, "package.python3.11");
+	package_key("g++", key, 12);
+	ck_assert_str_eq(key, "package.g");
+	argv_init(&pk);
+	argv_push(&pk, "libstdc++6");
+	argv_push(&pk, "dsda-doom");
+	kvfile_init(&kf);
+	provenance_packages(&kf, &pk);
+	ck_assert_uint_eq(kf.n, 2);
+	for (size_t i = 0; i < kf.n; i++)
+		ck_assert_msg(kvfile_valid_key(kf.items[i].key), "'%s' is no key", kf.items[i].key);
+	text = kvfile_format(&kf);
+	kvfile_init(&back);
+	ck_assert_int_eq(kvfile_parse(&back, text, &line), 0);
+	ck_assert_ptr_nonnull(kvfile_get(&back, "package.libstdc_2b_2b6"));
+	ck_assert_ptr_nonnull(kvfile_get(&back, "package.dsda-doom"));
+	free(text);
+	kvfile_release(&back);
+	kvfile_release(&kf);
+	argv_release(&pk);
+}
+END_TEST
+
 TEST_SUITE(provenance_suite)
 {
 	Suite *s = suite_create("provenance");
@@ -553,6 +589,7 @@ TEST_SUITE(provenance_suite)
 	TCase *gl = tcase_create("glxinfo");
 
 	tcase_add_test(tc, cpuinfo_x86_64);
+	tcase_add_test(tc, package_keys);
 	tcase_add_test(tc, cpuinfo_powerpc);
 	tcase_add_test(tc, cpuinfo_first_and_trimmed);
 	tcase_add_test(tc, cpuinfo_absent);

@@ -90,6 +90,15 @@ START_TEST(profile_values)
 	strbuf_reset(&err);
 	ck_assert_int_eq(quiet_profile_parse("[noise]\nsteal_max = 1\n", "t.ini", &p, &err), -EINVAL);
 	ck_assert_str_eq(err.buf, "t.ini:2: unknown key 'steal_max' in [noise]");
+	/* issue 38: [noise] daemons takes any comm (written into keys
+	 * encoded), but refuses a control byte where it reads it */
+	strbuf_reset(&err);
+	ck_assert_int_eq(quiet_profile_parse("[noise]\ndaemons = kworker/0:1 (sd-pam) a=b\n", "t.ini", &p, &err), 0);
+	ck_assert_str_eq(p.noise_daemons, "kworker/0:1 (sd-pam) a=b");
+	ck_assert_int_eq(quiet_profile_parse("[noise]\n\ndaemons = slurmd a\x7f\n", "t.ini", &p, &err), -EINVAL);
+	ck_assert_str_eq(err.buf, "t.ini:3: 'daemons' wants process names (comm, at most 8): 'a\x7f' has a "
+			 "control byte (0x7f)");
+	strbuf_reset(&err);
 	/* one empty services line: none */
 	ck_assert_int_eq(quiet_profile_parse("[quiet]\nservices =\n", "t.ini", &p, &err), 0);
 	ck_assert_uint_eq(p.services.n, 0);

@@ -27,6 +27,9 @@ START_TEST(url_forms)
 	ck_assert_str_eq(t.host, "192.168.1.20");
 	ck_assert_str_eq(t.user, "tibi");
 	ck_assert_int_eq(t.port, 2222);
+	ck_assert_int_eq(ssh_url_parse("ssh://u-@h-", &t, &why), 0);
+	ck_assert_str_eq(t.user, "u-");
+	ck_assert_str_eq(t.host, "h-");
 	ck_assert_int_eq(ssh_url_parse("ssh://root@lab-pc", &t, &why), 0);
 	ck_assert_str_eq(t.user, "root");
 	ck_assert_int_eq(t.port, 0);
@@ -38,7 +41,10 @@ START_TEST(url_refused)
 {
 	static const char *const bad[] = { "ps3",          "http://ps3",      "ssh://",       "ssh://@ps3",
 					   "ssh://ps3:0",  "ssh://ps3:65536", "ssh://ps3:x1", "ssh://ps3:",
-					   "ssh://u@:22",  "ssh://a/b",       "ssh://a b" };
+					   "ssh://u@:22",  "ssh://a/b",       "ssh://a b",
+					   /* issue 38: nothing that reads as an option */
+					   "ssh://-oProxyCommand=x", "ssh://u@-h:22", "ssh://-l@h",
+					   "ssh://a b@h", "ssh://a\tb@h" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct ssh_target t = { 0 };

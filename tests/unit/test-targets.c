@@ -136,6 +136,9 @@ START_TEST(bad_files)
 		{ "[a]\nurl = ssh://x\narch = PowerPC\n", ":3: 'arch' is not a Debian architecture name" },
 		{ "[a]\nurl = ssh://x\nprefix =\n", ":3: 'prefix' is empty" },
 		{ "[-a]\nurl = ssh://x\n", ":1: '-a' is not a target name" },
+		/* issue 38 */
+		{ "[a]\nurl = ssh://-oProxyCommand=x\n", ":2: url 'ssh://-oProxyCommand=x': the host name starts with '-'" },
+		{ "[a]\n\nurl = ssh://-l@h\n", ":3: url 'ssh://-l@h': the user name starts with '-'" },
 		{ "[a]\nurl = ssh://x\njust words\n", ":3: expected 'key = value' or '[target]'" },
 	};
 
