@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -426,22 +427,25 @@ static void sample_gpu(struct recorder *rc, int64_t *row)
 	PUT(row, rc, SR_GPU_MEM_KIB, g->gpu_kib);
 }
 
-/* The process that presents takes over from a wrapper that started it. */
+/* The process that presents takes over from a wrapper that started it
+ * (the pid from a copy of the last record: the game writes the file). */
 void follow_presenter(struct recorder *rc)
 {
+	struct hb_frame_record rec;
 	uint64_t n;
 	pid_t p;
 
-	if (!rc->have_frames || (n = hb_frames_view_count(&rc->frames)) == 0)
+	if (!rc->have_frames || (n = hb_frames_view_count(&rc->frames)) == 0 ||
+	    hb_frames_view_record(&rc->frames, n - 1, &rec) < 0 || rec.pid > INT_MAX)
 		return;
-	p = (pid_t)rc->frames.rec[n - 1].pid;
-	if (p > 0 && p != rc->g.pid && rc->frames.rec[n - 1].t_ns != 0 && kill(p, 0) == 0)
+	p = (pid_t)rec.pid;
+	if (p > 0 && p != rc->g.pid && rec.t_ns != 0 && kill(p, 0) == 0)
 		game_open(rc, p);
 }
 
 /* Whether the game is late with its next frame: no frame yet (loading),
  * or none for OVERDUE_NS. */
-static bool overdue(const struct recorder *rc, uint64_t t)
+static bool overdue(struct recorder *rc, uint64_t t)
 {
 	uint64_t last;
 
