@@ -428,30 +428,30 @@ static void sample_gpu(struct recorder *rc, int64_t *row)
 }
 
 /* The process that presents takes over from a wrapper that started it
- * (the pid from a copy of the last record: the game writes the file). */
+ * (the pid of a copy of the last stamped record, below the count the
+ * previous sample read: the game writes the file). */
 void follow_presenter(struct recorder *rc)
 {
 	struct hb_frame_record rec;
-	uint64_t n;
 	pid_t p;
 
-	if (!rc->have_frames || (n = hb_frames_view_count(&rc->frames)) == 0 ||
-	    hb_frames_view_record(&rc->frames, n - 1, &rec) < 0 || rec.pid > INT_MAX)
+	if (!rc->have_frames || hb_frames_view_latest(&rc->frames, &rec) < 0 || rec.pid > INT_MAX)
 		return;
 	p = (pid_t)rec.pid;
-	if (p > 0 && p != rc->g.pid && rec.t_ns != 0 && kill(p, 0) == 0)
+	if (p > 0 && p != rc->g.pid && kill(p, 0) == 0)
 		game_open(rc, p);
 }
 
 /* Whether the game is late with its next frame: no frame yet (loading),
- * or none for OVERDUE_NS. */
+ * or none for OVERDUE_NS. The count is the row's, read just before. */
 static bool overdue(struct recorder *rc, uint64_t t)
 {
+	struct hb_frame_record rec;
 	uint64_t last;
 
 	if (!rc->have_frames)
 		return true;
-	last = hb_frames_view_last(&rc->frames);
+	last = hb_frames_view_latest(&rc->frames, &rec) == 0 ? rec.t_ns : 0;
 	return last == 0 || (t > last && t - last >= OVERDUE_NS);
 }
 

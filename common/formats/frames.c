@@ -377,29 +377,41 @@ uint64_t hb_frames_view_time(struct hb_frames_view *v, uint64_t i)
 	return view_stamp(v, t);
 }
 
-uint64_t hb_frames_view_last(struct hb_frames_view *v)
+int hb_frames_view_latest(struct hb_frames_view *v, struct hb_frame_record *out)
 {
 	struct hb_frame_record rec[VIEW_LAST_SCAN];
-	uint64_t n = hb_frames_view_count(v), k, t;
+	uint64_t n = v->count, k, t;
 
-	if (n == 0 || v->tampered)
-		return v->last_t;
-	/* the top slots in one read: a bounded walk, whatever the count says */
+	if (!v->is_open || n == 0)
+		return -ENOENT;
+	/* the top slots below the trusted count in one read: a bounded walk,
+	 * whatever the file says (and safe once the view distrusts it) */
 	k = n < VIEW_LAST_SCAN ? n : VIEW_LAST_SCAN;
-	if (!view_pread(v, rec, (size_t)k * sizeof(rec[0]),
-			v->records_offset + (n - k) * sizeof(rec[0])))
-		return v->last_t;
+	if (!view_pread(v, rec, (size_t)k * sizeof(rec[0]), v->records_offset + (n - k) * sizeof(rec[0])))
+		return -EIO;
 	for (uint64_t i = k; i-- > 0;) {
 		t = view_stamp(v, rec[i].t_ns);
 		if (t) {
 			if (t > v->last_t)
 				v->last_t = t;
-			return t;
+			*out = rec[i];
+			if (v->swapped)
+				record_bswap(out);
+			out->t_ns = t;
+			return 0;
 		}
 	}
 	if (k == VIEW_LAST_SCAN)
 		view_distrust(v, "the frame file's count runs far ahead of its stamped presents");
-	return v->last_t;
+	return -ENOENT;
+}
+
+uint64_t hb_frames_view_last(struct hb_frames_view *v)
+{
+	struct hb_frame_record rec;
+
+	hb_frames_view_count(v);
+	return hb_frames_view_latest(v, &rec) == 0 ? rec.t_ns : v->last_t;
 }
 
 int hb_frames_view_header(struct hb_frames_view *v, struct hb_frames_header *out)

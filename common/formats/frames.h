@@ -222,8 +222,12 @@ uint64_t hb_frames_view_time(struct hb_frames_view *v, uint64_t i);
 /* Slot i's record, copied: 0, -ERANGE past the capacity, -EIO when the
  * file no longer holds it (the view is then tampered). */
 int hb_frames_view_record(struct hb_frames_view *v, uint64_t i, struct hb_frame_record *out);
-/* The time of the last stamped present; 0 if none. */
+/* The time of the last stamped present; 0 if none (a count read, then
+ * hb_frames_view_latest()). */
 uint64_t hb_frames_view_last(struct hb_frames_view *v);
+/* The last stamped record below the count last read (no new read of the
+ * header: one pread of at most 64 records): 0, -ENOENT (none), -EIO. */
+int hb_frames_view_latest(struct hb_frames_view *v, struct hb_frame_record *out);
 /* A copy of the header as it is now, its fixed fields checked: 0, or -EIO
  * (the view is tampered; *out then holds the header at open). */
 int hb_frames_view_header(struct hb_frames_view *v, struct hb_frames_header *out);
