@@ -219,9 +219,6 @@ uint64_t hb_frames_view_count(struct hb_frames_view *v);
 /* The present time of slot i; 0 while it is not stamped yet (or out of
  * the file). */
 uint64_t hb_frames_view_time(struct hb_frames_view *v, uint64_t i);
-/* Slot i's record, copied: 0, -ERANGE past the capacity, -EIO when the
- * file no longer holds it (the view is then tampered). */
-int hb_frames_view_record(struct hb_frames_view *v, uint64_t i, struct hb_frame_record *out);
 /* The time of the last stamped present; 0 if none (a count read, then
  * hb_frames_view_latest()). */
 uint64_t hb_frames_view_last(struct hb_frames_view *v);
@@ -285,7 +282,8 @@ int hb_frames_write(const char *path, const uint64_t *t_ns, size_t n, unsigned s
 int hb_frames_write_pids(const char *path, const uint64_t *t_ns, const uint32_t *pid, size_t n,
 			 unsigned source, int mode);
 /* Truncates a frame file to the records it holds (its events kept).
- * 0 or -errno. */
+ * 0 or -errno. Used by the tests (tests/unit) to make finished files: the
+ * runner never writes the game's live file (hb_frames_view_keep()). */
 int hb_frames_trim(const char *path);
 
 /*
