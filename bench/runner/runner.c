@@ -161,6 +161,7 @@ static int switches_start(struct runner *rn, struct strbuf *err)
 	c->variant_name = rn->req->variant_name;
 	c->display = rn->display;
 	c->frames_path = rn->stage.frames;
+	c->frames = &rn->frames;
 	c->journal = rn->req->journal;
 	c->game_argv = rn->cmd.v;
 	c->game_env = &rn->env;

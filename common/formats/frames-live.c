@@ -267,6 +267,30 @@ const char *hb_frames_view_check(struct hb_frames_view *v)
 	return v->tampered;
 }
 
+int hb_frames_view_set_slowdown(struct hb_frames_view *v, const char *path, uint32_t live)
+{
+	struct stat mine, theirs;
+	int fd, r = 0;
+
+	if (!v->is_open)
+		return -EBADF;
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(v->fd, &mine) < 0 || fstat(fd, &theirs) < 0)
+		r = -errno;
+	else if (mine.st_dev != theirs.st_dev || mine.st_ino != theirs.st_ino)
+		r = -ESTALE; /* the game put another file in its place */
+	if (v->swapped)
+		live = __builtin_bswap32(live);
+	errno = 0;
+	if (r == 0 && pwrite(fd, &live, sizeof(live), offsetof(struct hb_frames_header, slowdown_live)) !=
+			      (ssize_t)sizeof(live))
+		r = errno ? -errno : -EIO;
+	close(fd);
+	return r;
+}
+
 int hb_frames_view_keep(struct hb_frames_view *v, const char *dst, int mode)
 {
 	struct hb_frames_header h;

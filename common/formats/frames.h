@@ -231,6 +231,11 @@ int hb_frames_view_header(struct hb_frames_view *v, struct hb_frames_header *out
 /* Every check once more, the file's size included (fstat): what a caller
  * does before it trusts what it saw. NULL, or why the view is tampered. */
 const char *hb_frames_view_check(struct hb_frames_view *v);
+/* Writes slowdown_live (the one field root writes in the game's file) into
+ * the file at path, when it is the file the view opened (not followed
+ * through a link, the same device and inode): 0, -ESTALE (another file),
+ * or -errno. */
+int hb_frames_view_set_slowdown(struct hb_frames_view *v, const char *path, uint32_t live);
 /* NULL, or why the view stopped trusting the file (the first reason). */
 const char *hb_frames_view_tampered(const struct hb_frames_view *v);
 /* What the runner keeps of the live file, through the view (never through
