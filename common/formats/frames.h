@@ -267,7 +267,7 @@ struct hb_frames {
 	uint64_t vk_instances;
 	/* Whether the file is whole: the header's records (min(count,
 	 * capacity)) against the whole records the file holds. A file the
-	 * runner trimmed holds exactly its records, one it never trimmed is
+	 * runner kept holds exactly its records, a live one (never kept) is
 	 * sized to its capacity; fewer in the file than in the header is a
 	 * file cut short (a copy that stopped, a full disk), of which only
 	 * what is there was read (hb_frames_cut()). */
