@@ -70,8 +70,9 @@ struct recorder {
 	size_t n_cols;
 	int col[SR_COUNT];          /* the column of each well-known name, -1 if not recorded */
 	struct game g;
-	struct hb_frames_view frames;
+	struct hb_frames_view frames; /* the game's file: checked copies only (frames.h) */
 	bool have_frames;
+	bool frames_said;           /* the tampered frame file was reported */
 	/* the machine */
 	int vmstat_fd;
 	struct vmstat_index vmix;

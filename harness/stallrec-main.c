@@ -152,6 +152,22 @@ static const char *stop_name(void)
 	return helper_stop_sig == SIGINT ? "SIGINT" : helper_stop_sig == SIGTERM ? "SIGTERM" : "duration";
 }
 
+/* A frame file the game tampered with, said once on stderr (the STALLS
+ * switch marks the run invalid from this line) and in the trailer: the
+ * recorder goes on sampling, with the frame count it last trusted. */
+static void say_frames_tampered(struct recorder *rc, struct kvfile *trailer)
+{
+	const char *why = rc->have_frames ? hb_frames_view_tampered(&rc->frames) : NULL;
+
+	if (!why)
+		return;
+	if (!rc->frames_said)
+		fprintf(stderr, "stallrec-frames: tampered: %s\n", why);
+	rc->frames_said = true;
+	if (trailer)
+		kvfile_addf(trailer, "frames", "tampered: %s", why);
+}
+
 /* Packs the live record into the run directory. */
 static int finish(struct recorder *rc, uint64_t cpu_ns, uint64_t wall_ns)
 {
@@ -159,6 +175,10 @@ static int finish(struct recorder *rc, uint64_t cpu_ns, uint64_t wall_ns)
 	struct stallrec r;
 	int ret = 0;
 
+	if (rc->have_frames) {
+		hb_frames_view_check(&rc->frames);
+		say_frames_tampered(rc, NULL);
+	}
 	if (rc->nowrite) {
 		struct kvfile t;
 
@@ -174,6 +194,7 @@ static int finish(struct recorder *rc, uint64_t cpu_ns, uint64_t wall_ns)
 	ret = stallrec_load(rc->live_path, &r, &err);
 	if (ret == 0) {
 		cost_line(rc, cpu_ns, wall_ns, &r.trailer);
+		say_frames_tampered(rc, &r.trailer);
 		kvfile_add(&r.trailer, "stop", stop_name());
 		ret = stallrec_write(&r, rc->out_path, &err);
 		stallrec_release(&r);
@@ -339,9 +360,17 @@ static void find_sources(struct recorder *rc, int pid, struct strbuf *meta)
 		strbuf_addstr(meta, "sources.x=none (no X server found)\n");
 	}
 	strbuf_addf(meta, "sources.kswapd=%zu\n", rc->n_kswapd);
-	if (rc->frames_path && hb_frames_view_open(&rc->frames, rc->frames_path) == 0)
-		rc->have_frames = true;
-	strbuf_addf(meta, "sources.frames=%s\n", rc->have_frames ? rc->frames_path : "none");
+	if (rc->frames_path) {
+		const char *why = NULL;
+		int r = hb_frames_view_open(&rc->frames, rc->frames_path, &why);
+
+		rc->have_frames = r == 0;
+		if (r < 0)
+			strbuf_addf(meta, "sources.frames=none (%s: %s)\n", rc->frames_path,
+				    r == -EINVAL && why ? why : strerror(-r));
+	}
+	if (rc->have_frames || !rc->frames_path)
+		strbuf_addf(meta, "sources.frames=%s\n", rc->have_frames ? rc->frames_path : "none");
 	strbuf_addstr(meta, "sources.gpu=drm fdinfo (drm-total-*) of the fds found 1, 5 and 30 s "
 		      "in, on every 10th full row\n");
 	open_psi(rc, pid, meta);
@@ -436,6 +465,8 @@ static void record_loop(struct recorder *rc, int duration_s)
 			stallbpf_follow(rc->bpf, rc->g.pid);
 		rc->bpf_pid = rc->g.pid;
 		sample(rc);
+		if (!rc->frames_said)
+			say_frames_tampered(rc, NULL);
 		next += rc->period_ns;
 		now = mono_ns();
 		if (now > next) {

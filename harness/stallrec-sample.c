@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -426,28 +427,31 @@ static void sample_gpu(struct recorder *rc, int64_t *row)
 	PUT(row, rc, SR_GPU_MEM_KIB, g->gpu_kib);
 }
 
-/* The process that presents takes over from a wrapper that started it. */
+/* The process that presents takes over from a wrapper that started it
+ * (the pid of a copy of the last stamped record, below the count the
+ * previous sample read: the game writes the file). */
 void follow_presenter(struct recorder *rc)
 {
-	uint64_t n;
+	struct hb_frame_record rec;
 	pid_t p;
 
-	if (!rc->have_frames || (n = hb_frames_view_count(&rc->frames)) == 0)
+	if (!rc->have_frames || hb_frames_view_latest(&rc->frames, &rec) < 0 || rec.pid > INT_MAX)
 		return;
-	p = (pid_t)rc->frames.rec[n - 1].pid;
-	if (p > 0 && p != rc->g.pid && rc->frames.rec[n - 1].t_ns != 0 && kill(p, 0) == 0)
+	p = (pid_t)rec.pid;
+	if (p > 0 && p != rc->g.pid && kill(p, 0) == 0)
 		game_open(rc, p);
 }
 
 /* Whether the game is late with its next frame: no frame yet (loading),
- * or none for OVERDUE_NS. */
-static bool overdue(const struct recorder *rc, uint64_t t)
+ * or none for OVERDUE_NS. The count is the row's, read just before. */
+static bool overdue(struct recorder *rc, uint64_t t)
 {
+	struct hb_frame_record rec;
 	uint64_t last;
 
 	if (!rc->have_frames)
 		return true;
-	last = hb_frames_view_last(&rc->frames);
+	last = hb_frames_view_latest(&rc->frames, &rec) == 0 ? rec.t_ns : 0;
 	return last == 0 || (t > last && t - last >= OVERDUE_NS);
 }
 

@@ -210,7 +210,7 @@ void runner_flip_tick(struct runner *rn, uint64_t now)
 	strbuf_release(&err);
 }
 
-uint64_t runner_flip_next(const struct runner *rn, uint64_t now)
+uint64_t runner_flip_next(struct runner *rn, uint64_t now)
 {
 	const struct flip_record *r = &rn->flip.rec;
 	uint64_t n, next, t0, t1;

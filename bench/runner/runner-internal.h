@@ -95,7 +95,7 @@ void runner_progress(const struct runner *rn, const char *fmt, ...)
 /* The game's environment into rn->env, with or without the frame hook. */
 void runner_build_env(struct runner *rn, bool with_hook);
 /* Presents the frame file holds. */
-uint64_t runner_frames(const struct runner *rn);
+uint64_t runner_frames(struct runner *rn);
 
 /* runner-tree.c */
 /* Reaps children and takes the signals that came (SIGINT, SIGTERM, SIGHUP:
@@ -127,7 +127,7 @@ void runner_flip_pass(struct runner *rn);
 /* In the window: the segment's side applied when a new segment began. */
 void runner_flip_tick(struct runner *rn, uint64_t now);
 /* When the loop must look again (UINT64_MAX: no need). */
-uint64_t runner_flip_next(const struct runner *rn, uint64_t now);
+uint64_t runner_flip_next(struct runner *rn, uint64_t now);
 /* bench.txt's flip.* keys; flip.txt closed. */
 void runner_flip_end(struct runner *rn);
 

@@ -78,7 +78,7 @@ static void note_own_cost(struct runner *rn, double cpu0, uint64_t t0)
  * rare in the measured window; nothing it measures depends on when it
  * wakes (window and frames come from the presents' own stamps).
  */
-static int poll_timeout_ms(const struct runner *rn)
+static int poll_timeout_ms(struct runner *rn)
 {
 	uint64_t now = mono_ns(), until = now + NSEC_PER_SEC, flip = runner_flip_next(rn, now);
 	uint64_t relay = runner_relay_next(rn, now);

@@ -170,8 +170,12 @@ int runner_write_reload_rule(struct runner *rn, struct strbuf *err)
 
 static void write_frame_facts(struct runner *rn)
 {
-	const struct hb_frames_header *h = rn->frames.hdr;
-	uint64_t samples = __atomic_load_n(&h->cost_samples, __ATOMIC_RELAXED);
+	struct hb_frames_header hdr, *h = &hdr;
+	uint64_t samples;
+
+	/* the game's own figures, copied once (a tampered file: those at open) */
+	hb_frames_view_header(&rn->frames, h);
+	samples = h->cost_samples;
 
 	kvfile_addf(&rn->bench, "frames_recorded", "%llu", (unsigned long long)runner_frames(rn));
 	kvfile_addf(&rn->bench, "last_present_ns", "%llu",
@@ -239,11 +243,14 @@ int runner_finish_dir(struct runner *rn, struct strbuf *err)
 	r = keep_home(rn, err);
 	if (r < 0)
 		goto out;
-	if (rn->frames.hdr) {
+	if (rn->frames.is_open) {
 		write_frame_facts(rn);
+		/* copied through the view (never by the game's path), its records
+		 * only, little-endian (what travels to another machine) */
+		r = hb_frames_view_keep(&rn->frames, frames, 0644);
 		hb_frames_view_close(&rn->frames);
-		/* trimmed, copied, little-endian (what travels to another machine) */
-		r = hb_frames_keep(rn->stage.frames, frames, 0644);
+		if (r == 0)
+			r = hb_frames_to_le(frames);
 		if (r < 0) {
 			strbuf_addf(err, "cannot keep the frame file: %s", strerror(-r));
 			goto out;

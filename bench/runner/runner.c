@@ -86,7 +86,7 @@ void runner_build_env(struct runner *rn, bool with_hook)
 	game_env_build(&rn->env, &o);
 }
 
-uint64_t runner_frames(const struct runner *rn)
+uint64_t runner_frames(struct runner *rn)
 {
 	return hb_frames_view_count(&rn->frames);
 }
@@ -163,6 +163,7 @@ static int switches_start(struct runner *rn, struct strbuf *err)
 	c->variant_name = rn->req->variant_name;
 	c->display = rn->display;
 	c->frames_path = rn->stage.frames;
+	c->frames = &rn->frames;
 	c->journal = rn->req->journal;
 	c->game_argv = rn->cmd.v;
 	c->game_env = &rn->env;
@@ -198,21 +199,25 @@ static void input_finish(struct runner *rn)
 }
 
 /* After the game: the helpers stopped, what they left collected, and the
- * run marked invalid if one of them says so. */
+ * run marked invalid if one of them says so, or if the game tampered with
+ * its frame file (the view's last checks, the file's size among them). */
 static void switches_finish(struct runner *rn)
 {
 	const struct switch_set *set = rn->req->switches;
+	const char *tampered = hb_frames_view_check(&rn->frames);
 
 	runner_handle_signals(rn);
 	switch_ctx_stop_helpers(&rn->sw, rn->interrupts >= 2 ? 0 : HELPER_GRACE_S);
 	input_finish(rn);
-	if (!set)
-		return;
-	for (size_t i = 0; i < set->n; i++)
+	if (tampered)
+		switch_ctx_invalid(&rn->sw, "the game tampered with its frame file: %s", tampered);
+	for (size_t i = 0; set && i < set->n; i++)
 		if (set->on[i].def->finish)
 			set->on[i].def->finish(&set->on[i], &rn->sw);
 	for (char *line = rn->sw.notes.buf, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
 		runner_progress(rn, "%.*s", (int)(nl - line), line);
+	if (!set && !rn->sw.invalid)
+		return;
 	kvfile_add(&rn->bench, "invalid", rn->sw.invalid ? "1" : "0");
 	if (rn->sw.invalid) {
 		kvfile_add(&rn->bench, "invalid_reason", rn->sw.invalid);
@@ -261,6 +266,7 @@ static void runner_release(struct runner *rn)
 static int prepare_run(struct runner *rn, time_t start, uint64_t start_mono, struct strbuf *err)
 {
 	const struct run_request *req = rn->req;
+	const char *why = NULL;
 	char *log;
 	int seq = 0, r;
 
@@ -291,8 +297,8 @@ static int prepare_run(struct runner *rn, time_t start, uint64_t start_mono, str
 		r = stage_vulkan_layer(&rn->stage, req->recipe, req->variant, &rn->bench, err);
 	if (r == 0)
 		r = stage_finish_home(&rn->stage, req->recipe, req->user, err);
-	if (r == 0 && (r = hb_frames_view_open(&rn->frames, rn->stage.frames)) < 0)
-		strbuf_addf(err, "cannot map the frame file: %s", strerror(-r));
+	if (r == 0 && (r = hb_frames_view_open(&rn->frames, rn->stage.frames, &why)) < 0)
+		strbuf_addf(err, "cannot open the frame file: %s", r == -EINVAL && why ? why : strerror(-r));
 	return r;
 }
 

@@ -105,18 +105,13 @@ static int prepare_us(const struct switch_on *on, struct switch_ctx *ctx, struct
 	return 0;
 }
 
-/* What the hook spun, from the frame file's header: every process of the
- * game adds to the same two counters. */
+/* What the hook spun, from the frame file's header (a copy, through the
+ * runner's view): every process of the game adds to the same two counters. */
 static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 {
 	struct hb_frames_header h;
-	int fd = ctx->frames_path ? open(ctx->frames_path, O_RDONLY | O_CLOEXEC) : -1;
-	bool ok = fd >= 0 && pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
-		  memcmp(h.magic, HB_FRAMES_MAGIC, sizeof(h.magic)) == 0;
 
-	if (fd >= 0)
-		close(fd);
-	if (!ok) {
+	if (!ctx->frames || !ctx->frames->is_open || hb_frames_view_header(ctx->frames, &h) < 0) {
 		kvfile_add(ctx->bench, "slowdown.spin", "unknown: the frame file's header could not be read");
 		switch_ctx_note(ctx, "slowdown: what the hook spun is unknown (no frame file header)");
 		return;
@@ -128,25 +123,21 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 }
 
 /* A flip: the figure into the header's slowdown_live (one pwrite of four
- * bytes into the page the game maps: the hook sees it at its next present). */
+ * bytes into the page the game maps: the hook sees it at its next present),
+ * into the file the view opened and no other (frames.h). */
 static int flip_pct(const struct switch_on *on, struct switch_ctx *ctx, struct strbuf *err)
 {
 	double v = 0;
 	uint32_t live;
-	int fd, r = 0;
+	int r;
 
 	if (on)
 		safe_atod(on->value, &v);
 	live = HB_SLOWDOWN_LIVE | (uint32_t)(v * 1000 + 0.5);
-	errno = ENOENT; /* no frame file at all */
-	fd = ctx->frames_path ? open(ctx->frames_path, O_WRONLY | O_CLOEXEC) : -1;
-	if (fd < 0 || pwrite(fd, &live, sizeof(live), offsetof(struct hb_frames_header, slowdown_live)) !=
-			      (ssize_t)sizeof(live)) {
-		r = errno ? -errno : -EIO;
+	r = ctx->frames && ctx->frames_path ? hb_frames_view_set_slowdown(ctx->frames, ctx->frames_path, live)
+					    : -ENOENT; /* no frame file at all */
+	if (r < 0)
 		strbuf_addf(err, "cannot write the frame file's live SLOWDOWN figure: %s", strerror(-r));
-	}
-	if (fd >= 0)
-		close(fd);
 	return r;
 }
 

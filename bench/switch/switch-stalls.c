@@ -232,6 +232,12 @@ static void finish(const struct switch_on *on, struct switch_ctx *ctx)
 			kvfile_addf(ctx->bench, "stallrec_cgroup_removed", "no: %s", strerror(-r));
 	}
 	log = xasprintf("%s/stallrec.log", ctx->run_dir);
+	/* the recorder found the game's frame file tampered with: the run
+	 * does not count (the runner's own view says so too, if it saw it) */
+	cost = switch_log_said(log, "stallrec-frames: tampered: ");
+	if (cost)
+		switch_ctx_invalid(ctx, "the stall recorder: the game tampered with its frame file: %s", cost);
+	free(cost);
 	cost = switch_log_said(log, "stallrec: ");
 	if (!WIFEXITED(h->status) || WEXITSTATUS(h->status) != 0 || !cost) {
 		kvfile_add(ctx->bench, "stallrec", "the recorder failed: see stallrec.log");

@@ -118,6 +118,8 @@ struct switch_helper {
 };
 
 /* What the runner offers the switches of one run. */
+struct hb_frames_view;
+
 struct switch_ctx {
 	const char *run_dir;        /* the run directory being written */
 	const char *stage_dir;      /* the run's private staging (tmpfs when possible) */
@@ -128,7 +130,10 @@ struct switch_ctx {
 	 * variant between runs (SHADERCACHE=warm); may be NULL */
 	const char *recipe_name, *variant_name;
 	const char *display;
-	const char *frames_path;    /* the frame file the hook writes */
+	const char *frames_path;    /* the frame file the hook writes (a helper's argument) */
+	/* the runner's view of it: the game's file is read through it only,
+	 * and written (slowdown_live) only where it is the same file (frames.h) */
+	struct hb_frames_view *frames;
 	char *const *game_argv;     /* the game's command line (NULL-terminated; may be NULL) */
 	struct argv_list *game_env; /* the game's environment (prepare may add) */
 	cpu_set_t *game_cpus;       /* the game's CPUs; prepare may restrict it */

@@ -4,6 +4,7 @@
  * this library.
  */
 #include "formats/frames.h"
+#include "formats/frames-internal.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -96,7 +97,7 @@ static bool header_size_plausible(uint32_t size)
 	return size >= sizeof(struct hb_frames_header) && size < 65536;
 }
 
-static void header_bswap(struct hb_frames_header *h)
+void frames_header_bswap(struct hb_frames_header *h)
 {
 	h->version = __builtin_bswap32(h->version);
 	h->header_size = __builtin_bswap32(h->header_size);
@@ -117,7 +118,7 @@ static void header_bswap(struct hb_frames_header *h)
 	h->vk_instances = __builtin_bswap64(h->vk_instances);
 }
 
-static void record_bswap(struct hb_frame_record *r)
+void frames_record_bswap(struct hb_frame_record *r)
 {
 	r->t_ns = __builtin_bswap64(r->t_ns);
 	r->pid = __builtin_bswap32(r->pid);
@@ -145,12 +146,12 @@ static void event_bswap(struct hb_frame_event *e)
 /* Brings a header as read from a file into this machine's order; true
  * when its bytes were in the other order. A header plausible in neither
  * order is left as it is, for header_check() to refuse. */
-static bool header_to_host(struct hb_frames_header *h)
+bool frames_header_to_host(struct hb_frames_header *h)
 {
 	if (header_size_plausible(h->header_size) ||
 	    !header_size_plausible(__builtin_bswap32(h->header_size)))
 		return false;
-	header_bswap(h);
+	frames_header_bswap(h);
 	return true;
 }
 
@@ -173,64 +174,6 @@ static void header_init(struct hb_frames_header *h, uint64_t capacity, uint32_t 
 	h->event_size = sizeof(struct hb_frame_event);
 	h->event_capacity = event_capacity;
 	h->records_offset = sizeof(*h) + (uint64_t)event_capacity * sizeof(struct hb_frame_event);
-}
-
-int hb_frames_view_open(struct hb_frames_view *v, const char *path)
-{
-	struct hb_frames_header h;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	void *p;
-
-	memset(v, 0, sizeof(*v));
-	if (fd < 0)
-		return -errno;
-	/* the runner's own files, of this version: the layout is as it made it */
-	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    memcmp(h.magic, HB_FRAMES_MAGIC, 8) != 0 || h.version != HB_FRAMES_VERSION ||
-	    h.header_size != sizeof(h) || h.record_size != sizeof(struct hb_frame_record) ||
-	    h.event_size != sizeof(struct hb_frame_event) ||
-	    h.records_offset != sizeof(h) + (uint64_t)h.event_capacity * h.event_size ||
-	    h.capacity > (SIZE_MAX - h.records_offset) / sizeof(struct hb_frame_record)) {
-		close(fd);
-		return -EINVAL;
-	}
-	v->map_len = (size_t)h.records_offset + (size_t)h.capacity * sizeof(struct hb_frame_record);
-	p = mmap(NULL, v->map_len, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return -errno;
-	v->hdr = p;
-	v->ev = (const struct hb_frame_event *)((const char *)p + sizeof(h));
-	v->rec = (const struct hb_frame_record *)((const char *)p + h.records_offset);
-	return 0;
-}
-
-void hb_frames_view_close(struct hb_frames_view *v)
-{
-	if (v->hdr)
-		munmap((void *)v->hdr, v->map_len);
-	memset(v, 0, sizeof(*v));
-}
-
-uint64_t hb_frames_view_count(const struct hb_frames_view *v)
-{
-	uint64_t n = __atomic_load_n(&v->hdr->count, __ATOMIC_ACQUIRE);
-
-	return n < v->hdr->capacity ? n : v->hdr->capacity;
-}
-
-uint64_t hb_frames_view_time(const struct hb_frames_view *v, uint64_t i)
-{
-	return __atomic_load_n(&v->rec[i].t_ns, __ATOMIC_ACQUIRE);
-}
-
-uint64_t hb_frames_view_last(const struct hb_frames_view *v)
-{
-	uint64_t n = hb_frames_view_count(v);
-
-	while (n > 0 && hb_frames_view_time(v, n - 1) == 0)
-		n--;
-	return n ? hb_frames_view_time(v, n - 1) : 0;
 }
 
 int hb_frames_create(const char *path, uint64_t capacity, int mode)
@@ -297,7 +240,7 @@ int hb_frames_trim(const char *path)
 		r = -EINVAL;
 		goto out;
 	}
-	header_to_host(&h);
+	frames_header_to_host(&h);
 	if (memcmp(h.magic, HB_FRAMES_MAGIC, 8) != 0 || h.version < HB_FRAMES_VERSION_MIN ||
 	    h.version > HB_FRAMES_VERSION || h.record_size == 0 || records_offset(&h) > (uint64_t)INT64_MAX) {
 		r = -EINVAL;
@@ -419,7 +362,7 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 		return -EINVAL;
 	}
 	memcpy(&h, p, sizeof(h));
-	swapped = header_to_host(&h);
+	swapped = frames_header_to_host(&h);
 	if ((*why = header_check(&h, len)))
 		return -EINVAL;
 	memset(&f, 0, sizeof(f));
@@ -444,7 +387,7 @@ int hb_frames_parse(const void *data, size_t len, struct hb_frames *out, const c
 
 		memcpy(&rec, p + off + i * h.record_size, sizeof(rec));
 		if (swapped)
-			record_bswap(&rec);
+			frames_record_bswap(&rec);
 		if (rec.t_ns == 0) {
 			f.unfinished++;
 			continue;
@@ -487,7 +430,7 @@ int hb_frames_big_endian(const void *data, size_t len)
 	if (len < sizeof(h))
 		return -EINVAL;
 	memcpy(&h, data, sizeof(h));
-	swapped = header_to_host(&h);
+	swapped = frames_header_to_host(&h);
 	if (header_check(&h, len))
 		return -EINVAL;
 	return swapped != host_big_endian();
@@ -502,7 +445,7 @@ int hb_frames_swap(void *data, size_t len)
 	if (len < sizeof(h))
 		return -EINVAL;
 	memcpy(&h, p, sizeof(h));
-	header_to_host(&h);
+	frames_header_to_host(&h);
 	if (header_check(&h, len))
 		return -EINVAL;
 	/* each slot's known fields; a larger slot's rest is not ours to turn */
@@ -524,12 +467,12 @@ int hb_frames_swap(void *data, size_t len)
 		unsigned char *slot = p + off + i * h.record_size;
 
 		memcpy(&rec, slot, sizeof(rec));
-		record_bswap(&rec);
+		frames_record_bswap(&rec);
 		memcpy(slot, &rec, sizeof(rec));
 	}
 	/* the header last: its fields above were read in this machine's order */
 	memcpy(&h, p, sizeof(h));
-	header_bswap(&h);
+	frames_header_bswap(&h);
 	memcpy(p, &h, sizeof(h));
 	return 0;
 }
@@ -570,17 +513,6 @@ int hb_frames_to_le(const char *path)
 		r = -errno;
 out:
 	close(fd);
-	return r;
-}
-
-int hb_frames_keep(const char *live, const char *dst, int mode)
-{
-	int r = hb_frames_trim(live);
-
-	if (r == 0)
-		r = copy_file(live, dst, mode);
-	if (r == 0)
-		r = hb_frames_to_le(dst);
 	return r;
 }
 

@@ -9,8 +9,9 @@
  * game that presents maps it MAP_SHARED and appends records without a system
  * call: a slot is reserved with an atomic add on the header's count, then
  * the record is filled. A killed game loses nothing (the pages belong to the
- * file, not the process). After the run the runner truncates the file to the
- * records written.
+ * file, not the process). After the run the runner copies the records
+ * written through its view (hb_frames_view_keep()); the game's file is
+ * never written by root after its creation, save slowdown_live.
  *
  * Byte order: a finished file (a run directory's, hb_frames_write()'s) is
  * little-endian, whatever machine wrote it: it travels from a target to
@@ -172,23 +173,77 @@ unsigned hb_present_source_api(unsigned source);
 const char *hb_api_name(unsigned api);
 const char *hb_present_mode_name(uint32_t mode, char buf[24]);
 
-/* A live, read-only view of a frame file being written (the runner
- * watches the game's presents through it, without a system call). */
+/*
+ * A live view of a frame file being written: the runner and root's stall
+ * recorder watch the game's presents through it. The file is the game's
+ * (its hook maps it read-write): any byte of it may change, and the file
+ * may be cut, at any moment. So the view trusts nothing in it after open
+ * (docs/formats.md, "What a reader of the live file trusts"):
+ * - at open, the header is read once and its layout (capacity, where the
+ *   records start, the sizes) checked against itself and against the
+ *   file's size (fstat); those values are kept here, private, and never
+ *   read from the file again;
+ * - every later read is a pread() from the file into a private copy, never
+ *   a load from a shared mapping: a file cut short gives a short read (no
+ *   SIGBUS), a rewritten capacity is never used as a bound;
+ * - each copy is checked: the header's fixed fields as at open, a count
+ *   that never goes backwards (clamped to the kept capacity), presents not
+ *   stamped in the future, no run of reserved slots far past the last
+ *   stamped one, the file not shorter than at open. The first check that
+ *   fails makes the view "tampered" (hb_frames_view_tampered() says why):
+ *   from then on its count stays at the last trusted one and the caller
+ *   marks the run invalid.
+ * Each call costs a pread or two (a header, or up to a kilobyte of
+ * records), whatever the file says.
+ */
 struct hb_frames_view {
-	const struct hb_frames_header *hdr;
-	const struct hb_frame_event *ev;
-	const struct hb_frame_record *rec;
-	size_t map_len;
+	int fd;
+	bool is_open;
+	bool swapped;            /* the file is in the other byte order */
+	unsigned char fixed[sizeof(struct hb_frames_header)]; /* the header at open, as read */
+	uint64_t capacity;       /* validated at open: records the file has room for */
+	uint64_t records_offset; /* validated at open */
+	uint64_t size;           /* the file's size at open (holds every record) */
+	uint64_t raw_count;      /* the last count read (may exceed the capacity) */
+	uint64_t count;          /* the same, at most the capacity */
+	uint64_t last_t;         /* the latest stamped present seen */
+	const char *tampered;    /* why the view stopped trusting the file, or NULL */
 };
-/* 0 or -errno. */
-int hb_frames_view_open(struct hb_frames_view *v, const char *path);
+/* 0 or -errno: -EINVAL when the file is no live frame file of this
+ * version or its header's capacity does not fit in the file (*why, when
+ * why is not NULL, says which); -ELOOP for a symbolic link. */
+int hb_frames_view_open(struct hb_frames_view *v, const char *path, const char **why);
 void hb_frames_view_close(struct hb_frames_view *v);
 /* Slots reserved so far (at most the capacity). */
-uint64_t hb_frames_view_count(const struct hb_frames_view *v);
-/* The present time of slot i; 0 while it is not stamped yet. */
-uint64_t hb_frames_view_time(const struct hb_frames_view *v, uint64_t i);
-/* The time of the last stamped present; 0 if none. */
-uint64_t hb_frames_view_last(const struct hb_frames_view *v);
+uint64_t hb_frames_view_count(struct hb_frames_view *v);
+/* The present time of slot i; 0 while it is not stamped yet (or out of
+ * the file). */
+uint64_t hb_frames_view_time(struct hb_frames_view *v, uint64_t i);
+/* The time of the last stamped present; 0 if none (a count read, then
+ * hb_frames_view_latest()). */
+uint64_t hb_frames_view_last(struct hb_frames_view *v);
+/* The last stamped record below the count last read (no new read of the
+ * header: one pread of at most 64 records): 0, -ENOENT (none), -EIO. */
+int hb_frames_view_latest(struct hb_frames_view *v, struct hb_frame_record *out);
+/* A copy of the header as it is now, its fixed fields checked: 0, or -EIO
+ * (the view is tampered; *out then holds the header at open). */
+int hb_frames_view_header(struct hb_frames_view *v, struct hb_frames_header *out);
+/* Every check once more, the file's size included (fstat): what a caller
+ * does before it trusts what it saw. NULL, or why the view is tampered. */
+const char *hb_frames_view_check(struct hb_frames_view *v);
+/* Writes slowdown_live (the one field root writes in the game's file) into
+ * the file at path, when it is the file the view opened (not followed
+ * through a link, the same device and inode): 0, -ESTALE (another file),
+ * or -errno. */
+int hb_frames_view_set_slowdown(struct hb_frames_view *v, const char *path, uint32_t live);
+/* NULL, or why the view stopped trusting the file (the first reason). */
+const char *hb_frames_view_tampered(const struct hb_frames_view *v);
+/* What the runner keeps of the live file, through the view (never through
+ * the path, never writing the live file): the header with its layout as at
+ * open, the event slots, and the min(count, capacity) records the file
+ * still holds, into dst (in the file's byte order). A file cut short gives
+ * a kept file cut short (hb_frames_cut()). 0 or -errno. */
+int hb_frames_view_keep(struct hb_frames_view *v, const char *dst, int mode);
 
 /* A frame file loaded for analysis: the finished records' present times. */
 struct hb_frames {
@@ -212,7 +267,7 @@ struct hb_frames {
 	uint64_t vk_instances;
 	/* Whether the file is whole: the header's records (min(count,
 	 * capacity)) against the whole records the file holds. A file the
-	 * runner trimmed holds exactly its records, one it never trimmed is
+	 * runner kept holds exactly its records, a live one (never kept) is
 	 * sized to its capacity; fewer in the file than in the header is a
 	 * file cut short (a copy that stopped, a full disk), of which only
 	 * what is there was read (hb_frames_cut()). */
@@ -232,7 +287,8 @@ int hb_frames_write(const char *path, const uint64_t *t_ns, size_t n, unsigned s
 int hb_frames_write_pids(const char *path, const uint64_t *t_ns, const uint32_t *pid, size_t n,
 			 unsigned source, int mode);
 /* Truncates a frame file to the records it holds (its events kept).
- * 0 or -errno. */
+ * 0 or -errno. Used by the tests (tests/unit) to make finished files: the
+ * runner never writes the game's live file (hb_frames_view_keep()). */
 int hb_frames_trim(const char *path);
 
 /*
@@ -250,9 +306,10 @@ int hb_frames_swap(void *data, size_t len);
  * already (every file a little-endian machine writes) is left untouched.
  * 0 or -errno. */
 int hb_frames_to_le(const char *path);
-/* What the runner keeps of a run's live frame file: trimmed to its
- * records (hb_frames_trim()), copied to dst, which is made little-endian.
- * 0 or -errno. */
+/* What the runner keeps of a run's live frame file at path (a dead
+ * runner's, found later): opened as a view and kept through it
+ * (hb_frames_view_keep()), the live file untouched; dst is made
+ * little-endian. 0 or -errno. */
 int hb_frames_keep(const char *live, const char *dst, int mode);
 /* Parses a frame file's bytes. 0, -EINVAL (not a frame file, or a newer
  * version: *why says which), or -ENOMEM. A file cut short is read as far

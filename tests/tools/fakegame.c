@@ -4,7 +4,8 @@
  * game, so the frame hook sees it), and misbehaves on cue.
  *
  *   fakegame [--fps N] [--busy-us N] [--seconds S] [--stall-at SEC:MS[:HOW]]... [--print-at SEC:TEXT]...
- *            [--exit-code C] [--ignore-term] [--fork-child] [--fault-file F] [--cgroup DIR]
+ *            [--tamper-at SEC:WHAT]... [--exit-code C] [--ignore-term] [--fork-child] [--fault-file F]
+ *            [--cgroup DIR]
  *
  * --fps N            presents per second (default 60), on absolute deadlines
  * --busy-us N        a frame's work: N us busy on the CPU (the clock read in a
@@ -22,6 +23,13 @@
  * --touch-mb N       N MiB allocated and written before the first present and
  *                    kept to the end (a known resident set: the footprint's test)
  * --print-at SEC:TEXT print TEXT on stdout (flushed) at SEC seconds
+ * --tamper-at SEC:WHAT a hostile game: at SEC seconds, attack its own frame file
+ *                    ($HITCHBENCH_FRAMES), which root's runner and stall recorder
+ *                    read live. WHAT is header (the header's capacity and count
+ *                    rewritten huge: a reader that trusts them reads far past the
+ *                    file) or truncate (the file cut to its first page, the
+ *                    header's: a reader of the records past it would get SIGBUS;
+ *                    the game presents no more, its own hook would store there)
  * --exit-code C      the exit status after --seconds (default 0)
  * --ignore-term      ignore SIGTERM, so only SIGKILL stops it
  * --fork-child       leave a child process sleeping forever (it also ignores
@@ -42,14 +50,17 @@
 #include "base/exitcodes.h"
 #include "base/timeutil.h"
 #include "base/util.h"
+#include "formats/frames.h"
 #include "stubpath.h"
 #include "stallways.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -63,12 +74,19 @@
 
 #define FAKEGAME_MAX_EVENTS 64
 
-/* A --stall-at or --print-at, at_ns after the start. */
+enum tamper {
+	TAMPER_NONE,
+	TAMPER_HEADER,
+	TAMPER_TRUNCATE,
+};
+
+/* A --stall-at, --print-at or --tamper-at, at_ns after the start. */
 struct fake_event {
 	uint64_t at_ns;
 	uint64_t stall_ms;      /* stall: how long */
 	enum stall_way way;     /* stall: how */
 	const char *text;       /* print: what (NULL for a stall) */
+	enum tamper tamper;     /* tamper: what (TAMPER_NONE for the others) */
 	bool done;
 };
 
@@ -83,6 +101,7 @@ struct fakegame_opts {
 	unsigned n_events;
 	struct stall_env env;
 	bool x_input;
+	bool presents_stopped;  /* --tamper-at SEC:truncate happened */
 	Display *dpy;
 };
 
@@ -157,8 +176,8 @@ static int parse_uint(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* SEC:MS or SEC:TEXT into an event. */
-static int parse_event(struct fakegame_opts *o, char *arg, bool is_print)
+/* SEC:MS, SEC:TEXT or SEC:WHAT into an event. */
+static int parse_event(struct fakegame_opts *o, char *arg, int kind)
 {
 	struct fake_event *ev;
 	char *colon = strchr(arg, ':');
@@ -170,8 +189,15 @@ static int parse_event(struct fakegame_opts *o, char *arg, bool is_print)
 	memset(ev, 0, sizeof(*ev));
 	if (parse_seconds(arg, &ev->at_ns) < 0)
 		return -EINVAL;
-	if (is_print) {
+	if (kind == 'p') {
 		ev->text = colon + 1;
+	} else if (kind == 'A') {
+		if (strcmp(colon + 1, "header") == 0)
+			ev->tamper = TAMPER_HEADER;
+		else if (strcmp(colon + 1, "truncate") == 0)
+			ev->tamper = TAMPER_TRUNCATE;
+		else
+			return -EINVAL;
 	} else {
 		char *how = strchr(colon + 1, ':');
 
@@ -187,6 +213,31 @@ static int parse_event(struct fakegame_opts *o, char *arg, bool is_print)
 	return 0;
 }
 
+/* --tamper-at: what a hostile game can do to the file its hook maps (it
+ * owns it). Said on stdout, in game.log, for the test to see it happened. */
+_Static_assert(offsetof(struct hb_frames_header, count) == offsetof(struct hb_frames_header, capacity) + 8,
+	       "tamper() writes capacity and count in one pwrite");
+
+static void tamper(struct fakegame_opts *o, enum tamper what)
+{
+	const char *path = getenv(HB_FRAMES_ENV);
+	uint64_t big[2] = { UINT64_MAX / 2, UINT64_MAX / 4 }; /* capacity, then count */
+	int fd = path ? open(path, O_RDWR | O_CLOEXEC) : -1;
+	bool ok = fd >= 0;
+
+	if (ok && what == TAMPER_HEADER)
+		ok = pwrite(fd, big, sizeof(big), offsetof(struct hb_frames_header, capacity)) == (ssize_t)sizeof(big);
+	if (ok && what == TAMPER_TRUNCATE) {
+		ok = ftruncate(fd, 4096) == 0;
+		o->presents_stopped = true;
+	}
+	printf("tampered %s: %s\n", what == TAMPER_HEADER ? "header" : "truncate",
+	       ok ? "done" : strerror(errno));
+	fflush(stdout);
+	if (fd >= 0)
+		close(fd);
+}
+
 /* Runs the events due by now; a stall sleeps here. True if one stalled. */
 static bool fire_events(struct fakegame_opts *o, uint64_t elapsed)
 {
@@ -198,7 +249,9 @@ static bool fire_events(struct fakegame_opts *o, uint64_t elapsed)
 		if (ev->done || ev->at_ns > elapsed)
 			continue;
 		ev->done = true;
-		if (ev->text) {
+		if (ev->tamper) {
+			tamper(o, ev->tamper);
+		} else if (ev->text) {
 			printf("%s\n", ev->text);
 			fflush(stdout);
 		} else {
@@ -226,7 +279,8 @@ static int run(struct fakegame_opts *o, void (*swap_window)(void *))
 		if (o->busy_ns)
 			for (uint64_t t0 = mono_ns(); mono_ns() - t0 < o->busy_ns;)
 				;
-		swap_window(NULL);
+		if (!o->presents_stopped)
+			swap_window(NULL);
 		deadline += period;
 		now = mono_ns();
 		if (deadline + period < now)
@@ -256,7 +310,7 @@ static void show_cpus(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: fakegame [--fps N] [--busy-us N] [--seconds S] [--stall-at SEC:MS[:HOW]]... [--print-at SEC:TEXT]...\n"
-		   "                [--exit-code C] [--ignore-term] [--fork-child] [--show-env NAME]\n"
+		   "                [--tamper-at SEC:header|truncate]... [--exit-code C] [--ignore-term] [--fork-child] [--show-env NAME]\n"
 		   "                [--show-cpus] [--x-input] [--fault-file F] [--cgroup DIR] [--reclaim-mb N]\n"
 		   "                [--touch-mb N]\n"
 		   "  HOW: sleep (default), busy, futex, fault, runq, reclaim, swapin\n");
@@ -270,6 +324,7 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "stall-at", required_argument, NULL, 'S' },
 		{ "print-at", required_argument, NULL, 'p' },
+		{ "tamper-at", required_argument, NULL, 'A' },
 		{ "exit-code", required_argument, NULL, 'e' },
 		{ "ignore-term", no_argument, NULL, 'i' },
 		{ "fork-child", no_argument, NULL, 'k' },
@@ -314,10 +369,11 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 		case 'p':
-			if (parse_event(&o, optarg, c == 'p') < 0) {
+		case 'A':
+			if (parse_event(&o, optarg, c) < 0) {
 				fprintf(stderr, "fakegame: bad --%s '%s' (or more than %d events)\n",
-					c == 'p' ? "print-at SEC:TEXT" : "stall-at SEC:MS[:HOW]", optarg,
-					FAKEGAME_MAX_EVENTS);
+					c == 'p' ? "print-at SEC:TEXT" : c == 'A' ? "tamper-at SEC:header|truncate" :
+					"stall-at SEC:MS[:HOW]", optarg, FAKEGAME_MAX_EVENTS);
 				return HB_EXIT_USAGE;
 			}
 			break;

@@ -367,21 +367,26 @@ START_TEST(knob)
 END_TEST
 
 /* SLOWDOWN flips through the frame file's header: the live figure in
- * thousandths of a percent, with the flag; off is 0%. */
+ * thousandths of a percent, with the flag; off is 0%. Only into the file
+ * the runner's view opened: not through a link the game put in its place,
+ * not into another file. */
 START_TEST(slowdown_flip)
 {
 	char *root = test_tmpdir(), *path = xasprintf("%s/frames.bin", root);
-	struct hb_frames_header h = { .magic = HB_FRAMES_MAGIC };
+	char *moved = xasprintf("%s/moved.bin", root);
+	struct hb_frames_header h;
+	struct hb_frames_view view;
 	struct strbuf err = STRBUF_INIT;
 	struct switch_set a, b;
 	struct kvfile bench;
-	struct switch_ctx ctx = { .bench = &bench, .frames_path = path };
+	struct switch_ctx ctx = { .bench = &bench, .frames_path = path, .frames = &view };
 	const struct switch_on *on_a, *on_b;
 	int fd;
 	char *e;
 
 	kvfile_init(&bench);
-	ck_assert_int_eq(write_file_atomic(path, (const char *)&h, sizeof(h), 0644), 0);
+	ck_assert_int_eq(hb_frames_create(path, 16, 0644), 0);
+	ck_assert_int_eq(hb_frames_view_open(&view, path, NULL), 0);
 	e = parse("SLOWDOWN=0", &a);
 	free(e);
 	e = parse("SLOWDOWN=2.5", &b);
@@ -395,6 +400,15 @@ START_TEST(slowdown_flip)
 	ck_assert_int_eq(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
 	ck_assert_uint_eq(h.slowdown_live, HB_SLOWDOWN_LIVE | 0);
 	close(fd);
+	/* the game moved its file away: a link in its place is not followed,
+	 * another file is not written */
+	ck_assert_int_eq(rename(path, moved), 0);
+	ck_assert_int_eq(symlink(moved, path), 0);
+	ck_assert_int_eq(on_b->def->flip(on_b, &ctx, &err), -ELOOP);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(hb_frames_create(path, 16, 0644), 0);
+	ck_assert_int_eq(on_b->def->flip(on_b, &ctx, &err), -ESTALE);
+	hb_frames_view_close(&view);
 	/* no frame file: the flip fails and says so */
 	ctx.frames_path = NULL;
 	ck_assert_int_lt(on_b->def->flip(on_b, &ctx, &err), 0);
@@ -406,6 +420,7 @@ START_TEST(slowdown_flip)
 	remove_tree(root);
 	free(root);
 	free(path);
+	free(moved);
 }
 END_TEST
 
