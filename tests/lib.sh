@@ -41,6 +41,12 @@ value() {
 	sed -n "s/^$1=//p" "$2" | head -n 1
 }
 
+# run_apis CSV: "RUN API" for each run line of a report's CSV (its api
+# column: the graphics API of the run's window), one a line, sorted
+run_apis() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "api") c = i } $1 == "run" { print $3, $c }' "$1" | sort
+}
+
 # cross_locked ARCH COMMAND...: COMMAND with the checkout's cross build
 # directory (build/cross/ARCH) to itself: the tests that make the cross
 # build run side by side (tests/run.sh), and two makes in one directory
