@@ -98,7 +98,8 @@ leftovers() {
 # root) and puts it back at its end, and a test that kills one must thaw.
 # A killed test once left kernel.task_delayacct at 1. So every script is
 # checked: machine_state before and after it, and a value that differs, or
-# a thaw journal left, fails the test with what changed. HB_MACHINE_ROOT
+# a thaw journal left, fails the test with what changed; side by side, it
+# is judged when the lanes end (lanes_restored). HB_MACHINE_ROOT
 # (unset: /) makes the check read a copy (the check's own test, t0006).
 # vm's *_reserve_kbytes and min_free_kbytes are left out: the kernel
 # recomputes them when memory is added or removed, and no switch writes them.
@@ -144,6 +145,42 @@ machine_changes() {
 		END { for (k in was) print k ": was " was[k] ", now absent" }' "$1" "$2"
 }
 
+# not_restored CHANGES: what a test that left the machine changed is told
+not_restored() {
+	echo "run.sh: the machine is not as the test found it (quieting or a switch not undone;"
+	echo "run.sh: 'hitchbench thaw' restores what a journal holds):"
+	echo "$1" | sed 's/^/run.sh:   /'
+}
+
+# lanes_restored RESULTS: after the side-by-side lanes, the machine against
+# RESULTS/lanes.before (read as they began); its lines in RESULTS/lanes.why. A value still changed fails the
+# scripts that saw that very change begin and end around them (one of them
+# made it: those beside it saw it too only if they ran across it), or,
+# when none did, the lanes as a whole. A change made and undone within
+# the lanes (a real game's quieted batch, thawed at its end) fails nothing.
+lanes_restored() {
+	machine_state >"$1/lanes.after"
+	machine_changes "$1/lanes.before" "$1/lanes.after" >"$1/lanes.changed"
+	[ -s "$1/lanes.changed" ] || return 0
+	while IFS= read -r line; do
+		blamed=
+		for f in "$1"/*.machine; do
+			if [ ! -e "$f" ] || ! grep -qxF "$line" "$f"; then
+				continue
+			fi
+			blamed=1
+			res=${f%.machine}.res
+			read -r _ _ _ secs cpu name <"$res"
+			echo "0 1 0 $secs $cpu $name" >"$res"
+			echo "FAIL $name: $(not_restored "$line" | tail -n 1 | sed 's/^run.sh: *//') (or a test beside it)"
+		done
+		if [ -z "$blamed" ]; then
+			echo "0 1 0 0 0 the-side-by-side-lanes" >"$1/lanes.res"
+			echo "FAIL the side-by-side lanes: $(echo "$line" | sed 's/^ *//') (no one script saw it made)"
+		fi
+	done <"$1/lanes.changed" >"$1/lanes.why"
+}
+
 # one RESULTS TEST WHERE: runs TEST (a script's path, or "unit-tests") in
 # its own PID namespace (WHERE=own) or the machine's (WHERE=machine), under
 # its time limit, its own TMPDIR and log; prints its line (and a failure's
@@ -169,17 +206,16 @@ one() {
 	TMPDIR=$tmp timeout -k "$grace" "$lim" "$@" </dev/null >"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
-	# a script that leaves the machine changed fails, saying what changed
-	# (a test beside it in a lane may be the one that changed it)
+	# a script that leaves the machine changed fails, saying what changed;
+	# beside others (HB_SIDE_BY_SIDE) a change may be another's, made and
+	# undone while this one ran: it is noted, and judged when the lanes end
 	if [ "$name" != unit-tests ]; then
 		machine_state >"$log.after"
 		changed=$(machine_changes "$log.before" "$log.after")
-		if [ -n "$changed" ]; then
-			{
-				echo "run.sh: the machine is not as the test found it (quieting or a switch not undone;"
-				echo "run.sh: 'hitchbench thaw' restores what a journal holds):"
-				echo "$changed" | sed 's/^/run.sh:   /'
-			} >>"$log"
+		if [ -n "$changed" ] && [ -n "${HB_SIDE_BY_SIDE:-}" ]; then
+			echo "$changed" >"$R/$(echo "$name" | tr '/' '_').machine"
+		elif [ -n "$changed" ]; then
+			not_restored "$changed" >>"$log"
 			[ "$rc" != 0 ] && [ "$rc" != 77 ] || rc=1
 		fi
 		rm -f "$log.before" "$log.after"
@@ -298,10 +334,13 @@ unit_result() {
 	fi
 }
 
-if [ "${1:-}" = --one ]; then
-	one "$2" "$3" "$4"
-	exit 0
-fi
+# the lanes' own calls (and the check's test, t0005): one script; the
+# machine's state; the judgement after the lanes of RESULTS/lanes.before
+case ${1:-} in
+--one) one "$2" "$3" "$4"; exit 0 ;;
+--machine-state) machine_state; exit 0 ;;
+--lanes-restored) lanes_restored "$2"; cat "$2/lanes.why" 2>/dev/null; exit 0 ;;
+esac
 
 jobs=${HB_TEST_JOBS:-} quick=0 pattern=
 while [ $# -gt 0 ]; do
@@ -367,11 +406,16 @@ if [ "$jobs" = 1 ]; then
 	# shellcheck disable=SC2086
 	lane "$(longest_first 20 $heavy) $(longest_first 5 $light)" 1
 else
+	machine_state >"$R/lanes.before"
+	export HB_SIDE_BY_SIDE=1
 	# shellcheck disable=SC2086
 	lane "$(longest_first 20 $heavy)" "$cpus" &
 	heavy_pid=$!
+	# shellcheck disable=SC2086
 	lane "$(longest_first 5 $light)" "$((jobs - cpus))"
 	wait "$heavy_pid"
+	unset HB_SIDE_BY_SIDE
+	sh "$SRCDIR/tests/run.sh" --lanes-restored "$R"
 fi
 
 passed=0 failed=0 skipped=0 failed_names="" n=0

@@ -4,8 +4,11 @@
 # transparent_hugepage, the thaw journal, ...) are read before and after
 # each script, and one that differs fails the script with what changed,
 # even a script that passed or skipped; a script that changes a value and
-# puts it back passes. The machine here is a tree in $T (HB_MACHINE_ROOT):
-# nothing touches the real one.
+# puts it back passes. Side by side (HB_SIDE_BY_SIDE) a change is only
+# noted, and judged when the lanes end: a value still changed then fails
+# the scripts that saw that change made, and a change undone within the
+# lanes (a quieted game batch, thawed) fails none. The machine here is a
+# tree in $T (HB_MACHINE_ROOT): nothing touches the real one.
 . "$(dirname "$0")/../lib.sh"
 M=$T/machine
 mkdir -p "$M/proc/sys/kernel" "$M/proc/sys/vm" "$M/sys/kernel/mm/transparent_hugepage" \
@@ -21,7 +24,7 @@ script() {
 }
 # one NAME: tests/run.sh --one on it against the tree; its line in $T/out
 one() {
-	HB_MACHINE_ROOT=$M sh "$HB_SRCDIR/tests/run.sh" --one "$T/R" "$T/scripts/$1.sh" machine >"$T/out" 2>&1
+	env -u HB_SIDE_BY_SIDE HB_MACHINE_ROOT="$M" sh "$HB_SRCDIR/tests/run.sh" --one "$T/R" "$T/scripts/$1.sh" machine >"$T/out" 2>&1
 }
 
 script left 0 "echo 1 >$M/proc/sys/kernel/task_delayacct"
@@ -51,4 +54,26 @@ script failed 3 "echo 'its own reason' >&2"
 one failed
 grep -q "^FAIL .*failed.sh (exit 3" "$T/out" || fail "a failing script: $(cat "$T/out")"
 grep -q "not as the test found it" "$T/out" && fail "an unchanged machine blamed: $(cat "$T/out")"
+
+# side by side: the lanes begin; "quiet" quiets and thaws while "beside"
+# runs across it, "leaks" leaves the governor changed
+rm -rf "$T/R" && mkdir -p "$T/R"
+HB_MACHINE_ROOT="$M" sh "$HB_SRCDIR/tests/run.sh" --machine-state >"$T/R/lanes.before"
+grep -q "^/proc/sys/kernel/task_delayacct: 0$" "$T/R/lanes.before" || fail "the state: $(cat "$T/R/lanes.before")"
+side() {
+	HB_SIDE_BY_SIDE=1 HB_MACHINE_ROOT="$M" sh "$HB_SRCDIR/tests/run.sh" --one "$T/R" "$T/scripts/$1.sh" machine >"$T/out" 2>&1
+	grep -q "^ok .*$1.sh" "$T/out" || fail "side by side, $1 is judged at once: $(cat "$T/out")"
+}
+script quiet 0 "echo 1 >$M/proc/sys/kernel/task_delayacct"
+side quiet
+script beside 0 "echo 0 >$M/proc/sys/kernel/task_delayacct"
+side beside
+script leaks 0 "echo performance >$M/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
+side leaks
+HB_MACHINE_ROOT="$M" sh "$HB_SRCDIR/tests/run.sh" --lanes-restored "$T/R" >"$T/out" 2>&1
+expect_eq "lines after the lanes" 1 "$(wc -l <"$T/out" | tr -d ' ')"
+grep -q "^FAIL .*leaks.sh: .*scaling_governor: was schedutil, now performance (or a test beside it)$" "$T/out" ||
+	fail "the leak after the lanes: $(cat "$T/out")"
+grep -q "^0 1 0 .*leaks.sh$" "$T"/R/*leaks*.res || fail "the leak not counted failed: $(cat "$T"/R/*leaks*.res)"
+grep -q "^1 0 0 .*quiet.sh$" "$T"/R/*quiet*.res || fail "a change undone within the lanes failed: $(cat "$T"/R/*quiet*.res)"
 exit 0
