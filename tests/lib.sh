@@ -41,6 +41,18 @@ value() {
 	sed -n "s/^$1=//p" "$2" | head -n 1
 }
 
+# run_apis CSV: "RUN API" for each run line of a report's CSV (its api
+# column: the graphics API of the run's window), one a line, sorted
+run_apis() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "api") c = i } $1 == "run" { print $3, $c }' "$1" | sort
+}
+
+# ab_test_lines OUT: the sequential test's lines of an ab or compare --paired
+# output (the batch's report sits between the pairs and the verdict)
+ab_test_lines() {
+	grep -E '^(# paired|# H1|# pair|  |verdict|estimate)' "$1"
+}
+
 # cross_locked ARCH COMMAND...: COMMAND with the checkout's cross build
 # directory (build/cross/ARCH) to itself: the tests that make the cross
 # build run side by side (tests/run.sh), and two makes in one directory

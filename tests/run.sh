@@ -37,7 +37,9 @@
 # "# time-limit: SECONDS" among its first 20 lines; the unit tests get
 # $HB_TEST_TIMEOUT too. At the limit the script's process group gets
 # SIGTERM, SIGKILL 15 s later; the script fails with TIMEOUT and its log
-# shown.
+# shown. A script after which the machine is not as it found it (a sysctl,
+# a governor, a thaw journal left: machine_state below) fails, saying what
+# changed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 SRCDIR=$(pwd)
@@ -87,6 +89,98 @@ leftovers() {
 	done
 }
 
+# The machine a test must leave as it found it. Quieting (bench/quiet/:
+# kernel.task_delayacct, every CPU's scaling_governor, the systemd units a
+# quiet profile stops, the VT of the banner) and the switches' knobs (a
+# /proc/sys or /sys file, transparent_hugepage's the usual) change the real
+# machine unless a test points them at a copy (quiet_root: HITCHBENCH_ROOT);
+# a batch journals each change (the thaw journal, /var/lib/hitchbench for
+# root) and puts it back at its end, and a test that kills one must thaw.
+# A killed test once left kernel.task_delayacct at 1. So every script is
+# checked: machine_state before and after it, and a value that differs, or
+# a thaw journal left, fails the test with what changed; side by side, it
+# is judged when the lanes end (lanes_restored). HB_MACHINE_ROOT
+# (unset: /) makes the check read a copy (the check's own test, t0006).
+# vm's *_reserve_kbytes and min_free_kbytes are left out: the kernel
+# recomputes them when memory is added or removed, and no switch writes them.
+machine_root=${HB_MACHINE_ROOT:-}
+quiet_units=$(sed -n 's/^services *= *//p' recipes/quiet/*.ini 2>/dev/null | tr '\n' ' ')
+# where a batch of another user than root journals (bench/quiet/thaw.c)
+user_journal=
+[ -n "$machine_root" ] || [ "$(id -u)" = 0 ] ||
+	user_journal=${XDG_STATE_HOME:-${HOME:-/}/.local/state}/hitchbench/thaw.state
+
+# machine_state: those values, "PATH: VALUE" a line (about 60 small reads
+# in one grep: a few ms a test)
+machine_state() {
+	_r=$machine_root
+	grep -s -H '' "$_r"/proc/sys/kernel/task_delayacct "$_r"/proc/sys/kernel/sched_* "$_r"/proc/sys/vm/* \
+		"$_r"/sys/devices/system/cpu/online "$_r"/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor \
+		"$_r"/sys/kernel/mm/transparent_hugepage/enabled "$_r"/sys/kernel/mm/transparent_hugepage/defrag \
+		"$_r"/sys/class/tty/tty0/active |
+		sed "s|^$_r||; s|:|: |" | grep -v '^/proc/sys/vm/\(admin_reserve_kbytes\|user_reserve_kbytes\|min_free_kbytes\):'
+	for _j in "$_r/var/lib/hitchbench/thaw.state" $user_journal; do
+		if [ -e "$_j" ]; then echo "thaw journal ${_j#"$_r"}: left"; else echo "thaw journal ${_j#"$_r"}: none"; fi
+	done
+	# the units a quiet profile stops, where systemd runs (one call)
+	if [ -z "$_r" ] && [ -d /run/systemd/system ] && [ -n "$quiet_units" ] && command -v systemctl >/dev/null; then
+		# shellcheck disable=SC2086
+		systemctl is-active $quiet_units 2>/dev/null | {
+			for _u in $quiet_units; do
+				read -r _s || _s=unknown
+				echo "unit $_u: $_s"
+			done
+		}
+	fi
+}
+
+# machine_changes BEFORE AFTER: "PATH: was X, now Y" for each value that
+# differs (nothing when the machine is as it was)
+machine_changes() {
+	awk -F': ' '{ v = substr($0, length($1) + 3) }
+		NR == FNR { was[$1] = v; next }
+		!($1 in was) { print $1 ": was absent, now " v; next }
+		was[$1] != v { print $1 ": was " was[$1] ", now " v }
+		{ delete was[$1] }
+		END { for (k in was) print k ": was " was[k] ", now absent" }' "$1" "$2"
+}
+
+# not_restored CHANGES: what a test that left the machine changed is told
+not_restored() {
+	echo "run.sh: the machine is not as the test found it (quieting or a switch not undone;"
+	echo "run.sh: 'hitchbench thaw' restores what a journal holds):"
+	echo "$1" | sed 's/^/run.sh:   /'
+}
+
+# lanes_restored RESULTS: after the side-by-side lanes, the machine against
+# RESULTS/lanes.before (read as they began); its lines in RESULTS/lanes.why. A value still changed fails the
+# scripts that saw that very change begin and end around them (one of them
+# made it: those beside it saw it too only if they ran across it), or,
+# when none did, the lanes as a whole. A change made and undone within
+# the lanes (a real game's quieted batch, thawed at its end) fails nothing.
+lanes_restored() {
+	machine_state >"$1/lanes.after"
+	machine_changes "$1/lanes.before" "$1/lanes.after" >"$1/lanes.changed"
+	[ -s "$1/lanes.changed" ] || return 0
+	while IFS= read -r line; do
+		blamed=
+		for f in "$1"/*.machine; do
+			if [ ! -e "$f" ] || ! grep -qxF "$line" "$f"; then
+				continue
+			fi
+			blamed=1
+			res=${f%.machine}.res
+			read -r _ _ _ secs cpu name <"$res"
+			echo "0 1 0 $secs $cpu $name" >"$res"
+			echo "FAIL $name: $(not_restored "$line" | tail -n 1 | sed 's/^run.sh: *//') (or a test beside it)"
+		done
+		if [ -z "$blamed" ]; then
+			echo "0 1 0 0 0 the-side-by-side-lanes" >"$1/lanes.res"
+			echo "FAIL the side-by-side lanes: $(echo "$line" | sed 's/^ *//') (no one script saw it made)"
+		fi
+	done <"$1/lanes.changed" >"$1/lanes.why"
+}
+
 # one RESULTS TEST WHERE: runs TEST (a script's path, or "unit-tests") in
 # its own PID namespace (WHERE=own) or the machine's (WHERE=machine), under
 # its time limit, its own TMPDIR and log; prints its line (and a failure's
@@ -106,11 +200,26 @@ one() {
 	log=$R/$(echo "$name" | tr '/' '_').log
 	tmp=$(mktemp -d)
 	[ "$where" = own ] && set -- unshare --pid --fork --mount-proc --kill-child sh "$SRCDIR/tests/isolate.sh" "$@"
+	[ "$name" = unit-tests ] || machine_state >"$log.before"
 	start=$(date +%s)
 	cpu0=$(children_cpu)
 	TMPDIR=$tmp timeout -k "$grace" "$lim" "$@" </dev/null >"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
+	# a script that leaves the machine changed fails, saying what changed;
+	# beside others (HB_SIDE_BY_SIDE) a change may be another's, made and
+	# undone while this one ran: it is noted, and judged when the lanes end
+	if [ "$name" != unit-tests ]; then
+		machine_state >"$log.after"
+		changed=$(machine_changes "$log.before" "$log.after")
+		if [ -n "$changed" ] && [ -n "${HB_SIDE_BY_SIDE:-}" ]; then
+			echo "$changed" >"$R/$(echo "$name" | tr '/' '_').machine"
+		elif [ -n "$changed" ]; then
+			not_restored "$changed" >>"$log"
+			[ "$rc" != 0 ] && [ "$rc" != 77 ] || rc=1
+		fi
+		rm -f "$log.before" "$log.after"
+	fi
 	cpu=$((($(children_cpu) - cpu0) / $(getconf CLK_TCK)))
 	timed_out=0
 	if { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && [ "$secs" -ge "$lim" ]; then
@@ -225,10 +334,13 @@ unit_result() {
 	fi
 }
 
-if [ "${1:-}" = --one ]; then
-	one "$2" "$3" "$4"
-	exit 0
-fi
+# the lanes' own calls (and the check's test, t0005): one script; the
+# machine's state; the judgement after the lanes of RESULTS/lanes.before
+case ${1:-} in
+--one) one "$2" "$3" "$4"; exit 0 ;;
+--machine-state) machine_state; exit 0 ;;
+--lanes-restored) lanes_restored "$2"; cat "$2/lanes.why" 2>/dev/null; exit 0 ;;
+esac
 
 jobs=${HB_TEST_JOBS:-} quick=0 pattern=
 while [ $# -gt 0 ]; do
@@ -294,11 +406,16 @@ if [ "$jobs" = 1 ]; then
 	# shellcheck disable=SC2086
 	lane "$(longest_first 20 $heavy) $(longest_first 5 $light)" 1
 else
+	machine_state >"$R/lanes.before"
+	export HB_SIDE_BY_SIDE=1
 	# shellcheck disable=SC2086
 	lane "$(longest_first 20 $heavy)" "$cpus" &
 	heavy_pid=$!
+	# shellcheck disable=SC2086
 	lane "$(longest_first 5 $light)" "$((jobs - cpus))"
 	wait "$heavy_pid"
+	unset HB_SIDE_BY_SIDE
+	sh "$SRCDIR/tests/run.sh" --lanes-restored "$R"
 fi
 
 passed=0 failed=0 skipped=0 failed_names="" n=0

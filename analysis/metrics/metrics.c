@@ -257,9 +257,7 @@ int metrics_compute(const uint64_t *t_ns, size_t n, uint64_t window_start_ns,
 	return metrics_compute_recreated(t_ns, n, window_start_ns, window_end_ns, NULL, opts, out);
 }
 
-/* Whether frame (a, b] holds one of the recreations from *k on (the
- * frames come in order, so *k only moves forward). */
-static bool spans_recreation(const struct metric_recreations *rec, size_t *k, uint64_t a, uint64_t b)
+bool metric_recreation_spanned(const struct metric_recreations *rec, size_t *k, uint64_t a, uint64_t b)
 {
 	if (!rec)
 		return false;
@@ -320,7 +318,7 @@ int metrics_compute_recreated(const uint64_t *t_ns, size_t n, uint64_t window_st
 			continue;
 		d = t_ns[i] - t_ns[i - 1];
 		frame_ns[frames] = d;
-		if (spans_recreation(rec, &k, t_ns[i - 1], t_ns[i])) {
+		if (metric_recreation_spanned(rec, &k, t_ns[i - 1], t_ns[i])) {
 			/* an event of the run, not a stall */
 			recreation_ns += d;
 			if ((double)d / 1e6 <= opts->stall_ms) {

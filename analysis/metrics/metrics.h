@@ -229,6 +229,12 @@ struct metric_recreations {
 	const uint64_t *t_ns;
 	size_t n;
 };
+/* Whether frame (a, b] holds one of rec's recreations from *k on: a frame
+ * that is no stall whatever its length (rec NULL: none does). For frames
+ * taken in time order, *k (0 at the first) only moves forward. What
+ * metrics_compute_recreated() counts by, and what a picture of the frames
+ * draws by (analysis/plot/plot-runs.c). */
+bool metric_recreation_spanned(const struct metric_recreations *rec, size_t *k, uint64_t a, uint64_t b);
 /* metrics_compute() for frames that span swapchain recreations: a frame
  * (t_ns[i-1], t_ns[i]] that holds one is not a stall, and recreations
  * and recreation_s are set (rec NULL: not known, they are left unset and

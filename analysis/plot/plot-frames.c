@@ -238,49 +238,65 @@ static const char *segment_colour(const char *kind, const char **seen, size_t *n
 	return other_colours[i % ARRAY_SIZE(other_colours)];
 }
 
-/* Run k's data files: NAME-K.dat (its frames), NAME-K-stalls.dat (stalls
- * in its window, the report's) and NAME-K-outside.dat (stalls outside
- * it); counts the stalls into in[k] and outside[k]. */
-static int frames_run_data(const struct plot_out *out, const char *workdir, size_t k,
-			   const struct plot_run *run, double stall_ms, size_t *in, size_t *outside)
+/* What a run's marks are: stalls in its window, stalls outside it, and
+ * long frames that span a swapchain recreation (no stall). */
+struct frame_marks {
+	size_t in, outside, recreated;
+};
+
+/* NAME-K.dat (what NULL) or NAME-K-WHAT.dat into workdir. */
+static int run_data_write(const struct plot_out *out, const char *workdir, size_t k, const char *what,
+			  const struct strbuf *sb)
 {
-	struct strbuf dat = STRBUF_INIT, st = STRBUF_INIT, ot = STRBUF_INIT;
+	char *suffix = what ? xasprintf("-%zu-%s.dat", k, what) : xasprintf("-%zu.dat", k);
+	int r = plot_write_text(workdir, out->name, suffix, sb);
+
+	free(suffix);
+	return r;
+}
+
+/* Run k's data files: NAME-K.dat (its frames), NAME-K-stalls.dat (stalls
+ * in its window, the report's), NAME-K-outside.dat (stalls outside it) and
+ * NAME-K-recreations.dat (frames over the threshold that span a swapchain
+ * recreation: not stalls, the report's rule); counts them into *marks. */
+static int frames_run_data(const struct plot_out *out, const char *workdir, size_t k,
+			   const struct plot_run *run, double stall_ms, struct frame_marks *marks)
+{
+	static const char *const what[3] = { "stalls", "outside", "recreations" };
+	struct strbuf dat = STRBUF_INIT, mk[3] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
 	bool window = run->window_t1_s > run->window_t0_s;
-	char *suffix;
 	int r;
 
 	strbuf_addf(&dat, "# %s\n# t_s\tframe_ms\n", run->label);
-	strbuf_addstr(&st, "# t_s\tframe_ms (stalls ending in the measured window)\n");
-	strbuf_addstr(&ot, "# t_s\tframe_ms (stalls outside the measured window: not counted)\n");
-	in[k] = outside[k] = 0;
+	strbuf_addstr(&mk[0], "# t_s\tframe_ms (stalls ending in the measured window)\n");
+	strbuf_addstr(&mk[1], "# t_s\tframe_ms (stalls outside the measured window: not counted)\n");
+	strbuf_addstr(&mk[2], "# t_s\tframe_ms (frames that span a swapchain recreation: not stalls)\n");
+	*marks = (struct frame_marks){ 0 };
 	for (size_t i = 0; i < run->n; i++) {
 		double t = run->t_s[i];
+		int m;
 
 		strbuf_addf(&dat, "%.6f\t%.3f\n", t, run->ms[i]);
 		if (stall_ms <= 0 || !(run->ms[i] > stall_ms))
 			continue;
-		if (!window || (t > run->window_t0_s && t <= run->window_t1_s)) {
-			strbuf_addf(&st, "%.6f\t%.3f\n", t, run->ms[i]);
-			in[k]++;
+		if (run->recreated && run->recreated[i]) {
+			m = 2;
+			marks->recreated++;
+		} else if (!window || (t > run->window_t0_s && t <= run->window_t1_s)) {
+			m = 0;
+			marks->in++;
 		} else {
-			strbuf_addf(&ot, "%.6f\t%.3f\n", t, run->ms[i]);
-			outside[k]++;
+			m = 1;
+			marks->outside++;
 		}
+		strbuf_addf(&mk[m], "%.6f\t%.3f\n", t, run->ms[i]);
 	}
-	suffix = xasprintf("-%zu.dat", k);
-	r = plot_write_text(workdir, out->name, suffix, &dat);
-	free(suffix);
-	suffix = xasprintf("-%zu-stalls.dat", k);
-	if (r == 0)
-		r = plot_write_text(workdir, out->name, suffix, &st);
-	free(suffix);
-	suffix = xasprintf("-%zu-outside.dat", k);
-	if (r == 0)
-		r = plot_write_text(workdir, out->name, suffix, &ot);
-	free(suffix);
+	r = run_data_write(out, workdir, k, NULL, &dat);
+	for (int m = 0; m < 3 && r == 0; m++)
+		r = run_data_write(out, workdir, k, what[m], &mk[m]);
 	strbuf_release(&dat);
-	strbuf_release(&st);
-	strbuf_release(&ot);
+	for (int m = 0; m < 3; m++)
+		strbuf_release(&mk[m]);
 	return r;
 }
 
@@ -321,9 +337,10 @@ static size_t frames_segments(struct strbuf *gp, struct strbuf *key, const struc
 }
 
 /* The plot command: each run's steps and stall dots (filled: in its
- * window, hollow: outside). */
+ * window, hollow: outside), and a hollow diamond on each frame over the
+ * threshold that spans a swapchain recreation (no stall). */
 static void frames_plot(struct strbuf *gp, const struct plot_out *out, const struct plot_frames *f,
-			const size_t *in, const size_t *outside)
+			const struct frame_marks *marks)
 {
 	strbuf_addstr(gp, "plot ");
 	for (size_t k = 0; k < f->n_runs; k++) {
@@ -335,21 +352,24 @@ static void frames_plot(struct strbuf *gp, const struct plot_out *out, const str
 		strbuf_addf(gp, "%s'%s-%zu.dat' using 1:2 with fsteps lw 1.2 dt %d lc rgb '%s' title ",
 			    k ? ", \\\n     " : "", out->name, k, plot_style_dash(&run->style), colour);
 		plot_add_str(gp, run->label);
-		if (in[k])
+		if (marks[k].in)
 			strbuf_addf(gp, ", \\\n     '%s-%zu-stalls.dat' using 1:2 with points pt 7 ps 1.3 "
 				    "lc rgb '%s' notitle", out->name, k, colour);
-		if (outside[k])
+		if (marks[k].outside)
 			strbuf_addf(gp, ", \\\n     '%s-%zu-outside.dat' using 1:2 with points pt 6 ps 1.3 "
+				    "lw 1.5 lc rgb '%s' notitle", out->name, k, colour);
+		if (marks[k].recreated)
+			strbuf_addf(gp, ", \\\n     '%s-%zu-recreations.dat' using 1:2 with points pt 12 ps 1.6 "
 				    "lw 1.5 lc rgb '%s' notitle", out->name, k, colour);
 	}
 }
 
 static int frames_script(const struct plot_out *out, const char *workdir, const struct plot_frames *f,
-			 const size_t *in, const size_t *outside)
+			 const struct frame_marks *marks)
 {
 	struct strbuf gp = STRBUF_INIT, head = STRBUF_INIT, key = STRBUF_INIT;
 	struct extent e = { 0 };
-	size_t rows = f->n_runs, any_in = 0, any_out = 0;
+	size_t rows = f->n_runs, any_in = 0, any_out = 0, any_rec = 0;
 	double t_max = 0, top;
 	size_t longest = 0;
 	int width, r;
@@ -359,8 +379,9 @@ static int frames_script(const struct plot_out *out, const char *workdir, const 
 		for (size_t i = 0; i < f->runs[k].n; i++)
 			if (f->runs[k].t_s[i] > t_max)
 				t_max = f->runs[k].t_s[i];
-		any_in += in[k];
-		any_out += outside[k];
+		any_in += marks[k].in;
+		any_out += marks[k].outside;
+		any_rec += marks[k].recreated;
 		if (strlen(f->runs[k].label) > longest)
 			longest = strlen(f->runs[k].label);
 	}
@@ -376,13 +397,16 @@ static int frames_script(const struct plot_out *out, const char *workdir, const 
 	if (any_out)
 		strbuf_addf(&key, ", \\\n     keyentry with points pt 6 ps 1.3 lw 1.5 lc rgb '#404040' title "
 			    "'stall outside the window (warm-up, after it): drawn, not counted'");
-	rows += !!any_in + !!any_out + (f->stall_ms > 0);
+	if (any_rec)
+		strbuf_addf(&key, ", \\\n     keyentry with points pt 12 ps 1.6 lw 1.5 lc rgb '#404040' title "
+			    "'swapchain recreation (a resize, a present mode change): no stall, not counted'");
+	rows += !!any_in + !!any_out + !!any_rec + (f->stall_ms > 0);
 	threshold_mark(&head, &key, f->stall_ms, top, false);
 	rows += frames_segments(&head, &key, f);
 	rows = legend_below(&head, rows, "each run's measured window, as hitchbench report counts it");
 	plot_script_begin(&gp, out, width, PLOT_HEIGHT + (int)rows * KEY_ROW_PX);
 	strbuf_add(&gp, head.buf, head.len);
-	frames_plot(&gp, out, f, in, outside);
+	frames_plot(&gp, out, f, marks);
 	r = script_finish(&gp, &key, out, workdir, width, PLOT_HEIGHT + (int)rows * KEY_ROW_PX);
 	strbuf_release(&gp);
 	strbuf_release(&head);
@@ -392,7 +416,7 @@ static int frames_script(const struct plot_out *out, const char *workdir, const 
 
 int plot_frames_write(const struct plot_out *out, const char *workdir, const struct plot_frames *f)
 {
-	size_t *in, *outside;
+	struct frame_marks *marks;
 	int r = 0;
 
 	if (f->n_runs == 0)
@@ -400,14 +424,12 @@ int plot_frames_write(const struct plot_out *out, const char *workdir, const str
 	for (size_t k = 0; k < f->n_runs; k++)
 		if (f->runs[k].n == 0)
 			return -EINVAL;
-	in = zalloc(f->n_runs * sizeof(*in));
-	outside = zalloc(f->n_runs * sizeof(*outside));
+	marks = zalloc(f->n_runs * sizeof(*marks));
 	for (size_t k = 0; k < f->n_runs && r == 0; k++)
-		r = frames_run_data(out, workdir, k, &f->runs[k], f->stall_ms, in, outside);
+		r = frames_run_data(out, workdir, k, &f->runs[k], f->stall_ms, &marks[k]);
 	if (r == 0)
-		r = frames_script(out, workdir, f, in, outside);
-	free(in);
-	free(outside);
+		r = frames_script(out, workdir, f, marks);
+	free(marks);
 	return r;
 }
 

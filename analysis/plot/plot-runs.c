@@ -15,6 +15,7 @@
 struct plot_run_store {
 	char *label;
 	double *t_s, *ms, *win;
+	bool *recreated;
 	struct plot_segment *segments;
 };
 
@@ -153,25 +154,34 @@ static void fill_run(struct plot_runs *pr, size_t k, const struct run *run, cons
 {
 	struct plot_run_store *st = &pr->store->runs[k];
 	struct strbuf label = STRBUF_INIT;
-	size_t n = run->frames.n - 1, n_win = 0, n_seg, kept = 0, gap = 0;
+	size_t n = run->frames.n - 1, n_win = 0, n_seg, kept = 0, gap = 0, next_rec = 0;
+	struct metric_recreations rec_buf;
+	const struct metric_recreations *rec;
+	uint64_t *rec_ns;
 	struct run_relay_gaps g;
 
 	st->t_s = zalloc(n * sizeof(*st->t_s));
 	st->ms = zalloc(n * sizeof(*st->ms));
 	st->win = zalloc(n * sizeof(*st->win));
+	st->recreated = zalloc(n * sizeof(*st->recreated));
+	/* the frames run_metrics() leaves out of the stalls */
+	rec = run_recreations(run, &rec_buf, &rec_ns);
 	run_relay_gaps(run, &g);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t end = run->frames.t_ns[i + 1];
+		bool recreated = metric_recreation_spanned(rec, &next_rec, run->frames.t_ns[i], end);
 
 		if (run_relay_in_gap(&g, &gap, run->frames.t_ns[i], end))
 			continue;
 		st->t_s[kept] = since_first(run, end);
 		st->ms[kept] = (double)(end - run->frames.t_ns[i]) / 1e6;
+		st->recreated[kept] = recreated;
 		if (!run->have_window || (end > run->window_start_ns && end <= run->window_end_ns))
 			st->win[n_win++] = st->ms[kept];
 		kept++;
 	}
 	run_relay_gaps_release(&g);
+	free(rec_ns);
 	n = kept;
 	st->segments = run_segments(run, opts, &n_seg);
 	pr->have_metrics[k] = run_metrics(run, opts, &pr->metrics[k]) == 0;
@@ -183,7 +193,8 @@ static void fill_run(struct plot_runs *pr, size_t k, const struct run *run, cons
 		strbuf_addf(&label, "%zu frames, no measured window", n);
 	st->label = strbuf_detach(&label);
 	pr->frames[k] = (struct plot_run){ .label = st->label, .t_s = st->t_s, .ms = st->ms, .n = n,
-					   .segments = st->segments, .n_segments = n_seg };
+					   .segments = st->segments, .n_segments = n_seg,
+					   .recreated = st->recreated };
 	if (run->have_window) {
 		pr->frames[k].window_t0_s = since_first(run, run->window_start_ns);
 		pr->frames[k].window_t1_s = since_first(run, run->window_end_ns);
@@ -290,6 +301,7 @@ void plot_runs_release(struct plot_runs *pr)
 		free(st->t_s);
 		free(st->ms);
 		free(st->win);
+		free(st->recreated);
 		free(st->segments);
 	}
 	for (size_t g = 0; pr->store && g < pr->n_groups; g++) {

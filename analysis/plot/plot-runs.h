@@ -4,7 +4,9 @@
  * run's frames, window, shaded stretches and legend line, its window's
  * frames, and the runs pooled by group. The legend's numbers are
  * run_metrics()'s, the report's own, so a picture's stall count is the
- * report's `stalls`. Groups are the report's (report_groups(): game and
+ * report's `stalls`: a frame that spans a Vulkan swapchain recreation is
+ * marked recreated (plot_run.recreated), drawn apart and never as a stall,
+ * by the report's own rule (metric_recreation_spanned()). Groups are the report's (report_groups(): game and
  * run name), in order of first appearance; runs of one group share a hue.
  */
 #ifndef HB_PLOT_RUNS_H

@@ -64,6 +64,11 @@ struct plot_run {
 	double window_t0_s, window_t1_s;
 	const struct plot_segment *segments;
 	size_t n_segments;
+	/* [n] or NULL: frame i spans a Vulkan swapchain recreation (a resize,
+	 * a present mode change: analysis/run/swapchain.h), an event of the
+	 * run and no stall however long, as the report counts it; drawn with
+	 * a mark of its own, never as a stall */
+	const bool *recreated;
 };
 
 /* The frame-time picture: runs drawn over each other, each from its own

@@ -43,8 +43,9 @@
  * back as the same doubles, as the JSON's do); a missing value is an empty
  * field. stall_why (metrics_stall_why(): the stall_*_s group with
  * the most seconds; a group's from its medians) is empty without stalls;
- * api (run_frames_api(), bench.txt frames_api's words) is the run's
- * window's, empty for a group and for a run from the database.
+ * api (run_window_api(), bench.txt frames_api's words) is the run's
+ * window's (from the database: runs.api, the same computed at import),
+ * empty for a group.
  *
  * JSON (format 4): {"format":4,"definitions":{...},"include_interfered":B,
  * "runs":[{"run","dir","run_id","game","run_name","status","excluded",
@@ -58,8 +59,8 @@
  * (variant@switches, or the variant); provenance holds every bench.txt pair in file order
  * (a key that repeats has an array of its values); "excluded" is null for
  * a counted run. Swapchain handles are hex strings ("0x55"; null for
- * 0); "api", "swapchain_events" and "swapchain_events_dropped" are null
- * for a run from the database. Numbers are printed with the fewest significant digits
+ * 0); "swapchain_events" and "swapchain_events_dropped" are null for a
+ * run from the database, "api" too for one imported before schema 5. Numbers are printed with the fewest significant digits
  * (15 to 17) that read back as the same double, so no precision is lost and
  * 8 ms prints as 8; a missing or non-finite value is null. Strings are
  * escaped (quote, backslash, control characters as \u00XX) and bytes that

@@ -60,8 +60,10 @@ struct report_row {
 	const char *batch;      /* bench.txt batch_id */
 	const char *kernel;     /* bench.txt kernel_release */
 	const char *started_utc;
+	/* run_window_api(): "vulkan", "opengl", "mixed(...)", ... (from the
+	 * database: runs.api, NULL when imported before schema 5) */
+	const char *api;
 	/* Where the frames came from, known for run directories only: */
-	const char *api;        /* run_frames_api() of its window: "vulkan", "opengl", "mixed(...)", ... */
 	const char *cpu_what;   /* with a profile record: what the CPU did in its stall frames
 				 * (profile_stall_cpu_what(): "shader compile 62%, game 30%") */
 	const char *frames_note; /* a "# RUN: NOTE" line under the table (swapchain_note()) */

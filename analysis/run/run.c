@@ -344,6 +344,26 @@ static void relay_note(struct run *run, struct strbuf *note)
 	run->frames_note = strbuf_detach(note);
 }
 
+/* The presents of the run's window by source (the whole file's without
+ * a window). */
+static void run_sources(const struct run *run, struct run_window_sources *ws)
+{
+	if (run->have_window)
+		run_window_sources_of(&run->frames, run->window_start_ns, run->window_end_ns, ws);
+	else
+		run_sources_of_file(&run->frames, ws);
+}
+
+char *run_window_api(const struct run *run)
+{
+	struct run_window_sources ws;
+
+	if (!run->have_frames)
+		return NULL;
+	run_sources(run, &ws);
+	return run_frames_api(&ws);
+}
+
 /* What the report says of where the run's frames came from: the API of
  * the window's frames, as the runner records it in bench.txt (the whole
  * file's without a window), and
@@ -354,10 +374,7 @@ static void run_frames_row(struct run *run, struct report_row *row)
 	struct strbuf note = STRBUF_INIT;
 	struct run_window_sources ws;
 
-	if (run->have_window)
-		run_window_sources_of(f, run->window_start_ns, run->window_end_ns, &ws);
-	else
-		run_sources_of_file(f, &ws);
+	run_sources(run, &ws);
 	free(run->frames_api);
 	free(run->frames_note);
 	run->frames_api = run_frames_api(&ws);

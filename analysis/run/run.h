@@ -181,6 +181,12 @@ void run_window_metrics(const struct run *run, const struct metric_opts *opts, s
  * is the caller's to free. Returns how many. */
 size_t run_passes(const struct run *run, struct reload_pass **out);
 
+/* The API of the run's window's frames (the whole file's without a
+ * window), run_frames_api()'s words: what the report's row says (api) and
+ * the results database keeps (runs.api). A new string; NULL for a run
+ * without frames. */
+char *run_window_api(const struct run *run);
+
 /* A report row for the run: its names, provenance, batch and kernel
  * (pointing into run; the variant is bench.txt's run_name,
  * "variant@switches", when it has one) and its metrics. The run is

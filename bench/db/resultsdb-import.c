@@ -39,14 +39,15 @@ enum run_text_param {
 #define RP_MACHINE_ID (RP_TEXT_COUNT + 4)
 #define RP_CPU_MODEL (RP_TEXT_COUNT + 5)
 #define RP_GPU (RP_TEXT_COUNT + 6)
+#define RP_API (RP_TEXT_COUNT + 7)
 
 static const char upsert_run_sql[] =
 	"INSERT INTO runs (run_uuid, name, path, format, game, variant, recipe,"
 	" recipe_sha256, status, started_utc, ended_utc, kernel_release,"
 	" kernel_version, boot_id, host, harness_version, stall_ms, percentile,"
-	" imported_utc, check_failed, machine_id, cpu_model, gpu)"
+	" imported_utc, check_failed, machine_id, cpu_model, gpu, api)"
 	" VALUES (?1, ?2, ?3, ?18, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-	" ?14, ?15, ?19, ?16, ?17, ?20, ?21, ?22, ?23)"
+	" ?14, ?15, ?19, ?16, ?17, ?20, ?21, ?22, ?23, ?24)"
 	" ON CONFLICT (run_uuid) DO UPDATE SET"
 	" name = excluded.name, path = excluded.path, format = excluded.format,"
 	" game = excluded.game, variant = excluded.variant,"
@@ -57,7 +58,7 @@ static const char upsert_run_sql[] =
 	" host = excluded.host, harness_version = excluded.harness_version,"
 	" stall_ms = excluded.stall_ms, percentile = excluded.percentile,"
 	" check_failed = excluded.check_failed, machine_id = excluded.machine_id,"
-	" cpu_model = excluded.cpu_model, gpu = excluded.gpu"
+	" cpu_model = excluded.cpu_model, gpu = excluded.gpu, api = excluded.api"
 	" RETURNING id";
 
 /* Binds text, or NULL for an absent value, from ?1 on. */
@@ -232,6 +233,7 @@ static const char *run_gpu(const struct kvfile *kf)
 static void bind_run(struct sqldb_stmt *st, const struct run_args *a)
 {
 	const struct run *run = a->run;
+	char *api;
 	const char *text[RP_TEXT_COUNT] = {
 		[RP_UUID] = run_field(run, run->id, "run_id"),
 		[RP_NAME] = a->name,
@@ -264,6 +266,10 @@ static void bind_run(struct sqldb_stmt *st, const struct run_args *a)
 	sqldb_bind_text(st, RP_MACHINE_ID, kvfile_get(&run->bench, "machine_id"));
 	sqldb_bind_text(st, RP_CPU_MODEL, kvfile_get(&run->bench, "cpu_model"));
 	sqldb_bind_text(st, RP_GPU, run_gpu(&run->bench));
+	/* the report's api column, computed as the report computes it */
+	api = run_window_api(run);
+	sqldb_bind_text(st, RP_API, api);
+	free(api);
 }
 
 /*

@@ -21,7 +21,7 @@
 static const char list_sql[] =
 	"SELECT r.id, r.run_uuid, r.name, r.path, r.status, r.game, r.variant,"
 	" r.started_utc, r.run_name, r.batch_uuid, r.kernel_release, r.invalid, r.check_failed,"
-	" r.host, r.machine_id"
+	" r.host, r.machine_id, r.api"
 	" FROM runs AS r" LIST_FILTER
 	" ORDER BY r.started_utc NULLS FIRST, r.name, r.id";
 static const char list_metrics_sql[] =
@@ -187,6 +187,7 @@ int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, 
 		r->check_failed = sqldb_column_strdup(st, 12);
 		r->host = sqldb_column_strdup(st, 13);
 		r->machine_id = sqldb_column_strdup(st, 14);
+		r->api = sqldb_column_strdup(st, 15);
 		kvfile_init(&r->provenance);
 	}
 	sqldb_finalize(st);
@@ -232,6 +233,7 @@ void resultsdb_runs_free(struct resultsdb_run *runs, size_t n)
 		free(runs[i].check_failed);
 		free(runs[i].host);
 		free(runs[i].machine_id);
+		free(runs[i].api);
 		kvfile_release(&runs[i].provenance);
 	}
 	free(runs);
@@ -275,4 +277,5 @@ void resultsdb_run_report_row(const struct resultsdb_run *run, struct report_row
 	row->batch = run->batch_id;
 	row->kernel = run->kernel_release;
 	row->started_utc = run->started_utc;
+	row->api = run->api;
 }

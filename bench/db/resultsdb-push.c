@@ -39,7 +39,7 @@ static const struct col run_cols[] = {
 	{ "stall_ms", COL_REAL }, { "percentile", COL_TEXT }, { "batch_uuid", COL_TEXT },
 	{ "batch_round", COL_INT }, { "batch_position", COL_INT }, { "run_name", COL_TEXT },
 	{ "switches", COL_TEXT }, { "invalid", COL_INT }, { "check_failed", COL_TEXT },
-	{ "machine_id", COL_TEXT }, { "cpu_model", COL_TEXT }, { "gpu", COL_TEXT },
+	{ "machine_id", COL_TEXT }, { "cpu_model", COL_TEXT }, { "gpu", COL_TEXT }, { "api", COL_TEXT },
 };
 
 static const struct col batch_cols[] = {

@@ -109,6 +109,9 @@ struct resultsdb_run {
 	bool interval;          /* bench.txt frame_source_kind=interval */
 	/* schema 4: the machine; NULL when bench.txt had none */
 	char *host, *machine_id;
+	/* schema 5: run_window_api(), the report's api column (NULL: no
+	 * frames, or imported before schema 5) */
+	char *api;
 	struct kvfile provenance;   /* empty until resultsdb_load_provenance() */
 };
 /* Runs ordered by started_utc (runs without one first), then name,

@@ -1,7 +1,8 @@
 #!/bin/sh
 # report and db on run directories made by the runner: table, CSV and
 # JSON carry the same numbers; db import is idempotent and rebuilds the
-# index the runner wrote.
+# index the runner wrote; a report from the database has each run's api,
+# as one from the directories has it.
 # lane: alone (it counts a live run's stalls exactly: beside the heavy lane a fresh clone's make check saw a second one)
 . "$(dirname "$0")/../lib.sh"
 need_game_user
@@ -40,6 +41,11 @@ fi
 # the database the runner filled, and one rebuilt from the run directories
 "$HB" report --db "$T/db.sqlite" >"$T/dbtable" || fail "report --db failed"
 grep -q '^median two base (n=2) ' "$T/dbtable" || fail "report --db lacks the median"
+# ... with each run's api as the report computes it from the directory
+"$HB" report --db "$T/db.sqlite" --format csv >"$T/dbcsv" || fail "report --db --format csv failed"
+[ -n "$(run_apis "$T/csv" | awk '$2 != ""')" ] || fail "no api in the directories' report: $(cat "$T/csv")"
+[ "$(run_apis "$T/csv")" = "$(run_apis "$T/dbcsv")" ] ||
+	fail "api from the database: $(run_apis "$T/dbcsv"), from the directories: $(run_apis "$T/csv")"
 "$HB" db import --db "$T/rebuilt.sqlite" "$T/runs" >"$T/imp" || fail "db import failed"
 grep -q '^# 2 run(s) indexed' "$T/imp" || fail "db import output: $(cat "$T/imp")"
 q="select r.name, m.name, m.value from runs r join metrics m on m.run_id = r.id order by 1, 2"
@@ -51,7 +57,7 @@ sqlite3 "$T/rebuilt.sqlite" .dump >"$T/dump2"
 cmp -s "$T/dump1" "$T/dump2" || fail "importing twice changed the database"
 "$HB" db info --db "$T/rebuilt.sqlite" >"$T/info" || fail "db info failed"
 grep -q '^runs=2$' "$T/info" || fail "db info: $(cat "$T/info")"
-grep -q '^schema_version=4$' "$T/info" || fail "db info schema: $(cat "$T/info")"
+grep -q '^schema_version=5$' "$T/info" || fail "db info schema: $(cat "$T/info")"
 
 # a broken run directory is refused with file:line
 mkdir -p "$T/broken"

@@ -18,7 +18,15 @@ lab=$PGURL
 # the recorded real runs into both engines: the same reports
 "$HB" db import --db "$lab" "$R/$A" "$R/$B" "$R/$G" >"$T/out" || fail "db import into PostgreSQL: $(cat "$T/out")"
 "$HB" db import --db "$T/l.db" "$R/$A" "$R/$B" "$R/$G" >/dev/null || fail "db import into SQLite"
-expect_eq "schema version in PostgreSQL" 4 "$(psql_hb 'SELECT version FROM hitchbench_schema')"
+expect_eq "schema version in PostgreSQL" 5 "$(psql_hb 'SELECT version FROM hitchbench_schema')"
+# the api the report computes from a run directory is kept (schema 5), and
+# a report from the lab's database says it as one from the directories does
+expect_eq "api of the gl run in PostgreSQL" opengl "$(psql_hb "SELECT api FROM runs WHERE name = '$G'")"
+expect_eq "api of a software run in PostgreSQL" sdl-renderer "$(psql_hb "SELECT api FROM runs WHERE name = '$A'")"
+"$HB" report --format csv "$R/$A" "$R/$B" "$R/$G" >"$T/dirs.csv" || fail "report of the directories"
+"$HB" report --format csv --db "$lab" >"$T/pg.csv" || fail "report --db of the lab"
+[ "$(run_apis "$T/dirs.csv")" = "$(run_apis "$T/pg.csv")" ] ||
+	fail "api from PostgreSQL: $(run_apis "$T/pg.csv"), from the directories: $(run_apis "$T/dirs.csv")"
 expect_eq "runs in PostgreSQL" 3 "$(psql_hb 'SELECT count(*) FROM runs')"
 "$HB" db info --db "$lab" >"$T/info" || fail "db info"
 grep -q '^engine=postgresql$' "$T/info" || fail "db info: $(cat "$T/info")"
@@ -114,6 +122,11 @@ restart_postgres
 "$HB" db push --to "$lab" >"$T/out" || fail "db push: $(cat "$T/out")"
 grep -q "^pushed 2 of 2 run(s) not sent before, and 1 batch(es)" "$T/out" || fail "push: $(cat "$T/out")"
 expect_eq "the runs in the lab" 4 "$(psql_hb "SELECT count(*) FROM runs WHERE game = 'lab'")"
+# a push carries each run's api as the machine's database has it
+expect_eq "api pushed" "$(sqlite3 "$T/results/hitchbench.db" "SELECT group_concat(api, ' ') FROM
+	(SELECT api FROM runs WHERE game = 'lab' ORDER BY run_uuid)")" \
+	"$(psql_hb "SELECT string_agg(api, ' ' ORDER BY run_uuid) FROM runs WHERE game = 'lab'")"
+[ -z "$(psql_hb "SELECT name FROM runs WHERE game = 'lab' AND api IS NULL")" ] || fail "a pushed run without its api"
 "$HB" db push --to "$lab" >"$T/out" || fail "second db push"
 grep -q "^pushed 0 of 0 run(s) not sent before, and 0 batch(es)" "$T/out" || fail "second push: $(cat "$T/out")"
 

@@ -64,15 +64,11 @@ expect_eq "runs kept" 12 "$(run_dirs "$T/runs" | wc -l | tr -d ' ')"
 sqlite3 "$T/db.sqlite" "select count(*) from runs" >"$T/n" 2>/dev/null && expect_eq "runs in the database" 12 "$(cat "$T/n")"
 
 # compare --paired re-analyses it the same way, from the run directories
-# the test's lines (the batch's report sits between the pairs and the verdict)
-test_lines() {
-	grep -E '^(# paired|# H1|# pair|  |verdict|estimate)' "$1"
-}
-test_lines "$T/out" >"$T/ab-lines"
+ab_test_lines "$T/out" >"$T/ab-lines"
 [ "$(wc -l <"$T/ab-lines")" = 11 ] || fail "ab's lines: $(cat "$T/ab-lines")"
 rc=0; "$HB" compare --paired "$batchdir" >"$T/cmp" 2>"$T/err" || rc=$?
 expect_eq "compare --paired exit status" 3 "$rc"
-test_lines "$T/cmp" >"$T/cmp-lines"
+ab_test_lines "$T/cmp" >"$T/cmp-lines"
 cmp -s "$T/ab-lines" "$T/cmp-lines" || fail "compare --paired differs from ab: $(diff "$T/ab-lines" "$T/cmp-lines")"
 # ... and as JSON: the verdict, its exit status, each round's values as ab.txt has them
 rc=0; "$HB" compare --paired "$batchdir" --format json >"$T/cmp.json" 2>"$T/err" || rc=$?

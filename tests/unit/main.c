@@ -189,6 +189,20 @@ void test_put(const char *root, const char *rel, const char *text)
 	free(dir);
 }
 
+int test_data_lines(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name), *buf = NULL;
+	size_t len;
+	int n = 0;
+
+	ck_assert_int_eq(read_file(path, &buf, &len), 0);
+	for (const char *p = buf; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		n += *p != '#' && *p != '\n';
+	free(buf);
+	free(path);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	SRunner *sr;

@@ -43,20 +43,6 @@ static void teardown(void)
 	free(tmp);
 }
 
-static int lines_in(const char *name)
-{
-	char *path = xasprintf("%s/%s", tmp, name), *buf = NULL;
-	size_t len;
-	int n = 0;
-
-	ck_assert_int_eq(read_file(path, &buf, &len), 0);
-	for (const char *p = buf; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
-		n += *p != '#' && *p != '\n';
-	free(buf);
-	free(path);
-	return n;
-}
-
 START_TEST(labels_are_the_reports_numbers)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -124,9 +110,9 @@ START_TEST(stall_marks_match_the_report)
 	ck_assert_int_eq(plot_runs_fill(&pr, ptrs + 1, 1, NULL, &err), 0);
 	f = (struct plot_frames){ "gl", pr.frames, 1, 100 };
 	ck_assert_int_eq(plot_frames_write(&out, tmp, &f), 0);
-	ck_assert_int_eq(lines_in("gl-0-stalls.dat"), (int)pr.metrics[0].v[M_STALLS]);
-	ck_assert_int_eq(lines_in("gl-0-outside.dat"), (int)pr.metrics[0].v[M_STALLS_WARM]);
-	ck_assert_int_eq(lines_in("gl-0-outside.dat"), 2);
+	ck_assert_int_eq(test_data_lines(tmp, "gl-0-stalls.dat"), (int)pr.metrics[0].v[M_STALLS]);
+	ck_assert_int_eq(test_data_lines(tmp, "gl-0-outside.dat"), (int)pr.metrics[0].v[M_STALLS_WARM]);
+	ck_assert_int_eq(test_data_lines(tmp, "gl-0-outside.dat"), 2);
 	plot_runs_release(&pr);
 	strbuf_release(&err);
 }

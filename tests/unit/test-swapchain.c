@@ -10,10 +10,14 @@
  * first creation is not, nor another process's first on a surface of the
  * same value. The report's note says the API, the swapchain and each
  * recreation (GL runs get none), its CSV the API, its JSON every event.
+ * The frame-time picture (hitchbench plot, the HTML report) draws the
+ * frames that span a recreation with a mark of their own, not as stalls:
+ * its stall marks are the report's stalls.
  */
 #include "formats/frames.h"
 #include "text/kvfile.h"
 #include "metrics/metrics.h"
+#include "plot/plot-runs.h"
 #include "report/report.h"
 #include "run/run.h"
 #include "run/swapchain.h"
@@ -370,6 +374,45 @@ START_TEST(report_note_gl_none)
 }
 END_TEST
 
+/* The picture's marks of the run: one filled stall (the report's stalls),
+ * two recreation marks (the 300 and 200 ms frames), and the legend says
+ * what they are; without the events, all three long frames are stalls. */
+START_TEST(plot_marks_recreations_apart)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct plot_out out = { "/out", "vk", NULL };
+	struct plot_frames f;
+	struct plot_runs pr;
+	const struct run *ptr;
+	struct run run;
+	char *gp = xasprintf("%s/vk.gp", tmp), *buf = NULL;
+	size_t len;
+
+	for (int events = 1; events >= 0; events--) {
+		make_run(false, HB_SRC_VK_QUEUE_PRESENT, events, &run);
+		ptr = &run;
+		ck_assert_msg(plot_runs_fill(&pr, &ptr, 1, NULL, &err) == 0, "%s", err.buf);
+		f = (struct plot_frames){ "vk", pr.frames, 1, 100 };
+		ck_assert_int_eq(plot_frames_write(&out, tmp, &f), 0);
+		ck_assert_double_eq(pr.metrics[0].v[M_STALLS], events ? 1 : 3);
+		ck_assert_int_eq(test_data_lines(tmp, "vk-0-stalls.dat"), (int)pr.metrics[0].v[M_STALLS]);
+		ck_assert_int_eq(test_data_lines(tmp, "vk-0-recreations.dat"), events ? 2 : 0);
+		ck_assert_int_eq(test_data_lines(tmp, "vk-0-outside.dat"), 0);
+		ck_assert_int_eq(read_file(gp, &buf, &len), 0);
+		ck_assert_int_eq(!!strstr(buf, "'vk-0-recreations.dat'"), events);
+		ck_assert_int_eq(!!strstr(buf, "swapchain recreation (a resize, a present mode change): no stall"),
+				 events);
+		free(buf);
+		plot_runs_release(&pr);
+		run_release(&run);
+		remove_tree(dir);
+		ck_assert_int_eq(mkdir_p(dir, 0755), 0);
+	}
+	free(gp);
+	strbuf_release(&err);
+}
+END_TEST
+
 TEST_SUITE(swapchain_suite)
 {
 	Suite *s = suite_create("swapchain");
@@ -384,6 +427,7 @@ TEST_SUITE(swapchain_suite)
 	tcase_add_test(tc, report_note);
 	tcase_add_test(tc, report_outputs);
 	tcase_add_test(tc, report_note_gl_none);
+	tcase_add_test(tc, plot_marks_recreations_apart);
 	suite_add_tcase(s, tc);
 	return s;
 }

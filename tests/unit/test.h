@@ -26,6 +26,9 @@ const char *srcdir_path(const char *rel);
 char *test_tmpdir(void);
 /* Writes root/rel with text, making its directories (fixture trees). */
 void test_put(const char *root, const char *rel, const char *text);
+/* The data lines of dir/name (neither empty nor a '#' comment): how many
+ * points a plot's data file holds. */
+int test_data_lines(const char *dir, const char *name);
 
 /* Notes that the running test is skipped, with the reason (once per test;
  * later calls in the same test are ignored). The test must then do no
