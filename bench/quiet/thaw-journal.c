@@ -183,6 +183,38 @@ void thaw_entry_push(struct thaw_entry **e, size_t *n, size_t *alloc, enum thaw_
 	(*n)++;
 }
 
+/* "KIND KEY VALUE" from after the kind word to end, appended to *ents:
+ * NULL, or what is wrong with it. */
+static const char *parse_entry(const char *word, const char *sp, const char *end,
+			       struct thaw_entry **ents, size_t *n, size_t *alloc)
+{
+	const char *sp2, *why;
+	char *key, *value;
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(kind_names); k++)
+		if (!strcmp(word, kind_names[k]))
+			break;
+	if (k == ARRAY_SIZE(kind_names))
+		return "unknown entry kind";
+	sp2 = memchr(sp, ' ', (size_t)(end - sp));
+	if (!sp2)
+		return "expected 'KIND KEY VALUE'";
+	if (unescape(sp, (size_t)(sp2 - sp), &key) < 0)
+		return "bad escape";
+	if (unescape(sp2 + 1, (size_t)(end - sp2 - 1), &value) < 0) {
+		free(key);
+		return "bad escape";
+	}
+	if ((why = entry_invalid((enum thaw_kind)k, key, value))) {
+		free(key);
+		free(value);
+		return why;
+	}
+	thaw_entry_push(ents, n, alloc, (enum thaw_kind)k, key, value);
+	return NULL;
+}
+
 int thaw_parse(const char *text, struct thaw_owner *o, struct thaw_entry **e, size_t *n,
 	       int *err_line, struct strbuf *err)
 {
@@ -250,31 +282,10 @@ int thaw_parse(const char *text, struct thaw_owner *o, struct thaw_entry **e, si
 			if (unescape(sp, (size_t)(end - sp), field) < 0)
 				BAD("bad escape");
 		} else {
-			size_t k;
-			const char *sp2;
-			char *key, *value;
-
-			for (k = 0; k < ARRAY_SIZE(kind_names); k++)
-				if (!strcmp(word, kind_names[k]))
-					break;
+			why = parse_entry(word, sp, end, &ents, &nents, &alloc);
 			free(word);
-			if (k == ARRAY_SIZE(kind_names))
-				BAD("unknown entry kind");
-			sp2 = memchr(sp, ' ', (size_t)(end - sp));
-			if (!sp2)
-				BAD("expected 'KIND KEY VALUE'");
-			if (unescape(sp, (size_t)(sp2 - sp), &key) < 0)
-				BAD("bad escape");
-			if (unescape(sp2 + 1, (size_t)(end - sp2 - 1), &value) < 0) {
-				free(key);
-				BAD("bad escape");
-			}
-			if ((why = entry_invalid((enum thaw_kind)k, key, value))) {
-				free(key);
-				free(value);
+			if (why)
 				BAD("%s", why);
-			}
-			thaw_entry_push(&ents, &nents, &alloc, (enum thaw_kind)k, key, value);
 		}
 		s = end + 1;
 	}

@@ -59,10 +59,8 @@ static void kvfile_push(struct kvfile *kf, char *key, char *value, int line)
  * outside data is checked before (kvfile_valid_key()). */
 static void kvfile_check_key(const char *key)
 {
-	if (!kvfile_valid_key(key)) {
-		fprintf(stderr, "hitchbench: bug: invalid key=value key '%s'\n", key);
-		abort();
-	}
+	if (!kvfile_valid_key(key))
+		abort(); /* a bug: the caller's key, not the file's */
 }
 
 void kvfile_add(struct kvfile *kf, const char *key, const char *value)
@@ -117,7 +115,8 @@ bool kvfile_valid_key(const char *key)
 	return true;
 }
 
-bool kvfile_key_repeats(const struct kvfile *kf, const char *key)
+/* Whether kf->repeats lets this key appear more than once. */
+static bool kvfile_key_repeats(const struct kvfile *kf, const char *key)
 {
 	for (const char *const *r = kf->repeats; r && *r; r++)
 		if (!strcmp(*r, key))
@@ -140,8 +139,11 @@ static int key_at_cmp(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* Sorted by key, then position, so a file of many lines costs n log n. */
-long kvfile_find_repeat(const struct kvfile *kf, size_t from, size_t *first)
+/* The first pair (by position) that repeats a key kf->repeats does not
+ * name, from index from on: its index, and in *first the index of the pair
+ * it repeats; or -1 when there is none. Sorted by key, then position, so a
+ * file of many lines costs n log n. */
+static long kvfile_find_repeat(const struct kvfile *kf, size_t from, size_t *first)
 {
 	struct key_at *at;
 	long found = -1;

@@ -50,12 +50,6 @@ void kvfile_set(struct kvfile *kf, const char *key, const char *value);
 /* The value of the first pair with this key, or NULL. */
 const char *kvfile_get(const struct kvfile *kf, const char *key);
 bool kvfile_valid_key(const char *key);
-/* Whether kf->repeats lets this key appear more than once. */
-bool kvfile_key_repeats(const struct kvfile *kf, const char *key);
-/* The first pair (by position) that repeats a key kf->repeats does not
- * name, from index from on: its index, and in *first the index of the
- * pair it repeats; or -1 when there is none. */
-long kvfile_find_repeat(const struct kvfile *kf, size_t from, size_t *first);
 
 /* Parses size bytes of text. 0, or -EINVAL with *err_line set to the bad
  * line and *why (either may be NULL) to what is wrong with it: "not a
