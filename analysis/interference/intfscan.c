@@ -654,25 +654,19 @@ int intf_scan_run(const char *dir, const char *const *gamedb_dirs, size_t n_dirs
 	char *path = xasprintf("%s/bench.txt", dir), *pattern = NULL, *trimmed = xstrdup(dir);
 	const char *base, *v;
 	glob_t g = { 0 };
-	int e, bad_line = 0;
+	int e;
 	size_t len = strlen(trimmed);
 
-	kvfile_init(&bench);
+	kvfile_init_repeats(&bench, kvfile_bench_repeats);
 	intf_actions_init(&actions);
 	intf_scan_release(out);
 	while (len > 1 && trimmed[len - 1] == '/')
 		trimmed[--len] = '\0';
 	base = strrchr(trimmed, '/');
 	out->name = xstrdup(base ? base + 1 : trimmed);
-	e = kvfile_read(&bench, path, &bad_line);
-	if (e == -EINVAL) {
-		strbuf_addf(err, "%s:%d: not a key=value line", path, bad_line);
+	e = kvfile_load(&bench, path, err);
+	if (e < 0)
 		goto out;
-	}
-	if (e < 0) {
-		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-e));
-		goto out;
-	}
 	if ((v = kvfile_get(&bench, "run_id")))
 		out->run_id = xstrdup(v);
 	out->game = xstrdup((v = kvfile_get(&bench, "game")) ? v : "");

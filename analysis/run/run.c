@@ -53,7 +53,7 @@ int run_load(const char *dir, struct run *out, struct strbuf *err)
 	int version, r;
 
 	memset(&run, 0, sizeof(run));
-	kvfile_init(&run.bench);
+	kvfile_init_repeats(&run.bench, kvfile_bench_repeats);
 	run.dir = xstrdup(dir);
 	while (strlen(run.dir) > 1 && run.dir[strlen(run.dir) - 1] == '/')
 		run.dir[strlen(run.dir) - 1] = '\0';

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void ab_test_init(struct ab_test *t)
 {
@@ -528,16 +529,16 @@ int ab_state_read_opts(struct ab_test *t, const struct batch *b, struct strbuf *
 	struct seq_opts o = t->opts;
 	const char *v;
 	struct kvfile kf;
-	int r, line = 0;
+	int r;
 
 	kvfile_init(&kf);
-	r = kvfile_read(&kf, path, &line);
-	if (r == -ENOENT)
-		goto out;
-	if (r < 0) {
-		strbuf_addf(err, line ? "%s:%d: not a key=value line" : "cannot read '%s'", path, line);
+	if (access(path, F_OK) < 0 && errno == ENOENT) {
+		r = -ENOENT;
 		goto out;
 	}
+	r = kvfile_load(&kf, path, err);
+	if (r < 0)
+		goto out;
 	r = -EINVAL;
 	v = kvfile_get(&kf, "format");
 	if (!v || strcmp(v, "1") != 0) {

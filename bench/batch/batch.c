@@ -264,14 +264,9 @@ int batch_open(struct batch *b, const char *arg, const char *parent, struct strb
 
 	b->dir = strchr(arg, '/') || access(arg, F_OK) == 0 ? xstrdup(arg) : xasprintf("%s/%s", parent, arg);
 	info_path = xasprintf("%s/batch.txt", b->dir);
-	r = kvfile_read(&b->info, info_path, &line);
-	if (r < 0) {
-		if (r == -EINVAL)
-			strbuf_addf(err, "%s:%d: not a key=value line", info_path, line);
-		else
-			strbuf_addf(err, "cannot read '%s': %s", info_path, strerror(-r));
+	r = kvfile_load(&b->info, info_path, err);
+	if (r < 0)
 		goto out;
-	}
 	r = -EINVAL;
 	v = kvfile_get(&b->info, "format");
 	if (!v || strcmp(v, "1") != 0) {

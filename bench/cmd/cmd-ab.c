@@ -243,7 +243,7 @@ static int ab_begin(void *data, struct batch *b, const struct metric_opts *metri
 {
 	struct ab_session *s = data;
 	struct strbuf err = STRBUF_INIT;
-	int r;
+	int r = -EINVAL;
 
 	if (ab_batch_cells(b, &err) < 0)
 		goto fail;
@@ -258,8 +258,10 @@ static int ab_begin(void *data, struct batch *b, const struct metric_opts *metri
 			goto fail;
 		}
 		r = ab_state_read_opts(&s->test, b, &err);
-		if (r == -ENOENT)
+		if (r == -ENOENT) {
 			strbuf_addf(&err, "%s/ab.txt: no such file: not a batch of ab", b->dir);
+			r = -EINVAL;
+		}
 		if (r < 0)
 			goto fail;
 	}
@@ -268,6 +270,7 @@ static int ab_begin(void *data, struct batch *b, const struct metric_opts *metri
 		print_new_pairs(s, 0);
 	if (ab_state_write(&s->test, b, s->a_name, s->b_name) < 0) {
 		strbuf_addf(&err, "cannot write '%s/ab.txt': %s", b->dir, strerror(errno));
+		r = -EIO;
 		goto fail;
 	}
 	strbuf_release(&err);
@@ -275,7 +278,7 @@ static int ab_begin(void *data, struct batch *b, const struct metric_opts *metri
 fail:
 	error_msg("%s", err.buf);
 	strbuf_release(&err);
-	return -1;
+	return r < 0 ? r : -EINVAL;
 }
 
 static int ab_after_round(struct batch_run *br, int round, void *data, struct strbuf *err)

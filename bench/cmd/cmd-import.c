@@ -248,7 +248,7 @@ static int write_run_dir(const struct import_args *a, enum import_format f, cons
 	char *path = xasprintf("%s/frames.bin", tmp);
 	int r = hb_frames_write(path, s->t_ns, s->n_presents, format_source[f], 0644);
 
-	kvfile_init(&bench);
+	kvfile_init_repeats(&bench, kvfile_bench_repeats);
 	if (r < 0) {
 		error_msg("cannot write '%s': %s", path, strerror(-r));
 		goto out;

@@ -595,7 +595,7 @@ static int run_rounds(struct batch_cmd *bc, int *r)
 		bc->br.stopped = *r > 0;
 	}
 	if (*r < 0)
-		ret = HB_EXIT_FAILURE;
+		ret = *r == -EINVAL ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
 	else if (!bc->br.stopped)
 		*r = batch_run_pending(&bc->br, &bc->err);
 	if (*r == -EINTR) {

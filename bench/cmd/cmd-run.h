@@ -31,7 +31,8 @@ struct batch_hooks {
 	 * the exit code after saying what is wrong. */
 	int (*cells)(void *data, char **args, int n, struct run_args *a);
 	/* The batch is made or opened, nothing run yet: 0 go on, > 0 nothing
-	 * more to run (its test ended before), < 0 a failure (said). */
+	 * more to run (its test ended before), < 0 a failure (said): -EINVAL
+	 * for a bad file or state (exit 2), another -errno (exit 1). */
 	int (*begin)(void *data, struct batch *b, const struct metric_opts *metric, bool resumed);
 	int (*after_round)(struct batch_run *br, int round, void *data, struct strbuf *err);
 	/* After the report: the exit code, from the batch's own. */

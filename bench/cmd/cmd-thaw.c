@@ -8,6 +8,7 @@
 #include "base/exitcodes.h"
 #include "quiet/thaw.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +32,7 @@ int cmd_thaw(int argc, char **argv, struct context *ctx)
 	struct thaw_report rep;
 	struct strbuf err = STRBUF_INIT;
 	int c, r, ret = HB_EXIT_OK;
+	bool bad_journal;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -47,6 +49,8 @@ int cmd_thaw(int argc, char **argv, struct context *ctx)
 	thaw_journal_init(&j);
 	thaw_report_init(&rep);
 	r = thaw_journal_open(&j, NULL, THAW_MANUAL, &err);
+	/* a journal that breaks the format's rules (file:line said) */
+	bad_journal = r == -EINVAL;
 	if (r == 0 && !j.exists) {
 		printf("nothing to thaw\n");
 		goto out;
@@ -64,7 +68,7 @@ int cmd_thaw(int argc, char **argv, struct context *ctx)
 	}
 	if (r < 0) {
 		error_msg("%s", err.buf);
-		ret = HB_EXIT_FAILURE;
+		ret = bad_journal ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
 	} else if (rep.n) {
 		printf("# %zu setting(s) restored\n", rep.n);
 	}

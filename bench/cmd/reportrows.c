@@ -43,7 +43,16 @@ int report_rows_from_dirs(struct report_rows *rr, char **dirs, int n,
 	rr->runs = zalloc(sizeof(*rr->runs) * (list.n ? list.n : 1));
 	for (size_t i = 0; i < list.n; i++) {
 		strbuf_reset(&err);
-		if (run_load(list.v[i], &rr->runs[rr->n], &err) < 0) {
+		int lr = run_load(list.v[i], &rr->runs[rr->n], &err);
+
+		if (lr == -EINVAL) {
+			/* a file that does not read one way (file:line said):
+			 * bad input, and no table that would leave it out */
+			error_msg("%s", err.buf);
+			ret = HB_EXIT_USAGE;
+			break;
+		}
+		if (lr < 0) {
 			error_msg("%s", err.buf);
 			ret = HB_EXIT_FAILURE;
 			continue;

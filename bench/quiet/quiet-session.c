@@ -106,7 +106,8 @@ int quiet_session_before_run(struct quiet_session *q, const char *what, struct k
 	struct quiet_opts o = { .what = what, .wake_fd = signal_fd };
 	int r;
 
-	kvfile_add(record, "quiet.profile", q->profile.path ? q->profile.path : "(defaults)");
+	/* quiet_apply() records quiet.profile: once (a second copy made
+	 * bench.txt a file that does not read) */
 	r = quiet_apply(&q->profile, &q->journal, &o, record, err);
 	if (r == -EIO) {
 		strbuf_reset(err); /* a failed step is recorded; the run goes on */

@@ -6,6 +6,7 @@
  */
 #include "quiet/thaw.h"
 #include "quiet/thaw-internal.h"
+#include "system/fsroot.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -108,23 +109,65 @@ void thaw_owner_release(struct thaw_owner *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* "PID STARTTIME SESSION", one blank apart, each through the strict
+ * parsers: a pid past an int no longer wraps to 1 (init: always alive,
+ * "another batch" for ever), a start time of -1 to a huge one. */
 static int parse_owner(const char *s, struct thaw_owner *o)
 {
-	char kind[16];
-	int pid, end = 0;
-	unsigned long long st;
+	char *dup = xstrdup(s), *w[3];
+	uint64_t st;
+	int pid, r = -EINVAL;
 
-	if (sscanf(s, "%d %llu %15s%n", &pid, &st, kind, &end) != 3 || s[end] || pid <= 0)
-		return -EINVAL;
-	if (!strcmp(kind, "batch"))
+	if (str_words(dup, w, 3) != 3 || safe_atoi(w[0], &pid) < 0 || pid < 2 || pid > THAW_PID_MAX ||
+	    safe_atou64(w[1], &st) < 0)
+		goto out;
+	if (!strcmp(w[2], "batch"))
 		o->session = THAW_BATCH;
-	else if (!strcmp(kind, "manual"))
+	else if (!strcmp(w[2], "manual"))
 		o->session = THAW_MANUAL;
 	else
-		return -EINVAL;
+		goto out;
 	o->pid = pid;
 	o->starttime = st;
-	return 0;
+	r = 0;
+out:
+	free(dup);
+	return r;
+}
+
+/* systemd's unit name characters; never an option to systemctl */
+static bool unit_name_valid(const char *s)
+{
+	if (!*s || *s == '-' || strlen(s) > 256)
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:_.@\\-") ==
+	       strlen(s);
+}
+
+/* What an entry of each kind may hold: NULL, or what is wrong. */
+static const char *entry_invalid(enum thaw_kind kind, const char *key, const char *value)
+{
+	int vt;
+
+	switch (kind) {
+	case THAW_FILE_SETTING:
+		if (!fsroot_rel_valid(key) ||
+		    (strncmp(key, "proc/", 5) != 0 && strncmp(key, "sys/", 4) != 0))
+			return "a file entry's path must lie under proc/ or sys/ (no empty, '.' or '..' "
+			       "names)";
+		return NULL;
+	case THAW_UNIT:
+		if (!unit_name_valid(key))
+			return "not a systemd unit name";
+		if (strcmp(value, "active") != 0)
+			return "a unit entry's state must be 'active'";
+		return NULL;
+	case THAW_VT:
+		if (strcmp(key, "tty0") != 0 || safe_atoi(value, &vt) < 0 || vt < 1 || vt > 63)
+			return "a vt entry is 'vt tty0 N', N 1 to 63";
+		return NULL;
+	}
+	return "unknown entry kind";
 }
 
 void thaw_entry_push(struct thaw_entry **e, size_t *n, size_t *alloc, enum thaw_kind kind,
@@ -140,14 +183,46 @@ void thaw_entry_push(struct thaw_entry **e, size_t *n, size_t *alloc, enum thaw_
 	(*n)++;
 }
 
+/* "KIND KEY VALUE" from after the kind word to end, appended to *ents:
+ * NULL, or what is wrong with it. */
+static const char *parse_entry(const char *word, const char *sp, const char *end,
+			       struct thaw_entry **ents, size_t *n, size_t *alloc)
+{
+	const char *sp2, *why;
+	char *key, *value;
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(kind_names); k++)
+		if (!strcmp(word, kind_names[k]))
+			break;
+	if (k == ARRAY_SIZE(kind_names))
+		return "unknown entry kind";
+	sp2 = memchr(sp, ' ', (size_t)(end - sp));
+	if (!sp2)
+		return "expected 'KIND KEY VALUE'";
+	if (unescape(sp, (size_t)(sp2 - sp), &key) < 0)
+		return "bad escape";
+	if (unescape(sp2 + 1, (size_t)(end - sp2 - 1), &value) < 0) {
+		free(key);
+		return "bad escape";
+	}
+	if ((why = entry_invalid((enum thaw_kind)k, key, value))) {
+		free(key);
+		free(value);
+		return why;
+	}
+	thaw_entry_push(ents, n, alloc, (enum thaw_kind)k, key, value);
+	return NULL;
+}
+
 int thaw_parse(const char *text, struct thaw_owner *o, struct thaw_entry **e, size_t *n,
 	       int *err_line, struct strbuf *err)
 {
 	struct thaw_owner own = { 0 };
 	struct thaw_entry *ents = NULL;
 	size_t nents = 0, alloc = 0;
-	bool have_owner = false;
-	const char *s = text;
+	int owner_line = 0, header_line[3] = { 0 };
+	const char *s = text, *why;
 	int line = 0, r = 0, version;
 	char **field;
 
@@ -179,47 +254,43 @@ int thaw_parse(const char *text, struct thaw_owner *o, struct thaw_entry **e, si
 				BAD("journal format %d is newer than this hitchbench (%d)", version,
 				    THAW_FORMAT);
 		} else if (!strcmp(word, "owner")) {
-			char *v = xasprintf("%.*s", (int)(end - sp), sp);
-			int pr = parse_owner(v, &own);
+			char *v;
+			int pr;
 
+			free(word);
+			if (owner_line)
+				BAD("'owner' repeats line %d", owner_line);
+			v = xasprintf("%.*s", (int)(end - sp), sp);
+			pr = parse_owner(v, &own);
 			free(v);
-			free(word);
 			if (pr < 0)
-				BAD("bad owner (expected 'owner PID STARTTIME batch|manual')");
-			have_owner = true;
+				BAD("bad owner (expected 'owner PID STARTTIME batch|manual', PID 2 to %d, "
+				    "STARTTIME a whole number)", THAW_PID_MAX);
+			owner_line = line;
 		} else if (!strcmp(word, "boot") || !strcmp(word, "root") || !strcmp(word, "since")) {
-			field = word[0] == 'b' ? &own.boot_id : word[0] == 'r' ? &own.root : &own.since;
+			int h = word[0] == 'b' ? 0 : word[0] == 'r' ? 1 : 2;
+
+			field = h == 0 ? &own.boot_id : h == 1 ? &own.root : &own.since;
+			if (*field) {
+				strbuf_addf(err, "'%s' repeats line %d", word, header_line[h]);
+				free(word);
+				r = -EINVAL;
+				goto out;
+			}
 			free(word);
-			if (*field)
-				BAD("repeated header line");
+			header_line[h] = line;
 			if (unescape(sp, (size_t)(end - sp), field) < 0)
 				BAD("bad escape");
 		} else {
-			size_t k;
-			const char *sp2;
-			char *key, *value;
-
-			for (k = 0; k < ARRAY_SIZE(kind_names); k++)
-				if (!strcmp(word, kind_names[k]))
-					break;
+			why = parse_entry(word, sp, end, &ents, &nents, &alloc);
 			free(word);
-			if (k == ARRAY_SIZE(kind_names))
-				BAD("unknown entry kind");
-			sp2 = memchr(sp, ' ', (size_t)(end - sp));
-			if (!sp2)
-				BAD("expected 'KIND KEY VALUE'");
-			if (unescape(sp, (size_t)(sp2 - sp), &key) < 0)
-				BAD("bad escape");
-			if (unescape(sp2 + 1, (size_t)(end - sp2 - 1), &value) < 0) {
-				free(key);
-				BAD("bad escape");
-			}
-			thaw_entry_push(&ents, &nents, &alloc, (enum thaw_kind)k, key, value);
+			if (why)
+				BAD("%s", why);
 		}
 		s = end + 1;
 	}
 	line++;
-	if (!have_owner || !own.boot_id || !own.root || !own.since) {
+	if (!owner_line || !own.boot_id || !own.root || !own.since) {
 		line = 0;
 		BAD("header incomplete (owner, boot, root and since are needed)");
 	}

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -147,6 +148,8 @@ int thaw_journal_open(struct thaw_journal *j, const char *dir, enum thaw_session
 		      struct strbuf *err)
 {
 	char *text = NULL;
+	const char *nul;
+	size_t len = 0;
 	int r, line = 0;
 	struct strbuf why = STRBUF_INIT;
 
@@ -172,7 +175,7 @@ int thaw_journal_open(struct thaw_journal *j, const char *dir, enum thaw_session
 			    strerror(-r));
 		goto out;
 	}
-	r = read_file(j->path, &text, NULL);
+	r = read_file(j->path, &text, &len);
 	if (r == -ENOENT) {
 		r = 0;
 		j->found = THAW_FOUND_NONE;
@@ -180,6 +183,15 @@ int thaw_journal_open(struct thaw_journal *j, const char *dir, enum thaw_session
 	}
 	if (r < 0) {
 		strbuf_addf(err, "cannot read '%s': %s", j->path, strerror(-r));
+		goto out;
+	}
+	if ((nul = memchr(text, '\0', len))) {
+		/* the parser reads a string: what follows a NUL would be lost */
+		line = 1;
+		for (const char *p = text; p < nul; p++)
+			line += *p == '\n';
+		strbuf_addf(err, "%s:%d: NUL byte", j->path, line);
+		r = -EINVAL;
 		goto out;
 	}
 	r = thaw_parse(text, &j->owner, &j->entries, &j->n, &line, &why);
@@ -205,11 +217,16 @@ out:
 
 /* ---- writing ---- */
 
-static void become_owner(struct thaw_journal *j)
+/* -EPERM as pid 1 (an init): a journal never names it (thaw_parse). */
+static int become_owner(struct thaw_journal *j)
 {
 	struct proc_stat st;
 	char when[32];
-	char *since = j->owner.since ? xstrdup(j->owner.since) : NULL;
+	char *since;
+
+	if (getpid() < 2)
+		return -EPERM;
+	since = j->owner.since ? xstrdup(j->owner.since) : NULL;
 
 	thaw_owner_release(&j->owner);
 	j->owner.pid = getpid();
@@ -225,6 +242,7 @@ static void become_owner(struct thaw_journal *j)
 	}
 	j->owner.since = since;
 	j->adopted = true;
+	return 0;
 }
 
 static int journal_write(struct thaw_journal *j)
@@ -270,7 +288,9 @@ int thaw_journal_add(struct thaw_journal *j, enum thaw_kind kind, const char *ke
 		/* a journal found at open must be recovered first */
 		if (j->found != THAW_FOUND_NONE)
 			return -EBUSY;
-		become_owner(j);
+		r = become_owner(j);
+		if (r < 0)
+			return r;
 	}
 	if (thaw_journal_find(j, kind, key))
 		return 0;
@@ -314,11 +334,20 @@ char *thaw_setting_value(const char *got)
 	return close ? xstrndup(open + 1, (size_t)(close - open - 1)) : xstrdup(got);
 }
 
+/* Both ways through fsroot_open_beneath(): a journal's REL never leads out
+ * of root/proc or root/sys, by '..' or by a link. */
 int thaw_read_setting(const char *rel, char **out)
 {
+	struct stat st;
 	char *text;
-	int r = fsroot_read_all(rel, &text);
+	int fd = fsroot_open_beneath(rel, O_RDONLY | O_NONBLOCK | O_NOCTTY), r;
 
+	if (fd < 0)
+		return fd;
+	r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
+	if (r == 0)
+		r = read_fd(fd, &text, NULL);
+	close(fd);
 	if (r < 0)
 		return r;
 	*out = chomp_dup(text);
@@ -332,7 +361,7 @@ int thaw_write_setting(const char *rel, const char *value)
 {
 	char *line = xasprintf("%s\n", value);
 	size_t len = strlen(line);
-	int fd = fsroot_open(rel, O_WRONLY | O_TRUNC), r = 0;
+	int fd = fsroot_open_beneath(rel, O_WRONLY | O_TRUNC | O_NONBLOCK | O_NOCTTY), r = 0;
 	ssize_t n;
 
 	if (fd < 0) {
@@ -506,8 +535,9 @@ int thaw_recover(struct thaw_journal *j, struct thaw_report *rep, struct strbuf 
 		}
 		note(rep, "continuing the quiet session since %s (%zu setting(s) journaled)",
 		     j->owner.since, j->n);
-		become_owner(j);
-		r = journal_write(j);
+		r = become_owner(j);
+		if (r == 0)
+			r = journal_write(j);
 		if (r < 0)
 			strbuf_addf(err, "cannot write '%s': %s", j->path, strerror(-r));
 		return r;

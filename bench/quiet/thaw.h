@@ -18,6 +18,8 @@
 #include "base/util.h"
 
 #define THAW_FORMAT 1
+/* The kernel's largest pid_max (PID_MAX_LIMIT on 64-bit) */
+#define THAW_PID_MAX 4194304
 #define THAW_FILE "thaw.state"
 #define HB_STATE_DIR_ENV "HITCHBENCH_STATE_DIR"
 
@@ -136,7 +138,10 @@ const struct thaw_entry *thaw_journal_find(const struct thaw_journal *j, enum th
 int thaw_restore(struct thaw_journal *j, struct thaw_report *rep, struct strbuf *err);
 
 /* A setting under the root: its content without the last newline (a new
- * string), and writing "VALUE\n" as echo would. 0 or -errno. */
+ * string), and writing "VALUE\n" as echo would. 0 or -errno. REL is
+ * resolved beneath root/proc or root/sys only (fsroot_open_beneath():
+ * -EINVAL for '..', -EXDEV for a link out, -ELOOP for a symlink at the
+ * end). */
 int thaw_read_setting(const char *rel, char **out);
 /* Whether a setting read back as got holds want: the same text, or a
  * choice file's bracketed choice ("always [madvise] never" holds
@@ -149,7 +154,12 @@ int thaw_write_setting(const char *rel, const char *value);
 char *thaw_format(const struct thaw_owner *o, const struct thaw_entry *e, size_t n);
 /* Parses a journal's text. 0 or -EINVAL with the line in *err_line and a
  * reason in err. Entries are appended to *e (caller frees with
- * thaw_entries_free). */
+ * thaw_entries_free). Strict, as the file is read by root: each header line
+ * once; the owner's pid 2 to THAW_PID_MAX (pid 1 is init, which never
+ * quiets: a journal naming it would stay "alive" for ever) and its start
+ * time a decimal without sign; a file entry's REL a path under proc/ or
+ * sys/ without empty, '.' or '..' names; a unit's name systemd's
+ * characters, not starting with '-'; a VT a number 1 to 63. */
 int thaw_parse(const char *text, struct thaw_owner *o, struct thaw_entry **e, size_t *n,
 	       int *err_line, struct strbuf *err);
 void thaw_entries_free(struct thaw_entry *e, size_t n);

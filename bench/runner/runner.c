@@ -315,7 +315,7 @@ int runner_run(const struct run_request *req, struct run_outcome *out, struct st
 	rn.out.master = rn.out.slave = rn.out.log_fd = -1;
 	footprint_init(&rn.game_fp);
 	footprint_init(&rn.x.fp);
-	kvfile_init(&rn.bench);
+	kvfile_init_repeats(&rn.bench, kvfile_bench_repeats);
 	build_command(&rn);
 	argv_init(&rn.env);
 

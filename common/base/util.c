@@ -103,6 +103,24 @@ int safe_atoi(const char *s, int *out)
 	return 0;
 }
 
+int str_words(char *s, char **words, int max)
+{
+	int n = 0;
+
+	while (n < max) {
+		char *sp = n == max - 1 ? NULL : strchr(s, ' ');
+
+		if (sp == s || (!*s && n > 0))
+			return -EINVAL;
+		words[n++] = s;
+		if (!sp)
+			break;
+		*sp = '\0';
+		s = sp + 1;
+	}
+	return n;
+}
+
 int safe_atou64(const char *s, uint64_t *out)
 {
 	char *end;
@@ -323,20 +341,26 @@ int open_regular(const char *path)
 
 int read_file(const char *path, char **out, size_t *len)
 {
-	struct strbuf sb = STRBUF_INIT;
-	struct stat st;
-	int fd = open_regular(path);
-	int r = 0;
+	int fd = open_regular(path), r;
 
 	if (fd < 0)
 		return fd;
+	r = read_fd(fd, out, len);
+	close(fd);
+	return r;
+}
+
+int read_fd(int fd, char **out, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct stat st;
+	int r = 0;
+
 	/* a regular file's size up front: one allocation and large reads
 	 * (a long run's frame file is tens of MB); /proc files say 0 */
 	if (fstat(fd, &st) == 0 && st.st_size > 0) {
-		if ((uint64_t)st.st_size > HB_READ_FILE_MAX) {
-			close(fd);
+		if ((uint64_t)st.st_size > HB_READ_FILE_MAX)
 			return -EFBIG;
-		}
 		strbuf_grow(&sb, (size_t)st.st_size);
 	}
 	for (;;) {
@@ -360,7 +384,6 @@ int read_file(const char *path, char **out, size_t *len)
 			break;
 		}
 	}
-	close(fd);
 	if (r < 0) {
 		strbuf_release(&sb);
 		return r;

@@ -27,6 +27,12 @@ int cmp_double(const void *a, const void *b);
  * success. Integers are decimal. safe_atod takes decimal notation with an
  * optional exponent ("2.5", "-1e-3"): no hex floats, no inf or nan. */
 int safe_atoi(const char *s, int *out);
+/* Splits s in place into at most max words at single blanks, the last of
+ * max keeping the rest of the line (blanks and all): the count, or -EINVAL
+ * for an empty word among the first max - 1 (a blank at the start, two in
+ * a row, one at the end). The words are then read with the safe_* parsers,
+ * never with sscanf. */
+int str_words(char *s, char **words, int max);
 int safe_atou64(const char *s, uint64_t *out);
 int safe_atoi64(const char *s, int64_t *out);
 int safe_atod(const char *s, double *out);
@@ -98,6 +104,8 @@ int open_regular(const char *path);
  * *len (may be NULL) is its length, which a NUL byte inside does not cut.
  * 0 or -errno (-EFBIG past HB_READ_FILE_MAX). */
 int read_file(const char *path, char **out, size_t *len);
+/* The same from an open file descriptor (left open), to its end. */
+int read_fd(int fd, char **out, size_t *len);
 /* Writes all of data, retrying short writes and EINTR. 0 or -errno. */
 int write_all(int fd, const void *data, size_t len);
 /* Writes data to path through a new path.tmp.PID (O_EXCL: never through a

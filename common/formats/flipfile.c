@@ -105,38 +105,43 @@ void flip_event_line(const struct flip_event *e, struct strbuf *out)
 	strbuf_addch(out, '\n');
 }
 
+/* The fields through the strict parsers: a pass past an int no longer
+ * overflows (sscanf's %d). */
 static int parse_event(const char *v, struct flip_event *e, const char **why)
 {
-	char side[2];
-	int pass, seg, used = 0;
+	char *dup = xstrdup(v), *w[6];
+	int pass, seg, n = str_words(dup, w, 6), r = -EINVAL;
 	uint64_t due, applied;
 
-	if (sscanf(v, "%d %d %1[AB] %" SCNu64 " %" SCNu64 "%n", &pass, &seg, side, &due, &applied,
-		   &used) != 5 || pass < 1 || seg < 0 || v[0] == ' ') {
+	if (n < 5 || safe_atoi(w[0], &pass) < 0 || pass < 1 || safe_atoi(w[1], &seg) < 0 || seg < 0 ||
+	    (strcmp(w[2], "A") != 0 && strcmp(w[2], "B") != 0) || safe_atou64(w[3], &due) < 0 ||
+	    safe_atou64(w[4], &applied) < 0) {
 		*why = "flip wants 'PASS SEG A|B DUE_NS APPLIED_NS [failed: WHY]'";
-		return -EINVAL;
+		goto out;
 	}
 	memset(e, 0, sizeof(*e));
 	e->pass = pass;
 	e->seg = seg;
-	e->side = side[0];
+	e->side = w[2][0];
 	e->due_ns = due;
 	e->applied_ns = applied;
-	v += used;
 	if (applied == 0) {
-		if (strncmp(v, " failed: ", 9) != 0 || !v[9]) {
+		if (n < 6 || strncmp(w[5], "failed: ", 8) != 0 || !w[5][8]) {
 			*why = "a flip applied at 0 says why it failed ('failed: WHY')";
-			return -EINVAL;
+			goto out;
 		}
-		e->failed = xstrdup(v + 9);
-	} else if (*v) {
+		e->failed = xstrdup(w[5] + 8);
+	} else if (n > 5) {
 		*why = "a flip that was applied has nothing after its time";
-		return -EINVAL;
+		goto out;
 	} else if (applied < due) {
 		*why = "a flip applied before it was due";
-		return -EINVAL;
+		goto out;
 	}
-	return 0;
+	r = 0;
+out:
+	free(dup);
+	return r;
 }
 
 static int parse_double(const char *v, double lo, double hi, double *out, const char **why)

@@ -80,15 +80,15 @@ static int wish_field(const struct kvfile *kf, const char *key, bool needed, cha
 int kernel_wish_parse(const char *text, struct kernel_wish *w, struct strbuf *err)
 {
 	struct kvfile kf;
-	const char *v;
+	const char *v, *why = NULL;
 	char buf[32];
 	int line = 0, r;
 
 	memset(w, 0, sizeof(*w));
 	kvfile_init(&kf);
-	r = kvfile_parse(&kf, text, &line);
+	r = kvfile_parse_len(&kf, text, strlen(text), &line, &why);
 	if (r < 0) {
-		strbuf_addf(err, "line %d: not a key=value line", line);
+		strbuf_addf(err, "line %d: %s", line, why);
 		goto out;
 	}
 	r = -EINVAL;

@@ -86,10 +86,12 @@ void relay_event_line(const struct relay_event *e, struct strbuf *out)
 static int parse_event(const char *v, bool resume, struct relay_record *r, const char **why)
 {
 	struct relay_event e = { .resume = resume };
-	int used = 0;
+	char *dup = xstrdup(v), *w[4];
+	int bad = str_words(dup, w, 4) != 3 || safe_atoi(w[0], &e.turn) < 0 || e.turn < 0 ||
+		  safe_atou64(w[1], &e.due_ns) < 0 || safe_atou64(w[2], &e.applied_ns) < 0;
 
-	if (sscanf(v, "%d %" SCNu64 " %" SCNu64 "%n", &e.turn, &e.due_ns, &e.applied_ns, &used) != 3 ||
-	    v[used] || v[0] == ' ' || e.turn < 0) {
+	free(dup);
+	if (bad) {
 		*why = "stop and resume want 'TURN DUE_NS APPLIED_NS'";
 		return -EINVAL;
 	}

@@ -214,6 +214,26 @@ static int parse_off(struct waitrec *w, const struct tabline *l, struct strbuf *
 	return 0;
 }
 
+
+/* "MAJ:MIN", each a decimal that fits 32 bits (sscanf's %u wrapped "-1"). */
+static int parse_dev(const char *s, uint32_t *major, uint32_t *minor)
+{
+	char *dup = xstrdup(s), *colon = strchr(dup, ':');
+	uint64_t ma, mi;
+	int r = -EINVAL;
+
+	if (colon) {
+		*colon = '\0';
+		if (safe_atou64(dup, &ma) == 0 && safe_atou64(colon + 1, &mi) == 0 && ma <= UINT32_MAX &&
+		    mi <= UINT32_MAX) {
+			*major = (uint32_t)ma;
+			*minor = (uint32_t)mi;
+			r = 0;
+		}
+	}
+	free(dup);
+	return r;
+}
 static int parse_bio(struct waitrec *w, const struct tabline *l, struct strbuf *err)
 {
 	struct wr_bio b = { 0 };
@@ -226,7 +246,7 @@ static int parse_bio(struct waitrec *w, const struct tabline *l, struct strbuf *
 	    tabrec_i64(l, 7, INT32_MIN, INT32_MAX, &e, err) < 0)
 		return -EINVAL;
 	b.error = (int32_t)e;
-	if (sscanf(l->f[4], "%" SCNu32 ":%" SCNu32, &b.major, &b.minor) != 2)
+	if (parse_dev(l->f[4], &b.major, &b.minor) < 0)
 		return tabrec_bad(l, err, "the device is MAJ:MIN");
 	if (strlen(l->f[5]) != 1 || !strchr("RWFD?", l->f[5][0]))
 		return tabrec_bad(l, err, "OP is one of R W F D ?");

@@ -431,14 +431,24 @@ static int layout_line(struct layout *l, char *line, struct strbuf *err)
  * that is not empty, 1.0 without. */
 static int a_fields(const char *buf)
 {
-	unsigned major = 1, minor = 0;
+	int major = 1, minor = 0;
+	char *line, *dot;
 
 	while (*buf == '\n')
 		buf++;
-	if (sscanf(buf, "# EVEMU %u.%u", &major, &minor) != 2) {
+	if (strncmp(buf, "# EVEMU ", 8) != 0)
+		return 5;
+	/* "M.N" to the end of the line, both through the strict parser */
+	line = xstrndup(buf + 8, strcspn(buf + 8, "\n"));
+	dot = strchr(line, '.');
+	if (dot)
+		*dot = '\0';
+	if (!dot || safe_atoi(line, &major) < 0 || safe_atoi(dot + 1, &minor) < 0 || major < 0 ||
+	    minor < 0) {
 		major = 1;
 		minor = 0;
 	}
+	free(line);
 	return major > 1 || (major == 1 && minor > 1) ? 6 : 5;
 }
 

@@ -10,7 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#ifdef SYS_openat2
+#include <linux/openat2.h>
+#endif
 
 static char *root_override;
 
@@ -41,6 +45,63 @@ int fsroot_open(const char *rel, int flags)
 	fd = open(path, flags | O_CLOEXEC);
 	fd = fd < 0 ? -errno : fd;
 	free(path);
+	return fd;
+}
+
+bool fsroot_rel_valid(const char *rel)
+{
+	const char *p = rel;
+
+	if (!rel || !*rel)
+		return false;
+	for (;;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		if (!p[n])
+			return true;
+		p += n + 1;
+	}
+}
+
+/* rest resolved beneath dirfd, its last name not followed. */
+static int open_beneath(int dirfd, const char *rest, int flags)
+{
+	int fd;
+
+#ifdef SYS_openat2
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+
+	do {
+		fd = (int)syscall(SYS_openat2, dirfd, rest, &how, sizeof(how));
+	} while (fd < 0 && errno == EAGAIN);
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+		return fd < 0 ? -errno : fd;
+#endif
+	/* no openat2: the names were checked, the last is not followed */
+	fd = openat(dirfd, rest, flags | O_CLOEXEC | O_NOFOLLOW);
+	return fd < 0 ? -errno : fd;
+}
+
+int fsroot_open_beneath(const char *rel, int flags)
+{
+	const char *slash;
+	char *path;
+	int dirfd, fd;
+
+	if (!fsroot_rel_valid(rel) || !(slash = strchr(rel, '/')))
+		return -EINVAL;
+	path = xasprintf("%s/%.*s", fsroot(), (int)(slash - rel), rel);
+	dirfd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	free(path);
+	if (dirfd < 0)
+		return -errno;
+	fd = open_beneath(dirfd, slash + 1, flags);
+	close(dirfd);
 	return fd;
 }
 

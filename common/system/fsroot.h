@@ -8,6 +8,7 @@
 #ifndef HB_FSROOT_H
 #define HB_FSROOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -19,6 +20,18 @@ const char *fsroot(void);
 void fsroot_set(const char *root);
 /* Opens rel (no leading slash needed) under the root. fd or -errno. */
 int fsroot_open(const char *rel, int flags);
+/* Opens rel under the root for a caller that must not be led out of the
+ * directory rel starts in (root/proc, root/sys) by rel itself or by a
+ * link on the way: rel is relative, its names are neither empty, '.' nor
+ * '..' (-EINVAL); the rest is resolved beneath root/FIRST with openat2's
+ * RESOLVE_BENEATH and RESOLVE_NO_MAGICLINKS (a relative symlink that stays
+ * there is followed, as sysfs's are; an absolute one or one that climbs
+ * out is -EXDEV), and the last name is not followed (-ELOOP). Where the
+ * kernel has no openat2 (before 5.6, or a seccomp filter), the names are
+ * checked and the last one not followed. fd or -errno. */
+int fsroot_open_beneath(const char *rel, int flags);
+/* Whether rel is such a path: relative, names neither empty, '.' nor '..'. */
+bool fsroot_rel_valid(const char *rel);
 /* Reads a small file under the root into buf (NUL-terminated, trailing
  * newline kept). Bytes read or -errno; -EOVERFLOW if it did not fit (buf
  * then holds what did, NUL-terminated). */

@@ -139,11 +139,18 @@ void session_describe(const struct login_session *s, char *buf, size_t size)
 
 int vt_parse(const char *text, int *vt)
 {
-	int n;
-	char rest;
+	char *num;
+	size_t len;
+	int n, r;
 
-	if (strncmp(text, "tty", 3) != 0 || sscanf(text + 3, "%d%c", &n, &rest) < 1 || n < 1 ||
-	    (sscanf(text + 3, "%d%c", &n, &rest) == 2 && rest != '\n'))
+	if (strncmp(text, "tty", 3) != 0)
+		return -EINVAL;
+	/* one newline may end it, as sysfs writes it */
+	len = strlen(text + 3);
+	num = xstrndup(text + 3, len > 0 && text[3 + len - 1] == '\n' ? len - 1 : len);
+	r = safe_atoi(num, &n);
+	free(num);
+	if (r < 0 || n < 1)
 		return -EINVAL;
 	*vt = n;
 	return 0;

@@ -6,22 +6,41 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *const kvfile_bench_repeats[] = { "env", NULL };
 
 void kvfile_init(struct kvfile *kf)
 {
 	memset(kf, 0, sizeof(*kf));
 }
 
-void kvfile_release(struct kvfile *kf)
+void kvfile_init_repeats(struct kvfile *kf, const char *const *repeats)
 {
-	for (size_t i = 0; i < kf->n; i++) {
+	kvfile_init(kf);
+	kf->repeats = repeats;
+}
+
+/* Drops the pairs from index from on. */
+static void kvfile_truncate(struct kvfile *kf, size_t from)
+{
+	for (size_t i = from; i < kf->n; i++) {
 		free(kf->items[i].key);
 		free(kf->items[i].value);
 	}
+	if (from < kf->n)
+		kf->n = from;
+}
+
+void kvfile_release(struct kvfile *kf)
+{
+	const char *const *repeats = kf->repeats;
+
+	kvfile_truncate(kf, 0);
 	free(kf->items);
-	kvfile_init(kf);
+	kvfile_init_repeats(kf, repeats);
 }
 
 static void kvfile_push(struct kvfile *kf, char *key, char *value, int line)
@@ -36,8 +55,17 @@ static void kvfile_push(struct kvfile *kf, char *key, char *value, int line)
 	kf->n++;
 }
 
+/* A key that would not read back is the caller's bug: one that comes from
+ * outside data is checked before (kvfile_valid_key()). */
+static void kvfile_check_key(const char *key)
+{
+	if (!kvfile_valid_key(key))
+		abort(); /* a bug: the caller's key, not the file's */
+}
+
 void kvfile_add(struct kvfile *kf, const char *key, const char *value)
 {
+	kvfile_check_key(key);
 	kvfile_push(kf, xstrdup(key), xstrdup(value ? value : ""), 0);
 }
 
@@ -46,6 +74,7 @@ void kvfile_addf(struct kvfile *kf, const char *key, const char *fmt, ...)
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
+	kvfile_check_key(key);
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
@@ -74,7 +103,7 @@ const char *kvfile_get(const struct kvfile *kf, const char *key)
 
 bool kvfile_valid_key(const char *key)
 {
-	if (!*key)
+	if (!key || !*key)
 		return false;
 	for (const char *p = key; *p; p++) {
 		char c = *p;
@@ -84,6 +113,67 @@ bool kvfile_valid_key(const char *key)
 			return false;
 	}
 	return true;
+}
+
+/* Whether kf->repeats lets this key appear more than once. */
+static bool kvfile_key_repeats(const struct kvfile *kf, const char *key)
+{
+	for (const char *const *r = kf->repeats; r && *r; r++)
+		if (!strcmp(*r, key))
+			return true;
+	return false;
+}
+
+struct key_at {
+	const char *key;
+	size_t i;
+};
+
+static int key_at_cmp(const void *a, const void *b)
+{
+	const struct key_at *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c)
+		return c;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The first pair (by position) that repeats a key kf->repeats does not
+ * name, from index from on: its index, and in *first the index of the pair
+ * it repeats; or -1 when there is none. Sorted by key, then position, so a
+ * file of many lines costs n log n. */
+static long kvfile_find_repeat(const struct kvfile *kf, size_t from, size_t *first)
+{
+	struct key_at *at;
+	long found = -1;
+	size_t g = 0;
+
+	if (kf->n < 2 || from >= kf->n)
+		return -1;
+	at = xrealloc(NULL, kf->n * sizeof(*at));
+	for (size_t i = 0; i < kf->n; i++)
+		at[i] = (struct key_at){ kf->items[i].key, i };
+	qsort(at, kf->n, sizeof(*at), key_at_cmp);
+	for (size_t j = 1; j <= kf->n; j++) {
+		if (j < kf->n && !strcmp(at[j].key, at[g].key))
+			continue;
+		/* at[g .. j) hold one key, in file order */
+		if (j - g > 1 && !kvfile_key_repeats(kf, at[g].key)) {
+			for (size_t k = g + 1; k < j; k++) {
+				if (at[k].i < from)
+					continue;
+				if (found < 0 || at[k].i < (size_t)found) {
+					found = (long)at[k].i;
+					*first = at[g].i;
+				}
+				break;
+			}
+		}
+		g = j;
+	}
+	free(at);
+	return found;
 }
 
 static char *unescape(const char *s, size_t len, bool *ok)
@@ -117,6 +207,8 @@ int kvfile_parse_len(struct kvfile *kf, const char *text, size_t size, int *err_
 {
 	const char *p = text, *end = text + size;
 	const char *what = "not a key=value line";
+	size_t from = kf->n, first;
+	long rep;
 	int line = 0;
 
 	while (p < end) {
@@ -156,6 +248,19 @@ next:
 		/* past the newline, or to the end: never by len, which a
 		 * carriage return made one short */
 		p = eol ? eol + 1 : end;
+	}
+	rep = kvfile_find_repeat(kf, from, &first);
+	if (rep >= 0) {
+		line = kf->items[rep].line;
+		if (kf->items[first].line > 0)
+			snprintf(kf->why, sizeof(kf->why), "key '%.64s' repeats line %d",
+				 kf->items[rep].key, kf->items[first].line);
+		else
+			snprintf(kf->why, sizeof(kf->why), "key '%.64s' repeats",
+				 kf->items[rep].key);
+		what = kf->why;
+		kvfile_truncate(kf, (size_t)rep);
+		goto bad;
 	}
 	return 0;
 bad:
@@ -226,8 +331,14 @@ char *kvfile_format(const struct kvfile *kf)
 
 int kvfile_write(const struct kvfile *kf, const char *path)
 {
-	char *text = kvfile_format(kf);
-	int r = write_file_atomic(path, text, strlen(text), 0644);
+	size_t first;
+	char *text;
+	int r;
+
+	if (kvfile_find_repeat(kf, 0, &first) >= 0)
+		return -EINVAL;
+	text = kvfile_format(kf);
+	r = write_file_atomic(path, text, strlen(text), 0644);
 
 	free(text);
 	return r;

@@ -63,6 +63,6 @@ grep -q '^schema_version=5$' "$T/info" || fail "db info schema: $(cat "$T/info")
 mkdir -p "$T/broken"
 printf 'format=1\nthis line is wrong\n' >"$T/broken/bench.txt"
 rc=0; "$HB" report "$T/broken" 2>"$T/err" >/dev/null || rc=$?
-expect_eq "broken run exit" 1 "$rc"
+expect_eq "broken run exit (bad input)" 2 "$rc"
 grep -q "$T/broken/bench.txt:2: " "$T/err" || fail "broken run message: $(cat "$T/err")"
 exit 0

@@ -2,7 +2,9 @@
 # hitchbench quiet and thaw on a copy of tests/fixtures/quiet-root with a
 # fake systemctl: every setting changed, then every file back (diffed
 # against the pristine fixture), a journal left by a dead batch recovered,
-# a live owner, a stale boot and a stuck unit handled. Nothing here touches
+# a live owner, a stale boot and a stuck unit handled; a crafted journal
+# (a path out of the root, an owner past an int, a second owner) refused
+# with its line, exit 2, nothing written. Nothing here touches
 # the real machine: HITCHBENCH_ROOT, HITCHBENCH_STATE_DIR and the PATH's
 # first systemctl all point into $T.
 . "$(dirname "$0")/../lib.sh"
@@ -191,6 +193,24 @@ refused_profile "a bad profile" '[quiet]\ndrop_caches = 4\n' \
 # one written before [sampler] moved to the SENSORS switch says where it went
 refused_profile "a [sampler] profile" '[quiet]\nsync = yes\n[sampler]\nperiod_ms = 500\n' \
 	"3: [sampler] is gone: the sampler's settings are the SENSORS switch's parameters (SENSORS_MS, SENSORS_THROTTLE)"
+
+# --- a journal root reads is read strictly: refused whole, exit 2, file:line
+crafted() {
+	mkdir -p "$T/state"
+	printf 'hitchbench-thaw 1\nowner %s 0 batch\nboot x\nroot %s\nsince s\n%b' "$2" "$HITCHBENCH_ROOT" "$3" >"$J"
+	echo untouched >"$T/victim"
+	rc=0
+	"$HB" thaw >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "$1: thaw exit" 2 "$rc"
+	grep -q "thaw.state:$4: $5" "$T/err" || fail "$1: $(cat "$T/err")"
+	grep -q "restored" "$T/out" && fail "$1: something was restored: $(cat "$T/out")"
+	expect_eq "$1: the file outside" untouched "$(cat "$T/victim")"
+	rm -f "$J"
+}
+crafted "a path out of the root" 4242 "file proc/sys/kernel/task_delayacct 0\nfile proc/../../victim owned\n" \
+	7 "a file entry's path must lie under proc/ or sys/"
+crafted "an owner past an int" 4294967297 "" 2 "bad owner"
+crafted "a second owner" 4242 "owner 4243 0 batch\nfile ../victim owned\n" 6 "'owner' repeats line 2"
 
 # --- the machine's own systemctl is never used on a test root
 if [ -x /usr/bin/systemctl ] || [ -x /bin/systemctl ]; then

@@ -103,6 +103,13 @@ python3 -m json.tool "$T/ab.json" >/dev/null || fail "ab --format json is not JS
 cmp -s "$T/ab.json" "$T/cmp.json" || fail "ab's JSON differs from compare --paired's: $(diff "$T/ab.json" "$T/cmp.json")"
 grep -q "^verdict DIFFERENT" "$T/err" || fail "ab --format json: the lines are not on stderr: $(cat "$T/err")"
 (cd "$batchdir" && sha256sum -c --strict --quiet SHA256SUMS) || fail "the resumed ab batch's list"
+# ab.txt read one way: a key given twice (a second alpha= before the real
+# one) is refused with its lines, not read as the first
+cp -r "$batchdir" "$T/twice"
+sed -i '2i alpha=0.5' "$T/twice/ab.txt"
+rc=0; "$HB" ab --resume "$T/twice" --no-quieting --display :99 --no-db >/dev/null 2>"$T/err" || rc=$?
+expect_eq "ab --resume of an ab.txt with alpha twice" 2 "$rc"
+grep -q "twice/ab.txt:[0-9]*: key 'alpha' repeats line 2" "$T/err" || fail "alpha twice: $(cat "$T/err")"
 rc=0; "$HB" run --resume "$batchdir" --no-quieting --display :99 --no-db >/dev/null 2>"$T/err" || rc=$?
 expect_eq "run --resume of an ab batch" 2 "$rc"
 grep -q "hitchbench ab --resume" "$T/err" || fail "run --resume says nothing useful: $(cat "$T/err")"

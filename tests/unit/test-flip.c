@@ -88,6 +88,12 @@ START_TEST(test_record_refusals)
 		{ "format=1\nwho=me\n", "x:2: unknown key" },
 		{ "flip=1 0 A 1 2\n", "x:1: a flip line before the format line" },
 		{ "format=1\nflip=1 0 C 1 2\n", "x:2: flip wants" },
+		/* the strict parsers: sscanf's %d took a pass past an int */
+		{ "format=1\nflip=4294967297 0 A 1 2\n", "x:2: flip wants" },
+		{ "format=1\nflip=1 0 A -1 2\n", "x:2: flip wants" },
+		{ "format=1\nflip=1  0 A 1 2\n", "x:2: flip wants" },
+		{ "format=1\nflip=1 0 AB 1 2\n", "x:2: flip wants" },
+		{ "format=1\nflip=1 0 A 1 2 \n", "x:2: flip wants" },
 		{ "format=1\nflip=1 0 A 5 2\n", "x:2: a flip applied before it was due" },
 		{ "format=1\nflip=1 0 A 5 0\n", "x:2: a flip applied at 0 says why" },
 		{ "format=1\norder=sometimes\n", "x:2: order is passes or pairs" },

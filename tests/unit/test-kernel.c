@@ -174,6 +174,9 @@ START_TEST(wish_file)
 	BAD("format=1\nkernel=6.1\nmethod=pxe\nboot_id=x\nasked=0\n", "method=pxe is neither grub nor kexec");
 	BAD("format=1\nkernel=6.1\nmethod=grub\nboot_id=x\nasked=soon\n", "asked= is not seconds since the epoch");
 	BAD("format=1\nnot a pair\n", "line 2: not a key=value line");
+	/* a second kernel= before the one asked: not read as the first */
+	BAD("format=1\nkernel=6.1.0-9-amd64\nkernel=6.1\nmethod=grub\nboot_id=x\nasked=0\n",
+	    "line 3: key 'kernel' repeats line 2");
 #undef BAD
 	ck_assert(kernel_release_valid("6.1.0-13-amd64+rt"));
 	ck_assert(!kernel_release_valid(""));

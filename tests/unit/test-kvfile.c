@@ -8,6 +8,8 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,13 +30,14 @@ START_TEST(round_trip)
 		"cr\rin the middle",
 		"ünïcödé",
 	};
+	static const char *const repeats[] = { "key", NULL };
 	struct kvfile kf, back;
 	char *text, *again;
 	size_t lines = 0;
 	int line = -1;
 
 	kvfile_init(&kf);
-	kvfile_init(&back);
+	kvfile_init_repeats(&back, repeats);
 	for (size_t i = 0; i < ARRAY_SIZE(values); i++)
 		kvfile_addf(&kf, "key", "%s", values[i]);
 	kvfile_add(&kf, "dotted.key-9_x", NULL);
@@ -169,6 +172,119 @@ START_TEST(bad_lines)
 }
 END_TEST
 
+/* docs/formats.md: a key appears once unless the format says it repeats.
+ * The attack it stops: a second window_start_ns= before the real one made
+ * the report measure another window, without a word. */
+START_TEST(repeated_key)
+{
+	static const char *const repeats[] = { "env", "flip", NULL };
+	struct kvfile kf;
+	const char *why = NULL;
+	const char *text = "format=1\nwindow_start_ns=5\n# c\nwindow_start_ns=7\nz=1\n";
+	int line = -1;
+
+	kvfile_init(&kf);
+	ck_assert_int_eq(kvfile_parse_len(&kf, text, strlen(text), &line, &why), -EINVAL);
+	ck_assert_int_eq(line, 4);
+	ck_assert_str_eq(why, "key 'window_start_ns' repeats line 2");
+	/* the pairs before the bad line stay */
+	ck_assert_uint_eq(kf.n, 2);
+	kvfile_release(&kf);
+
+	/* the first repeat in the file is the one said, whichever key */
+	kvfile_init(&kf);
+	text = "b=1\na=1\nc=1\na=2\nb=2\n";
+	ck_assert_int_eq(kvfile_parse_len(&kf, text, strlen(text), &line, &why), -EINVAL);
+	ck_assert_int_eq(line, 4);
+	ck_assert_str_eq(why, "key 'a' repeats line 2");
+	kvfile_release(&kf);
+
+	/* a key the format lets repeat; kept across release */
+	kvfile_init_repeats(&kf, repeats);
+	text = "env=A=1\nflip=1\nenv=B=2\nflip=2\nenv=A=1\n";
+	ck_assert_int_eq(kvfile_parse(&kf, text, &line), 0);
+	ck_assert_uint_eq(kf.n, 5);
+	kvfile_release(&kf);
+	ck_assert_ptr_eq(kf.repeats, repeats);
+	ck_assert_int_eq(kvfile_parse(&kf, "env=1\nformat=1\nformat=1\n", &line), -EINVAL);
+	ck_assert_int_eq(line, 3);
+	kvfile_release(&kf);
+
+	/* a second parse into the same pairs: a key already there repeats */
+	kvfile_init(&kf);
+	kvfile_add(&kf, "status", "ok");
+	ck_assert_int_eq(kvfile_parse_len(&kf, "status=killed\n", 14, &line, &why), -EINVAL);
+	ck_assert_int_eq(line, 1);
+	ck_assert_str_eq(why, "key 'status' repeats");
+	ck_assert_uint_eq(kf.n, 1);
+	kvfile_release(&kf);
+}
+END_TEST
+
+/* The message a command prints: file:line. */
+START_TEST(repeated_key_load)
+{
+	char *dir = test_tmpdir(), *path = xasprintf("%s/ab.txt", dir);
+	struct strbuf err = STRBUF_INIT;
+	struct kvfile kf;
+
+	ck_assert_int_eq(write_file_atomic(path, "format=1\nk=1\nformat=2\n", 22, 0644), 0);
+	kvfile_init(&kf);
+	ck_assert_int_eq(kvfile_load(&kf, path, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.buf, "/ab.txt:3: key 'format' repeats line 1"));
+	kvfile_release(&kf);
+	strbuf_release(&err);
+	remove_tree(dir);
+	free(dir);
+	free(path);
+}
+END_TEST
+
+/* Keys are checked on write: a file that would not read back is never
+ * written. */
+START_TEST(write_refuses_repeat)
+{
+	static const char *const repeats[] = { "env", NULL };
+	char *dir = test_tmpdir(), *path = xasprintf("%s/bench.txt", dir);
+	struct kvfile kf;
+
+	kvfile_init(&kf);
+	kvfile_add(&kf, "format", "1");
+	kvfile_add(&kf, "env", "A=1");
+	kvfile_add(&kf, "env", "B=1");
+	ck_assert_int_eq(kvfile_write(&kf, path), -EINVAL);
+	ck_assert_int_eq(access(path, F_OK), -1);
+	kf.repeats = repeats;
+	ck_assert_int_eq(kvfile_write(&kf, path), 0);
+	kvfile_add(&kf, "format", "2");
+	ck_assert_int_eq(kvfile_write(&kf, path), -EINVAL);
+	kvfile_release(&kf);
+	remove_tree(dir);
+	free(dir);
+	free(path);
+}
+END_TEST
+
+/* A key from outside data must be checked by the caller: one that is not
+ * valid is a bug, never a file that does not parse. */
+START_TEST(add_invalid_key_aborts)
+{
+	struct kvfile kf;
+
+	kvfile_init(&kf);
+	kvfile_add(&kf, "kworker/0:1", "x");
+}
+END_TEST
+
+START_TEST(addf_invalid_key_aborts)
+{
+	struct kvfile kf;
+
+	kvfile_init(&kf);
+	kvfile_addf(&kf, "daemon.a=b", "%d", 1);
+}
+END_TEST
+
 START_TEST(valid_key)
 {
 	ck_assert(kvfile_valid_key("window_start_ns"));
@@ -185,7 +301,9 @@ START_TEST(set_and_get)
 {
 	struct kvfile kf;
 
-	kvfile_init(&kf);
+	static const char *const repeats[] = { "a", "n", NULL };
+
+	kvfile_init_repeats(&kf, repeats);
 	ck_assert_ptr_null(kvfile_get(&kf, "a"));
 	kvfile_add(&kf, "a", "first");
 	kvfile_add(&kf, "b", "x");
@@ -272,6 +390,11 @@ TEST_SUITE(kvfile_suite)
 	tcase_add_test(tc, round_trip_trailing_cr);
 	tcase_add_test(tc, comments_blank_crlf);
 	tcase_add_test(tc, bad_lines);
+	tcase_add_test(tc, repeated_key);
+	tcase_add_test(tc, repeated_key_load);
+	tcase_add_test(tc, write_refuses_repeat);
+	tcase_add_test_raise_signal(tc, add_invalid_key_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, addf_invalid_key_aborts, SIGABRT);
 	tcase_add_test(tc, valid_key);
 	tcase_add_test(tc, set_and_get);
 	tcase_add_test(tc, empty_format);

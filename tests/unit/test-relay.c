@@ -94,6 +94,10 @@ static const struct {
 	  "stop=1 10 11\nresume=2 5 6\n", "relay.txt:11: the stops and resumes are not in time order" },
 	{ "format=1\nrelay=x\nmode=relay\nrole=A\nfirst=A\nturn_s=0.5\nsettle_ms=50\nepoch_ns=1\ncpus=-\n"
 	  "stop=1 10 11 12\n", "relay.txt:10: stop and resume want" },
+	{ "format=1\nrelay=x\nmode=relay\nrole=A\nfirst=A\nturn_s=0.5\nsettle_ms=50\nepoch_ns=1\ncpus=-\n"
+	  "stop=4294967297 10 11\n", "relay.txt:10: stop and resume want" },
+	{ "format=1\nrelay=x\nmode=relay\nrole=A\nfirst=A\nturn_s=0.5\nsettle_ms=50\nepoch_ns=1\ncpus=-\n"
+	  "stop=1 -10 11\n", "relay.txt:10: stop and resume want" },
 	{ "format=1\nrelay=x\nmode=relay\n", "relay.txt: the header is not whole" },
 	{ "format=1\nsize=3\n", "relay.txt:2: unknown key" },
 };

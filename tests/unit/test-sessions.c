@@ -117,6 +117,9 @@ START_TEST(vt)
 	ck_assert_int_eq(vt_parse("ttyS0", &vt), -EINVAL);
 	ck_assert_int_eq(vt_parse("tty0x", &vt), -EINVAL);
 	ck_assert_int_eq(vt_parse("tty0", &vt), -EINVAL);
+	ck_assert_int_eq(vt_parse("tty4294967297", &vt), -EINVAL); /* wrapped to 1 by %d */
+	ck_assert_int_eq(vt_parse("tty2\n\n", &vt), -EINVAL);
+	ck_assert_int_eq(vt_parse("tty 2", &vt), -EINVAL);
 	ck_assert_int_eq(vt_parse("", &vt), -EINVAL);
 }
 END_TEST

@@ -64,7 +64,10 @@ END_TEST
 
 START_TEST(parse_refused)
 {
-	static const char head[] = "hitchbench-thaw 1\nowner 1 0 batch\nboot b\nroot /\nsince s\n";
+	static const char head[] = "hitchbench-thaw 1\nowner 4242 0 batch\nboot b\nroot /\nsince s\n";
+#define BAD_OWNER "bad owner (expected 'owner PID STARTTIME batch|manual', PID 2 to 4194304, " \
+		  "STARTTIME a whole number)"
+#define BAD_PATH "a file entry's path must lie under proc/ or sys/ (no empty, '.' or '..' names)"
 	static const struct {
 		const char *text;
 		int line;
@@ -72,8 +75,42 @@ START_TEST(parse_refused)
 	} bad[] = {
 		{ "hitchbench-thaw 2\n", 1, "journal format 2 is newer than this hitchbench (1)" },
 		{ "something else\n", 1, "not a hitchbench thaw journal" },
-		{ "hitchbench-thaw 1\nowner x 0 batch\n", 2, "bad owner (expected 'owner PID STARTTIME batch|manual')" },
-		{ "hitchbench-thaw 1\nowner 1 0 batch\n", 0, "header incomplete (owner, boot, root and since are needed)" },
+		{ "hitchbench-thaw 1\nowner x 0 batch\n", 2, BAD_OWNER },
+		{ "hitchbench-thaw 1\nowner 4242 0 batch\n", 0, "header incomplete (owner, boot, root and since are needed)" },
+		/* a pid past an int wrapped to 1 (init: always alive, "another
+		 * batch" for ever); pid 1 itself never quiets */
+		{ "hitchbench-thaw 1\nowner 4294967297 0 batch\n", 2, BAD_OWNER },
+		{ "hitchbench-thaw 1\nowner 1 0 batch\n", 2, BAD_OWNER },
+		{ "hitchbench-thaw 1\nowner 0 0 batch\n", 2, BAD_OWNER },
+		{ "hitchbench-thaw 1\nowner 4194305 0 batch\n", 2, BAD_OWNER },
+		{ "hitchbench-thaw 1\nowner -4242 0 batch\n", 2, BAD_OWNER },
+		/* a negative start time wrapped to a huge one */
+		{ "hitchbench-thaw 1\nowner 4242 -1 batch\n", 2, BAD_OWNER },
+		{ "hitchbench-thaw 1\nowner 4242 18446744073709551616 batch\n", 2, BAD_OWNER },
+		{ "hitchbench-thaw 1\nowner 4242 +5 batch\n", 2, BAD_OWNER },
+		{ "hitchbench-thaw 1\nowner 4242  0 batch\n", 2, BAD_OWNER },
+		{ "hitchbench-thaw 1\nowner 4242 0 batch \n", 2, BAD_OWNER },
+		{ "hitchbench-thaw 1\nowner 4242 0 daemon\n", 2, BAD_OWNER },
+		/* a second owner used to replace the first without a word */
+		{ "HEADowner 4243 0 batch\n", 6, "'owner' repeats line 2" },
+		{ "HEADboot c\n", 6, "'boot' repeats line 3" },
+		{ "HEADroot /tmp\n", 6, "'root' repeats line 4" },
+		/* paths that climb out of the root, or are not under proc or sys */
+		{ "HEADfile ../../etc/x 1\n", 6, BAD_PATH },
+		{ "HEADfile proc/../../etc/x 1\n", 6, BAD_PATH },
+		{ "HEADfile sys/.. 1\n", 6, BAD_PATH },
+		{ "HEADfile /etc/passwd x\n", 6, BAD_PATH },
+		{ "HEADfile etc/shadow x\n", 6, BAD_PATH },
+		{ "HEADfile proc//x 1\n", 6, BAD_PATH },
+		{ "HEADfile proc/./x 1\n", 6, BAD_PATH },
+		{ "HEADfile proc/x/ 1\n", 6, BAD_PATH },
+		{ "HEADfile proc 1\n", 6, BAD_PATH },
+		{ "HEADunit -H\\sroot@evil active\n", 6, "not a systemd unit name" },
+		{ "HEADunit a/b.service active\n", 6, "not a systemd unit name" },
+		{ "HEADunit a.service inactive\n", 6, "a unit entry's state must be 'active'" },
+		{ "HEADvt tty0 0\n", 6, "a vt entry is 'vt tty0 N', N 1 to 63" },
+		{ "HEADvt tty1 1\n", 6, "a vt entry is 'vt tty0 N', N 1 to 63" },
+		{ "HEADvt tty0 4294967297\n", 6, "a vt entry is 'vt tty0 N', N 1 to 63" },
 		{ "HEADfile proc/x\n", 6, "expected 'KIND KEY VALUE'" },
 		{ "HEADknob proc/x 1\n", 6, "unknown entry kind" },
 		{ "HEADfile proc/x \\q\n", 6, "bad escape" },
@@ -99,6 +136,8 @@ START_TEST(parse_refused)
 		strbuf_release(&text);
 		strbuf_release(&err);
 	}
+#undef BAD_OWNER
+#undef BAD_PATH
 }
 END_TEST
 
@@ -329,6 +368,144 @@ START_TEST(owners)
 }
 END_TEST
 
+/* A journal's text as someone else may have left it ("<NUL>": a NUL byte). */
+static void leave_text(const char *entries)
+{
+	char *path = xasprintf("%s/thaw.state", state);
+	char *text = xasprintf("hitchbench-thaw 1\nowner 4242 0 batch\nboot %s\nroot %s\n"
+			       "since 2026-11-30T10:00:00Z\n%s", BOOT, root, entries);
+	char *nul = strstr(text, "<NUL>");
+	size_t len = strlen(text);
+
+	if (nul) {
+		*nul = '\0';
+		memmove(nul + 1, nul + 5, strlen(nul + 5) + 1);
+		len -= 4;
+	}
+	ck_assert_int_eq(mkdir_p(state, 0700), 0);
+	ck_assert_int_eq(write_file_atomic(path, text, len, 0600), 0);
+	free(text);
+	free(path);
+}
+
+/* The journal is refused at open with its file:line; nothing is written. */
+static void open_refused(const char *entries, const char *want)
+{
+	struct thaw_journal j;
+	struct strbuf err = STRBUF_INIT;
+
+	leave_text(entries);
+	thaw_journal_init(&j);
+	ck_assert_int_eq(thaw_journal_open(&j, state, THAW_BATCH, &err), -EINVAL);
+	ck_assert_msg(strstr(err.buf, want), "%s", err.buf);
+	thaw_journal_release(&j);
+	strbuf_release(&err);
+}
+
+/* thaw wrote an entry's value wherever its path led, '..' included, and
+ * said 'restored' */
+START_TEST(escape_refused)
+{
+	char *t;
+
+	put("victim", "untouched\n");
+	open_refused("file proc/sys/kernel/task_delayacct 0\nfile proc/../victim owned\n",
+		     "/thaw.state:7: a file entry's path must lie under proc/ or sys/");
+	open_refused("file ../victim owned\n", "/thaw.state:6: a file entry's path");
+	open_refused("owner 4243 0 batch\n", "/thaw.state:6: 'owner' repeats line 2");
+	open_refused("file proc/x 1\n<NUL>file ../victim owned\n", "/thaw.state:7: NUL byte");
+	t = get("victim");
+	ck_assert_str_eq(t, "untouched\n");
+	free(t);
+	{
+		/* an owner past an int, on disk */
+		char *path = xasprintf("%s/thaw.state", state);
+		char *text = xasprintf("hitchbench-thaw 1\nowner 4294967297 0 batch\n");
+		struct thaw_journal j;
+		struct strbuf err = STRBUF_INIT;
+
+		ck_assert_int_eq(write_file_atomic(path, text, strlen(text), 0600), 0);
+		thaw_journal_init(&j);
+		ck_assert_int_eq(thaw_journal_open(&j, state, THAW_BATCH, &err), -EINVAL);
+		ck_assert_msg(strstr(err.buf, "/thaw.state:2: bad owner"), "%s", err.buf);
+		thaw_journal_release(&j);
+		strbuf_release(&err);
+		free(text);
+		free(path);
+	}
+}
+END_TEST
+
+/* A path that reads well but leads out through a link: the write is
+ * refused (resolved beneath root/sys only), the entry a mismatch, the
+ * file outside untouched. A link that stays beneath (sysfs's cpufreq ->
+ * ../cpufreq/policy0) is followed. */
+START_TEST(link_escape_refused)
+{
+	struct thaw_journal j;
+	struct thaw_report rep;
+	struct strbuf err = STRBUF_INIT;
+	char *path, *abs, *t;
+
+	put("victim", "untouched\n");
+	put("sys/devices/system/cpu/cpufreq/policy0/scaling_governor", "performance\n");
+	path = xasprintf("%s/sys/devices/system/cpu/cpu1/cpufreq", root);
+	ck_assert_int_eq(mkdir_p(path, 0755), 0);
+	ck_assert_int_eq(rmdir(path), 0);
+	ck_assert_int_eq(symlink("../cpufreq/policy0", path), 0);
+	free(path);
+	path = xasprintf("%s/sys/up", root);
+	ck_assert_int_eq(symlink("..", path), 0);
+	free(path);
+	path = xasprintf("%s/sys/abs", root);
+	ck_assert_int_eq(symlink(root, path), 0);
+	free(path);
+	path = xasprintf("%s/sys/last", root);
+	abs = xasprintf("%s/victim", root);
+	ck_assert_int_eq(symlink(abs, path), 0);
+	free(abs);
+	free(path);
+	path = xasprintf("%s/sys/rel", root);
+	ck_assert_int_eq(symlink("../victim", path), 0);
+	free(path);
+
+	leave_text("file sys/devices/system/cpu/cpu1/cpufreq/scaling_governor schedutil\n"
+		   "file sys/up/victim owned\n"
+		   "file sys/abs/victim owned\n"
+		   "file sys/last owned\n"
+		   "file sys/rel owned\n");
+	thaw_journal_init(&j);
+	thaw_report_init(&rep);
+	ck_assert_msg(thaw_journal_open(&j, state, THAW_BATCH, &err) == 0, "%s", err.buf);
+	ck_assert_int_eq(j.found, THAW_FOUND_DEAD);
+	ck_assert_int_eq(thaw_restore(&j, &rep, &err), -EIO);
+	ck_assert_uint_eq(rep.n, 5);
+	ck_assert_uint_eq(rep.mismatches, 4);
+	for (size_t i = 0; i < 4; i++) {
+		struct strbuf line = STRBUF_INIT;
+
+		ck_assert_msg(!rep.r[i].ok && rep.r[i].err < 0 && !rep.r[i].got, "%s", rep.r[i].key);
+		thaw_result_describe(&rep.r[i], &line);
+		ck_assert_msg(str_startswith(line.buf, "MISMATCH"), "%s", line.buf);
+		strbuf_release(&line);
+	}
+	ck_assert_int_eq(rep.r[3].err, -EXDEV); /* sys/up/victim */
+	ck_assert_int_eq(rep.r[2].err, -EXDEV); /* sys/abs/victim */
+	ck_assert_int_eq(rep.r[1].err, -ELOOP); /* sys/last */
+	ck_assert_int_eq(rep.r[0].err, -ELOOP); /* sys/rel */
+	ck_assert(rep.r[4].ok);
+	t = get("victim");
+	ck_assert_str_eq(t, "untouched\n");
+	free(t);
+	t = get("sys/devices/system/cpu/cpufreq/policy0/scaling_governor");
+	ck_assert_str_eq(t, "schedutil\n");
+	free(t);
+	thaw_report_release(&rep);
+	thaw_journal_release(&j);
+	strbuf_release(&err);
+}
+END_TEST
+
 START_TEST(one_at_a_time)
 {
 	struct thaw_journal a, b;
@@ -379,6 +556,8 @@ TEST_SUITE(thaw_suite)
 	tcase_add_test(tree, restore_mismatch_kept);
 	tcase_add_test(tree, owners);
 	tcase_add_test(tree, one_at_a_time);
+	tcase_add_test(tree, escape_refused);
+	tcase_add_test(tree, link_escape_refused);
 	suite_add_tcase(s, tree);
 	return s;
 }

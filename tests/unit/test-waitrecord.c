@@ -189,6 +189,10 @@ START_TEST(bad_lines)
 	refused(HDR "off\t7\t10\t20\t15\tS\t0\t-1\t0\t1\t2\t3\t4\t0x0\t-1\t-1\t-1\t-1\t-1\tFu tex\n", 2,
 		"SYSCALL");
 	refused(HDR "bio\t7\t10\t20\tvda\tR\t4096\t0\n", 2, "MAJ:MIN");
+	/* the strict parsers: sscanf's %u wrapped -1 and 2^32 */
+	refused(HDR "bio\t7\t10\t20\t-1:0\tR\t4096\t0\n", 2, "MAJ:MIN");
+	refused(HDR "bio\t7\t10\t20\t4294967296:0\tR\t4096\t0\n", 2, "MAJ:MIN");
+	refused(HDR "bio\t7\t10\t20\t254:0x\tR\t4096\t0\n", 2, "MAJ:MIN");
 	refused(HDR "bio\t7\t30\t20\t254:0\tR\t4096\t0\n", 2, "DONE_NS before START_NS");
 	refused(HDR "bio\t7\t10\t20\t254:0\tX\t4096\t0\n", 2, "OP is one of");
 	refused(HDR "trailer\tstop=x\n" OFF_OK, 3, "after the trailer");
