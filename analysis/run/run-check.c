@@ -73,9 +73,9 @@ static const char *const s_keys[] = {
 
 static bool is_pass_start(const char *key)
 {
-	int pass, len = 0;
+	int pass;
 
-	return sscanf(key, "pass.%d.start_ns%n", &pass, &len) == 1 && (size_t)len == strlen(key);
+	return run_pass_start_key(key, &pass);
 }
 
 static bool in_list(const char *key, const char *const *list, size_t n)

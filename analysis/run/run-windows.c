@@ -22,6 +22,23 @@
 #include <string.h>
 #include <sys/stat.h>
 
+bool run_pass_start_key(const char *key, int *pass)
+{
+	static const char head[] = "pass.", tail[] = ".start_ns";
+	size_t len = strlen(key), hl = sizeof(head) - 1, tl = sizeof(tail) - 1;
+	char num[16];
+
+	if (len <= hl + tl || len - hl - tl >= sizeof(num) || strncmp(key, head, hl) != 0 ||
+	    strcmp(key + len - tl, tail) != 0)
+		return false;
+	memcpy(num, key + hl, len - hl - tl);
+	num[len - hl - tl] = '\0';
+	for (const char *c = num; *c; c++)
+		if (*c < '0' || *c > '9')
+			return false;
+	return safe_atoi(num, pass) == 0 && *pass >= 1;
+}
+
 /* bench.txt's pass.N.start_ns, in start order. */
 size_t run_passes(const struct run *run, struct reload_pass **out)
 {
@@ -30,11 +47,10 @@ size_t run_passes(const struct run *run, struct reload_pass **out)
 
 	for (size_t i = 0; i < run->bench.n; i++) {
 		const struct kv *kv = &run->bench.items[i];
-		int pass, len = 0;
+		int pass;
 		uint64_t ns;
 
-		if (sscanf(kv->key, "pass.%d.start_ns%n", &pass, &len) != 1 ||
-		    (size_t)len != strlen(kv->key) || safe_atou64(kv->value, &ns) < 0)
+		if (!run_pass_start_key(kv->key, &pass) || safe_atou64(kv->value, &ns) < 0)
 			continue;
 		v[n].pass = pass;
 		v[n].start_ns = ns;

@@ -180,6 +180,10 @@ void run_window_metrics(const struct run *run, const struct metric_opts *opts, s
 /* The run's passes (bench.txt pass.N.start_ns), in order of start; *out
  * is the caller's to free. Returns how many. */
 size_t run_passes(const struct run *run, struct reload_pass **out);
+/* Whether key is bench.txt's pass.N.start_ns, N a whole number from 1 to
+ * INT_MAX in digits only (the strict parser's: a key too long for an int
+ * is no pass key); N into *pass. */
+bool run_pass_start_key(const char *key, int *pass);
 
 /* The API of the run's window's frames (the whole file's without a
  * window), run_frames_api()'s words: what the report's row says (api) and

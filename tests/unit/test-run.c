@@ -851,6 +851,24 @@ START_TEST(noise_interval_run)
 }
 END_TEST
 
+/* pass.N.start_ns: N in digits, 1 to INT_MAX; a key past an int is no
+ * pass key (it wrapped with sscanf's %d) */
+START_TEST(pass_keys)
+{
+	int pass = 0;
+
+	ck_assert(run_pass_start_key("pass.1.start_ns", &pass));
+	ck_assert_int_eq(pass, 1);
+	ck_assert(run_pass_start_key("pass.2147483647.start_ns", &pass));
+	ck_assert_int_eq(pass, 2147483647);
+	for (const char *const *bad = (const char *const[]){ "pass.0.start_ns", "pass.4294967297.start_ns",
+				"pass.-1.start_ns", "pass.+1.start_ns", "pass. 1.start_ns", "pass.1x.start_ns",
+				"pass..start_ns", "pass.1.start_nsx", "pass.1.start", "xpass.1.start_ns",
+				"pass.99999999999999999999.start_ns", NULL }; *bad; bad++)
+		ck_assert_msg(!run_pass_start_key(*bad, &pass), "%s taken", *bad);
+}
+END_TEST
+
 TEST_SUITE(run_suite)
 {
 	Suite *s = suite_create("run");
@@ -858,6 +876,7 @@ TEST_SUITE(run_suite)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, load_complete);
+	tcase_add_test(tc, pass_keys);
 	tcase_add_test(tc, load_trailing_slash);
 	tcase_add_test(tc, load_without_frames_or_window);
 	tcase_add_test(tc, refuse_missing_bench);
