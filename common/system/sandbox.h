@@ -1,0 +1,46 @@
+/*
+ * The narrowing of a root helper after its setup (issue 38, the trust
+ * boundary between a game and root's helpers; docs/security.md). A helper
+ * that reads what the game can write (its frame file, its /proc files,
+ * the ELF files it maps) opens what it needs as root, then calls
+ * sandbox_enter() with the few capabilities its loop still uses:
+ *
+ *   - no_new_privs: nothing it could execute gains privileges;
+ *   - effective, permitted and inheritable sets: the capabilities kept,
+ *     those it holds of them, nothing else;
+ *   - the bounding set the same, the ambient set empty, and the
+ *     securebit SECURE_NOROOT set and locked (uid 0 gains nothing at
+ *     exec): an exec cannot bring anything back.
+ *
+ * Strict when the process may change its bounding set (it holds
+ * CAP_SETPCAP, as root's helpers do): every step must succeed. Best effort
+ * otherwise (a test's unprivileged run, a container without CAP_SETPCAP):
+ * no_new_privs, the capabilities it holds narrowed, the ambient set
+ * cleared; the bounding set stays as it is, which sandbox_describe() shows.
+ *
+ * The kernel keeps all of this per thread (new threads inherit it): call it
+ * before starting threads. It does not make files read-only: a helper's
+ * uid stays 0, so root's own files stay writable by their owner; what a
+ * helper only reads it opens O_RDONLY.
+ */
+#ifndef HB_SANDBOX_H
+#define HB_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct strbuf;
+
+/* Narrows the calling thread to keep (CAP_* numbers, n of them; those it
+ * does not hold are not kept). *strict (may be NULL) says which of the two
+ * it was. 0, or -errno of the first step that failed (strict), or of
+ * no_new_privs (best effort). */
+int sandbox_enter(const int *keep, size_t n, bool *strict);
+
+/* What the kernel says of the calling thread now, as one line without a
+ * newline: "no_new_privs=1 effective=sys_ptrace bounding=sys_ptrace
+ * ambient=none" (names without "cap_", comma-separated; "none", or "all"
+ * for every capability of this kernel). 0 or -errno. */
+int sandbox_describe(struct strbuf *out);
+
+#endif
