@@ -8,6 +8,8 @@
 
 #include <cap-ng.h>
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
 
@@ -110,4 +112,28 @@ int sandbox_describe(struct strbuf *out)
 	describe_set(out, "bounding", CAPNG_BOUNDING_SET);
 	describe_set(out, "ambient", CAPNG_AMBIENT);
 	return 0;
+}
+
+int sandbox_narrow(const int *keep, size_t n, struct strbuf *said)
+{
+	bool strict = false;
+	int r = sandbox_enter(keep, n, &strict);
+
+	if (r < 0) {
+		strbuf_addf(said, "sandbox: cannot narrow its privileges (%s): %s",
+			    strict ? "strict" : "best effort", strerror(-r));
+		return r;
+	}
+	strbuf_addstr(said, strict ? "sandbox: strict: "
+				   : "sandbox: best effort (no CAP_SETPCAP: the bounding set stays): ");
+	r = sandbox_describe(said);
+	if (r < 0)
+		strbuf_addf(said, "(cannot read its capabilities back: %s)", strerror(-r));
+	return 0;
+}
+
+const char *sandbox_fd_path(int fd, char buf[SANDBOX_FD_PATH_LEN])
+{
+	snprintf(buf, SANDBOX_FD_PATH_LEN, "/proc/self/fd/%d", fd);
+	return buf;
 }

@@ -43,4 +43,18 @@ int sandbox_enter(const int *keep, size_t n, bool *strict);
  * for every capability of this kernel). 0 or -errno. */
 int sandbox_describe(struct strbuf *out);
 
+/* What a helper's main() calls after its setup: sandbox_enter(), then the
+ * line its log keeps in said, "sandbox: strict: " or "sandbox: best effort
+ * (no CAP_SETPCAP: the bounding set stays): " and sandbox_describe()'s
+ * words, or on failure what failed. 0 or -errno (said says which step). */
+int sandbox_narrow(const int *keep, size_t n, struct strbuf *said);
+
+/* The path that opens fd's file again (/proc/self/fd/N) into buf: how a
+ * helper reads back a file it made in the game's staging directory. The
+ * directory is the game's: by name it could find another file there (one
+ * the game put in its place), and a narrowed helper may not search it;
+ * through its own fd it finds the very file it wrote. */
+#define SANDBOX_FD_PATH_LEN 32
+const char *sandbox_fd_path(int fd, char buf[SANDBOX_FD_PATH_LEN]);
+
 #endif
