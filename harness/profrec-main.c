@@ -26,10 +26,12 @@
 #include "profrec-internal.h"
 #include "system/fsroot.h"
 #include "system/helperproc.h"
+#include "system/sandbox.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +162,26 @@ static void end_record(const struct profrec_state *s, struct kvfile *t, size_t e
 	kvfile_add(t, "stop", stop);
 }
 
+/* After its setup (docs/man/hitchbench-profrec.1, PRIVILEGES): its loop
+ * opens perf events on each pass's game threads, another user's, and reads
+ * their maps and the build ids of the files they map. Each kept capability
+ * was measured by taking it away: CAP_PERFMON (without it no sample at
+ * all; it also lets it read another user's maps, CAP_SYS_PTRACE is not
+ * needed), CAP_CHECKPOINT_RESTORE (map_files: the very file mapped, not a
+ * name the game may have changed since), CAP_DAC_READ_SEARCH (a file in
+ * the game's 0700 directories by name, where map_files has lost the range:
+ * the hook in the staging directory). */
+static int narrow(void)
+{
+	static const int keep[] = { CAP_PERFMON, CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE };
+	struct strbuf said = STRBUF_INIT;
+	int r = sandbox_narrow(keep, ARRAY_SIZE(keep), &said);
+
+	msg_lines(r < 0 ? MSG_ERROR : MSG_INFO, said.buf);
+	strbuf_release(&said);
+	return r;
+}
+
 static int run(const struct args *a)
 {
 	struct profrec_state s;
@@ -167,7 +189,8 @@ static int run(const struct args *a)
 	struct kvfile trailer;
 	uint64_t t0 = mono_ns(), c0, w0, next, end_at;
 	size_t events;
-	int ret = HB_EXIT_FAILURE;
+	char self[SANDBOX_FD_PATH_LEN];
+	int ret = HB_EXIT_FAILURE, live_fd = -1;
 
 	profrec_state_init(&s);
 	kvfile_init(&trailer);
@@ -196,6 +219,8 @@ static int run(const struct args *a)
 	if (a->pid)
 		profrec_follow(&s, a->pid);
 	helper_ready(a->ready);
+	if (narrow() < 0)
+		goto out;
 	next = mono_ns();
 	end_at = a->duration_s ? t0 + (uint64_t)a->duration_s * 1000000000ull : UINT64_MAX;
 	while (!helper_stop_sig && mono_ns() < end_at) {
@@ -223,11 +248,15 @@ static int run(const struct args *a)
 	profrec_drain(&s);
 	events = s.n_ev;
 	profrec_close(&s);
+	/* read back through the file it wrote, not by its name (sandbox.h) */
+	live_fd = dup(fileno(s.live));
+	if (live_fd < 0)
+		strbuf_addf(&err, "%s: %s", a->live, strerror(errno));
 	fclose(s.live);
 	s.live = NULL;
 	end_record(&s, &trailer, events, mono_ns() - w0, self_cpu_ns() - c0, helper_stop_sig == SIGINT ? "SIGINT" :
 		   helper_stop_sig == SIGTERM ? "SIGTERM" : "duration");
-	if (profrec_pack(a->live, a->out, &trailer, &err) < 0) {
+	if (live_fd < 0 || profrec_pack(sandbox_fd_path(live_fd, self), a->out, &trailer, &err) < 0) {
 		error_msg("%s", err.buf);
 		goto out;
 	}
@@ -241,6 +270,8 @@ static int run(const struct args *a)
 out:
 	if (s.live)
 		fclose(s.live);
+	if (live_fd >= 0)
+		close(live_fd);
 	kvfile_release(&trailer);
 	strbuf_release(&err);
 	profrec_state_release(&s);

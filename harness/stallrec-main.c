@@ -460,7 +460,8 @@ static void record_loop(struct recorder *rc, int duration_s)
  * loop still opens is the /proc files of each pass's game, another user's:
  * CAP_SYS_PTRACE (wchan, syscall, the fd names), CAP_DAC_READ_SEARCH
  * (syscall and stack are mode 0400, the game's), CAP_SYS_ADMIN (the kernel
- * stack is root's alone), each measured by taking it away. Its live
+ * stack is root's alone), each measured by taking it away (CAP_PERFMON,
+ * which lets profrec read maps, does not do for these). Its live
  * record, in the game's staging directory, it reads back through its own
  * fd (sandbox_fd_path). */
 static int narrow(const struct recorder *rc)
