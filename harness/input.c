@@ -383,21 +383,6 @@ static int setup(struct player *pl, const char *display, const char *name)
 	return r;
 }
 
-/* After its setup (docs/man/hitchbench-input.1, PRIVILEGES): the game's
- * log, its X connection or uinput device and every played device are
- * open; its loop reads the log (the game's words) and writes events into
- * what it holds, which needs no capability (measured: the same steps
- * played with none). */
-static int narrow(void)
-{
-	struct strbuf said = STRBUF_INIT;
-	int r = sandbox_narrow(NULL, 0, &said);
-
-	msg_lines(r < 0 ? MSG_ERROR : MSG_INFO, said.buf);
-	strbuf_release(&said);
-	return r;
-}
-
 /* --dry-run: what would be played, each recording read by libevemu.
  * HB_EXIT_OK, or HB_EXIT_FAILURE when libevemu cannot read one. */
 static int plan_all(struct player *pl, const char *name)
@@ -516,7 +501,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	rc = HB_EXIT_FAILURE;
-	if (setup(&pl, display, name) == 0 && narrow() == 0)
+	/* after its setup: the game's log, its X connection or uinput device
+	 * and every played device are open; its loop reads the log (the game's
+	 * words) and writes into what it holds, with no capability (measured:
+	 * the same steps played; docs/man/hitchbench-input.1, PRIVILEGES) */
+	if (setup(&pl, display, name) == 0 && sandbox_narrow(NULL, 0, msg_lines) == 0)
 		rc = play_all(&pl);
 	if (pl.sink_open)
 		sink_close(&pl.sink);

@@ -345,7 +345,7 @@ static int finish(struct watcher *w)
 }
 
 /* After its setup (docs/man/hitchbench-intfwatch.1, PRIVILEGES): the
- * proc connector, the kernel log and the input devices there are are
+ * proc connector, the kernel log and the input devices present are
  * open; its loop opens the devices that come (root's nodes: its uid
  * does) and reads each new process's environment for the run's and the
  * harness's markers: mode 0400, the process's owner's (CAP_DAC_READ_SEARCH
@@ -353,16 +353,7 @@ static int finish(struct watcher *w)
  * processes, which hold more capabilities than it keeps). Measured: with
  * neither, every marked process counts as interference; CAP_PERFMON does
  * not do for CAP_SYS_PTRACE here. */
-static int narrow(void)
-{
-	static const int keep[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH };
-	struct strbuf said = STRBUF_INIT;
-	int r = sandbox_narrow(keep, ARRAY_SIZE(keep), &said);
-
-	msg_lines(r < 0 ? MSG_ERROR : MSG_INFO, said.buf);
-	strbuf_release(&said);
-	return r;
-}
+static const int narrowed_to[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH };
 
 int main(int argc, char **argv)
 {
@@ -380,7 +371,7 @@ int main(int argc, char **argv)
 		return HB_EXIT_FAILURE;
 	start_sources(&w, &a);
 	helper_ready(a.ready);
-	if (narrow() < 0)
+	if (sandbox_narrow(narrowed_to, ARRAY_SIZE(narrowed_to), msg_lines) < 0)
 		return HB_EXIT_FAILURE;
 	w.start_cpu = (double)self_cpu_ns() / 1e9;
 	w.watch_t0 = mono_ns();

@@ -171,16 +171,7 @@ static void end_record(const struct profrec_state *s, struct kvfile *t, size_t e
  * name the game may have changed since), CAP_DAC_READ_SEARCH (a file in
  * the game's 0700 directories by name, where map_files has lost the range:
  * the hook in the staging directory). */
-static int narrow(void)
-{
-	static const int keep[] = { CAP_PERFMON, CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE };
-	struct strbuf said = STRBUF_INIT;
-	int r = sandbox_narrow(keep, ARRAY_SIZE(keep), &said);
-
-	msg_lines(r < 0 ? MSG_ERROR : MSG_INFO, said.buf);
-	strbuf_release(&said);
-	return r;
-}
+static const int narrowed_to[] = { CAP_PERFMON, CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE };
 
 static int run(const struct args *a)
 {
@@ -219,7 +210,7 @@ static int run(const struct args *a)
 	if (a->pid)
 		profrec_follow(&s, a->pid);
 	helper_ready(a->ready);
-	if (narrow() < 0)
+	if (sandbox_narrow(narrowed_to, ARRAY_SIZE(narrowed_to), msg_lines) < 0)
 		goto out;
 	next = mono_ns();
 	end_at = a->duration_s ? t0 + (uint64_t)a->duration_s * 1000000000ull : UINT64_MAX;

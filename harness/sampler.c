@@ -222,19 +222,6 @@ static int thermal_guard(const struct args *a, int *status)
 	return !a->out && !a->once ? -1 : 0;
 }
 
-/* After its setup (docs/man/hitchbench-sampler.1, PRIVILEGES): every
- * sensor file is open, and its output too; its loop rereads them and
- * needs no capability (measured: the same rows with none). */
-static int narrow(void)
-{
-	struct strbuf said = STRBUF_INIT;
-	int r = sandbox_narrow(NULL, 0, &said);
-
-	msg_lines(r < 0 ? MSG_ERROR : MSG_INFO, said.buf);
-	strbuf_release(&said);
-	return r;
-}
-
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -269,7 +256,10 @@ int main(int argc, char **argv)
 	}
 	/* the file exists before the first sample: a bad path fails now */
 	r = sensor_log_open(&log, a.out, s.ch, s.n, period_ns, fsroot());
-	if (r == 0 && narrow() < 0)
+	/* every sensor file and its output are open: its loop rereads them
+	 * with no capability (measured: the same rows, no empty field;
+	 * docs/man/hitchbench-sampler.1, PRIVILEGES) */
+	if (r == 0 && sandbox_narrow(NULL, 0, msg_lines) < 0)
 		status = HB_EXIT_FAILURE;
 	else if (r < 0 || (r = sample_loop(&s, values, &log, period_ns, a.duration_s)) < 0) {
 		error_msg("cannot write '%s': %s", a.out, strerror(-r));

@@ -464,20 +464,7 @@ static void record_loop(struct recorder *rc, int duration_s)
  * which lets profrec read maps, does not do for these). Its live
  * record, in the game's staging directory, it reads back through its own
  * fd (sandbox_fd_path). */
-static int narrow(const struct recorder *rc)
-{
-	int keep[3], n = 0, r;
-	struct strbuf said = STRBUF_INIT;
-
-	keep[n++] = CAP_SYS_PTRACE;
-	keep[n++] = CAP_DAC_READ_SEARCH;
-	if (rc->stack_ok)
-		keep[n++] = CAP_SYS_ADMIN;
-	r = sandbox_narrow(keep, (size_t)n, &said);
-	msg_lines(r < 0 ? MSG_ERROR : MSG_INFO, said.buf);
-	strbuf_release(&said);
-	return r;
-}
+static const int narrowed_to[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_SYS_ADMIN };
 
 int main(int argc, char **argv)
 {
@@ -510,7 +497,8 @@ int main(int argc, char **argv)
 	}
 	strbuf_release(&meta);
 	helper_ready(a.ready);
-	if (narrow(&rc) < 0)
+	/* CAP_SYS_ADMIN last: kept only for the stacks it reads */
+	if (sandbox_narrow(narrowed_to, ARRAY_SIZE(narrowed_to) - !rc.stack_ok, msg_lines) < 0)
 		return HB_EXIT_FAILURE;
 	cpu0 = thread_cpu_ns();
 	start = mono_ns();

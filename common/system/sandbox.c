@@ -114,22 +114,27 @@ int sandbox_describe(struct strbuf *out)
 	return 0;
 }
 
-int sandbox_narrow(const int *keep, size_t n, struct strbuf *said)
+int sandbox_narrow(const int *keep, size_t n, void (*say)(enum msg_level level, const char *text))
 {
+	struct strbuf said = STRBUF_INIT;
 	bool strict = false;
 	int r = sandbox_enter(keep, n, &strict);
 
 	if (r < 0) {
-		strbuf_addf(said, "sandbox: cannot narrow its privileges (%s): %s",
+		strbuf_addf(&said, "sandbox: cannot narrow its privileges (%s): %s",
 			    strict ? "strict" : "best effort", strerror(-r));
-		return r;
+	} else {
+		int e;
+
+		strbuf_addstr(&said, strict ? "sandbox: strict: "
+					    : "sandbox: best effort (no CAP_SETPCAP: the bounding set stays): ");
+		e = sandbox_describe(&said);
+		if (e < 0)
+			strbuf_addf(&said, "(cannot read its capabilities back: %s)", strerror(-e));
 	}
-	strbuf_addstr(said, strict ? "sandbox: strict: "
-				   : "sandbox: best effort (no CAP_SETPCAP: the bounding set stays): ");
-	r = sandbox_describe(said);
-	if (r < 0)
-		strbuf_addf(said, "(cannot read its capabilities back: %s)", strerror(-r));
-	return 0;
+	say(r < 0 ? MSG_ERROR : MSG_INFO, said.buf);
+	strbuf_release(&said);
+	return r;
 }
 
 const char *sandbox_fd_path(int fd, char buf[SANDBOX_FD_PATH_LEN])

@@ -26,6 +26,8 @@
 #ifndef HB_SANDBOX_H
 #define HB_SANDBOX_H
 
+#include "base/message.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -43,11 +45,12 @@ int sandbox_enter(const int *keep, size_t n, bool *strict);
  * for every capability of this kernel). 0 or -errno. */
 int sandbox_describe(struct strbuf *out);
 
-/* What a helper's main() calls after its setup: sandbox_enter(), then the
- * line its log keeps in said, "sandbox: strict: " or "sandbox: best effort
- * (no CAP_SETPCAP: the bounding set stays): " and sandbox_describe()'s
- * words, or on failure what failed. 0 or -errno (said says which step). */
-int sandbox_narrow(const int *keep, size_t n, struct strbuf *said);
+/* What a helper's main() calls after its setup: sandbox_enter(), then one
+ * line handed to say (the program's msg_lines; the library never prints):
+ * MSG_INFO "sandbox: strict: " or "sandbox: best effort (no CAP_SETPCAP:
+ * the bounding set stays): " and sandbox_describe()'s words, or MSG_ERROR
+ * with what failed. 0 or -errno; the caller ends on failure. */
+int sandbox_narrow(const int *keep, size_t n, void (*say)(enum msg_level level, const char *text));
 
 /* The path that opens fd's file again (/proc/self/fd/N) into buf: how a
  * helper reads back a file it made in the game's staging directory. The

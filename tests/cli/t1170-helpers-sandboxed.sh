@@ -1,0 +1,74 @@
+#!/bin/sh
+# lane: alone (the helpers are found by their pids in the machine's namespace; the recorders and the watcher follow the game by the kernel's own pids)
+# wall: about 12 s (one run of the fake game with four root helpers beside it)
+# Root's helpers narrowed after their setup (common/system/sandbox.h,
+# docs/man/hitchbench-*.1 PRIVILEGES): while a run of the fake game plays,
+# each helper's /proc/PID/status says NoNewPrivs 1, its effective,
+# permitted and bounding sets are the capabilities its man page names (the
+# stall recorder: CAP_DAC_READ_SEARCH, CAP_SYS_PTRACE, CAP_SYS_ADMIN; the
+# profile recorder: CAP_DAC_READ_SEARCH, CAP_PERFMON,
+# CAP_CHECKPOINT_RESTORE; the interference watcher: CAP_DAC_READ_SEARCH,
+# CAP_SYS_PTRACE; the sensor sampler: none) and its ambient set is empty;
+# its log says the same in its "sandbox: strict:" line. The helpers still do
+# their work: each one's line in bench.txt is its cost, not a failure.
+. "$(dirname "$0")/../lib.sh"
+[ "$(id -u)" = 0 ] || skip "the helpers narrow strictly as root only (unprivileged, tests/unit/test-sandbox.c checks the best effort)"
+need_game_user
+fake_setup
+fake_recipe play "--fps 60" "warmup = 0.5" "window = 5" "stop_grace = 0.5"
+
+# mask CAP...: the capabilities' bits as /proc/PID/status prints them
+mask() {
+	m=0
+	for c in "$@"; do
+		m=$((m | (1 << c)))
+	done
+	printf '%016x\n' "$m"
+}
+DAC_READ_SEARCH=2 SYS_PTRACE=19 SYS_ADMIN=21 PERFMON=38 CHECKPOINT_RESTORE=40
+
+hb_run_bg --no-quieting "$T/play.ini" base --switches "STALLS=1+PROFILE=1"
+rundir=
+for i in $(seq 1 100); do
+	rundir=$(ls -d "$T"/runs/*/.*.tmp 2>/dev/null | head -n 1)
+	[ -n "$rundir" ] && break
+	sleep 0.1
+done
+[ -n "$rundir" ] || fail "no run directory: $(cat "$T/err")"
+
+# check NAME LOG WANT_MASK WANT_NAMES: the helper's status while it runs
+check() {
+	name=$1 log=$rundir/$2 want=$3 names=$4
+	"$HB_BUILD/tests/waitline" "$log" "sandbox: strict: " 1 20 ||
+		fail "$name said nothing of its sandbox in 20 s: $(cat "$log" 2>/dev/null)"
+	grep -q "sandbox: strict: no_new_privs=1 effective=$names permitted=$names bounding=$names ambient=none$" "$log" ||
+		fail "$name's log: $(grep sandbox "$log")"
+	hpid=$(pgrep -f "hitchbench-$name .*$T/runs" | head -n 1)
+	[ -n "$hpid" ] || fail "no $name process beside the game"
+	st=/proc/$hpid/status
+	expect_eq "$name NoNewPrivs" 1 "$(awk '$1 == "NoNewPrivs:" { print $2 }' "$st")"
+	for set in CapEff CapPrm CapBnd; do
+		expect_eq "$name $set" "$want" "$(awk -v k="$set:" '$1 == k { print $2 }' "$st")"
+	done
+	expect_eq "$name CapAmb" 0000000000000000 "$(awk '$1 == "CapAmb:" { print $2 }' "$st")"
+	echo "$name: $(grep -E '^(NoNewPrivs|CapEff|CapBnd):' "$st" | tr '\t\n' '  ')"
+}
+check stallrec stallrec.log "$(mask $DAC_READ_SEARCH $SYS_PTRACE $SYS_ADMIN)" dac_read_search,sys_ptrace,sys_admin
+check profrec profrec.log "$(mask $DAC_READ_SEARCH $PERFMON $CHECKPOINT_RESTORE)" dac_read_search,perfmon,checkpoint_restore
+check intfwatch intfwatch.log "$(mask $DAC_READ_SEARCH $SYS_PTRACE)" dac_read_search,sys_ptrace
+check sampler sampler.log 0000000000000000 none
+
+wait "$pid"
+rundir=$(run_dirs "$T/runs" | tail -n 1)
+[ -n "$rundir" ] || fail "no finished run: $(cat "$T/err")"
+b=$rundir/bench.txt
+for key in stallrec profile; do
+	case "$(value $key "$b")" in
+	'' | *failed*) fail "bench.txt $key: '$(value $key "$b")'" ;;
+	esac
+done
+expect_eq "stallrec_record" stalls.rec.zst "$(value stallrec_record "$b")"
+expect_eq "profile_record" profile.rec.zst "$(value profile_record "$b")"
+[ -n "$(value sensors "$b")" ] || fail "bench.txt has no sensors line"
+case "$(value sensors "$b")" in *failed*) fail "bench.txt sensors: '$(value sensors "$b")'" ;; esac
+no_fakegame_left
