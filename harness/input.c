@@ -505,7 +505,7 @@ int main(int argc, char **argv)
 	 * and every played device are open; its loop reads the log (the game's
 	 * words) and writes into what it holds, with no capability (measured:
 	 * the same steps played; docs/man/hitchbench-input.1, PRIVILEGES) */
-	if (setup(&pl, display, name) == 0 && sandbox_narrow(NULL, 0, msg_lines) == 0)
+	if (setup(&pl, display, name) == 0 && sandbox_narrow(NULL, 0, NULL, msg_lines) == 0)
 		rc = play_all(&pl);
 	if (pl.sink_open)
 		sink_close(&pl.sink);

@@ -371,7 +371,7 @@ int main(int argc, char **argv)
 		return HB_EXIT_FAILURE;
 	start_sources(&w, &a);
 	helper_ready(a.ready);
-	if (sandbox_narrow(narrowed_to, ARRAY_SIZE(narrowed_to), msg_lines) < 0)
+	if (sandbox_narrow(narrowed_to, ARRAY_SIZE(narrowed_to), NULL, msg_lines) < 0)
 		return HB_EXIT_FAILURE;
 	w.start_cpu = (double)self_cpu_ns() / 1e9;
 	w.watch_t0 = mono_ns();

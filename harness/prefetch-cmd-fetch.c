@@ -272,7 +272,7 @@ static int do_fetch(struct fetch_opts *o)
 	out = fetch_out(o);
 	/* the list's files the game named: read as its uid may, with no
 	 * capability (docs/man/hitchbench-prefetch.1, PRIVILEGES; as learn) */
-	if (sandbox_narrow(NULL, 0, msg_lines) < 0) {
+	if (sandbox_narrow(NULL, 0, NULL, msg_lines) < 0) {
 		fetch_out_close(out);
 		return HB_EXIT_FAILURE;
 	}

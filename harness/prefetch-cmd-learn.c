@@ -230,7 +230,12 @@ int cmd_learn(int argc, char **argv)
 		return hb_args_exit(r);
 	helper_signals_install();
 	helper_ready(l.ready);
-	if (sandbox_narrow(learn_keeps, ARRAY_SIZE(learn_keeps), msg_lines) < 0) {
+	/* its list's directory made now: the rest of the tree turns read-only */
+	r = mkdir_p(list_dir(), 0755);
+	if (r < 0)
+		error_msg("cannot make '%s': %s", list_dir(), strerror(-r));
+	if (r < 0 || sandbox_narrow(learn_keeps, ARRAY_SIZE(learn_keeps), (const char *[]){ list_dir(), NULL },
+				    msg_lines) < 0) {
 		pf_learner_release(&l.L);
 		return HB_EXIT_FAILURE;
 	}

@@ -210,7 +210,7 @@ static int run(const struct args *a)
 	if (a->pid)
 		profrec_follow(&s, a->pid);
 	helper_ready(a->ready);
-	if (sandbox_narrow(narrowed_to, ARRAY_SIZE(narrowed_to), msg_lines) < 0)
+	if (sandbox_narrow(narrowed_to, ARRAY_SIZE(narrowed_to), (const char *[]){ a->out, NULL }, msg_lines) < 0)
 		goto out;
 	next = mono_ns();
 	end_at = a->duration_s ? t0 + (uint64_t)a->duration_s * 1000000000ull : UINT64_MAX;

@@ -259,7 +259,7 @@ int main(int argc, char **argv)
 	/* every sensor file and its output are open: its loop rereads them
 	 * with no capability (measured: the same rows, no empty field;
 	 * docs/man/hitchbench-sampler.1, PRIVILEGES) */
-	if (r == 0 && sandbox_narrow(NULL, 0, msg_lines) < 0)
+	if (r == 0 && sandbox_narrow(NULL, 0, NULL, msg_lines) < 0)
 		status = HB_EXIT_FAILURE;
 	else if (r < 0 || (r = sample_loop(&s, values, &log, period_ns, a.duration_s)) < 0) {
 		error_msg("cannot write '%s': %s", a.out, strerror(-r));

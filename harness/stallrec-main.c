@@ -498,7 +498,8 @@ int main(int argc, char **argv)
 	strbuf_release(&meta);
 	helper_ready(a.ready);
 	/* CAP_SYS_ADMIN last: kept only for the stacks it reads */
-	if (sandbox_narrow(narrowed_to, ARRAY_SIZE(narrowed_to) - !rc.stack_ok, msg_lines) < 0)
+	if (sandbox_narrow(narrowed_to, ARRAY_SIZE(narrowed_to) - !rc.stack_ok,
+			   (const char *[]){ rc.out_path, a.bpf.out_path, NULL }, msg_lines) < 0)
 		return HB_EXIT_FAILURE;
 	cpu0 = thread_cpu_ns();
 	start = mono_ns();

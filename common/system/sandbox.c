@@ -10,8 +10,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <linux/capability.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 
 /* capng_* return -1 (or another negative number) without errno: the step
  * is named by its own code, errno kept when it says more */
@@ -114,12 +119,72 @@ int sandbox_describe(struct strbuf *out)
 	return 0;
 }
 
-int sandbox_narrow(const int *keep, size_t n, void (*say)(enum msg_level level, const char *text))
+/* One of writes (a directory, or a file whose directory it is), a mount
+ * of its own (a bind of itself, with what is mounted below it) so that it
+ * can be made writable again. */
+static int bind_own_dir(const char *path, char **dir)
 {
-	struct strbuf said = STRBUF_INIT;
-	bool strict = false;
-	int r = sandbox_enter(keep, n, &strict);
+	const char *slash = strrchr(path, '/');
+	struct stat st;
 
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		*dir = xstrdup(path);
+	else
+		*dir = slash == path ? xstrdup("/") : slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	return mount(*dir, *dir, NULL, MS_BIND | MS_REC, NULL) < 0 ? -errno : 0;
+}
+
+int sandbox_readonly(const char *const *writes, struct strbuf *why)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	struct mount_attr rw = { .attr_clr = MOUNT_ATTR_RDONLY };
+	size_t n = 0;
+	char **dirs;
+	int r = 0;
+
+	while (writes && writes[n])
+		n++;
+	if (unshare(CLONE_NEWNS) < 0) {
+		strbuf_addf(why, "unshare(CLONE_NEWNS): %s", strerror(errno));
+		return -errno;
+	}
+	/* nothing done here reaches the machine's own mounts */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		strbuf_addf(why, "making its mounts private: %s", strerror(errno));
+		return -errno;
+	}
+	dirs = zalloc((n ? n : 1) * sizeof(*dirs));
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		r = bind_own_dir(writes[i], &dirs[i]);
+		if (r < 0)
+			strbuf_addf(why, "binding '%s': %s", dirs[i], strerror(-r));
+	}
+	if (r == 0 && mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0) {
+		r = -errno;
+		strbuf_addf(why, "mount_setattr(/, read-only): %s", strerror(errno));
+	}
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		if (mount_setattr(AT_FDCWD, dirs[i], 0, &rw, sizeof(rw)) < 0) {
+			r = -errno;
+			strbuf_addf(why, "mount_setattr(%s, writable): %s", dirs[i], strerror(errno));
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(dirs[i]);
+	free(dirs);
+	return r;
+}
+
+int sandbox_narrow(const int *keep, size_t n, const char *const *writes,
+		   void (*say)(enum msg_level level, const char *text))
+{
+	struct strbuf said = STRBUF_INIT, ro_why = STRBUF_INIT;
+	bool strict = false;
+	int r, ro;
+
+	/* first: a mount namespace of its own needs CAP_SYS_ADMIN */
+	ro = sandbox_readonly(writes, &ro_why);
+	r = sandbox_enter(keep, n, &strict);
 	if (r < 0) {
 		strbuf_addf(&said, "sandbox: cannot narrow its privileges (%s): %s",
 			    strict ? "strict" : "best effort", strerror(-r));
@@ -131,9 +196,18 @@ int sandbox_narrow(const int *keep, size_t n, void (*say)(enum msg_level level, 
 		e = sandbox_describe(&said);
 		if (e < 0)
 			strbuf_addf(&said, "(cannot read its capabilities back: %s)", strerror(-e));
+		if (ro == 0)
+			strbuf_addf(&said, " read_only=yes");
+		else
+			strbuf_addf(&said, " read_only=no (%s)", ro_why.buf);
+		for (size_t i = 0; ro == 0 && writes && writes[i]; i++)
+			strbuf_addf(&said, "%s%s", i ? " " : " (writes ", writes[i]);
+		if (ro == 0 && writes && writes[0])
+			strbuf_addch(&said, ')');
 	}
 	say(r < 0 ? MSG_ERROR : MSG_INFO, said.buf);
 	strbuf_release(&said);
+	strbuf_release(&ro_why);
 	return r;
 }
 

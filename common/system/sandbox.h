@@ -19,9 +19,10 @@
  * cleared; the bounding set stays as it is, which sandbox_describe() shows.
  *
  * The kernel keeps all of this per thread (new threads inherit it): call it
- * before starting threads. It does not make files read-only: a helper's
- * uid stays 0, so root's own files stay writable by their owner; what a
- * helper only reads it opens O_RDONLY.
+ * before starting threads. A helper's uid stays 0, so root's own files
+ * stay writable by their owner: sandbox_readonly() takes the tree away
+ * from it but for the directories it still writes, and what it only reads
+ * it opens O_RDONLY.
  */
 #ifndef HB_SANDBOX_H
 #define HB_SANDBOX_H
@@ -45,12 +46,30 @@ int sandbox_enter(const int *keep, size_t n, bool *strict);
  * for every capability of this kernel). 0 or -errno. */
 int sandbox_describe(struct strbuf *out);
 
-/* What a helper's main() calls after its setup: sandbox_enter(), then one
- * line handed to say (the program's msg_lines; the library never prints):
- * MSG_INFO "sandbox: strict: " or "sandbox: best effort (no CAP_SETPCAP:
- * the bounding set stays): " and sandbox_describe()'s words, or MSG_ERROR
- * with what failed. 0 or -errno; the caller ends on failure. */
-int sandbox_narrow(const int *keep, size_t n, void (*say)(enum msg_level level, const char *text));
+/* The whole tree read-only for the calling process, in a mount namespace
+ * of its own (unshare(CLONE_NEWNS), its mounts private, then
+ * mount_setattr(MOUNT_ATTR_RDONLY) over every mount), but for the
+ * directories of writes (a NULL-terminated list of the directories it
+ * still writes into, or of files it still creates there; NULL: none), each
+ * bound on itself first and made writable again.
+ * Its uid stays 0, so without this it could still write every file root
+ * owns. What it has open stays as it was opened (the fds are on the
+ * machine's own mounts); the machine's mounts do not change. Needs
+ * CAP_SYS_ADMIN (call it before sandbox_enter()) and Linux 5.12. 0, or
+ * -errno with why. */
+int sandbox_readonly(const char *const *writes, struct strbuf *why);
+
+/* What a helper's main() calls after its setup: sandbox_readonly(writes),
+ * then sandbox_enter(), then one line handed to say (the program's
+ * msg_lines; the library never prints): MSG_INFO "sandbox: strict: " or
+ * "sandbox: best effort (no CAP_SETPCAP: the bounding set stays): ",
+ * sandbox_describe()'s words and "read_only=yes (writes FILE...)" or
+ * "read_only=no (why)"; or MSG_ERROR with what failed. A tree it could not
+ * make read-only is said, not a failure (an older kernel, a container):
+ * the capabilities are the boundary, the read-only tree a second one.
+ * 0 or -errno of sandbox_enter(); the caller ends on failure. */
+int sandbox_narrow(const int *keep, size_t n, const char *const *writes,
+		   void (*say)(enum msg_level level, const char *text));
 
 /* The path that opens fd's file again (/proc/self/fd/N) into buf: how a
  * helper reads back a file it made in the game's staging directory. The

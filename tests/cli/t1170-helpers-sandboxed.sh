@@ -9,8 +9,11 @@
 # profile recorder: CAP_DAC_READ_SEARCH, CAP_PERFMON,
 # CAP_CHECKPOINT_RESTORE; the interference watcher: CAP_DAC_READ_SEARCH,
 # CAP_SYS_PTRACE; the sensor sampler: none) and its ambient set is empty;
-# its log says the same in its "sandbox: strict:" line. The helpers still do
-# their work: each one's line in bench.txt is its cost, not a failure.
+# its log says the same in its "sandbox: strict:" line, with read_only=yes:
+# in its mount namespace the tree is read-only (a file made there fails with
+# EROFS) but for the run directory the recorders write their records into.
+# The helpers still do their work: each one's line in bench.txt is its
+# cost, not a failure.
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "the helpers narrow strictly as root only (unprivileged, tests/unit/test-sandbox.c checks the best effort)"
 need_game_user
@@ -41,7 +44,7 @@ check() {
 	name=$1 log=$rundir/$2 want=$3 names=$4
 	"$HB_BUILD/tests/waitline" "$log" "sandbox: strict: " 1 20 ||
 		fail "$name said nothing of its sandbox in 20 s: $(cat "$log" 2>/dev/null)"
-	grep -q "sandbox: strict: no_new_privs=1 effective=$names permitted=$names bounding=$names ambient=none$" "$log" ||
+	grep -q "sandbox: strict: no_new_privs=1 effective=$names permitted=$names bounding=$names ambient=none read_only=yes" "$log" ||
 		fail "$name's log: $(grep sandbox "$log")"
 	hpid=$(pgrep -f "hitchbench-$name .*$T/runs" | head -n 1)
 	[ -n "$hpid" ] || fail "no $name process beside the game"
@@ -51,12 +54,21 @@ check() {
 		expect_eq "$name $set" "$want" "$(awk -v k="$set:" '$1 == k { print $2 }' "$st")"
 	done
 	expect_eq "$name CapAmb" 0000000000000000 "$(awk '$1 == "CapAmb:" { print $2 }' "$st")"
+	# its tree is read-only, even to root's full capabilities in its mount namespace
+	rc=0
+	nsenter --mount="/proc/$hpid/ns/mnt" touch "$T/written-by-$name" 2>"$T/ro" || rc=$?
+	[ "$rc" != 0 ] && grep -q "Read-only file system" "$T/ro" ||
+		fail "$name's mount namespace let a file be made in $T: $(cat "$T/ro")"
 	echo "$name: $(grep -E '^(NoNewPrivs|CapEff|CapBnd):' "$st" | tr '\t\n' '  ')"
 }
 check stallrec stallrec.log "$(mask $DAC_READ_SEARCH $SYS_PTRACE $SYS_ADMIN)" dac_read_search,sys_ptrace,sys_admin
 check profrec profrec.log "$(mask $DAC_READ_SEARCH $PERFMON $CHECKPOINT_RESTORE)" dac_read_search,perfmon,checkpoint_restore
 check intfwatch intfwatch.log "$(mask $DAC_READ_SEARCH $SYS_PTRACE)" dac_read_search,sys_ptrace
 check sampler sampler.log 0000000000000000 none
+# the stall recorder's run directory stays writable for its record
+nsenter --mount="/proc/$(pgrep -f "hitchbench-stallrec .*$T/runs" | head -n 1)/ns/mnt" touch "$rundir/.sandbox-probe" ||
+	fail "the stall recorder's run directory is not writable in its mount namespace"
+rm -f "$rundir/.sandbox-probe"
 
 wait "$pid"
 rundir=$(run_dirs "$T/runs" | tail -n 1)

@@ -4,7 +4,9 @@
  * what the kernel says in /proc/self/status: NoNewPrivs 1 always; CapEff,
  * CapPrm, CapBnd the kept set and CapAmb empty when root, also across an
  * exec (SECURE_NOROOT). Unprivileged, the strict part is skipped with
- * the reason and the best-effort part checked.
+ * the reason and the best-effort part checked. The read-only tree: a file
+ * made in the directory it writes, refused (EROFS) beside it, the
+ * machine's own tree unchanged.
  */
 #include "system/sandbox.h"
 #include "test.h"
@@ -12,11 +14,13 @@
 
 #include <cap-ng.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -185,6 +189,70 @@ START_TEST(best_effort_without_setpcap)
 }
 END_TEST
 
+/* In a forked child: the tree read-only but for dir, in a mount namespace
+ * of its own; 0 when a file can be made in dir and not beside it, and the
+ * machine's own tree is untouched (checked by the parent). */
+static int readonly_child(const char *dir, const char *beside)
+{
+	struct strbuf why = STRBUF_INIT;
+	char *in = xasprintf("%s/made", dir), *out = xasprintf("%s/made", beside);
+	const char *writes[] = { dir, NULL };
+	int fd;
+
+	if (sandbox_readonly(writes, &why) < 0) {
+		fprintf(stderr, "sandbox_readonly: %s\n", why.buf);
+		return 1;
+	}
+	fd = open(in, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0)
+		return 2;
+	close(fd);
+	fd = open(out, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd >= 0 || errno != EROFS)
+		return 3;
+	return 0;
+}
+
+START_TEST(tree_read_only)
+{
+	char *root = test_tmpdir(), *dir = xasprintf("%s/out", root), *beside = xasprintf("%s/else", root);
+	char *made;
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	ck_assert_int_eq(mkdir_p(dir, 0755), 0);
+	ck_assert_int_eq(mkdir_p(beside, 0755), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(readonly_child(dir, beside));
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	if (geteuid() != 0) {
+		/* unshare(CLONE_NEWNS) needs CAP_SYS_ADMIN: it said why */
+		ck_assert_int_eq(WEXITSTATUS(status), 1);
+		test_skipped("not root: a mount namespace of its own needs CAP_SYS_ADMIN");
+	} else {
+		ck_assert_int_eq(WEXITSTATUS(status), 0);
+		/* the file made in the writable directory is the machine's, and the
+		 * machine's tree stayed writable */
+		made = xasprintf("%s/made", dir);
+		ck_assert_int_eq(stat(made, &st), 0);
+		free(made);
+		made = xasprintf("%s/made", beside);
+		ck_assert_int_eq(stat(made, &st), -1);
+		test_put(beside, "made", "still writable here\n");
+		ck_assert_int_eq(stat(made, &st), 0);
+		free(made);
+	}
+	remove_tree(root);
+	free(root);
+	free(dir);
+	free(beside);
+}
+END_TEST
+
 TEST_SUITE(sandbox_suite)
 {
 	Suite *s = suite_create("sandbox");
@@ -193,6 +261,7 @@ TEST_SUITE(sandbox_suite)
 	tcase_add_test(tc, nothing_kept);
 	tcase_add_test(tc, one_kept);
 	tcase_add_test(tc, best_effort_without_setpcap);
+	tcase_add_test(tc, tree_read_only);
 	suite_add_tcase(s, tc);
 	return s;
 }
