@@ -200,8 +200,11 @@ int sandbox_narrow(const int *keep, size_t n, const char *const *writes,
 			strbuf_addf(&said, " read_only=yes");
 		else
 			strbuf_addf(&said, " read_only=no (%s)", ro_why.buf);
-		for (size_t i = 0; ro == 0 && writes && writes[i]; i++)
-			strbuf_addf(&said, "%s%s", i ? " " : " (writes ", writes[i]);
+		for (size_t i = 0; ro == 0 && writes && writes[i]; i++) {
+			const char *slash = strrchr(writes[i], '/');
+
+			strbuf_addf(&said, "%s%s", i ? " " : " (writes ", slash && slash[1] ? slash + 1 : writes[i]);
+		}
 		if (ro == 0 && writes && writes[0])
 			strbuf_addch(&said, ')');
 	}

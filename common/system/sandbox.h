@@ -63,7 +63,8 @@ int sandbox_readonly(const char *const *writes, struct strbuf *why);
  * then sandbox_enter(), then one line handed to say (the program's
  * msg_lines; the library never prints): MSG_INFO "sandbox: strict: " or
  * "sandbox: best effort (no CAP_SETPCAP: the bounding set stays): ",
- * sandbox_describe()'s words and "read_only=yes (writes FILE...)" or
+ * sandbox_describe()'s words and "read_only=yes (writes NAME...)" (the
+ * last part of each of writes) or
  * "read_only=no (why)"; or MSG_ERROR with what failed. A tree it could not
  * make read-only is said, not a failure (an older kernel, a container):
  * the capabilities are the boundary, the read-only tree a second one.

@@ -12,8 +12,9 @@
 # its log says the same in its "sandbox: strict:" line, with read_only=yes:
 # in its mount namespace the tree is read-only (a file made there fails with
 # EROFS) but for the run directory the recorders write their records into.
-# The helpers still do their work: each one's line in bench.txt is its
-# cost, not a failure.
+# bench.txt keeps each one's line (helper.NAME.sandbox). The helpers
+# still do their work: each one's line in bench.txt is its cost, not a
+# failure.
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "the helpers narrow strictly as root only (unprivileged, tests/unit/test-sandbox.c checks the best effort)"
 need_game_user
@@ -77,6 +78,14 @@ b=$rundir/bench.txt
 for key in stallrec profile; do
 	case "$(value $key "$b")" in
 	'' | *failed*) fail "bench.txt $key: '$(value $key "$b")'" ;;
+	esac
+done
+# bench.txt keeps what each one kept, as its log said it
+for name in stallrec:dac_read_search,sys_ptrace,sys_admin profrec:dac_read_search,perfmon,checkpoint_restore \
+	intfwatch:dac_read_search,sys_ptrace sampler:none; do
+	case "$(value "helper.${name%%:*}.sandbox" "$b")" in
+	"strict: no_new_privs=1 effective=${name#*:} "*" read_only=yes"*) ;;
+	*) fail "bench.txt helper.${name%%:*}.sandbox: '$(value "helper.${name%%:*}.sandbox" "$b")'" ;;
 	esac
 done
 expect_eq "stallrec_record" stalls.rec.zst "$(value stallrec_record "$b")"
