@@ -1,28 +1,48 @@
 /*
- * A root helper's privileges narrowed after its setup (sandbox.h), with
- * Debian's libcap-ng: it sets the four capability sets and the bounding
- * set in one capng_apply() and locks the securebits (capng_lock).
+ * A root helper's privileges narrowed after its setup (sandbox.h): the
+ * capability sets with Debian's libcap-ng (the effective, permitted,
+ * inheritable, bounding and ambient sets in one capng_apply(), the
+ * securebits locked with capng_lock()), the read-only tree with a mount
+ * namespace of its own and mount_setattr().
  */
 #include "system/sandbox.h"
 #include "base/util.h"
 
 #include <cap-ng.h>
 #include <errno.h>
-#include <stdio.h>
-#include <string.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 
-/* capng_* return -1 (or another negative number) without errno: the step
- * is named by its own code, errno kept when it says more */
+/* libcap-ng returns a negative number and may leave errno unset: -EPERM
+ * then (each caller clears errno before the call) */
 static int capng_failed(void)
 {
 	return errno ? -errno : -EPERM;
+}
+
+/* libcap-ng's state (read from the kernel by the caller) cut to the
+ * capabilities of keep that it holds: in the effective, permitted and
+ * bounding sets, none in the inheritable and ambient sets. */
+static int state_keep_only(const int *keep, size_t n)
+{
+	bool held[64] = { false };
+
+	for (size_t i = 0; i < n; i++)
+		if (keep[i] >= 0 && keep[i] < 64)
+			held[keep[i]] = capng_have_capability(CAPNG_PERMITTED, (unsigned)keep[i]);
+	capng_clear(CAPNG_SELECT_ALL);
+	for (int c = 0; c < 64; c++)
+		if (held[c] && capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED | CAPNG_BOUNDING_SET,
+					    (unsigned)c) < 0)
+			return -EINVAL;
+	return 0;
 }
 
 int sandbox_enter(const int *keep, size_t n, bool *strict)
@@ -38,21 +58,9 @@ int sandbox_enter(const int *keep, size_t n, bool *strict)
 	full = capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP);
 	if (strict)
 		*strict = full;
-	{
-		bool held[64] = { false };
-
-		for (size_t i = 0; i < n; i++)
-			if (keep[i] >= 0 && keep[i] < 64)
-				held[keep[i]] = capng_have_capability(CAPNG_PERMITTED, (unsigned)keep[i]);
-		capng_clear(CAPNG_SELECT_ALL);
-		for (int c = 0; c < 64; c++) {
-			if (!held[c])
-				continue;
-			if (capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED | CAPNG_BOUNDING_SET,
-					 (unsigned)c) < 0)
-				return -EINVAL;
-		}
-	}
+	r = state_keep_only(keep, n);
+	if (r < 0)
+		return r;
 	errno = 0;
 	if (!full) {
 		/* lowering one's own sets needs no privilege; the bounding set

@@ -200,7 +200,8 @@ static int readonly_child(const char *dir, const char *beside)
 	int fd;
 
 	if (sandbox_readonly(writes, &why) < 0) {
-		fprintf(stderr, "sandbox_readonly: %s\n", why.buf);
+		if (geteuid() == 0)
+			fprintf(stderr, "sandbox_readonly: %s\n", why.buf);
 		return 1;
 	}
 	fd = open(in, O_WRONLY | O_CREAT | O_EXCL, 0644);
