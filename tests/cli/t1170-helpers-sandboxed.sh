@@ -12,7 +12,9 @@
 # its log says the same in its "sandbox: strict:" line, with read_only=yes:
 # in its mount namespace the tree is read-only (a file made there fails with
 # EROFS) but for the run directory the recorders write their records into.
-# bench.txt keeps each one's line (helper.NAME.sandbox). The helpers
+# bench.txt keeps each one's line (helper.NAME.sandbox). The game, owner
+# of the staging directory, swaps the recorders' live records for files of
+# its own mid-run: each recorder still packs its own record. The helpers
 # still do their work: each one's line in bench.txt is its cost, not a
 # failure.
 . "$(dirname "$0")/../lib.sh"
@@ -70,6 +72,15 @@ check sampler sampler.log 0000000000000000 none
 nsenter --mount="/proc/$(pgrep -f "hitchbench-stallrec .*$T/runs" | head -n 1)/ns/mnt" touch "$rundir/.sandbox-probe" ||
 	fail "the stall recorder's run directory is not writable in its mount namespace"
 rm -f "$rundir/.sandbox-probe"
+
+# the game owns the staging directory: it puts a file of its own in place of
+# each recorder's live record; the recorders read back their own files
+# through their fds, never these (their records stay theirs, not failures)
+stage=$(staging_of "$pid")
+[ -n "$stage" ] || fail "no staging directory of runner $pid"
+runuser -u "$(stat -c %U "$stage")" -- sh -c "for f in stalls.live profile.live; do
+	mv \"$stage/\$f\" \"$stage/\$f.moved\" && printf 'not a record\\n' >\"$stage/\$f\" || exit 1
+done" || fail "the game user could not replace the live records in $stage"
 
 wait "$pid"
 rundir=$(run_dirs "$T/runs" | tail -n 1)
