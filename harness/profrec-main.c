@@ -29,6 +29,7 @@
 #include "system/sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <linux/capability.h>
@@ -181,16 +182,20 @@ static int run(const struct args *a)
 	uint64_t t0 = mono_ns(), c0, w0, next, end_at;
 	size_t events;
 	char self[SANDBOX_FD_PATH_LEN];
-	int ret = HB_EXIT_FAILURE, live_fd = -1;
+	int ret = HB_EXIT_FAILURE, live_fd = -1, fd;
 
 	profrec_state_init(&s);
 	kvfile_init(&trailer);
 	s.hz = (unsigned)a->hz;
 	s.pages = (unsigned)a->pages;
 	s.max_stack = (unsigned)a->max_stack;
-	s.live = fopen(a->live, "we");
+	/* never through a symlink the game user put in its staging directory */
+	fd = open(a->live, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	s.live = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!s.live) {
 		error_msg("cannot create '%s': %s", a->live, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		goto out;
 	}
 	start_record(&s, a);

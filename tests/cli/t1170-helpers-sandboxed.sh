@@ -14,7 +14,8 @@
 # EROFS) but for the run directory the recorders write their records into.
 # bench.txt keeps each one's line (helper.NAME.sandbox). The game, owner
 # of the staging directory, swaps the recorders' live records for files of
-# its own mid-run: each recorder still packs its own record. The helpers
+# its own mid-run: each recorder still packs its own record; a symlink at a
+# live record's name is refused, its target untouched. The helpers
 # still do their work: each one's line in bench.txt is its cost, not a
 # failure.
 . "$(dirname "$0")/../lib.sh"
@@ -32,6 +33,18 @@ mask() {
 	printf '%016x\n' "$m"
 }
 DAC_READ_SEARCH=2 SYS_PTRACE=19 SYS_ADMIN=21 PERFMON=38 CHECKPOINT_RESTORE=40
+
+# before they narrow, as root, the recorders make their live records in the
+# game's staging directory: never through a symlink put at the name
+printf "root's file\n" >"$T/victim"
+ln -s "$T/victim" "$T/link"
+rc=0; "$HB_BUILD/hitchbench-profrec" --out "$T/p.rec.zst" --live "$T/link" --duration 1 2>"$T/lerr" || rc=$?
+expect_eq "profrec's live record through a symlink: exit" 1 "$rc"
+rc=0; "$HB_BUILD/hitchbench-stallrec" --out "$T/s.rec.zst" --live "$T/link" --duration 1 2>"$T/lerr" || rc=$?
+expect_eq "stallrec's live record through a symlink: exit" 1 "$rc"
+"$HB_BUILD/hitchbench-stallrec" --out "$T/s.rec.zst" --live "$T/s.live" --bpf "$T/w.rec.zst" --bpf-live "$T/link" \
+	--duration 1 2>"$T/lerr" || true
+expect_eq "the symlink's target" "root's file" "$(cat "$T/victim")"
 
 hb_run_bg --no-quieting "$T/play.ini" base --switches "STALLS=1+PROFILE=1"
 rundir=
