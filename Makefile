@@ -119,7 +119,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -std=gnu11 -fPIC -ffp-contract=off
 
 # pkg-config is asked when a recipe runs (recursive '='), so 'make check' on a
 # machine that lacks a -dev package can install it first and still link.
-LIBS       = $(shell $(PKG_CONFIG) --libs inih sqlite3 libpq nettle libzstd json-c) -lm
+LIBS       = $(shell $(PKG_CONFIG) --libs inih sqlite3 libpq nettle libzstd json-c libcap-ng) -lm
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
 # elfutils: the profile recorder reads build ids, the profile's analysis
 # names functions (libdwfl)

@@ -35,6 +35,7 @@
 #include "base/message.h"
 #include "base/exitcodes.h"
 #include "input-internal.h"
+#include "system/sandbox.h"
 #include "text/regexlimit.h"
 #include "base/timeutil.h"
 
@@ -500,7 +501,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	rc = HB_EXIT_FAILURE;
-	if (setup(&pl, display, name) == 0)
+	/* after its setup: the game's log, its X connection or uinput device
+	 * and every played device are open; its loop reads the log (the game's
+	 * words) and writes into what it holds, with no capability (measured:
+	 * the same steps played; docs/man/hitchbench-input.1, PRIVILEGES) */
+	if (setup(&pl, display, name) == 0 && sandbox_narrow(NULL, 0, NULL, msg_lines) == 0)
 		rc = play_all(&pl);
 	if (pl.sink_open)
 		sink_close(&pl.sink);

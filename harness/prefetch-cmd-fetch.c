@@ -10,6 +10,7 @@
 #include "prefetch-internal.h"
 #include "base/exitcodes.h"
 #include "system/helperproc.h"
+#include "system/sandbox.h"
 #include "prefetch/prefetch.h"
 #include "base/timeutil.h"
 #include "base/util.h"
@@ -269,6 +270,12 @@ static int do_fetch(struct fetch_opts *o)
 	helper_signals_install();
 	helper_ready(o->ready);
 	out = fetch_out(o);
+	/* the list's files the game named: read as its uid may, with no
+	 * capability (docs/man/hitchbench-prefetch.1, PRIVILEGES; as learn) */
+	if (sandbox_narrow(NULL, 0, NULL, msg_lines) < 0) {
+		fetch_out_close(out);
+		return HB_EXIT_FAILURE;
+	}
 	pf_key(o->exe, key, sizeof(key));
 	memset(&f, 0, sizeof(f));
 	memset(&p, 0, sizeof(p));

@@ -10,12 +10,14 @@
 #include "base/exitcodes.h"
 #include "system/fsroot.h"
 #include "system/helperproc.h"
+#include "system/sandbox.h"
 #include "prefetch/prefetch.h"
 #include "base/timeutil.h"
 #include "base/util.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <linux/capability.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +206,15 @@ static int learn_merge_write(struct learn *l, const char *key, const char *path,
 	return rc;
 }
 
+/* What learn keeps once ready (docs/man/hitchbench-prefetch.1,
+ * PRIVILEGES): the game's maps and fds, another user's, are behind
+ * ptrace's check (measured: without CAP_SYS_PTRACE it finds no executable
+ * and lists nothing the game maps). The files it then reads the game named;
+ * it reads them as its uid may, without CAP_DAC_READ_SEARCH: those only
+ * the game user may read are in its staging directory, made anew for each
+ * run, where a list's path would never be found again. */
+static const int learn_keeps[] = { CAP_SYS_PTRACE };
+
 int cmd_learn(int argc, char **argv)
 {
 	static struct learn l;
@@ -219,6 +230,15 @@ int cmd_learn(int argc, char **argv)
 		return hb_args_exit(r);
 	helper_signals_install();
 	helper_ready(l.ready);
+	/* its list's directory made now: the rest of the tree turns read-only */
+	r = mkdir_p(list_dir(), 0755);
+	if (r < 0)
+		error_msg("cannot make '%s': %s", list_dir(), strerror(-r));
+	if (r < 0 || sandbox_narrow(learn_keeps, ARRAY_SIZE(learn_keeps), (const char *[]){ list_dir(), NULL },
+				    msg_lines) < 0) {
+		pf_learner_release(&l.L);
+		return HB_EXIT_FAILURE;
+	}
 	learn_watch(&l);
 	if (learn_check(&l, &st) < 0) {
 		pf_learner_release(&l.L);

@@ -26,10 +26,13 @@
 #include "profrec-internal.h"
 #include "system/fsroot.h"
 #include "system/helperproc.h"
+#include "system/sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +163,17 @@ static void end_record(const struct profrec_state *s, struct kvfile *t, size_t e
 	kvfile_add(t, "stop", stop);
 }
 
+/* After its setup (docs/man/hitchbench-profrec.1, PRIVILEGES): its loop
+ * opens perf events on each pass's game threads, another user's, and reads
+ * their maps and the build ids of the files they map. Each kept capability
+ * was measured by taking it away: CAP_PERFMON (without it no sample at
+ * all; it also lets it read another user's maps, CAP_SYS_PTRACE is not
+ * needed), CAP_CHECKPOINT_RESTORE (map_files: the very file mapped, not a
+ * name the game may have changed since), CAP_DAC_READ_SEARCH (a file in
+ * the game's 0700 directories by name, where map_files has lost the range:
+ * the hook in the staging directory). */
+static const int narrowed_to[] = { CAP_PERFMON, CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE };
+
 static int run(const struct args *a)
 {
 	struct profrec_state s;
@@ -167,16 +181,21 @@ static int run(const struct args *a)
 	struct kvfile trailer;
 	uint64_t t0 = mono_ns(), c0, w0, next, end_at;
 	size_t events;
-	int ret = HB_EXIT_FAILURE;
+	char self[SANDBOX_FD_PATH_LEN];
+	int ret = HB_EXIT_FAILURE, live_fd = -1, fd;
 
 	profrec_state_init(&s);
 	kvfile_init(&trailer);
 	s.hz = (unsigned)a->hz;
 	s.pages = (unsigned)a->pages;
 	s.max_stack = (unsigned)a->max_stack;
-	s.live = fopen(a->live, "we");
+	/* never through a symlink the game user put in its staging directory */
+	fd = open(a->live, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	s.live = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!s.live) {
 		error_msg("cannot create '%s': %s", a->live, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		goto out;
 	}
 	start_record(&s, a);
@@ -196,6 +215,8 @@ static int run(const struct args *a)
 	if (a->pid)
 		profrec_follow(&s, a->pid);
 	helper_ready(a->ready);
+	if (sandbox_narrow(narrowed_to, ARRAY_SIZE(narrowed_to), (const char *[]){ a->out, NULL }, msg_lines) < 0)
+		goto out;
 	next = mono_ns();
 	end_at = a->duration_s ? t0 + (uint64_t)a->duration_s * 1000000000ull : UINT64_MAX;
 	while (!helper_stop_sig && mono_ns() < end_at) {
@@ -223,11 +244,15 @@ static int run(const struct args *a)
 	profrec_drain(&s);
 	events = s.n_ev;
 	profrec_close(&s);
+	/* read back through the file it wrote, not by its name (sandbox.h) */
+	live_fd = dup(fileno(s.live));
+	if (live_fd < 0)
+		strbuf_addf(&err, "%s: %s", a->live, strerror(errno));
 	fclose(s.live);
 	s.live = NULL;
 	end_record(&s, &trailer, events, mono_ns() - w0, self_cpu_ns() - c0, helper_stop_sig == SIGINT ? "SIGINT" :
 		   helper_stop_sig == SIGTERM ? "SIGTERM" : "duration");
-	if (profrec_pack(a->live, a->out, &trailer, &err) < 0) {
+	if (live_fd < 0 || profrec_pack(sandbox_fd_path(live_fd, self), a->out, &trailer, &err) < 0) {
 		error_msg("%s", err.buf);
 		goto out;
 	}
@@ -241,6 +266,8 @@ static int run(const struct args *a)
 out:
 	if (s.live)
 		fclose(s.live);
+	if (live_fd >= 0)
+		close(live_fd);
 	kvfile_release(&trailer);
 	strbuf_release(&err);
 	profrec_state_release(&s);

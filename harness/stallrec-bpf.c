@@ -15,6 +15,7 @@
 #include "stallrec-internal.h"
 #include "base/exitcodes.h"
 #include "system/fsroot.h"
+#include "system/sandbox.h"
 #include "base/timeutil.h"
 
 #include <errno.h>
@@ -487,15 +488,24 @@ uint64_t stallbpf_user_ns(const struct stallbpf *b)
 
 int stallbpf_finish(struct stallbpf *b, const char *stop, struct strbuf *err)
 {
+	char self[SANDBOX_FD_PATH_LEN];
 	struct kvfile t;
-	int r;
+	int r, live_fd;
 
 	stallbpf_drain(b);
 	kvfile_init(&t);
 	cost(b, &t);
 	kvfile_add(&t, "stop", stop);
+	/* read back through the file it wrote, not by its name (sandbox.h) */
+	live_fd = b->out ? dup(fileno(b->out)) : -1;
 	stallbpf_writer_close(b);
-	r = waitrec_pack(b->opts.live_path, b->opts.out_path, &t, err);
+	if (live_fd < 0) {
+		r = -EBADF;
+		strbuf_addf(err, "%s: the live wait record is not open", b->opts.live_path);
+	} else {
+		r = waitrec_pack(sandbox_fd_path(live_fd, self), b->opts.out_path, &t, err);
+		close(live_fd);
+	}
 	if (r == 0)
 		unlink(b->opts.live_path);
 	kvfile_release(&t);

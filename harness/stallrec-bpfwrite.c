@@ -26,10 +26,17 @@
 
 int stallbpf_writer_open(struct stallbpf *b, struct strbuf *err)
 {
-	b->out = fopen(b->opts.live_path, "we");
+	/* never through a symlink the game user put in its staging directory */
+	int fd = open(b->opts.live_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+	b->out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!b->out) {
-		strbuf_addf(err, "%s: %s", b->opts.live_path, strerror(errno));
-		return -errno;
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		strbuf_addf(err, "%s: %s", b->opts.live_path, strerror(e));
+		return -e;
 	}
 	waitrec_put_header(&b->line);
 	return 0;

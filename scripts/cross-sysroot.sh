@@ -33,13 +33,14 @@ case $ARCH in
 esac
 
 # What the Makefile links (its pkg-config names: inih sqlite3 libpq nettle
-# libzstd json-c x11 gl xtst libevdev libudev evemu check libdw, and the Vulkan headers), each -dev
+# libzstd json-c libcap-ng x11 gl xtst libevdev libudev evemu check libdw, and the Vulkan headers), each -dev
 # package with the runtime packages its libraries need, down to libc6
 # (which qemu-user's -L needs for the dynamic loader). libglx0's
 # libglx-mesa0 is left out: it is dlopen()ed, never linked.
 PACKAGES="libc6 libgcc-s1
 libzstd-dev libzstd1
 libjson-c-dev libjson-c5
+libcap-ng-dev libcap-ng0
 libsqlite3-dev libsqlite3-0
 libpq-dev libpq5 libssl-dev libssl3 libgssapi-krb5-2 libkrb5-3 libk5crypto3 libkrb5support0 libcom-err2 libkeyutils1
 libldap-2.5-0 libsasl2-2 libgnutls30 libp11-kit0 libffi8 libidn2-0 libunistring2 libtasn1-6

@@ -12,13 +12,14 @@ set -eu
 
 # build: compilers (the tree must build warning-free with gcc and clang),
 # pkg-config and the libraries the code links (libjson-c-dev: CapFrameX's JSON
-# captures, analysis/import/import-capframex.c); libvulkan-dev for the Vulkan
+# captures, analysis/import/import-capframex.c; libcap-ng-dev: root's helpers
+# narrow their capabilities after their setup, common/system/sandbox.c); libvulkan-dev for the Vulkan
 # headers the hook's layer and vkchain are typed by (nothing links libvulkan);
 # scdoc makes the manual pages of docs/man/ (make man, part of all);
 # clang (BPF target), bpftool (the skeleton) and libbpf-dev build the stall
 # recorder's kernel program (STALLS=bpf, harness/bpf/); libdw-dev (elfutils)
 # reads build ids in the profile recorder and names functions in `profile`
-BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check libx11-dev libgl-dev libzstd-dev libjson-c-dev libxtst-dev libevdev-dev libudev-dev libvulkan-dev libpq-dev libevemu-dev scdoc bpftool libbpf-dev libdw-dev"
+BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check libx11-dev libgl-dev libzstd-dev libjson-c-dev libcap-ng-dev libxtst-dev libevdev-dev libudev-dev libvulkan-dev libpq-dev libevemu-dev scdoc bpftool libbpf-dev libdw-dev"
 # run: the X server and xauth, the default recipe's game and data; tests
 # also use sqlite3 (to look into databases) and strace (the hook's syscalls);
 # mesa-utils for glxinfo, which asks the game's X server which GL stack

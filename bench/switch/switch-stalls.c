@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define RECORDER "hitchbench-stallrec"
 #define STALLS_FLIP_ACT_MS 20
@@ -197,6 +198,9 @@ static void keep_record(struct switch_ctx *ctx)
 		kvfile_addf(ctx->bench, "stallrec_record", "none (%s)",
 			    err.len ? err.buf : "the recorder left no record");
 	}
+	/* the recorder, narrowed (its man page, PRIVILEGES), cannot remove it
+	 * from the game's staging directory itself */
+	unlink(live);
 	strbuf_release(&err);
 	free(out);
 	free(live);

@@ -424,6 +424,8 @@ static int spawn_helper(struct switch_ctx *ctx, const struct switch_helper_start
 	h->pid = pid;
 	footprint_init(&h->fp);
 	h->grace_s = hs->grace_s;
+	h->prog = xstrdup(strrchr(args[0], '/') ? strrchr(args[0], '/') + 1 : args[0]);
+	h->log = log_path ? xstrdup(log_path) : NULL;
 out:
 	if (log_fd >= 0)
 		close(log_fd);
@@ -635,6 +637,24 @@ static bool reap_helpers(struct switch_ctx *ctx)
 	return all;
 }
 
+/* What a helper kept after its setup, as its log said it
+ * (common/system/sandbox.h): helper.NAME.sandbox in bench.txt. */
+static void note_sandbox(struct switch_ctx *ctx, const struct switch_helper *h)
+{
+	char *prefix, *said, key[96];
+
+	if (!h->log)
+		return;
+	prefix = xasprintf("%s: sandbox: ", h->prog);
+	said = switch_log_said(h->log, prefix);
+	if (said) {
+		snprintf(key, sizeof(key), "helper.%s.sandbox", h->name);
+		kvfile_set(ctx->bench, key, said);
+	}
+	free(said);
+	free(prefix);
+}
+
 void switch_ctx_stop_helpers(struct switch_ctx *ctx, double grace_s)
 {
 	uint64_t now = mono_ns(), deadline, resend = 0;
@@ -678,6 +698,7 @@ void switch_ctx_stop_helpers(struct switch_ctx *ctx, double grace_s)
 		describe_wait_status(ctx->helpers[i].status, desc, sizeof(desc));
 		snprintf(key, sizeof(key), "helper.%s", ctx->helpers[i].name);
 		kvfile_set(ctx->bench, key, desc);
+		note_sandbox(ctx, &ctx->helpers[i]);
 	}
 }
 
@@ -689,6 +710,8 @@ void switch_ctx_release(struct switch_ctx *ctx)
 			waitpid(ctx->helpers[i].pid, NULL, 0);
 		}
 		free(ctx->helpers[i].name);
+		free(ctx->helpers[i].prog);
+		free(ctx->helpers[i].log);
 	}
 	ctx->n_helpers = 0;
 	free(ctx->invalid);

@@ -114,6 +114,8 @@ struct switch_helper {
 	int status;             /* wait status once it is gone */
 	bool exited;
 	double grace_s;         /* its time to finish after SIGTERM, when longer than the runner's */
+	char *prog;             /* its program's name ("hitchbench-stallrec"), how its log lines start */
+	char *log;              /* its stdout and stderr, or NULL */
 	struct footprint fp;    /* its peak RSS and CPU, from wait4() (and VmHWM before it is stopped) */
 };
 

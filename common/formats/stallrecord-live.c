@@ -65,7 +65,9 @@ int stallrec_live_create(struct stallrec_live *l, const char *path, const char *
 	h.stack_off = h.str_off + (uint64_t)str_cap * HB_STALLREC_STR_LEN;
 	h.meta_len = (uint32_t)text.len;
 	len = (size_t)(h.stack_off + (uint64_t)stack_cap * (16 + HB_STALLREC_STACK_LEN));
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* never through a symlink: the recorder makes it as root in the game's
+	 * staging directory, where the game user could have put one */
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)len) < 0) {
 		int e = errno;
 

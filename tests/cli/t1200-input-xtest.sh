@@ -69,6 +69,13 @@ grep -q '^# end played=7 of 7$' "$rundir/input.log" || fail "input.log has no en
 # each step was played after the one before it (the stamps never go back)
 cut -f 1 "$rundir/input.log" | grep -v '^#' | sort -c -n || fail "input.log's stamps are out of order"
 expect_eq helper "exit 0" "$(value helper.input "$rundir/bench.txt")"
+# it reads the game's words with no capability, the tree read-only (as
+# root; not root, it narrows as far as it may: "best effort")
+case "$(id -u):$(value helper.input.sandbox "$rundir/bench.txt")" in
+"0:strict: no_new_privs=1 effective=none permitted=none bounding=none ambient=none read_only=yes") ;;
+[1-9]*:"best effort "*) ;;
+*) fail "the input helper's sandbox: '$(value helper.input.sandbox "$rundir/bench.txt")'" ;;
+esac
 no_fakegame_left
 
 # 2. a wait_line that never matches: the run goes on, ends with its

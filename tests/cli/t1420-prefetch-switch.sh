@@ -2,7 +2,8 @@
 # The GAMEPREFETCH switch in a batch (with the fake game): a batch with
 # GAMEPREFETCH=on first learns the list in an unmeasured run (base@pflearn,
 # invalid, listed), then its measured runs fetch without learning, each
-# saying in bench.txt what it read and why it stopped; GAMEPREFETCH=fetch
+# saying in bench.txt what it read and why it stopped (and what learn and
+# fetch kept once narrowed: helper.NAME.sandbox); GAMEPREFETCH=fetch
 # reads the same list; a bad value is refused before anything starts.
 . "$(dirname "$0")/../lib.sh"
 need_game_user
@@ -42,6 +43,14 @@ value prefetch.learn "$learn/bench.txt" | grep -q "^prefetch learn fakegame-.*se
 [ "$(value prefetch_learn_run "$learn/bench.txt")" = 1 ] || fail "the learn run is not marked as such"
 ls "$T/lists"/fakegame-*.list >/dev/null 2>&1 || fail "no list in $T/lists"
 grep -q "libhbstub.so$" "$T/lists"/fakegame-*.list || fail "the stub the game maps is not listed"
+# learn narrowed once ready (CAP_SYS_PTRACE alone), its list's directory
+# the one it writes (docs/man/hitchbench-prefetch.1, PRIVILEGES); not
+# root, as far as it may
+case "$(id -u):$(value helper.pflearn.sandbox "$learn/bench.txt")" in
+"0:strict: no_new_privs=1 effective=sys_ptrace "*" read_only=yes (writes lists)") ;;
+[1-9]*:"best effort "*) ;;
+*) fail "learn's sandbox: '$(value helper.pflearn.sandbox "$learn/bench.txt")'" ;;
+esac
 # measured runs: valid, fetched, never learnt
 for d in "$on" "$fetch"; do
 	expect_eq "$d invalid" 0 "$(value invalid "$d/bench.txt")"
@@ -53,6 +62,11 @@ for d in "$on" "$fetch"; do
 	*) fail "prefetch.stop: $(value prefetch.stop "$d/bench.txt")" ;;
 	esac
 	[ ! -e "$d/prefetch-learn.log" ] || fail "a measured run learnt"
+	case "$(id -u):$(value helper.prefetch.sandbox "$d/bench.txt")" in
+	"0:strict: no_new_privs=1 effective=none "*" read_only=yes") ;;
+	[1-9]*:"best effort "*) ;;
+	*) fail "fetch's sandbox in $d: '$(value helper.prefetch.sandbox "$d/bench.txt")'" ;;
+	esac
 done
 value prefetch.learn "$on/bench.txt" | grep -q "^no: the batch learnt" || fail "on run learnt"
 value prefetch "$fetch/bench.txt" | grep -q "budget [0-8]\.[0-9] MB" || fail "GAMEPREFETCH_MB=8 not used"

@@ -101,6 +101,30 @@ START_TEST(packed_round_trip)
 }
 END_TEST
 
+/* The live record is made in the game's staging directory: a symlink the
+ * game user put at its name is refused (ELOOP), its target untouched. */
+START_TEST(live_refuses_symlink)
+{
+	struct stallrec_live l;
+	struct strbuf err = STRBUF_INIT;
+	char *dir = test_tmpdir(), *path = xasprintf("%s/live", dir), *victim = xasprintf("%s/victim", dir);
+	char *text = NULL;
+
+	test_put(dir, "victim", "root's file\n");
+	ck_assert_int_eq(symlink(victim, path), 0);
+	ck_assert_int_eq(stallrec_live_create(&l, path, names, encs, 4, 1000, 16, 2, "period_us=10000\n", &err),
+			 -ELOOP);
+	ck_assert_int_eq(read_file(victim, &text, NULL), 0);
+	ck_assert_str_eq(text, "root's file\n");
+	free(text);
+	remove_tree(dir);
+	free(dir);
+	free(path);
+	free(victim);
+	strbuf_release(&err);
+}
+END_TEST
+
 START_TEST(live_round_trip)
 {
 	struct stallrec a, b;
@@ -206,6 +230,7 @@ TEST_SUITE(stallrec_suite)
 
 	tcase_add_test(tc, packed_round_trip);
 	tcase_add_test(tc, live_round_trip);
+	tcase_add_test(tc, live_refuses_symlink);
 	tcase_add_test(tc, damaged_refused);
 	suite_add_tcase(s, tc);
 	return s;
