@@ -493,7 +493,7 @@ static void record_loop(struct recorder *rc, int duration_s)
  * (syscall and stack are mode 0400, the game's), CAP_SYS_ADMIN (the kernel
  * stack is root's alone), each measured by taking it away (CAP_PERFMON,
  * which lets profrec read maps, does not do for these). Its live
- * record, in the game's staging directory, it reads back through its own
+ * record, in the run's staging directory, it reads back through its own
  * fd (sandbox_fd_path). */
 static const int narrowed_to[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_SYS_ADMIN };
 

@@ -94,9 +94,9 @@ static void keep_killed_flip_run(const char *staging)
 	struct stat st;
 	char *back = NULL, *back_text = NULL;
 
-	/* the pointer is the game user's to write (the staging is theirs): it
-	 * counts only when the run directory, root's, names this staging back
-	 * in a file of ours */
+	/* the staging is root's (stage_create), but it may be one an older
+	 * build gave to the game's user: the pointer counts only when the run
+	 * directory, root's, names this staging back in a file of ours */
 	if (read_file(note, &dir, &len) < 0 || len == 0 || memchr(dir, '\0', len))
 		goto out;
 	back = xasprintf("%s/staging", dir);

@@ -199,7 +199,7 @@ static void keep_record(struct switch_ctx *ctx)
 			    err.len ? err.buf : "the recorder left no record");
 	}
 	/* the recorder, narrowed (its man page, PRIVILEGES), cannot remove it
-	 * from the game's staging directory itself */
+	 * from the staging directory itself */
 	unlink(live);
 	strbuf_release(&err);
 	free(out);

@@ -73,10 +73,10 @@ int sandbox_narrow(const int *keep, size_t n, const char *const *writes,
 		   void (*say)(enum msg_level level, const char *text));
 
 /* The path that opens fd's file again (/proc/self/fd/N) into buf: how a
- * helper reads back a file it made in the game's staging directory. The
- * directory is the game's: by name it could find another file there (one
- * the game put in its place), and a narrowed helper may not search it;
- * through its own fd it finds the very file it wrote. */
+ * helper reads back a file it made in the run's staging directory. By
+ * name it could find another file there (the directory is root's, but a
+ * helper does not rely on who else may write it), and a narrowed helper
+ * may not search it; through its own fd it finds the very file it wrote. */
 #define SANDBOX_FD_PATH_LEN 32
 const char *sandbox_fd_path(int fd, char buf[SANDBOX_FD_PATH_LEN]);
 

@@ -12,10 +12,11 @@
 # its log says the same in its "sandbox: strict:" line, with read_only=yes:
 # in its mount namespace the tree is read-only (a file made there fails with
 # EROFS) but for the run directory the recorders write their records into.
-# bench.txt keeps each one's line (helper.NAME.sandbox). The game, owner
-# of the staging directory, swaps the recorders' live records for files of
-# its own mid-run: each recorder still packs its own record; a symlink at a
-# live record's name is refused, its target untouched. The helpers
+# bench.txt keeps each one's line (helper.NAME.sandbox). The game cannot
+# touch the recorders' live records (the staging directory is root's), and
+# were they swapped mid-run for other files all the same, each recorder
+# still packs its own record; a symlink at a live record's name is refused,
+# its target untouched. The helpers
 # still do their work: each one's line in bench.txt is its cost, not a
 # failure.
 . "$(dirname "$0")/../lib.sh"
@@ -35,7 +36,7 @@ mask() {
 DAC_READ_SEARCH=2 SYS_PTRACE=19 SYS_ADMIN=21 PERFMON=38 CHECKPOINT_RESTORE=40
 
 # before they narrow, as root, the recorders make their live records in the
-# game's staging directory: never through a symlink put at the name
+# run's staging directory: never through a symlink put at the name
 printf "root's file\n" >"$T/victim"
 ln -s "$T/victim" "$T/link"
 rc=0; "$HB_BUILD/hitchbench-profrec" --out "$T/p.rec.zst" --live "$T/link" --duration 1 2>"$T/lerr" || rc=$?
@@ -86,14 +87,21 @@ nsenter --mount="/proc/$(pgrep -f "hitchbench-stallrec .*$T/runs" | head -n 1)/n
 	fail "the stall recorder's run directory is not writable in its mount namespace"
 rm -f "$rundir/.sandbox-probe"
 
-# the game owns the staging directory: it puts a file of its own in place of
-# each recorder's live record; the recorders read back their own files
-# through their fds, never these (their records stay theirs, not failures)
+# the staging directory is root's: the game's user cannot move a live
+# record (docs/security.md); and a file put in place of each all the same
+# (here by root) is never read: the recorders read back their own files
+# through their fds (their records stay theirs, not failures)
 stage=$(staging_of "$pid")
 [ -n "$stage" ] || fail "no staging directory of runner $pid"
-runuser -u "$(stat -c %U "$stage")" -- sh -c "for f in stalls.live profile.live; do
-	mv \"$stage/\$f\" \"$stage/\$f.moved\" && printf 'not a record\\n' >\"$stage/\$f\" || exit 1
-done" || fail "the game user could not replace the live records in $stage"
+game_user=$(stat -c %U "$stage/home")
+[ "$game_user" != root ] || fail "the game's HOME is root's"
+if runuser -u "$game_user" -- mv "$stage/stalls.live" "$stage/stalls.live.moved" 2>/dev/null; then
+	fail "the game's user could move a live record in the staging directory $stage"
+fi
+for f in stalls.live profile.live; do
+	mv "$stage/$f" "$stage/$f.moved" && printf 'not a record\n' >"$stage/$f" ||
+		fail "could not replace $stage/$f"
+done
 
 wait "$pid"
 rundir=$(run_dirs "$T/runs" | tail -n 1)
