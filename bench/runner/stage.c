@@ -408,7 +408,8 @@ static int keep_dir(int sfd, int dfd, const char *rel, long long max_bytes, int 
 		list[n++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(list, (size_t)n, sizeof(*list), cmp_name);
+	if (n > 1)
+		qsort(list, (size_t)n, sizeof(*list), cmp_name);
 	for (int i = 0; i < n; i++) {
 		const char *name = list[i];
 		struct stat st;

@@ -2,8 +2,7 @@
 # wall: about 30 s (an ab batch killed after two pairs and resumed, then one uninterrupted)
 # hitchbench ab killed with SIGKILL in the middle of its batch (two pairs
 # done, the fifth run's game up) and resumed gives what an uninterrupted ab
-# of the same cells gives: the same verdict after as many pairs, the same
-# sign. The unfinished run is not counted: its slot runs again, its hidden
+# of the same cells gives: the same verdict, the same sign. The unfinished run is not counted: its slot runs again, its hidden
 # .NAME.tmp is no run of the batch, and the pairs are those of the runs
 # runs.txt says are done; the finished runs are intact (their SHA256SUMS,
 # the batch's after the resume); compare --paired, reading the run
@@ -98,15 +97,21 @@ expect_eq "compare --paired exit status" 3 "$rc"
 ab_test_lines "$T/cmp" >"$T/cmp-lines"
 cmp -s "$T/ab-lines" "$T/cmp-lines" || fail "compare --paired differs from the resumed ab: $(diff "$T/ab-lines" "$T/cmp-lines")"
 
-# the same cells uninterrupted: the same verdict after as many pairs
+# the same cells uninterrupted: the same verdict and sign
 sign=$(value sign "$batchdir/ab.txt")
 rm -rf "$T/runs"
 rc=0
 "$HB" ab --display :99 --out "$T/runs" --no-db --no-quieting "$T/pair.ini" fast@INTF=0 slow@INTF=0 \
 	--max-rounds 10 >"$T/out2" 2>"$T/err" || rc=$?
 expect_eq "uninterrupted ab exit status" 3 "$rc"
-expect_eq "verdict, resumed and uninterrupted" "$(verdict_of "$T/out2")" "$(verdict_of "$T/out")"
-expect_eq "verdict" "DIFFERENT 6" "$(verdict_of "$T/out")"
+# the verdict, not its pair count: the uninterrupted batch plays pairs of
+# its own, and on a loaded machine (a sanitizer build) the sequential test
+# may need more of them before it decides; that the resumed verdict is its
+# own pairs' is compare --paired's check above
+resumed=$(verdict_of "$T/out") whole=$(verdict_of "$T/out2")
+expect_eq "verdict, resumed and uninterrupted ($resumed; $whole)" "${whole%% *}" "${resumed%% *}"
+expect_eq "verdict" DIFFERENT "${resumed%% *}"
+[ "${resumed#* }" -ge 6 ] || fail "the resumed verdict came after ${resumed#* } pairs, fewer than the 6 blocks it needs"
 expect_eq "sign, uninterrupted and resumed" "$(value sign "$(ls -d "$T"/runs/*/)ab.txt")" "$sign"
 no_fakegame_left
 exit 0
