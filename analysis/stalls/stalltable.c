@@ -31,15 +31,27 @@ static double trailer_num(const char *v)
 
 /* t0: a record's clock pair (meta clock_pair=MONO_NS RT_NS) against
  * bench.txt's. */
+/* "MONO_NS RT_NS", each by the strict parser (sscanf's %llu took a "-1"
+ * as 2^64 - 1 and junk after a number). 0 or -EINVAL. */
+static int clock_pair(const char *text, uint64_t *mono, uint64_t *rt)
+{
+	char *copy = xstrdup(text), *w[2];
+	int r = str_words(copy, w, 2) == 2 && safe_atou64(w[0], mono) == 0 && safe_atou64(w[1], rt) == 0
+			? 0 : -EINVAL;
+
+	free(copy);
+	return r;
+}
+
 static struct stall_table_t0 clock_t0(const char *bench_pair, const char *rec_pair)
 {
 	struct stall_table_t0 t0 = { .bench_lacks = !bench_pair };
-	unsigned long long bm, br, rm, rr;
+	uint64_t bm, br, rm, rr;
 
-	if (bench_pair && rec_pair && sscanf(bench_pair, "%llu %llu", &bm, &br) == 2 &&
-	    sscanf(rec_pair, "%llu %llu", &rm, &rr) == 2) {
+	if (bench_pair && rec_pair && clock_pair(bench_pair, &bm, &br) == 0 &&
+	    clock_pair(rec_pair, &rm, &rr) == 0) {
 		t0.known = true;
-		t0.ms = ((double)((long long)(rr - rm) - (long long)(br - bm))) / 1e6;
+		t0.ms = ((double)((int64_t)(rr - rm) - (int64_t)(br - bm))) / 1e6;
 	}
 	return t0;
 }
