@@ -6,7 +6,7 @@
  */
 #include "quiet/thaw.h"
 #include "quiet/thaw-internal.h"
-#include "system/fsroot.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -151,7 +151,7 @@ static const char *entry_invalid(enum thaw_kind kind, const char *key, const cha
 
 	switch (kind) {
 	case THAW_FILE_SETTING:
-		if (!fsroot_rel_valid(key) ||
+		if (!rel_path_valid(key) ||
 		    (strncmp(key, "proc/", 5) != 0 && strncmp(key, "sys/", 4) != 0))
 			return "a file entry's path must lie under proc/ or sys/ (no empty, '.' or '..' "
 			       "names)";

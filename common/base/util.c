@@ -562,12 +562,29 @@ int copy_file(const char *from, const char *to, int mode)
 	return r;
 }
 
+bool rel_path_valid(const char *rel)
+{
+	const char *p = rel;
+
+	if (!rel || !*rel)
+		return false;
+	for (;;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		if (!p[n])
+			return true;
+		p += n + 1;
+	}
+}
+
 int open_regular_beneath(const char *dir, const char *rel, struct stat *st)
 {
 	char *copy, *comp, *next;
 	int fd, r;
 
-	if (!*rel || *rel == '/')
+	if (!rel_path_valid(rel))
 		return -EINVAL;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -579,10 +596,6 @@ int open_regular_beneath(const char *dir, const char *rel, struct stat *st)
 		next = strchr(comp, '/');
 		if (next)
 			*next = '\0';
-		if (!*comp || !strcmp(comp, ".") || !strcmp(comp, "..")) {
-			r = -EINVAL;
-			break;
-		}
 		if (!next) {
 			r = open_regular_at(fd, comp, st);
 			break;

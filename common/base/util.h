@@ -125,9 +125,12 @@ struct stat;
  * through a symlink: -ELOOP; a FIFO cannot block the open). The fd, with
  * *st (may be NULL) its fstat, or -errno as open_regular(). */
 int open_regular_at(int dirfd, const char *name, struct stat *st);
+/* Whether rel is a path that stays where it starts: relative, not empty,
+ * and none of its names empty, "." or "..". */
+bool rel_path_valid(const char *rel);
 /* The same for REL, a relative path under the directory DIR: every
- * component opened in its parent without following a symlink; "." and
- * ".." components and an absolute REL are refused (-EINVAL). */
+ * component opened in its parent without following a symlink; a REL
+ * rel_path_valid() refuses is -EINVAL. */
 int open_regular_beneath(const char *dir, const char *rel, struct stat *st);
 /* Copies at most max bytes from in to out (-EFBIG past them: a file that
  * grows while copied). 0 or -errno. */

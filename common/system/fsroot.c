@@ -48,23 +48,6 @@ int fsroot_open(const char *rel, int flags)
 	return fd;
 }
 
-bool fsroot_rel_valid(const char *rel)
-{
-	const char *p = rel;
-
-	if (!rel || !*rel)
-		return false;
-	for (;;) {
-		size_t n = strcspn(p, "/");
-
-		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-			return false;
-		if (!p[n])
-			return true;
-		p += n + 1;
-	}
-}
-
 /* rest resolved beneath dirfd, its last name not followed. */
 static int open_beneath(int dirfd, const char *rest, int flags)
 {
@@ -93,7 +76,7 @@ int fsroot_open_beneath(const char *rel, int flags)
 	char *path;
 	int dirfd, fd;
 
-	if (!fsroot_rel_valid(rel) || !(slash = strchr(rel, '/')))
+	if (!rel_path_valid(rel) || !(slash = strchr(rel, '/')))
 		return -EINVAL;
 	path = xasprintf("%s/%.*s", fsroot(), (int)(slash - rel), rel);
 	dirfd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

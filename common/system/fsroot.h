@@ -22,16 +22,13 @@ void fsroot_set(const char *root);
 int fsroot_open(const char *rel, int flags);
 /* Opens rel under the root for a caller that must not be led out of the
  * directory rel starts in (root/proc, root/sys) by rel itself or by a
- * link on the way: rel is relative, its names are neither empty, '.' nor
- * '..' (-EINVAL); the rest is resolved beneath root/FIRST with openat2's
+ * link on the way: rel is one rel_path_valid() takes (else -EINVAL); the rest is resolved beneath root/FIRST with openat2's
  * RESOLVE_BENEATH and RESOLVE_NO_MAGICLINKS (a relative symlink that stays
  * there is followed, as sysfs's are; an absolute one or one that climbs
  * out is -EXDEV), and the last name is not followed (-ELOOP). Where the
  * kernel has no openat2 (before 5.6, or a seccomp filter), the names are
  * checked and the last one not followed. fd or -errno. */
 int fsroot_open_beneath(const char *rel, int flags);
-/* Whether rel is such a path: relative, names neither empty, '.' nor '..'. */
-bool fsroot_rel_valid(const char *rel);
 /* Reads a small file under the root into buf (NUL-terminated, trailing
  * newline kept). Bytes read or -errno; -EOVERFLOW if it did not fit (buf
  * then holds what did, NUL-terminated). */

@@ -6,7 +6,7 @@
  * and format back into text that parses to the same journal.
  */
 #include "quiet/thaw.h"
-#include "system/fsroot.h"
+#include "base/util.h"
 
 static void check_entries(const struct thaw_owner *o, const struct thaw_entry *e, size_t n)
 {
@@ -14,7 +14,7 @@ static void check_entries(const struct thaw_owner *o, const struct thaw_entry *e
 		abort();
 	for (size_t i = 0; i < n; i++)
 		if (e[i].kind == THAW_FILE_SETTING &&
-		    (!fsroot_rel_valid(e[i].key) ||
+		    (!rel_path_valid(e[i].key) ||
 		     (strncmp(e[i].key, "proc/", 5) != 0 && strncmp(e[i].key, "sys/", 4) != 0)))
 			abort();
 }
