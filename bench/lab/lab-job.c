@@ -1,8 +1,9 @@
 /*
- * What a lab job is beyond Slurm's own record: where its batches go and
- * how a requeued job finds the batch its first start made, the run
- * options a resume keeps, its name and script, and the matrix file's
- * batches (recipes/matrix.ini, read as scripts/bench-matrix.sh reads it).
+ * What a lab job is beyond Slurm's own record: its record, where its
+ * batches go and how a requeued job finds the batch its first start made,
+ * the run options a resume keeps, the site it refreshes and how that went,
+ * its name and script, and the matrix file's batches (recipes/matrix.ini,
+ * read as scripts/bench-matrix.sh reads it).
  */
 #include "lab/lab.h"
 #include "text/inifile.h"
@@ -21,6 +22,94 @@ char *lab_job_record_path(const char *lab_dir, const char *job_id)
 char *lab_job_batches_dir(const char *lab_dir, const char *job_id)
 {
 	return xasprintf("%s/jobs/%s", lab_dir, job_id);
+}
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+void lab_job_record_fill(struct kvfile *kf, const struct lab_job_record *r)
+{
+	kvfile_addf(kf, "format", "%d", LAB_JOB_FORMAT);
+	kvfile_add(kf, "job_id", or_empty(r->job_id));
+	kvfile_add(kf, "submitted_utc", or_empty(r->submitted_utc));
+	kvfile_add(kf, "game", or_empty(r->game));
+	kvfile_add(kf, "variants", or_empty(r->variants));
+	kvfile_addf(kf, "rounds", "%d", r->rounds);
+	kvfile_add(kf, "tokens", or_empty(r->tokens));
+	kvfile_add(kf, "kernel", or_empty(r->kernel));
+	kvfile_add(kf, "nodes", or_empty(r->nodes));
+	kvfile_add(kf, "constraint", or_empty(r->constraint));
+	kvfile_add(kf, "db", or_empty(r->db));
+	kvfile_add(kf, "batches_dir", or_empty(r->batches_dir));
+	kvfile_add(kf, "site", or_empty(r->site));
+	kvfile_add(kf, "sbatch", or_empty(r->sbatch));
+}
+
+int lab_site_dir_check(const char *dir, const char **why)
+{
+	if (!dir || dir[0] != '/') {
+		*why = "an absolute directory (the job runs elsewhere)";
+		return -EINVAL;
+	}
+	/* the site command writes and removes pages under it */
+	if (!dir[strspn(dir, "/")]) {
+		*why = "a directory of its own, not the root";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+const char *lab_job_db(char *const *run_args)
+{
+	const char *db = NULL;
+
+	for (size_t i = 0; run_args[i]; i++)
+		if (str_startswith(run_args[i], "--db="))
+			db = run_args[i] + 5;
+	return db && *db ? db : NULL;
+}
+
+char *lab_job_site_path(const char *lab_dir, const char *job_id)
+{
+	return xasprintf("%s/jobs/%s.site", lab_dir, job_id);
+}
+
+void lab_site_refresh_fill(struct kvfile *kf, const struct lab_site_refresh *r)
+{
+	kvfile_addf(kf, "format", "%d", LAB_SITE_REFRESH_FORMAT);
+	kvfile_add(kf, "job_id", or_empty(r->job_id));
+	kvfile_add(kf, "site", or_empty(r->site));
+	kvfile_add(kf, "db", or_empty(r->db));
+	kvfile_add(kf, "finished_utc", or_empty(r->finished_utc));
+	kvfile_add(kf, "status", r->exit_code == 0 ? "refreshed" : "failed");
+	kvfile_addf(kf, "exit", "%d", r->exit_code);
+	kvfile_add(kf, "summary", or_empty(r->summary));
+	kvfile_add(kf, "error", or_empty(r->error));
+}
+
+int lab_site_refresh_words(const struct kvfile *kf, struct strbuf *out)
+{
+	const char *format = kvfile_get(kf, "format"), *site = kvfile_get(kf, "site");
+	const char *status = kvfile_get(kf, "status"), *exit_code = kvfile_get(kf, "exit");
+	const char *error = kvfile_get(kf, "error");
+	int n;
+
+	if (!format || safe_atoi(format, &n) < 0 || n != LAB_SITE_REFRESH_FORMAT || !site || !*site || !status)
+		return -EINVAL;
+	if (!strcmp(status, "refreshed")) {
+		strbuf_addf(out, "site %s refreshed", site);
+		return 0;
+	}
+	if (strcmp(status, "failed") != 0)
+		return -EINVAL;
+	strbuf_addf(out, "site %s not refreshed", site);
+	if (exit_code && strcmp(exit_code, "-1") != 0)
+		strbuf_addf(out, " (exit %s%s%s)", exit_code, error && *error ? ": " : "", or_empty(error));
+	else if (error && *error)
+		strbuf_addf(out, " (%s)", error);
+	return 0;
 }
 
 int lab_job_find_batch(const char *batches_dir, char **dir)
@@ -97,7 +186,8 @@ char *lab_job_script(const char *hb)
 		"# hitchbench lab job script (format 1), written by 'hitchbench lab submit'\n"
 		"# (docs/lab.md). Slurm runs it on the job's node, as a fresh job and again\n"
 		"# after a requeue; 'lab job' checks the kernel, then starts the job's batch\n"
-		"# or resumes the one its first start made (results/lab/jobs/$SLURM_JOB_ID/).\n"
+		"# or resumes the one its first start made (results/lab/jobs/$SLURM_JOB_ID/),\n"
+		"# and with --site refreshes the lab's site from the database at the end.\n"
 		"exec '");
 	for (const char *p = hb; *p; p++) {
 		if (*p == '\'')

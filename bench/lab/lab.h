@@ -115,11 +115,61 @@ const char *lab_state_words(const struct lab_slurm_job *j, bool *finished);
 
 #define LAB_JOB_FORMAT 1
 
-/* results/lab/jobs/JOBID.txt: what the job is (format, job_id,
- * submitted_utc, game, variants, rounds, tokens, kernel, where, db,
- * out_dir, command). The directory of its batches: results/lab/jobs/JOBID/. */
+/* results/lab/jobs/JOBID.txt: what the job is. The directory of its
+ * batches: results/lab/jobs/JOBID/. */
 char *lab_job_record_path(const char *lab_dir, const char *job_id);
 char *lab_job_batches_dir(const char *lab_dir, const char *job_id);
+
+/* What a submitted job records. NULL strings are written empty; db is the
+ * database's public name (a URL without its password). */
+struct lab_job_record {
+	const char *job_id, *submitted_utc;
+	const char *game, *variants, *tokens;
+	int rounds;
+	const char *kernel;              /* the kernel the job boots into */
+	const char *nodes, *constraint;  /* where it may run, as given */
+	const char *db, *batches_dir;
+	const char *site;                /* the site the job refreshes at its end */
+	const char *sbatch;              /* the sbatch command line */
+};
+
+/* The record's pairs, in their documented order, appended to kf. */
+void lab_job_record_fill(struct kvfile *kf, const struct lab_job_record *r);
+
+/* ---- the site a job refreshes (lab-job.c; docs/lab.md, "The lab's site") ---- */
+
+/* Whether dir may be a job's site (submit --site, lab job --site): 0, or
+ * -EINVAL with *why, the end of "--site wants ..., not 'DIR'". The job
+ * runs on another machine, in another directory: the site's path must be
+ * absolute. */
+int lab_site_dir_check(const char *dir, const char **why);
+
+/* The database a job's batch stores into: the value of the last "--db="
+ * among the run's arguments (submit passes one always), or NULL. Points
+ * into run_args. */
+const char *lab_job_db(char *const *run_args);
+
+#define LAB_SITE_REFRESH_FORMAT 1
+
+/* results/lab/jobs/JOBID.site: how the job's refresh of the site went. */
+char *lab_job_site_path(const char *lab_dir, const char *job_id);
+
+/* A refresh as the job saw it. exit_code is the site command's exit
+ * status; -1 when it could not be started or ended by a signal. */
+struct lab_site_refresh {
+	const char *job_id, *site, *db, *finished_utc;
+	int exit_code;
+	const char *summary;   /* its line on stdout (refreshed) */
+	const char *error;     /* why it failed: its last line on stderr, or why it did not run */
+};
+
+/* The pairs of JOBID.site, appended to kf. */
+void lab_site_refresh_fill(struct kvfile *kf, const struct lab_site_refresh *r);
+
+/* A read JOBID.site in lab status's words, appended to out: "site DIR
+ * refreshed", "site DIR not refreshed (exit 1: WHY)". -EINVAL (nothing
+ * appended) when kf is not one. */
+int lab_site_refresh_words(const struct kvfile *kf, struct strbuf *out);
 
 /* The job's batch directory under batches_dir: the one directory holding
  * a batch.txt (a requeued job finds the batch its first start made).
@@ -137,7 +187,8 @@ void lab_resume_options(char *const *run_options, struct argv_list *out);
 char *lab_job_name(const char *game);
 
 /* The job script (format 1): Slurm runs it on the node; it hands over at
- * once to `HB lab job ...` with the script's arguments. */
+ * once to `HB lab job ...` with the script's arguments (submit's
+ * --lab-dir, --kernel, --site, then "--" and the run's). */
 char *lab_job_script(const char *hb);
 
 /* ---- the matrix file (recipes/matrix.ini; recipes/README.md) ---- */

@@ -323,7 +323,126 @@ START_TEST(job_name_script)
 	s = lab_job_script("/opt/it's/hitchbench");
 	ck_assert(str_startswith(s, "#!/bin/sh\n"));
 	ck_assert_ptr_nonnull(strstr(s, "\nexec '/opt/it'\\''s/hitchbench' lab job \"$@\"\n"));
+	ck_assert_ptr_nonnull(strstr(s, "with --site refreshes the lab's site"));
 	free(s);
+}
+END_TEST
+
+/* The job record's pairs, in the documented order, a site among them. */
+START_TEST(job_record)
+{
+	struct lab_job_record rec = { .job_id = "12", .submitted_utc = "2026-12-06T08:00:00Z", .game = "dsda-doom",
+				      .variants = "software gl", .rounds = 3, .db = "postgresql://bench@lab/hb",
+				      .batches_dir = "/r/lab/jobs/12", .site = "/srv/lab-site", .sbatch = "sbatch x" };
+	struct kvfile kf;
+	char *text;
+
+	kvfile_init(&kf);
+	lab_job_record_fill(&kf, &rec);
+	text = kvfile_format(&kf);
+	ck_assert_str_eq(text, "format=1\njob_id=12\nsubmitted_utc=2026-12-06T08:00:00Z\ngame=dsda-doom\n"
+			       "variants=software gl\nrounds=3\ntokens=\nkernel=\nnodes=\nconstraint=\n"
+			       "db=postgresql://bench@lab/hb\nbatches_dir=/r/lab/jobs/12\nsite=/srv/lab-site\n"
+			       "sbatch=sbatch x\n");
+	free(text);
+	kvfile_release(&kf);
+	/* without a site: the key is there, empty */
+	rec.site = NULL;
+	kvfile_init(&kf);
+	lab_job_record_fill(&kf, &rec);
+	ck_assert_str_eq(kvfile_get(&kf, "site"), "");
+	kvfile_release(&kf);
+}
+END_TEST
+
+/* --site: an absolute directory, not the root; the job's database is its
+ * run's last --db=. */
+START_TEST(site_options)
+{
+	char *run[] = { "--warmup=1", "--db=/a.db", "--dbx=y", "--db=postgresql://h/db", "--quiet", NULL };
+	char *none[] = { "--warmup=1", "--db", "/b.db", NULL }, *empty[] = { "--db=", NULL };
+	const char *why = NULL;
+
+	ck_assert_int_eq(lab_site_dir_check("/srv/lab-site", &why), 0);
+	ck_assert_int_eq(lab_site_dir_check("/srv/lab site/", &why), 0);
+	ck_assert_int_eq(lab_site_dir_check("site", &why), -EINVAL);
+	ck_assert_str_eq(why, "an absolute directory (the job runs elsewhere)");
+	ck_assert_int_eq(lab_site_dir_check("./site", &why), -EINVAL);
+	ck_assert_int_eq(lab_site_dir_check("", &why), -EINVAL);
+	ck_assert_int_eq(lab_site_dir_check(NULL, &why), -EINVAL);
+	ck_assert_int_eq(lab_site_dir_check("//", &why), -EINVAL);
+	ck_assert_str_eq(why, "a directory of its own, not the root");
+	ck_assert_str_eq(lab_job_db(run), "postgresql://h/db");
+	ck_assert_ptr_null(lab_job_db(none));   /* submit passes --db=DB, one word */
+	ck_assert_ptr_null(lab_job_db(empty));
+}
+END_TEST
+
+/* JOBID.site written and read back in lab status's words. */
+START_TEST(site_refresh)
+{
+	struct lab_site_refresh rr = { .job_id = "12", .site = "/srv/s", .db = "/r/lab.db",
+				       .finished_utc = "2026-12-06T08:00:00Z", .exit_code = 0,
+				       .summary = "site /srv/s: 9 pages, 2 written, 7 unchanged, 0 removed; "
+						  "1 change points (1 new); 0.4 s" };
+	struct strbuf sb = STRBUF_INIT;
+	struct kvfile kf, back;
+	char *text, *path;
+
+	path = lab_job_site_path("/r/lab", "12");
+	ck_assert_str_eq(path, "/r/lab/jobs/12.site");
+	free(path);
+	kvfile_init(&kf);
+	lab_site_refresh_fill(&kf, &rr);
+	text = kvfile_format(&kf);
+	ck_assert_str_eq(text, "format=1\njob_id=12\nsite=/srv/s\ndb=/r/lab.db\nfinished_utc=2026-12-06T08:00:00Z\n"
+			       "status=refreshed\nexit=0\nsummary=site /srv/s: 9 pages, 2 written, 7 unchanged, "
+			       "0 removed; 1 change points (1 new); 0.4 s\nerror=\n");
+	kvfile_init(&back);
+	ck_assert_int_eq(kvfile_parse(&back, text, NULL), 0);
+	ck_assert_int_eq(lab_site_refresh_words(&back, &sb), 0);
+	ck_assert_str_eq(sb.buf, "site /srv/s refreshed");
+	free(text);
+	kvfile_release(&kf);
+	kvfile_release(&back);
+
+	/* the site command failed: its exit status and its last word */
+	rr.exit_code = 1;
+	rr.summary = NULL;
+	rr.error = "hitchbench: cannot make '/srv/s': Not a directory";
+	kvfile_init(&kf);
+	lab_site_refresh_fill(&kf, &rr);
+	ck_assert_str_eq(kvfile_get(&kf, "status"), "failed");
+	strbuf_reset(&sb);
+	ck_assert_int_eq(lab_site_refresh_words(&kf, &sb), 0);
+	ck_assert_str_eq(sb.buf, "site /srv/s not refreshed (exit 1: hitchbench: cannot make '/srv/s': Not a directory)");
+	kvfile_release(&kf);
+	/* it did not run, or a signal ended it: no exit status */
+	rr.exit_code = -1;
+	rr.error = "cannot run 'hitchbench site': No such file or directory";
+	kvfile_init(&kf);
+	lab_site_refresh_fill(&kf, &rr);
+	strbuf_reset(&sb);
+	ck_assert_int_eq(lab_site_refresh_words(&kf, &sb), 0);
+	ck_assert_str_eq(sb.buf, "site /srv/s not refreshed (cannot run 'hitchbench site': No such file or directory)");
+	kvfile_release(&kf);
+
+	/* not one: another format, no site, an unknown status */
+	strbuf_reset(&sb);
+	kvfile_init(&kf);
+	ck_assert_int_eq(kvfile_parse(&kf, "format=2\nsite=/s\nstatus=refreshed\n", NULL), 0);
+	ck_assert_int_eq(lab_site_refresh_words(&kf, &sb), -EINVAL);
+	kvfile_release(&kf);
+	kvfile_init(&kf);
+	ck_assert_int_eq(kvfile_parse(&kf, "format=1\nstatus=refreshed\n", NULL), 0);
+	ck_assert_int_eq(lab_site_refresh_words(&kf, &sb), -EINVAL);
+	kvfile_release(&kf);
+	kvfile_init(&kf);
+	ck_assert_int_eq(kvfile_parse(&kf, "format=1\nsite=/s\nstatus=maybe\n", NULL), 0);
+	ck_assert_int_eq(lab_site_refresh_words(&kf, &sb), -EINVAL);
+	kvfile_release(&kf);
+	ck_assert_uint_eq(sb.len, 0);
+	strbuf_release(&sb);
 }
 END_TEST
 
@@ -387,6 +506,9 @@ TEST_SUITE(lab_suite)
 	tcase_add_test(tc, find_batch);
 	tcase_add_test(tc, resume_options);
 	tcase_add_test(tc, job_name_script);
+	tcase_add_test(tc, job_record);
+	tcase_add_test(tc, site_options);
+	tcase_add_test(tc, site_refresh);
 	tcase_add_test(tc, matrix);
 	suite_add_tcase(s, tc);
 	return s;
