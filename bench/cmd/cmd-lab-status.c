@@ -2,9 +2,10 @@
  * hitchbench lab status and lab results: the lab's jobs in the harness's
  * words. Slurm says where a job is (squeue while it knows it; then sacct
  * where accounting is stored, else the job completion log), the job's
- * record says what it is (results/lab/jobs/JOBID.txt), and its batch's
- * runs.txt how far it got. results prints the report of the job's batches
- * as the database holds them.
+ * record says what it is (results/lab/jobs/JOBID.txt), its batch's
+ * runs.txt how far it got, and JOBID.site how its refresh of the lab's
+ * site went. results prints the report of the job's batches as the
+ * database holds them.
  */
 #include "batch/batch.h"
 #include "cmd/cmd-lab.h"
@@ -191,6 +192,27 @@ static void progress(const char *batches, bool running, struct strbuf *sb)
 	free(dir);
 }
 
+/* "; site /srv/lab-site refreshed": how the job's refresh of the site went
+ * (results/lab/jobs/JOBID.site, written by the job at its end), when it
+ * has one. */
+static void site_refresh(const char *lab, const char *id, struct strbuf *sb)
+{
+	char *path = lab_job_site_path(lab, id);
+	struct strbuf words = STRBUF_INIT;
+	struct kvfile kf;
+	int r;
+
+	kvfile_init(&kf);
+	r = kvfile_read(&kf, path, NULL);
+	if (r == -EINVAL || (r == 0 && lab_site_refresh_words(&kf, &words) < 0))
+		warn_msg("'%s' is not a job's refresh of the site (format %d)", path, LAB_SITE_REFRESH_FORMAT);
+	else if (r == 0)
+		strbuf_addf(sb, "; %s", words.buf);
+	strbuf_release(&words);
+	kvfile_release(&kf);
+	free(path);
+}
+
 /* One job's line: `job 12 dsda-doom "software gl" x3 on node1: running, run 4 of 6`. */
 static void job_line(const char *lab, const char *id, struct lab_slurm_jobs *jobs, struct strbuf *sb)
 {
@@ -224,6 +246,7 @@ static void job_line(const char *lab, const char *id, struct lab_slurm_jobs *job
 	if (j->requeues && strcmp(j->state, "PENDING") != 0)   /* a pending one's words say it */
 		strbuf_addf(sb, ", requeued %d time(s) after its node failed", j->requeues);
 	progress(batches, j->state && !strcmp(j->state, "RUNNING"), sb);
+	site_refresh(lab, id, sb);
 	strbuf_addch(sb, '\n');
 	kvfile_release(&rec);
 	free(path);

@@ -4,7 +4,8 @@
  * --kernels its own jobs. Every job runs the job script (lab_job_script)
  * on its node: `hitchbench lab job`, which runs the batch into
  * results/lab/jobs/JOBID/ and stores it in the database given here,
- * passed on unchanged. What was submitted is kept in
+ * passed on unchanged; with --site DIR, the job then refreshes the lab's
+ * site in DIR from that database. What was submitted is kept in
  * results/lab/jobs/JOBID.txt (docs/lab.md, "The job record").
  */
 #include "text/argv.h"
@@ -28,6 +29,7 @@
 
 struct submit_args {
 	const char *nodes, *constraint, *kernels;
+	const char *site;              /* --site: refreshed by each job at its end */
 	const char *switches;          /* --switches: a GAME's tokens (a matrix has its own) */
 	int rounds;                    /* --rounds: every batch's rounds (0: as given) */
 	struct argv_list run_opts;     /* "--name=value" / "--name", as run takes them */
@@ -66,14 +68,15 @@ static int take_run_option(struct submit_args *a, const struct run_option *o, co
 
 static int submit_options(int argc, char **argv, struct submit_args *a)
 {
-	struct option opts[56];
+	struct option opts[57];
 	size_t n = 0;
 	int c, which = 0;
 
-	run_options_getopt(opts, &n, ARRAY_SIZE(opts) - 5, 0);
+	run_options_getopt(opts, &n, ARRAY_SIZE(opts) - 6, 0);
 	opts[n++] = (struct option){ "nodes", required_argument, NULL, 'N' };
 	opts[n++] = (struct option){ "constraint", required_argument, NULL, 'C' };
 	opts[n++] = (struct option){ "kernels", required_argument, NULL, 'K' };
+	opts[n++] = (struct option){ "site", required_argument, NULL, 'S' };
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
 	optind = 1;
@@ -90,6 +93,10 @@ static int submit_options(int argc, char **argv, struct submit_args *a)
 			a->constraint = optarg;
 		} else if (c == 'K') {
 			a->kernels = optarg;
+		} else if (c == 'S') {
+			if ((r = lab_site_usage(optarg)) != 0)
+				return r;
+			a->site = optarg;
 		} else if (c == 'h') {
 			lab_usage_print(stdout);
 			return HB_ARGS_DONE;
@@ -239,23 +246,16 @@ static int write_record(const char *lab, const char *job_id, const struct lab_ma
 	char iso[32], *path = lab_job_record_path(lab, job_id), *line = sqldb_command_line(cmd);
 	char *db = sqldb_public_name(a->db);
 	char *batches = lab_job_batches_dir(lab, job_id);
+	struct lab_job_record rec = {
+		.job_id = job_id, .submitted_utc = iso, .game = b->game, .variants = b->variants,
+		.tokens = b->tokens, .rounds = b->rounds, .kernel = kernel, .nodes = a->nodes,
+		.constraint = a->constraint, .db = db, .batches_dir = batches, .site = a->site, .sbatch = line,
+	};
 	int r;
 
 	kvfile_init(&kf);
 	utc_iso8601(time(NULL), iso, sizeof(iso));
-	kvfile_addf(&kf, "format", "%d", LAB_JOB_FORMAT);
-	kvfile_add(&kf, "job_id", job_id);
-	kvfile_add(&kf, "submitted_utc", iso);
-	kvfile_add(&kf, "game", b->game);
-	kvfile_add(&kf, "variants", b->variants ? b->variants : "");
-	kvfile_addf(&kf, "rounds", "%d", b->rounds);
-	kvfile_add(&kf, "tokens", b->tokens ? b->tokens : "");
-	kvfile_add(&kf, "kernel", kernel ? kernel : "");
-	kvfile_add(&kf, "nodes", a->nodes ? a->nodes : "");
-	kvfile_add(&kf, "constraint", a->constraint ? a->constraint : "");
-	kvfile_add(&kf, "db", db);
-	kvfile_add(&kf, "batches_dir", batches);
-	kvfile_add(&kf, "sbatch", line);
+	lab_job_record_fill(&kf, &rec);
 	r = kvfile_write(&kf, path);
 	kvfile_release(&kf);
 	free(db);
@@ -309,6 +309,8 @@ static int submit_one(const char *lab, const char *script, const struct lab_matr
 	argv_pushf(&cmd, "--lab-dir=%s", lab);
 	if (kernel)
 		argv_pushf(&cmd, "--kernel=%s", kernel);
+	if (a->site)
+		argv_pushf(&cmd, "--site=%s", a->site);
 	argv_push(&cmd, "--");
 	argv_push(&cmd, game);
 	if (b->variants)

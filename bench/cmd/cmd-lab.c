@@ -10,15 +10,19 @@
 #include "lab/lab.h"
 #include "cmd/lab-kernel.h"
 #include "runner/spawn.h"
+#include "db/sqldb.h"
+#include "base/timeutil.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -27,7 +31,8 @@ static const char lab_usage[] =
 	"usage: hitchbench lab init MACHINES-FILE [--out DIR] [--port N] [--state-dir DIR]\n"
 	"                           [--munge-socket PATH] [--slurm-user USER] [--cluster NAME]\n"
 	"   or: hitchbench lab submit MATRIX|GAME [\"VARIANT...\" [ROUNDS]] [--nodes LIST |\n"
-	"                           --constraint FEATURES] [--kernels \"K...\"] [--db DB] [run options]\n"
+	"                           --constraint FEATURES] [--kernels \"K...\"] [--db DB] [--site DIR]\n"
+	"                           [run options]\n"
 	"   or: hitchbench lab status [JOB...]\n"
 	"   or: hitchbench lab cancel JOB... | --all\n"
 	"   or: hitchbench lab results [JOB...] [--db DB]\n"
@@ -38,9 +43,11 @@ static const char lab_usage[] =
 	"results/lab/conf) and prints the steps that bring the cluster up. submit\n"
 	"turns a matrix file or one game's batch into jobs (each kernel of --kernels\n"
 	"its own jobs), each 'hitchbench run ... --db DB' on its node; a job its node\n"
-	"lost is requeued and resumes its batch. status, cancel and results say\n"
-	"what the jobs do, stop them, and print their batches' report from the\n"
-	"database. The jobs' records and batches: results/lab/jobs/.\n";
+	"lost is requeued and resumes its batch. With --site DIR (an absolute path)\n"
+	"each job then refreshes the lab's site in DIR from DB ('hitchbench site').\n"
+	"status, cancel and results say what the jobs do, stop them, and print their\n"
+	"batches' report from the database. The jobs' records and batches:\n"
+	"results/lab/jobs/.\n";
 
 void lab_usage_print(FILE *out)
 {
@@ -50,6 +57,20 @@ void lab_usage_print(FILE *out)
 int lab_usage_error(const char *fmt, const char *arg)
 {
 	return usage_error(lab_usage, fmt, arg);
+}
+
+int lab_site_usage(const char *dir)
+{
+	const char *why = NULL;
+	char *fmt;
+	int r;
+
+	if (lab_site_dir_check(dir, &why) == 0)
+		return 0;
+	fmt = xasprintf("--site wants %s, not '%%s'", why);
+	r = lab_usage_error(fmt, dir);
+	free(fmt);
+	return r;
 }
 
 char *lab_dir(const struct context *ctx)
@@ -235,21 +256,129 @@ static int job_argv(const char *self, const char *batches, char **run, int n_run
 	return 0;
 }
 
-/* hitchbench lab job --lab-dir DIR [--kernel K] -- RUN-ARGS...: what the
- * job script runs (lab_job_script). It execs the batch's runner, so the
- * runner is the job's own process (slurmstepd's child), and exits 0
- * without a batch when the node is to reboot into the job's kernel. */
+/* A stop signal that reached lab job while its batch ran (lab job --site). */
+static volatile sig_atomic_t job_stopped;
+
+static void note_stop(int sig)
+{
+	job_stopped = sig;
+}
+
+/* The batch's runner as the job's child, waited for: 0 with its wait
+ * status, or -errno when it could not be started or waited for. Slurm
+ * signals every process of the job (ProctrackType=proctrack/linuxproc),
+ * the runner too: a stop signal is only noted here, never passed on (a
+ * second SIGTERM would cut the runner's grace short). */
+static int run_batch(char *const *av, int *status)
+{
+	static const int stops[] = { SIGTERM, SIGINT, SIGHUP };
+	struct sigaction sa = { .sa_handler = note_stop, .sa_flags = SA_RESTART };
+	struct spawn_opts o = { .argv = av, .envp = environ, .in_fd = 0, .out_fd = 1, .err_fd = 2 };
+	pid_t pid;
+	int r;
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(stops); i++)
+		sigaction(stops[i], &sa, NULL);
+	fflush(stdout);
+	fflush(stderr);
+	if ((r = spawn_process(&o, &pid)) < 0)
+		return r;
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+/* The last line of text with something on it, stripped; a new string or NULL. */
+static char *last_line(const char *text)
+{
+	char *copy = xstrdup(text ? text : ""), *line = NULL, *save = NULL;
+
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if (*str_strip(l))
+			line = l;
+	line = line ? xstrdup(str_strip(line)) : NULL;
+	free(copy);
+	return line;
+}
+
+/* The lab's site refreshed from the database the batch stored into, once
+ * the batch ended (docs/lab.md, "The lab's site"): `hitchbench site --db
+ * DB --out SITE`. Its line and messages go to the job's log, how it went
+ * to results/lab/jobs/JOBID.site. A failed refresh is the site's, not the
+ * job's: the batch is stored, and the next job's refresh catches up. */
+static void refresh_site(const char *self, const char *lab, const char *job_id, const char *site, const char *db)
+{
+	char *argv[] = { (char *)self, "site", "--db", (char *)db, "--out", (char *)site, NULL };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	char iso[32], *public_db = sqldb_public_name(db), *path = lab_job_site_path(lab, job_id);
+	char *summary = NULL, *why = NULL;
+	struct lab_site_refresh rr = { .job_id = job_id, .site = site, .db = public_db, .finished_utc = iso,
+				       .exit_code = -1 };
+	struct kvfile kf;
+	int status = 0, r;
+
+	fflush(stdout);
+	fflush(stderr);
+	r = spawn_capture_io(argv, NULL, &out, &err, &status);
+	if (err.len)
+		fputs(err.buf, stderr);   /* the site's own messages, into the job's log */
+	summary = last_line(out.buf);
+	if (r < 0) {
+		why = xasprintf("cannot run 'hitchbench site': %s", strerror(-r));
+	} else if (!WIFEXITED(status)) {
+		char words[64];
+
+		describe_wait_status(status, words, sizeof(words));
+		why = xasprintf("'hitchbench site' ended by %s", words);
+	} else {
+		rr.exit_code = WEXITSTATUS(status);
+		if (rr.exit_code != 0 && !(why = last_line(err.buf)))
+			why = xstrdup("'hitchbench site' said nothing");
+	}
+	utc_iso8601(time(NULL), iso, sizeof(iso));
+	rr.summary = rr.exit_code == 0 ? summary : NULL;
+	rr.error = why;
+	kvfile_init(&kf);
+	lab_site_refresh_fill(&kf, &rr);
+	if ((r = kvfile_write(&kf, path)) < 0)
+		warn_msg("lab job %s: cannot write '%s': %s", job_id, path, strerror(-r));
+	if (rr.exit_code == 0)
+		info_msg("lab job %s: %s", job_id, summary ? summary : "the site was refreshed");
+	else if (rr.exit_code > 0)
+		warn_msg("lab job %s: the site %s was not refreshed (exit %d: %s): the batch is stored, the next "
+			 "job's refresh catches up", job_id, site, rr.exit_code, why);
+	else
+		warn_msg("lab job %s: the site %s was not refreshed (%s): the batch is stored, the next job's "
+			 "refresh catches up", job_id, site, why);
+	kvfile_release(&kf);
+	free(summary);
+	free(why);
+	free(path);
+	free(public_db);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+/* hitchbench lab job --lab-dir DIR [--kernel K] [--site SITE] -- RUN-ARGS...:
+ * what the job script runs (lab_job_script). It execs the batch's runner,
+ * so the runner is the job's own process (slurmstepd's child), and exits 0
+ * without a batch when the node is to reboot into the job's kernel. With
+ * --site it stays the runner's parent instead, and refreshes the site once
+ * the runner has ended; the job's exit status is the runner's all the
+ * same. */
 static int lab_job(int argc, char **argv, struct context *ctx)
 {
 	static const struct option opts[] = {
 		{ "lab-dir", required_argument, NULL, 'l' }, { "kernel", required_argument, NULL, 'k' },
-		{ NULL, 0, NULL, 0 },
+		{ "site", required_argument, NULL, 's' }, { NULL, 0, NULL, 0 },
 	};
-	const char *dir = NULL, *kernel = NULL, *job_id = getenv("SLURM_JOB_ID");
+	const char *dir = NULL, *kernel = NULL, *site = NULL, *db = NULL, *job_id = getenv("SLURM_JOB_ID");
 	struct argv_list av;
 	char *batches, self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	int c, r;
+	int c, r, status = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
@@ -257,11 +386,17 @@ static int lab_job(int argc, char **argv, struct context *ctx)
 			dir = optarg;
 		else if (c == 'k')
 			kernel = optarg;
+		else if (c == 's' && (r = lab_site_usage(optarg)) != 0)
+			return r;
+		else if (c == 's')
+			site = optarg;
 		else
 			return lab_usage_error("lab job: unknown option%s", "");
 	}
 	if (!dir || optind >= argc)
 		return lab_usage_error("lab job wants --lab-dir DIR and the run's arguments%s", "");
+	if (site && !(db = lab_job_db(argv + optind)))
+		return lab_usage_error("lab job --site wants the run's --db=DB: the site is made from it%s", "");
 	if (!job_id || !*job_id)
 		return lab_usage_error("lab job runs in a Slurm job (no SLURM_JOB_ID)%s", "");
 	if (n <= 0)
@@ -278,12 +413,23 @@ static int lab_job(int argc, char **argv, struct context *ctx)
 	}
 	argv_init(&av);
 	r = job_argv(self, batches, argv + optind, argc - optind, &av, job_id);
-	if (r == 0) {
+	if (r == 0 && !site) {
 		fflush(stdout);
 		fflush(stderr);
 		execv(self, av.v);
 		error_msg("cannot run hitchbench run: %s", strerror(errno));
 		r = HB_EXIT_FAILURE;
+	} else if (r == 0 && (r = run_batch(av.v, &status)) < 0) {
+		error_msg("cannot run hitchbench run: %s", strerror(-r));
+		r = HB_EXIT_FAILURE;
+	} else if (r == 0) {
+		/* a cancel or a requeue: the job ends now, the next job refreshes */
+		if (job_stopped)
+			note_msg("lab job %s: stopped by %s: the site %s is left to the next job's refresh", job_id,
+				 strsignal(job_stopped), site);
+		else
+			refresh_site(self, dir, job_id, site, db);
+		r = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	}
 	(void)ctx;
 	argv_release(&av);

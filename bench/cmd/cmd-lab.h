@@ -21,6 +21,9 @@ int cmd_lab_results(int argc, char **argv, struct context *ctx);
 void lab_usage_print(FILE *out);
 int lab_usage_error(const char *fmt, const char *arg);
 char *lab_dir(const struct context *ctx);
+/* --site DIR of submit and job checked (lab_site_dir_check): 0, or the
+ * usage error said and HB_EXIT_USAGE. */
+int lab_site_usage(const char *dir);
 struct argv_list;
 int lab_jobs_active(struct context *ctx, struct argv_list *ids);
 
