@@ -425,8 +425,8 @@ static int lab_job(int argc, char **argv, struct context *ctx)
 	} else if (r == 0) {
 		/* a cancel or a requeue: the job ends now, the next job refreshes */
 		if (job_stopped)
-			note_msg("lab job %s: stopped by %s: the site %s is left to the next job's refresh", job_id,
-				 strsignal(job_stopped), site);
+			note_msg("lab job %s: stopped (signal %d, %s): the site %s is left to the next job's refresh",
+				 job_id, (int)job_stopped, strsignal(job_stopped), site);
 		else
 			refresh_site(self, dir, job_id, site, db);
 		r = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

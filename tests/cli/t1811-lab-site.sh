@@ -1,5 +1,5 @@
 #!/bin/sh
-# wall: about 40 s (three jobs on the test's cluster, one after the other)
+# wall: about 45 s (four jobs on the test's cluster, one after the other)
 # lab submit --site on the test's one-node Slurm (tests/lib-slurm.sh): a
 # job ends by refreshing the lab's site from the database its batch
 # stored into ('hitchbench site --db DB --out DIR'); the job's record
@@ -7,8 +7,10 @@
 # was refreshed and lab status says so. A job whose site cannot be made
 # (its DIR under a plain file) still stores its whole batch and ends
 # COMPLETED: its log and JOBID.site say the refresh failed, and the next
-# job's refresh of the good site has that batch too. A relative --site,
-# or /, is refused before anything is submitted.
+# job's refresh of the good site has that batch too. A job cancelled
+# mid-batch (lab job is then its runner's parent) ends its batch
+# interrupted and leaves the site to the next job. A relative --site, or
+# /, is refused before anything is submitted.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-slurm.sh"
 lab_test_setup
@@ -83,4 +85,33 @@ for b in "$B" "$B2" "$B3"; do
 done
 value summary "$JOBS/$J3.site" | grep -q ", [1-9][0-9]* unchanged, " ||
 	fail "the second refresh wrote every page again: $(value summary "$JOBS/$J3.site")"
+
+# 5. a job with a site cancelled mid-batch: lab job waits for its runner
+# (its child), which ends the batch interrupted; the job does not refresh
+"$HB" lab submit "$T/fake.ini" base 20 --db "$DB" --site "$SITE" $OPTS >"$T/out" 2>"$T/err" ||
+	fail "submit: $(cat "$T/err")"
+J4=$(submitted "$T/out") || exit 1
+wait_job "$J4" RUNNING
+for i in $(seq 1 300); do
+	grep -q "^1 \(done\|invalid\) " "$JOBS/$J4"/*/runs.txt 2>/dev/null && break
+	sleep 0.1
+done
+grep -q "^1 \(done\|invalid\) " "$JOBS/$J4"/*/runs.txt || fail "no run of job $J4 finished: $(cat "$JOBS/$J4.log")"
+runner=$(ps -eo pid,args | awk -v t="$T/" 'index($0, t) && / run / && /hitchbench/ && !/ lab job / && !/awk/ { print $1 }' | head -n 1)
+[ -n "$runner" ] || fail "no runner of job $J4"
+case $(ps -o args= -p "$(ps -o ppid= -p "$runner" | tr -d ' ')") in
+*" lab job "*" --site=$SITE -- "*) ;;
+*) fail "the runner's parent is not lab job --site: $(ps -o args= -p "$(ps -o ppid= -p "$runner" | tr -d ' ')")" ;;
+esac
+"$HB" lab cancel "$J4" >"$T/out" 2>"$T/err" || fail "cancel: $(cat "$T/err")"
+wait_job "$J4" CANCELLED
+for i in $(seq 1 100); do
+	[ -z "$(t_procs)" ] && break
+	sleep 0.1
+done
+[ -z "$(t_procs)" ] || fail "the cancelled job left processes: $(ps -o pid,args -p "$(t_procs | tr '\n' ',')0")"
+expect_eq "cancelled batch" interrupted "$(value status "$(dirname "$(ls "$JOBS/$J4"/*/runs.txt)")/batch.txt")"
+grep -q "^hitchbench: note: lab job $J4: stopped (signal 15, Terminated): the site $SITE is left to the next job's refresh\$" \
+	"$JOBS/$J4.log" || fail "the cancelled job's log: $(cat "$JOBS/$J4.log")"
+[ ! -e "$JOBS/$J4.site" ] || fail "the cancelled job refreshed the site: $(cat "$JOBS/$J4.site")"
 exit 0
