@@ -114,6 +114,16 @@ t_procs() {
 	ps -eo pid,args | awk -v t="$T/" 'index($0, t) && !/awk -v t=/ && !/^ *[0-9]+ munged / { print $1 }'
 }
 
+# t_procs_gone WHAT: waits (10 s at most) until no process names the
+# test's directory; fails naming those left by WHAT
+t_procs_gone() {
+	for _i in $(seq 1 100); do
+		[ -z "$(t_procs)" ] && return 0
+		sleep 0.1
+	done
+	fail "$1 left processes: $(ps -o pid,args -p "$(t_procs | tr '\n' ',')0")"
+}
+
 # slurm_stop: the jobs cancelled and every daemon of the test's cluster stopped
 slurm_stop() {
 	[ -n "${S:-}" ] || return 0

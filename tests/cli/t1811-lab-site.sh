@@ -105,11 +105,7 @@ case $(ps -o args= -p "$(ps -o ppid= -p "$runner" | tr -d ' ')") in
 esac
 "$HB" lab cancel "$J4" >"$T/out" 2>"$T/err" || fail "cancel: $(cat "$T/err")"
 wait_job "$J4" CANCELLED
-for i in $(seq 1 100); do
-	[ -z "$(t_procs)" ] && break
-	sleep 0.1
-done
-[ -z "$(t_procs)" ] || fail "the cancelled job left processes: $(ps -o pid,args -p "$(t_procs | tr '\n' ',')0")"
+t_procs_gone "the cancelled job"
 expect_eq "cancelled batch" interrupted "$(value status "$(dirname "$(ls "$JOBS/$J4"/*/runs.txt)")/batch.txt")"
 grep -q "^hitchbench: note: lab job $J4: stopped (signal 15, Terminated): the site $SITE is left to the next job's refresh\$" \
 	"$JOBS/$J4.log" || fail "the cancelled job's log: $(cat "$JOBS/$J4.log")"

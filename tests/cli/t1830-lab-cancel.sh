@@ -35,11 +35,7 @@ expect_eq "cancel --all" "cancelled job $J1: its batch stops, the finished runs 
 wait_job "$J1" CANCELLED
 wait_job "$J2" CANCELLED
 # the runner stopped the game on SIGTERM and ended its batch as interrupted
-for i in $(seq 1 100); do
-	[ -z "$(t_procs)" ] && break
-	sleep 0.1
-done
-[ -z "$(t_procs)" ] || fail "the cancelled job left processes: $(ps -o pid,args -p "$(t_procs | tr '\n' ',')0")"
+t_procs_gone "the cancelled job"
 BD=$(dirname "$(ls "$JD"/*/runs.txt)")
 expect_eq "cancelled batch" interrupted "$(value status "$BD/batch.txt")"
 done_n=$(grep -c "^[0-9]* \(done\|invalid\) " "$BD/runs.txt")
