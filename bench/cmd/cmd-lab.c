@@ -338,7 +338,7 @@ static void refresh_site(const char *self, const char *lab, const char *job_id, 
 			why = xstrdup("'hitchbench site' said nothing");
 	}
 	utc_iso8601(time(NULL), iso, sizeof(iso));
-	rr.summary = rr.exit_code == 0 ? summary : NULL;
+	rr.summary = summary;   /* exit 1 may come with it: a page that lacks a part */
 	rr.error = why;
 	kvfile_init(&kf);
 	lab_site_refresh_fill(&kf, &rr);
@@ -347,10 +347,10 @@ static void refresh_site(const char *self, const char *lab, const char *job_id, 
 	if (rr.exit_code == 0)
 		info_msg("lab job %s: %s", job_id, summary ? summary : "the site was refreshed");
 	else if (rr.exit_code > 0)
-		warn_msg("lab job %s: the site %s was not refreshed (exit %d: %s): the batch is stored, the next "
+		warn_msg("lab job %s: the refresh of the site %s failed (exit %d: %s): the batch is stored, the next "
 			 "job's refresh catches up", job_id, site, rr.exit_code, why);
 	else
-		warn_msg("lab job %s: the site %s was not refreshed (%s): the batch is stored, the next job's "
+		warn_msg("lab job %s: the refresh of the site %s failed (%s): the batch is stored, the next job's "
 			 "refresh catches up", job_id, site, why);
 	kvfile_release(&kf);
 	free(summary);

@@ -104,7 +104,7 @@ int lab_site_refresh_words(const struct kvfile *kf, struct strbuf *out)
 	}
 	if (strcmp(status, "failed") != 0)
 		return -EINVAL;
-	strbuf_addf(out, "site %s not refreshed", site);
+	strbuf_addf(out, "site %s refresh failed", site);
 	if (exit_code && strcmp(exit_code, "-1") != 0)
 		strbuf_addf(out, " (exit %s%s%s)", exit_code, error && *error ? ": " : "", or_empty(error));
 	else if (error && *error)

@@ -159,7 +159,7 @@ char *lab_job_site_path(const char *lab_dir, const char *job_id);
 struct lab_site_refresh {
 	const char *job_id, *site, *db, *finished_utc;
 	int exit_code;
-	const char *summary;   /* its line on stdout (refreshed) */
+	const char *summary;   /* its line on stdout, when it printed one */
 	const char *error;     /* why it failed: its last line on stderr, or why it did not run */
 };
 
@@ -167,7 +167,7 @@ struct lab_site_refresh {
 void lab_site_refresh_fill(struct kvfile *kf, const struct lab_site_refresh *r);
 
 /* A read JOBID.site in lab status's words, appended to out: "site DIR
- * refreshed", "site DIR not refreshed (exit 1: WHY)". -EINVAL (nothing
+ * refreshed", "site DIR refresh failed (exit 1: WHY)". -EINVAL (nothing
  * appended) when kf is not one. */
 int lab_site_refresh_words(const struct kvfile *kf, struct strbuf *out);
 

@@ -65,11 +65,11 @@ rc=$(value exit "$JOBS/$J2.site")
 [ "$rc" -ge 1 ] || fail "the failed refresh's exit: $rc"
 why=$(value error "$JOBS/$J2.site")
 [ -n "$why" ] || fail "the failed refresh says no reason: $(cat "$JOBS/$J2.site")"
-grep -qF "hitchbench: warning: lab job $J2: the site $BAD was not refreshed (exit $rc: $why): the batch is stored, the next job's refresh catches up" \
+grep -qF "hitchbench: warning: lab job $J2: the refresh of the site $BAD failed (exit $rc: $why): the batch is stored, the next job's refresh catches up" \
 	"$JOBS/$J2.log" || fail "the job's log does not say the refresh failed: $(cat "$JOBS/$J2.log")"
 [ ! -e "$BAD" ] || fail "$BAD was made"
 "$HB" lab status "$J2" >"$T/st" 2>&1 || fail "status: $(cat "$T/st")"
-expect_eq "status of job $J2" "job $J2 $T/fake.ini \"base\" x1 on node1: finished, 1 of 1 run(s) done; site $BAD not refreshed (exit $rc: $why)" \
+expect_eq "status of job $J2" "job $J2 $T/fake.ini \"base\" x1 on node1: finished, 1 of 1 run(s) done; site $BAD refresh failed (exit $rc: $why)" \
 	"$(cat "$T/st")"
 
 # 4. the next job's refresh of the good site catches up: the batch whose

@@ -415,7 +415,7 @@ START_TEST(site_refresh)
 	ck_assert_str_eq(kvfile_get(&kf, "status"), "failed");
 	strbuf_reset(&sb);
 	ck_assert_int_eq(lab_site_refresh_words(&kf, &sb), 0);
-	ck_assert_str_eq(sb.buf, "site /srv/s not refreshed (exit 1: hitchbench: cannot make '/srv/s': Not a directory)");
+	ck_assert_str_eq(sb.buf, "site /srv/s refresh failed (exit 1: hitchbench: cannot make '/srv/s': Not a directory)");
 	kvfile_release(&kf);
 	/* it did not run, or a signal ended it: no exit status */
 	rr.exit_code = -1;
@@ -424,7 +424,7 @@ START_TEST(site_refresh)
 	lab_site_refresh_fill(&kf, &rr);
 	strbuf_reset(&sb);
 	ck_assert_int_eq(lab_site_refresh_words(&kf, &sb), 0);
-	ck_assert_str_eq(sb.buf, "site /srv/s not refreshed (cannot run 'hitchbench site': No such file or directory)");
+	ck_assert_str_eq(sb.buf, "site /srv/s refresh failed (cannot run 'hitchbench site': No such file or directory)");
 	kvfile_release(&kf);
 
 	/* not one: another format, no site, an unknown status */
