@@ -334,7 +334,7 @@ static void refresh_site(const char *self, const char *lab, const char *job_id, 
 		why = xasprintf("'hitchbench site' ended by %s", words);
 	} else {
 		rr.exit_code = WEXITSTATUS(status);
-		if (rr.exit_code != 0 && !(why = last_line(err.buf)))
+		if (rr.exit_code != 0 && !(why = lab_site_error(err.buf)))
 			why = xstrdup("'hitchbench site' said nothing");
 	}
 	utc_iso8601(time(NULL), iso, sizeof(iso));

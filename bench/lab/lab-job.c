@@ -76,6 +76,45 @@ char *lab_job_site_path(const char *lab_dir, const char *job_id)
 	return xasprintf("%s/jobs/%s.site", lab_dir, job_id);
 }
 
+/* A new string of the n bytes at s, blanks at its end taken off. */
+static char *trimmed(const char *s, size_t n)
+{
+	while (n && strchr(" \t\r", s[n - 1]))
+		n--;
+	return xstrndup(s, n);
+}
+
+char *lab_site_error(const char *stderr_text)
+{
+	static const char prog[] = "hitchbench: ";
+	const size_t pl = sizeof(prog) - 1;
+	const char *error = NULL, *message = NULL, *any = NULL, *s = stderr_text ? stderr_text : "";
+	size_t error_len = 0, message_len = 0, any_len = 0;
+
+	while (*s) {
+		size_t len = strcspn(s, "\n"), lead = strspn(s, " \t\r");
+
+		if (lead < len) {
+			any = s + lead;
+			any_len = len - lead;
+		}
+		if (len > pl && !strncmp(s, prog, pl)) {
+			message = s + pl;
+			message_len = len - pl;
+			if (strncmp(message, "warning: ", 9) != 0 && strncmp(message, "note: ", 6) != 0) {
+				error = message;
+				error_len = message_len;
+			}
+		}
+		s += len + (s[len] == '\n');
+	}
+	if (error)
+		return trimmed(error, error_len);
+	if (message)
+		return trimmed(message, message_len);
+	return any ? trimmed(any, any_len) : NULL;
+}
+
 void lab_site_refresh_fill(struct kvfile *kf, const struct lab_site_refresh *r)
 {
 	kvfile_addf(kf, "format", "%d", LAB_SITE_REFRESH_FORMAT);

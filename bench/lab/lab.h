@@ -160,8 +160,15 @@ struct lab_site_refresh {
 	const char *job_id, *site, *db, *finished_utc;
 	int exit_code;
 	const char *summary;   /* its line on stdout, when it printed one */
-	const char *error;     /* why it failed: its last line on stderr, or why it did not run */
+	const char *error;     /* why it failed: lab_site_error(), or why it did not run */
 };
+
+/* Why the site command failed, from what it said on stderr: its last
+ * message ("hitchbench: WHY", the program's name taken off) that is not a
+ * warning or a note, else its last message, else its last line with
+ * something on it (a database's own lines follow a message: "LINE 1:
+ * ...", "^"). A new string, or NULL when it said nothing. */
+char *lab_site_error(const char *stderr_text);
 
 /* The pairs of JOBID.site, appended to kf. */
 void lab_site_refresh_fill(struct kvfile *kf, const struct lab_site_refresh *r);

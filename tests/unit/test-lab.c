@@ -378,6 +378,32 @@ START_TEST(site_options)
 }
 END_TEST
 
+/* Why the site command failed, from its stderr: its last error message,
+ * not a database's lines after it, nor a warning. */
+START_TEST(site_error)
+{
+	char *e;
+
+	e = lab_site_error("hitchbench: warning: batch B has no end\n"
+			   "hitchbench: cannot build the site in '/s': cannot list batches in 'postgresql:///hb': "
+			   "ERROR:  UNION types bigint and text cannot be matched\n"
+			   "LINE 1: ..., NULL, NULL FROM ...\n"
+			   "                            ^\n");
+	ck_assert_str_eq(e, "cannot build the site in '/s': cannot list batches in 'postgresql:///hb': "
+			    "ERROR:  UNION types bigint and text cannot be matched");
+	free(e);
+	e = lab_site_error("hitchbench: note: one\nhitchbench: warning: two  \n\n");
+	ck_assert_str_eq(e, "warning: two");
+	free(e);
+	e = lab_site_error("Segmentation fault\n   \n");
+	ck_assert_str_eq(e, "Segmentation fault");
+	free(e);
+	ck_assert_ptr_null(lab_site_error(" \n\n"));
+	ck_assert_ptr_null(lab_site_error(""));
+	ck_assert_ptr_null(lab_site_error(NULL));
+}
+END_TEST
+
 /* JOBID.site written and read back in lab status's words. */
 START_TEST(site_refresh)
 {
@@ -409,13 +435,13 @@ START_TEST(site_refresh)
 	/* the site command failed: its exit status and its last word */
 	rr.exit_code = 1;
 	rr.summary = NULL;
-	rr.error = "hitchbench: cannot make '/srv/s': Not a directory";
+	rr.error = "cannot make '/srv/s': Not a directory";
 	kvfile_init(&kf);
 	lab_site_refresh_fill(&kf, &rr);
 	ck_assert_str_eq(kvfile_get(&kf, "status"), "failed");
 	strbuf_reset(&sb);
 	ck_assert_int_eq(lab_site_refresh_words(&kf, &sb), 0);
-	ck_assert_str_eq(sb.buf, "site /srv/s refresh failed (exit 1: hitchbench: cannot make '/srv/s': Not a directory)");
+	ck_assert_str_eq(sb.buf, "site /srv/s refresh failed (exit 1: cannot make '/srv/s': Not a directory)");
 	kvfile_release(&kf);
 	/* it did not run, or a signal ended it: no exit status */
 	rr.exit_code = -1;
@@ -508,6 +534,7 @@ TEST_SUITE(lab_suite)
 	tcase_add_test(tc, job_name_script);
 	tcase_add_test(tc, job_record);
 	tcase_add_test(tc, site_options);
+	tcase_add_test(tc, site_error);
 	tcase_add_test(tc, site_refresh);
 	tcase_add_test(tc, matrix);
 	suite_add_tcase(s, tc);
