@@ -1,5 +1,5 @@
 #!/bin/sh
-# wall: about 45 s (four jobs on the test's cluster, one after the other)
+# wall: about 20 s (four jobs on the test's cluster, one after the other)
 # lab submit --site on the test's one-node Slurm (tests/lib-slurm.sh): a
 # job ends by refreshing the lab's site from the database its batch
 # stored into ('hitchbench site --db DB --out DIR'); the job's record
