@@ -3,12 +3,13 @@
 # catch what it is for before t0387 trusts its pass on a built site: a
 # small good site (tests/fixtures/linkcheck/good: pages in directories,
 # fragments, a name with a space, inline SVG with use and xlink:href, a
-# data: image, a mailto:) passes; a bad one (.../bad) fails with one line
-# for each kind of broken link (a missing file, a fragment no id names, a
-# link above the site, an absolute path, http:, https:, //host and file:
-# URLs, a directory), for an id given twice that a link names, for a page
-# that does not parse and for a page no link reaches; bytes that are not
-# UTF-8 and a symbolic link out of the site, made here on a copy; bad
+# data: image, a mailto:, CSS's url()) passes; a bad one (.../bad) fails
+# with one line for each kind of broken link (a missing file, a fragment
+# no id names, a link above the site, an absolute path, http:, https:,
+# //host and file: URLs, in CSS's url() too, a directory, an SVG fill
+# naming no gradient), for an id given twice that a link names, for a
+# page that does not parse and for a page no link reaches; bytes that are
+# not UTF-8 and a symbolic link out of the site, made here on a copy; bad
 # usage exits 2.
 . "$(dirname "$0")/../lib.sh"
 PY=/usr/bin/python3
@@ -26,7 +27,7 @@ lc() {
 cp -r "$FIX/good" "$T/good"
 lc "$T/good"
 expect_eq "the good site's exit ($(cat "$T/err"))" 0 "$rc"
-expect_eq "what was checked" "linkcheck $T/good: 5 pages visited, 24 links followed to 7 files, 0 pages no link reaches" \
+expect_eq "what was checked" "linkcheck $T/good: 5 pages visited, 26 links followed to 7 files, 0 pages no link reaches" \
 	"$(cat "$T/out")"
 [ ! -s "$T/err" ] || fail "the good site drew complaints: $(cat "$T/err")"
 
@@ -36,6 +37,7 @@ expect_eq "the bad site's exit" 1 "$rc"
 cat >"$T/want" <<'W'
 index.html: broken link 'https://cdn.example.org/site.css' (fetched from elsewhere: https:)
 index.html: broken link '//cdn.example.org/favicon.ico' (fetched from elsewhere: //cdn.example.org)
+index.html: broken link 'http://example.org/bg.png' (fetched from elsewhere: http:)
 index.html: broken link 'missing.html' (no such file)
 index.html: broken link 'machine/lab-1.html#k9.9' (no id 'k9.9' in machine/lab-1.html)
 index.html: broken link '#nowhere' (no id 'nowhere' in index.html)
@@ -46,6 +48,7 @@ index.html: broken link 'http://example.org/pic.png' (fetched from elsewhere: ht
 index.html: broken link 'file:///etc/hostname' (fetched from elsewhere: file:)
 index.html: broken link 'machine/' (a directory, not a page)
 index.html: broken link '#nodef' (no id 'nodef' in index.html)
+index.html: broken link '#nograd' (no id 'nograd' in index.html)
 index.html: broken link 'gone.svg' (no such file)
 broken.html:4: does not parse (</span> closes nothing open)
 broken.html: broken link '#twice' (id 'twice' given twice in broken.html, lines 5 and 6)
@@ -56,7 +59,7 @@ sort "$T/want" >"$T/want.sorted"
 sort "$T/err" >"$T/err.sorted"
 diff -u "$T/want.sorted" "$T/err.sorted" || fail "the bad site's complaints are not the ones expected (above)"
 grep -qx "unreached: orphan.html" "$T/out" || fail "stdout does not list the page no link reaches: $(cat "$T/out")"
-grep -q "^linkcheck $FIX/bad: 3 pages visited, 17 links followed to 3 files, 1 pages no link reaches\$" "$T/out" ||
+grep -q "^linkcheck $FIX/bad: 3 pages visited, 19 links followed to 3 files, 1 pages no link reaches\$" "$T/out" ||
 	fail "what was checked: $(cat "$T/out")"
 
 # a copy of the good site with a page that is not UTF-8, and a symbolic

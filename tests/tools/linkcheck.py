@@ -7,7 +7,8 @@ through it offline would, and says which ones lead nowhere.
 Starts at DIR/index.html and visits, breadth-first, every page a link
 reaches: <a href>, <area href>, <link href>, <img src> (and the src of
 the other elements that load something), SVG's <use href>, <image href>
-and <a href>, and any xlink:href. Fails (exit 1, one line a problem on
+and <a href>, any xlink:href, and CSS's url() in <style>, style= and
+SVG's fill=, stroke=, marker-*=, clip-path=, mask= and filter=. Fails (exit 1, one line a problem on
 stderr) on:
 
   PAGE: broken link 'HREF' (WHY)   a file that does not exist; a directory
@@ -39,6 +40,7 @@ import collections
 import html.parser
 import os
 import posixpath
+import re
 import sys
 import urllib.parse
 
@@ -56,6 +58,12 @@ LINK_ATTRS = {("a", "href"), ("area", "href"), ("link", "href"), ("use", "href")
               ("object", "data"), ("video", "poster"), ("feimage", "href")}
 # schemes that load nothing from elsewhere and name no file to check
 INERT_SCHEMES = {"data", "mailto"}
+# attributes whose value may hold CSS's url(): style, and SVG's paint,
+# marker, clip, mask and filter references (url(#id))
+CSS_ATTRS = {"style", "fill", "stroke", "marker-start", "marker-mid", "marker-end", "clip-path", "mask",
+             "filter"}
+# a URL in CSS: url(x), url('x'), url("x")
+CSS_URL = re.compile(r"""url\(\s*(['"]?)(.*?)\1\s*\)""", re.S)
 
 
 class Page(html.parser.HTMLParser):
@@ -80,6 +88,16 @@ class Page(html.parser.HTMLParser):
                 self.ids.setdefault(value, line)
             if (tag, name) in LINK_ATTRS or name == "xlink:href":
                 self.links.append((line, value))
+            elif name in CSS_ATTRS:
+                self._css(value)
+
+    def _css(self, text):
+        for m in CSS_URL.finditer(text):
+            self.links.append((self.getpos()[0], m.group(2)))
+
+    def handle_data(self, data):
+        if self.stack and self.stack[-1][0] == "style":
+            self._css(data)
 
     def handle_starttag(self, tag, attrs):
         self._attrs(tag, attrs)
