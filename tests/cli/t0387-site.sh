@@ -127,6 +127,7 @@ site() {
 	expect_eq "site's exit ($(cat "$T/site.err"))" 0 "$rc"
 	expect_eq "site's lines on stdout ($(cat "$T/site.out"))" 1 "$(wc -l <"$T/site.out")"
 	line=$(cat "$T/site.out")
+	# shellcheck disable=SC2046 # the six numbers, one a word
 	set -- $(echo "$line" | sed -n "s|^site $_dir: \([0-9]*\) pages, \([0-9]*\) written, \([0-9]*\) unchanged, \([0-9]*\) removed; \([0-9]*\) change points (\([0-9]*\) new); [0-9]*\.[0-9] s\$|\1 \2 \3 \4 \5 \6|p")
 	[ $# = 6 ] || fail "site's line is not the one its contract says: '$line'"
 	pages=$1 written=$2 unchanged=$3 removed=$4 changes=$5 new=$6
@@ -173,7 +174,7 @@ grep -qE -- '-(4[5-9]|5[0-9])(\.[0-9]+)?%' "$T/index.txt" ||
 	fail "the index does not give the change's size (about -54%): $(cut -c1-600 "$T/index.txt")"
 # the fps trend: each of lab-1's points links to its batch
 for batch in $lab1_batches; do
-	grep -q "href=\"[^\"]*$batch[^\"]*\"" "$trend" || fail "the trend's point of $batch links nowhere"
+	grep -q "href=\"[^\"]*${batch}[^\"]*\"" "$trend" || fail "the trend's point of $batch links nowhere"
 done
 
 # Chromium draws the index and the trend page (t0381's checker)
@@ -215,12 +216,14 @@ first_pages=$pages
 site "$S"
 echo "$line"
 expect_eq "pages after one new batch" "$((first_pages + 1))" "$pages"
-[ "$written" -ge 1 ] && [ "$written" -lt "$pages" ] || fail "not some of the pages written: $line"
+if [ "$written" -lt 1 ] || [ "$written" -ge "$pages" ]; then
+	fail "not some of the pages written: $line"
+fi
 expect_eq "written and unchanged make the site" "$pages" "$((written + unchanged))"
 page="$S/batch/$new_batch.html"
 [ -f "$page" ] || fail "no page of the new batch $new_batch: $(ls "$S/batch")"
 touched=$(find "$S" -name '*.html' -newer "$T/before" | sed "s|^$S/||" | sort)
-echo "written: $(echo $touched)"
+echo "written: $(echo "$touched" | tr '\n' ' ')"
 expect_eq "pages touched and pages said written" "$written" "$(echo "$touched" | grep -c .)"
 echo "$touched" | grep -q "^${page#"$S"/}\$" || fail "the new batch's page was not written"
 for batch in $lab1_batches; do
