@@ -6,19 +6,21 @@
 # two machines and five kernels, lab-1's software fps halving between
 # 6.18.41 and 6.18.44 (the gl run's frames relabelled as software, as
 # t0800 does), and an A/B batch (hitchbench ab's) on lab-2, imported with
-# db import. The site is built; every link is
-# followed offline from its index and none is broken, no page is out of
-# reach (tests/tools/linkcheck.py, shown its faults by t0383); Chromium
-# loads the index and lab-1's fps trend and finds nothing wrong
+# db import. The site is built; every link is followed offline from its
+# index and none is broken, no page is out of reach
+# (tests/tools/linkcheck.py, shown its faults by t0383); Chromium loads
+# the index and the fps trend and finds nothing wrong
 # (tests/tools/chromium-check.py, as t0381); the index names the change
 # point with its machine and the kernels on either side; every batch has
-# its page, the A/B its verdict's too. Built again with
-# nothing changed, no page is written; after one new batch on lab-2, some
-# pages are written and not all, lab-1's own pages are not among them, and
-# the new batch's page is there and linked. The same batches in a
-# PostgreSQL of the test's own give the same site, but for what names the
-# database. Without Chromium or a PostgreSQL server the rest still runs,
-# then the test skips saying what it could not do.
+# its page, the A/B its verdict's too. Built again with nothing changed,
+# no page is written; after one new batch on lab-2, some pages are written
+# and not all, lab-1's own pages are not among them, and the new batch's
+# page is there and linked. A batch taken out of the database takes its
+# pages with it and leaves no link to them. The same batches in a
+# PostgreSQL of the test's own give the same pages, but for what names the
+# database and when a build found a change. Without Chromium or a
+# PostgreSQL server the rest still runs, then the test skips saying what
+# it could not do.
 . "$(dirname "$0")/../lib.sh"
 command -v gnuplot >/dev/null || skip "gnuplot is not installed (Debian: gnuplot-nox): the batches' pages draw with it"
 PY=/usr/bin/python3
@@ -213,9 +215,11 @@ mk_batch 0700 lab-2 6.18.46 "$A" "$B" "$A"
 new_batch=$batch
 "$HB" db import --db "$db" "$T/lab/$new_batch" >"$T/imp" 2>&1 || fail "db import of the new batch: $(cat "$T/imp")"
 first_pages=$pages
+first_changes=$changes
 site "$S"
 echo "$line"
 expect_eq "pages after one new batch" "$((first_pages + 1))" "$pages"
+expect_eq "change points after a batch like the others (all, new)" "$first_changes 0" "$changes $new"
 if [ "$written" -lt 1 ] || [ "$written" -ge "$pages" ]; then
 	fail "not some of the pages written: $line"
 fi
@@ -233,6 +237,25 @@ done
 echo "$touched" | grep -q "^machine/$(machine_id lab-2)" || fail "lab-2's machine page not written: $touched"
 linkcheck "$S"
 grep -q "href=\"batch/${page##*/}\"" "$S/index.html" || fail "the index does not link the new batch's page ${page##*/}"
+
+# the A/B batch taken out of the database (and of the lab): its two pages
+# are removed, and no page links them any more
+ab_id=$(sqlite3 "$db" "SELECT id FROM runs WHERE batch_uuid = '$ab_batch'" | tr '\n' ',' | sed 's/,$//')
+sqlite3 "$db" "DELETE FROM metrics WHERE run_id IN ($ab_id); DELETE FROM provenance WHERE run_id IN ($ab_id);
+	DELETE FROM runs WHERE id IN ($ab_id); DELETE FROM batches WHERE batch_uuid = '$ab_batch'" || fail "deleting the A/B batch"
+rm -rf "${T:?}/lab/$ab_batch"
+second_pages=$pages
+site "$S"
+echo "$line"
+[ "$removed" -ge 2 ] || fail "the A/B batch's pages not removed: $line"
+expect_eq "pages after the A/B batch left" "$((second_pages - removed))" "$pages"
+for f in "batch/$ab_batch.html" "batch/$ab_batch.ab.html"; do
+	[ ! -e "$S/$f" ] || fail "$f is still there"
+done
+# the gl run name was the A/B's alone: its trend pages went with it
+[ -z "$(find "$S/trend" -path '*/dsda-doom/gl/*' -name '*.html')" ] ||
+	fail "trend pages of a run name no run has any more: $(find "$S/trend" -path '*/dsda-doom/gl/*')"
+linkcheck "$S"
 
 # PostgreSQL: the same batches, the same site but for what names the database
 if [ "$(id -u)" != 0 ] || [ ! -x /usr/lib/postgresql/15/bin/initdb ] || ! getent passwd postgres >/dev/null; then
