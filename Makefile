@@ -198,7 +198,7 @@ $(B)/gen/version.h: FORCE
 	@mkdir -p $(@D)
 	@v='#define HB_VERSION "$(VERSION)"'; [ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" >$@
 
-$(B)/bench/main.o $(B)/bench/runner/provenance.o: $(B)/gen/version.h
+$(B)/bench/main.o $(B)/bench/runner/provenance.o $(B)/bench/cmd/cmd-site.o: $(B)/gen/version.h
 
 $(COMMON_A): $(COMMON_OBJ)
 $(ANALYSIS_A): $(ANALYSIS_OBJ)

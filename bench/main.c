@@ -46,6 +46,8 @@ static const struct command {
 	{ "calibrate", cmd_calibrate, 0, "the machine's noise: spread, false-positive rates, smallest effect seen" },
 	{ "regress", cmd_regress, CMD_DB_OPTION | CMD_DB_READ,
 	  "a metric across kernel versions, with its change points" },
+	{ "site", cmd_site, CMD_DB_OPTION | CMD_DB_READ,
+	  "the database as a static site: trends across kernels per machine, batches, change points" },
 	{ "stalls", cmd_stalls, 0, "why each run stalled, stall by stall, from its stall record (STALLS=1)" },
 	{ "profile", cmd_profile, 0, "where the game's CPU time went, per stall frame, from its profile record (PROFILE=1)" },
 	{ "frames", cmd_frames, 0, "print a run's frames as text, for plots and checks" },

@@ -165,7 +165,7 @@ char *html_svg_inline(const char *svg, const char *prefix)
 	return strbuf_detach(&sb);
 }
 
-static const char page_style[] =
+const char report_html_style[] =
 	"body{font:15px/1.45 sans-serif;margin:0 auto;max-width:1240px;padding:0 16px 48px;"
 	"color:#1a1a1a;background:#fff}\n"
 	"h1{font-size:1.6em;margin:.8em 0 .2em}h2{border-bottom:2px solid #ccd;padding-bottom:.15em;"
@@ -375,8 +375,16 @@ int report_html_write(FILE *out, const struct report_row *rows, size_t n,
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<title>hitchbench report</title>\n<style>\n", out);
-	fputs(page_style, out);
-	fputs("</style>\n</head>\n<body>\n<h1>hitchbench report</h1>\n", out);
+	fputs(report_html_style, out);
+	fputs("</style>\n</head>\n<body>\n", out);
+	if (opts->back_href) {
+		fputs("<nav><a href=\"", out);
+		html_escape(out, opts->back_href);
+		fputs("\">", out);
+		html_escape(out, opts->back_text ? opts->back_text : "back");
+		fputs("</a></nav>\n", out);
+	}
+	fputs("<h1>hitchbench report</h1>\n", out);
 	html_summary(&p);
 	r = html_table(&p, text);
 	if (r == 0) {

@@ -42,6 +42,9 @@ struct report_html_opts {
 	 * compare --paired prints them), shown with the verdicts. */
 	const struct report_html_text *paired;
 	size_t n_paired;
+	/* A link above the heading (the lab's site: back to its index); NULL:
+	 * none. */
+	const char *back_href, *back_text;
 };
 
 /* Writes the page for rows[0..n) to out. What could not be made (a
@@ -52,6 +55,10 @@ struct report_html_opts {
 int report_html_write(FILE *out, const struct report_row *rows, size_t n,
 		      const struct report_html_opts *opts, struct strbuf *problems,
 		      size_t *n_problems);
+
+/* The page's style sheet (CSS), which other pages made of the same parts
+ * (the lab's site, bench/site/) share. */
+extern const char report_html_style[];
 
 /* Writes s to out with &, <, >, " and ' as entities and control
  * characters other than tab and newline as U+FFFD, so that text from a

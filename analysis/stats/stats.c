@@ -408,6 +408,21 @@ const char *stats_verdict_name(enum stats_verdict v)
 /* The normal's interquartile range in standard deviations: 2 z(0.75). */
 #define NORMAL_IQR 1.3489795003921634
 
+/* The thresholds simulated so far in this thread: a deterministic
+ * function of its arguments, asked again and again with the same ones (a
+ * comparison's crossing search; the lab's site draws a report per batch,
+ * and batches have the same few sizes), so each is simulated once. */
+#define HIGH_MEMO 64
+struct high_memo {
+	size_t n;
+	double magnitude;
+	unsigned simulations;
+	uint64_t seed;
+	double t;
+};
+static __thread struct high_memo high_memo[HIGH_MEMO];
+static __thread size_t high_memo_n, high_memo_next;
+
 double stats_high_threshold(size_t n, double magnitude, unsigned simulations, uint64_t seed)
 {
 	struct stats_rng rng;
@@ -415,6 +430,10 @@ double stats_high_threshold(size_t n, double magnitude, unsigned simulations, ui
 
 	if (n == 0 || simulations == 0)
 		return 1.0;
+	for (size_t i = 0; i < high_memo_n; i++)
+		if (high_memo[i].n == n && high_memo[i].magnitude == magnitude &&
+		    high_memo[i].simulations == simulations && high_memo[i].seed == seed)
+			return high_memo[i].t;
 	stats_rng_init(&rng, seed ^ (uint64_t)n);
 	a = zalloc(sizeof(*a) * n);
 	b = zalloc(sizeof(*b) * n);
@@ -438,6 +457,10 @@ double stats_high_threshold(size_t n, double magnitude, unsigned simulations, ui
 	free(a);
 	free(b);
 	free(p);
+	high_memo[high_memo_next] = (struct high_memo){ n, magnitude, simulations, seed, t };
+	high_memo_next = (high_memo_next + 1) % HIGH_MEMO;
+	if (high_memo_n < HIGH_MEMO)
+		high_memo_n++;
 	return t;
 }
 

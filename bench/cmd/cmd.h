@@ -68,6 +68,7 @@ int cmd_ab(int argc, char **argv, struct context *ctx);
 int cmd_compare(int argc, char **argv, struct context *ctx);
 int cmd_calibrate(int argc, char **argv, struct context *ctx);
 int cmd_regress(int argc, char **argv, struct context *ctx);
+int cmd_site(int argc, char **argv, struct context *ctx);
 int cmd_matrix(int argc, char **argv, struct context *ctx);
 int cmd_stalls(int argc, char **argv, struct context *ctx);
 int cmd_profile(int argc, char **argv, struct context *ctx);

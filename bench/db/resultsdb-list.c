@@ -4,6 +4,7 @@
  * as a report row.
  */
 #include "db/resultsdb-internal.h"
+#include "db/resultsdb-site.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -17,7 +18,9 @@
  * figures). */
 #define LIST_FILTER \
 	" WHERE (?1 IS NULL OR r.game = ?1) AND (?2 IS NULL OR r.variant = ?2)" \
-	" AND " RESULTSDB_MACHINE_IS("?3")
+	" AND " RESULTSDB_MACHINE_IS("?3") \
+	" AND (?4 IS NULL OR r.batch_uuid = ?4)" \
+	" AND (?5 IS NULL OR (r.batch_uuid IS NULL AND r.kernel_release = ?5))"
 static const char list_sql[] =
 	"SELECT r.id, r.run_uuid, r.name, r.path, r.status, r.game, r.variant,"
 	" r.started_utc, r.run_name, r.batch_uuid, r.kernel_release, r.invalid, r.check_failed,"
@@ -77,6 +80,7 @@ static int place_cmp(const void *a, const void *b)
  * each is (places sorted by row id), and what their provenance says. */
 struct listing {
 	const char *game, *variant, *machine;
+	const char *batch, *loose_kernel;   /* resultsdb_list_batch()'s */
 	struct resultsdb_run *runs;
 	struct run_place *places;
 	struct listed *listed;
@@ -88,6 +92,8 @@ static void bind_filter(struct sqldb_stmt *st, const struct listing *l)
 	sqldb_bind_text(st, 1, l->game);
 	sqldb_bind_text(st, 2, l->variant);
 	sqldb_bind_text(st, 3, l->machine);
+	sqldb_bind_text(st, 4, l->batch);
+	sqldb_bind_text(st, 5, l->loose_kernel);
 }
 
 /* Runs sql (the listing's filter its parameters, a run's row id its first
@@ -147,11 +153,10 @@ static void listed_release(struct listed *listed, size_t n)
 	free(listed);
 }
 
-int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, const char *machine,
-		   struct resultsdb_run **out, size_t *n, struct strbuf *err)
+static int list_runs(struct resultsdb *db, struct listing l, struct resultsdb_run **out, size_t *n,
+		     struct strbuf *err)
 {
 	static const char what[] = "cannot list runs in";
-	struct listing l = { .game = game, .variant = variant, .machine = machine };
 	struct sqldb_stmt *st = NULL;
 	size_t alloc = 0;
 	int ret;
@@ -214,6 +219,29 @@ out:
 	free(l.places);
 	resultsdb_runs_free(l.runs, l.runs ? l.n : 0);
 	return ret;
+}
+
+int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, const char *machine,
+		   struct resultsdb_run **out, size_t *n, struct strbuf *err)
+{
+	return list_runs(db, (struct listing){ .game = game, .variant = variant, .machine = machine },
+			 out, n, err);
+}
+
+int resultsdb_list_batch(struct resultsdb *db, const char *batch, const char *machine,
+			 const char *kernel, struct resultsdb_run **out, size_t *n, struct strbuf *err)
+{
+	struct listing l = { .batch = batch };
+
+	if (!batch) {
+		if (!machine || !kernel) {
+			strbuf_addf(err, "runs of no batch are listed by machine and kernel");
+			return -EINVAL;
+		}
+		l.machine = machine;
+		l.loose_kernel = kernel;
+	}
+	return list_runs(db, l, out, n, err);
 }
 
 void resultsdb_runs_free(struct resultsdb_run *runs, size_t n)
