@@ -243,7 +243,7 @@ done
 copy_sql pg "$N" $((N + 99)) 7.0 | psql -X -q "$big" -v ON_ERROR_STOP=1 >/dev/null || die "the new batch into PostgreSQL"
 copy_sql sqlite "$N" $((N + 99)) 7.0 | sqlite3 "$T/big.db" || die "the new batch into SQLite"
 for e in pg sqlite; do
-	site_cmd "after one new batch (100 runs, kernel 7.0)" $e
+	site_cmd "one batch more (kernel 7.0)" $e
 	[ -f "$T/site-$e/batch/big-$((N / 100)).html" ] || die "$e: no page of the new batch big-$((N / 100)) in $T/site-$e/batch"
 done
 echo "  # from the command's start to its exit; the new batch's page is there on both engines"
