@@ -1,5 +1,5 @@
 #!/bin/sh
-# cpu: heavy, about 40 s (Chromium; the report of every batch drawn by gnuplot)
+# cpu: heavy, about 20 s (Chromium; every batch's report drawn by gnuplot; a PostgreSQL of its own)
 # time-limit: 300 (Chromium's first start on a cold cache)
 # The lab's site (hitchbench site) as a person sees it, from a real
 # database: the recorded runs (tests/fixtures/runs) copied into batches on
