@@ -32,6 +32,9 @@ static const char site_usage[] =
 	"Only pages whose data changed are written again. Prints one line: pages, written,\n"
 	"unchanged, removed, change points (new), seconds. docs/site.md.\n"
 	"\n"
+	"SOURCE_DATE_EPOCH (seconds), when set, is the build's time: when a change point\n"
+	"was found.\n"
+	"\n"
 	"exit status: 0 built, 1 a page lacks a part (said on it and on stderr) or a failure,\n"
 	"2 usage or no such database\n";
 
@@ -120,6 +123,8 @@ int cmd_site(int argc, char **argv, struct context *ctx)
 	struct site_opts o;
 	struct resultsdb *db;
 	char now[32];
+	const char *epoch;
+	int64_t when;
 	uint64_t t0 = mono_ns();
 	int ret = parse_args(argc, argv, &a);
 
@@ -130,7 +135,18 @@ int cmd_site(int argc, char **argv, struct context *ctx)
 	ret = cmd_db_open(ctx, &db);
 	if (ret != HB_EXIT_OK)
 		return ret;
-	utc_iso8601(time(NULL), now, sizeof(now));
+	/* the build's time, as reproducible builds take it: SOURCE_DATE_EPOCH
+	 * when set (two builds of one database then make the same pages) */
+	epoch = getenv("SOURCE_DATE_EPOCH");
+	if (epoch && *epoch) {
+		if (safe_atoi64(epoch, &when) < 0 || when < 0) {
+			error_msg("SOURCE_DATE_EPOCH is not a count of seconds: '%s'", epoch);
+			return HB_EXIT_USAGE;
+		}
+		utc_iso8601((time_t)when, now, sizeof(now));
+	} else {
+		utc_iso8601(time(NULL), now, sizeof(now));
+	}
 	o = (struct site_opts){ .out = a.out, .metrics = a.metrics, .n_metrics = a.n_metrics,
 				.generator = "hitchbench " HB_VERSION, .now_utc = now, .seed = a.seed,
 				.ab_text = ab_text };

@@ -17,7 +17,7 @@ static const char batches_sql[] =
 	"SELECT batch_uuid, path, game, variants, tokens, status, started_utc, ended_utc, host,"
 	" machine_id, kernel_release, harness_command, rounds FROM batches"
 	" UNION ALL SELECT DISTINCT r.batch_uuid, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
-	" NULL, NULL, NULL, NULL FROM runs AS r WHERE r.batch_uuid IS NOT NULL"
+	" NULL, NULL, NULL, CAST(NULL AS INTEGER) FROM runs AS r WHERE r.batch_uuid IS NOT NULL"
 	" AND NOT EXISTS (SELECT 1 FROM batches AS b WHERE b.batch_uuid = r.batch_uuid)"
 	" ORDER BY 7 NULLS FIRST, 1";
 
