@@ -33,8 +33,9 @@ BUILD="gcc clang make pkg-config libinih-dev libsqlite3-dev nettle-dev check lib
 # run the layer on, t0220; vulkaninfo)
 # python3 (Debian's, /usr/bin/python3): the tests' checkers in tests/tools/
 # (stalls-agree.py compares the stall table's three outputs, t1041;
-# chromium-check.py drives Chromium, t0381)
-# chromium: the HTML report's test (t0381) loads `report --format html` in
+# chromium-check.py drives Chromium, t0381; linkcheck.py follows every link
+# of the lab's site, t0383, t0387)
+# chromium: the HTML report's test (t0381) and the site's (t0387) load pages in
 # Debian's headless Chromium, over the DevTools protocol, and fails on a
 # console error or a picture that did not draw (its own files: about 350 MB)
 # remote targets (docs/targets.md): ssh and rsync are what push, run --target

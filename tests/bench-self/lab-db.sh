@@ -21,6 +21,11 @@
 #    'hitchbench matrix --by batch' and '--by kernel --machine' timed, from
 #    the command's start to its exit (read, group, write every CSV), and
 #    its peak RSS (GNU time's %M).
+# 3. The lab's site of that database ('hitchbench site', issue 39), for
+#    PostgreSQL and for SQLite: whole (a fresh directory), again with
+#    nothing changed, and after one new batch of 100 runs on a new kernel
+#    (made by SQL as the others), each timed with its peak RSS; the new
+#    batch's page must be there.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 HB_BUILD=${HB_BUILD:-$top/build}
@@ -29,6 +34,13 @@ HB_FIXTURES=$top/tests/fixtures
 RUNS=${LAB_RUNS:-400}
 ROUNDS=${LAB_ROUNDS:-3}
 N=${LAB_MATRIX_RUNS:-100000}
+case $N in
+'' | *[!0-9]*) N=1 ;;
+esac
+if [ "$N" = 0 ] || [ $((N % 100)) != 0 ]; then
+	echo "lab database: LAB_MATRIX_RUNS must be a multiple of 100 (whole batches), not '${LAB_MATRIX_RUNS:-}'" >&2
+	exit 2
+fi
 export HB HB_BUILD HB_FIXTURES
 TMPDIR=$(mktemp -d)
 export TMPDIR
@@ -133,38 +145,48 @@ big="postgresql:///big?host=$T/pg/sock&user=postgres"
 "$HB" db import --db "$big" "$R/$A" "$R/$B" "$R/$G" >/dev/null
 "$HB" db import --db "$T/big.db" "$R/$A" "$R/$B" "$R/$G" >/dev/null
 # the copy: run i is real run (i % 3) + 1, in batch i / 100, on host
-# lab-(i / 100 % 2), kernel 6.(i / 10000). copy_sql SERIES(@LO@, @HI@) PAD(i):
-# the engine's row source of i and its zero-padded i
+# lab-(i / 100 % 2), kernel 6.(i / 10000). copy_sql ENGINE LO HI [KERNEL]:
+# runs LO .. HI (whole batches) in the engine's SQL (pg or sqlite), on
+# KERNEL if given
 copy_sql() {
-	series=$1
-	pad=$2
+	lo=$2
+	hi=$3
+	run_kernel="'6.' || (i / 10000)"
+	batch_kernel="'6.' || (i / 100)"
+	[ -z "${4:-}" ] || run_kernel="'$4'" batch_kernel="'$4'"
+	if [ "$1" = pg ]; then
+		series="(SELECT g AS i FROM generate_series(@LO@, @HI@) AS g) AS s"
+		pad="lpad(CAST(i AS TEXT), 8, '0')"
+	else
+		series="(SELECT value AS i FROM generate_series(@LO@, @HI@)) AS s"
+		pad="printf('%08d', i)"
+	fi
+	copied="n.run_uuid LIKE 'big-run-%' AND CAST(substr(n.run_uuid, 9) AS INTEGER) BETWEEN $lo AND $hi"
 	cat <<SQL
 INSERT INTO batches (batch_uuid, path, game, status, host, kernel_release, imported_utc)
 	SELECT 'big-' || i, '/lab/' || i, 'dsda-doom', 'complete', 'lab-' || (i % 2),
-	       '6.' || (i / 100), '2026-12-01T00:00:00Z' FROM $(echo "$series" | sed "s/@LO@/0/; s/@HI@/$(((N - 1) / 100))/");
+	       $batch_kernel, '2026-12-01T00:00:00Z' FROM $(echo "$series" | sed "s/@LO@/$((lo / 100))/; s/@HI@/$((hi / 100))/");
 INSERT INTO runs (run_uuid, name, path, format, game, variant, status, started_utc, kernel_release,
 		  host, imported_utc, batch_uuid, batch_round, batch_position, run_name, invalid)
 	SELECT 'big-run-' || i, r.name || '-' || i, r.path, r.format, r.game, r.variant, r.status,
-	       '2026-12-01T' || $pad, '6.' || (i / 10000), 'lab-' || ((i / 100) % 2),
+	       '2026-12-01T' || $pad, $run_kernel, 'lab-' || ((i / 100) % 2),
 	       r.imported_utc, 'big-' || (i / 100), i % 100, 0, r.variant, 0
-	FROM $(echo "$series" | sed "s/@LO@/0/; s/@HI@/$((N - 1))/") JOIN runs AS r ON r.id = 1 + (i % 3);
+	FROM $(echo "$series" | sed "s/@LO@/$lo/; s/@HI@/$hi/") JOIN runs AS r ON r.id = 1 + (i % 3);
 INSERT INTO metrics (run_id, name, value)
 	SELECT n.id, m.name, m.value FROM runs AS n JOIN runs AS o
-	       ON n.run_uuid LIKE 'big-run-%' AND o.id = 1 + (CAST(substr(n.run_uuid, 9) AS INTEGER) % 3)
+	       ON $copied AND o.id = 1 + (CAST(substr(n.run_uuid, 9) AS INTEGER) % 3)
 	JOIN metrics AS m ON m.run_id = o.id;
 INSERT INTO provenance (run_id, seq, key, value)
 	SELECT n.id, p.seq, p.key, p.value FROM runs AS n JOIN runs AS o
-	       ON n.run_uuid LIKE 'big-run-%' AND o.id = 1 + (CAST(substr(n.run_uuid, 9) AS INTEGER) % 3)
+	       ON $copied AND o.id = 1 + (CAST(substr(n.run_uuid, 9) AS INTEGER) % 3)
 	JOIN provenance AS p ON p.run_id = o.id;
 SQL
 }
 t0=$(date +%s.%N)
-copy_sql "(SELECT g AS i FROM generate_series(@LO@, @HI@) AS g) AS s" "lpad(CAST(i AS TEXT), 8, '0')" |
-	psql -X -q "$big" -v ON_ERROR_STOP=1 >/dev/null || die "filling PostgreSQL"
+copy_sql pg 0 $((N - 1)) | psql -X -q "$big" -v ON_ERROR_STOP=1 >/dev/null || die "filling PostgreSQL"
 psql -X -q "$big" -c "VACUUM ANALYZE" >/dev/null
 t1=$(date +%s.%N)
-copy_sql "(SELECT value AS i FROM generate_series(@LO@, @HI@)) AS s" "printf('%08d', i)" |
-	sqlite3 "$T/big.db" || die "filling SQLite"
+copy_sql sqlite 0 $((N - 1)) | sqlite3 "$T/big.db" || die "filling SQLite"
 sqlite3 "$T/big.db" "ANALYZE" || die "ANALYZE"
 t2=$(date +%s.%N)
 np=$(psql -X -q -A -t "$big" -c 'SELECT count(*) FROM runs')
@@ -174,17 +196,17 @@ ns=$(sqlite3 "$T/big.db" 'SELECT count(*) FROM runs')
 echo
 awk -v n="$N" -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
 	printf "a matrix over %d runs (+3 real; 31 metric values and 48 provenance pairs each), made by SQL in %.0f s (PostgreSQL), %.0f s (SQLite):\n", n, b - a, c - b }'
-# time_cmd LABEL CMD...: seconds and peak RSS
+# time_cmd LABEL CMD...: seconds and peak RSS (the command's stdout in $T/out)
 time_cmd() {
 	label=$1
 	shift
 	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f "%e %M" -o "$T/time" "$@" >/dev/null 2>"$T/err" || { cat "$T/err"; die "$label failed"; }
+		/usr/bin/time -f "%e %M" -o "$T/time" "$@" >"$T/out" 2>"$T/err" || { cat "$T/err"; die "$label failed"; }
 		read -r s kb <"$T/time"
 		printf "  %-46s %7.1f s  %6d MiB peak RSS\n" "$label" "$s" "$((kb / 1024))"
 	else
 		t0=$(date +%s.%N)
-		"$@" >/dev/null 2>"$T/err" || { cat "$T/err"; die "$label failed"; }
+		"$@" >"$T/out" 2>"$T/err" || { cat "$T/err"; die "$label failed"; }
 		t1=$(date +%s.%N)
 		awk -v l="$label" -v a="$t0" -v b="$t1" 'BEGIN { printf "  %-46s %7.1f s\n", l, b - a }'
 	fi
@@ -198,3 +220,30 @@ time_cmd "SQLite      matrix --by kernel --machine lab-0" "$HB" matrix --db "$T/
 cmp -s "$T/mpg/fps.csv" "$T/msq/fps.csv" || die "the two engines' fps.csv differ"
 echo "  # from the command's start to its exit: the runs and their metrics read, grouped, every CSV written;"
 echo "  # both engines wrote the same fps.csv ($(wc -l <"$T/mpg/fps.csv") lines)"
+
+# the lab's site of the large lab: whole, again unchanged, after one new batch
+echo
+echo "the lab's site of those $N runs ($((N / 100)) batches), hitchbench site:"
+# site_cmd LABEL ENGINE: times site of ENGINE's database into $T/site-ENGINE, and shows its line
+site_cmd() {
+	if [ "$2" = pg ]; then
+		db=$big
+		name="PostgreSQL"
+	else
+		db=$T/big.db
+		name="SQLite    "
+	fi
+	time_cmd "$name  site, $1" "$HB" site --db "$db" --out "$T/site-$2"
+	echo "      $(sed "s|^site $T/site-$2: ||" "$T/out")"
+}
+for e in pg sqlite; do
+	site_cmd "whole" $e
+	site_cmd "again, nothing changed" $e
+done
+copy_sql pg "$N" $((N + 99)) 7.0 | psql -X -q "$big" -v ON_ERROR_STOP=1 >/dev/null || die "the new batch into PostgreSQL"
+copy_sql sqlite "$N" $((N + 99)) 7.0 | sqlite3 "$T/big.db" || die "the new batch into SQLite"
+for e in pg sqlite; do
+	site_cmd "one batch more (kernel 7.0)" $e
+	[ -f "$T/site-$e/batch/big-$((N / 100)).html" ] || die "$e: no page of the new batch big-$((N / 100)) in $T/site-$e/batch"
+done
+echo "  # from the command's start to its exit; the new batch's page is there on both engines"
