@@ -16,7 +16,7 @@
 #   targets    `hitchbench target list`
 #   switches   the switch names `hitchbench run --help` lists
 
-_hitchbench_commands="run recipes report matrix db import export ab compare calibrate regress stalls profile frames flip plot quiet thaw pull interference-scan target push lab help"
+_hitchbench_commands="run recipes report matrix db import export ab compare calibrate regress site stalls profile frames flip plot quiet thaw pull interference-scan target push lab help"
 
 # the options of a batch's runs, which ab and calibrate take too (without
 # --order and --seed: ab makes its own plan), and run's own
@@ -33,6 +33,7 @@ _hitchbench_opts_ab="$_hitchbench_batch_opts --resume --format --metric --effect
 _hitchbench_opts_compare="--format --no-notes --db --machine --metric --batch --cross-boot --magnitude --seed --paired --effect --alpha --beta --max-rounds --help"
 _hitchbench_opts_calibrate="$_hitchbench_batch_opts --order --seed --rounds --effect --resamples --with --design --minutes"
 _hitchbench_opts_regress="--db --machine --metric --format --no-notes --seed --help"
+_hitchbench_opts_site="--db --out --metric --seed --help"
 _hitchbench_opts_stalls="--format --no-notes --stall-ms --verbose -v --help"
 _hitchbench_opts_profile="--frames --format --picture --span --stall-ms --top --vs --help"
 _hitchbench_opts_frames="--window --help"

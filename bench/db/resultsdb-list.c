@@ -16,25 +16,42 @@
  * run, so that nothing is looked up once per metric value or once per run
  * (a lab's database holds 100,000 runs and more: docs/lab.md has the
  * figures). */
-#define LIST_FILTER \
-	" WHERE (?1 IS NULL OR r.game = ?1) AND (?2 IS NULL OR r.variant = ?2)" \
-	" AND " RESULTSDB_MACHINE_IS("?3") \
-	" AND (?4 IS NULL OR r.batch_uuid = ?4)" \
-	" AND (?5 IS NULL OR (r.batch_uuid IS NULL AND r.kernel_release = ?5))"
-static const char list_sql[] =
-	"SELECT r.id, r.run_uuid, r.name, r.path, r.status, r.game, r.variant,"
-	" r.started_utc, r.run_name, r.batch_uuid, r.kernel_release, r.invalid, r.check_failed,"
-	" r.host, r.machine_id, r.api"
-	" FROM runs AS r" LIST_FILTER
-	" ORDER BY r.started_utc NULLS FIRST, r.name, r.id";
-static const char list_metrics_sql[] =
-	"SELECT m.run_id, m.name, m.value FROM metrics AS m JOIN runs AS r ON r.id = m.run_id"
-	LIST_FILTER " ORDER BY m.run_id";
+#define FILTER_REST \
+	" (?1 IS NULL OR r.game = ?1) AND (?2 IS NULL OR r.variant = ?2)" \
+	" AND " RESULTSDB_MACHINE_IS("?3")
+/* resultsdb_list()'s (?4 and ?5 NULL), a batch's (?4), and the runs of no
+ * batch of a kernel (?5): each leads with the condition an index serves */
+#define LIST_FILTER " WHERE" FILTER_REST " AND ?4 IS NULL AND ?5 IS NULL"
+#define BATCH_FILTER " WHERE r.batch_uuid = ?4 AND" FILTER_REST " AND ?5 IS NULL"
+#define LOOSE_FILTER " WHERE r.batch_uuid IS NULL AND r.kernel_release = ?5 AND" FILTER_REST " AND ?4 IS NULL"
+#define LIST_SQL(filter) \
+	"SELECT r.id, r.run_uuid, r.name, r.path, r.status, r.game, r.variant," \
+	" r.started_utc, r.run_name, r.batch_uuid, r.kernel_release, r.invalid, r.check_failed," \
+	" r.host, r.machine_id, r.api" \
+	" FROM runs AS r" filter \
+	" ORDER BY r.started_utc NULLS FIRST, r.name, r.id"
+#define LIST_METRICS_SQL(filter) \
+	"SELECT m.run_id, m.name, m.value FROM metrics AS m JOIN runs AS r ON r.id = m.run_id" \
+	filter " ORDER BY m.run_id"
 /* a key's first pair counts (bench.txt order), as kvfile_get() takes it */
-static const char list_provenance_sql[] =
-	"SELECT p.run_id, p.key, p.value FROM provenance AS p JOIN runs AS r ON r.id = p.run_id"
-	LIST_FILTER " AND p.key IN ('invalid_reason', 'interfered', 'interfered_reason',"
-	" 'frame_source_kind') ORDER BY p.run_id, p.seq";
+#define LIST_PROVENANCE_SQL(filter) \
+	"SELECT p.run_id, p.key, p.value FROM provenance AS p JOIN runs AS r ON r.id = p.run_id" \
+	filter " AND p.key IN ('invalid_reason', 'interfered', 'interfered_reason'," \
+	" 'frame_source_kind') ORDER BY p.run_id, p.seq"
+
+/* A listing's three statements. */
+struct list_sql {
+	const char *runs, *metrics, *provenance;
+};
+static const struct list_sql list_all = {
+	LIST_SQL(LIST_FILTER), LIST_METRICS_SQL(LIST_FILTER), LIST_PROVENANCE_SQL(LIST_FILTER),
+};
+static const struct list_sql list_batch = {
+	LIST_SQL(BATCH_FILTER), LIST_METRICS_SQL(BATCH_FILTER), LIST_PROVENANCE_SQL(BATCH_FILTER),
+};
+static const struct list_sql list_loose = {
+	LIST_SQL(LOOSE_FILTER), LIST_METRICS_SQL(LOOSE_FILTER), LIST_PROVENANCE_SQL(LOOSE_FILTER),
+};
 
 /* What a run's provenance says of it, for its listing. */
 enum listed_key { LK_INVALID_REASON, LK_INTERFERED, LK_INTERFERED_REASON, LK_FRAME_SOURCE_KIND, LK_COUNT };
@@ -81,6 +98,7 @@ static int place_cmp(const void *a, const void *b)
 struct listing {
 	const char *game, *variant, *machine;
 	const char *batch, *loose_kernel;   /* resultsdb_list_batch()'s */
+	const struct list_sql *sql;
 	struct resultsdb_run *runs;
 	struct run_place *places;
 	struct listed *listed;
@@ -161,7 +179,7 @@ static int list_runs(struct resultsdb *db, struct listing l, struct resultsdb_ru
 	size_t alloc = 0;
 	int ret;
 
-	ret = sqldb_prepare(resultsdb_sqldb(db), list_sql, &st, err, what);
+	ret = sqldb_prepare(resultsdb_sqldb(db), l.sql->runs, &st, err, what);
 	if (ret < 0)
 		goto out;
 	bind_filter(st, &l);
@@ -200,9 +218,9 @@ static int list_runs(struct resultsdb *db, struct listing l, struct resultsdb_ru
 		goto out;
 	if (l.n)
 		qsort(l.places, l.n, sizeof(*l.places), place_cmp);
-	ret = for_each_listed(db, list_metrics_sql, &l, add_metric, err);
+	ret = for_each_listed(db, l.sql->metrics, &l, add_metric, err);
 	if (ret == 0)
-		ret = for_each_listed(db, list_provenance_sql, &l, add_listed, err);
+		ret = for_each_listed(db, l.sql->provenance, &l, add_listed, err);
 	if (ret < 0)
 		goto out;
 	for (size_t i = 0; i < l.n; i++) {
@@ -224,14 +242,14 @@ out:
 int resultsdb_list(struct resultsdb *db, const char *game, const char *variant, const char *machine,
 		   struct resultsdb_run **out, size_t *n, struct strbuf *err)
 {
-	return list_runs(db, (struct listing){ .game = game, .variant = variant, .machine = machine },
+	return list_runs(db, (struct listing){ .game = game, .variant = variant, .machine = machine, .sql = &list_all },
 			 out, n, err);
 }
 
 int resultsdb_list_batch(struct resultsdb *db, const char *batch, const char *machine,
 			 const char *kernel, struct resultsdb_run **out, size_t *n, struct strbuf *err)
 {
-	struct listing l = { .batch = batch };
+	struct listing l = { .batch = batch, .sql = &list_batch };
 
 	if (!batch) {
 		if (!machine || !kernel) {
@@ -240,6 +258,7 @@ int resultsdb_list_batch(struct resultsdb *db, const char *batch, const char *ma
 		}
 		l.machine = machine;
 		l.loose_kernel = kernel;
+		l.sql = &list_loose;
 	}
 	return list_runs(db, l, out, n, err);
 }

@@ -145,7 +145,8 @@ big="postgresql:///big?host=$T/pg/sock&user=postgres"
 "$HB" db import --db "$big" "$R/$A" "$R/$B" "$R/$G" >/dev/null
 "$HB" db import --db "$T/big.db" "$R/$A" "$R/$B" "$R/$G" >/dev/null
 # the copy: run i is real run (i % 3) + 1, in batch i / 100, on host
-# lab-(i / 100 % 2), kernel 6.(i / 10000). copy_sql ENGINE LO HI [KERNEL]:
+# lab-(i / 100 % 2), kernel 6.(i / 10000); its directory is on its machine
+# (/lab/HOST/NAME), not here, as a lab's runs are where its database is. copy_sql ENGINE LO HI [KERNEL]:
 # runs LO .. HI (whole batches) in the engine's SQL (pg or sqlite), on
 # KERNEL if given
 copy_sql() {
@@ -168,7 +169,7 @@ INSERT INTO batches (batch_uuid, path, game, status, host, kernel_release, impor
 	       $batch_kernel, '2026-12-01T00:00:00Z' FROM $(echo "$series" | sed "s/@LO@/$((lo / 100))/; s/@HI@/$((hi / 100))/");
 INSERT INTO runs (run_uuid, name, path, format, game, variant, status, started_utc, kernel_release,
 		  host, imported_utc, batch_uuid, batch_round, batch_position, run_name, invalid)
-	SELECT 'big-run-' || i, r.name || '-' || i, r.path, r.format, r.game, r.variant, r.status,
+	SELECT 'big-run-' || i, r.name || '-' || i, '/lab/lab-' || ((i / 100) % 2) || '/' || r.name || '-' || i, r.format, r.game, r.variant, r.status,
 	       '2026-12-01T' || $pad, $run_kernel, 'lab-' || ((i / 100) % 2),
 	       r.imported_utc, 'big-' || (i / 100), i % 100, 0, r.variant, 0
 	FROM $(echo "$series" | sed "s/@LO@/$lo/; s/@HI@/$hi/") JOIN runs AS r ON r.id = 1 + (i % 3);
