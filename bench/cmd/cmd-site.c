@@ -10,6 +10,7 @@
 #include "base/timeutil.h"
 #include "site/site.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ static const char site_usage[] =
 	"Pages: index.html (machines, games, newest batches, every change point, newest\n"
 	"found first), a trend per game, run name and metric across kernels (a panel per\n"
 	"machine, each point a batch linked to its report), a page per machine (what it is,\n"
-	"what it ran, its noise) and per batch (report --format html; an ab batch's verdict).\n"
+	"what it ran, its noise) and per batch (its HTML report; an ab batch's verdict).\n"
 	"Only pages whose data changed are written again. Prints one line: pages, written,\n"
 	"unchanged, removed, change points (new), seconds. docs/site.md.\n"
 	"\n"
@@ -36,7 +37,7 @@ static const char site_usage[] =
 	"was found.\n"
 	"\n"
 	"exit status: 0 built, 1 a page lacks a part (said on it and on stderr) or a failure,\n"
-	"2 usage or no such database\n";
+	"2 usage, no such database, or a damaged DIR/site.state (its line said)\n";
 
 static const enum metric_id default_metrics[] = { M_FPS, M_LOW1, M_STALL_S };
 
@@ -125,6 +126,7 @@ int cmd_site(int argc, char **argv, struct context *ctx)
 	char now[32];
 	const char *epoch;
 	int64_t when;
+	int r;
 	uint64_t t0 = mono_ns();
 	int ret = parse_args(argc, argv, &a);
 
@@ -150,9 +152,11 @@ int cmd_site(int argc, char **argv, struct context *ctx)
 	o = (struct site_opts){ .out = a.out, .metrics = a.metrics, .n_metrics = a.n_metrics,
 				.generator = "hitchbench " HB_VERSION, .now_utc = now, .seed = a.seed,
 				.ab_text = ab_text };
-	if (site_build(db, &o, &st, &problems, &err) < 0) {
+	r = site_build(db, &o, &st, &problems, &err);
+	if (r < 0) {
 		error_msg("cannot build the site in '%s': %s", a.out, err.buf);
-		ret = HB_EXIT_FAILURE;
+		/* -EINVAL: its site.state is damaged (bad input, its line said) */
+		ret = r == -EINVAL ? HB_EXIT_USAGE : HB_EXIT_FAILURE;
 		goto out;
 	}
 	printf("site %s: %zu pages, %zu written, %zu unchanged, %zu removed; %zu change points (%zu new); "

@@ -129,10 +129,7 @@ struct site_model {
 int site_model_load(struct site_model *m, struct resultsdb *db, const struct site_opts *o,
 		    struct strbuf *err);
 void site_model_release(struct site_model *m);
-/* The machine key of run r. */
-const char *site_run_machine(const struct resultsdb_site_run *r);
 const struct site_machine *site_model_machine(const struct site_model *m, const char *key);
-const struct site_batch *site_model_batch(const struct site_model *m, const char *href_from_root);
 /* The trend page of a game's run name and metric, from the root. A new string. */
 char *site_trend_href(const char *game, const char *run_name, const char *metric);
 

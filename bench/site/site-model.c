@@ -56,7 +56,8 @@ char *site_trend_href(const char *game, const char *run_name, const char *metric
 	return href;
 }
 
-const char *site_run_machine(const struct resultsdb_site_run *r)
+/* The machine key of run r: its machine id, else its host name. */
+static const char *site_run_machine(const struct resultsdb_site_run *r)
 {
 	return r->machine_id ? r->machine_id : r->host ? r->host : "(unknown)";
 }
@@ -76,14 +77,6 @@ const struct site_machine *site_model_machine(const struct site_model *m, const 
 	struct site_machine k = { .key = (char *)key };
 
 	return m->n_machines ? bsearch(&k, m->machines, m->n_machines, sizeof(k), cmp_machine) : NULL;
-}
-
-const struct site_batch *site_model_batch(const struct site_model *m, const char *href)
-{
-	for (size_t i = 0; i < m->n_batches; i++)
-		if (!strcmp(m->batches[i].href_from_root, href))
-			return &m->batches[i];
-	return NULL;
 }
 
 /* Adds s to the set list[0..*n) (unsorted; the caller sorts). */

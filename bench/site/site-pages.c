@@ -463,39 +463,15 @@ static void games_list(FILE *f, const struct site_model *m, const char *machine,
 	fputs("</table></div>\n", f);
 }
 
-int site_write_index(struct site_build *b, const struct site_change *changes, size_t n_changes,
-		     struct strbuf *err)
+/* The index's change points: those the newest build that found any
+ * found, as sentences, then all of them (sorted: newest found first). */
+static void index_changes(FILE *f, const struct site_change *sorted, size_t n_changes)
 {
-	const struct site_model *m = &b->m;
-	const struct site_batch **bs = zalloc(sizeof(*bs) * (m->n_batches + 1));
-	struct site_change *sorted = zalloc(sizeof(*sorted) * (n_changes + 1));
-	const char *newest_found = NULL;
-	size_t counted = 0, n_new = 0, n_b, len = 0;
-	char *text = NULL;
-	FILE *f = page_open(&text, &len, err);
+	const char *newest_found = n_changes ? sorted[0].found_utc : NULL;
+	size_t n_new = 0;
 
-	if (!f) {
-		free(bs);
-		free(sorted);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->n_runs; i++)
-		counted += m->runs[i].counts;
-	memcpy(sorted, changes, n_changes * sizeof(*changes));
-	if (n_changes)
-		qsort(sorted, n_changes, sizeof(*sorted), cmp_change_found);
-	if (n_changes)
-		newest_found = sorted[0].found_utc;
 	for (size_t i = 0; i < n_changes && !strcmp(sorted[i].found_utc, newest_found); i++)
 		n_new++;
-	site_html_head(f, "hitchbench lab", "", b->o);
-	fprintf(f, "<p>%zu runs (%zu of them count: status ok, not marked invalid) in %zu batches on %zu "
-		   "machine%s, from the results database <code>", m->n_runs, counted, m->n_db_batches,
-		m->n_machines, m->n_machines == 1 ? "" : "s");
-	html_escape(f, resultsdb_name(b->db));
-	fputs("</code>.</p>\n<nav><a href=\"#changes\">change points</a><a href=\"#machines\">machines</a>"
-	      "<a href=\"#games\">games</a><a href=\"#batches\">newest batches</a></nav>\n", f);
-
 	fputs("<h2 id=\"changes\">Change points</h2>\n", f);
 	if (n_changes) {
 		fputs("<h3>Found by the newest build that found any (", f);
@@ -524,6 +500,37 @@ int site_write_index(struct site_build *b, const struct site_change *changes, si
 	} else {
 		fputs("<p>None: no trend has a change point.</p>\n", f);
 	}
+}
+
+int site_write_index(struct site_build *b, const struct site_change *changes, size_t n_changes,
+		     struct strbuf *err)
+{
+	const struct site_model *m = &b->m;
+	const struct site_batch **bs = zalloc(sizeof(*bs) * (m->n_batches + 1));
+	struct site_change *sorted = zalloc(sizeof(*sorted) * (n_changes + 1));
+	size_t counted = 0, n_b, len = 0;
+	char *text = NULL;
+	FILE *f = page_open(&text, &len, err);
+
+	if (!f) {
+		free(bs);
+		free(sorted);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->n_runs; i++)
+		counted += m->runs[i].counts;
+	memcpy(sorted, changes, n_changes * sizeof(*changes));
+	if (n_changes)
+		qsort(sorted, n_changes, sizeof(*sorted), cmp_change_found);
+	site_html_head(f, "hitchbench lab", "", b->o);
+	fprintf(f, "<p>%zu runs (%zu of them count: status ok, not marked invalid) in %zu batches on %zu "
+		   "machine%s, from the results database <code>", m->n_runs, counted, m->n_db_batches,
+		m->n_machines, m->n_machines == 1 ? "" : "s");
+	html_escape(f, resultsdb_name(b->db));
+	fputs("</code>.</p>\n<nav><a href=\"#changes\">change points</a><a href=\"#machines\">machines</a>"
+	      "<a href=\"#games\">games</a><a href=\"#batches\">newest batches</a></nav>\n", f);
+
+	index_changes(f, sorted, n_changes);
 	fputs(change_definitions, f);
 
 	fputs("<h2 id=\"machines\">Machines</h2>\n<div class=\"wide\"><table>\n<tr><th>machine</th><th>runs</th>"
