@@ -66,6 +66,57 @@ static double median_sorted(const double *s, size_t n)
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
 }
 
+/* Reorders v[0..n) so that v[k] is what it would be sorted, with none
+ * greater before it and none smaller after (Hoare's FIND, the pivot the
+ * median of three). Linear on average. */
+static void select_kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (hi > lo) {
+		double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi], t;
+		double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i > j)
+				break;
+			t = v[i], v[i] = v[j], v[j] = t;
+			i++;
+			if (j == 0)
+				break;
+			j--;
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;         /* between: equal to the pivot */
+	}
+}
+
+/* median_sorted() of v[0..n) sorted, without sorting it (v is
+ * reordered): the bootstrap takes the median of every resample. */
+static double median_select(double *v, size_t n)
+{
+	size_t k = n / 2;
+	double below;
+
+	select_kth(v, n, k);
+	if (n % 2)
+		return v[k];
+	below = v[0];
+	for (size_t i = 1; i < k; i++)
+		if (v[i] > below)
+			below = v[i];
+	return (below + v[k]) / 2.0;
+}
+
 double stats_median(const double *v, size_t n)
 {
 	double *s, m;
@@ -155,9 +206,7 @@ int stats_bootstrap_median_diff(const double *a, size_t na, const double *b, siz
 			ra[i] = a[stats_rng_below(&rng, na)];
 		for (size_t i = 0; i < nb; i++)
 			rb[i] = b[stats_rng_below(&rng, nb)];
-		qsort(ra, na, sizeof(*ra), cmp_double);
-		qsort(rb, nb, sizeof(*rb), cmp_double);
-		diffs[r] = median_sorted(rb, nb) - median_sorted(ra, na);
+		diffs[r] = median_select(rb, nb) - median_select(ra, na);
 	}
 	qsort(diffs, opts->resamples, sizeof(*diffs), cmp_double);
 	*lo = stats_quantile_sorted(diffs, opts->resamples, (1.0 - opts->confidence) / 2.0);

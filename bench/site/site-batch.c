@@ -146,12 +146,15 @@ static int verdict_page(struct site_build *b, const struct site_batch *sb, char 
 		html_escape(f, ab);
 		fputs("</pre>\n", f);
 	} else {
-		fputs("<p class=\"note\">The batch directory <code>", f);
+		fputs("<p class=\"note\">The sequential test is read from the batch directory <code>", f);
 		html_escape(f, db->path);
-		fputs("</code> is not on the machine that built this site, or its <code>ab.txt</code> does not "
-		      "read: the test's pairs are read from it, so its verdict is not shown here. Run "
-		      "<code>hitchbench compare --paired BATCH</code> where it is. The batch's report (linked "
-		      "above) compares its cells from the database's numbers (not paired).</p>\n", f);
+		fputs(db->path && access(db->path, F_OK) == 0 ?
+			      "</code>, which has no <code>ab.txt</code> the test reads here" :
+			      "</code>, which is not on the machine that built this site",
+		      f);
+		fputs(": its verdict is not shown. Run <code>hitchbench compare --paired BATCH</code> where the "
+		      "batch is. The batch's report (linked above) compares its cells from the database's numbers "
+		      "(not paired).</p>\n", f);
 	}
 	site_html_foot(f, b->o);
 	free(ab);

@@ -21,16 +21,24 @@
 #define SITE_STATE "site.state"
 #define SITE_LOCK ".site.lock"
 
-/* Makes the directories of path (relative to dirfd) that are missing. */
-static int make_parents(int dirfd, const char *path)
+/* Makes the directories of path (relative to dirfd) that are missing,
+ * and checks that each is a directory, not a link: a site's directory may
+ * be shared, and a page is never written, nor removed, through a link
+ * someone put in place of one of its directories. 0, -errno, or -ELOOP. */
+static int make_parents(int dirfd, const char *path, bool make)
 {
 	char *p = xstrdup(path);
+	struct stat st;
 	int r = 0;
 
 	for (char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
 		*s = '\0';
-		if (mkdirat(dirfd, p, 0755) < 0 && errno != EEXIST)
+		if (make && mkdirat(dirfd, p, 0755) < 0 && errno != EEXIST)
 			r = -errno;
+		else if (fstatat(dirfd, p, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			r = -errno;
+		else if (!S_ISDIR(st.st_mode))
+			r = -ELOOP;
 		*s = '/';
 		if (r < 0)
 			break;
@@ -46,7 +54,7 @@ static int make_parents(int dirfd, const char *path)
 static int write_page(int dirfd, const char *path, const char *content, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	int fd, r = make_parents(dirfd, path);
+	int fd, r = make_parents(dirfd, path, true);
 
 	if (r < 0)
 		goto out;
@@ -72,7 +80,8 @@ static bool page_there(int dirfd, const char *path)
 {
 	struct stat st;
 
-	return fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+	return make_parents(dirfd, path, false) == 0 && fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISREG(st.st_mode);
 }
 
 bool site_page_fresh(struct site_build *b, const char *path, const char *fingerprint)

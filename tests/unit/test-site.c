@@ -342,6 +342,37 @@ START_TEST(build_incremental)
 }
 END_TEST
 
+/* A link put in place of one of the site's directories is never written
+ * through. */
+START_TEST(build_link_refused)
+{
+	static const enum metric_id metrics[] = { M_FPS };
+	char *db_path = xasprintf("%s/lab.db", tmp), *out = xasprintf("%s/site", tmp);
+	char *elsewhere = xasprintf("%s/elsewhere", tmp), *link = xasprintf("%s/batch", out);
+	struct site_opts o = { .out = out, .metrics = metrics, .n_metrics = 1, .generator = "test",
+			       .now_utc = "2026-12-06T01:00:00Z", .tmpdir = tmp };
+	struct strbuf err = STRBUF_INIT, problems = STRBUF_INIT;
+	struct resultsdb *db;
+	struct site_stats st;
+
+	lab_make(db_path);
+	ck_assert_int_eq(mkdir(out, 0755), 0);
+	ck_assert_int_eq(mkdir(elsewhere, 0755), 0);
+	ck_assert_int_eq(symlink(elsewhere, link), 0);
+	ck_assert_int_eq(resultsdb_open_mode(db_path, RESULTSDB_READ, &db, &err), 0);
+	ck_assert_int_eq(site_build(db, &o, &st, &problems, &err), -ELOOP);
+	ck_assert_msg(strstr(err.buf, "batch/"), "%s", err.buf);
+	ck_assert_int_eq(rmdir(elsewhere), 0);      /* still empty */
+	resultsdb_close(db);
+	strbuf_release(&err);
+	strbuf_release(&problems);
+	free(db_path);
+	free(out);
+	free(elsewhere);
+	free(link);
+}
+END_TEST
+
 TEST_SUITE(site_suite)
 {
 	Suite *s = suite_create("site");
@@ -358,6 +389,7 @@ TEST_SUITE(site_suite)
 	tcase_add_checked_fixture(build, setup, teardown);
 	tcase_set_timeout(build, 60);
 	tcase_add_test(build, build_incremental);
+	tcase_add_test(build, build_link_refused);
 	suite_add_tcase(s, build);
 	return s;
 }
