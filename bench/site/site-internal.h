@@ -90,6 +90,7 @@ struct site_machine {
 	char *key;                  /* machine id, else host name, else "(unknown)" */
 	char *label;                /* host name (and the id's first 8), as shown */
 	char *href_from_root;       /* machine/NAME.html */
+	size_t shown;               /* its place where machines are listed: by label */
 	size_t runs, counted, batches;
 	char **kernels;             /* in version order */
 	size_t n_kernels;
@@ -116,8 +117,9 @@ struct site_model {
 	size_t n_db_batches;
 	struct resultsdb_site_machine *db_machines;
 	size_t n_db_machines;
-	struct site_machine *machines;
+	struct site_machine *machines;  /* by key */
 	size_t n_machines;
+	struct site_machine **shown;    /* the machines as listed: by label */
 	struct site_batch *batches;     /* real batches, then loose groups */
 	size_t n_batches;
 	struct site_series *series;     /* by game, run name, machine */

@@ -125,6 +125,16 @@ static void make_machines(struct site_model *m)
 	}
 	if (m->n_machines)
 		qsort(m->machines, m->n_machines, sizeof(*m->machines), cmp_machine);
+	/* listed by label (host name), as a person looks for them */
+	m->shown = zalloc(sizeof(*m->shown) * (m->n_machines + 1));
+	for (size_t k = 0; k < m->n_machines; k++) {
+		for (size_t j = 0; j < m->n_machines; j++) {
+			int c = strcmp(m->machines[j].label, m->machines[k].label);
+
+			m->machines[k].shown += c < 0 || (c == 0 && j < k);
+		}
+		m->shown[m->machines[k].shown] = &m->machines[k];
+	}
 	for (size_t k = 0; k < m->n_machines; k++)
 		if (m->machines[k].n_kernels)
 			qsort(m->machines[k].kernels, m->machines[k].n_kernels, sizeof(char *), cmp_version);
@@ -410,6 +420,7 @@ void site_model_release(struct site_model *m)
 	for (size_t i = 0; i < m->n_series; i++)
 		free(m->series[i].points);
 	free(m->machines);
+	free(m->shown);
 	free(m->batches);
 	free(m->series);
 	free(m->slots);

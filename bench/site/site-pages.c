@@ -204,6 +204,29 @@ static void kernel_table(FILE *f, const struct site_model *m, const struct site_
 	fputs("</table>\n</details>\n", f);
 }
 
+/* The machines' places where they are shown (by label). */
+static size_t machine_shown(const struct site_model *m, const char *key)
+{
+	const struct site_machine *mach = site_model_machine(m, key);
+
+	return mach ? mach->shown : m->n_machines;
+}
+
+/* The indexes of s[0..n) in the order their machines are shown. */
+static size_t *series_shown(const struct site_model *m, const struct site_series *s, size_t n)
+{
+	size_t *order = zalloc(sizeof(*order) * (n + 1));
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+
+		for (; j > 0 && machine_shown(m, s[order[j - 1]].machine) > machine_shown(m, s[i].machine); j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	return order;
+}
+
 static int trend_page(struct site_build *b, const struct site_series *s, size_t n, size_t v,
 		      struct site_change *changes, size_t n_changes, const char *path, const char *fp,
 		      struct strbuf *err)
@@ -212,12 +235,13 @@ static int trend_page(struct site_build *b, const struct site_series *s, size_t 
 	struct site_change *mine = zalloc(sizeof(*mine) * (n_changes + 1));
 	char *title = xasprintf("%s %s: %s across kernels", s->game, s->run_name, metric), *text = NULL;
 	int id = metric_lookup(metric);
-	size_t len = 0;
+	size_t len = 0, *order = series_shown(&b->m, s, n);
 	FILE *f = page_open(&text, &len, err);
 
 	if (!f) {
 		free(mine);
 		free(title);
+		free(order);
 		return -ENOMEM;
 	}
 	site_html_head(f, title, root, b->o);
@@ -228,8 +252,10 @@ static int trend_page(struct site_build *b, const struct site_series *s, size_t 
 	fputs(". One panel per machine: a kernel's effect is tracked on one machine at a time (two machines "
 	      "differ by more than their kernels). Each point links to its batch.</p>\n", f);
 	fputs(change_definitions, f);
-	for (size_t k = 0; k < n; k++) {
+	for (size_t i = 0; i < n; i++) {
+		const size_t k = order[i];
 		const struct site_machine *mach = site_model_machine(&b->m, s[k].machine);
+
 		size_t nm = series_changes(changes, n_changes, path, s[k].machine, mine);
 
 		fprintf(f, "<h2 id=\"m%zu\">On <a href=\"%s%s\">", k, root, mach ? mach->href_from_root : "index.html");
@@ -255,6 +281,7 @@ static int trend_page(struct site_build *b, const struct site_series *s, size_t 
 	site_html_foot(f, b->o);
 	free(mine);
 	free(title);
+	free(order);
 	return page_close(b, f, path, fp, &text, &len, err);
 }
 
@@ -536,7 +563,7 @@ int site_write_index(struct site_build *b, const struct site_change *changes, si
 	fputs("<h2 id=\"machines\">Machines</h2>\n<div class=\"wide\"><table>\n<tr><th>machine</th><th>runs</th>"
 	      "<th>counted</th><th>batches</th><th>kernels</th></tr>\n", f);
 	for (size_t i = 0; i < m->n_machines; i++) {
-		const struct site_machine *mach = &m->machines[i];
+		const struct site_machine *mach = m->shown[i];
 
 		fprintf(f, "<tr><td><a href=\"%s\">", mach->href_from_root);
 		html_escape(f, mach->label);
