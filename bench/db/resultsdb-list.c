@@ -39,18 +39,25 @@
 	filter " AND p.key IN ('invalid_reason', 'interfered', 'interfered_reason'," \
 	" 'frame_source_kind') ORDER BY p.run_id, p.seq"
 
-/* A listing's three statements. */
+/* every pair, for a listing that takes the whole provenance */
+#define LIST_ALL_PROVENANCE_SQL(filter) \
+	"SELECT p.run_id, p.key, p.value FROM provenance AS p JOIN runs AS r ON r.id = p.run_id" \
+	filter " ORDER BY p.run_id, p.seq"
+
+/* A listing's statements (all: every provenance pair, NULL for none). */
 struct list_sql {
-	const char *runs, *metrics, *provenance;
+	const char *runs, *metrics, *provenance, *all;
 };
 static const struct list_sql list_all = {
-	LIST_SQL(LIST_FILTER), LIST_METRICS_SQL(LIST_FILTER), LIST_PROVENANCE_SQL(LIST_FILTER),
+	LIST_SQL(LIST_FILTER), LIST_METRICS_SQL(LIST_FILTER), LIST_PROVENANCE_SQL(LIST_FILTER), NULL,
 };
 static const struct list_sql list_batch = {
 	LIST_SQL(BATCH_FILTER), LIST_METRICS_SQL(BATCH_FILTER), LIST_PROVENANCE_SQL(BATCH_FILTER),
+	LIST_ALL_PROVENANCE_SQL(BATCH_FILTER),
 };
 static const struct list_sql list_loose = {
 	LIST_SQL(LOOSE_FILTER), LIST_METRICS_SQL(LOOSE_FILTER), LIST_PROVENANCE_SQL(LOOSE_FILTER),
+	LIST_ALL_PROVENANCE_SQL(LOOSE_FILTER),
 };
 
 /* What a run's provenance says of it, for its listing. */
@@ -163,6 +170,12 @@ static void add_listed(struct listing *l, size_t index, struct sqldb_stmt *st)
 			l->listed[index].v[i] = sqldb_column_strdup(st, 2);
 }
 
+/* A provenance row (run_id, key, value) into its run's pairs, in order. */
+static void add_pair(struct listing *l, size_t index, struct sqldb_stmt *st)
+{
+	kvfile_add(&l->runs[index].provenance, sqldb_column_text(st, 1), sqldb_column_text(st, 2));
+}
+
 static void listed_release(struct listed *listed, size_t n)
 {
 	for (size_t i = 0; listed && i < n; i++)
@@ -221,6 +234,8 @@ static int list_runs(struct resultsdb *db, struct listing l, struct resultsdb_ru
 	ret = for_each_listed(db, l.sql->metrics, &l, add_metric, err);
 	if (ret == 0)
 		ret = for_each_listed(db, l.sql->provenance, &l, add_listed, err);
+	if (ret == 0 && l.sql->all)
+		ret = for_each_listed(db, l.sql->all, &l, add_pair, err);
 	if (ret < 0)
 		goto out;
 	for (size_t i = 0; i < l.n; i++) {

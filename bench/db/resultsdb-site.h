@@ -67,10 +67,11 @@ int resultsdb_site_machines(struct resultsdb *db, struct resultsdb_site_machine 
 void resultsdb_site_machines_free(struct resultsdb_site_machine *m, size_t n);
 
 /* The runs of one batch, as resultsdb_list() gives runs (the report's
- * rows), or with batch NULL the runs of no batch on the machine (a host
- * name or machine id) and kernel: the site's page for runs made outside
- * batches. *out and *n written only on success. 0 or -errno with a
- * message in err. */
+ * rows) with their provenance (as resultsdb_load_provenance() fills it,
+ * read in one query rather than one a run), or with batch NULL the runs
+ * of no batch on the machine (a host name or machine id) and kernel: the
+ * site's page for runs made outside batches. *out and *n written only on
+ * success. 0 or -errno with a message in err. */
 int resultsdb_list_batch(struct resultsdb *db, const char *batch, const char *machine,
 			 const char *kernel, struct resultsdb_run **out, size_t *n, struct strbuf *err);
 

@@ -62,8 +62,6 @@ static int report_page(struct site_build *b, const struct site_batch *sb, int de
 				    "(hitchbench site)", sb->machine, sb->kernel);
 	r = resultsdb_list_batch(b->db, sb->b ? sb->b->uuid : NULL, sb->b ? NULL : sb->machine,
 				 sb->b ? NULL : sb->kernel, &runs, &n, err);
-	if (r == 0)
-		r = resultsdb_load_provenance(b->db, runs, n, err);
 	if (r < 0)
 		goto out;
 	rows = zalloc(sizeof(*rows) * (n + 1));
