@@ -62,6 +62,11 @@ void site_state_release(struct site_state *s);
 int site_state_read(const char *path, struct site_state *s, struct strbuf *err);
 /* Writes s to path, atomically. 0 or -errno. */
 int site_state_write(const char *path, const struct site_state *s);
+/* site_state_read()'s and site_state_write()'s halves: text[0..len) (NUL
+ * after it; split in place) named path in messages, and s as text (a new
+ * string). Exported for the fuzz target tests/fuzz/fuzz-sitestate.c. */
+int site_state_parse(char *text, size_t len, const char *path, struct site_state *s, struct strbuf *err);
+char *site_state_format(const struct site_state *s);
 /* The previous build's fingerprint of page, or NULL. */
 const char *site_state_page(const struct site_state *s, const char *path);
 void site_state_add_page(struct site_state *s, const char *path, const char *fingerprint);

@@ -90,17 +90,22 @@ static void put_number(struct strbuf *sb, double v)
 	strbuf_addstr(sb, buf);
 }
 
-int site_state_write(const char *path, const struct site_state *s)
+char *site_state_format(const struct site_state *s)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int r;
 
 	strbuf_addf(&sb, "# hitchbench site state: what each page was built from (docs/formats.md)\n"
-			 "format\t%d\ngenerator\t", SITE_STATE_FORMAT);
-	put_field(&sb, s->generator ? s->generator : "-");
-	strbuf_addstr(&sb, "\nbuilt\t");
-	put_field(&sb, s->built_utc ? s->built_utc : "-");
-	strbuf_addch(&sb, '\n');
+			 "format\t%d\n", SITE_STATE_FORMAT);
+	if (s->generator) {
+		strbuf_addstr(&sb, "generator\t");
+		put_field(&sb, s->generator);
+		strbuf_addch(&sb, '\n');
+	}
+	if (s->built_utc) {
+		strbuf_addstr(&sb, "built\t");
+		put_field(&sb, s->built_utc);
+		strbuf_addch(&sb, '\n');
+	}
 	for (size_t i = 0; i < s->n_pages; i++) {
 		strbuf_addstr(&sb, "page\t");
 		put_field(&sb, s->pages[i].path);
@@ -125,8 +130,15 @@ int site_state_write(const char *path, const struct site_state *s)
 		}
 		strbuf_addch(&sb, '\n');
 	}
-	r = write_file_atomic(path, sb.buf, sb.len, 0644);
-	strbuf_release(&sb);
+	return strbuf_detach(&sb);
+}
+
+int site_state_write(const char *path, const struct site_state *s)
+{
+	char *text = site_state_format(s);
+	int r = write_file_atomic(path, text, strlen(text), 0644);
+
+	free(text);
 	return r;
 }
 
@@ -265,24 +277,17 @@ static int parse_line(char *line, struct site_state *s, bool *have_format, const
 	return -EINVAL;
 }
 
-int site_state_read(const char *path, struct site_state *s, struct strbuf *err)
+int site_state_parse(char *text, size_t len, const char *path, struct site_state *s, struct strbuf *err)
 {
-	char *text = NULL, *line, *next;
+	char *line, *next;
 	bool have_format = false;
-	size_t len, lineno = 0;
-	int r = read_file(path, &text, &len);
+	size_t lineno = 0;
+	int r = 0;
 
 	site_state_init(s);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0) {
-		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
-		return r;
-	}
 	if (memchr(text, '\0', len)) {
 		strbuf_addf(err, "%s: a NUL byte: not a site state", path);
-		r = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
 	for (line = text; r == 0 && *line; line = next) {
 		const char *why = NULL;
@@ -315,9 +320,25 @@ int site_state_read(const char *path, struct site_state *s, struct strbuf *err)
 				break;
 			}
 	}
-out:
 	if (r < 0)
 		site_state_release(s);
+	return r;
+}
+
+int site_state_read(const char *path, struct site_state *s, struct strbuf *err)
+{
+	char *text = NULL;
+	size_t len;
+	int r = read_file(path, &text, &len);
+
+	site_state_init(s);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		strbuf_addf(err, "cannot read '%s': %s", path, strerror(-r));
+		return r;
+	}
+	r = site_state_parse(text, len, path, s, err);
 	free(text);
 	return r;
 }
