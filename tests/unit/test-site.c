@@ -182,6 +182,19 @@ START_TEST(state_refused)
 		ck_assert_uint_eq(r.n_pages + r.n_changes, 0);
 		strbuf_release(&err);
 	}
+	/* from a buffer, as the fuzz target reads it; and back to text */
+	{
+		struct strbuf err = STRBUF_INIT;
+		char text[] = "format\t1\npage\tindex.html\tab\n" CHANGE_OK, *again;
+
+		ck_assert_int_eq(site_state_parse(text, strlen(text), "S", &r, &err), 0);
+		again = site_state_format(&r);
+		ck_assert_msg(strstr(again, "\npage\tindex.html\tab\n") && !strstr(again, "generator"), "%s", again);
+		ck_assert_msg(strstr(again, CHANGE_OK), "%s", again);
+		free(again);
+		site_state_release(&r);
+		strbuf_release(&err);
+	}
 	/* the good change line is read */
 	{
 		struct strbuf err = STRBUF_INIT;
