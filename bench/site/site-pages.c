@@ -546,9 +546,10 @@ int site_write_index(struct site_build *b, const struct site_change *changes, si
 	}
 	for (size_t i = 0; i < m->n_runs; i++)
 		counted += m->runs[i].counts;
-	memcpy(sorted, changes, n_changes * sizeof(*changes));
-	if (n_changes)
+	if (n_changes) {
+		memcpy(sorted, changes, n_changes * sizeof(*changes));
 		qsort(sorted, n_changes, sizeof(*sorted), cmp_change_found);
+	}
 	site_html_head(f, "hitchbench lab", "", b->o);
 	fprintf(f, "<p>%zu runs (%zu of them count: status ok, not marked invalid) in %zu batches on %zu "
 		   "machine%s, from the results database <code>", m->n_runs, counted, m->n_db_batches,

@@ -137,7 +137,7 @@ static void remove_stale(struct site_build *b)
 		size_t len = strlen(path);
 		char *dir;
 
-		if (bsearch(&key, b->now.pages, b->now.n_pages, sizeof(key), cmp_page))
+		if (b->now.n_pages && bsearch(&key, b->now.pages, b->now.n_pages, sizeof(key), cmp_page))
 			continue;
 		if (len < 5 || strcmp(path + len - 5, ".html") != 0 || !page_there(b->dirfd, path))
 			continue;
