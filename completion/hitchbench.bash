@@ -25,7 +25,7 @@ _hitchbench_run_opts="$_hitchbench_batch_opts --order --seed --switches --rounds
 
 _hitchbench_opts_run="$_hitchbench_run_opts"
 _hitchbench_opts_recipes="--names --help"
-_hitchbench_opts_report="--format --no-notes --stall-ms --percentile --metric --stalls --interfered --include-interfered --min-frames --db --machine --game --variant --help"
+_hitchbench_opts_report="--format --no-notes --stall-ms --percentile --metric --stalls --interfered --include-interfered --min-frames --db --machine --game --variant --batch --help"
 _hitchbench_opts_matrix="--by --no-notes --metric --out --db --machine --game --interfered --include-interfered --min-frames --help"
 _hitchbench_opts_import="--format --game --variant --out --process --hud-period --run --interval --warmup --db --no-db --help"
 _hitchbench_opts_export="--format --out --window --help"

@@ -374,7 +374,7 @@ int cmd_lab_results(int argc, char **argv, struct context *ctx)
 		printf("no job was submitted from here (%s/jobs)\n", lab);
 		goto out;
 	}
-	ret = report_rows_from_db(&rr, ctx, NULL, NULL, 0, NULL);
+	ret = report_rows_from_db(&rr, ctx, NULL, NULL, NULL, 0, NULL);
 	if (ret != HB_EXIT_OK)
 		goto out;
 	for (size_t i = 0; i < ids.n; i++) {

@@ -207,7 +207,7 @@ int cmd_matrix(int argc, char **argv, struct context *ctx)
 	if (optind < argc)
 		ret = report_rows_from_dirs(&rr, argv + optind, argc - optind, &a.metric);
 	else
-		ret = report_rows_from_db(&rr, ctx, a.game, NULL, 0, a.by == MATRIX_BY_KERNEL ?
+		ret = report_rows_from_db(&rr, ctx, a.game, NULL, NULL, 0, a.by == MATRIX_BY_KERNEL ?
 					  "a kernel's column is of one machine; --by batch may mix machines, "
 					  "a batch being one machine's" : NULL);
 	if (ret == HB_EXIT_USAGE || (optind >= argc && ret != HB_EXIT_OK)) {

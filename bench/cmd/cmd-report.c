@@ -23,6 +23,7 @@ static const char report_usage[] =
 	"                         [--stalls] [--interfered FILE] [--include-interfered]\n"
 	"                         [--min-frames N] RUNDIR...\n"
 	"   or: hitchbench report [--format ...] --db PATH|URL [--machine M] [--game G] [--variant V]\n"
+	"   or: hitchbench report [--format ...] --db PATH|URL --batch BATCH\n"
 	"\n"
 	"  RUNDIR          a run directory, or a directory of them (results/runs)\n"
 	"  --format html   one self-contained page: the table and its definitions, provenance,\n"
@@ -31,6 +32,8 @@ static const char report_usage[] =
 	"                  an SQLite file or a lab's postgresql://...\n"
 	"  --machine M     only the runs of this host name or machine id (needed when the\n"
 	"                  database holds several machines' runs)\n"
+	"  --batch BATCH   the runs of one batch (its batch_id), in the order they ran (the\n"
+	"                  lab's site shows each batch so: hitchbench site)\n"
 	"  --format F      table (default), csv (every metric at full precision, a row\n"
 	"                  per run and per group statistic), json (format 4, with the\n"
 	"                  definitions), markdown (a GitHub table and the definitions)\n"
@@ -58,7 +61,7 @@ static const enum metric_id stall_table[] = {
 
 struct report_args {
 	struct report_opts ro;
-	const char *game, *variant, *interfered_path;
+	const char *game, *variant, *batch, *interfered_path;
 	enum metric_id cols[M_COUNT];   /* --metric's table columns */
 	size_t n_cols;
 };
@@ -71,6 +74,7 @@ static int parse_options(int argc, char **argv, struct report_args *a)
 		{ "percentile", required_argument, NULL, 'p' },
 		{ "game", required_argument, NULL, 'g' },
 		{ "variant", required_argument, NULL, 'V' },
+		{ "batch", required_argument, NULL, 'b' },
 		{ "metric", required_argument, NULL, 'm' },
 		{ "interfered", required_argument, NULL, 'i' },
 		{ "include-interfered", no_argument, NULL, 'I' },
@@ -106,6 +110,9 @@ static int parse_options(int argc, char **argv, struct report_args *a)
 			break;
 		case 'V':
 			a->variant = optarg;
+			break;
+		case 'b':
+			a->batch = optarg;
 			break;
 		case 'm':
 			if (metric_arg(report_usage, optarg, &id) != HB_EXIT_OK)
@@ -151,8 +158,10 @@ static int check_args(int argc, bool db, struct report_args *a)
 	}
 	if (db && optind < argc)
 		return usage_error(report_usage, "give run directories or --db, not both");
-	if (!db && (a->game || a->variant))
-		return usage_error(report_usage, "--game and --variant filter the database (--db)");
+	if (!db && (a->game || a->variant || a->batch))
+		return usage_error(report_usage, "--game, --variant and --batch filter the database (--db)");
+	if (a->batch && (a->game || a->variant))
+		return usage_error(report_usage, "--batch names the runs: not with --game or --variant");
 	if (!db && optind >= argc)
 		return usage_error(report_usage, "report wants run directories (or --db PATH)");
 	return HB_EXIT_OK;
@@ -202,6 +211,8 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 	ret = parse_options(argc, argv, &a);
 	if (ret == HB_EXIT_OK)
 		ret = check_args(argc, db, &a);
+	if (ret == HB_EXIT_OK && a.batch && ctx->machine)
+		ret = usage_error(report_usage, "--batch names the runs of one machine already: not with --machine");
 	if (ret != HB_EXIT_OK)
 		return hb_args_exit(ret);
 
@@ -210,7 +221,7 @@ int cmd_report(int argc, char **argv, struct context *ctx)
 	if (ret != HB_EXIT_OK)
 		return ret;
 	if (db) {
-		ret = report_rows_from_db(&rr, ctx, a.game, a.variant,
+		ret = report_rows_from_db(&rr, ctx, a.game, a.variant, a.batch,
 					  ro->format == REPORT_JSON || ro->format == REPORT_HTML,
 					  "a group's median is of one game and run name on one machine");
 		ro->window_note = "as stored: frames ending in each run's measured window";

@@ -2,6 +2,7 @@
  * Loading the rows of report and matrix (see reportrows.h).
  */
 #include "cmd/reportrows.h"
+#include "db/resultsdb-site.h"
 #include "cmd/cmd.h"
 #include "cmd/cmdargs.h"
 #include "cmd/rundirs.h"
@@ -94,7 +95,7 @@ static int check_one_machine(const struct resultsdb_run *runs, size_t n, const c
 }
 
 int report_rows_from_db(struct report_rows *rr, struct context *ctx, const char *game,
-			const char *variant, int with_provenance, const char *one_machine)
+			const char *variant, const char *batch, int with_provenance, const char *one_machine)
 {
 	const char *path;
 	struct resultsdb *db;
@@ -106,8 +107,9 @@ int report_rows_from_db(struct report_rows *rr, struct context *ctx, const char 
 	if (ret != HB_EXIT_OK)
 		return ret;
 	path = resultsdb_name(db);
-	if (resultsdb_list(db, game, variant, ctx->machine, &rr->db_runs, &rr->n_db_runs, &err) < 0 ||
-	    (with_provenance && resultsdb_load_provenance(db, rr->db_runs, rr->n_db_runs, &err) < 0)) {
+	if (batch ? resultsdb_list_batch(db, batch, NULL, NULL, &rr->db_runs, &rr->n_db_runs, &err) < 0 :
+		    (resultsdb_list(db, game, variant, ctx->machine, &rr->db_runs, &rr->n_db_runs, &err) < 0 ||
+		     (with_provenance && resultsdb_load_provenance(db, rr->db_runs, rr->n_db_runs, &err) < 0))) {
 		error_msg("cannot read the results database '%s': %s", path, err.buf);
 		strbuf_release(&err);
 		return HB_EXIT_FAILURE;

@@ -29,14 +29,16 @@ int report_rows_from_dirs(struct report_rows *rr, char **dirs, int n,
 			  const struct metric_opts *opts);
 /* The database's runs of game and variant (NULL: any) and of the
  * command's --machine (none: any), with their provenance when
- * with_provenance, from the command's database (cmd_db_open(): --db
+ * with_provenance; or, with batch, the runs of that batch with their
+ * provenance, as the lab's site shows it (resultsdb_list_batch(); game,
+ * variant and --machine then unused), from the command's database (cmd_db_open(): --db
  * PATH|URL or the default, read-only). With one_machine (why the command
  * cannot mix machines, for the message), runs of more than one machine
  * are refused with HB_EXIT_USAGE. HB_EXIT_OK; HB_EXIT_USAGE when there is
  * no database there (none is made); else HB_EXIT_FAILURE. */
 struct context;
 int report_rows_from_db(struct report_rows *rr, struct context *ctx, const char *game,
-			const char *variant, int with_provenance, const char *one_machine);
+			const char *variant, const char *batch, int with_provenance, const char *one_machine);
 void report_rows_release(struct report_rows *rr);
 
 /* --metric NAME: appends the metric to ids[0..M_COUNT), once (a repeated

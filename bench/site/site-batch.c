@@ -9,6 +9,7 @@
 #include "site/site-internal.h"
 #include "report/report-html.h"
 #include "base/hash.h"
+#include "text/argv.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -55,9 +56,14 @@ static int report_page(struct site_build *b, const struct site_batch *sb, int de
 	FILE *f = NULL;
 	int r;
 
-	if (sb->b)
-		command = xasprintf("the runs of batch %s, from the results database (hitchbench site)", sb->b->uuid);
-	else
+	if (sb->b) {
+		/* what makes this page again (the site applies no interfered list) */
+		char *argv[] = { (char *)"hitchbench", (char *)"report", (char *)"--format", (char *)"html",
+				 (char *)"--interfered", (char *)"/dev/null", (char *)"--db",
+				 (char *)resultsdb_name(b->db), (char *)"--batch", sb->b->uuid, NULL };
+
+		command = argv_join(argv);
+	} else
 		command = xasprintf("the runs of no batch on %s with kernel %s, from the results database "
 				    "(hitchbench site)", sb->machine, sb->kernel);
 	r = resultsdb_list_batch(b->db, sb->b ? sb->b->uuid : NULL, sb->b ? NULL : sb->machine,

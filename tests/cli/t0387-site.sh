@@ -172,6 +172,18 @@ expect_eq "batch pages" 14 "$(ls "$S"/batch/*.html | wc -l)"
 # ... compare --paired's test over its rounds (two pairs: not yet a verdict)
 grep -q "^verdict UNKNOWN after 2 pair(s)" "$S/batch/$ab_batch.ab.html" ||
 	fail "the A/B's page does not show its sequential test: $(sed 's/<[^>]*>//g' "$S/batch/$ab_batch.ab.html" | grep -v '^\s*$' | head -n 30)"
+# a batch's page is what the command its heading names makes (less the
+# link to the index, and the command line as the runner leaves it)
+cmd=$(sed -n 's|^<p class="cmd">\(hitchbench report [^<]*\)</p>$|\1|p' "$S/batch/$ab_batch.html")
+expect_eq "the batch page's command" \
+	"hitchbench report --format html --interfered /dev/null --db $db --batch $ab_batch" "$cmd"
+"$HB" report --format html --interfered /dev/null --db "$db" --batch "$ab_batch" >"$T/batch.html" 2>"$T/batch.err" ||
+	fail "report --batch: $(cat "$T/batch.err")"
+grep -v -e '^<nav><a href="../index.html">' -e '^<p class="cmd">' "$S/batch/$ab_batch.html" >"$T/a.html"
+grep -v '^<p class="cmd">' "$T/batch.html" >"$T/b.html"
+cmp -s "$T/a.html" "$T/b.html" || fail "report --batch does not make the batch's page: $(diff "$T/a.html" "$T/b.html" | head -n 10)"
+rc=0; "$HB" report --db "$db" --batch "$ab_batch" --game dsda-doom >/dev/null 2>&1 || rc=$?
+expect_eq "report --batch with --game" 2 "$rc"
 trend="$S/trend/dsda-doom/software/fps.html"
 [ -f "$trend" ] || fail "no trend of dsda-doom software fps: $(find "$S/trend" -type f)"
 expect_eq "pages said and pages there" "$pages" "$(find "$S" -name '*.html' | wc -l)"
@@ -289,12 +301,13 @@ else
 		"$(sed 's/^site [^:]*: //; s/; [0-9.]* s$//' "$T/pg.out")"
 	# the pages (site.state, no page, holds the rows' fingerprints, their
 	# import times among them) with the database's name put the same on
-	# both sides
+	# both sides (a batch page's command quotes the URL for a shell)
 	for e in sq pg; do
 		cp -r "$T/site-$e" "$T/cmp-$e"
 		rm "$T/cmp-$e/site.state"
 		find "$T/cmp-$e" -name '*.html' -exec sed -i -e "s|$T/db.sqlite|DATABASE|g" \
-			-e "s|postgresql:///hb?host=$T/pg/sock&amp;user=postgres|DATABASE|g" {} +
+			-e "s|postgresql:///hb?host=$T/pg/sock&amp;user=postgres|DATABASE|g" \
+			-e "s|&#39;DATABASE&#39;|DATABASE|g" {} +
 	done
 	diff -r "$T/cmp-sq" "$T/cmp-pg" >"$T/diff" ||
 		fail "the sites from SQLite and PostgreSQL differ: $(head -n 40 "$T/diff")"
