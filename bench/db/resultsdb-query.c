@@ -146,9 +146,9 @@ void resultsdb_excluded_free(struct resultsdb_excluded *v, size_t n)
 	free(v);
 }
 
-static const char *value_machine(const struct resultsdb_value *v)
+const char *resultsdb_machine_key(const char *machine_id, const char *host)
 {
-	return v->machine_id ? v->machine_id : v->host ? v->host : "(unknown)";
+	return machine_id ? machine_id : host ? host : "(unknown)";
 }
 
 size_t resultsdb_values_machines(const struct resultsdb_value *v, size_t n, const char **a,
@@ -159,7 +159,7 @@ size_t resultsdb_values_machines(const struct resultsdb_value *v, size_t n, cons
 
 	*a = *b = NULL;
 	for (size_t i = 0; i < n; i++) {
-		const char *m = value_machine(&v[i]);
+		const char *m = resultsdb_machine_key(v[i].machine_id, v[i].host);
 		size_t k;
 
 		for (k = 0; k < count && strcmp(seen[k], m) != 0; k++)

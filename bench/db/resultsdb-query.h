@@ -25,9 +25,13 @@ struct resultsdb_value {
 	char *batch, *boot_id, *kernel_release, *started_utc;
 	char *host, *machine_id;  /* schema 4 */
 };
-/* How many machines the values come from (a machine: its machine id, else
- * its host name; values saying neither count as one unknown machine), and
- * the first two told apart in *a and *b (pointing into v). */
+/* A machine as comparisons tell machines apart: its machine id, else its
+ * host name, else "(unknown)" (static storage, or one of the two). */
+const char *resultsdb_machine_key(const char *machine_id, const char *host);
+
+/* How many machines the values come from (resultsdb_machine_key(): values
+ * saying neither count as one unknown machine), and the first two told
+ * apart in *a and *b (pointing into v). */
 size_t resultsdb_values_machines(const struct resultsdb_value *v, size_t n, const char **a,
 				 const char **b);
 

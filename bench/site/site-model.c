@@ -6,6 +6,7 @@
  * kernel version order. The change points of a series are found here.
  */
 #include "site/site-internal.h"
+#include "db/resultsdb-query.h"
 #include "stats/stats.h"
 #include "base/hash.h"
 
@@ -56,10 +57,10 @@ char *site_trend_href(const char *game, const char *run_name, const char *metric
 	return href;
 }
 
-/* The machine key of run r: its machine id, else its host name. */
+/* The machine key of run r (resultsdb_machine_key()). */
 static const char *site_run_machine(const struct resultsdb_site_run *r)
 {
-	return r->machine_id ? r->machine_id : r->host ? r->host : "(unknown)";
+	return resultsdb_machine_key(r->machine_id, r->host);
 }
 
 static int cmp_version(const void *a, const void *b)
@@ -211,7 +212,9 @@ static void make_batches(struct site_model *m, ssize_t *run_batch)
 		b->href_from_root = xasprintf("batch/%s.html", name);
 		if (batch_is_ab(db->harness_command))
 			b->ab_href_from_root = xasprintf("batch/%s.ab.html", name);
-		b->machine = xstrdup(db->machine_id ? db->machine_id : db->host);
+		/* a batch row that names no machine takes its runs' (below) */
+		if (db->machine_id || db->host)
+			b->machine = xstrdup(resultsdb_machine_key(db->machine_id, db->host));
 		b->kernel = xstrdup(db->kernel_release);
 		b->started = db->started_utc;
 		keys[i] = (struct batch_key){ db->uuid, i };

@@ -5,6 +5,7 @@
  * when it differs from the previous build's (site_put_page()).
  */
 #include "site/site-internal.h"
+#include "db/resultsdb-query.h"
 #include "report/report-html.h"
 #include "stats/stats.h"
 #include "base/hash.h"
@@ -609,9 +610,7 @@ static void machine_provenance(FILE *f, const struct site_model *m, const struct
 	      "<th>first run</th><th>last run</th><th>runs</th></tr>\n", f);
 	for (size_t i = 0; i < m->n_db_machines; i++) {
 		const struct resultsdb_site_machine *d = &m->db_machines[i];
-		const char *key = d->machine_id ? d->machine_id : d->host ? d->host : "(unknown)";
-
-		if (strcmp(key, mach->key))
+		if (strcmp(resultsdb_machine_key(d->machine_id, d->host), mach->key))
 			continue;
 		fputs("<tr><td>", f);
 		html_escape(f, d->host);
