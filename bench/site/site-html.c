@@ -144,16 +144,15 @@ static void draw_kernels(FILE *f, const struct axis *a, const struct site_series
 	}
 }
 
-void site_svg_trend(FILE *f, const struct site_model *m, const struct site_series *s, size_t v,
-		    const struct site_change *changes, size_t n_changes, const char *root)
+void site_svg_trend(FILE *f, const struct site_model *m, const struct site_series *s,
+		    const struct site_point_stats *ps, size_t v, const struct site_change *changes,
+		    size_t n_changes, const char *root)
 {
 	const int decimals = metric_defs[metric_lookup(m->metric_names[v])].decimals + 1;
-	struct site_point_stats *ps = zalloc(sizeof(*ps) * (s->n_points + 1));
 	struct axis a = { INFINITY, -INFINITY, s->n_points };
 	size_t seg_from = 0;
 
 	for (size_t i = 0; i < s->n_points; i++) {
-		site_point_stats(m, &s->points[i], v, &ps[i]);
 		if (ps[i].n) {
 			a.lo = fmin(a.lo, ps[i].min);
 			a.hi = fmax(a.hi, ps[i].max);
@@ -225,7 +224,6 @@ void site_svg_trend(FILE *f, const struct site_model *m, const struct site_serie
 			ax_y(&a, ps[i].median));
 	}
 	fputs("</svg>\n", f);
-	free(ps);
 }
 
 /* A batch's median of value v over all its runs that have it (noise is

@@ -146,14 +146,17 @@ struct site_point_stats {
 	double median, min, max;
 	size_t n;
 };
-void site_point_stats(const struct site_model *m, const struct site_point *p, size_t v,
-		      struct site_point_stats *out);
+/* Each point's of series s, for value v: a new array of s->n_points,
+ * made once for all that a trend page draws and fingerprints. */
+struct site_point_stats *site_series_stats(const struct site_model *m, const struct site_series *s, size_t v);
 
-/* The change points of one series and metric value v (E-divisive over
- * the points' medians, splits only between kernels). Appended to *out
- * (*n of them), found_utc and is_new left for the caller. 0 or -errno. */
-int site_series_changes(const struct site_model *m, const struct site_series *s, size_t v,
-			const char *page, struct site_change **out, size_t *n);
+/* The change points of one series (its points' statistics ps, of value
+ * v): E-divisive over the points' medians, splits only between kernels.
+ * Appended to *out (*n of them), found_utc and is_new left for the
+ * caller. 0 or -errno. */
+int site_series_changes(const struct site_model *m, const struct site_series *s,
+			const struct site_point_stats *ps, size_t v, const char *page,
+			struct site_change **out, size_t *n);
 
 /* The build in progress. */
 struct site_build {
@@ -192,8 +195,9 @@ void site_html_number(FILE *f, double v, int decimals);
 /* One machine's series of metric v drawn as an SVG trend: points with
  * their spread, each a link to its batch; kernel boundaries; change
  * points changes[0..n) (of this series). root: the way to the site's root. */
-void site_svg_trend(FILE *f, const struct site_model *m, const struct site_series *s, size_t v,
-		    const struct site_change *changes, size_t n_changes, const char *root);
+void site_svg_trend(FILE *f, const struct site_model *m, const struct site_series *s,
+		    const struct site_point_stats *ps, size_t v, const struct site_change *changes,
+		    size_t n_changes, const char *root);
 /* A machine's noise (values v0 and v1, the noise metrics) per batch over
  * time, each point a link to its batch. */
 void site_svg_noise(FILE *f, const struct site_model *m, const struct site_machine *mach,

@@ -434,8 +434,8 @@ void site_model_release(struct site_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-void site_point_stats(const struct site_model *m, const struct site_point *p, size_t v,
-		      struct site_point_stats *out)
+static void point_stats(const struct site_model *m, const struct site_point *p, size_t v,
+			struct site_point_stats *out)
 {
 	double *x = zalloc(sizeof(*x) * (p->n_runs + 1));
 	size_t n = 0;
@@ -459,10 +459,20 @@ void site_point_stats(const struct site_model *m, const struct site_point *p, si
 	free(x);
 }
 
+struct site_point_stats *site_series_stats(const struct site_model *m, const struct site_series *s, size_t v)
+{
+	struct site_point_stats *ps = zalloc(sizeof(*ps) * (s->n_points + 1));
+
+	for (size_t i = 0; i < s->n_points; i++)
+		point_stats(m, &s->points[i], v, &ps[i]);
+	return ps;
+}
+
 #define SITE_BOOTSTRAP { 2000, 0.95, 0x73697465ULL }
 
-int site_series_changes(const struct site_model *m, const struct site_series *s, size_t v,
-			const char *page, struct site_change **out, size_t *n)
+int site_series_changes(const struct site_model *m, const struct site_series *s,
+			const struct site_point_stats *ps, size_t v, const char *page,
+			struct site_change **out, size_t *n)
 {
 	struct changepoint_opts co = CHANGEPOINT_OPTS_DEFAULT;
 	const struct stats_bootstrap bo = SITE_BOOTSTRAP;
@@ -474,13 +484,9 @@ int site_series_changes(const struct site_model *m, const struct site_series *s,
 
 	if (m->o->seed)
 		co.seed = m->o->seed;
-	for (size_t i = 0; i < s->n_points; i++) {
-		struct site_point_stats ps;
-
-		site_point_stats(m, &s->points[i], v, &ps);
-		if (ps.n)
-			x[nu] = ps.median, used[nu++] = i;
-	}
+	for (size_t i = 0; i < s->n_points; i++)
+		if (ps[i].n)
+			x[nu] = ps[i].median, used[nu++] = i;
 	/* the newest points, when there are more than the statistic takes */
 	if (nu > CHANGEPOINT_MAX_VALUES)
 		first = nu - CHANGEPOINT_MAX_VALUES;

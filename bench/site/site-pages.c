@@ -146,8 +146,8 @@ static size_t series_changes(const struct site_change *all, size_t n, const char
 }
 
 /* What a trend page is made from, hashed: its series' points. */
-static void trend_fingerprint(const struct site_build *b, const struct site_series *s, size_t n, size_t v,
-			      char out[HB_SHA256_HEX_LEN + 1])
+static void trend_fingerprint(const struct site_build *b, const struct site_series *s,
+			      struct site_point_stats *const *ps, size_t n, size_t v, char out[HB_SHA256_HEX_LEN + 1])
 {
 	struct strbuf t = STRBUF_INIT;
 	char num[3][64];
@@ -160,15 +160,12 @@ static void trend_fingerprint(const struct site_build *b, const struct site_seri
 		strbuf_addf(&t, "series %s\n%s\n%s\n%zu\n", s[k].machine, mach ? mach->label : "-",
 			    mach ? mach->href_from_root : "-", s[k].without_kernel);
 		for (size_t i = 0; i < s[k].n_points; i++) {
-			struct site_point_stats ps;
-
-			site_point_stats(&b->m, &s[k].points[i], v, &ps);
-			format_double_exact(num[0], sizeof(num[0]), ps.median);
-			format_double_exact(num[1], sizeof(num[1]), ps.min);
-			format_double_exact(num[2], sizeof(num[2]), ps.max);
+			format_double_exact(num[0], sizeof(num[0]), ps[k][i].median);
+			format_double_exact(num[1], sizeof(num[1]), ps[k][i].min);
+			format_double_exact(num[2], sizeof(num[2]), ps[k][i].max);
 			strbuf_addf(&t, "%s\n%s\n%s\n%s %s %s %zu\n", s[k].points[i].href_from_root,
 				    s[k].points[i].kernel, s[k].points[i].batch ? s[k].points[i].batch : "-",
-				    num[0], num[1], num[2], ps.n);
+				    num[0], num[1], num[2], ps[k][i].n);
 		}
 	}
 	sha256_hex(t.buf, t.len, out);
@@ -176,7 +173,8 @@ static void trend_fingerprint(const struct site_build *b, const struct site_seri
 }
 
 /* The kernels of a series, each with its points' median. */
-static void kernel_table(FILE *f, const struct site_model *m, const struct site_series *s, size_t v)
+static void kernel_table(FILE *f, const struct site_model *m, const struct site_series *s,
+			 const struct site_point_stats *ps, size_t v)
 {
 	const int d = metric_decimals(m->metric_names[v]);
 
@@ -187,12 +185,9 @@ static void kernel_table(FILE *f, const struct site_model *m, const struct site_
 		double *x = zalloc(sizeof(*x) * (s->n_points + 1));
 
 		for (; j < s->n_points && !strcmp(s->points[j].kernel, s->points[i].kernel); j++) {
-			struct site_point_stats ps;
-
-			site_point_stats(m, &s->points[j], v, &ps);
-			runs += ps.n;
-			if (ps.n)
-				x[n++] = ps.median;
+			runs += ps[j].n;
+			if (ps[j].n)
+				x[n++] = ps[j].median;
 		}
 		fputs("<tr><td>", f);
 		html_escape(f, s->points[i].kernel);
@@ -228,9 +223,9 @@ static size_t *series_shown(const struct site_model *m, const struct site_series
 	return order;
 }
 
-static int trend_page(struct site_build *b, const struct site_series *s, size_t n, size_t v,
-		      struct site_change *changes, size_t n_changes, const char *path, const char *fp,
-		      struct strbuf *err)
+static int trend_page(struct site_build *b, const struct site_series *s, struct site_point_stats *const *ps,
+		      size_t n, size_t v, struct site_change *changes, size_t n_changes, const char *path,
+		      const char *fp, struct strbuf *err)
 {
 	const char *metric = b->m.metric_names[v], *root = site_root(3);
 	struct site_change *mine = zalloc(sizeof(*mine) * (n_changes + 1));
@@ -263,21 +258,21 @@ static int trend_page(struct site_build *b, const struct site_series *s, size_t 
 		html_escape(f, mach ? mach->label : s[k].machine);
 		fprintf(f, "</a>: %zu point%s</h2>\n", s[k].n_points, s[k].n_points == 1 ? "" : "s");
 		if (s[k].n_points)
-			site_svg_trend(f, &b->m, &s[k], v, mine, nm, root);
+			site_svg_trend(f, &b->m, &s[k], ps[k], v, mine, nm, root);
 		if (s[k].without_kernel)
 			fprintf(f, "<p class=\"note\">%zu run%s that count%s not placed: %s no kernel release or "
 				   "no batch page.</p>\n", s[k].without_kernel, s[k].without_kernel == 1 ? "" : "s",
 				s[k].without_kernel == 1 ? "s is" : " are", s[k].without_kernel == 1 ? "it has" : "they have");
 		if (nm) {
 			change_table_head(f);
-			for (size_t i = 0; i < nm; i++)
-				change_row(f, &mine[i], root);
+			for (size_t c = 0; c < nm; c++)
+				change_row(f, &mine[c], root);
 			fputs("</table></div>\n", f);
 		} else if (s[k].n_points) {
 			fputs("<p>No change point.</p>\n", f);
 		}
 		if (s[k].n_points)
-			kernel_table(f, &b->m, &s[k], v);
+			kernel_table(f, &b->m, &s[k], ps[k], v);
 	}
 	site_html_foot(f, b->o);
 	free(mine);
@@ -305,8 +300,8 @@ static void change_copy(struct site_change *to, const struct site_change *c)
 /* One page's changes: kept from the previous build when its points are
  * the same, else found again (a change the previous build knew keeps the
  * time it was found). */
-static int page_changes(struct site_build *b, const struct site_series *s, size_t n, size_t v, const char *path,
-			bool fresh, struct site_change **all, size_t *n_all)
+static int page_changes(struct site_build *b, const struct site_series *s, struct site_point_stats *const *ps,
+			size_t n, size_t v, const char *path, bool fresh, struct site_change **all, size_t *n_all)
 {
 	size_t from = *n_all;
 	int r = 0;
@@ -320,7 +315,7 @@ static int page_changes(struct site_build *b, const struct site_series *s, size_
 		return 0;
 	}
 	for (size_t k = 0; r == 0 && k < n; k++)
-		r = site_series_changes(&b->m, &s[k], v, path, all, n_all);
+		r = site_series_changes(&b->m, &s[k], ps[k], v, path, all, n_all);
 	for (size_t i = from; i < *n_all; i++) {
 		struct site_change *c = &(*all)[i];
 
@@ -349,18 +344,24 @@ int site_write_trends(struct site_build *b, struct site_change **changes, size_t
 			j++;
 		for (size_t v = 0; r == 0 && v < b->o->n_metrics; v++) {
 			char *path = site_trend_href(m->series[i].game, m->series[i].run_name, m->metric_names[v]);
+			struct site_point_stats **ps = zalloc(sizeof(*ps) * (j - i));
 			char fp[HB_SHA256_HEX_LEN + 1];
 			bool fresh;
 			size_t from = *n_changes;
 
-			trend_fingerprint(b, &m->series[i], j - i, v, fp);
+			for (size_t k = i; k < j; k++)
+				ps[k - i] = site_series_stats(m, &m->series[k], v);
+			trend_fingerprint(b, &m->series[i], ps, j - i, v, fp);
 			fresh = site_page_fresh(b, path, fp);
-			r = page_changes(b, &m->series[i], j - i, v, path, fresh, changes, n_changes);
+			r = page_changes(b, &m->series[i], ps, j - i, v, path, fresh, changes, n_changes);
 			if (r < 0)
 				strbuf_addf(err, "cannot look for change points of %s: %s", path, strerror(-r));
 			else if (!fresh)
-				r = trend_page(b, &m->series[i], j - i, v, *changes + from, *n_changes - from, path, fp,
-					       err);
+				r = trend_page(b, &m->series[i], ps, j - i, v, *changes + from, *n_changes - from, path,
+					       fp, err);
+			for (size_t k = 0; k < j - i; k++)
+				free(ps[k]);
+			free(ps);
 			free(path);
 		}
 		i = j;
