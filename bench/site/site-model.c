@@ -244,8 +244,8 @@ static void make_batches(struct site_model *m, ssize_t *run_batch)
 	for (size_t i = 0; i < n_loose; i++) {
 		struct site_batch *b = &m->batches[m->n_batches - 1];
 
-		if (i == 0 || cmp_loose(&(struct loose_key){ loose[i].machine, loose[i].kernel, 0 },
-					&(struct loose_key){ loose[i - 1].machine, loose[i - 1].kernel, 0 }) != 0) {
+		if (i == 0 || strcmp(loose[i].machine, loose[i - 1].machine) ||
+		    strcmp(loose[i].kernel, loose[i - 1].kernel)) {
 			char *mn = site_file_name(loose[i].machine), *kn = site_file_name(loose[i].kernel);
 
 			b = &m->batches[m->n_batches++];
@@ -273,15 +273,14 @@ static void make_batches(struct site_model *m, ssize_t *run_batch)
 				b->started = r->started_utc;
 		}
 	}
-	for (size_t i = 0; i < m->n_batches; i++)
-		for (size_t k = 0; k < m->batches[i].n_runs; k++) {
-			struct site_machine *mach =
-				(struct site_machine *)site_model_machine(m, site_run_machine(&m->runs[m->batches[i].runs[k]]));
+	/* a machine's batches, as its page lists them (loose groups aside) */
+	for (size_t i = 0; i < m->n_batches; i++) {
+		const char *key = m->batches[i].machine;
+		struct site_machine *mach = key ? (struct site_machine *)site_model_machine(m, key) : NULL;
 
-			if (mach && m->batches[i].b)
-				mach->batches++;
-			break;
-		}
+		if (mach && m->batches[i].b)
+			mach->batches++;
+	}
 	free(keys);
 	free(loose);
 }
