@@ -258,6 +258,7 @@ void site_svg_noise(FILE *f, const struct site_model *m, const struct site_machi
 	const struct site_batch **bs = zalloc(sizeof(*bs) * (m->n_batches + 1));
 	struct axis a = { 0, -INFINITY, 0 };
 	size_t n = 0, drawn = 0;
+	double *med;                    /* [i * SITE_NOISE_METRICS + k] */
 
 	for (size_t i = 0; i < m->n_batches; i++)
 		if (m->batches[i].machine && !strcmp(m->batches[i].machine, mach->key))
@@ -265,10 +266,12 @@ void site_svg_noise(FILE *f, const struct site_model *m, const struct site_machi
 	if (n)
 		qsort(bs, n, sizeof(*bs), cmp_batch_started);
 	a.n = n;
+	med = zalloc(sizeof(*med) * (n * SITE_NOISE_METRICS + 1));
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < SITE_NOISE_METRICS; k++) {
 			double v = batch_median(m, bs[i], m->o->n_metrics + k);
 
+			med[i * SITE_NOISE_METRICS + k] = v;
 			if (isfinite(v)) {
 				a.hi = fmax(a.hi, v);
 				drawn++;
@@ -277,6 +280,7 @@ void site_svg_noise(FILE *f, const struct site_model *m, const struct site_machi
 	if (!drawn) {
 		fputs("<p class=\"note\">No run of this machine says its host's noise (bench.txt "
 		      "noise.steal_pct, noise.foreign_cpu_pct: runs made before hitchbench sampled it).</p>\n", f);
+		free(med);
 		free(bs);
 		return;
 	}
@@ -294,7 +298,7 @@ void site_svg_noise(FILE *f, const struct site_model *m, const struct site_machi
 		html_escape(f, name);
 		fputs(" (batch median)</text>\n", f);
 		for (size_t i = 0; i < n; i++) {
-			double v = batch_median(m, bs[i], m->o->n_metrics + k);
+			double v = med[i * SITE_NOISE_METRICS + k];
 
 			if (!isfinite(v))
 				continue;
@@ -314,5 +318,6 @@ void site_svg_noise(FILE *f, const struct site_model *m, const struct site_machi
 	fputs(" .. ", f);
 	html_escape(f, bs[n - 1]->started ? bs[n - 1]->started : "-");
 	fputs("</text>\n</svg>\n", f);
+	free(med);
 	free(bs);
 }
