@@ -110,6 +110,11 @@ static void on_event(struct procwatch *w, const struct proc_event *ev, void *arg
 		e->pending = true;
 		w->n_pending++;
 		parent = pw_ent_find(w, e->ppid);
+		/* a parent there at the start is read now, while it is likely
+		 * still alive (a helper's sanitizer forks its leak check and
+		 * exits: the child is judged after both are gone) */
+		if (parent)
+			pw_read_markers(w, parent);
 		e->owner = (parent && parent->owner == OWN_RUN) ? OWN_RUN : OWN_UNDECIDED;
 		break;
 	case PROC_EVENT_EXEC:

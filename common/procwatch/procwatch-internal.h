@@ -116,6 +116,8 @@ uint64_t pw_cpu_ticks(const struct pstat *st);
 /* verdicts (procwatch-verdict.c) */
 /* Gives a new process its verdict (once); may move table entries. */
 void pw_decide(struct procwatch *w, struct proc_ent *e, uint64_t at_ns, int depth);
+/* The markers of a process there at the start that no rule judged, read once. */
+void pw_read_markers(struct procwatch *w, struct proc_ent *p);
 /* A busy-session candidate's verdict: did it burn a second? */
 void pw_busy_check(struct procwatch *w, struct proc_ent *e, uint64_t at_ns);
 

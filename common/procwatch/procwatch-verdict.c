@@ -43,28 +43,41 @@ static const char *why_f(struct procwatch *w, const char *fmt, int x)
 	return w->whybuf;
 }
 
-/* Whether p, a new process's parent, carries the harness's marker. One
- * that was there at the start has not been judged: its environment is
- * read the first time a child asks (CI's fuzzing script, started before
- * the package test's run, and the `cat` it runs). A listed harness
- * process carrying it counts too: what it starts inherits it. */
-static bool carries_harness(struct procwatch *w, struct proc_ent *p)
+/* Reads the markers of p, a process there when the watch started that no
+ * rule has judged, once: the run's marker makes it the run's, the
+ * harness's makes it the harness's (marked: what it forks without exec
+ * is too). A listed harness process's marker is read as well: what it
+ * starts inherits it. Called at the start for the harness's children,
+ * when p forks, and when a child of p is judged (CI's fuzzing script,
+ * started before the package test's run, and the `cat` it runs). */
+void pw_read_markers(struct procwatch *w, struct proc_ent *p)
 {
 	ssize_t n;
 
-	if (p->marked)
-		return true;
-	if ((p->owner != OWN_OTHER && p->owner != OWN_HARNESS) || p->env_read)
-		return false;
+	if ((p->owner != OWN_OTHER && p->owner != OWN_HARNESS) || p->env_read || p->marked)
+		return;
 	p->env_read = true;
 	n = pw_read_pid_file(w, p->pid, "environ", w->envbuf, sizeof(w->envbuf));
-	if (n > 0 && procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_HARNESS_ENV, NULL)) {
+	if (n <= 0)
+		return;
+	if (p->owner == OWN_OTHER && procwatch_environ_marked(w->envbuf, (size_t)n, w->cfg.run_id, w->cfg.relay_id)) {
+		p->owner = OWN_RUN;
+		p->candidate = false;
+		return;
+	}
+	if (procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_HARNESS_ENV, NULL)) {
 		p->marked = true;
 		if (p->owner == OWN_OTHER) {
 			p->owner = OWN_HARNESS;
 			p->candidate = false;
 		}
 	}
+}
+
+/* Whether p, a new process's parent, carries the harness's marker. */
+static bool carries_harness(struct procwatch *w, struct proc_ent *p)
+{
+	pw_read_markers(w, p);
 	return p->marked;
 }
 

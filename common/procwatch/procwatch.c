@@ -198,20 +198,9 @@ static void find_candidates(struct procwatch *w)
 		sid = pw_read_sessionid(w, e->pid);
 		if (sid == PROCWATCH_NO_SESSION || run_session(w, sid))
 			continue;
-		{
-			ssize_t n = pw_read_pid_file(w, e->pid, "environ", w->envbuf, sizeof(w->envbuf));
-
-			if (n > 0 && procwatch_environ_marked(w->envbuf, (size_t)n, w->cfg.run_id, w->cfg.relay_id)) {
-				e->owner = OWN_RUN;
-				continue;
-			}
-			e->env_read = true;
-			if (n > 0 && procwatch_environ_has(w->envbuf, (size_t)n, PROCWATCH_HARNESS_ENV, NULL)) {
-				e->owner = OWN_HARNESS;
-				e->marked = true;
-				continue;
-			}
-		}
+		pw_read_markers(w, e);
+		if (e->owner != OWN_OTHER)
+			continue;
 		e->sessionid = sid;
 		e->candidate = true;
 	}
@@ -307,6 +296,12 @@ int procwatch_start(struct procwatch **out, const struct procwatch_config *cfg)
 		if (e)
 			e->owner = OWN_HARNESS;
 	}
+	/* what the harness started before the watch (a relay's other run,
+	 * its helpers) is read now: such a process may fork and be gone
+	 * before its child is judged (a sanitizer build's leak check) */
+	for (size_t i = 0; i < w->n; i++)
+		if (w->ent[i].owner == OWN_OTHER && pw_pid_in(w->harness, w->n_harness, w->ent[i].ppid))
+			pw_read_markers(w, &w->ent[i]);
 	find_candidates(w);
 	w->start_ns = mono_ns();
 	w->next_scan_ns = w->start_ns + w->scan_ns;

@@ -37,7 +37,10 @@
  *     so that its own commands are not taken for someone else's;
  *     a child that never exec'd (the connector knows), or that exec'd
  *     and was gone before it was read, takes its parent's marker (a
- *     parent there before the watch has its environment read then);
+ *     parent there before the watch has its environment read when it
+ *     forks or a child is judged, and the harness's children there at
+ *     the start at the start: they can fork and be gone before the
+ *     fork is read, as a sanitizer build's leak check at exit);
  *  5. anything else is outside the run: counted. The harness's own
  *     processes (the caller's list and the watcher's ancestors) are
  *     exempt themselves, but what they start is judged by these rules.

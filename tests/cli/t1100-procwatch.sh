@@ -5,7 +5,9 @@
 # run, and one carrying the run's HITCHBENCH_RUN marker, are the run's; a
 # shell carrying HITCHBENCH_HARNESS and its subshell (judged by the
 # connector even though it is gone at once) are the harness's, and so are
-# the commands of a marked shell that was there before the watch started.
+# the commands of a marked shell that was there before the watch started,
+# and the subshell of one that forked it and exited before the watcher read
+# a single event.
 # With the proc connector (root only) and with the proc/ scan forced. Other
 # processes starting on the machine meanwhile get verdicts too: only the
 # pids the driver started are checked.
@@ -48,6 +50,14 @@ grep -q "^- $harness sh exempt harness: carries HITCHBENCH_HARNESS" "$T/connecto
 grep -q "^- [0-9]* .* exempt harness: forked without exec by a process carrying HITCHBENCH_HARNESS" \
 	"$T/connector.out" || fail "connector: the marked shell's subshell: $(cat "$T/connector.out")"
 grep -q "^! [0-9]* sh " "$T/connector.out" && fail "connector: a shell was counted: $(cat "$T/connector.out")"
+# a marked shell there before the watch (a child of the harness) that forked a
+# subshell and exited, both reaped before the watcher read an event (a
+# sanitizer build of a helper's leak check at its exit): read at the start
+gone=$(sed -n 's/^gone //p' "$T/connector.out")
+grep -q "^! [0-9]* .*(t=[0-9.]* s, parent $gone[,)]" "$T/connector.out" &&
+	fail "connector: the subshell of the shell gone at once ($gone) was counted: $(cat "$T/connector.out")"
+grep -q "^- [0-9]* .* exempt harness: forked without exec by a process carrying HITCHBENCH_HARNESS (t=[0-9.]* s, parent $gone[,)]" \
+	"$T/connector.out" || fail "connector: no verdict on the subshell of the shell gone at once ($gone)"
 # its commands, done at once and most gone before they could be read, and those of
 # the marked shell there before the watch: the harness's too
 grep -q "^! [0-9]* \(true\|cat\|(gone)\) " "$T/connector.out" &&

@@ -12,8 +12,13 @@
  *     commands (true, cat) are done at once (all the harness's: the
  *     connector judges the gone ones by their parent), and the same
  *     commands from a marked shell started before the watch (its
- *     environment is read when its first child is judged). Prints "role PID" lines,
- *     then the verdicts as "! PID COMM what: why" or "- ...".
+ *     environment is read when its first child is judged), and a marked
+ *     shell started before the watch that forks a subshell and exits,
+ *     both gone before the watcher reads a single event (as a sanitizer
+ *     build of a helper's leak check at its exit: the harness's, read at
+ *     the start as a child of the harness). Prints "role PID" lines,
+ *     then the verdicts as "! PID COMM what: why (t=T s, parent PPID...)"
+ *     or "- ...".
  *     Exit 77 when the connector cannot be used (it needs root).
  *
  *   procwatch cost SECONDS EXTRA [connector|scan|both]
@@ -57,8 +62,8 @@ static void print_verdict(void *ctx, const struct procwatch_verdict *v)
 		*counted += v->counted;
 		return;
 	}
-	printf("%c %d %s %s: %s (t=%.3f s", v->counted ? '!' : '-', v->pid, v->comm,
-	       procwatch_what_name(v->what), v->why, v->t);
+	printf("%c %d %s %s: %s (t=%.3f s, parent %d", v->counted ? '!' : '-', v->pid, v->comm,
+	       procwatch_what_name(v->what), v->why, v->t, v->ppid);
 	if (v->sessionid != PROCWATCH_NO_SESSION)
 		printf(", session %u", v->sessionid);
 	if (v->scope[0])
@@ -115,8 +120,8 @@ static int cmd_live(enum procwatch_source source)
 	struct procwatch *w;
 	char run_id[32];
 	int to_run[2], from_run[2];
-	pid_t run, outside, bare, marked, harness, early, inside = 0;
-	int r, go[2];
+	pid_t run, outside, bare, marked, harness, early, gone, inside = 0;
+	int r, go[2], go_gone[2], ready[2];
 
 	snprintf(run_id, sizeof(run_id), "live-%d", (int)getpid());
 	if (pipe(to_run) < 0 || pipe(from_run) < 0)
@@ -165,6 +170,34 @@ static int cmd_live(enum procwatch_source source)
 		_exit(127);
 	}
 	close(go[0]);
+	/* the harness's, there before the watch: a marked shell that forks
+	 * a subshell and exits, reaped before the watcher reads an event */
+	if (pipe(go_gone) < 0 || pipe(ready) < 0)
+		return 1;
+	gone = fork();
+	if (gone == 0) {
+		setenv(PROCWATCH_HARNESS_ENV, "procwatch-gone", 1);
+		dup2(go_gone[0], 0);
+		close(go_gone[0]);
+		close(go_gone[1]);
+		close(ready[0]);
+		if (ready[1] != 3) {
+			dup2(ready[1], 3);
+			close(ready[1]);
+		}
+		execl("/bin/sh", "sh", "-c", "echo >&3; exec 3>&-; read x; (exit 0); exit 0", (char *)NULL);
+		_exit(127);
+	}
+	close(go_gone[0]);
+	close(ready[1]);
+	{
+		char c;
+
+		/* exec'd: its environment is the marked one when the watch starts */
+		if (read(ready[0], &c, 1) != 1)
+			return 1;
+		close(ready[0]);
+	}
 	cfg.run_roots = &run;
 	cfg.n_run_roots = 1;
 	cfg.run_id = run_id;
@@ -174,6 +207,8 @@ static int cmd_live(enum procwatch_source source)
 		waitpid(run, NULL, 0);
 		close(go[1]);
 		waitpid(early, NULL, 0);
+		close(go_gone[1]);
+		waitpid(gone, NULL, 0);
 		if (source == PROCWATCH_CONNECTOR && (r == -EPERM || r == -EACCES)) {
 			printf("the proc connector needs root (%s)\n", strerror(-r));
 			return 77;
@@ -182,6 +217,11 @@ static int cmd_live(enum procwatch_source source)
 		return 1;
 	}
 	printf("# source %s: %s\n", procwatch_source_name(procwatch_source(w)), procwatch_why(w));
+	/* before any event is read: it and its subshell are gone */
+	if (write(go_gone[1], "\n", 1) != 1)
+		fprintf(stderr, "procwatch: the shell that forks and exits did not take its go\n");
+	close(go_gone[1]);
+	waitpid(gone, NULL, 0);
 	outside = spawn_sleep(NULL);
 	marked = spawn_sleep(run_id);
 	bare = fork();
@@ -207,8 +247,8 @@ static int cmd_live(enum procwatch_source source)
 	if (write(go[1], "\n", 1) != 1)
 		fprintf(stderr, "procwatch: the early shell did not take its go\n");
 	close(go[1]);
-	printf("outside %d\nbare %d\nmarked %d\ninside %d\nharness %d\nearly %d\n", (int)outside, (int)bare,
-	       (int)marked, (int)inside, (int)harness, (int)early);
+	printf("outside %d\nbare %d\nmarked %d\ninside %d\nharness %d\nearly %d\ngone %d\n", (int)outside,
+	       (int)bare, (int)marked, (int)inside, (int)harness, (int)early, (int)gone);
 	fflush(stdout);
 	r = watch_until(w, mono() + 1.5);
 	if (r == 0)
