@@ -67,7 +67,7 @@ _hitchbench_subs_lab="init submit status cancel results ensure-kernel"
 _hitchbench_opts_lab_init="--out --port --state-dir --munge-socket --slurm-user --cluster --help"
 # a job's runs take run's options but those the job decides (--out, --no-db,
 # --resume, --detach, --follow, --target, --no-wait, --no-pull, --plan)
-_hitchbench_opts_lab_submit="--nodes --constraint --kernels --site --switches --rounds --order --seed --rerun-invalid --warmup --window --db --display --stall-ms --percentile --min-frames --quiet -q --verbose -v --profile --no-quieting --help"
+_hitchbench_opts_lab_submit="--nodes --constraint --kernels --site --site-minutes --switches --rounds --order --seed --rerun-invalid --warmup --window --db --display --stall-ms --percentile --min-frames --quiet -q --verbose -v --profile --no-quieting --help"
 _hitchbench_opts_lab_status="--help"
 _hitchbench_opts_lab_cancel="--all --help"
 _hitchbench_opts_lab_results="--db --help"
@@ -92,7 +92,7 @@ _hitchbench_opts_hitchbench_prefetch_forget="--dir --help"
 _hitchbench_opts_hitchbench_prefetch_resident="--drop --help"
 
 # Options that take a value (the next word), whatever the command.
-_hitchbench_valued=" --flip --segment --settle --relay --turn --relay-id --design --minutes --max-minutes --switches --rounds --order --seed --resume --warmup --window --db --out --display --stall-ms --percentile --profile --target --format --metric --interfered --min-frames --machine --game --variant --by --process --hud-period --effect --alpha --beta --max-rounds --batch --magnitude --paired --resamples --with --name --title --what --gamedb --to --prefix --ssh-config --arch --port --state-dir --munge-socket --slurm-user --cluster --nodes --constraint --kernels --site --period-ms --duration --nice --wait-below --wait-sensors --wait-timeout --live --pid --frames --xserver --cpu --ready --cgroup --driver --game-log --xauth --log --run-root --run-id --harness --x-vt -m --mode -i --period -t --time -c --cpus -o --output --threshold-us --fifo-prio --wish --exe --dir --data --mb --reserve-mb --io --timeout --bpf --bpf-live --bpf-period-ms --bpf-min-us --bpf-stack-us --bpf-faults "
+_hitchbench_valued=" --flip --segment --settle --relay --turn --relay-id --design --minutes --max-minutes --switches --rounds --order --seed --resume --warmup --window --db --out --display --stall-ms --percentile --profile --target --format --metric --interfered --min-frames --machine --game --variant --by --process --hud-period --effect --alpha --beta --max-rounds --batch --magnitude --paired --resamples --with --name --title --what --gamedb --to --prefix --ssh-config --arch --port --state-dir --munge-socket --slurm-user --cluster --nodes --constraint --kernels --site --site-minutes --period-ms --duration --nice --wait-below --wait-sensors --wait-timeout --live --pid --frames --xserver --cpu --ready --cgroup --driver --game-log --xauth --log --run-root --run-id --harness --x-vt -m --mode -i --period -t --time -c --cpus -o --output --threshold-us --fifo-prio --wish --exe --dir --data --mb --reserve-mb --io --timeout --bpf --bpf-live --bpf-period-ms --bpf-min-us --bpf-stack-us --bpf-faults "
 
 # The program completed: the word typed (~ expanded), else hitchbench.
 _hitchbench_prog()

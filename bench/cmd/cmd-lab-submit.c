@@ -30,6 +30,7 @@
 struct submit_args {
 	const char *nodes, *constraint, *kernels;
 	const char *site;              /* --site: refreshed by each job at its end */
+	const char *site_minutes;      /* --site-minutes: the refresh's limit (NULL: the job's default) */
 	const char *switches;          /* --switches: a GAME's tokens (a matrix has its own) */
 	int rounds;                    /* --rounds: every batch's rounds (0: as given) */
 	struct argv_list run_opts;     /* "--name=value" / "--name", as run takes them */
@@ -68,15 +69,17 @@ static int take_run_option(struct submit_args *a, const struct run_option *o, co
 
 static int submit_options(int argc, char **argv, struct submit_args *a)
 {
-	struct option opts[57];
+	struct option opts[58];
 	size_t n = 0;
 	int c, which = 0;
+	double minutes;
 
-	run_options_getopt(opts, &n, ARRAY_SIZE(opts) - 6, 0);
+	run_options_getopt(opts, &n, ARRAY_SIZE(opts) - 7, 0);
 	opts[n++] = (struct option){ "nodes", required_argument, NULL, 'N' };
 	opts[n++] = (struct option){ "constraint", required_argument, NULL, 'C' };
 	opts[n++] = (struct option){ "kernels", required_argument, NULL, 'K' };
 	opts[n++] = (struct option){ "site", required_argument, NULL, 'S' };
+	opts[n++] = (struct option){ "site-minutes", required_argument, NULL, 'm' };
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
 	optind = 1;
@@ -97,6 +100,10 @@ static int submit_options(int argc, char **argv, struct submit_args *a)
 			if ((r = lab_site_usage(optarg)) != 0)
 				return r;
 			a->site = optarg;
+		} else if (c == 'm') {
+			if ((r = lab_site_minutes_usage(optarg, &minutes)) != 0)
+				return r;
+			a->site_minutes = optarg;
 		} else if (c == 'h') {
 			lab_usage_print(stdout);
 			return HB_ARGS_DONE;
@@ -106,6 +113,8 @@ static int submit_options(int argc, char **argv, struct submit_args *a)
 	}
 	if (a->nodes && a->constraint)
 		return lab_usage_error("--nodes or --constraint, not both%s", "");
+	if (a->site_minutes && !a->site)
+		return lab_usage_error("--site-minutes wants --site: it limits the site's refresh%s", "");
 	return 0;
 }
 
@@ -311,6 +320,8 @@ static int submit_one(const char *lab, const char *script, const struct lab_matr
 		argv_pushf(&cmd, "--kernel=%s", kernel);
 	if (a->site)
 		argv_pushf(&cmd, "--site=%s", a->site);
+	if (a->site_minutes)
+		argv_pushf(&cmd, "--site-minutes=%s", a->site_minutes);
 	argv_push(&cmd, "--");
 	argv_push(&cmd, game);
 	if (b->variants)

@@ -31,8 +31,8 @@ static const char lab_usage[] =
 	"usage: hitchbench lab init MACHINES-FILE [--out DIR] [--port N] [--state-dir DIR]\n"
 	"                           [--munge-socket PATH] [--slurm-user USER] [--cluster NAME]\n"
 	"   or: hitchbench lab submit MATRIX|GAME [\"VARIANT...\" [ROUNDS]] [--nodes LIST |\n"
-	"                           --constraint FEATURES] [--kernels \"K...\"] [--db DB] [--site DIR]\n"
-	"                           [run options]\n"
+	"                           --constraint FEATURES] [--kernels \"K...\"] [--db DB] [--site DIR\n"
+	"                           [--site-minutes M]] [run options]\n"
 	"   or: hitchbench lab status [JOB...]\n"
 	"   or: hitchbench lab cancel JOB... | --all\n"
 	"   or: hitchbench lab results [JOB...] [--db DB]\n"
@@ -44,7 +44,8 @@ static const char lab_usage[] =
 	"turns a matrix file or one game's batch into jobs (each kernel of --kernels\n"
 	"its own jobs), each 'hitchbench run ... --db DB' on its node; a job its node\n"
 	"lost is requeued and resumes its batch. With --site DIR (an absolute path)\n"
-	"each job then refreshes the lab's site in DIR from DB ('hitchbench site').\n"
+	"each job then refreshes the lab's site in DIR from DB ('hitchbench site'),\n"
+	"killed after --site-minutes M (default 30).\n"
 	"status, cancel and results say what the jobs do, stop them, and print their\n"
 	"batches' report from the database. The jobs' records and batches:\n"
 	"results/lab/jobs/.\n";
@@ -71,6 +72,13 @@ int lab_site_usage(const char *dir)
 	r = lab_usage_error(fmt, dir);
 	free(fmt);
 	return r;
+}
+
+int lab_site_minutes_usage(const char *arg, double *minutes)
+{
+	if (safe_atod(arg, minutes) == 0 && *minutes > 0 && *minutes <= LAB_SITE_MINUTES_MAX)
+		return 0;
+	return lab_usage_error("--site-minutes wants minutes over 0, at most a day, not '%s'", arg);
 }
 
 char *lab_dir(const struct context *ctx)
@@ -305,10 +313,12 @@ static char *last_line(const char *text)
 
 /* The lab's site refreshed from the database the batch stored into, once
  * the batch ended (docs/lab.md, "The lab's site"): `hitchbench site --db
- * DB --out SITE`. Its line and messages go to the job's log, how it went
- * to results/lab/jobs/JOBID.site. A failed refresh is the site's, not the
- * job's: the batch is stored, and the next job's refresh catches up. */
-static void refresh_site(const char *self, const char *lab, const char *job_id, const char *site, const char *db)
+ * DB --out SITE`, killed after minutes. Its line and messages go to the
+ * job's log, how it went to results/lab/jobs/JOBID.site. A failed refresh
+ * is the site's, not the job's: the batch is stored, and the next job's
+ * refresh catches up. */
+static void refresh_site(const char *self, const char *lab, const char *job_id, const char *site, const char *db,
+			 double minutes)
 {
 	char *argv[] = { (char *)self, "site", "--db", (char *)db, "--out", (char *)site, NULL };
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
@@ -321,11 +331,13 @@ static void refresh_site(const char *self, const char *lab, const char *job_id, 
 
 	fflush(stdout);
 	fflush(stderr);
-	r = spawn_capture_io(argv, NULL, &out, &err, &status);
+	r = spawn_capture_until(argv, NULL, &out, &err, mono_ns() + (uint64_t)(minutes * 60e9), &status);
 	if (err.len)
 		fputs(err.buf, stderr);   /* the site's own messages, into the job's log */
 	summary = last_line(out.buf);
-	if (r < 0) {
+	if (r == -ETIMEDOUT) {
+		why = xasprintf("'hitchbench site' had not ended after %g minute(s) (--site-minutes): killed", minutes);
+	} else if (r < 0) {
 		why = xasprintf("cannot run 'hitchbench site': %s", strerror(-r));
 	} else if (!WIFEXITED(status)) {
 		char words[64];
@@ -361,7 +373,7 @@ static void refresh_site(const char *self, const char *lab, const char *job_id, 
 	strbuf_release(&err);
 }
 
-/* hitchbench lab job --lab-dir DIR [--kernel K] [--site SITE] -- RUN-ARGS...:
+/* hitchbench lab job --lab-dir DIR [--kernel K] [--site SITE [--site-minutes M]] -- RUN-ARGS...:
  * what the job script runs (lab_job_script). It execs the batch's runner,
  * so the runner is the job's own process (slurmstepd's child), and exits 0
  * without a batch when the node is to reboot into the job's kernel. With
@@ -372,8 +384,10 @@ static int lab_job(int argc, char **argv, struct context *ctx)
 {
 	static const struct option opts[] = {
 		{ "lab-dir", required_argument, NULL, 'l' }, { "kernel", required_argument, NULL, 'k' },
-		{ "site", required_argument, NULL, 's' }, { NULL, 0, NULL, 0 },
+		{ "site", required_argument, NULL, 's' }, { "site-minutes", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
 	};
+	double site_minutes = LAB_SITE_MINUTES;
 	const char *dir = NULL, *kernel = NULL, *site = NULL, *db = NULL, *job_id = getenv("SLURM_JOB_ID");
 	struct argv_list av;
 	char *batches, self[PATH_MAX];
@@ -390,7 +404,9 @@ static int lab_job(int argc, char **argv, struct context *ctx)
 			return r;
 		else if (c == 's')
 			site = optarg;
-		else
+		else if (c == 'm' && (r = lab_site_minutes_usage(optarg, &site_minutes)) != 0)
+			return r;
+		else if (c != 'm')
 			return lab_usage_error("lab job: unknown option%s", "");
 	}
 	if (!dir || optind >= argc)
@@ -428,7 +444,7 @@ static int lab_job(int argc, char **argv, struct context *ctx)
 			note_msg("lab job %s: stopped (signal %d, %s): the site %s is left to the next job's refresh",
 				 job_id, (int)job_stopped, strsignal(job_stopped), site);
 		else
-			refresh_site(self, dir, job_id, site, db);
+			refresh_site(self, dir, job_id, site, db, site_minutes);
 		r = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	}
 	(void)ctx;

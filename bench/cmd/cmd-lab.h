@@ -24,6 +24,9 @@ char *lab_dir(const struct context *ctx);
 /* --site DIR of submit and job checked (lab_site_dir_check): 0, or the
  * usage error said and HB_EXIT_USAGE. */
 int lab_site_usage(const char *dir);
+/* --site-minutes M of submit and job into *minutes: 0, or the usage
+ * error said and HB_EXIT_USAGE. */
+int lab_site_minutes_usage(const char *arg, double *minutes);
 struct argv_list;
 int lab_jobs_active(struct context *ctx, struct argv_list *ids);
 

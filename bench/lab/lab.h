@@ -144,6 +144,12 @@ void lab_job_record_fill(struct kvfile *kf, const struct lab_job_record *r);
  * absolute. */
 int lab_site_dir_check(const char *dir, const char **why);
 
+/* How long a job's refresh of the site may take before it is killed
+ * (--site-minutes; docs/lab.md "The lab's site"): a hung refresh would
+ * hold the node until Slurm's time limit. The bounds --site-minutes takes. */
+#define LAB_SITE_MINUTES 30.0
+#define LAB_SITE_MINUTES_MAX (24 * 60.0)
+
 /* The database a job's batch stores into: the value of the last "--db="
  * among the run's arguments (submit passes one always), or NULL. Points
  * into run_args. */

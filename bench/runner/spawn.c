@@ -197,12 +197,13 @@ static void drain(int *fd, struct strbuf *sb)
 		strbuf_add(sb, chunk, (size_t)n);
 }
 
-int spawn_capture_io(char *const *argv, const char *stdin_text, struct strbuf *out, struct strbuf *err,
-		     int *status)
+int spawn_capture_until(char *const *argv, const char *stdin_text, struct strbuf *out, struct strbuf *err,
+			uint64_t deadline_ns, int *status)
 {
 	int in[2], o[2], e[2], r;
 	size_t off = 0, len = stdin_text ? strlen(stdin_text) : 0;
-	struct spawn_opts so = { .argv = argv, .envp = environ };
+	struct spawn_opts so = { .argv = argv, .envp = environ, .new_session = deadline_ns != 0 };
+	bool killed = false;
 	pid_t pid;
 
 	if (pipe2(in, O_CLOEXEC) < 0)
@@ -233,8 +234,17 @@ int spawn_capture_io(char *const *argv, const char *stdin_text, struct strbuf *o
 	}
 	while (o[0] >= 0 || e[0] >= 0) {
 		struct pollfd p[3] = { { o[0], POLLIN, 0 }, { e[0], POLLIN, 0 }, { in[1], POLLOUT, 0 } };
+		uint64_t t = deadline_ns ? mono_ns() : 0;
 
-		if (poll(p, 3, -1) < 0) {
+		if (deadline_ns && t >= deadline_ns) {
+			/* its session killed; what it printed so far is kept, and
+			 * no more is waited for (a process that left the session
+			 * may hold the pipes) */
+			kill(-pid, SIGKILL);
+			killed = true;
+			break;
+		}
+		if (poll(p, 3, deadline_ns ? (int)((deadline_ns - t + 999999u) / 1000000u) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -256,10 +266,20 @@ int spawn_capture_io(char *const *argv, const char *stdin_text, struct strbuf *o
 	}
 	if (in[1] >= 0)
 		close(in[1]);
+	if (o[0] >= 0)
+		close(o[0]);
+	if (e[0] >= 0)
+		close(e[0]);
 	while (waitpid(pid, status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
-	return 0;
+	return killed ? -ETIMEDOUT : 0;
+}
+
+int spawn_capture_io(char *const *argv, const char *stdin_text, struct strbuf *out, struct strbuf *err,
+		     int *status)
+{
+	return spawn_capture_until(argv, stdin_text, out, err, 0, status);
 }
 
 int spawn_capture(char *const *argv, char **out, int *status)

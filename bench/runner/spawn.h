@@ -9,6 +9,7 @@
 
 #include <sched.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "runner/gameuser.h"
@@ -55,5 +56,12 @@ int spawn_capture(char *const *argv, char **out, int *status);
  * captured (out or err NULL: read and dropped). 0 or -errno. */
 int spawn_capture_io(char *const *argv, const char *stdin_text, struct strbuf *out, struct strbuf *err,
 		     int *status);
+
+/* The same until deadline_ns (CLOCK_MONOTONIC; 0: none), the command in a
+ * session of its own: at the deadline the session is SIGKILLed, what it
+ * printed so far is kept, it is waited for, and -ETIMEDOUT is returned
+ * with *status set. */
+int spawn_capture_until(char *const *argv, const char *stdin_text, struct strbuf *out, struct strbuf *err,
+			uint64_t deadline_ns, int *status);
 
 #endif

@@ -1,5 +1,5 @@
 #!/bin/sh
-# wall: about 20 s (four jobs on the test's cluster, one after the other)
+# wall: about 25 s (five jobs on the test's cluster, one after the other)
 # lab submit --site on the test's one-node Slurm (tests/lib-slurm.sh): a
 # job ends by refreshing the lab's site from the database its batch
 # stored into ('hitchbench site --db DB --out DIR'); the job's record
@@ -7,7 +7,9 @@
 # was refreshed and lab status says so. A job whose site cannot be made
 # (its DIR under a plain file) still stores its whole batch and ends
 # COMPLETED: its log and JOBID.site say the refresh failed, and the next
-# job's refresh of the good site has that batch too. A job cancelled
+# job's refresh of the good site has that batch too. A refresh that has
+# not ended after --site-minutes (the site's lock held) is killed, and the
+# job ends well and says so. A job cancelled
 # mid-batch (lab job is then its runner's parent) ends its batch
 # interrupted and leaves the site to the next job. A relative --site, or
 # /, is refused before anything is submitted.
@@ -86,7 +88,33 @@ done
 value summary "$JOBS/$J3.site" | grep -q ", [1-9][0-9]* unchanged, " ||
 	fail "the second refresh wrote every page again: $(value summary "$JOBS/$J3.site")"
 
-# 5. a job with a site cancelled mid-batch: lab job waits for its runner
+# 5. a refresh that does not end is killed after --site-minutes: the site's
+# lock held meanwhile (as a hung refresh of another job would), the job
+# ends well all the same, and its log, JOBID.site and status say why
+command -v flock >/dev/null || fail "no flock (util-linux) to hold the site's lock"
+flock "$SITE/.site.lock" sleep 300 &
+holder=$!
+"$HB" lab submit "$T/fake.ini" base 1 --db "$DB" --site "$SITE" --site-minutes 0.05 $OPTS >"$T/out" 2>"$T/err" ||
+	fail "submit: $(cat "$T/err")"
+J5=$(submitted "$T/out") || exit 1
+grep -q -- " --site=$SITE --site-minutes=0.05 -- " "$JOBS/$J5.txt" ||
+	fail "the job is not given the limit: $(cat "$JOBS/$J5.txt")"
+wait_job "$J5" COMPLETED
+kill "$holder"
+wait "$holder" 2>/dev/null
+expect_eq "refresh of job $J5" failed "$(value status "$JOBS/$J5.site")"
+expect_eq "killed refresh's exit" -1 "$(value exit "$JOBS/$J5.site")"
+why="'hitchbench site' had not ended after 0.05 minute(s) (--site-minutes): killed"
+expect_eq "killed refresh's error" "$why" "$(value error "$JOBS/$J5.site")"
+grep -qF "hitchbench: warning: lab job $J5: the refresh of the site $SITE failed ($why): the batch is stored" \
+	"$JOBS/$J5.log" || fail "the job's log does not say the refresh was killed: $(cat "$JOBS/$J5.log")"
+"$HB" lab status "$J5" >"$T/st" 2>&1 || fail "status: $(cat "$T/st")"
+expect_eq "status of job $J5" "job $J5 $T/fake.ini \"base\" x1 on node1: finished, 1 of 1 run(s) done; site $SITE refresh failed ($why)" \
+	"$(cat "$T/st")"
+"$HB" lab submit x --site-minutes 1 >"$T/out" 2>"$T/err" && fail "--site-minutes without --site was taken"
+grep -q "^hitchbench: --site-minutes wants --site" "$T/err" || fail "--site-minutes without --site: $(cat "$T/err")"
+
+# 6. a job with a site cancelled mid-batch: lab job waits for its runner
 # (its child), which ends the batch interrupted; the job does not refresh
 "$HB" lab submit "$T/fake.ini" base 20 --db "$DB" --site "$SITE" $OPTS >"$T/out" 2>"$T/err" ||
 	fail "submit: $(cat "$T/err")"
