@@ -8,6 +8,7 @@
  */
 #include "db/resultsdb.h"
 #include "db/resultsdb-query.h"
+#include "db/resultsdb-site.h"
 #include "test.h"
 #include "base/util.h"
 
@@ -530,6 +531,112 @@ START_TEST(provenance_in_order)
 }
 END_TEST
 
+/* The listed run of uuid in runs, or NULL. */
+static const struct resultsdb_run *listed(const struct resultsdb_run *runs, size_t n, const char *uuid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(runs[i].run_id, uuid) == 0)
+			return &runs[i];
+	return NULL;
+}
+
+/* got is want as the whole listing gave it, provenance loaded. */
+static void expect_same_run(const struct resultsdb_run *got, const struct resultsdb_run *want)
+{
+	ck_assert_str_eq(got->name, want->name);
+	ck_assert_str_eq(got->path, want->path);
+	ck_assert_str_eq(got->kernel_release, want->kernel_release);
+	ck_assert_msg((got->disturbed == NULL) == (want->disturbed == NULL) &&
+			      (!got->disturbed || strcmp(got->disturbed, want->disturbed) == 0),
+		      "%s: disturbed '%s', not '%s'", got->run_id, got->disturbed ? got->disturbed : "(none)",
+		      want->disturbed ? want->disturbed : "(none)");
+	for (int i = 0; i < M_COUNT; i++) {
+		ck_assert_int_eq(got->m.have[i], want->m.have[i]);
+		if (want->m.have[i])
+			ck_assert_msg(got->m.v[i] == want->m.v[i], "%s: metric %d", got->run_id, i);
+	}
+	ck_assert_uint_eq(got->provenance.n, want->provenance.n);
+	for (size_t i = 0; i < want->provenance.n; i++) {
+		ck_assert_str_eq(got->provenance.items[i].key, want->provenance.items[i].key);
+		ck_assert_str_eq(got->provenance.items[i].value, want->provenance.items[i].value);
+	}
+}
+
+/* A batch's listing, and the listing of a kernel's runs of no batch on a
+ * machine (they find their runs' ids first, then their rows by those ids:
+ * docs/site.md), give exactly the runs the whole listing has there, with
+ * the same metrics, verdicts and provenance in order. */
+START_TEST(batch_listing_is_the_listings_part)
+{
+	static const char *const uuids[] = { "u1", "u2", "u3", "u4", "u5" };
+	static const char *const batch_of[] = { "b1", "b1", "b2", NULL, NULL };
+	static const char *const kernel_of[] = { "6.1", "6.1", "6.1", "6.2", "6.3" };
+	struct resultsdb *db = open_ok();
+	struct resultsdb_run *all = NULL, *got = NULL;
+	struct strbuf err = STRBUF_INIT;
+	size_t n_all = 0, n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(uuids); i++) {
+		char name[16];
+		struct metrics m;
+		struct run run;
+
+		snprintf(name, sizeof(name), "run-%zu", i);
+		run_make(&run, name, uuids[i], "doom", "vanilla", "2026-11-30T10:00:00Z");
+		kvfile_set(&run.bench, "kernel_release", kernel_of[i]);
+		if (batch_of[i])
+			kvfile_add(&run.bench, "batch_id", batch_of[i]);
+		if (i == 1) {
+			kvfile_add(&run.bench, "interfered", "1");
+			kvfile_add(&run.bench, "interfered_reason", "a login");
+		}
+		kvfile_add(&run.bench, "note", name);
+		run.id = kvfile_get(&run.bench, "run_id");
+		run.game = kvfile_get(&run.bench, "game");
+		run.variant = kvfile_get(&run.bench, "variant");
+		run.status = kvfile_get(&run.bench, "status");
+		metrics_make(&m, 50.0 + (double)i / 7.0);
+		m.have[M_STALLS] = i != 2;
+		import_ok(db, &run, &m);
+		run_free(&run);
+	}
+	ck_assert_int_eq(resultsdb_list(db, NULL, NULL, NULL, &all, &n_all, &err), 0);
+	ck_assert_uint_eq(n_all, 5);
+	ck_assert_int_eq(resultsdb_load_provenance(db, all, n_all, &err), 0);
+
+	ck_assert_int_eq(resultsdb_list_batch(db, "b1", NULL, NULL, &got, &n, &err), 0);
+	ck_assert_uint_eq(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_str_eq(got[i].batch_id, "b1");
+		expect_same_run(&got[i], listed(all, n_all, got[i].run_id));
+	}
+	ck_assert_str_eq(got[1].disturbed, "interfered=1 (a login)");
+	resultsdb_runs_free(got, n);
+
+	ck_assert_int_eq(resultsdb_list_batch(db, "b2", NULL, NULL, &got, &n, &err), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(got[0].run_id, "u3");
+	ck_assert(!got[0].m.have[M_STALLS]);
+	expect_same_run(&got[0], listed(all, n_all, "u3"));
+	resultsdb_runs_free(got, n);
+
+	ck_assert_int_eq(resultsdb_list_batch(db, NULL, "rig", "6.2", &got, &n, &err), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(got[0].run_id, "u4");
+	expect_same_run(&got[0], listed(all, n_all, "u4"));
+	resultsdb_runs_free(got, n);
+
+	ck_assert_int_eq(resultsdb_list_batch(db, "b3", NULL, NULL, &got, &n, &err), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(resultsdb_list_batch(db, NULL, "another", "6.2", &got, &n, &err), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_uint_eq(err.len, 0);
+	resultsdb_runs_free(all, n_all);
+	strbuf_release(&err);
+	resultsdb_close(db);
+}
+END_TEST
+
 START_TEST(missing_metric_has_no_row)
 {
 	struct resultsdb *db = open_ok();
@@ -652,6 +759,7 @@ TEST_SUITE(resultsdb_suite)
 	tcase_add_test(tc, run_without_id_refused);
 	tcase_add_test(tc, list_filters);
 	tcase_add_test(tc, provenance_in_order);
+	tcase_add_test(tc, batch_listing_is_the_listings_part);
 	tcase_add_test(tc, missing_metric_has_no_row);
 	tcase_add_test(tc, nan_metric_refused);
 	tcase_add_test(tc, invalid_run_stored_with_why);
