@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: alone (another test's quieted batch drops the whole page cache, drop_caches: pages fetched back would read as never fetched; CI saw it)
 # timing: a game's shell caught before and after its exec
 # hitchbench-prefetch on its own: learn watches a process (the data file it
 # holds open, its children), fetch reads the dropped pages back and says

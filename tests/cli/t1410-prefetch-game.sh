@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: alone (another test's quieted batch drops the whole page cache, drop_caches: pages fetched back would read as never fetched; CI saw it)
 # The prefetch on a real game's data, as the unprivileged game user:
 # learn watches the game user read Neverball's map set (as the game does
 # when it loads a level set) and walks the data directory; the pages are

@@ -1,4 +1,5 @@
 #!/bin/sh
+# lane: alone (another test's quieted batch drops the whole page cache, drop_caches: pages fetched back would read as never fetched; CI saw it)
 # hitchbench-prefetch run on a real game: dsda-doom plays Freedoom's own
 # title demos under Xvfb as the unprivileged game user. A learn (root's)
 # watches one session; the game's WADs are dropped from memory; then the
