@@ -33,11 +33,12 @@
 #define LIST_METRICS_SQL(filter) \
 	"SELECT m.run_id, m.name, m.value FROM metrics AS m JOIN runs AS r ON r.id = m.run_id" \
 	filter " ORDER BY m.run_id"
+/* the provenance keys a listing reads (listed_keys below) */
+#define LISTED_KEYS_IN " p.key IN ('invalid_reason', 'interfered', 'interfered_reason', 'frame_source_kind')"
 /* a key's first pair counts (bench.txt order), as kvfile_get() takes it */
 #define LIST_PROVENANCE_SQL(filter) \
 	"SELECT p.run_id, p.key, p.value FROM provenance AS p JOIN runs AS r ON r.id = p.run_id" \
-	filter " AND p.key IN ('invalid_reason', 'interfered', 'interfered_reason'," \
-	" 'frame_source_kind') ORDER BY p.run_id, p.seq"
+	filter " AND" LISTED_KEYS_IN " ORDER BY p.run_id, p.seq"
 
 /* The same for a batch's runs or a kernel's runs of no batch, their ids
  * found first (a MATERIALIZED common table expression, which SQLite has
@@ -51,7 +52,7 @@
 	" ORDER BY m.run_id"
 #define SELECTED_PROVENANCE_SQL(filter) \
 	SELECTED(filter) "SELECT p.run_id, p.key, p.value FROM sel JOIN provenance AS p ON p.run_id = sel.id" \
-	" WHERE p.key IN ('invalid_reason', 'interfered', 'interfered_reason', 'frame_source_kind')" \
+	" WHERE" LISTED_KEYS_IN \
 	" ORDER BY p.run_id, p.seq"
 /* every pair, for a listing that takes the whole provenance */
 #define SELECTED_ALL_PROVENANCE_SQL(filter) \
